@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { ConfigError, type ConfigIssue } from './errors/config-error.js';
+import { LlmConfigSchema, type LlmConfig } from './llm-config.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+const port = z.coerce.number().int().min(1).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const url = z.url();
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
+  .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
+
+/** Validation modes of A2A calls (spec "Authentication" 6). */
+export const A2A_VALIDATION_MODES = ['strict', 'permissive', 'disabled'] as const;
+export type A2aValidationMode = (typeof A2A_VALIDATION_MODES)[number];
+
+const llmConfigFromJson = z.string().transform((raw, ctx) => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON object such as {"provider":"ollama","model":"smollm2"}' });
+    return z.NEVER;
+  }
+  const result = LlmConfigSchema.safeParse(parsed);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || '(root)'}: ${issue.message}` });
+    }
+    return z.NEVER;
+  }
+  return result.data;
+});
+
+/** The environment variables of the spec's "Agent configuration" table, and a few of ours. */
+const EnvSchema = z.object({
+  AGENT_NAME: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be a lower-case name (a-z, 0-9, ".", "_", "-")'),
+  AGENT_DISPLAY_NAME: z.string().optional(),
+  AGENT_DESCRIPTION: z.string().optional(),
+  AGENT_VERSION: z.string().optional(),
+  AGENT_HOST: z.string().min(1).optional(),
+  AGENT_PORT: port.optional(),
+  WEB_INTERFACE_PORT: port.optional(),
+  AGENT_CARD: z.string().min(1).optional(),
+  MODEL_NAME: z.string().min(1).optional(),
+  OLLAMA_HOST: url.optional(),
+  LLM_CONFIG: llmConfigFromJson.optional(),
+  LOG_LEVEL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['debug', 'info', 'warn', 'warning', 'error']))
+    .transform((v) => (v === 'warning' ? 'warn' : v))
+    .optional(),
+  GUARDIAN_URL: url.optional(),
+  OPA_URL: url.optional(),
+  A2A_VALIDATION_MODE: z.string().trim().toLowerCase().pipe(z.enum(A2A_VALIDATION_MODES)).optional(),
+  A2A_ENABLE_AUDIT_LOG: bool.optional(),
+  AGENT_MEMORY_URL: url.optional(),
+  CONTEXT_ID: z.string().min(1).optional(),
+  SESSION_BACKEND: z.string().trim().toLowerCase().pipe(z.enum(['memory', 'kv'])).optional(),
+  SESSION_KV_URL: url.optional(),
+  KV_URL: url.optional(),
+  SESSION_TTL: positiveInt.optional(),
+  MAX_BODY_BYTES: positiveInt.optional(),
+  LLM_HISTORY_MESSAGES: positiveInt.optional(),
+});
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Resolved agent configuration, with defaults applied. */
+export interface AgentConfig {
+  agentName: string;
+  displayName: string;
+  description: string;
+  version: string;
+  host: string;
+  agentPort: number;
+  webInterfacePort: number | undefined;
+  agentCard: string | undefined;
+  modelName: string | undefined;
+  ollamaHost: string;
+  llmConfig: LlmConfig | undefined;
+  logLevel: LogLevel;
+  guardianUrl: string | undefined;
+  opaUrl: string | undefined;
+  a2aValidationMode: A2aValidationMode;
+  a2aEnableAuditLog: boolean;
+  agentMemoryUrl: string | undefined;
+  contextId: string | undefined;
+  sessionBackend: 'memory' | 'kv';
+  /** SESSION_KV_URL, falling back to KV_URL. */
+  sessionKvUrl: string | undefined;
+  sessionTtlSeconds: number;
+  maxBodyBytes: number;
+  llmHistoryMessages: number;
+}
+
+export const CONFIG_DEFAULTS = {
+  host: '127.0.0.1',
+  agentPort: 8002,
+  ollamaHost: 'http://127.0.0.1:11434',
+  logLevel: 'info',
+  a2aValidationMode: 'strict',
+  sessionBackend: 'memory',
+  sessionTtlSeconds: 3600,
+  maxBodyBytes: 1024 * 1024,
+  llmHistoryMessages: 40,
+  version: '0.1.0',
+} as const;
+
+/**
+ * Reads the agent configuration from the environment (the explicit
+ * `overrides` win over `env`). Every missing or malformed variable is reported
+ * in one `ConfigError`, so a bad start-up names them all at once.
+ *
+ * @example
+ * const config = loadAgentConfig({ env: process.env, overrides: { AGENT_NAME: 'planner' } });
+ */
+export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): AgentConfig {
+  const merged: Record<string, string> = {};
+  for (const source of [options.env ?? process.env, options.overrides ?? {}]) {
+    for (const key of Object.keys(EnvSchema.shape)) {
+      const value = source[key];
+      // An empty variable counts as unset, as shells and compose files produce them.
+      if (value !== undefined && value !== '') merged[key] = value;
+    }
+  }
+
+  const parsed = EnvSchema.safeParse(merged);
+  const issues: ConfigIssue[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const variable = String(issue.path[0] ?? '(environment)');
+      const message =
+        issue.code === 'invalid_type' && merged[variable] === undefined
+          ? 'is required'
+          : `${issue.message} (got ${JSON.stringify(merged[variable])})`;
+      issues.push({ variable, message });
+    }
+  }
+  const e = parsed.success ? parsed.data : undefined;
+  const sessionBackend = e?.SESSION_BACKEND ?? CONFIG_DEFAULTS.sessionBackend;
+  const sessionKvUrl = e?.SESSION_KV_URL ?? e?.KV_URL;
+  if (e && sessionBackend === 'kv' && sessionKvUrl === undefined) {
+    issues.push({ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' });
+  }
+  if (!e || issues.length > 0) throw new ConfigError({ issues });
+
+  const ollamaHost = e.OLLAMA_HOST ?? CONFIG_DEFAULTS.ollamaHost;
+  const llmConfig: LlmConfig | undefined =
+    e.LLM_CONFIG ?? (e.MODEL_NAME ? { provider: 'ollama', model: e.MODEL_NAME, base_url: ollamaHost } : undefined);
+
+  return {
+    agentName: e.AGENT_NAME,
+    displayName: e.AGENT_DISPLAY_NAME ?? e.AGENT_NAME,
+    description: e.AGENT_DESCRIPTION ?? '',
+    version: e.AGENT_VERSION ?? CONFIG_DEFAULTS.version,
+    host: e.AGENT_HOST ?? CONFIG_DEFAULTS.host,
+    agentPort: e.AGENT_PORT ?? CONFIG_DEFAULTS.agentPort,
+    webInterfacePort: e.WEB_INTERFACE_PORT,
+    agentCard: e.AGENT_CARD,
+    modelName: e.MODEL_NAME ?? llmConfig?.model,
+    ollamaHost,
+    llmConfig,
+    logLevel: e.LOG_LEVEL ?? CONFIG_DEFAULTS.logLevel,
+    guardianUrl: e.GUARDIAN_URL,
+    opaUrl: e.OPA_URL,
+    a2aValidationMode: e.A2A_VALIDATION_MODE ?? CONFIG_DEFAULTS.a2aValidationMode,
+    a2aEnableAuditLog: e.A2A_ENABLE_AUDIT_LOG ?? false,
+    agentMemoryUrl: e.AGENT_MEMORY_URL,
+    contextId: e.CONTEXT_ID,
+    sessionBackend,
+    sessionKvUrl,
+    sessionTtlSeconds: e.SESSION_TTL ?? CONFIG_DEFAULTS.sessionTtlSeconds,
+    maxBodyBytes: e.MAX_BODY_BYTES ?? CONFIG_DEFAULTS.maxBodyBytes,
+    llmHistoryMessages: e.LLM_HISTORY_MESSAGES ?? CONFIG_DEFAULTS.llmHistoryMessages,
+  };
+}

@@ -1,0 +1,47 @@
+import { FrameworkError } from './framework-error.js';
+
+/** Transport mapping for an error code; used only at the edges (HTTP, JSON-RPC). */
+export interface ErrorCodeInfo {
+  httpStatus: number;
+  jsonRpcCode: number;
+}
+
+/**
+ * The single table from error codes to HTTP status and JSON-RPC codes.
+ * Codes not listed here are server faults (500 / -32603).
+ */
+export const ERROR_CODES = {
+  invalid_request: { httpStatus: 400, jsonRpcCode: -32600 },
+  invalid_json: { httpStatus: 400, jsonRpcCode: -32700 },
+  unsupported_media_type: { httpStatus: 415, jsonRpcCode: -32600 },
+  payload_too_large: { httpStatus: 413, jsonRpcCode: -32600 },
+  not_found: { httpStatus: 404, jsonRpcCode: -32601 },
+  method_not_allowed: { httpStatus: 405, jsonRpcCode: -32601 },
+  unknown_task: { httpStatus: 404, jsonRpcCode: -32601 },
+  unknown_step: { httpStatus: 404, jsonRpcCode: -32601 },
+  session_invalid: { httpStatus: 401, jsonRpcCode: -32001 },
+  permission_denied: { httpStatus: 403, jsonRpcCode: -32003 },
+  store_unavailable: { httpStatus: 503, jsonRpcCode: -32004 },
+  model_not_found: { httpStatus: 404, jsonRpcCode: -32005 },
+  model_runtime_unavailable: { httpStatus: 503, jsonRpcCode: -32006 },
+  model_error: { httpStatus: 502, jsonRpcCode: -32007 },
+  invalid_config: { httpStatus: 500, jsonRpcCode: -32603 },
+  aborted: { httpStatus: 499, jsonRpcCode: -32008 },
+  internal_error: { httpStatus: 500, jsonRpcCode: -32603 },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function errorCodeInfo(code: string): ErrorCodeInfo {
+  return (ERROR_CODES as Record<string, ErrorCodeInfo>)[code] ?? ERROR_CODES.internal_error;
+}
+
+/**
+ * What a client may be told about any thrown value: our own errors keep their
+ * code and message; anything else becomes a generic internal error (the
+ * details go to the log, not to the client).
+ */
+export function toPublicError(error: unknown): { code: string; message: string } {
+  if (FrameworkError.isInstance(error)) return { code: error.code, message: error.message };
+  return { code: 'internal_error', message: 'The agent failed while handling the request; see the agent log.' };
+}

@@ -1,0 +1,73 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { StoreUnavailableError } from './errors/store-unavailable-error.js';
+
+/** The address of a Redis URL without credentials, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+export interface KvClientOptions {
+  url: string;
+  /** Milliseconds a command may take before it fails; default 2000. */
+  commandTimeoutMs?: number;
+  /** Called once when the connection is lost and once when it comes back. */
+  onStateChange?: (state: 'down' | 'up', error?: Error) => void;
+}
+
+/**
+ * A Redis client for the toolkit's stores. It fails fast instead of queueing
+ * while Redis is down (so a request gets a 503 rather than a hang) and keeps
+ * reconnecting in the background, so the process recovers by itself.
+ */
+export function createKvClient(options: KvClientOptions): Redis {
+  const redisOptions: RedisOptions = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    commandTimeout: options.commandTimeoutMs ?? 2000,
+    retryStrategy: (attempt) => Math.min(100 * 2 ** Math.min(attempt, 5), 2000),
+    lazyConnect: false,
+  };
+  const client = new Redis(options.url, redisOptions);
+  let down = false;
+  client.on('error', (error: Error) => {
+    if (!down) {
+      down = true;
+      options.onStateChange?.('down', error);
+    }
+  });
+  client.on('ready', () => {
+    if (down) {
+      down = false;
+      options.onStateChange?.('up');
+    }
+  });
+  return client;
+}
+
+/** Runs a Redis call, turning connection failures into `StoreUnavailableError`. */
+export async function kvCall<T>(location: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new StoreUnavailableError({ store: location, cause: error });
+  }
+}
+
+/** Closes a client without waiting on a server that may be gone. */
+export async function closeKvClient(client: Redis): Promise<void> {
+  if (client.status === 'end') return;
+  try {
+    if (client.status === 'ready') await client.quit();
+    else client.disconnect();
+  } catch {
+    client.disconnect();
+  }
+}
