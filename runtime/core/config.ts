@@ -75,7 +75,7 @@ const EnvSchema = z.object({
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** Resolved agent configuration, with defaults applied. */
-export interface AgentConfig {
+export interface AgentConfig extends SessionConfig {
   agentName: string;
   displayName: string;
   description: string;
@@ -94,12 +94,7 @@ export interface AgentConfig {
   a2aEnableAuditLog: boolean;
   agentMemoryUrl: string | undefined;
   contextId: string | undefined;
-  sessionBackend: 'memory' | 'kv';
-  /** SESSION_KV_URL, falling back to KV_URL. */
-  sessionKvUrl: string | undefined;
-  sessionTtlSeconds: number;
   maxBodyBytes: number;
-  llmHistoryMessages: number;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -116,6 +111,76 @@ export const CONFIG_DEFAULTS = {
 } as const;
 
 /**
+ * Validates the variables of `schema` found in `env` then `overrides`
+ * (overrides win; an empty variable counts as unset, as shells and compose
+ * files produce them). Collects every problem instead of stopping at the first.
+ */
+function parseEnvironment<S extends z.ZodObject>(
+  schema: S,
+  sources: readonly Env[],
+): { data: z.output<S> | undefined; issues: ConfigIssue[]; raw: Record<string, string> } {
+  const raw: Record<string, string> = {};
+  for (const source of sources) {
+    for (const key of Object.keys(schema.shape)) {
+      const value = source[key];
+      if (value !== undefined && value !== '') raw[key] = value;
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { data: parsed.data, issues: [], raw };
+  const issues = parsed.error.issues.map((issue): ConfigIssue => {
+    const variable = String(issue.path[0] ?? '(environment)');
+    const message =
+      raw[variable] === undefined ? 'is required' : `${issue.message} (got ${JSON.stringify(raw[variable])})`;
+    return { variable, message };
+  });
+  return { data: undefined, issues, raw };
+}
+
+/** Session and conversation-memory settings: the part of the configuration stores need. */
+export interface SessionConfig {
+  sessionBackend: 'memory' | 'kv';
+  /** SESSION_KV_URL, falling back to KV_URL. */
+  sessionKvUrl: string | undefined;
+  sessionTtlSeconds: number;
+  llmHistoryMessages: number;
+}
+
+const SessionEnvSchema = EnvSchema.pick({
+  SESSION_BACKEND: true,
+  SESSION_KV_URL: true,
+  KV_URL: true,
+  SESSION_TTL: true,
+  LLM_HISTORY_MESSAGES: true,
+});
+
+function resolveSessionConfig(e: z.output<typeof SessionEnvSchema>, issues: ConfigIssue[]): SessionConfig {
+  const sessionBackend = e.SESSION_BACKEND ?? CONFIG_DEFAULTS.sessionBackend;
+  const sessionKvUrl = e.SESSION_KV_URL ?? e.KV_URL;
+  if (sessionBackend === 'kv' && sessionKvUrl === undefined) {
+    issues.push({ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' });
+  }
+  return {
+    sessionBackend,
+    sessionKvUrl,
+    sessionTtlSeconds: e.SESSION_TTL ?? CONFIG_DEFAULTS.sessionTtlSeconds,
+    llmHistoryMessages: e.LLM_HISTORY_MESSAGES ?? CONFIG_DEFAULTS.llmHistoryMessages,
+  };
+}
+
+/**
+ * Reads only the session settings (SESSION_BACKEND, SESSION_KV_URL / KV_URL,
+ * SESSION_TTL, LLM_HISTORY_MESSAGES), for code that needs a store but is not
+ * an agent process.
+ */
+export function loadSessionConfig(options: { env?: Env; overrides?: Env } = {}): SessionConfig {
+  const { data, issues } = parseEnvironment(SessionEnvSchema, [options.env ?? process.env, options.overrides ?? {}]);
+  const config = data ? resolveSessionConfig(data, issues) : undefined;
+  if (!config || issues.length > 0) throw new ConfigError({ issues, context: 'Invalid session configuration' });
+  return config;
+}
+
+/**
  * Reads the agent configuration from the environment (the explicit
  * `overrides` win over `env`). Every missing or malformed variable is reported
  * in one `ConfigError`, so a bad start-up names them all at once.
@@ -124,40 +189,16 @@ export const CONFIG_DEFAULTS = {
  * const config = loadAgentConfig({ env: process.env, overrides: { AGENT_NAME: 'planner' } });
  */
 export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): AgentConfig {
-  const merged: Record<string, string> = {};
-  for (const source of [options.env ?? process.env, options.overrides ?? {}]) {
-    for (const key of Object.keys(EnvSchema.shape)) {
-      const value = source[key];
-      // An empty variable counts as unset, as shells and compose files produce them.
-      if (value !== undefined && value !== '') merged[key] = value;
-    }
-  }
-
-  const parsed = EnvSchema.safeParse(merged);
-  const issues: ConfigIssue[] = [];
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const variable = String(issue.path[0] ?? '(environment)');
-      const message =
-        issue.code === 'invalid_type' && merged[variable] === undefined
-          ? 'is required'
-          : `${issue.message} (got ${JSON.stringify(merged[variable])})`;
-      issues.push({ variable, message });
-    }
-  }
-  const e = parsed.success ? parsed.data : undefined;
-  const sessionBackend = e?.SESSION_BACKEND ?? CONFIG_DEFAULTS.sessionBackend;
-  const sessionKvUrl = e?.SESSION_KV_URL ?? e?.KV_URL;
-  if (e && sessionBackend === 'kv' && sessionKvUrl === undefined) {
-    issues.push({ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' });
-  }
-  if (!e || issues.length > 0) throw new ConfigError({ issues });
+  const { data: e, issues } = parseEnvironment(EnvSchema, [options.env ?? process.env, options.overrides ?? {}]);
+  const session = e ? resolveSessionConfig(e, issues) : undefined;
+  if (!e || !session || issues.length > 0) throw new ConfigError({ issues });
 
   const ollamaHost = e.OLLAMA_HOST ?? CONFIG_DEFAULTS.ollamaHost;
   const llmConfig: LlmConfig | undefined =
     e.LLM_CONFIG ?? (e.MODEL_NAME ? { provider: 'ollama', model: e.MODEL_NAME, base_url: ollamaHost } : undefined);
 
   return {
+    ...session,
     agentName: e.AGENT_NAME,
     displayName: e.AGENT_DISPLAY_NAME ?? e.AGENT_NAME,
     description: e.AGENT_DESCRIPTION ?? '',
@@ -176,10 +217,6 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     a2aEnableAuditLog: e.A2A_ENABLE_AUDIT_LOG ?? false,
     agentMemoryUrl: e.AGENT_MEMORY_URL,
     contextId: e.CONTEXT_ID,
-    sessionBackend,
-    sessionKvUrl,
-    sessionTtlSeconds: e.SESSION_TTL ?? CONFIG_DEFAULTS.sessionTtlSeconds,
     maxBodyBytes: e.MAX_BODY_BYTES ?? CONFIG_DEFAULTS.maxBodyBytes,
-    llmHistoryMessages: e.LLM_HISTORY_MESSAGES ?? CONFIG_DEFAULTS.llmHistoryMessages,
   };
 }

@@ -52,10 +52,44 @@ export function createKvClient(options: KvClientOptions): Redis {
   return client;
 }
 
-/** Runs a Redis call, turning connection failures into `StoreUnavailableError`. */
-export async function kvCall<T>(location: string, call: () => Promise<T>): Promise<T> {
+/** How long the first calls on a new client wait for its initial connection. */
+const FIRST_CONNECT_WAIT_MS = 2000;
+const firstConnects = new WeakMap<Redis, Promise<void>>();
+
+/**
+ * Settles when a new client is first ready or has failed to connect (bounded).
+ * The toolkit's clients do not queue commands while offline, so without this
+ * the first calls after start-up would fail before the connection is up.
+ * Later calls find it settled and fail fast during an outage.
+ */
+export function whenFirstConnected(client: Redis): Promise<void> {
+  let pending = firstConnects.get(client);
+  if (pending) return pending;
+  pending =
+    client.status !== 'connecting' && client.status !== 'connect'
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            client.off('ready', done).off('error', done).off('end', done);
+            resolve();
+          };
+          const timer = setTimeout(done, FIRST_CONNECT_WAIT_MS);
+          timer.unref();
+          client.once('ready', done).once('error', done).once('end', done);
+        });
+  firstConnects.set(client, pending);
+  return pending;
+}
+
+/**
+ * Runs a Redis call once the client's first connection attempt has settled,
+ * turning connection failures into `StoreUnavailableError`.
+ */
+export async function kvCall<T>(location: string, client: Redis, call: (client: Redis) => Promise<T>): Promise<T> {
   try {
-    return await call();
+    await whenFirstConnected(client);
+    return await call(client);
   } catch (error) {
     throw new StoreUnavailableError({ store: location, cause: error });
   }

@@ -1,6 +1,6 @@
 import { FrameworkError } from '../framework-error.js';
 
-/** The session / memory store cannot be reached (for example Redis is down). */
+/** A key-value store (sessions, thread memory) cannot be reached, for example Redis is down. */
 export class StoreUnavailableError extends FrameworkError {
   readonly store: string;
 
@@ -8,7 +8,7 @@ export class StoreUnavailableError extends FrameworkError {
     const detail = options.cause instanceof Error ? `: ${options.cause.message}` : '';
     super({
       code: 'store_unavailable',
-      message: `The session store ${options.store} is unavailable${detail}. Retry shortly.`,
+      message: `The key-value store at ${options.store} is unavailable${detail}. Retry shortly.`,
       cause: options.cause,
     });
     this.store = options.store;

@@ -1,0 +1,268 @@
+import { raceAbort, neverAborted } from './abort.js';
+import { AgentResponse } from './agent-response.js';
+import type { ContextStore } from './context-store.js';
+import { AbortedError } from './errors/aborted-error.js';
+import { UnknownStepError } from './errors/unknown-step-error.js';
+import { UnknownTaskError } from './errors/unknown-task-error.js';
+import { FrameworkError } from './framework-error.js';
+import type { FrameworkAgent } from './framework-agent.js';
+import { isPlainObject } from './json.js';
+import { loadSessionConfig } from './config.js';
+import type { TaskQuery } from './task-input.js';
+
+/** The task that receives a query when the caller names none. */
+export const ROUTE_TO_TASK = 'route_to_task';
+
+export interface StepContext {
+  signal: AbortSignal;
+  agent: FrameworkCore;
+}
+
+export type StepArgs = Readonly<Record<string, unknown>>;
+export type StepResult = Record<string, unknown>;
+export type StepFunction = (args: StepArgs, context: StepContext) => Promise<StepResult>;
+
+export interface TaskContext {
+  /** Exactly what the caller sent; see `parseTaskInput` for structured input. */
+  query: TaskQuery;
+  /** The conversation, when the caller has one (the front door always does). */
+  contextId: string | undefined;
+  signal: AbortSignal;
+  agent: FrameworkCore;
+}
+
+export type TaskFunction = (context: TaskContext) => AsyncIterable<AgentResponse>;
+
+export interface StepOptions {
+  name: string;
+}
+
+export interface TaskOptions {
+  name: string;
+  /** Stable identifier of the task (the spec's `task_id`); defaults to the name. */
+  taskId?: string;
+}
+
+export interface TaskInfo {
+  name: string;
+  taskId: string;
+}
+
+export interface ExecuteTaskOptions {
+  query: TaskQuery;
+  contextId?: string;
+  signal?: AbortSignal;
+}
+
+/** The handle of a running agent, returned by `run`. */
+export interface RunningAgent {
+  /** Base URL of the front door, e.g. `http://127.0.0.1:8002`. */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Options of `FrameworkCore.run`; see `RunAgentOptions` in runtime/http. */
+export interface RunOptions {
+  port?: number;
+  host?: string;
+  mode?: 'full' | 'minimal';
+  chatCompat?: boolean;
+  /** Silence after which a keep-alive comment is sent on a stream; default 15 s. */
+  keepAliveMs?: number;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface FrameworkCoreOptions {
+  /** Where session context lives; by default the store chosen by SESSION_BACKEND when first needed. */
+  sessions?: ContextStore;
+}
+
+type MethodDecorator<F> = (value: F, context: ClassMethodDecoratorContext) => void;
+
+/**
+ * The agent runtime: a registry of steps (async functions returning a plain
+ * object) and tasks (async generators yielding `AgentResponse`s).
+ *
+ * @example
+ * const agent = new FrameworkCore();
+ * agent.step({ name: 'shout' }, async ({ text }) => ({ text: String(text).toUpperCase() }));
+ * agent.task({ name: 'route_to_task' }, async function* ({ query, agent }) {
+ *   const { text } = await agent.executeStep('shout', { text: query });
+ *   yield AgentResponse.result({ text });
+ * });
+ * for await (const response of agent.executeTask('route_to_task', { query: 'hi' })) console.log(response);
+ */
+export class FrameworkCore {
+  readonly #steps = new Map<string, StepFunction>();
+  readonly #tasks = new Map<string, { info: TaskInfo; fn: TaskFunction }>();
+  #sessions: ContextStore | undefined;
+  #sessionsLoading: Promise<ContextStore> | undefined;
+
+  constructor(options: FrameworkCoreOptions = {}) {
+    this.#sessions = options.sessions;
+  }
+
+  /**
+   * Registers a step. With a function, registers it now. Without one, returns
+   * a TC39 method decorator: `@agent.step({ name: 'plan' }) async plan(args) {...}`.
+   */
+  step(options: StepOptions, fn: StepFunction): this;
+  step(options: StepOptions): MethodDecorator<StepFunction>;
+  step(options: StepOptions, fn?: StepFunction): this | MethodDecorator<StepFunction> {
+    const name = requireName(options, 'step');
+    if (fn) {
+      register(this.#steps, 'step', name, fn);
+      return this;
+    }
+    const steps = this.#steps;
+    return (method, context) => {
+      register(steps, 'step', name, method);
+      // Rebind to the instance once one exists, so `this` works inside the method.
+      context.addInitializer(function (this: unknown) {
+        steps.set(name, method.bind(this));
+      });
+    };
+  }
+
+  /** Registers a task (an async generator function), or returns a method decorator. */
+  task(options: TaskOptions, fn: TaskFunction): this;
+  task(options: TaskOptions): MethodDecorator<TaskFunction>;
+  task(options: TaskOptions, fn?: TaskFunction): this | MethodDecorator<TaskFunction> {
+    const name = requireName(options, 'task');
+    const info: TaskInfo = { name, taskId: options.taskId ?? name };
+    const tasks = this.#tasks;
+    if (fn) {
+      register(tasks, 'task', name, { info, fn });
+      return this;
+    }
+    return (method, context) => {
+      register(tasks, 'task', name, { info, fn: method });
+      context.addInitializer(function (this: unknown) {
+        tasks.set(name, { info, fn: method.bind(this) });
+      });
+    };
+  }
+
+  get stepNames(): string[] {
+    return [...this.#steps.keys()];
+  }
+
+  get tasks(): TaskInfo[] {
+    return [...this.#tasks.values()].map((t) => ({ ...t.info }));
+  }
+
+  /**
+   * The task a query goes to when none is named: `route_to_task` when
+   * registered, else the only task. Throws `UnknownTaskError` otherwise.
+   */
+  get entryTask(): string {
+    if (this.#tasks.has(ROUTE_TO_TASK)) return ROUTE_TO_TASK;
+    if (this.#tasks.size === 1) return [...this.#tasks.keys()][0] as string;
+    throw new UnknownTaskError({ task: ROUTE_TO_TASK, registered: [...this.#tasks.keys()] });
+  }
+
+  /** Runs a registered step; unknown names throw `UnknownStepError`. */
+  async executeStep(name: string, args: StepArgs = {}, options: { signal?: AbortSignal } = {}): Promise<StepResult> {
+    const fn = this.#steps.get(name);
+    if (!fn) throw new UnknownStepError({ step: name, registered: this.stepNames });
+    const signal = options.signal ?? neverAborted();
+    const result = await raceAbort(fn(args, { signal, agent: this }), signal);
+    if (!isPlainObject(result)) {
+      throw new FrameworkError({
+        code: 'internal_error',
+        message: `Step '${name}' must return a plain object, got ${result === null ? 'null' : typeof result}`,
+      });
+    }
+    return result;
+  }
+
+  /**
+   * Runs a registered task and yields its responses. The query reaches the task
+   * exactly as given. When `signal` fires, the task's generator is closed and
+   * the iteration ends with `AbortedError`.
+   */
+  async *executeTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
+    const entry = this.#tasks.get(name);
+    if (!entry) throw new UnknownTaskError({ task: name, registered: [...this.#tasks.keys()] });
+    const signal = options.signal ?? neverAborted();
+    if (signal.aborted) throw new AbortedError({ cause: signal.reason });
+    const iterator = entry.fn({ query: options.query, contextId: options.contextId, signal, agent: this })[
+      Symbol.asyncIterator
+    ]();
+    let finished = false;
+    try {
+      while (true) {
+        const next = await raceAbort(iterator.next(), signal);
+        if (next.done) {
+          finished = true;
+          return;
+        }
+        if (!AgentResponse.is(next.value)) {
+          throw new FrameworkError({
+            code: 'internal_error',
+            message: `Task '${name}' yielded something that is not an AgentResponse; use AgentResponse.status/result/text/inputRequired/error`,
+          });
+        }
+        yield next.value;
+      }
+    } finally {
+      // Close the task's generator when we stop early (abort, error, consumer break).
+      // Not awaited: a task stuck in a non-abortable await must not hold the caller.
+      if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    }
+  }
+
+  /** The session context of a conversation (`{}` when none). */
+  async getSessionContext(contextId: string): Promise<Record<string, unknown>> {
+    return (await this.#contextStore()).getContext(contextId);
+  }
+
+  /** Merges `patch` into the session context of a conversation and returns the result. */
+  async updateSessionContext(
+    contextId: string,
+    patch: Readonly<Record<string, unknown>>,
+  ): Promise<Record<string, unknown>> {
+    return (await this.#contextStore()).updateContext(contextId, patch);
+  }
+
+  /** Uses `store` for session context from now on (the front door shares its session store this way). */
+  useSessions(store: ContextStore): void {
+    this.#sessions = store;
+  }
+
+  /**
+   * Starts the HTTP front door for `agent` (the A2A endpoint joins it once
+   * that part lands). Configuration comes from the options, then the
+   * environment (AGENT_PORT, SESSION_BACKEND, ...).
+   */
+  async run(agent: FrameworkAgent, options: RunOptions = {}): Promise<RunningAgent> {
+    // Loaded lazily: the front door depends on core, not the other way round.
+    const { runAgent } = await import('../http/run-agent.js');
+    return runAgent({ core: this, agent, ...options });
+  }
+
+  async #contextStore(): Promise<ContextStore> {
+    if (this.#sessions) return this.#sessions;
+    this.#sessionsLoading ??= (async () => {
+      const { createSessionStore } = await import('../sessions/create-session-store.js');
+      return createSessionStore(loadSessionConfig());
+    })();
+    this.#sessions = await this.#sessionsLoading;
+    return this.#sessions;
+  }
+
+}
+function register<V>(map: Map<string, V>, kind: 'step' | 'task', name: string, value: V): void {
+  const fn = kind === 'task' ? (value as { fn: unknown }).fn : value;
+  if (typeof fn !== 'function') throw new TypeError(`${kind} '${name}' needs a function`);
+  if (map.has(name)) throw new TypeError(`A ${kind} named '${name}' is already registered`);
+  map.set(name, value);
+}
+
+function requireName(options: { name: string }, kind: string): string {
+  if (!options || typeof options.name !== 'string' || options.name.length === 0) {
+    throw new TypeError(`agent.${kind}() needs { name: <non-empty string> }`);
+  }
+  return options.name;
+}

@@ -1,0 +1,195 @@
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import type { AgentResponse } from '../core/agent-response.js';
+import { BadRequestError } from '../core/errors/bad-request-error.js';
+import type { FrameworkCore } from '../core/framework-core.js';
+import { FrameworkError } from '../core/framework-error.js';
+import { errorFields, silentLogger, type Logger } from '../core/logger.js';
+import type { SessionStore } from '../sessions/session-store.js';
+import { mountChatCompat } from './chat-compat.js';
+import { errorResponse } from './http-error.js';
+import { readJsonBody } from './read-json-body.js';
+import { resolveRequestSession } from './session-resolver.js';
+import type { SseEvent } from './sse.js';
+import { sseResponse } from './sse-response.js';
+import { responseToJson, runTaskForTransport } from './task-events.js';
+
+export interface AgentIdentity {
+  name: string;
+  version: string;
+  description?: string;
+}
+
+export interface FrontDoorOptions {
+  core: FrameworkCore;
+  agent: AgentIdentity;
+  sessions: SessionStore;
+  logger?: Logger;
+  /** Largest accepted request body; default 1 MiB (MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
+  /** Silence after which a keep-alive comment is sent on a stream; default 15 s. */
+  keepAliveMs?: number;
+  /** Also answer the Ollama chat API, so chat web interfaces can talk to the agent. */
+  chatCompat?: boolean;
+}
+
+/** Body of POST /stream and POST /query. */
+export const QueryRequestSchema = z.looseObject({
+  query: z.string({
+    error: (issue) =>
+      issue.input === undefined ? 'Field "query" is required.' : 'Field "query" must be a string.',
+  }),
+  context_id: z.string().optional(),
+  /** `text` (default): payloads as the spec shows them; `json`: every payload is a JSON object. */
+  event_format: z.enum(['text', 'json']).optional(),
+});
+export type QueryRequest = z.infer<typeof QueryRequestSchema>;
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The full-featured HTTP front door of an agent: POST /stream (SSE), POST
+ * /query (one JSON document), POST /session/start, GET /health, and with
+ * `chatCompat` the Ollama chat API. Returns a Hono app; serve it with
+ * `serveFrontDoor` or call `app.request()` in tests.
+ *
+ * @example
+ * const app = createFrontDoor({ core, agent: { name: 'echo', version: '1.0.0' }, sessions });
+ */
+export function createFrontDoor(options: FrontDoorOptions): Hono {
+  const { core, sessions } = options;
+  const logger = options.logger ?? silentLogger;
+  const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    if (!FrameworkError.isInstance(error)) logger.error('request failed', { path: c.req.path, ...errorFields(error) });
+    return errorResponse(error);
+  });
+  app.notFound((c) =>
+    errorResponse(new BadRequestError({ code: 'not_found', message: `No route ${c.req.method} ${c.req.path}.` })),
+  );
+
+  app.get('/health', (c) =>
+    c.json({ status: 'ok', name: options.agent.name, version: options.agent.version }),
+  );
+
+  app.post('/session/start', async (c) => {
+    await readOptionalObject(c.req.raw, maxBytes);
+    const started = await sessions.start();
+    return c.json({
+      session_token: started.token,
+      context_id: started.contextId,
+      expires_at: new Date(started.expiresAt).toISOString(),
+    });
+  });
+
+  app.post('/stream', async (c) => {
+    const body = await readQueryRequest(c.req.raw, maxBytes);
+    const session = await resolveRequestSession(sessions, c.req.header('authorization'));
+    const abort = linkedAbort(c);
+    const format = body.event_format ?? 'text';
+    const responses = runTaskForTransport({ core, query: body.query, contextId: session.contextId, signal: abort.signal, logger });
+    return sseResponse({
+      events: mapEvents(responses, (r) => toSseEvent(r, format)),
+      abort,
+      keepAliveMs: options.keepAliveMs,
+      headers: { 'X-Context-Id': session.contextId },
+    });
+  });
+
+  app.post('/query', async (c) => {
+    const body = await readQueryRequest(c.req.raw, maxBytes);
+    const session = await resolveRequestSession(sessions, c.req.header('authorization'));
+    const abort = linkedAbort(c);
+    const events: { event: AgentResponse['type']; data: Record<string, unknown> }[] = [];
+    let result: Record<string, unknown> | null = null;
+    let error: Record<string, unknown> | null = null;
+    for await (const response of runTaskForTransport({ core, query: body.query, contextId: session.contextId, signal: abort.signal, logger })) {
+      const data = responseToJson(response);
+      events.push({ event: response.type, data });
+      if (response.type === 'result') result = data;
+      if (response.type === 'error') error = data;
+    }
+    return c.json({ context_id: session.contextId, events, result, ...(error ? { error } : {}) });
+  });
+
+  if (options.chatCompat) mountChatCompat(app, { core, sessions, agent: options.agent, logger, maxBodyBytes: maxBytes });
+
+  for (const [path, allow] of [
+    ['/stream', 'POST'],
+    ['/query', 'POST'],
+    ['/session/start', 'POST'],
+    ['/health', 'GET'],
+  ] as const) {
+    app.all(path, (c) =>
+      errorResponse(
+        new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${path}; use ${allow}.` }),
+        { Allow: allow },
+      ),
+    );
+  }
+  return app;
+}
+
+/** Reads and validates the body of /stream and /query. */
+export async function readQueryRequest(request: Request, maxBytes: number): Promise<QueryRequest> {
+  const raw = await readJsonBody(request, { maxBytes });
+  return parseQueryRequest(raw);
+}
+
+export function parseQueryRequest(raw: unknown): QueryRequest {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new BadRequestError({ code: 'invalid_request', message: 'The body must be a JSON object such as {"query": "..."}.' });
+  }
+  const parsed = QueryRequestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const message = parsed.error.issues.map((i) => (i.path.length ? `${i.message}` : i.message)).join(' ');
+    throw new BadRequestError({ code: 'invalid_request', message });
+  }
+  return parsed.data;
+}
+
+/** The body of /session/start is optional; when present it must be a JSON object. */
+async function readOptionalObject(request: Request, maxBytes: number): Promise<void> {
+  const length = request.headers.get('content-length');
+  if (!request.body || length === '0') return;
+  const raw = await readJsonBody(request, { maxBytes });
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new BadRequestError({ code: 'invalid_request', message: 'The body must be a JSON object (or empty).' });
+  }
+}
+
+/** An AbortController that fires when the client's connection goes away. */
+export function linkedAbort(c: Context): AbortController {
+  const controller = new AbortController();
+  const signal = c.req.raw.signal;
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  return controller;
+}
+
+async function* mapEvents<T, U>(source: AsyncIterable<T>, map: (value: T) => U): AsyncGenerator<U> {
+  for await (const value of source) yield map(value);
+}
+
+/** One response as an SSE event of the full front door. */
+export function toSseEvent(response: AgentResponse, format: 'text' | 'json'): SseEvent {
+  try {
+    if (format === 'json') return { event: response.type, data: JSON.stringify(responseToJson(response)) };
+    switch (response.type) {
+      case 'status':
+      case 'text':
+      case 'input_required':
+        return { event: response.type, data: response.text };
+      case 'result':
+        return { event: 'result', data: JSON.stringify(response.data) };
+      case 'error':
+        return { event: 'error', data: JSON.stringify({ code: response.code, message: response.message }) };
+    }
+  } catch (error) {
+    // JSON.stringify throws on BigInt and cycles: the client gets an error event, not a dropped stream.
+    const message = `The task produced a ${response.type} that is not JSON: ${(error as Error).message}`;
+    return { event: 'error', data: JSON.stringify({ code: 'internal_error', message }) };
+  }
+}

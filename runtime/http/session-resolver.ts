@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import { SessionInvalidError } from '../core/errors/session-invalid-error.js';
+import type { SessionStore } from '../sessions/session-store.js';
+
+export interface RequestSession {
+  contextId: string;
+  /** True when the request carried no bearer token: a one-request conversation. */
+  anonymous: boolean;
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * Resolves the `Authorization` header of a request to its conversation.
+ * No header: a fresh anonymous context for this request only. A header that
+ * is not a bearer token, or a token that is unknown or expired, throws
+ * `SessionInvalidError` (401): never a silent fallback to anonymous.
+ */
+export async function resolveRequestSession(
+  store: SessionStore,
+  authorization: string | null | undefined,
+): Promise<RequestSession> {
+  if (authorization === null || authorization === undefined || authorization.trim() === '') {
+    return { contextId: randomUUID(), anonymous: true };
+  }
+  const match = BEARER.exec(authorization);
+  if (!match?.[1]) {
+    throw new SessionInvalidError({
+      message: 'The Authorization header must be "Bearer <session_token>"; get a token from POST /session/start.',
+    });
+  }
+  const session = await store.resolve(match[1]);
+  if (!session) throw new SessionInvalidError();
+  return { contextId: session.contextId, anonymous: false };
+}

@@ -1,0 +1,55 @@
+/** Headers of every server-sent-event response: no caching, no proxy buffering. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+
+export interface SseEvent {
+  /** Event name (`event:` field); omitted for unnamed `message` events. */
+  event?: string;
+  /** Payload; multi-line text becomes several `data:` lines. */
+  data: string;
+  id?: string;
+}
+
+const LINE_BREAK = /\r\n|\r|\n/;
+
+function assertSingleLine(value: string, field: string): void {
+  if (/[\r\n]/.test(value)) throw new TypeError(`SSE ${field} must not contain CR or LF`);
+}
+
+/**
+ * Frames one event as the SSE standard says: optional `event:` and `id:`
+ * lines, one `data:` line per line of the payload, then a blank line.
+ * CR or LF inside `event` or `id` would let a value inject its own fields, so
+ * they are rejected.
+ *
+ * @example
+ * encodeSseEvent({ event: 'status', data: 'a\nb' }) // 'event: status\ndata: a\ndata: b\n\n'
+ */
+export function encodeSseEvent(event: SseEvent): string {
+  let out = '';
+  if (event.event !== undefined) {
+    assertSingleLine(event.event, 'event');
+    out += `event: ${event.event}\n`;
+  }
+  if (event.id !== undefined) {
+    assertSingleLine(event.id, 'id');
+    out += `id: ${event.id}\n`;
+  }
+  const data = event.data;
+  if (data.indexOf('\n') === -1 && data.indexOf('\r') === -1) {
+    out += `data: ${data}\n`;
+  } else {
+    for (const line of data.split(LINE_BREAK)) out += `data: ${line}\n`;
+  }
+  return `${out}\n`;
+}
+
+/** A comment line, ignored by clients; used as keep-alive. */
+export function encodeSseComment(text: string): string {
+  assertSingleLine(text, 'comment');
+  return `: ${text}\n\n`;
+}

@@ -1,0 +1,63 @@
+import { AgentResponse } from '../core/agent-response.js';
+import { toPublicError } from '../core/error-codes.js';
+import { AbortedError } from '../core/errors/aborted-error.js';
+import type { FrameworkCore } from '../core/framework-core.js';
+import { FrameworkError } from '../core/framework-error.js';
+import { errorFields, type Logger } from '../core/logger.js';
+import type { TaskQuery } from '../core/task-input.js';
+
+export interface TaskRunRequest {
+  core: FrameworkCore;
+  query: TaskQuery;
+  contextId: string;
+  signal: AbortSignal;
+  logger: Logger;
+  /** Task to run; the core's entry task (`route_to_task`) when omitted. */
+  task?: string;
+}
+
+/**
+ * Runs a task for a transport and yields its responses. It never throws: a
+ * failure becomes a final `error` response (internal details go to the log,
+ * not to the client). An abort ends the stream quietly.
+ */
+export async function* runTaskForTransport(request: TaskRunRequest): AsyncGenerator<AgentResponse, void, undefined> {
+  try {
+    const task = request.task ?? request.core.entryTask;
+    for await (const response of request.core.executeTask(task, {
+      query: request.query,
+      contextId: request.contextId,
+      signal: request.signal,
+    })) {
+      yield response;
+    }
+  } catch (error) {
+    if (request.signal.aborted || (FrameworkError.isInstance(error) && error instanceof AbortedError)) return;
+    if (!FrameworkError.isInstance(error)) request.logger.error('task failed', errorFields(error));
+    const { code, message } = toPublicError(error);
+    yield AgentResponse.error(message, { code });
+  }
+}
+
+/** The JSON form of a response, as `/query` and the `json` event format carry it. */
+export function responseToJson(response: AgentResponse): Record<string, unknown> {
+  switch (response.type) {
+    case 'status':
+    case 'text':
+      return { text: response.text };
+    case 'input_required':
+      return response.actionType === undefined
+        ? { text: response.text }
+        : { text: response.text, action_type: response.actionType };
+    case 'result':
+      return { ...response.data };
+    case 'error':
+      return { code: response.code, message: response.message };
+    default:
+      return assertNever(response);
+  }
+}
+
+export function assertNever(value: never): never {
+  throw new TypeError(`Unexpected value: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,79 @@
+// The public surface of framework_core, exported name by name.
+
+// Core: programming model, responses, configuration, errors.
+export {
+  FrameworkCore,
+  ROUTE_TO_TASK,
+  type ExecuteTaskOptions,
+  type FrameworkCoreOptions,
+  type RunOptions,
+  type RunningAgent,
+  type StepArgs,
+  type StepContext,
+  type StepFunction,
+  type StepOptions,
+  type StepResult,
+  type TaskContext,
+  type TaskFunction,
+  type TaskInfo,
+  type TaskOptions,
+} from './core/framework-core.js';
+export { FrameworkAgent, type AgentTool, type FrameworkAgentOptions } from './core/framework-agent.js';
+export { AgentResponse, PLAN_CONFIRMATION, type AgentResponseType } from './core/agent-response.js';
+export { parseTaskInput, DEFAULT_CONTEXT_ID, type ParsedTaskInput, type TaskQuery } from './core/task-input.js';
+export {
+  loadAgentConfig,
+  loadSessionConfig,
+  A2A_VALIDATION_MODES,
+  CONFIG_DEFAULTS,
+  type A2aValidationMode,
+  type AgentConfig,
+  type Env,
+  type LogLevel,
+  type SessionConfig,
+} from './core/config.js';
+export { LlmConfigSchema, type LlmConfig } from './core/llm-config.js';
+export type { ContextStore } from './core/context-store.js';
+export type { JsonObject, JsonPrimitive, JsonValue } from './core/json.js';
+export { createLogger, silentLogger, type Logger } from './core/logger.js';
+export { loadAgentModule, type AgentModule } from './core/load-agent-module.js';
+export { FrameworkError, type FrameworkErrorOptions } from './core/framework-error.js';
+export { ERROR_CODES, errorCodeInfo, toPublicError, type ErrorCode, type ErrorCodeInfo } from './core/error-codes.js';
+export { AbortedError } from './core/errors/aborted-error.js';
+export { BadRequestError, type BadRequestCode } from './core/errors/bad-request-error.js';
+export { ConfigError, type ConfigIssue } from './core/errors/config-error.js';
+export { ModelNotFoundError } from './core/errors/model-not-found-error.js';
+export { ModelRuntimeError } from './core/errors/model-runtime-error.js';
+export { SessionInvalidError } from './core/errors/session-invalid-error.js';
+export { StoreUnavailableError } from './core/errors/store-unavailable-error.js';
+export { UnknownStepError } from './core/errors/unknown-step-error.js';
+export { UnknownTaskError } from './core/errors/unknown-task-error.js';
+
+// HTTP front door.
+export {
+  createFrontDoor,
+  QueryRequestSchema,
+  DEFAULT_MAX_BODY_BYTES,
+  type AgentIdentity,
+  type FrontDoorOptions,
+  type QueryRequest,
+} from './http/front-door.js';
+export { createMinimalFrontDoor, type MinimalFrontDoorOptions } from './http/minimal-front-door.js';
+export { runAgent, type RunAgentOptions } from './http/run-agent.js';
+export { listen, type Listening } from './http/listen.js';
+export { encodeSseEvent, encodeSseComment, SSE_HEADERS, type SseEvent } from './http/sse.js';
+
+// Sessions.
+export type { Session, SessionStore, StartedSession } from './sessions/session-store.js';
+export { MemorySessionStore, type MemorySessionStoreOptions } from './sessions/memory-session-store.js';
+export { KvSessionStore, type KvSessionStoreOptions } from './sessions/kv-session-store.js';
+export { createSessionStore, type SessionStoreConfig } from './sessions/create-session-store.js';
+
+// LLM calls and conversation memory.
+export { invoke, invokeStream, type InvokeOptions } from './llm/invoke.js';
+export { createLanguageModel } from './llm/create-language-model.js';
+export type { ChatFormat, ChatRequest, ChatResult, LanguageModel } from './llm/language-model.js';
+export type { ChatMessage, ThreadMemory } from './llm/thread-memory.js';
+export { MemoryThreadMemory } from './llm/memory-thread-memory.js';
+export { KvThreadMemory } from './llm/kv-thread-memory.js';
+export { createThreadMemory, getDefaultThreadMemory, setDefaultThreadMemory } from './llm/create-thread-memory.js';

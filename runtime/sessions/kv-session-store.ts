@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { ConfigError } from '../core/errors/config-error.js';
+import { closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
+import { decodeFields, encodePatch } from './context-values.js';
+import type { Session, SessionStore, StartedSession } from './session-store.js';
+import { generateToken, hashToken, isPlausibleToken } from './tokens.js';
+import { checkTtlSeconds } from './ttl-seconds.js';
+
+export interface KvSessionStoreOptions {
+  /** Redis URL; the store creates (and on `close()` closes) its own client. */
+  url?: string;
+  /** An existing client to use instead of `url`; the caller keeps ownership of it. */
+  client?: Redis;
+  /** Lifetime of a session from its start; also the idle lifetime of contexts and fingerprints. */
+  ttlSeconds: number;
+  /** Prefix of every key the store writes; default `fw:`. */
+  keyPrefix?: string;
+  /** Clock in milliseconds since the epoch; default `Date.now`. */
+  now?: () => number;
+}
+
+const StoredSessionSchema = z.object({
+  contextId: z.string(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
+
+/**
+ * A `SessionStore` in Redis, shared by every replica that uses the same
+ * Redis and key prefix. Keys expire with the store's TTL in Redis itself.
+ * Only token hashes are stored; a context is a Redis hash (one JSON field per
+ * key), so concurrent updates of different keys never overwrite each other.
+ *
+ * Every call rejects with `StoreUnavailableError` while Redis is unreachable
+ * (within the client's command timeout) and works again once it is back.
+ */
+export class KvSessionStore implements SessionStore {
+  readonly backend = 'kv' as const;
+  readonly location: string;
+  readonly ttlSeconds: number;
+
+  readonly #client: Redis;
+  readonly #ownsClient: boolean;
+  readonly #prefix: string;
+  readonly #now: () => number;
+
+  constructor(options: KvSessionStoreOptions) {
+    this.ttlSeconds = checkTtlSeconds(options.ttlSeconds);
+    this.#prefix = options.keyPrefix ?? 'fw:';
+    this.#now = options.now ?? Date.now;
+    if (options.client !== undefined) {
+      this.#client = options.client;
+      this.#ownsClient = false;
+      this.location = redactUrl(options.url ?? clientUrl(options.client));
+    } else if (options.url !== undefined) {
+      this.#client = createKvClient({ url: options.url });
+      this.#ownsClient = true;
+      this.location = redactUrl(options.url);
+    } else {
+      throw new ConfigError({
+        issues: [{ variable: 'SESSION_KV_URL or options.url', message: 'is required for the kv session store' }],
+      });
+    }
+  }
+
+  async start(options: { contextId?: string } = {}): Promise<StartedSession> {
+    const now = this.#now();
+    const token = generateToken();
+    const session: Session = {
+      contextId: options.contextId ?? randomUUID(),
+      createdAt: now,
+      expiresAt: now + this.ttlSeconds * 1000,
+    };
+    const key = this.#key('session', hashToken(token));
+    await this.#call((client) => client.set(key, JSON.stringify(session), 'EX', this.ttlSeconds));
+    return { ...session, token };
+  }
+
+  async resolve(token: string): Promise<Session | undefined> {
+    if (!isPlausibleToken(token)) return undefined;
+    const key = this.#key('session', hashToken(token));
+    const raw = await this.#call((client) => client.get(key));
+    const session = raw === null ? undefined : parseSession(raw);
+    // Redis expires the key; the check also covers a skewed or injected clock.
+    return session !== undefined && this.#now() <= session.expiresAt ? session : undefined;
+  }
+
+  async getContext(contextId: string): Promise<Record<string, unknown>> {
+    const key = this.#key('context', contextId);
+    const fields = await this.#call((client) => client.hgetall(key));
+    return decodeFields(Object.entries(fields));
+  }
+
+  async updateContext(contextId: string, patch: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
+    // Encoded before any call, so a value JSON cannot encode throws a TypeError, not a store error.
+    const { set, remove } = encodePatch(patch);
+    const key = this.#key('context', contextId);
+    const fields = await this.#call(async (client) => {
+      const tx = client.multi();
+      if (set.length > 0) tx.hset(key, new Map(set));
+      if (remove.length > 0) tx.hdel(key, ...remove);
+      tx.expire(key, this.ttlSeconds);
+      tx.hgetall(key);
+      return lastReply(await tx.exec());
+    });
+    return decodeFields(Object.entries(fields as Record<string, string>));
+  }
+
+  async rememberConversation(fingerprint: string, contextId: string): Promise<void> {
+    const key = this.#key('conv', fingerprint);
+    await this.#call((client) => client.set(key, contextId, 'EX', this.ttlSeconds));
+  }
+
+  async findConversation(fingerprint: string): Promise<string | undefined> {
+    const key = this.#key('conv', fingerprint);
+    return (await this.#call((client) => client.get(key))) ?? undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsClient) await closeKvClient(this.#client);
+  }
+
+  #key(kind: 'session' | 'context' | 'conv', id: string): string {
+    return `${this.#prefix}${kind}:${id}`;
+  }
+
+  #call<T>(call: (client: Redis) => Promise<T>): Promise<T> {
+    return kvCall(this.location, this.#client, call);
+  }
+}
+
+function parseSession(raw: string): Session | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const parsed = StoredSessionSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The reply of the last command of a transaction; throws the first command error. */
+function lastReply(replies: Array<[error: Error | null, result: unknown]> | null): unknown {
+  if (replies === null) throw new Error('The Redis transaction was aborted.');
+  for (const [error] of replies) if (error) throw error;
+  return replies.at(-1)?.[1];
+}
+
+/** The address of a client that was handed over, for messages. */
+function clientUrl(client: Redis): string {
+  const { host, port, db } = client.options;
+  return `redis://${host ?? '127.0.0.1'}:${port ?? 6379}${db ? `/${db}` : ''}`;
+}
