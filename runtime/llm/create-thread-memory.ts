@@ -1,0 +1,72 @@
+import { loadSessionConfig, type AgentConfig, type Env } from '../core/config.js';
+import { ConfigError } from '../core/errors/config-error.js';
+import { KvThreadMemory } from './kv-thread-memory.js';
+import { MemoryThreadMemory } from './memory-thread-memory.js';
+import type { ThreadMemory } from './thread-memory.js';
+
+export type ThreadMemoryConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'llmHistoryMessages'>;
+
+/**
+ * Builds the thread memory the configuration asks for: in-process for
+ * `memory`, Redis at `sessionKvUrl` for `kv`, keeping `llmHistoryMessages`
+ * per thread. The caller owns it and closes it.
+ *
+ * @example
+ * const memory = createThreadMemory(loadAgentConfig());
+ * setDefaultThreadMemory(memory);
+ */
+export function createThreadMemory(config: ThreadMemoryConfig): ThreadMemory {
+  if (config.sessionBackend === 'kv') {
+    if (!config.sessionKvUrl) {
+      throw new ConfigError({
+        issues: [{ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' }],
+        context: 'Invalid thread memory configuration',
+      });
+    }
+    return new KvThreadMemory({ url: config.sessionKvUrl, maxMessages: config.llmHistoryMessages });
+  }
+  return new MemoryThreadMemory({ maxMessages: config.llmHistoryMessages });
+}
+
+/**
+ * The thread-memory settings from the environment: `SESSION_BACKEND`,
+ * `SESSION_KV_URL` (falling back to `KV_URL`) and `LLM_HISTORY_MESSAGES`,
+ * validated like `loadAgentConfig` does but without needing `AGENT_NAME`.
+ */
+export function readThreadMemoryConfig(env: Env = process.env): ThreadMemoryConfig {
+  const { sessionBackend, sessionKvUrl, llmHistoryMessages } = loadSessionConfig({ env });
+  return { sessionBackend, sessionKvUrl, llmHistoryMessages };
+}
+
+let defaultMemory: ThreadMemory | undefined;
+/** True when `defaultMemory` was built here (and so is ours to close). */
+let builtHere = false;
+
+/**
+ * The thread memory `invoke` uses when none is passed. Built from the
+ * environment at first use (not at import), then shared by the process.
+ * A bad environment throws `ConfigError` naming the variables.
+ */
+export function getDefaultThreadMemory(): ThreadMemory {
+  if (!defaultMemory) {
+    defaultMemory = createThreadMemory(readThreadMemoryConfig());
+    builtHere = true;
+  }
+  return defaultMemory;
+}
+
+/**
+ * Replaces the default thread memory, for hosts that own one (an agent built
+ * from `loadAgentConfig`). `undefined` goes back to building one from the
+ * environment at next use. A default that was built from the environment is
+ * closed when replaced; one set here stays the caller's to close.
+ *
+ * @example
+ * setDefaultThreadMemory(createThreadMemory(config));
+ */
+export function setDefaultThreadMemory(memory: ThreadMemory | undefined): void {
+  const previous = defaultMemory;
+  if (previous && builtHere && previous !== memory) void previous.close().catch(() => {});
+  defaultMemory = memory;
+  builtHere = false;
+}

@@ -1,0 +1,163 @@
+import { Ollama, type ChatRequest as OllamaChatRequest } from 'ollama';
+import { z } from 'zod';
+import { throwIfAborted } from '../core/abort.js';
+import { CONFIG_DEFAULTS, type Env } from '../core/config.js';
+import type { ChatRequest, ChatResult, LanguageModel } from './language-model.js';
+import {
+  displayUrl,
+  linkedController,
+  mentionsMissingModel,
+  modelError,
+  modelNotFound,
+  normalizeModelError,
+  type RuntimeAddress,
+} from './model-errors.js';
+
+export interface OllamaProviderOptions {
+  /** The runtime's address; falls back to `OLLAMA_HOST`, then http://127.0.0.1:11434. */
+  baseUrl?: string;
+  /** Where `OLLAMA_HOST` is read; default `process.env`. */
+  env?: Env;
+}
+
+/** What we use of an Ollama `/api/chat` reply or stream line. */
+const OllamaChatChunkSchema = z.object({
+  model: z.string().optional(),
+  message: z.object({ content: z.string() }).optional(),
+  done: z.boolean().optional(),
+  done_reason: z.string().optional(),
+  prompt_eval_count: z.number().optional(),
+  eval_count: z.number().optional(),
+});
+
+/** Ollama's client throws this (not exported) for non-2xx answers. */
+const ResponseErrorSchema = z.object({ status_code: z.number(), error: z.string() });
+
+const SETTING = 'OLLAMA_HOST or llmConfig.base_url';
+
+function withScheme(host: string): string {
+  return host.includes('://') ? host : `http://${host}`;
+}
+
+/**
+ * Turns a non-JSON error body into `{"error": text}`, so the `ollama` client
+ * reads the runtime's message without printing to the console.
+ */
+async function jsonErrorBody(response: Response): Promise<Response> {
+  if (response.ok || response.headers.get('content-type')?.includes('application/json')) return response;
+  const text = (await response.text()).trim().slice(0, 2000);
+  return new Response(JSON.stringify({ error: text || `HTTP ${response.status} ${response.statusText}` }), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
+/**
+ * A model served by Ollama (or anything speaking its `/api/chat`), through
+ * the official `ollama` client.
+ *
+ * @example
+ * const model = new OllamaLanguageModel({ baseUrl: 'http://127.0.0.1:11434' });
+ * const { text } = await model.chat({ model: 'smollm2', messages: [{ role: 'user', content: 'Hi' }] });
+ */
+export class OllamaLanguageModel implements LanguageModel {
+  readonly provider = 'ollama';
+  readonly baseUrl: string;
+  readonly #host: string;
+  readonly #address: RuntimeAddress;
+
+  constructor(options: OllamaProviderOptions = {}) {
+    const env = options.env ?? process.env;
+    const configured = options.baseUrl || env.OLLAMA_HOST || CONFIG_DEFAULTS.ollamaHost;
+    this.#host = withScheme(configured);
+    this.baseUrl = displayUrl(this.#host);
+    this.#address = { baseUrl: this.baseUrl, setting: SETTING };
+  }
+
+  /**
+   * A client whose every HTTP request stops when `signal` fires. The `ollama`
+   * client aborts only streams, and only after their headers arrived; a
+   * per-call `fetch` covers the whole request, streamed or not.
+   */
+  #client(signal: AbortSignal): Ollama {
+    const fetchWithSignal: typeof fetch = async (input, init) => {
+      const merged = init?.signal ? AbortSignal.any([init.signal, signal]) : signal;
+      return jsonErrorBody(await fetch(input, { ...init, signal: merged }));
+    };
+    return new Ollama({ host: this.#host, fetch: fetchWithSignal });
+  }
+
+  #body(request: ChatRequest): Omit<OllamaChatRequest, 'stream'> {
+    return {
+      model: request.model,
+      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      ...(request.format === undefined ? {} : { format: request.format }),
+      ...(request.temperature === undefined ? {} : { options: { temperature: request.temperature } }),
+    };
+  }
+
+  #mapError(error: unknown, request: ChatRequest): Error {
+    if (!request.signal?.aborted) {
+      const response = ResponseErrorSchema.safeParse(error);
+      if (response.success) {
+        const { status_code: status, error: detail } = response.data;
+        if (status === 404 && mentionsMissingModel(detail)) return modelNotFound(this.#address, request.model, error);
+        if (status === 404) {
+          return modelError(
+            this.#address,
+            `HTTP 404 ${detail} (is ${SETTING} the runtime's root address, such as http://127.0.0.1:11434?)`,
+            error,
+          );
+        }
+        return modelError(this.#address, `HTTP ${status} ${detail}`, error);
+      }
+    }
+    return normalizeModelError(error, this.#address, request.signal);
+  }
+
+  #parse(value: unknown): z.infer<typeof OllamaChatChunkSchema> {
+    const parsed = OllamaChatChunkSchema.safeParse(value);
+    if (!parsed.success) throw modelError(this.#address, `unexpected reply shape: ${z.prettifyError(parsed.error)}`);
+    return parsed.data;
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResult> {
+    throwIfAborted(request.signal);
+    const { controller, dispose } = linkedController(request.signal);
+    try {
+      const reply = this.#parse(await this.#client(controller.signal).chat({ ...this.#body(request), stream: false }));
+      return {
+        text: reply.message?.content ?? '',
+        model: reply.model ?? request.model,
+        ...(reply.done_reason === undefined ? {} : { finishReason: reply.done_reason }),
+        usage: { promptTokens: reply.prompt_eval_count, completionTokens: reply.eval_count },
+      };
+    } catch (error) {
+      throw this.#mapError(error, request);
+    } finally {
+      dispose();
+    }
+  }
+
+  async *chatStream(request: ChatRequest): AsyncIterable<string> {
+    throwIfAborted(request.signal);
+    const { controller, dispose } = linkedController(request.signal);
+    let completed = false;
+    try {
+      const stream = await this.#client(controller.signal).chat({ ...this.#body(request), stream: true });
+      for await (const value of stream) {
+        const chunk = this.#parse(value);
+        const text = chunk.message?.content;
+        if (text) yield text;
+      }
+      completed = true;
+    } catch (error) {
+      throw this.#mapError(error, request);
+    } finally {
+      // Closes the HTTP request when the consumer stopped early.
+      if (!completed) controller.abort();
+      dispose();
+    }
+  }
+}

@@ -1,0 +1,226 @@
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { z } from 'zod';
+import { throwIfAborted } from '../core/abort.js';
+import type { Env } from '../core/config.js';
+import type { ChatRequest, ChatResult, LanguageModel } from './language-model.js';
+import {
+  displayUrl,
+  linkedController,
+  mentionsMissingModel,
+  modelError,
+  modelNotFound,
+  normalizeModelError,
+  type RuntimeAddress,
+} from './model-errors.js';
+
+export interface OpenAiProviderOptions {
+  /** Base address such as `http://127.0.0.1:11434/v1`; falls back to `OPENAI_BASE_URL`, then https://api.openai.com/v1. */
+  baseUrl?: string;
+  /** Bearer key; falls back to `OPENAI_API_KEY`. Without one no `Authorization` header is sent. */
+  apiKey?: string;
+  /** Where the fallbacks are read; default `process.env`. */
+  env?: Env;
+}
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+const SETTING = 'OPENAI_BASE_URL or llmConfig.base_url';
+/** Most of an error body we put into a message. */
+const MAX_ERROR_TEXT = 2000;
+/** Most an SSE event may buffer before the stream is rejected. */
+const MAX_EVENT_CHARS = 4 * 1024 * 1024;
+
+const UsageSchema = z
+  .object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() })
+  .nullish();
+
+const CompletionSchema = z.object({
+  model: z.string().optional(),
+  choices: z
+    .array(z.object({ message: z.object({ content: z.string().nullish() }), finish_reason: z.string().nullish() }))
+    .min(1),
+  usage: UsageSchema,
+});
+
+const CompletionChunkSchema = z.object({
+  choices: z
+    .array(
+      z.object({
+        delta: z.object({ content: z.string().nullish() }).nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .default([]),
+});
+
+const ErrorBodySchema = z.object({
+  error: z.union([
+    z.string(),
+    z.object({
+      message: z.string().optional(),
+      code: z.union([z.string(), z.number()]).nullish(),
+    }),
+  ]),
+});
+
+type ErrorDetail = { message: string; code?: string | number | null | undefined };
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function errorDetail(value: unknown): ErrorDetail | undefined {
+  const parsed = ErrorBodySchema.safeParse(value);
+  if (!parsed.success) return undefined;
+  const { error } = parsed.data;
+  return typeof error === 'string' ? { message: error } : { message: error.message ?? '', code: error.code };
+}
+
+/**
+ * A model behind any OpenAI-compatible `/chat/completions` endpoint (OpenAI,
+ * Ollama's `/v1`, vLLM, llama.cpp, LM Studio, ...), over plain `fetch`.
+ *
+ * @example
+ * const model = new OpenAiLanguageModel({ baseUrl: 'http://127.0.0.1:11434/v1' });
+ * for await (const chunk of model.chatStream({ model: 'smollm2', messages })) process.stdout.write(chunk);
+ */
+export class OpenAiLanguageModel implements LanguageModel {
+  readonly provider = 'openai';
+  readonly baseUrl: string;
+  readonly #endpoint: string;
+  readonly #apiKey: string | undefined;
+  readonly #address: RuntimeAddress;
+
+  constructor(options: OpenAiProviderOptions = {}) {
+    const env = options.env ?? process.env;
+    const base = (options.baseUrl || env.OPENAI_BASE_URL || OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.#endpoint = `${base}/chat/completions`;
+    this.#apiKey = options.apiKey || env.OPENAI_API_KEY || undefined;
+    this.baseUrl = displayUrl(base);
+    this.#address = { baseUrl: this.baseUrl, setting: SETTING };
+  }
+
+  async #post(request: ChatRequest, stream: boolean, signal: AbortSignal): Promise<Response> {
+    const body: Record<string, unknown> = {
+      model: request.model,
+      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      stream,
+    };
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.format === 'json') body.response_format = { type: 'json_object' };
+    else if (request.format !== undefined) {
+      body.response_format = {
+        type: 'json_schema',
+        json_schema: { name: 'response', schema: request.format, strict: true },
+      };
+    }
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: stream ? 'text/event-stream' : 'application/json',
+    };
+    if (this.#apiKey !== undefined) headers.Authorization = `Bearer ${this.#apiKey}`;
+
+    const response = await fetch(this.#endpoint, { method: 'POST', headers, body: JSON.stringify(body), signal });
+    if (!response.ok) throw await this.#httpError(response, request.model);
+    return response;
+  }
+
+  async #httpError(response: Response, model: string): Promise<Error> {
+    const text = (await response.text().catch(() => '')).trim();
+    const detail = errorDetail(parseJson(text)) ?? { message: text.slice(0, MAX_ERROR_TEXT) };
+    const message = detail.message || `${response.status} ${response.statusText}`;
+    if (response.status === 404 && (detail.code === 'model_not_found' || mentionsMissingModel(message))) {
+      return modelNotFound(this.#address, model);
+    }
+    if (response.status === 404) {
+      return modelError(
+        this.#address,
+        `HTTP 404 at ${displayUrl(this.#endpoint)}: ${message} (OpenAI-compatible base addresses usually end in /v1; check ${SETTING})`,
+      );
+    }
+    return modelError(this.#address, `HTTP ${response.status}: ${message}`);
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResult> {
+    throwIfAborted(request.signal);
+    const { controller, dispose } = linkedController(request.signal);
+    try {
+      const response = await this.#post(request, false, controller.signal);
+      const text = await response.text();
+      const parsed = CompletionSchema.safeParse(parseJson(text));
+      if (!parsed.success) {
+        const detail = errorDetail(parseJson(text));
+        throw modelError(
+          this.#address,
+          detail ? detail.message : `unexpected reply shape: ${z.prettifyError(parsed.error)}`,
+        );
+      }
+      const reply = parsed.data;
+      const choice = reply.choices[0]!;
+      return {
+        text: choice.message.content ?? '',
+        model: reply.model ?? request.model,
+        ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
+        ...(reply.usage
+          ? { usage: { promptTokens: reply.usage.prompt_tokens, completionTokens: reply.usage.completion_tokens } }
+          : {}),
+      };
+    } catch (error) {
+      throw normalizeModelError(error, this.#address, request.signal);
+    } finally {
+      dispose();
+    }
+  }
+
+  async *chatStream(request: ChatRequest): AsyncIterable<string> {
+    throwIfAborted(request.signal);
+    const { controller, dispose } = linkedController(request.signal);
+    let completed = false;
+    let reader: ReadableStreamDefaultReader<{ event?: string | undefined; data: string }> | undefined;
+    try {
+      const response = await this.#post(request, true, controller.signal);
+      if (!response.body) throw modelError(this.#address, 'the streamed reply has no body');
+      reader = response.body
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(new EventSourceParserStream({ maxBufferSize: MAX_EVENT_CHARS, onError: () => {} }))
+        .getReader();
+
+      let finished = false;
+      for (;;) {
+        const { done, value: event } = await reader.read();
+        if (done) break;
+        const data = event.data.trim();
+        if (data === '[DONE]') {
+          finished = true;
+          break;
+        }
+        const json = parseJson(data);
+        if (event.event === 'error' || errorDetail(json)) {
+          throw modelError(this.#address, errorDetail(json)?.message || data.slice(0, MAX_ERROR_TEXT));
+        }
+        const chunk = CompletionChunkSchema.safeParse(json);
+        if (!chunk.success) {
+          throw modelError(this.#address, `unexpected stream chunk: ${data.slice(0, 200)}`);
+        }
+        for (const choice of chunk.data.choices) {
+          const text = choice.delta?.content;
+          if (text) yield text;
+          if (choice.finish_reason) finished = true;
+        }
+      }
+      if (!finished) throw modelError(this.#address, 'the stream ended before the reply was complete');
+      completed = true;
+    } catch (error) {
+      throw normalizeModelError(error, this.#address, request.signal);
+    } finally {
+      // Closes the HTTP request when the consumer stopped early or the stream failed.
+      if (!completed) controller.abort();
+      reader?.cancel().catch(() => {});
+      dispose();
+    }
+  }
+}
