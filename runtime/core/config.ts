@@ -4,9 +4,9 @@ import { LlmConfigSchema, type LlmConfig } from './llm-config.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-const port = z.coerce.number().int().min(1).max(65535);
-const positiveInt = z.coerce.number().int().positive();
-const url = z.url();
+const port = z.coerce.number({ error: 'must be a port number from 1 to 65535' }).int().min(1).max(65535, 'must be a port number from 1 to 65535');
+const positiveInt = z.coerce.number({ error: 'must be a positive whole number' }).int('must be a positive whole number').positive('must be a positive whole number');
+const url = z.url({ error: 'must be an absolute URL such as http://127.0.0.1:8181' });
 const bool = z
   .string()
   .trim()
@@ -67,6 +67,7 @@ const EnvSchema = z.object({
   SESSION_BACKEND: z.string().trim().toLowerCase().pipe(z.enum(['memory', 'kv'])).optional(),
   SESSION_KV_URL: url.optional(),
   KV_URL: url.optional(),
+  KV_PREFIX: z.string().regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 : _ . -').optional(),
   SESSION_TTL: positiveInt.optional(),
   MAX_BODY_BYTES: positiveInt.optional(),
   LLM_HISTORY_MESSAGES: positiveInt.optional(),
@@ -107,6 +108,7 @@ export const CONFIG_DEFAULTS = {
   sessionTtlSeconds: 3600,
   maxBodyBytes: 1024 * 1024,
   llmHistoryMessages: 40,
+  kvKeyPrefix: 'fw:',
   version: '0.1.0',
 } as const;
 
@@ -144,40 +146,49 @@ export interface SessionConfig {
   sessionKvUrl: string | undefined;
   sessionTtlSeconds: number;
   llmHistoryMessages: number;
+  /** Prefix of every Redis key the stores write (KV_PREFIX); default `fw:`. */
+  kvKeyPrefix: string;
 }
 
 const SessionEnvSchema = EnvSchema.pick({
   SESSION_BACKEND: true,
   SESSION_KV_URL: true,
   KV_URL: true,
+  KV_PREFIX: true,
   SESSION_TTL: true,
   LLM_HISTORY_MESSAGES: true,
 });
 
-function resolveSessionConfig(e: z.output<typeof SessionEnvSchema>, issues: ConfigIssue[]): SessionConfig {
+/** SESSION_BACKEND=kv needs a store address; checked on the raw values so it is reported with every other problem. */
+function kvUrlIssues(raw: Record<string, string>): ConfigIssue[] {
+  const wantsKv = raw.SESSION_BACKEND?.trim().toLowerCase() === 'kv';
+  return wantsKv && raw.SESSION_KV_URL === undefined && raw.KV_URL === undefined
+    ? [{ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' }]
+    : [];
+}
+
+function resolveSessionConfig(e: z.output<typeof SessionEnvSchema>): SessionConfig {
   const sessionBackend = e.SESSION_BACKEND ?? CONFIG_DEFAULTS.sessionBackend;
   const sessionKvUrl = e.SESSION_KV_URL ?? e.KV_URL;
-  if (sessionBackend === 'kv' && sessionKvUrl === undefined) {
-    issues.push({ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' });
-  }
   return {
     sessionBackend,
     sessionKvUrl,
     sessionTtlSeconds: e.SESSION_TTL ?? CONFIG_DEFAULTS.sessionTtlSeconds,
     llmHistoryMessages: e.LLM_HISTORY_MESSAGES ?? CONFIG_DEFAULTS.llmHistoryMessages,
+    kvKeyPrefix: e.KV_PREFIX ?? CONFIG_DEFAULTS.kvKeyPrefix,
   };
 }
 
 /**
  * Reads only the session settings (SESSION_BACKEND, SESSION_KV_URL / KV_URL,
- * SESSION_TTL, LLM_HISTORY_MESSAGES), for code that needs a store but is not
+ * KV_PREFIX, SESSION_TTL, LLM_HISTORY_MESSAGES), for code that needs a store but is not
  * an agent process.
  */
 export function loadSessionConfig(options: { env?: Env; overrides?: Env } = {}): SessionConfig {
-  const { data, issues } = parseEnvironment(SessionEnvSchema, [options.env ?? process.env, options.overrides ?? {}]);
-  const config = data ? resolveSessionConfig(data, issues) : undefined;
-  if (!config || issues.length > 0) throw new ConfigError({ issues, context: 'Invalid session configuration' });
-  return config;
+  const { data, issues, raw } = parseEnvironment(SessionEnvSchema, [options.env ?? process.env, options.overrides ?? {}]);
+  issues.push(...kvUrlIssues(raw));
+  if (!data || issues.length > 0) throw new ConfigError({ issues, context: 'Invalid session configuration' });
+  return resolveSessionConfig(data);
 }
 
 /**
@@ -189,9 +200,10 @@ export function loadSessionConfig(options: { env?: Env; overrides?: Env } = {}):
  * const config = loadAgentConfig({ env: process.env, overrides: { AGENT_NAME: 'planner' } });
  */
 export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): AgentConfig {
-  const { data: e, issues } = parseEnvironment(EnvSchema, [options.env ?? process.env, options.overrides ?? {}]);
-  const session = e ? resolveSessionConfig(e, issues) : undefined;
-  if (!e || !session || issues.length > 0) throw new ConfigError({ issues });
+  const { data: e, issues, raw } = parseEnvironment(EnvSchema, [options.env ?? process.env, options.overrides ?? {}]);
+  issues.push(...kvUrlIssues(raw));
+  if (!e || issues.length > 0) throw new ConfigError({ issues });
+  const session = resolveSessionConfig(e);
 
   const ollamaHost = e.OLLAMA_HOST ?? CONFIG_DEFAULTS.ollamaHost;
   const llmConfig: LlmConfig | undefined =

@@ -4,7 +4,8 @@ import { KvThreadMemory } from './kv-thread-memory.js';
 import { MemoryThreadMemory } from './memory-thread-memory.js';
 import type { ThreadMemory } from './thread-memory.js';
 
-export type ThreadMemoryConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'llmHistoryMessages'>;
+export type ThreadMemoryConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'llmHistoryMessages'> &
+  Partial<Pick<AgentConfig, 'kvKeyPrefix'>>;
 
 /**
  * Builds the thread memory the configuration asks for: in-process for
@@ -23,19 +24,23 @@ export function createThreadMemory(config: ThreadMemoryConfig): ThreadMemory {
         context: 'Invalid thread memory configuration',
       });
     }
-    return new KvThreadMemory({ url: config.sessionKvUrl, maxMessages: config.llmHistoryMessages });
+    return new KvThreadMemory({
+      url: config.sessionKvUrl,
+      maxMessages: config.llmHistoryMessages,
+      ...(config.kvKeyPrefix === undefined ? {} : { keyPrefix: config.kvKeyPrefix }),
+    });
   }
   return new MemoryThreadMemory({ maxMessages: config.llmHistoryMessages });
 }
 
 /**
  * The thread-memory settings from the environment: `SESSION_BACKEND`,
- * `SESSION_KV_URL` (falling back to `KV_URL`) and `LLM_HISTORY_MESSAGES`,
+ * `SESSION_KV_URL` (falling back to `KV_URL`), `KV_PREFIX` and `LLM_HISTORY_MESSAGES`,
  * validated like `loadAgentConfig` does but without needing `AGENT_NAME`.
  */
 export function readThreadMemoryConfig(env: Env = process.env): ThreadMemoryConfig {
-  const { sessionBackend, sessionKvUrl, llmHistoryMessages } = loadSessionConfig({ env });
-  return { sessionBackend, sessionKvUrl, llmHistoryMessages };
+  const { sessionBackend, sessionKvUrl, llmHistoryMessages, kvKeyPrefix } = loadSessionConfig({ env });
+  return { sessionBackend, sessionKvUrl, llmHistoryMessages, kvKeyPrefix };
 }
 
 let defaultMemory: ThreadMemory | undefined;

@@ -4,7 +4,8 @@ import { KvSessionStore } from './kv-session-store.js';
 import { MemorySessionStore } from './memory-session-store.js';
 import type { SessionStore } from './session-store.js';
 
-export type SessionStoreConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'sessionTtlSeconds'>;
+export type SessionStoreConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'sessionTtlSeconds'> &
+  Partial<Pick<AgentConfig, 'kvKeyPrefix'>>;
 
 /**
  * The session store the configuration asks for: `memory` (this process only)
@@ -25,5 +26,9 @@ export function createSessionStore(config: SessionStoreConfig): SessionStore {
       issues: [{ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' }],
     });
   }
-  return new KvSessionStore({ url: config.sessionKvUrl, ttlSeconds });
+  return new KvSessionStore({
+    url: config.sessionKvUrl,
+    ttlSeconds,
+    ...(config.kvKeyPrefix === undefined ? {} : { keyPrefix: config.kvKeyPrefix }),
+  });
 }

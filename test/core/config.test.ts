@@ -117,6 +117,7 @@ describe('loadSessionConfig', () => {
       sessionKvUrl: 'redis://h:1',
       sessionTtlSeconds: 3600,
       llmHistoryMessages: 40,
+      kvKeyPrefix: 'fw:',
     });
     expect(() => loadSessionConfig({ env: { SESSION_TTL: 'soon' } })).toThrow(ConfigError);
   });

@@ -33,13 +33,13 @@ describe('createThreadMemory', () => {
 
 describe('readThreadMemoryConfig', () => {
   it('applies the defaults without needing AGENT_NAME', () => {
-    expect(readThreadMemoryConfig({})).toEqual({ sessionBackend: 'memory', sessionKvUrl: undefined, llmHistoryMessages: 40 });
+    expect(readThreadMemoryConfig({})).toEqual({ sessionBackend: 'memory', sessionKvUrl: undefined, llmHistoryMessages: 40, kvKeyPrefix: 'fw:' });
   });
 
   it('reads SESSION_BACKEND, SESSION_KV_URL falling back to KV_URL, and LLM_HISTORY_MESSAGES', () => {
     expect(
       readThreadMemoryConfig({ SESSION_BACKEND: ' KV ', KV_URL: 'redis://kv:6379', LLM_HISTORY_MESSAGES: '12' }),
-    ).toEqual({ sessionBackend: 'kv', sessionKvUrl: 'redis://kv:6379', llmHistoryMessages: 12 });
+    ).toEqual({ sessionBackend: 'kv', sessionKvUrl: 'redis://kv:6379', llmHistoryMessages: 12, kvKeyPrefix: 'fw:' });
     expect(
       readThreadMemoryConfig({ SESSION_BACKEND: 'kv', SESSION_KV_URL: 'redis://a:1', KV_URL: 'redis://b:2' }).sessionKvUrl,
     ).toBe('redis://a:1');
