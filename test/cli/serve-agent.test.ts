@@ -23,7 +23,8 @@ function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 10
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': only then has all of stdout arrived.
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
