@@ -33,7 +33,8 @@ function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 10
 
 describe('framework-cli serve agent', () => {
   it('prints JSON lines with --json and stops cleanly on SIGTERM', async () => {
-    const { code, stdout } = await runCli(['serve', 'agent', '--port', '0', '--json']);
+    const { code, stdout, stderr } = await runCli(['serve', 'agent', '--port', '0', '--json']);
+    expect(code, stderr).toBe(0);
     // One JSON line when listening, then oclif's JSON document of the result.
     const [first = '', ...rest] = stdout.trim().split('\n');
     const listening = JSON.parse(first) as { event: string; url: string };

@@ -39,14 +39,15 @@ export default class ServeAgent extends Command {
       if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;
     }
+    // Handlers go in before we announce the address: a supervisor may signal as soon as it reads it.
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
     if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify({ event: 'listening', url: running.url })}\n`);
     else this.log(`Agent "${loaded.agent.agentName}" listening on ${running.url} (Ctrl+C to stop)`);
 
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    await stopped;
     await running.close();
     return { url: running.url, stopped: true };
   }
