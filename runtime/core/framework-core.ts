@@ -190,10 +190,20 @@ export class FrameworkCore {
     const iterator = entry.fn({ query: options.query, contextId: options.contextId, signal, agent: this })[
       Symbol.asyncIterator
     ]();
+    // One abort listener for the whole run (not one per event): each step of
+    // the task races this promise, so an abort ends the wait even when the
+    // task is stuck in something that ignores the signal.
+    let removeListener = () => {};
+    const aborted = new Promise<never>((_, reject) => {
+      const onAbort = () => reject(new AbortedError({ cause: signal.reason }));
+      signal.addEventListener('abort', onAbort, { once: true });
+      removeListener = () => signal.removeEventListener('abort', onAbort);
+    });
+    aborted.catch(() => undefined);
     let finished = false;
     try {
       while (true) {
-        const next = await raceAbort(iterator.next(), signal);
+        const next = await Promise.race([iterator.next(), aborted]);
         if (next.done) {
           finished = true;
           return;
@@ -207,6 +217,7 @@ export class FrameworkCore {
         yield next.value;
       }
     } finally {
+      removeListener();
       // Close the task's generator when we stop early (abort, error, consumer break).
       // Not awaited: a task stuck in a non-abortable await must not hold the caller.
       if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);

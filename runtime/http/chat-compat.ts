@@ -8,7 +8,7 @@ import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { AgentIdentity } from './front-door.js';
-import { linkedAbort } from './front-door.js';
+import { clientAbort } from './node-bindings.js';
 import { readJsonBody } from './read-json-body.js';
 import { assertNever, runTaskForTransport } from './task-events.js';
 
@@ -70,7 +70,7 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
   );
 
   app.post('/api/chat', async (c) => {
-    const raw = await readJsonBody(c.req.raw, { maxBytes: options.maxBodyBytes });
+    const raw = await readJsonBody(c, { maxBytes: options.maxBodyBytes });
     const parsed = ChatRequestSchema.safeParse(raw);
     if (!parsed.success) {
       return c.json({ error: `invalid chat request: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}` }, 400);
@@ -88,7 +88,7 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
     const known = earlier.length > 0 ? await options.sessions.findConversation(fingerprint(earlier)) : undefined;
     const contextId = known ?? randomUUID();
 
-    const abort = linkedAbort(c);
+    const abort = clientAbort(c);
     const started = process.hrtime.bigint();
     const responses = runTaskForTransport({
       core: options.core,

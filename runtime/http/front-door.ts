@@ -8,7 +8,8 @@ import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import { mountChatCompat } from './chat-compat.js';
 import { errorResponse } from './http-error.js';
-import { readJsonBody } from './read-json-body.js';
+import { clientAbort, requestHeader } from './node-bindings.js';
+import { hasBody, readJsonBody } from './read-json-body.js';
 import { resolveRequestSession } from './session-resolver.js';
 import type { SseEvent } from './sse.js';
 import { sseResponse } from './sse-response.js';
@@ -75,7 +76,7 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
   );
 
   app.post('/session/start', async (c) => {
-    await readOptionalObject(c.req.raw, maxBytes);
+    await readOptionalObject(c, maxBytes);
     const started = await sessions.start();
     return c.json({
       session_token: started.token,
@@ -85,13 +86,14 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
   });
 
   app.post('/stream', async (c) => {
-    const body = await readQueryRequest(c.req.raw, maxBytes);
-    const session = await resolveRequestSession(sessions, c.req.header('authorization'));
-    const abort = linkedAbort(c);
+    const body = await readQueryRequest(c, maxBytes);
+    const session = await resolveRequestSession(sessions, requestHeader(c, 'authorization'));
+    const abort = clientAbort(c);
     const format = body.event_format ?? 'text';
     const responses = runTaskForTransport({ core, query: body.query, contextId: session.contextId, signal: abort.signal, logger });
-    return sseResponse({
-      events: mapEvents(responses, (r) => toSseEvent(r, format)),
+    return sseResponse(c, {
+      events: responses,
+      encode: (response) => toSseEvent(response, format),
       abort,
       keepAliveMs: options.keepAliveMs,
       headers: { 'X-Context-Id': session.contextId },
@@ -99,9 +101,9 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
   });
 
   app.post('/query', async (c) => {
-    const body = await readQueryRequest(c.req.raw, maxBytes);
-    const session = await resolveRequestSession(sessions, c.req.header('authorization'));
-    const abort = linkedAbort(c);
+    const body = await readQueryRequest(c, maxBytes);
+    const session = await resolveRequestSession(sessions, requestHeader(c, 'authorization'));
+    const abort = clientAbort(c);
     const events: { event: AgentResponse['type']; data: Record<string, unknown> }[] = [];
     let result: Record<string, unknown> | null = null;
     let error: Record<string, unknown> | null = null;
@@ -133,8 +135,8 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
 }
 
 /** Reads and validates the body of /stream and /query. */
-export async function readQueryRequest(request: Request, maxBytes: number): Promise<QueryRequest> {
-  const raw = await readJsonBody(request, { maxBytes });
+export async function readQueryRequest(c: Context, maxBytes: number): Promise<QueryRequest> {
+  const raw = await readJsonBody(c, { maxBytes });
   return parseQueryRequest(raw);
 }
 
@@ -151,26 +153,12 @@ export function parseQueryRequest(raw: unknown): QueryRequest {
 }
 
 /** The body of /session/start is optional; when present it must be a JSON object. */
-async function readOptionalObject(request: Request, maxBytes: number): Promise<void> {
-  const length = request.headers.get('content-length');
-  if (!request.body || length === '0') return;
-  const raw = await readJsonBody(request, { maxBytes });
+async function readOptionalObject(c: Context, maxBytes: number): Promise<void> {
+  if (!hasBody(c)) return;
+  const raw = await readJsonBody(c, { maxBytes });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new BadRequestError({ code: 'invalid_request', message: 'The body must be a JSON object (or empty).' });
   }
-}
-
-/** An AbortController that fires when the client's connection goes away. */
-export function linkedAbort(c: Context): AbortController {
-  const controller = new AbortController();
-  const signal = c.req.raw.signal;
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-  return controller;
-}
-
-async function* mapEvents<T, U>(source: AsyncIterable<T>, map: (value: T) => U): AsyncGenerator<U> {
-  for await (const value of source) yield map(value);
 }
 
 /** One response as an SSE event of the full front door. */

@@ -5,7 +5,8 @@ import { BadRequestError } from '../core/errors/bad-request-error.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
-import { DEFAULT_MAX_BODY_BYTES, linkedAbort, readQueryRequest } from './front-door.js';
+import { DEFAULT_MAX_BODY_BYTES, readQueryRequest } from './front-door.js';
+import { clientAbort } from './node-bindings.js';
 import { errorResponse } from './http-error.js';
 import type { SseEvent } from './sse.js';
 import { sseResponse } from './sse-response.js';
@@ -37,23 +38,22 @@ export function createMinimalFrontDoor(options: MinimalFrontDoorOptions): Hono {
     errorResponse(new BadRequestError({ code: 'not_found', message: `No route ${c.req.method} ${c.req.path}; this minimal front door has only POST /stream.` })),
   );
   app.post('/stream', async (c) => {
-    const body = await readQueryRequest(c.req.raw, maxBytes);
-    const abort = linkedAbort(c);
+    const body = await readQueryRequest(c, maxBytes);
+    const abort = clientAbort(c);
     const responses = runTaskForTransport({ core: options.core, query: body.query, contextId: randomUUID(), signal: abort.signal, logger });
-    return sseResponse({ events: toMinimalEvents(responses), abort, keepAliveMs: options.keepAliveMs });
+    return sseResponse(c, { events: responses, encode: toMinimalEvent, abort, keepAliveMs: options.keepAliveMs });
   });
   return app;
 }
 
-async function* toMinimalEvents(responses: AsyncIterable<AgentResponse>): AsyncGenerator<SseEvent> {
-  for await (const response of responses) {
-    const json = responseToJson(response);
-    const message = response.type === 'result' || response.type === 'error' ? json : json.text;
-    try {
-      yield { data: JSON.stringify({ message }) };
-    } catch (error) {
-      const failure = { code: 'internal_error', message: `The task produced a result that is not JSON: ${(error as Error).message}` };
-      yield { data: JSON.stringify({ message: failure }) };
-    }
+/** `{"message": <chunk>}`: the text of a response, or the object of a result or error. */
+function toMinimalEvent(response: AgentResponse): SseEvent {
+  const json = responseToJson(response);
+  const message = response.type === 'result' || response.type === 'error' ? json : json.text;
+  try {
+    return { data: JSON.stringify({ message }) };
+  } catch (error) {
+    const failure = { code: 'internal_error', message: `The task produced a result that is not JSON: ${(error as Error).message}` };
+    return { data: JSON.stringify({ message: failure }) };
   }
 }

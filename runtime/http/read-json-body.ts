@@ -1,11 +1,14 @@
+import type { Context } from 'hono';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
+import { nodeBindings, requestHeader } from './node-bindings.js';
 
 /**
  * Reads a request body as JSON, enforcing the content type and a size limit
- * (also for chunked bodies with no Content-Length).
+ * (also for chunked bodies with no Content-Length). Rejects with
+ * `BadRequestError` (415, 413 or 400), never with a parser exception.
  */
-export async function readJsonBody(request: Request, options: { maxBytes: number }): Promise<unknown> {
-  const contentType = request.headers.get('content-type');
+export async function readJsonBody(c: Context, options: { maxBytes: number }): Promise<unknown> {
+  const contentType = requestHeader(c, 'content-type');
   const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json' && !mediaType?.endsWith('+json')) {
     throw new BadRequestError({
@@ -13,25 +16,7 @@ export async function readJsonBody(request: Request, options: { maxBytes: number
       message: `Send the body as JSON with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'no Content-Type'}).`,
     });
   }
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > options.maxBytes) throw tooLarge(options.maxBytes);
-
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > options.maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge(options.maxBytes);
-      }
-      chunks.push(value);
-    }
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = await readBodyText(c, options.maxBytes);
   if (text.trim() === '') throw new BadRequestError({ code: 'invalid_json', message: 'The request body is empty; send a JSON object.' });
   try {
     return JSON.parse(text);
@@ -41,6 +26,66 @@ export async function readJsonBody(request: Request, options: { maxBytes: number
       message: `The request body is not valid JSON: ${(error as Error).message}`,
     });
   }
+}
+
+/** True when the request declares or carries a body. */
+export function hasBody(c: Context): boolean {
+  const length = requestHeader(c, 'content-length');
+  if (length !== undefined) return length !== '0';
+  return requestHeader(c, 'transfer-encoding') !== undefined;
+}
+
+async function readBodyText(c: Context, maxBytes: number): Promise<string> {
+  const declared = Number(requestHeader(c, 'content-length') ?? Number.NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const take = (chunk: Uint8Array): boolean => {
+    size += chunk.byteLength;
+    if (size > maxBytes) return false;
+    chunks.push(chunk);
+    return true;
+  };
+  const node = nodeBindings(c);
+  if (node) {
+    await new Promise<void>((resolve, reject) => {
+      const { incoming } = node;
+      const cleanup = () => {
+        incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      };
+      const onData = (chunk: Buffer) => {
+        if (take(chunk)) return;
+        cleanup();
+        incoming.pause();
+        // The error answer closes the connection rather than draining the rest of the body.
+        node.outgoing.shouldKeepAlive = false;
+        reject(tooLarge(maxBytes));
+      };
+      const onEnd = () => {
+        cleanup();
+        resolve();
+      };
+      const onError = (error: Error) => {
+        cleanup();
+        reject(new BadRequestError({ code: 'invalid_request', message: `The request body could not be read: ${error.message}`, cause: error }));
+      };
+      const onClose = () => {
+        if (incoming.complete) return;
+        cleanup();
+        reject(new BadRequestError({ code: 'invalid_request', message: 'The client closed the connection before the body was complete.' }));
+      };
+      incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    });
+  } else if (c.req.raw.body) {
+    const reader = c.req.raw.body.getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      if (!take(next.value)) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge(maxBytes);
+      }
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function tooLarge(maxBytes: number): BadRequestError {

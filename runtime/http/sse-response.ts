@@ -1,27 +1,101 @@
+import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { Context } from 'hono';
+import { nodeBindings } from './node-bindings.js';
 import { encodeSseComment, encodeSseEvent, SSE_HEADERS, type SseEvent } from './sse.js';
 
-export interface SseResponseOptions {
-  events: AsyncIterable<SseEvent>;
+export interface SseResponseOptions<T> {
+  events: AsyncIterable<T>;
+  /** Turns one item of `events` into the SSE event sent for it. */
+  encode: (item: T) => SseEvent;
   /** Aborted when the client goes away, so the work behind `events` stops. */
   abort: AbortController;
-  /** A comment line is sent after this much silence; default 15 s. */
+  /** A comment line is sent when nothing was written for this long; default 15 s. */
   keepAliveMs?: number;
   headers?: Record<string, string>;
+  /** Called with an error that ended the stream abnormally (the client saw the stream end). */
+  onError?: (error: unknown) => void;
+}
+
+const KEEP_ALIVE = encodeSseComment('keep-alive');
+
+/**
+ * A `text/event-stream` answer fed from an async iterable. The next event is
+ * produced only once the client has taken the previous ones (backpressure),
+ * so a slow client never makes the server buffer without bound. Under
+ * @hono/node-server it writes to the Node response directly; elsewhere it
+ * returns a Web `ReadableStream` response.
+ */
+export function sseResponse<T>(c: Context, options: SseResponseOptions<T>): Response {
+  const headers = { ...SSE_HEADERS, ...options.headers };
+  const node = nodeBindings(c);
+  if (node) {
+    node.outgoing.writeHead(200, headers);
+    void pumpToNode(node.outgoing, options);
+    return RESPONSE_ALREADY_SENT;
+  }
+  return new Response(webStream(options), { status: 200, headers });
+}
+
+async function pumpToNode<T>(res: ServerResponse, options: SseResponseOptions<T>): Promise<void> {
+  const iterator = options.events[Symbol.asyncIterator]();
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  let lastWrite = Date.now();
+  // One timer per stream (not per event): a comment goes out after keepAliveMs of silence.
+  const keepAlive = setInterval(() => {
+    if (Date.now() - lastWrite >= keepAliveMs && !res.writableEnded) {
+      lastWrite = Date.now();
+      res.write(KEEP_ALIVE);
+    }
+  }, Math.max(1, Math.floor(keepAliveMs / 3)));
+  keepAlive.unref();
+  let corked = false;
+  try {
+    while (!res.destroyed) {
+      const next = await iterator.next();
+      if (next.done || res.destroyed) break;
+      lastWrite = Date.now();
+      // Events produced in the same tick leave in one packet.
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(() => {
+          corked = false;
+          res.uncork();
+        });
+      }
+      if (!res.write(encodeSseEvent(options.encode(next.value)))) await drained(res);
+    }
+  } catch (error) {
+    options.onError?.(error);
+  } finally {
+    clearInterval(keepAlive);
+    if (res.destroyed) {
+      options.abort.abort(new Error('client disconnected'));
+      void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    } else {
+      res.end();
+    }
+  }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.once('drain', done).once('close', done);
+  });
 }
 
 const encoder = new TextEncoder();
 
-/**
- * A `text/event-stream` response fed from an async iterable. The stream is
- * pull-based: the next event is produced only when the client has taken the
- * previous one, so a slow client never makes the server buffer unboundedly.
- */
-export function sseResponse(options: SseResponseOptions): Response {
-  const keepAliveMs = options.keepAliveMs ?? 15_000;
+function webStream<T>(options: SseResponseOptions<T>): ReadableStream<Uint8Array> {
   const iterator = options.events[Symbol.asyncIterator]();
-  let pending: Promise<IteratorResult<SseEvent>> | undefined;
-
-  const stream = new ReadableStream<Uint8Array>(
+  let pending: Promise<IteratorResult<T>> | undefined;
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         pending ??= iterator.next();
@@ -33,13 +107,14 @@ export function sseResponse(options: SseResponseOptions): Response {
         try {
           const next = await Promise.race([pending, keepAlive]);
           if (next === 'keep-alive') {
-            controller.enqueue(encoder.encode(encodeSseComment('keep-alive')));
+            controller.enqueue(encoder.encode(KEEP_ALIVE));
             return;
           }
           pending = undefined;
           if (next.done) controller.close();
-          else controller.enqueue(encoder.encode(encodeSseEvent(next.value)));
+          else controller.enqueue(encoder.encode(encodeSseEvent(options.encode(next.value))));
         } catch (error) {
+          options.onError?.(error);
           controller.error(error);
         } finally {
           clearTimeout(timer);
@@ -52,6 +127,4 @@ export function sseResponse(options: SseResponseOptions): Response {
     },
     { highWaterMark: 0 },
   );
-
-  return new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
 }
