@@ -2,8 +2,11 @@ import { AgentResponse, FrameworkAgent, FrameworkCore, parseTaskInput } from '..
 
 /** What the fixture's tasks observed, for assertions. */
 export interface Probe {
+  /** Queries of `slow` tasks that saw their signal fire while waiting. */
   aborted: string[];
   started: string[];
+  /** The signal each `slow` task got, by query. */
+  signals: Map<string, AbortSignal>;
 }
 
 /**
@@ -11,7 +14,7 @@ export interface Probe {
  * `multi`, `slow`, `fail`, `bigint`, `turn` (counts turns in session context), else echo.
  */
 export function createFixtureAgent(name = 'fixture'): { core: FrameworkCore; agent: FrameworkAgent; probe: Probe } {
-  const probe: Probe = { aborted: [], started: [] };
+  const probe: Probe = { aborted: [], started: [], signals: new Map() };
   const core = new FrameworkCore();
   const agent = new FrameworkAgent({ agentName: name, description: 'test agent', version: '1.2.3' });
 
@@ -27,6 +30,7 @@ export function createFixtureAgent(name = 'fixture'): { core: FrameworkCore; age
         yield AgentResponse.result({ actions: ['a', 'b'], outcomes: [1, 2] });
         return;
       case 'slow':
+        probe.signals.set(text, signal);
         yield AgentResponse.status('started');
         try {
           await new Promise<void>((resolve, reject) => {
