@@ -8,5 +8,6 @@ export default defineConfig({
     // Integration tests start real servers and child processes; two cores only.
     maxWorkers: 2,
     disableConsoleIntercept: true,
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });
