@@ -1,11 +1,11 @@
-import { Hono, type Context } from 'hono';
+import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { AgentResponse } from '../core/agent-response.js';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
 import type { FrameworkCore } from '../core/framework-core.js';
-import { FrameworkError } from '../core/framework-error.js';
-import { errorFields, silentLogger, type Logger } from '../core/logger.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import type { SessionStore } from '../sessions/session-store.js';
+import { createBaseApp } from './base-app.js';
 import { mountChatCompat } from './chat-compat.js';
 import { errorResponse } from './http-error.js';
 import { clientAbort, requestHeader } from './node-bindings.js';
@@ -61,15 +61,7 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
   const { core, sessions } = options;
   const logger = options.logger ?? silentLogger;
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const app = new Hono();
-
-  app.onError((error, c) => {
-    if (!FrameworkError.isInstance(error)) logger.error('request failed', { path: c.req.path, ...errorFields(error) });
-    return errorResponse(error);
-  });
-  app.notFound((c) =>
-    errorResponse(new BadRequestError({ code: 'not_found', message: `No route ${c.req.method} ${c.req.path}.` })),
-  );
+  const app = createBaseApp({ logger });
 
   app.get('/health', (c) =>
     c.json({ status: 'ok', name: options.agent.name, version: options.agent.version }),

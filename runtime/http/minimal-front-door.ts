@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import type { AgentResponse } from '../core/agent-response.js';
-import { BadRequestError } from '../core/errors/bad-request-error.js';
 import type { FrameworkCore } from '../core/framework-core.js';
-import { FrameworkError } from '../core/framework-error.js';
-import { errorFields, silentLogger, type Logger } from '../core/logger.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import { DEFAULT_MAX_BODY_BYTES, readQueryRequest } from './front-door.js';
 import { clientAbort } from './node-bindings.js';
-import { errorResponse } from './http-error.js';
+import { createBaseApp } from './base-app.js';
 import type { SseEvent } from './sse.js';
 import { sseResponse } from './sse-response.js';
 import { responseToJson, runTaskForTransport } from './task-events.js';
@@ -29,14 +27,7 @@ export interface MinimalFrontDoorOptions {
 export function createMinimalFrontDoor(options: MinimalFrontDoorOptions): Hono {
   const logger = options.logger ?? silentLogger;
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const app = new Hono();
-  app.onError((error, c) => {
-    if (!FrameworkError.isInstance(error)) logger.error('request failed', { path: c.req.path, ...errorFields(error) });
-    return errorResponse(error);
-  });
-  app.notFound((c) =>
-    errorResponse(new BadRequestError({ code: 'not_found', message: `No route ${c.req.method} ${c.req.path}; this minimal front door has only POST /stream.` })),
-  );
+  const app = createBaseApp({ logger, notFoundHint: '; this minimal front door has only POST /stream' });
   app.post('/stream', async (c) => {
     const body = await readQueryRequest(c, maxBytes);
     const abort = clientAbort(c);

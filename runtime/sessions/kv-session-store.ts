@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
 import { decodeFields, encodePatch } from './context-values.js';
 import type { Session, SessionStore, StartedSession } from './session-store.js';
-import { generateToken, hashToken, isPlausibleToken } from './tokens.js';
+import { hashToken, isPlausibleToken, mintSession } from './tokens.js';
 import { checkTtlSeconds } from './ttl-seconds.js';
 
 export interface KvSessionStoreOptions {
@@ -66,14 +65,8 @@ export class KvSessionStore implements SessionStore {
   }
 
   async start(options: { contextId?: string } = {}): Promise<StartedSession> {
-    const now = this.#now();
-    const token = generateToken();
-    const session: Session = {
-      contextId: options.contextId ?? randomUUID(),
-      createdAt: now,
-      expiresAt: now + this.ttlSeconds * 1000,
-    };
-    const key = this.#key('session', hashToken(token));
+    const { session, token, tokenHash } = mintSession({ now: this.#now(), ttlSeconds: this.ttlSeconds, contextId: options.contextId });
+    const key = this.#key('session', tokenHash);
     await this.#call((client) => client.set(key, JSON.stringify(session), 'EX', this.ttlSeconds));
     return { ...session, token };
   }

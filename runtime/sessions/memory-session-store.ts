@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { decodeFields, encodePatch } from './context-values.js';
 import { ExpiringMap } from './expiring-map.js';
 import type { Session, SessionStore, StartedSession } from './session-store.js';
-import { generateToken, hashToken, isPlausibleToken } from './tokens.js';
+import { hashToken, isPlausibleToken, mintSession } from './tokens.js';
 import { checkTtlSeconds } from './ttl-seconds.js';
 
 export interface MemorySessionStoreOptions {
@@ -53,14 +52,8 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async start(options: { contextId?: string } = {}): Promise<StartedSession> {
-    const now = this.#now();
-    const token = generateToken();
-    const session: Session = {
-      contextId: options.contextId ?? randomUUID(),
-      createdAt: now,
-      expiresAt: now + this.ttlSeconds * 1000,
-    };
-    this.#sessions.set(hashToken(token), session, session.expiresAt);
+    const { session, token, tokenHash } = mintSession({ now: this.#now(), ttlSeconds: this.ttlSeconds, contextId: options.contextId });
+    this.#sessions.set(tokenHash, session, session.expiresAt);
     return { ...session, token };
   }
 

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Session } from './session-store.js';
 
 /** Random bytes in a session token (256 bits). */
 export const TOKEN_BYTES = 32;
@@ -24,4 +25,22 @@ export function hashToken(token: string): string {
  */
 export function isPlausibleToken(token: unknown): token is string {
   return typeof token === 'string' && token.length <= MAX_TOKEN_LENGTH && TOKEN_SHAPE.test(token);
+}
+
+/**
+ * A new session and its token, for a store to save under `tokenHash` (the
+ * plain token is handed to the client once and never stored).
+ */
+export function mintSession(options: { now: number; ttlSeconds: number; contextId?: string }): {
+  session: Session;
+  token: string;
+  tokenHash: string;
+} {
+  const token = generateToken();
+  const session: Session = {
+    contextId: options.contextId ?? randomUUID(),
+    createdAt: options.now,
+    expiresAt: options.now + options.ttlSeconds * 1000,
+  };
+  return { session, token, tokenHash: hashToken(token) };
 }
