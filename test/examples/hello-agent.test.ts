@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/net.js';
 import { startAgentProcess, type ChildAgent } from '../support/processes.js';
 import { collectSse } from '../support/sse-client.js';
 import { startOllamaStandIn } from '../llm/support/ollama-stand-in.js';
@@ -46,6 +47,27 @@ describe('the example agent', () => {
     // Another conversation starts fresh.
     const other = await collectSse(`${agent.url}/stream`, { body: { query: 'ask: Hello?' } });
     expect(JSON.parse(other.events[1]!.data)).toEqual({ answer: 'echo: Hello? (2 messages)' });
+  });
+
+  it('cancels the model call when the client disconnects', async () => {
+    const slowModel = await startOllamaStandIn({ models: ['test-model'], responseDelayMs: 10_000 });
+    const slowAgent = await startAgentProcess({ env: { MODEL_NAME: 'test-model', OLLAMA_HOST: slowModel.url } });
+    try {
+      const response = await fetch(`${slowAgent.url}/stream`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query: 'ask: take your time' }),
+      });
+      const reader = response.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('event: status\ndata: Asking test-model...\n\n');
+      await waitFor(async () => slowModel.requests.length === 1, 'the model request');
+      await reader.cancel();
+      // The model runtime sees its request closed long before it would have answered.
+      await expect(slowModel.requests[0]!.settled).resolves.toBe('closed');
+    } finally {
+      await slowAgent.stop();
+      await slowModel.close();
+    }
   });
 
   it('reports a model that is not pulled as an error event that says how to pull it', async () => {
