@@ -1,0 +1,47 @@
+package trading_test
+
+import rego.v1
+
+import data.trading
+
+trade(amount, rate) := {
+	"source_agent": {"name": "planner", "description": "plans trades"},
+	"target_agent": {"name": "executor"},
+	"action": "trade",
+	"amount": amount,
+	"context": {"context_id": "c1", "timestamp": "2026-01-01T00:00:00Z"},
+	"metadata": {"requests_last_minute": rate},
+}
+
+test_small_trade_is_allowed if {
+	trading.allow with input as trade(100, 1)
+	not trading.require_approval with input as trade(100, 1)
+	count(trading.deny) == 0 with input as trade(100, 1)
+}
+
+test_approval_band_starts_at_5000 if {
+	trading.require_approval with input as trade(5000, 1)
+	not trading.allow with input as trade(5000, 1)
+	not trading.require_approval with input as trade(4999.99, 1)
+}
+
+test_approval_band_ends_below_50000 if {
+	trading.require_approval with input as trade(49999, 1)
+	not trading.require_approval with input as trade(50000, 1)
+}
+
+test_amount_at_maximum_is_denied if {
+	"amount 50000 exceeds the maximum of 50000" in trading.deny with input as trade(50000, 1)
+	not trading.allow with input as trade(50000, 1)
+}
+
+test_rate_limit if {
+	"rate limit exceeded: 101 requests in the last minute (at most 100)" in trading.deny with input as trade(10, 101)
+	count(trading.deny) == 0 with input as trade(10, 100)
+	not trading.allow with input as trade(10, 101)
+}
+
+test_only_trades_need_approval if {
+	not trading.require_approval with input as object.union(trade(10000, 1), {"action": "quote"})
+	trading.allow with input as object.union(trade(10000, 1), {"action": "quote"})
+}
