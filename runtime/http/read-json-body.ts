@@ -35,7 +35,8 @@ export function hasBody(c: Context): boolean {
   return requestHeader(c, 'transfer-encoding') !== undefined;
 }
 
-async function readBodyText(c: Context, maxBytes: number): Promise<string> {
+/** The raw body text, enforcing `maxBytes` (413 `BadRequestError` past it), whatever the content type. */
+export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
   const declared = Number(requestHeader(c, 'content-length') ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const chunks: Uint8Array[] = [];

@@ -1,39 +1,10 @@
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { CLI, REPO_ROOT } from '../support/processes.js';
-
-function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 10_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
-      shell: false,
-    });
-    let stdout = '';
-    let stderr = '';
-    let stopped = false;
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      // A server command: once it says it listens, stop it (once) like a user would.
-      if (!stopped && stdout.includes('listening')) {
-        stopped = true;
-        child.kill('SIGTERM');
-      }
-    });
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    // 'close', not 'exit': only then has all of stdout arrived.
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { runCli } from '../support/cli.js';
 
 describe('framework-cli serve agent', () => {
   it('prints JSON lines with --json and stops cleanly on SIGTERM', async () => {
-    const { code, stdout, stderr } = await runCli(['serve', 'agent', '--port', '0', '--json']);
+    const { code, stdout, stderr } = await runCli(['serve', 'agent', '--port', '0', '--json'], { stopWhen: /listening/ });
     expect(code, stderr).toBe(0);
     // One JSON line when listening, then oclif's JSON document of the result.
     const [first = '', ...rest] = stdout.trim().split('\n');
@@ -49,7 +20,7 @@ describe('framework-cli serve agent', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const { code, stderr } = await runCli(['serve', 'agent', '--port', String(port)]);
+      const { code, stderr } = await runCli(['serve', 'agent', '--port', String(port)], { stopWhen: /listening/ });
       expect(code).toBe(1);
       expect(stderr).toContain(`Port ${port} on 127.0.0.1 is already in use`);
       expect(stderr).toContain('AGENT_PORT');

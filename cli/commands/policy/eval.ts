@@ -1,0 +1,44 @@
+import { PolicyCommand } from '../../policy-command.js';
+import { Args, Flags } from '@oclif/core';
+import { stringifyJson } from '../../../runtime/core/json-text.js';
+import { PolicyError } from '../../../runtime/policy/errors.js';
+import { formatProblem, PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
+import { evalQuery, type EvalOutput } from '../../../runtime/policy/tools/eval-query.js';
+import { loadPolicySet, readInputFile } from '../../../runtime/policy/tools/load-policies.js';
+
+export default class PolicyEval extends PolicyCommand {
+  static override description = 'Evaluate a Rego query against a policy directory and print the result as JSON (the shape of `opa eval`).';
+
+  static override examples = [
+    '<%= config.bin %> policy eval -d policies -i input.json "data.a2a_access.allow"',
+    '<%= config.bin %> policy eval -d policies "x := data.trading.max_amount"',
+  ];
+
+  static override args = {
+    query: Args.string({ description: 'Rego query, e.g. data.a2a_access.allow', required: true }),
+  };
+
+  static override flags = {
+    data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),
+    input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
+  };
+
+  async run(): Promise<EvalOutput> {
+    const { args, flags } = await this.parse(PolicyEval);
+    let output: EvalOutput;
+    try {
+      const set = await loadPolicySet(flags.data);
+      const input = flags.input === undefined ? undefined : await readInputFile(flags.input);
+      output = evalQuery(set.policy, args.query, input === undefined ? {} : { input });
+    } catch (error) {
+      if (error instanceof PolicyLoadError) {
+        for (const problem of error.problems) this.logToStderr(formatProblem(problem));
+        this.error('nothing was evaluated: fix the errors above.', { exit: 1 });
+      }
+      if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1 });
+      throw error;
+    }
+    if (!this.jsonEnabled()) this.log(stringifyJson(output, 2));
+    return output;
+  }
+}

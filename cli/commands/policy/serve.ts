@@ -1,0 +1,73 @@
+import { Args, Flags } from '@oclif/core';
+import { createLogger } from '../../../runtime/core/logger.js';
+import { FrameworkError } from '../../../runtime/core/framework-error.js';
+import { formatProblem, PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
+import { startPolicyServer } from '../../../runtime/policy/server/start-policy-server.js';
+import { PolicyCommand } from '../../policy-command.js';
+
+/** `host:port`, `:port` or `port`. */
+export function parseAddr(addr: string): { host: string; port: number } | undefined {
+  const match = /^(?:\[?([^\]]*?)\]?:)?(\d{1,5})$/.exec(addr.trim());
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  if (port > 65535) return undefined;
+  return { host: match[1] || '127.0.0.1', port };
+}
+
+export default class PolicyServe extends PolicyCommand {
+  static override description =
+    "Serve a policy directory over OPA's REST API (POST /v1/data/<path>, /v0/data, /health, /v1/policies), reloading when files change.";
+
+  static override examples = [
+    '<%= config.bin %> policy serve policies',
+    '<%= config.bin %> policy serve services/guardian/opa/policies --addr 127.0.0.1:8181 --decision-log decisions.log --mask /input/password',
+  ];
+
+  static override args = {
+    dir: Args.directory({ description: 'policy directory', default: 'policies', exists: true }),
+  };
+
+  static override flags = {
+    addr: Flags.string({ char: 'a', description: 'address to listen on, host:port', default: '127.0.0.1:8181' }),
+    'allow-writes': Flags.boolean({ description: 'enable PUT/DELETE /v1/policies/<id>', default: false }),
+    'decision-log': Flags.string({ description: 'append one JSON line per decision to this file (- for standard output)' }),
+    mask: Flags.string({ description: 'input field to erase from decision logs, e.g. /input/password (repeatable)', multiple: true, multipleNonGreedy: true }),
+    watch: Flags.boolean({ description: 'reload when policy files change', default: true, allowNo: true }),
+  };
+
+  async run(): Promise<{ url: string; stopped: true }> {
+    const { args, flags } = await this.parse(PolicyServe);
+    const addr = parseAddr(flags.addr);
+    if (!addr) this.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:8181).`, { exit: 2 });
+    let server;
+    try {
+      server = await startPolicyServer({
+        dir: args.dir,
+        host: addr.host,
+        port: addr.port,
+        logger: createLogger({ name: 'policy', level: 'info' }),
+        watch: flags.watch,
+        allowWrites: flags['allow-writes'],
+        ...(flags['decision-log'] ? { decisionLog: flags['decision-log'] } : {}),
+        mask: flags.mask ?? [],
+      });
+    } catch (error) {
+      if (error instanceof PolicyLoadError) {
+        for (const problem of error.problems) this.logToStderr(formatProblem(problem));
+        this.error('the policies do not compile; fix the errors above.', { exit: 1 });
+      }
+      if (error instanceof TypeError && /mask path/.test(error.message)) this.error(error.message, { exit: 2 });
+      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1 });
+      throw error;
+    }
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify({ event: 'listening', url: server.url })}\n`);
+    else this.log(`Policy engine serving ${args.dir} on ${server.url} (Ctrl+C to stop)`);
+    await stopped;
+    await server.close();
+    return { url: server.url, stopped: true };
+  }
+}

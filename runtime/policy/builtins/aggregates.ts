@@ -1,0 +1,79 @@
+/** Aggregates: count, sum, product, max, min, sort. */
+import { compare, isNumber, RegoObject, RegoSet, type Value } from '../value.js';
+import * as n from './numeric.js';
+import { type BuiltinDefinition, operandElementError, operandTypeError } from './registry.js';
+
+function collection(v: Value | undefined, name: string): readonly Value[] {
+  if (Array.isArray(v)) return v;
+  if (v instanceof RegoSet) return v.values();
+  throw operandTypeError(1, v ?? null, 'set', 'array');
+  void name;
+}
+
+function numbers(v: Value | undefined): n.Num[] {
+  const items = collection(v, '');
+  return items.map((x) => {
+    if (!isNumber(x)) throw operandElementError(1, v as Value, x, 'number');
+    return x;
+  });
+}
+
+export const aggregateBuiltins: BuiltinDefinition[] = [
+  {
+    name: 'count',
+    args: ['any'],
+    result: 'number',
+    impl: ([v]) => {
+      if (typeof v === 'string') {
+        let c = 0;
+        for (const _ of v) c++;
+        return c;
+      }
+      if (Array.isArray(v)) return v.length;
+      if (v instanceof RegoSet || v instanceof RegoObject) return v.size;
+      throw operandTypeError(1, v ?? null, 'array', 'object', 'set', 'string');
+    },
+  },
+  {
+    name: 'sum',
+    args: ['collection'],
+    result: 'number',
+    impl: ([v]) => numbers(v).reduce<n.Num>((a, b) => n.add(a, b), 0),
+  },
+  {
+    name: 'product',
+    args: ['collection'],
+    result: 'number',
+    impl: ([v]) => numbers(v).reduce<n.Num>((a, b) => n.mul(a, b), 1),
+  },
+  {
+    name: 'max',
+    args: ['collection'],
+    result: 'any',
+    impl: ([v]) => {
+      const items = collection(v, 'max');
+      if (items.length === 0) return undefined;
+      return items.reduce((a, b) => (compare(a, b) >= 0 ? a : b));
+    },
+  },
+  {
+    name: 'min',
+    args: ['collection'],
+    result: 'any',
+    impl: ([v]) => {
+      const items = collection(v, 'min');
+      if (items.length === 0) return undefined;
+      return items.reduce((a, b) => (compare(a, b) <= 0 ? a : b));
+    },
+  },
+  {
+    name: 'sort',
+    args: ['collection'],
+    result: 'array',
+    impl: ([v]) => {
+      if (Array.isArray(v)) return [...v].sort(compare);
+      if (v instanceof RegoSet) return [...v.values()];
+      throw operandTypeError(1, v ?? null, 'array', 'set');
+    },
+  },
+];

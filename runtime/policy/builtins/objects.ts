@@ -1,0 +1,171 @@
+/** Object builtins: object.get, keys, remove, union, union_n, filter, subset. */
+import { equal, RegoObject, RegoSet, type Value } from '../value.js';
+import { getPath } from '../eval/paths.js';
+import { asArray, asObject, BuiltinError, type BuiltinDefinition, operandElementError, operandTypeError } from './registry.js';
+
+/** Keys given as an array, set or object (its keys). */
+export function keySet(v: Value | undefined, pos: number): RegoSet {
+  if (Array.isArray(v)) return RegoSet.of(v);
+  if (v instanceof RegoSet) return v;
+  if (v instanceof RegoObject) return RegoSet.of(v.keys());
+  throw operandTypeError(pos, v ?? null, 'object', 'set', 'array');
+}
+
+/** Recursive merge; `b` wins where values are not both objects. */
+export function unionObjects(a: RegoObject, b: RegoObject): RegoObject {
+  const out = a.copy();
+  for (const k of b.keys()) {
+    const bv = b.get(k) as Value;
+    const av = a.get(k);
+    if (av instanceof RegoObject && bv instanceof RegoObject) out.set(k, unionObjects(av, bv));
+    else out.set(k, bv);
+  }
+  return out;
+}
+
+/** OPA's Object.Filter: keep what the filter tree selects (null leaves keep the whole value). */
+export function filterValue(v: Value, filter: Value): Value {
+  if (filter === null) return v;
+  if (!(filter instanceof RegoObject)) throw new BuiltinError(`invalid filter value, expected an object`);
+  if (Array.isArray(v)) {
+    const out: Value[] = [];
+    v.forEach((x, i) => {
+      const sub = filter.get(String(i));
+      if (sub !== undefined) out.push(filterValue(x, sub));
+    });
+    return out;
+  }
+  if (v instanceof RegoSet) {
+    const out = new RegoSet();
+    for (const x of v.values()) {
+      const sub = filter.get(x);
+      if (sub !== undefined) out.add(filterValue(x, sub));
+    }
+    return out;
+  }
+  if (v instanceof RegoObject) {
+    const out = new RegoObject();
+    for (const k of v.keys()) {
+      const sub = filter.get(k);
+      if (sub !== undefined) out.set(k, filterValue(v.get(k) as Value, sub));
+    }
+    return out;
+  }
+  return v;
+}
+
+function arraySubset(sup: Value[], sub: Value[]): boolean {
+  if (sub.length > sup.length) return false;
+  outer: for (let i = 0; i + sub.length <= sup.length; i++) {
+    for (let j = 0; j < sub.length; j++) if (!equal(sup[i + j] as Value, sub[j] as Value)) continue outer;
+    return true;
+  }
+  return false;
+}
+
+function setSubset(sup: RegoSet, sub: RegoSet): boolean {
+  return sub.values().every((x) => sup.has(x));
+}
+
+function objectSubset(sup: RegoObject, sub: RegoObject): boolean {
+  for (const k of sub.keys()) {
+    const s = sup.get(k);
+    const x = sub.get(k) as Value;
+    if (s === undefined) return false;
+    if (equal(s, x)) continue;
+    if (s instanceof RegoObject && x instanceof RegoObject) {
+      if (!objectSubset(s, x)) return false;
+    } else if (s instanceof RegoSet && x instanceof RegoSet) {
+      if (!setSubset(s, x)) return false;
+    } else if (Array.isArray(s) && Array.isArray(x)) {
+      if (!arraySubset(s, x)) return false;
+    } else return false;
+  }
+  return true;
+}
+
+export const objectBuiltins: BuiltinDefinition[] = [
+  {
+    name: 'object.get',
+    args: ['object', 'any', 'any'],
+    result: 'any',
+    impl: ([o, k, d]) => {
+      const obj = asObject(o, 1);
+      if (!Array.isArray(k)) return obj.get(k as Value) ?? (d as Value);
+      if (k.length === 0) return obj;
+      return getPath(obj, k) ?? (d as Value);
+    },
+  },
+  {
+    name: 'object.keys',
+    args: ['object'],
+    result: 'set',
+    impl: ([o]) => RegoSet.of(asObject(o, 1).keys()),
+  },
+  {
+    name: 'object.remove',
+    args: ['object', 'any'],
+    result: 'object',
+    impl: ([o, ks]) => {
+      const obj = asObject(o, 1);
+      const keys = keySet(ks, 2);
+      const out = new RegoObject();
+      for (const k of obj.keys()) if (!keys.has(k)) out.set(k, obj.get(k) as Value);
+      return out;
+    },
+  },
+  {
+    name: 'object.filter',
+    args: ['object', 'any'],
+    result: 'object',
+    impl: ([o, ks]) => {
+      const obj = asObject(o, 1);
+      const keys = keySet(ks, 2);
+      const out = new RegoObject();
+      for (const k of keys.values()) {
+        const v = obj.get(k);
+        if (v !== undefined) out.set(k, v);
+      }
+      return out;
+    },
+  },
+  {
+    name: 'object.union',
+    args: ['object', 'object'],
+    result: 'object',
+    impl: ([a, b]) => unionObjects(asObject(a, 1), asObject(b, 2)),
+  },
+  {
+    name: 'object.union_n',
+    args: ['array'],
+    result: 'object',
+    impl: ([a]) => {
+      const arr = asArray(a, 1);
+      let out = new RegoObject();
+      for (const x of arr) {
+        if (!(x instanceof RegoObject)) throw operandElementError(1, arr, x, 'object');
+        out = unionObjects(out, x);
+      }
+      return out;
+    },
+  },
+  {
+    name: 'object.subset',
+    args: ['any', 'any'],
+    result: 'boolean',
+    impl: ([sup, sub]) => {
+      if (sup instanceof RegoObject && sub instanceof RegoObject) return objectSubset(sup, sub);
+      if (sup instanceof RegoSet && sub instanceof RegoSet) return setSubset(sup, sub);
+      if (Array.isArray(sup) && Array.isArray(sub)) return arraySubset(sup, sub);
+      if (Array.isArray(sup) && sub instanceof RegoSet) {
+        let unmatched = sub.size;
+        for (const x of sup) {
+          if (sub.has(x)) unmatched--;
+          if (unmatched <= 0) return true;
+        }
+        return false;
+      }
+      throw BuiltinError.type('both arguments object.subset must be of the same type or array and set');
+    },
+  },
+];

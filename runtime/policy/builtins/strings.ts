@@ -1,0 +1,239 @@
+/**
+ * String builtins. Indexes and lengths count Unicode code points (Go runes),
+ * as OPA does, not UTF-16 units.
+ */
+import { RegoObject, RegoSet, type Value } from '../value.js';
+import {
+  asInt,
+  asIterable,
+  asNumber,
+  asString,
+  BuiltinError,
+  type BuiltinDefinition,
+  operandElementError,
+  operandTypeError,
+} from './registry.js';
+
+function runes(s: string): string[] {
+  return Array.from(s);
+}
+
+function stringList(v: Value | undefined, pos: number): string[] {
+  const items = asIterable(v, pos, 'set', 'array');
+  return items.map((x) => {
+    if (typeof x !== 'string') throw operandElementError(pos, v as Value, x, 'string');
+    return x;
+  });
+}
+
+function runeIndexOf(hay: string[], needle: string[], from: number): number {
+  outer: for (let i = from; i + needle.length <= hay.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+function trimSet(s: string, cutset: string, left: boolean, right: boolean): string {
+  const cut = new Set(runes(cutset));
+  const r = runes(s);
+  let a = 0;
+  let b = r.length;
+  if (left) while (a < b && cut.has(r[a] as string)) a++;
+  if (right) while (b > a && cut.has(r[b - 1] as string)) b--;
+  return r.slice(a, b).join('');
+}
+
+const GO_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+
+function splitGo(s: string, sep: string, n: number): string[] {
+  if (n === 0) return [];
+  if (sep === '') {
+    const r = runes(s);
+    if (n < 0 || n >= r.length) return r;
+    return [...r.slice(0, n - 1), r.slice(n - 1).join('')];
+  }
+  const parts = s.split(sep);
+  if (n < 0 || parts.length <= n) return parts;
+  return [...parts.slice(0, n - 1), parts.slice(n - 1).join(sep)];
+}
+
+function anyMatch(name: string, test: (s: string, x: string) => boolean): BuiltinDefinition {
+  const operand = (v: Value | undefined, pos: number): string[] => {
+    if (typeof v === 'string') return [v];
+    if (Array.isArray(v) || v instanceof RegoSet) {
+      const items = Array.isArray(v) ? v : v.values();
+      return items.map((x) => {
+        if (typeof x !== 'string') throw operandElementError(pos, v, x, 'string');
+        return x;
+      });
+    }
+    throw operandTypeError(pos, v ?? null, 'string', 'set', 'array');
+  };
+  return {
+    name,
+    args: ['any', 'any'],
+    result: 'boolean',
+    impl: ([a, b]) => {
+      const search = operand(a, 1);
+      const base = operand(b, 2);
+      return search.some((s) => base.some((x) => test(s, x)));
+    },
+  };
+}
+
+export const stringBuiltins: BuiltinDefinition[] = [
+  {
+    name: 'concat',
+    args: ['string', 'collection'],
+    result: 'string',
+    impl: ([d, c]) => stringList(c, 2).join(asString(d, 1)),
+  },
+  { name: 'contains', args: ['string', 'string'], result: 'boolean', impl: ([s, x]) => asString(s, 1).includes(asString(x, 2)) },
+  { name: 'startswith', args: ['string', 'string'], result: 'boolean', impl: ([s, x]) => asString(s, 1).startsWith(asString(x, 2)) },
+  { name: 'endswith', args: ['string', 'string'], result: 'boolean', impl: ([s, x]) => asString(s, 1).endsWith(asString(x, 2)) },
+  {
+    name: 'format_int',
+    args: ['number', 'number'],
+    result: 'string',
+    impl: ([x, b]) => {
+      const n = asNumber(x, 1);
+      const base = asNumber(b, 2);
+      if (base !== 2 && base !== 8 && base !== 10 && base !== 16) throw BuiltinError.type('operand 2 must be one of {2, 8, 10, 16}');
+      const i = typeof n === 'bigint' ? n : BigInt(Math.trunc(n));
+      return i.toString(base);
+    },
+  },
+  {
+    name: 'indexof',
+    args: ['string', 'string'],
+    result: 'number',
+    impl: ([s, x]) => runeIndexOf(runes(asString(s, 1)), runes(asString(x, 2)), 0),
+  },
+  {
+    name: 'indexof_n',
+    args: ['string', 'string'],
+    result: 'array',
+    impl: ([s, x]) => {
+      const hay = runes(asString(s, 1));
+      const needle = runes(asString(x, 2));
+      const out: Value[] = [];
+      for (let i = runeIndexOf(hay, needle, 0); i !== -1; i = runeIndexOf(hay, needle, i + 1)) {
+        out.push(i);
+        if (needle.length === 0 && i >= hay.length) break;
+      }
+      return out;
+    },
+  },
+  { name: 'lower', args: ['string'], result: 'string', impl: ([s]) => asString(s, 1).toLowerCase() },
+  { name: 'upper', args: ['string'], result: 'string', impl: ([s]) => asString(s, 1).toUpperCase() },
+  {
+    name: 'replace',
+    args: ['string', 'string', 'string'],
+    result: 'string',
+    impl: ([s, o, n]) => {
+      const str = asString(s, 1);
+      const old = asString(o, 2);
+      const rep = asString(n, 3);
+      if (old === '') return [''].concat(runes(str)).join(rep) + (str.length > 0 ? rep : '');
+      return str.split(old).join(rep);
+    },
+  },
+  {
+    name: 'split',
+    args: ['string', 'string'],
+    result: 'array',
+    impl: ([s, d]) => splitGo(asString(s, 1), asString(d, 2), -1),
+  },
+  {
+    name: 'strings.split_n',
+    args: ['string', 'string', 'number'],
+    result: 'array',
+    impl: ([s, d, n]) => {
+      const parts = splitGo(asString(s, 1), asString(d, 2), -1);
+      const count = asInt(n, 3);
+      if (count === 0) return [];
+      return count > 0 ? parts.slice(0, count) : parts.slice(Math.max(0, parts.length + count));
+    },
+  },
+  {
+    name: 'substring',
+    args: ['string', 'number', 'number'],
+    result: 'string',
+    impl: ([s, a, l]) => {
+      const r = runes(asString(s, 1));
+      const start = asInt(a, 2);
+      const length = asInt(l, 3);
+      if (start < 0) throw new BuiltinError('negative offset');
+      if (start >= r.length) return '';
+      if (length < 0) return r.slice(start).join('');
+      return r.slice(start, Math.min(r.length, start + length)).join('');
+    },
+  },
+  { name: 'trim', args: ['string', 'string'], result: 'string', impl: ([s, c]) => trimSet(asString(s, 1), asString(c, 2), true, true) },
+  { name: 'trim_left', args: ['string', 'string'], result: 'string', impl: ([s, c]) => trimSet(asString(s, 1), asString(c, 2), true, false) },
+  { name: 'trim_right', args: ['string', 'string'], result: 'string', impl: ([s, c]) => trimSet(asString(s, 1), asString(c, 2), false, true) },
+  {
+    name: 'trim_prefix',
+    args: ['string', 'string'],
+    result: 'string',
+    impl: ([s, p]) => {
+      const str = asString(s, 1);
+      const pre = asString(p, 2);
+      return str.startsWith(pre) ? str.slice(pre.length) : str;
+    },
+  },
+  {
+    name: 'trim_suffix',
+    args: ['string', 'string'],
+    result: 'string',
+    impl: ([s, p]) => {
+      const str = asString(s, 1);
+      const suf = asString(p, 2);
+      return suf !== '' && str.endsWith(suf) ? str.slice(0, str.length - suf.length) : str;
+    },
+  },
+  { name: 'trim_space', args: ['string'], result: 'string', impl: ([s]) => asString(s, 1).replace(GO_SPACE, '') },
+  {
+    name: 'strings.replace_n',
+    args: ['object', 'string'],
+    result: 'string',
+    impl: ([p, s]) => {
+      if (!(p instanceof RegoObject)) throw operandTypeError(1, p ?? null, 'object');
+      const pairs: Array<[string, string]> = [];
+      for (const [k, v] of p.entries()) {
+        if (typeof k !== 'string') throw BuiltinError.type('operand 1 non-string key found in pattern object');
+        if (typeof v !== 'string') throw BuiltinError.type('operand 1 non-string value found in pattern object');
+        pairs.push([k, v]);
+      }
+      const str = asString(s, 2);
+      let out = '';
+      let i = 0;
+      while (i < str.length) {
+        const hit = pairs.find(([k]) => k !== '' && str.startsWith(k, i));
+        if (hit === undefined) {
+          out += str[i];
+          i++;
+        } else {
+          out += hit[1];
+          i += hit[0].length;
+        }
+      }
+      return out;
+    },
+  },
+  { name: 'strings.reverse', args: ['string'], result: 'string', impl: ([s]) => runes(asString(s, 1)).reverse().join('') },
+  {
+    name: 'strings.count',
+    args: ['string', 'string'],
+    result: 'number',
+    impl: ([s, x]) => {
+      const str = asString(s, 1);
+      const sub = asString(x, 2);
+      if (sub === '') return runes(str).length + 1;
+      return str.split(sub).length - 1;
+    },
+  },
+  anyMatch('strings.any_prefix_match', (s, x) => s.startsWith(x)),
+  anyMatch('strings.any_suffix_match', (s, x) => s.endsWith(x)),
+];

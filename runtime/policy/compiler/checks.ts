@@ -1,0 +1,265 @@
+/**
+ * Compile-time checks: recursion between rules (`rego_recursion_error`),
+ * calls to undefined functions and wrong numbers of arguments
+ * (`rego_type_error`), and `with` targets.
+ */
+import type { Body, Expr, RefTerm, Rule, Term } from '../ast.js';
+import { refName, refToString } from '../ast.js';
+import type { BuiltinRegistry } from '../builtins/registry.js';
+import { OPA_BUILTIN_NAMES } from '../builtins/known-names.js';
+import { PolicyError, unsupported } from '../errors.js';
+import type { Value } from '../value.js';
+import { constantValue } from './constant.js';
+import type { RuleNode } from './rule-tree.js';
+
+/** Path of a `data` ref while its operands are constants; `rest` is true when a non-constant operand follows. */
+export function dataRefPrefix(ref: RefTerm): { path: Value[]; rest: boolean } | undefined {
+  const head = ref.terms[0];
+  if (head === undefined || head.type !== 'var' || head.name !== 'data') return undefined;
+  const path: Value[] = [];
+  for (let i = 1; i < ref.terms.length; i++) {
+    const v = constantValue(ref.terms[i] as Term);
+    if (v === undefined) return { path, rest: true };
+    path.push(v);
+  }
+  return { path, rest: false };
+}
+
+/** The function node a call operator names, if it is a `data` ref to functions. */
+export function functionNode(root: RuleNode, op: RefTerm): RuleNode | undefined {
+  const p = dataRefPrefix(op);
+  if (p === undefined || p.rest) return undefined;
+  const n = root.find(p.path);
+  return n !== undefined && n.isFunction ? n : undefined;
+}
+
+/** Calls `f` for every term of a body (descending into everything). */
+function walkBodyTerms(body: Body, f: (t: Term) => void): void {
+  for (const e of body) walkExprTerms(e, f);
+}
+
+function walkExprTerms(e: Expr, f: (t: Term) => void): void {
+  const term = (t: Term): void => {
+    f(t);
+    switch (t.type) {
+      case 'ref':
+        t.terms.forEach(term);
+        break;
+      case 'array':
+      case 'set':
+        t.items.forEach(term);
+        break;
+      case 'object':
+        t.entries.forEach(([k, v]) => {
+          term(k);
+          term(v);
+        });
+        break;
+      case 'call':
+        term(t.op);
+        t.args.forEach(term);
+        break;
+      case 'arraycomp':
+      case 'setcomp':
+        term(t.term);
+        walkBodyTerms(t.body, f);
+        break;
+      case 'objectcomp':
+        term(t.key);
+        term(t.value);
+        walkBodyTerms(t.body, f);
+        break;
+      default:
+        break;
+    }
+  };
+  switch (e.kind) {
+    case 'term':
+      term(e.term);
+      break;
+    case 'call':
+      term(e.op);
+      e.args.forEach(term);
+      break;
+    case 'every':
+      term(e.domain);
+      walkBodyTerms(e.body, f);
+      break;
+    case 'notbody':
+      walkBodyTerms(e.body, f);
+      break;
+    case 'some':
+      if (e.inDomain) term(e.inDomain);
+      break;
+  }
+  for (const w of e.with) term(w.value);
+}
+
+function ruleTerms(rule: Rule, f: (t: Term) => void): void {
+  for (let b: Rule | undefined = rule; b !== undefined; b = b.else) {
+    walkBodyTerms(b.body, f);
+    const h = b.head;
+    h.ref.slice(1).forEach((t) => walkBodyTerms([{ kind: 'term', term: t, negated: false, with: [], loc: t.loc }], f));
+    if (h.key) walkBodyTerms([{ kind: 'term', term: h.key, negated: false, with: [], loc: h.key.loc }], f);
+    if (h.value) walkBodyTerms([{ kind: 'term', term: h.value, negated: false, with: [], loc: h.value.loc }], f);
+  }
+}
+
+/** Rule nodes a `data` ref may read. */
+function refDeps(root: RuleNode, ref: RefTerm, out: Set<RuleNode>): void {
+  const head = ref.terms[0];
+  if (head === undefined || head.type !== 'var' || head.name !== 'data') return;
+  let node = root;
+  for (let i = 1; i < ref.terms.length; i++) {
+    const v = constantValue(ref.terms[i] as Term);
+    if (v === undefined) break;
+    const c = node.child(v);
+    if (c === undefined) return;
+    node = c;
+    if (node.hasRules) {
+      out.add(node);
+      return;
+    }
+  }
+  for (const n of node.ruleNodes()) out.add(n);
+}
+
+export function checkRecursion(root: RuleNode, errors: PolicyError[]): void {
+  const deps = new Map<RuleNode, Set<RuleNode>>();
+  for (const node of root.ruleNodes()) {
+    const out = new Set<RuleNode>();
+    for (const r of [...node.rules, ...node.defaults]) {
+      ruleTerms(r.rule, (t) => {
+        if (t.type === 'ref') refDeps(root, t, out);
+      });
+    }
+    deps.set(node, out);
+  }
+  const state = new Map<RuleNode, 1 | 2>();
+  const stack: RuleNode[] = [];
+  const reported = new Set<RuleNode>();
+  const visit = (n: RuleNode): void => {
+    state.set(n, 1);
+    stack.push(n);
+    for (const d of deps.get(n) ?? []) {
+      const s = state.get(d);
+      if (s === 1) {
+        const cycle = stack.slice(stack.indexOf(d));
+        if (!reported.has(d)) {
+          reported.add(d);
+          const first = d.rules[0] ?? d.defaults[0];
+          errors.push(
+            new PolicyError({
+              code: 'rego_recursion_error',
+              detail: `rule ${d.name} is recursive: ${[...cycle, d].map((x) => x.name).join(' -> ')}`,
+              location: first?.rule.loc,
+            }),
+          );
+        }
+      } else if (s === undefined) visit(d);
+    }
+    stack.pop();
+    state.set(n, 2);
+  };
+  for (const n of deps.keys()) if (!state.has(n)) visit(n);
+}
+
+/** Checks that every call names a known function with a valid number of arguments. */
+export function checkCalls(body: Body, root: RuleNode, builtins: BuiltinRegistry, errors: PolicyError[]): void {
+  const check = (op: RefTerm, nargs: number, e: { loc: Expr['loc'] }): void => {
+    const name = refName(op);
+    let arity: number;
+    let label: string;
+    const head = op.terms[0];
+    if (head !== undefined && head.type === 'var' && head.name === 'data') {
+      const node = functionNode(root, op);
+      label = refToString(op);
+      if (node === undefined) {
+        const p = dataRefPrefix(op);
+        const n = p !== undefined && !p.rest ? root.find(p.path) : undefined;
+        if (n !== undefined && n.hasRules) {
+          errors.push(new PolicyError({ code: 'rego_type_error', detail: `${label} is not a function`, location: e.loc }));
+        } else {
+          errors.push(new PolicyError({ code: 'rego_type_error', detail: `undefined function ${label}`, location: e.loc }));
+        }
+        return;
+      }
+      arity = (node.rules[0] ?? node.defaults[0])?.rule.head.args?.length ?? 0;
+    } else {
+      const def = name === undefined ? undefined : builtins.get(name);
+      label = name ?? refToString(op);
+      if (def === undefined) {
+        if (name !== undefined && OPA_BUILTIN_NAMES.has(name)) errors.push(unsupported(`builtin function ${name}`, e.loc));
+        else errors.push(new PolicyError({ code: 'rego_type_error', detail: `undefined function ${label}`, location: e.loc }));
+        return;
+      }
+      arity = def.args.length;
+      if (def.result === undefined && nargs > arity) {
+        errors.push(new PolicyError({ code: 'rego_type_error', detail: `${label}: too many arguments`, location: e.loc }));
+        return;
+      }
+    }
+    if (nargs < arity) errors.push(new PolicyError({ code: 'rego_type_error', detail: `${label}: too few arguments`, location: e.loc }));
+    else if (nargs > arity + 1) errors.push(new PolicyError({ code: 'rego_type_error', detail: `${label}: too many arguments`, location: e.loc }));
+  };
+  const visitTerm = (t: Term): void => {
+    switch (t.type) {
+      case 'call':
+        check(t.op, t.args.length, t);
+        t.args.forEach(visitTerm);
+        break;
+      case 'ref':
+        t.terms.forEach(visitTerm);
+        break;
+      case 'array':
+      case 'set':
+        t.items.forEach(visitTerm);
+        break;
+      case 'object':
+        t.entries.forEach(([k, v]) => {
+          visitTerm(k);
+          visitTerm(v);
+        });
+        break;
+      case 'arraycomp':
+      case 'setcomp':
+        visitTerm(t.term);
+        visitBody(t.body);
+        break;
+      case 'objectcomp':
+        visitTerm(t.key);
+        visitTerm(t.value);
+        visitBody(t.body);
+        break;
+      default:
+        break;
+    }
+  };
+  const visitBody = (b: Body): void => {
+    for (const e of b) {
+      switch (e.kind) {
+        case 'call': {
+          const n = refName(e.op);
+          if (n !== 'eq' && n !== 'assign') check(e.op, e.args.length, e);
+          e.args.forEach(visitTerm);
+          break;
+        }
+        case 'term':
+          visitTerm(e.term);
+          break;
+        case 'every':
+          visitTerm(e.domain);
+          visitBody(e.body);
+          break;
+        case 'notbody':
+          visitBody(e.body);
+          break;
+        case 'some':
+          if (e.inDomain) visitTerm(e.inDomain);
+          break;
+      }
+      for (const w of e.with) visitTerm(w.value);
+    }
+  };
+  visitBody(body);
+}

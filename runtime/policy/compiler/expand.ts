@@ -1,0 +1,259 @@
+/**
+ * Expression rewrites that flatten nested evaluation, as OPA's compiler does:
+ *
+ * - {@link expandBody} (RewriteExprTerms, before safety): calls nested in
+ *   terms become their own expressions with a generated output var
+ *   (`x := f(g(y))` becomes `g(y, $t0); f($t0, $t1); x = $t1`), and refs whose
+ *   head is a composite or a call get that head bound to a var first.
+ * - {@link rewriteDynamics} (RewriteDynamicTerms, after safety): refs and
+ *   comprehensions in call arguments are evaluated by a preceding `=`
+ *   expression, so a call only ever sees values.
+ * - {@link rewritePrint}: `print(a, b)` becomes
+ *   `internal.print([{$p | $p = a}, {$p | $p = b}])` so undefined arguments
+ *   print as `<undefined>` instead of failing.
+ */
+import type { Body, CallExpr, Expr, Loc, RefTerm, Term, With } from '../ast.js';
+import { mkVar, opRef, refName } from '../ast.js';
+import type { VarGen } from './locals.js';
+
+function eqExpr(lhs: Term, rhs: Term, loc: Loc, w: With[]): CallExpr {
+  return { kind: 'call', op: opRef('eq', loc), args: [lhs, rhs], negated: false, with: w, loc, generated: true };
+}
+
+export class Expander {
+  constructor(
+    private readonly gen: VarGen,
+    /** `future.keywords.not` / rego.v2: keep support expressions of a negation inside it. */
+    private readonly notKeyword: boolean,
+  ) {}
+
+  body(body: Body): Body {
+    const out: Body = [];
+    for (const e of body) out.push(...this.expr(e));
+    return out;
+  }
+
+  private expr(e: Expr): Expr[] {
+    const result: Expr[] = [];
+    const w: With[] = e.with.map((x) => {
+      const [extras, value] = this.term(x.value);
+      result.push(...extras);
+      return { ...x, value };
+    });
+    const support: Expr[] = [];
+    let out: Expr;
+    switch (e.kind) {
+      case 'term': {
+        const [extras, term] = this.term(e.term);
+        support.push(...extras);
+        out = { ...e, term, with: w };
+        break;
+      }
+      case 'call': {
+        const args = e.args.map((a) => {
+          const [extras, t] = this.term(a);
+          support.push(...extras);
+          return t;
+        });
+        out = { ...e, args, with: w };
+        break;
+      }
+      case 'every': {
+        const [extras, domain] = this.term(e.domain);
+        result.push(...extras);
+        out = { ...e, domain, body: this.body(e.body), with: w };
+        return [...result, out];
+      }
+      case 'notbody':
+        out = { ...e, body: this.body(e.body), with: w };
+        return [...result, out];
+      case 'some':
+        return [...result, { ...e, with: w }];
+    }
+    for (const s of support) s.with = w;
+    if (support.length > 0 && e.negated && this.notKeyword) {
+      return [...result, { kind: 'notbody', body: [...support, { ...out, negated: false }], negated: false, with: [], loc: e.loc }];
+    }
+    return [...result, ...support, out];
+  }
+
+  /** Returns support expressions and the rewritten term. */
+  term(t: Term): [Expr[], Term] {
+    switch (t.type) {
+      case 'call': {
+        const support: Expr[] = [];
+        const args = t.args.map((a) => {
+          const [extras, x] = this.term(a);
+          support.push(...extras);
+          return x;
+        });
+        const out = mkVar(this.gen.temp(), t.loc);
+        support.push({ kind: 'call', op: t.op, args: [...args, out], negated: false, with: [], loc: t.loc, generated: true });
+        return [support, out];
+      }
+      case 'ref': {
+        const support: Expr[] = [];
+        const terms = t.terms.map((x) => {
+          const [extras, y] = this.term(x);
+          support.push(...extras);
+          return y;
+        });
+        const head = terms[0] as Term;
+        if (head.type !== 'var') {
+          const v = mkVar(this.gen.temp(), head.loc);
+          support.push(eqExpr(v, head, head.loc, []));
+          terms[0] = v;
+        }
+        return [support, { ...t, terms }];
+      }
+      case 'array':
+      case 'set': {
+        const support: Expr[] = [];
+        const items = t.items.map((x) => {
+          const [extras, y] = this.term(x);
+          support.push(...extras);
+          return y;
+        });
+        return [support, { ...t, items }];
+      }
+      case 'object': {
+        const support: Expr[] = [];
+        const entries = t.entries.map(([k, v]) => {
+          const [e1, k2] = this.term(k);
+          const [e2, v2] = this.term(v);
+          support.push(...e1, ...e2);
+          return [k2, v2] as [Term, Term];
+        });
+        return [support, { ...t, entries }];
+      }
+      case 'arraycomp':
+      case 'setcomp': {
+        const [extras, term] = this.term(t.term);
+        return [[], { ...t, term, body: this.body([...t.body, ...extras]) }];
+      }
+      case 'objectcomp': {
+        const [e1, key] = this.term(t.key);
+        const [e2, value] = this.term(t.value);
+        return [[], { ...t, key, value, body: this.body([...t.body, ...e1, ...e2]) }];
+      }
+      default:
+        return [[], t];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+function needsEval(t: Term): boolean {
+  return t.type === 'ref' || t.type === 'call' || t.type === 'arraycomp' || t.type === 'setcomp' || t.type === 'objectcomp';
+}
+
+/** Moves refs and comprehensions out of call arguments (after safety reordering). */
+export function rewriteDynamics(body: Body, gen: VarGen): Body {
+  const out: Body = [];
+  for (const e of body) {
+    switch (e.kind) {
+      case 'call': {
+        const name = refName(e.op);
+        if (name === 'eq') {
+          const args = e.args.map((a) => dynInTerm(a, out, e, gen));
+          out.push({ ...e, args });
+        } else {
+          const args = e.args.map((a) => dynOne(a, out, e, gen));
+          out.push({ ...e, args });
+        }
+        break;
+      }
+      case 'term':
+        out.push({ ...e, term: dynInTerm(e.term, out, e, gen) });
+        break;
+      case 'every':
+        out.push({ ...e, body: rewriteDynamics(e.body, gen) });
+        break;
+      case 'notbody':
+        out.push({ ...e, body: rewriteDynamics(e.body, gen) });
+        break;
+      default:
+        out.push(e);
+    }
+  }
+  return out;
+}
+
+function dynInTerm(t: Term, out: Body, orig: Expr, gen: VarGen): Term {
+  switch (t.type) {
+    case 'ref':
+      return { ...t, terms: t.terms.map((x, i) => (i === 0 ? x : dynOne(x, out, orig, gen))) };
+    case 'arraycomp':
+    case 'setcomp':
+    case 'objectcomp':
+      return { ...t, body: rewriteDynamics(t.body, gen) } as Term;
+    default:
+      return dynOne(t, out, orig, gen);
+  }
+}
+
+function dynOne(t: Term, out: Body, orig: Expr, gen: VarGen): Term {
+  switch (t.type) {
+    case 'ref': {
+      const terms = t.terms.map((x, i) => (i === 0 ? x : dynOne(x, out, orig, gen)));
+      const v = mkVar(gen.temp(), t.loc);
+      out.push(eqExpr(v, { ...t, terms } as RefTerm, t.loc, orig.with));
+      return v;
+    }
+    case 'array':
+      return { ...t, items: t.items.map((x) => dynOne(x, out, orig, gen)) };
+    case 'set':
+      return { ...t, items: t.items.map((x) => dynOne(x, out, orig, gen)) };
+    case 'object':
+      return { ...t, entries: t.entries.map(([k, v]) => [dynOne(k, out, orig, gen), dynOne(v, out, orig, gen)] as [Term, Term]) };
+    case 'arraycomp':
+    case 'setcomp':
+    case 'objectcomp': {
+      const v = mkVar(gen.temp(), t.loc);
+      out.push(eqExpr(v, { ...t, body: rewriteDynamics(t.body, gen) } as Term, t.loc, orig.with));
+      return v;
+    }
+    default:
+      return t;
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+/** Rewrites `print(...)` calls (anywhere in a body) into `internal.print([...])`. */
+export function rewritePrint(body: Body, gen: VarGen): Body {
+  return body.map((e) => {
+    switch (e.kind) {
+      case 'call':
+        if (refName(e.op) === 'print') {
+          const items: Term[] = e.args.map((a) => {
+            const v = mkVar(gen.temp(), a.loc);
+            return { type: 'setcomp', term: v, body: [eqExpr(v, a, a.loc, [])], loc: a.loc };
+          });
+          return { ...e, op: opRef('internal.print', e.op.loc), args: [{ type: 'array', items, loc: e.loc }] };
+        }
+        return { ...e, args: e.args.map((a) => printInTerm(a, gen)) };
+      case 'term':
+        return { ...e, term: printInTerm(e.term, gen) };
+      case 'every':
+        return { ...e, body: rewritePrint(e.body, gen) };
+      case 'notbody':
+        return { ...e, body: rewritePrint(e.body, gen) };
+      default:
+        return e;
+    }
+  });
+}
+
+function printInTerm(t: Term, gen: VarGen): Term {
+  switch (t.type) {
+    case 'arraycomp':
+    case 'setcomp':
+      return { ...t, body: rewritePrint(t.body, gen) };
+    case 'objectcomp':
+      return { ...t, body: rewritePrint(t.body, gen) };
+    default:
+      return t;
+  }
+}

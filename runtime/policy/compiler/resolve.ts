@@ -1,0 +1,202 @@
+/**
+ * Reference resolution (OPA's ResolveRefs stage): vars naming a rule of the
+ * package become `data.<pkg>.<rule>` refs, import aliases become their path,
+ * unless the var is a function argument or declared locally (`:=`, `some`).
+ */
+import type { Body, Expr, Module, RefTerm, Rule, Term, With } from '../ast.js';
+import { mkRef } from '../ast.js';
+import { patternVars } from './walk.js';
+
+type Globals = Map<string, Term[]>;
+
+/** Package path segments of a module (`package a.b` gives `["a", "b"]`). */
+export function packageSegments(m: Module): string[] {
+  return m.package.path.terms.slice(1).map((t) => (t.type === 'string' ? t.value : ''));
+}
+
+/** Vars declared in a body by `:=` or `some` (not descending into comprehensions). */
+export function declaredVars(body: Body, out: Set<string> = new Set()): Set<string> {
+  for (const e of body) {
+    if (e.kind === 'call' && e.args.length === 2 && isOp(e.op, 'assign')) patternVarsDeep(e.args[0] as Term, out);
+    else if (e.kind === 'some') {
+      for (const v of e.vars) out.add(v.name);
+      if (e.inKey) patternVarsDeep(e.inKey, out);
+      if (e.inValue) patternVarsDeep(e.inValue, out);
+    } else if (e.kind === 'every') {
+      declaredVars(e.body, out);
+    } else if (e.kind === 'notbody') {
+      declaredVars(e.body, out);
+    }
+  }
+  return out;
+}
+
+function patternVarsDeep(t: Term, out: Set<string>): void {
+  patternVars(t, out);
+}
+
+export function isOp(op: RefTerm, name: string): boolean {
+  const h = op.terms[0];
+  return op.terms.length === 1 && h !== undefined && h.type === 'var' && h.name === name;
+}
+
+/** Resolves all rules of `modules` in place. */
+export function resolveModules(modules: Module[]): void {
+  const rulesByPackage = new Map<string, Set<string>>();
+  for (const m of modules) {
+    const key = packageSegments(m).join('\u0000');
+    let names = rulesByPackage.get(key);
+    if (names === undefined) rulesByPackage.set(key, (names = new Set()));
+    for (const r of m.rules) {
+      const h = r.head.ref[0];
+      if (h !== undefined && h.type === 'var') names.add(h.name);
+    }
+  }
+  for (const m of modules) {
+    const globals: Globals = new Map();
+    const pkgTerms = m.package.path.terms;
+    for (const name of rulesByPackage.get(packageSegments(m).join('\u0000')) ?? []) {
+      globals.set(name, [...pkgTerms, { type: 'string', value: name, loc: m.package.loc }]);
+    }
+    for (const imp of m.imports) {
+      const head = imp.path.terms[0];
+      if (head === undefined || head.type !== 'var') continue;
+      if (head.name === 'future' || head.name === 'rego') continue;
+      const last = imp.path.terms[imp.path.terms.length - 1] as Term;
+      const name = imp.alias ?? (last.type === 'var' ? last.name : last.type === 'string' ? last.value : '');
+      if (name !== '') globals.set(name, imp.path.terms);
+    }
+    for (const r of m.rules) resolveRule(r, globals);
+  }
+}
+
+/** Resolves a query body against an optional set of globals (none for plain queries). */
+export function resolveQuery(body: Body, globals: Globals = new Map()): Body {
+  const r = new Resolver(globals);
+  const ignore = declaredVars(body);
+  return r.body(body, [ignore]);
+}
+
+function resolveRule(rule: Rule, globals: Globals): void {
+  const r = new Resolver(globals);
+  const argVars = new Set<string>();
+  for (const a of rule.head.args ?? []) collectAllVars(a, argVars);
+  for (let branch: Rule | undefined = rule; branch !== undefined; branch = branch.else) {
+    const ignore = [argVars, declaredVars(branch.body)];
+    const h = branch.head;
+    h.ref = [h.ref[0] as Term, ...h.ref.slice(1).map((t) => r.term(t, ignore))];
+    if (h.key !== undefined) h.key = r.term(h.key, ignore);
+    if (h.value !== undefined) h.value = r.term(h.value, ignore);
+    branch.body = r.body(branch.body, ignore);
+  }
+}
+
+function collectAllVars(t: Term, out: Set<string>): void {
+  switch (t.type) {
+    case 'var':
+      out.add(t.name);
+      break;
+    case 'array':
+    case 'set':
+      t.items.forEach((x) => collectAllVars(x, out));
+      break;
+    case 'object':
+      t.entries.forEach(([k, v]) => {
+        collectAllVars(k, out);
+        collectAllVars(v, out);
+      });
+      break;
+    case 'ref':
+      t.terms.forEach((x) => collectAllVars(x, out));
+      break;
+    default:
+      break;
+  }
+}
+
+class Resolver {
+  constructor(private readonly globals: Globals) {}
+
+  private ignored(name: string, ignore: Set<string>[]): boolean {
+    for (const s of ignore) if (s.has(name)) return true;
+    return false;
+  }
+
+  body(b: Body, ignore: Set<string>[]): Body {
+    return b.map((e) => this.expr(e, ignore));
+  }
+
+  expr(e: Expr, ignore: Set<string>[]): Expr {
+    const w: With[] = e.with.map((x) => ({ ...x, target: this.term(x.target, ignore), value: this.term(x.value, ignore) }));
+    switch (e.kind) {
+      case 'term':
+        return { ...e, term: this.term(e.term, ignore), with: w };
+      case 'call':
+        return { ...e, op: this.op(e.op, ignore), args: e.args.map((a) => this.term(a, ignore)), with: w };
+      case 'some': {
+        const out = { ...e, with: w };
+        if (e.inDomain) out.inDomain = this.term(e.inDomain, ignore);
+        if (e.inKey) out.inKey = this.term(e.inKey, ignore);
+        if (e.inValue) out.inValue = this.term(e.inValue, ignore);
+        return out;
+      }
+      case 'every': {
+        const locals = new Set<string>();
+        if (e.key) collectAllVars(e.key, locals);
+        collectAllVars(e.value, locals);
+        const inner = [...ignore, locals, declaredVars(e.body)];
+        return { ...e, domain: this.term(e.domain, ignore), body: this.body(e.body, inner), with: w };
+      }
+      case 'notbody':
+        return { ...e, body: this.body(e.body, [...ignore, declaredVars(e.body)]), with: w };
+    }
+  }
+
+  private op(op: RefTerm, ignore: Set<string>[]): RefTerm {
+    const t = this.term(op, ignore);
+    return t.type === 'ref' ? t : mkRef([t], t.loc);
+  }
+
+  term(t: Term, ignore: Set<string>[]): Term {
+    switch (t.type) {
+      case 'var': {
+        if (this.ignored(t.name, ignore)) return t;
+        const g = this.globals.get(t.name);
+        if (g === undefined) return t;
+        return mkRef(g.map((x, i) => (i === 0 ? { ...x, loc: t.loc } : x)), t.loc);
+      }
+      case 'ref': {
+        const head = t.terms[0] as Term;
+        const rest = t.terms.slice(1).map((x) => this.term(x, ignore));
+        if (head.type === 'var') {
+          if (head.name === 'data' || head.name === 'input') return mkRef([head, ...rest], t.loc);
+          if (!this.ignored(head.name, ignore)) {
+            const g = this.globals.get(head.name);
+            if (g !== undefined) return mkRef([...g.map((x, i) => (i === 0 ? { ...x, loc: head.loc } : x)), ...rest], t.loc);
+          }
+          return mkRef([head, ...rest], t.loc);
+        }
+        return mkRef([this.term(head, ignore), ...rest], t.loc);
+      }
+      case 'array':
+        return { ...t, items: t.items.map((x) => this.term(x, ignore)) };
+      case 'set':
+        return { ...t, items: t.items.map((x) => this.term(x, ignore)) };
+      case 'object':
+        return { ...t, entries: t.entries.map(([k, v]) => [this.term(k, ignore), this.term(v, ignore)] as [Term, Term]) };
+      case 'call':
+        return { ...t, op: this.op(t.op, ignore), args: t.args.map((x) => this.term(x, ignore)) };
+      case 'arraycomp':
+      case 'setcomp': {
+        const inner = [...ignore, declaredVars(t.body)];
+        return { ...t, term: this.term(t.term, inner), body: this.body(t.body, inner) };
+      }
+      case 'objectcomp': {
+        const inner = [...ignore, declaredVars(t.body)];
+        return { ...t, key: this.term(t.key, inner), value: this.term(t.value, inner), body: this.body(t.body, inner) };
+      }
+      default:
+        return t;
+    }
+  }
+}

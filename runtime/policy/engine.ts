@@ -1,0 +1,153 @@
+/**
+ * Public entry points of the Rego engine: compile modules (plus base data)
+ * once, then run queries or look up documents many times.
+ *
+ * @example
+ * const policy = compilePolicy({
+ *   modules: { 'authz.rego': 'package authz\n\ndefault allow := false\n\nallow if input.user == "admin"' },
+ * });
+ * policy.evaluate('authz.allow', { user: 'admin' }); // true
+ * policy.query('data.authz.allow = x', { input: { user: 'bob' } }); // [{ x: false }]
+ */
+import { defaultRegistry } from './builtins/index.js';
+import type { BuiltinRegistry } from './builtins/registry.js';
+import { Compiler, type CompiledModules, type ModuleSource } from './compiler/compile.js';
+import { PolicyError } from './errors.js';
+import { CodeGen, type CompiledQuery } from './eval/codegen.js';
+import { DataRefT } from './eval/data-ref.js';
+import { Env, type EvalOptions, Shared } from './eval/env.js';
+import { ConstT } from './eval/terms.js';
+import { parseQuery } from './parser.js';
+import { fromJS } from './value-json.js';
+import type { Value } from './value.js';
+
+export interface CompilePolicyOptions {
+  /** Rego modules: file name to source, or a list of `{ file, source }`. */
+  modules: Record<string, string> | ModuleSource[];
+  /** Base `data` document: a JSON-like JS value (or Rego values). */
+  data?: unknown;
+  /** Builtins available to the policy (default: {@link defaultRegistry}). */
+  builtins?: BuiltinRegistry;
+}
+
+export interface QueryOptions extends EvalOptions {
+  /** `input` as a JSON-like JS value. */
+  input?: unknown;
+  /** `input` already converted to a Rego value (takes precedence over `input`). */
+  inputValue?: Value;
+}
+
+/** One solution of a query: variable name to value. */
+export type Bindings = Record<string, Value>;
+
+function inputOf(options: QueryOptions | undefined): Value | undefined {
+  if (options === undefined) return undefined;
+  if (options.inputValue !== undefined) return options.inputValue;
+  return options.input === undefined ? undefined : fromJS(options.input);
+}
+
+function finish(shared: Shared): void {
+  if (shared.strict && shared.errors.length > 0) throw shared.errors[0];
+}
+
+function guardStack<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      throw new PolicyError({ code: 'eval_internal_error', detail: 'evaluation too deep (stack exhausted)', cause: e });
+    }
+    throw e;
+  }
+}
+
+/** A query compiled once against a policy; run it many times. */
+export class PreparedQuery {
+  constructor(
+    private readonly policy: CompiledPolicy,
+    private readonly compiled: CompiledQuery,
+  ) {}
+
+  /** All solutions (an empty list when the query is undefined). */
+  run(options?: QueryOptions): Bindings[] {
+    const shared = new Shared(options ?? {});
+    const env = new Env(inputOf(options), this.policy.data, shared, null, null);
+    const q = this.compiled;
+    const f = new Array<Value | undefined>(q.nslots);
+    const out: Bindings[] = [];
+    guardStack(() =>
+      q.body(env, f, () => {
+        const b: Bindings = {};
+        for (const { name, slot } of q.outputs) {
+          const v = f[slot];
+          if (v !== undefined) b[name] = v;
+        }
+        out.push(b);
+        return false;
+      }),
+    );
+    finish(shared);
+    return out;
+  }
+}
+
+export class CompiledPolicy {
+  readonly data: Value | undefined;
+  private readonly compiler: Compiler;
+  private readonly compiled: CompiledModules;
+  private readonly codegen: CodeGen;
+  private readonly paths = new Map<string, DataRefT>();
+
+  constructor(options: CompilePolicyOptions) {
+    const builtins = options.builtins ?? defaultRegistry;
+    const sources: ModuleSource[] = Array.isArray(options.modules)
+      ? options.modules
+      : Object.entries(options.modules).map(([file, source]) => ({ file, source }));
+    this.compiler = new Compiler(builtins);
+    this.compiled = this.compiler.compileModules(sources);
+    this.codegen = new CodeGen(this.compiled.root, builtins, this.compiled.gen);
+    this.codegen.compileNodes();
+    this.data = options.data === undefined ? undefined : fromJS(options.data);
+  }
+
+  /** Compiles a query (a Rego body such as `data.a.allow = x; x == true`). */
+  prepare(query: string): PreparedQuery {
+    const body = this.compiler.compileQuery(parseQuery(query, 'query'));
+    return new PreparedQuery(this, this.codegen.compileQuery(body));
+  }
+
+  /** Runs a query; returns its solutions (empty when undefined). */
+  query(query: string, options?: QueryOptions): Bindings[] {
+    return this.prepare(query).run(options);
+  }
+
+  /**
+   * The value of the document at `path` (`"a.b.allow"`, `"data.a.b.allow"`,
+   * `"a/b/allow"` or `["a", "b", "allow"]`), or undefined.
+   */
+  evaluate(path: string | readonly string[], input?: unknown, options?: EvalOptions & { inputValue?: Value }): Value | undefined {
+    const key = typeof path === 'string' ? path : path.join('\u0000');
+    let ref = this.paths.get(key);
+    if (ref === undefined) {
+      let segs: string[];
+      if (typeof path === 'string') {
+        segs = path.split(path.includes('/') ? '/' : '.').filter((s) => s !== '');
+        if (segs[0] === 'data') segs = segs.slice(1);
+      } else segs = [...path];
+      ref = new DataRefT(this.compiled.root, segs.map((s) => new ConstT(s)));
+      this.paths.set(key, ref);
+    }
+    const shared = new Shared(options ?? {});
+    const inputValue = options?.inputValue ?? (input === undefined ? undefined : fromJS(input));
+    const env = new Env(inputValue, this.data, shared, null, null);
+    const r = ref;
+    const v = guardStack(() => r.get(env, []));
+    finish(shared);
+    return v;
+  }
+}
+
+/** Compiles Rego modules and base data. Throws a {@link PolicyError} on parse or compile errors. */
+export function compilePolicy(options: CompilePolicyOptions): CompiledPolicy {
+  return new CompiledPolicy(options);
+}

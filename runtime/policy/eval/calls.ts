@@ -1,0 +1,69 @@
+/**
+ * Invocation of builtins and user functions, honouring `with` replacements
+ * (`with f as g`, `with count as 1`). Builtin errors are recorded and make the
+ * call undefined; strict mode raises the first one when the query ends.
+ */
+import { BuiltinError, type BuiltinDefinition } from '../builtins/registry.js';
+import type { RuleNode } from '../compiler/rule-tree.js';
+import { PolicyError, type SourceLocation } from '../errors.js';
+import type { Value } from '../value.js';
+import { Env, type ValK } from './env.js';
+import { callFunction } from './rules.js';
+
+export type CallTarget =
+  | { kind: 'builtin'; def: BuiltinDefinition; key: string }
+  | { kind: 'function'; node: RuleNode; key: string };
+
+const FAILED: unique symbol = Symbol('failed');
+
+function callBuiltin(env: Env, def: BuiltinDefinition, args: Value[], loc: SourceLocation | undefined): Value | undefined | Value[] | typeof FAILED {
+  const sh = env.shared;
+  sh.location = loc;
+  try {
+    return def.impl(args, sh);
+  } catch (e) {
+    if (PolicyError.isInstance(e)) throw e;
+    if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;
+    const msg = e instanceof Error ? e.message : String(e);
+    const code = e instanceof BuiltinError && e.kind === 'type' ? 'eval_type_error' : 'eval_builtin_error';
+    sh.errors.push(new PolicyError({ code, detail: `${def.name}: ${msg}`, location: loc }));
+    return FAILED;
+  }
+}
+
+function runBuiltin(env: Env, def: BuiltinDefinition, args: Value[], loc: SourceLocation | undefined, cb: ValK): boolean {
+  const res = callBuiltin(env, def, args, loc);
+  if (res === FAILED) return false;
+  if (res === undefined) return def.result === undefined ? cb(true) : false;
+  if (def.relation) {
+    for (const r of res as Value[]) if (cb(r)) return true;
+    return false;
+  }
+  return cb(res as Value);
+}
+
+/** Calls `target` with argument values; `cb` receives each result. */
+export function invoke(env: Env, target: CallTarget, args: Value[], loc: SourceLocation | undefined, cb: ValK): boolean {
+  if (env.funcs !== null) {
+    const r = env.funcs.get(target.key);
+    if (r !== undefined) {
+      switch (r.kind) {
+        case 'value':
+          return cb(r.value);
+        case 'builtin':
+          return runBuiltin(env, r.def, args, loc, cb);
+        case 'function': {
+          // The replaced function is itself not replaced inside its replacement.
+          const funcs = new Map(env.funcs);
+          funcs.delete(target.key);
+          const inner = new Env(env.input, env.data, env.shared, env.overrides, funcs.size > 0 ? funcs : null);
+          const v = callFunction(inner, r.node, args, loc);
+          return v === undefined ? false : cb(v);
+        }
+      }
+    }
+  }
+  if (target.kind === 'builtin') return runBuiltin(env, target.def, args, loc, cb);
+  const v = callFunction(env, target.node, args, loc);
+  return v === undefined ? false : cb(v);
+}

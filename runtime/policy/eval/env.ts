@@ -1,0 +1,113 @@
+/**
+ * Evaluation environment. One {@link Shared} per query (options, recorded
+ * builtin errors, builtin context); one {@link Env} per `with` scope (input,
+ * data and function replacements, and the cache of virtual document values,
+ * which must not leak across scopes).
+ */
+import type { BuiltinContext, BuiltinDefinition } from '../builtins/registry.js';
+import type { RuleNode } from '../compiler/rule-tree.js';
+import type { PolicyError, SourceLocation } from '../errors.js';
+import { equal, type RegoObject, type Value } from '../value.js';
+import { getPath } from './paths.js';
+
+/** Marker for "evaluated to undefined" in caches. */
+export const NONE: unique symbol = Symbol('undefined');
+export type Cached = Value | typeof NONE;
+
+export type Frame = Array<Value | undefined>;
+/** A continuation: return true to stop the enumeration. */
+export type K = () => boolean;
+export type ValK = (v: Value) => boolean;
+
+export interface EvalOptions {
+  /** Raise builtin errors instead of treating the call as undefined (OPA's strict-builtin-errors). */
+  strictBuiltinErrors?: boolean;
+  /** Receives `print` output; without it `print` does nothing. */
+  print?: (message: string) => void;
+  /** Evaluation time for time.now_ns, in ns since the epoch (default: now). */
+  timeNs?: bigint;
+}
+
+export class Shared implements BuiltinContext {
+  /** Builtin errors recorded while evaluating (the first one is raised in strict mode). */
+  readonly errors: PolicyError[] = [];
+  readonly strict: boolean;
+  readonly timeNs: bigint;
+  readonly cache = new Map<string, unknown>();
+  location: SourceLocation | undefined = undefined;
+  depth = 0;
+  private readonly printHook: ((message: string) => void) | undefined;
+
+  constructor(options: EvalOptions) {
+    this.strict = options.strictBuiltinErrors === true;
+    this.timeNs = options.timeNs ?? BigInt(Date.now()) * 1_000_000n;
+    this.printHook = options.print;
+  }
+
+  print(message: string): void {
+    this.printHook?.(message);
+  }
+}
+
+export type FuncReplacement =
+  | { kind: 'value'; value: Value }
+  | { kind: 'builtin'; def: BuiltinDefinition }
+  | { kind: 'function'; node: RuleNode };
+
+export interface DataOverrides {
+  /** Replaced paths (below `data`), in the order they were applied. */
+  targets: Value[][];
+  /** The replacement values merged into one document. */
+  value: RegoObject;
+}
+
+export class Env {
+  /** Values of virtual documents (rule nodes and interior nodes) in this scope. */
+  readonly cache = new Map<RuleNode, Cached>();
+  /** Function results by node and argument key. */
+  fnCache: Map<RuleNode, Map<string, Cached>> | null = null;
+
+  constructor(
+    readonly input: Value | undefined,
+    readonly data: Value | undefined,
+    readonly shared: Shared,
+    readonly overrides: DataOverrides | null,
+    readonly funcs: Map<string, FuncReplacement> | null,
+  ) {}
+
+  /** True when `path` is at or below a `with data...` target. */
+  overridden(path: readonly Value[]): boolean {
+    const o = this.overrides;
+    if (o === null) return false;
+    outer: for (const t of o.targets) {
+      if (t.length > path.length) continue;
+      for (let i = 0; i < t.length; i++) if (!eqKey(t[i] as Value, path[i] as Value)) continue outer;
+      return true;
+    }
+    return false;
+  }
+
+  /** The replacement value at `path` (when overridden). */
+  overrideValue(path: readonly Value[]): Value | undefined {
+    return this.overrides === null ? undefined : getPath(this.overrides.value, path);
+  }
+
+  /** True when some `with data...` target lies strictly below `path`. */
+  overridesBelow(path: readonly Value[]): boolean {
+    const o = this.overrides;
+    if (o === null) return false;
+    outer: for (const t of o.targets) {
+      if (t.length <= path.length) continue;
+      for (let i = 0; i < path.length; i++) if (!eqKey(t[i] as Value, path[i] as Value)) continue outer;
+      return true;
+    }
+    return false;
+  }
+}
+
+function eqKey(a: Value, b: Value): boolean {
+  return a === b || equal(a, b);
+}
+
+/** A compiled expression (or body): calls `k` once per solution; returns true when stopped. */
+export type ExprFn = (env: Env, f: Frame, k: K) => boolean;

@@ -1,0 +1,292 @@
+/**
+ * Rego tokenizer. Produces the whole token list up front; each token records
+ * whether whitespace preceded it (refs and calls must be adjacent: `a.b[c](d)`)
+ * and its 1-based row/column.
+ */
+import { PolicyError } from './errors.js';
+
+export type TokenKind = 'ident' | 'number' | 'string' | 'template' | 'op' | 'eof';
+
+/** A part of a template string `$"a {expr} b"`: literal text or expression source. */
+export type TemplatePart = { lit: string } | { expr: string; row: number; col: number };
+
+export interface Token {
+  kind: TokenKind;
+  /** Identifier name, operator text, number text, or decoded string value. */
+  text: string;
+  /** For strings: true when written with backticks. */
+  raw?: boolean;
+  /** For template strings: literal and expression parts. */
+  parts?: TemplatePart[];
+  /** Whitespace or a comment came right before this token. */
+  space: boolean;
+  /** A newline came between the previous token and this one. */
+  newline: boolean;
+  offset: number;
+  row: number;
+  col: number;
+}
+
+const TWO_CHAR_OPS = new Set([':=', '==', '!=', '<=', '>=']);
+const ONE_CHAR_OPS = new Set(['=', '<', '>', '+', '-', '*', '/', '%', '&', '|', '(', ')', '[', ']', '{', '}', '.', ',', ';', ':']);
+
+function isIdentStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+export function tokenize(src: string, file: string): Token[] {
+  const tokens: Token[] = [];
+  let pos = 0;
+  let row = 1;
+  let lineStart = 0;
+  const n = src.length;
+
+  const fail = (msg: string, at: number, atRow = row, atLineStart = lineStart): never => {
+    throw new PolicyError({
+      code: 'rego_parse_error',
+      detail: msg,
+      location: { file, row: atRow, col: at - atLineStart + 1 },
+    });
+  };
+
+  while (true) {
+    let space = pos === 0;
+    let newline = false;
+    // Skip whitespace and comments.
+    while (pos < n) {
+      const c = src.charCodeAt(pos);
+      if (c === 10) {
+        pos++;
+        row++;
+        lineStart = pos;
+        space = true;
+        newline = true;
+      } else if (c === 32 || c === 9 || c === 13) {
+        pos++;
+        space = true;
+      } else if (c === 35) {
+        while (pos < n && src.charCodeAt(pos) !== 10) pos++;
+        space = true;
+      } else break;
+    }
+    const col = pos - lineStart + 1;
+    if (pos >= n) {
+      tokens.push({ kind: 'eof', text: '', space, newline, offset: pos, row, col });
+      return tokens;
+    }
+    const start = pos;
+    const c = src.charCodeAt(pos);
+    const base = { space, newline, offset: start, row, col };
+
+    if (isIdentStart(c)) {
+      pos++;
+      while (pos < n) {
+        const d = src.charCodeAt(pos);
+        if (isIdentStart(d) || isDigit(d)) pos++;
+        else break;
+      }
+      tokens.push({ kind: 'ident', text: src.slice(start, pos), ...base });
+      continue;
+    }
+
+    const next = pos + 1 < n ? src.charCodeAt(pos + 1) : -1;
+    const prev = tokens[tokens.length - 1];
+    const dotNumber =
+      c === 46 &&
+      isDigit(next) &&
+      (prev === undefined || prev.kind === 'op' || space) &&
+      !(prev !== undefined && !space && (prev.text === ']' || prev.text === ')' || prev.text === '}'));
+    if (isDigit(c) || dotNumber) {
+      if (c !== 46) while (pos < n && isDigit(src.charCodeAt(pos))) pos++;
+      if (pos < n && src.charCodeAt(pos) === 46 && isDigit(pos + 1 < n ? src.charCodeAt(pos + 1) : -1)) {
+        pos++;
+        while (pos < n && isDigit(src.charCodeAt(pos))) pos++;
+      }
+      if (pos < n && (src.charCodeAt(pos) | 32) === 101) {
+        const save = pos;
+        pos++;
+        if (pos < n && (src.charCodeAt(pos) === 43 || src.charCodeAt(pos) === 45)) pos++;
+        if (pos < n && isDigit(src.charCodeAt(pos))) {
+          while (pos < n && isDigit(src.charCodeAt(pos))) pos++;
+        } else {
+          pos = save;
+          fail('expected exponent', pos);
+        }
+      }
+      if (pos < n && isIdentStart(src.charCodeAt(pos))) fail('illegal number format', start);
+      let text = src.slice(start, pos);
+      if (text.startsWith('.')) text = '0' + text;
+      if (text.length > 1 && text[0] === '0' && text[1] === '0') fail('expected number', start);
+      tokens.push({ kind: 'number', text, ...base });
+      continue;
+    }
+
+    if (c === 36 && (next === 34 || next === 96)) {
+      // Template string: $"...{expr}..." or $`...{expr}...`.
+      const raw = next === 96;
+      const quote = raw ? '`' : '"';
+      pos += 2;
+      const parts: TemplatePart[] = [];
+      let lit = '';
+      for (;;) {
+        if (pos >= n) fail('non-terminated template string', start, base.row, lineStart);
+        const ch = src[pos] as string;
+        if (ch === quote) {
+          pos++;
+          break;
+        }
+        if (ch === '\n') {
+          if (!raw) fail('non-terminated template string', start, base.row, lineStart);
+          row++;
+          lineStart = pos + 1;
+        }
+        if (ch === '\\' && !raw) {
+          const e = src[pos + 1];
+          const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', '{': '{', '}': '}' };
+          if (e !== undefined && simple[e] !== undefined) {
+            lit += simple[e];
+            pos += 2;
+            continue;
+          }
+          if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(src.slice(pos + 2, pos + 6))) {
+            lit += String.fromCharCode(parseInt(src.slice(pos + 2, pos + 6), 16));
+            pos += 6;
+            continue;
+          }
+          fail('illegal escape sequence', pos);
+        }
+        if (ch === '{') {
+          if (lit !== '') parts.push({ lit });
+          lit = '';
+          const exprRow = row;
+          const exprCol = pos + 1 - lineStart + 1;
+          let depth = 1;
+          let j = pos + 1;
+          while (j < n && depth > 0) {
+            const d = src[j] as string;
+            if (d === '"' || d === '`') {
+              const close = d;
+              j++;
+              while (j < n && src[j] !== close) {
+                if (close === '"' && src[j] === '\\') j++;
+                j++;
+              }
+            } else if (d === '{') depth++;
+            else if (d === '}') depth--;
+            else if (d === '\n') {
+              row++;
+              lineStart = j + 1;
+            }
+            j++;
+          }
+          if (depth > 0) fail('non-terminated template string expression', pos);
+          parts.push({ expr: src.slice(pos + 1, j - 1), row: exprRow, col: exprCol });
+          pos = j;
+          continue;
+        }
+        lit += ch;
+        pos++;
+      }
+      if (lit !== '' || parts.length === 0) parts.push({ lit });
+      tokens.push({ kind: 'template', text: '', parts, ...base });
+      continue;
+    }
+
+    if (c === 34) {
+      // Double-quoted string with JSON escapes.
+      pos++;
+      let out = '';
+      let chunk = pos;
+      for (;;) {
+        if (pos >= n) fail('non-terminated string', start, base.row, lineStart);
+        const d = src.charCodeAt(pos);
+        if (d === 10) fail('non-terminated string', start, base.row, lineStart);
+        if (d === 34) {
+          out += src.slice(chunk, pos);
+          pos++;
+          break;
+        }
+        if (d === 92) {
+          out += src.slice(chunk, pos);
+          const e = src[pos + 1];
+          switch (e) {
+            case '"':
+              out += '"';
+              break;
+            case '\\':
+              out += '\\';
+              break;
+            case '/':
+              out += '/';
+              break;
+            case 'b':
+              out += '\b';
+              break;
+            case 'f':
+              out += '\f';
+              break;
+            case 'n':
+              out += '\n';
+              break;
+            case 'r':
+              out += '\r';
+              break;
+            case 't':
+              out += '\t';
+              break;
+            case 'u': {
+              const hex = src.slice(pos + 2, pos + 6);
+              if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('illegal escape sequence', pos);
+              out += String.fromCharCode(parseInt(hex, 16));
+              pos += 4;
+              break;
+            }
+            default:
+              fail('illegal escape sequence', pos);
+          }
+          pos += 2;
+          chunk = pos;
+          continue;
+        }
+        pos++;
+      }
+      tokens.push({ kind: 'string', text: out, ...base });
+      continue;
+    }
+
+    if (c === 96) {
+      // Raw string: no escapes, may span lines.
+      pos++;
+      const s = pos;
+      while (pos < n && src.charCodeAt(pos) !== 96) {
+        if (src.charCodeAt(pos) === 10) {
+          row++;
+          lineStart = pos + 1;
+        }
+        pos++;
+      }
+      if (pos >= n) fail('non-terminated raw string', start, base.row, start - col + 1);
+      tokens.push({ kind: 'string', text: src.slice(s, pos), raw: true, ...base });
+      pos++;
+      continue;
+    }
+
+    const two = src.slice(pos, pos + 2);
+    if (TWO_CHAR_OPS.has(two)) {
+      tokens.push({ kind: 'op', text: two, ...base });
+      pos += 2;
+      continue;
+    }
+    const one = src[pos] as string;
+    if (ONE_CHAR_OPS.has(one)) {
+      tokens.push({ kind: 'op', text: one, ...base });
+      pos++;
+      continue;
+    }
+    fail(`illegal token: ${JSON.stringify(one)}`, pos);
+  }
+}

@@ -1,0 +1,613 @@
+/**
+ * Term, expression and body parsing (the part of the grammar shared by
+ * modules and queries). Precedence, lowest first, as in OPA: `=`/`:=`, `in`,
+ * relations (`==` `!=` `<` `<=` `>` `>=`), `|`, `&`, `+` `-`, `*` `/` `%`.
+ * Refs and calls only continue with adjacent tokens (`a.b[c](d)`), so a
+ * newline or space ends a term.
+ */
+import {
+  type Body,
+  type CallTerm,
+  type Expr,
+  type Loc,
+  mkRef,
+  mkVar,
+  opRef,
+  type RefTerm,
+  type Term,
+  type VarTerm,
+  type With,
+} from './ast.js';
+import { PolicyError } from './errors.js';
+import { type Token, tokenize } from './lexer.js';
+import { parseNumberText } from './value-json.js';
+
+export const KEYWORDS = new Set([
+  'package',
+  'import',
+  'as',
+  'default',
+  'else',
+  'not',
+  'some',
+  'with',
+  'if',
+  'contains',
+  'every',
+  'in',
+  'true',
+  'false',
+  'null',
+]);
+
+const RELATION_OPS: Record<string, string> = {
+  '==': 'equal',
+  '!=': 'neq',
+  '<': 'lt',
+  '>': 'gt',
+  '<=': 'lte',
+  '>=': 'gte',
+};
+const ARITH_OPS: Record<string, string> = { '+': 'plus', '-': 'minus' };
+const FACTOR_OPS: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
+
+export interface ParserOptions {
+  /** Allow `not { body }` (set by `import rego.v2`). */
+  regoV2?: boolean;
+}
+
+export class TermParser {
+  protected i = 0;
+  regoV2: boolean;
+
+  constructor(
+    protected readonly toks: Token[],
+    protected readonly file: string,
+    options: ParserOptions = {},
+  ) {
+    this.regoV2 = options.regoV2 === true;
+  }
+
+  protected get tok(): Token {
+    return this.toks[this.i] as Token;
+  }
+
+  protected peek(k = 1): Token {
+    return this.toks[Math.min(this.i + k, this.toks.length - 1)] as Token;
+  }
+
+  protected advance(): Token {
+    const t = this.tok;
+    if (t.kind !== 'eof') this.i++;
+    return t;
+  }
+
+  protected loc(t: Token = this.tok): Loc {
+    return { file: this.file, row: t.row, col: t.col };
+  }
+
+  protected isOp(text: string, t: Token = this.tok): boolean {
+    return t.kind === 'op' && t.text === text;
+  }
+
+  protected isKw(word: string, t: Token = this.tok): boolean {
+    return t.kind === 'ident' && t.text === word;
+  }
+
+  protected fail(msg: string, t: Token = this.tok): never {
+    throw new PolicyError({ code: 'rego_parse_error', detail: msg, location: this.loc(t) });
+  }
+
+  protected describe(t: Token): string {
+    if (t.kind === 'eof') return 'EOF';
+    if (t.kind === 'string') return 'string';
+    if (t.kind === 'number') return 'number';
+    if (t.kind === 'ident') return KEYWORDS.has(t.text) ? `${t.text} keyword` : 'ident';
+    return `${t.text} token`;
+  }
+
+  protected unexpected(t: Token = this.tok): never {
+    return this.fail(`unexpected ${this.describe(t)}`, t);
+  }
+
+  protected expectOp(text: string): Token {
+    if (!this.isOp(text)) this.fail(`expected ${text} but found ${this.describe(this.tok)}`);
+    return this.advance();
+  }
+
+  /** Runs `f`; on a parse error restores the position and returns undefined. */
+  protected attempt<T>(f: () => T): T | undefined {
+    const save = this.i;
+    try {
+      return f();
+    } catch (e) {
+      if (PolicyError.isInstance(e) && e.code === 'rego_parse_error') {
+        this.i = save;
+        return undefined;
+      }
+      throw e;
+    }
+  }
+
+  protected call(name: string, args: Term[], loc: Loc): CallTerm {
+    return { type: 'call', op: opRef(name, loc), args, loc };
+  }
+
+  // -------------------------------------------------------------------------
+  // Expressions
+
+  parseTermInWithComma(): Term {
+    return this.parseTermIn(true);
+  }
+
+  parseTermIn(keyVal: boolean): Term {
+    const start = this.tok;
+    let lhs = this.parseTermRelation();
+    if (keyVal && this.isOp(',')) {
+      const save = this.i;
+      this.advance();
+      const mhs = this.attempt(() => this.parseTermRelation());
+      if (mhs !== undefined && this.isKw('in')) {
+        this.advance();
+        const rhs = this.parseTermRelation();
+        lhs = this.call('internal.member_3', [lhs, mhs, rhs], this.loc(start));
+        while (this.isKw('in')) {
+          this.advance();
+          lhs = this.call('internal.member_2', [lhs, this.parseTermRelation()], this.loc(start));
+        }
+        return lhs;
+      }
+      this.i = save;
+    }
+    while (this.isKw('in')) {
+      this.advance();
+      const rhs = this.parseTermRelation();
+      lhs = this.call('internal.member_2', [lhs, rhs], this.loc(start));
+    }
+    return lhs;
+  }
+
+  private parseBinary(next: () => Term, ops: Record<string, string>): Term {
+    const start = this.tok;
+    let lhs = next();
+    for (;;) {
+      const t = this.tok;
+      if (t.kind !== 'op') return lhs;
+      const name = ops[t.text];
+      if (name === undefined) return lhs;
+      this.advance();
+      const rhs = next();
+      lhs = this.call(name, [lhs, rhs], this.loc(start));
+    }
+  }
+
+  parseTermRelation(): Term {
+    return this.parseBinary(() => this.parseTermOr(), RELATION_OPS);
+  }
+
+  parseTermOr(): Term {
+    return this.parseBinary(() => this.parseTermAnd(), { '|': 'or' });
+  }
+
+  parseTermAnd(): Term {
+    return this.parseBinary(() => this.parseTermArith(), { '&': 'and' });
+  }
+
+  parseTermArith(): Term {
+    return this.parseBinary(() => this.parseTermFactor(), ARITH_OPS);
+  }
+
+  parseTermFactor(): Term {
+    return this.parseBinary(() => this.parseTerm(), FACTOR_OPS);
+  }
+
+  // -------------------------------------------------------------------------
+  // Terms
+
+  parseTerm(): Term {
+    const t = this.tok;
+    const loc = this.loc(t);
+    switch (t.kind) {
+      case 'number':
+        this.advance();
+        return { type: 'number', value: this.numberValue(t.text, t), loc };
+      case 'string':
+        this.advance();
+        return this.finish({ type: 'string', value: t.text, loc });
+      case 'template':
+        this.advance();
+        return this.templateString(t, loc);
+      case 'ident': {
+        if (t.text === 'true' || t.text === 'false') {
+          this.advance();
+          return { type: 'boolean', value: t.text === 'true', loc };
+        }
+        if (t.text === 'null') {
+          this.advance();
+          return { type: 'null', loc };
+        }
+        if (KEYWORDS.has(t.text)) {
+          // `contains(...)` is the builtin, not the keyword.
+          const n = this.peek();
+          if (!(t.text === 'contains' && n.kind === 'op' && n.text === '(' && !n.space)) return this.unexpected(t);
+        }
+        this.advance();
+        return this.finish(mkVar(t.text, loc));
+      }
+      case 'op':
+        switch (t.text) {
+          case '-': {
+            const n = this.peek();
+            if (n.kind !== 'number') this.fail('expected number', n);
+            this.advance();
+            this.advance();
+            return { type: 'number', value: this.numberValue('-' + n.text, n), loc };
+          }
+          case '[':
+            return this.finish(this.parseArray());
+          case '{':
+            return this.finish(this.parseSetOrObject());
+          case '(': {
+            this.advance();
+            const inner = this.parseTermInWithComma();
+            this.expectOp(')');
+            return this.finish(inner);
+          }
+        }
+        return this.unexpected(t);
+      default:
+        return this.unexpected(t);
+    }
+  }
+
+  private templateCount = 0;
+
+  /**
+   * `$"a {expr} b"` lowers (as OPA does) to
+   * `internal.template_string(["a ", {$tpl | $tpl = expr}, " b"])`.
+   */
+  private templateString(t: Token, loc: Loc): Term {
+    const items: Term[] = [];
+    for (const part of t.parts ?? []) {
+      if ('lit' in part) {
+        items.push({ type: 'string', value: part.lit, loc });
+        continue;
+      }
+      const toks = tokenize(part.expr, this.file).map((x) => ({ ...x, row: x.row + part.row - 1, col: x.row === 1 ? x.col + part.col - 1 : x.col }));
+      const sub = new TermParser(toks, this.file, { regoV2: this.regoV2 });
+      sub.templateCount = this.templateCount + 1000;
+      const exprLoc = { file: this.file, row: part.row, col: part.col };
+      if (toks[0]?.kind === 'eof') this.fail('empty template string expression', t);
+      const e = sub.parseTermInWithComma();
+      if (sub.tok.kind !== 'eof') sub.unexpected();
+      const v = mkVar(`$tpl${this.templateCount++}`, exprLoc);
+      items.push({
+        type: 'setcomp',
+        term: v,
+        body: [{ kind: 'call', op: opRef('eq', exprLoc), args: [v, e], negated: false, with: [], loc: exprLoc, generated: true }],
+        loc: exprLoc,
+      });
+    }
+    return this.call('internal.template_string', [{ type: 'array', items, loc }], loc);
+  }
+
+  private numberValue(text: string, t: Token): number | bigint {
+    try {
+      return parseNumberText(text);
+    } catch {
+      return this.fail('number too big', t);
+    }
+  }
+
+  /** Continues a term with adjacent `.x`, `[y]` and `(args)`. */
+  protected finish(head: Term): Term {
+    let term = head;
+    let ref: Term[] | undefined;
+    const refLoc = head.loc;
+    for (;;) {
+      const t = this.tok;
+      if (t.space || t.kind !== 'op') break;
+      if (t.text === '.') {
+        const name = this.peek();
+        if (name.kind !== 'ident' || name.space) this.fail('expected ident', name);
+        this.advance();
+        this.advance();
+        ref ??= [term];
+        ref.push({ type: 'string', value: name.text, loc: this.loc(name) });
+      } else if (t.text === '[') {
+        this.advance();
+        const operand = this.parseTermInWithComma();
+        this.expectOp(']');
+        ref ??= [term];
+        ref.push(operand);
+      } else if (t.text === '(') {
+        const opTerms = ref ?? [term];
+        const opHead = opTerms[0] as Term;
+        if (opHead.type !== 'var') this.fail('illegal call (operator must be a ref)', t);
+        this.advance();
+        const args = this.parseTermList(')', []);
+        this.expectOp(')');
+        if (opTerms.length === 1 && (opHead as VarTerm).name === 'set' && args.length === 0) {
+          term = { type: 'set', items: [], loc: refLoc };
+        } else {
+          term = { type: 'call', op: mkRef(opTerms, refLoc), args, loc: refLoc };
+        }
+        ref = undefined;
+      } else break;
+      if (ref !== undefined) {
+        const h = ref[0] as Term;
+        if (h.type !== 'var' && h.type !== 'array' && h.type !== 'object' && h.type !== 'set' && h.type !== 'call' &&
+          h.type !== 'arraycomp' && h.type !== 'setcomp' && h.type !== 'objectcomp') {
+          this.fail(`illegal ref (head cannot be ${h.type})`, t);
+        }
+      }
+    }
+    if (ref !== undefined) return mkRef(ref, refLoc);
+    if (term.type === 'var' && (term.name === 'data' || term.name === 'input')) return mkRef([term], term.loc);
+    return term;
+  }
+
+  /** Comma-separated terms up to (not consuming) `end`; trailing comma allowed. */
+  protected parseTermList(end: string, init: Term[]): Term[] {
+    const out = init;
+    if (this.isOp(end)) return out;
+    for (;;) {
+      out.push(this.parseTermInWithComma());
+      if (this.isOp(end)) return out;
+      if (this.isOp(',')) {
+        this.advance();
+        if (this.isOp(end)) return out;
+        continue;
+      }
+      this.fail(`expected "," or "${end}" but found ${this.describe(this.tok)}`);
+    }
+  }
+
+  private parseArray(): Term {
+    const open = this.advance();
+    const loc = this.loc(open);
+    if (this.isOp(']')) {
+      this.advance();
+      return { type: 'array', items: [], loc };
+    }
+    let potentialComprehension = true;
+    if (this.isOp(',')) {
+      potentialComprehension = false;
+      this.advance();
+    }
+    const save = this.i;
+    const head = this.attempt(() => this.parseTermAnd());
+    if (head !== undefined) {
+      if (this.isOp(']')) {
+        this.advance();
+        return { type: 'array', items: [head], loc };
+      }
+      if (this.isOp('|') && potentialComprehension) {
+        const comp = this.attempt(() => {
+          this.advance();
+          const body = this.parseBody(']');
+          this.expectOp(']');
+          return body;
+        });
+        if (comp !== undefined) return { type: 'arraycomp', term: head, body: comp, loc };
+      }
+    }
+    this.i = save;
+    const items = this.parseTermList(']', []);
+    this.expectOp(']');
+    return { type: 'array', items, loc };
+  }
+
+  private parseSetOrObject(): Term {
+    const open = this.advance();
+    const loc = this.loc(open);
+    if (this.isOp('}')) {
+      this.advance();
+      return { type: 'object', entries: [], loc };
+    }
+    let potentialComprehension = true;
+    if (this.isOp(',')) {
+      potentialComprehension = false;
+      this.advance();
+    }
+    const save = this.i;
+    const head = this.attempt(() => this.parseTermAnd());
+    if (head !== undefined) {
+      if (this.isOp('}')) {
+        this.advance();
+        return { type: 'set', items: [head], loc };
+      }
+      if (this.isOp('|') && potentialComprehension) {
+        const comp = this.attempt(() => {
+          this.advance();
+          const body = this.parseBody('}');
+          this.expectOp('}');
+          return body;
+        });
+        if (comp !== undefined) return { type: 'setcomp', term: head, body: comp, loc };
+      }
+      if (this.isOp(':') && potentialComprehension) {
+        const comp = this.attempt(() => {
+          this.advance();
+          const value = this.parseTermAnd();
+          if (!this.isOp('|')) this.fail('not a comprehension');
+          this.advance();
+          const body = this.parseBody('}');
+          this.expectOp('}');
+          return { value, body };
+        });
+        if (comp !== undefined) return { type: 'objectcomp', key: head, value: comp.value, body: comp.body, loc };
+      }
+    }
+    this.i = save;
+    const first = this.parseTermInWithComma();
+    if (this.isOp(':')) {
+      this.advance();
+      const entries: Array<[Term, Term]> = [[first, this.parseTermInWithComma()]];
+      for (;;) {
+        if (this.isOp('}')) break;
+        this.expectOp(',');
+        if (this.isOp('}')) break;
+        const k = this.parseTermInWithComma();
+        this.expectOp(':');
+        entries.push([k, this.parseTermInWithComma()]);
+      }
+      this.advance();
+      return { type: 'object', entries, loc };
+    }
+    const items = [first];
+    if (this.isOp(',')) {
+      this.advance();
+      this.parseTermList('}', items);
+    }
+    this.expectOp('}');
+    return { type: 'set', items, loc };
+  }
+
+  // -------------------------------------------------------------------------
+  // Bodies and literals
+
+  /** Literals separated by `;` or newlines, up to (not consuming) `end` ('}' , ']' or 'eof'). */
+  parseBody(end: string): Body {
+    const body: Body = [];
+    const atEnd = () => (end === 'eof' ? this.tok.kind === 'eof' : this.isOp(end));
+    if (atEnd()) this.fail('found empty body');
+    for (;;) {
+      body.push(this.parseLiteral());
+      if (this.isOp(';')) {
+        this.advance();
+        if (atEnd()) return body;
+        continue;
+      }
+      if (atEnd()) return body;
+      if (!this.tok.newline) this.unexpected();
+    }
+  }
+
+  parseLiteral(): Expr {
+    const start = this.tok;
+    const loc = this.loc(start);
+    let negated = false;
+    if (this.isKw('not')) {
+      this.advance();
+      negated = true;
+      if (this.regoV2 && this.isOp('{')) {
+        this.advance();
+        const body = this.parseBody('}');
+        this.expectOp('}');
+        const expr: Expr = { kind: 'notbody', body, negated: false, with: [], loc };
+        if (this.isKw('with')) expr.with = this.parseWith();
+        return expr;
+      }
+    }
+    if (this.isKw('some')) {
+      if (negated) this.fail("illegal negation of 'some'");
+      return this.parseSome();
+    }
+    if (this.isKw('every')) {
+      if (negated) this.fail("illegal negation of 'every'");
+      return this.parseEvery();
+    }
+    const expr = this.parseExpr(loc);
+    expr.negated = negated;
+    if (this.isKw('with')) expr.with = this.parseWith();
+    return expr;
+  }
+
+  private parseExpr(loc: Loc): Expr {
+    const lhs = this.parseTermInWithComma();
+    if (this.isOp(':=') || this.isOp('=')) {
+      const opTok = this.advance();
+      const rhs = this.parseTermInWithComma();
+      return {
+        kind: 'call',
+        op: opRef(opTok.text === ':=' ? 'assign' : 'eq', this.loc(opTok)),
+        args: [lhs, rhs],
+        negated: false,
+        with: [],
+        loc,
+      };
+    }
+    if (lhs.type === 'call') return { kind: 'call', op: lhs.op, args: lhs.args, negated: false, with: [], loc };
+    return { kind: 'term', term: lhs, negated: false, with: [], loc };
+  }
+
+  private parseSome(): Expr {
+    const someTok = this.advance();
+    const loc = this.loc(someTok);
+    const save = this.i;
+    const inTerm = this.attempt(() => this.parseTermInWithComma());
+    if (inTerm !== undefined && inTerm.type === 'call') {
+      const name = inTerm.op.terms.map((t) => (t.type === 'var' ? t.name : t.type === 'string' ? t.value : '')).join('.');
+      if (name === 'internal.member_2' || name === 'internal.member_3') {
+        const [a, b, c] = inTerm.args as [Term, Term, Term | undefined];
+        const expr: Expr =
+          name === 'internal.member_2'
+            ? { kind: 'some', vars: [], inValue: a, inDomain: b, negated: false, with: [], loc }
+            : { kind: 'some', vars: [], inKey: a, inValue: b, inDomain: c as Term, negated: false, with: [], loc };
+        if (this.isKw('with')) expr.with = this.parseWith();
+        return expr;
+      }
+      this.fail('expected `x in xs` or `x, y in xs` expression', someTok);
+    }
+    this.i = save;
+    const vars: VarTerm[] = [];
+    for (;;) {
+      const t = this.tok;
+      if (t.kind !== 'ident' || KEYWORDS.has(t.text)) this.fail('expected var', t);
+      this.advance();
+      vars.push(mkVar(t.text, this.loc(t)));
+      if (!this.isOp(',')) break;
+      this.advance();
+    }
+    return { kind: 'some', vars, negated: false, with: [], loc };
+  }
+
+  private parseEvery(): Expr {
+    const everyTok = this.advance();
+    const loc = this.loc(everyTok);
+    const t = this.parseTermInWithComma();
+    if (t.type !== 'call') this.fail('expected `x[, y] in xs { ... }` expression', everyTok);
+    const name = t.op.terms.map((x) => (x.type === 'var' ? x.name : x.type === 'string' ? x.value : '')).join('.');
+    let key: Term | undefined;
+    let value: Term;
+    let domain: Term;
+    if (name === 'internal.member_2') {
+      [value, domain] = t.args as [Term, Term];
+    } else if (name === 'internal.member_3') {
+      [key, value, domain] = t.args as [Term, Term, Term];
+    } else {
+      return this.fail('expected `x[, y] in xs { ... }` expression', everyTok);
+    }
+    if (!this.isOp('{')) this.fail('expected `{`');
+    this.advance();
+    const body = this.parseBody('}');
+    this.expectOp('}');
+    const expr: Expr =
+      key === undefined
+        ? { kind: 'every', value, domain, body, negated: false, with: [], loc }
+        : { kind: 'every', key, value, domain, body, negated: false, with: [], loc };
+    if (this.isKw('with')) expr.with = this.parseWith();
+    return expr;
+  }
+
+  private parseWith(): With[] {
+    const out: With[] = [];
+    while (this.isKw('with')) {
+      const w = this.advance();
+      const t = this.tok;
+      if (t.kind !== 'ident') this.fail('expected ident', t);
+      const target = this.parseTerm();
+      if (target.type !== 'ref' && target.type !== 'var') this.fail('expected with target path', t);
+      if (!this.isKw('as')) this.fail('expected as keyword');
+      this.advance();
+      const value = this.parseTermInWithComma();
+      out.push({ target, value, loc: this.loc(w) });
+    }
+    return out;
+  }
+
+  protected asRef(t: Term): RefTerm {
+    return t.type === 'ref' ? t : mkRef([t], t.loc);
+  }
+}

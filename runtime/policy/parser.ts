@@ -1,0 +1,222 @@
+/**
+ * Rego v1 module and query parser (OPA 1.x syntax): `if` is required before
+ * rule bodies and `contains` for multi-value rules; v0 forms are rejected with
+ * a parse error that says so.
+ *
+ * @example
+ * const mod = parseModule('package a\nallow if input.x == 1', 'a.rego');
+ */
+import {
+  type Body,
+  type Expr,
+  type Head,
+  type Import,
+  type Module,
+  mkRef,
+  type RefTerm,
+  type Rule,
+  type Term,
+} from './ast.js';
+import { PolicyError } from './errors.js';
+import { tokenize } from './lexer.js';
+import { KEYWORDS, TermParser } from './parser-terms.js';
+
+class ModuleParser extends TermParser {
+  parseModule(): Module {
+    if (!this.isKw('package')) this.fail('expected package declaration');
+    const pkgTok = this.advance();
+    const pkgTerm = this.parseTerm();
+    const path = this.packagePath(pkgTerm, pkgTok);
+    const module: Module = {
+      file: this.file,
+      package: { path, loc: this.loc(pkgTok) },
+      imports: [],
+      rules: [],
+      regoV2: false,
+      notKeyword: false,
+    };
+    while (this.isKw('import')) module.imports.push(this.parseImport(module));
+    this.regoV2 = module.regoV2;
+    while (this.tok.kind !== 'eof') {
+      if (this.isKw('import')) this.fail('imports must appear before rules');
+      if (this.isKw('package')) this.fail('unexpected package keyword (one package per module)');
+      module.rules.push(this.parseRule(module));
+    }
+    return module;
+  }
+
+  private packagePath(t: Term, at: import('./lexer.js').Token): RefTerm {
+    const terms: Term[] = [{ type: 'var', name: 'data', loc: t.loc }];
+    if (t.type === 'var') terms.push({ type: 'string', value: t.name, loc: t.loc });
+    else if (t.type === 'ref') {
+      const head = t.terms[0] as Term;
+      if (head.type !== 'var') this.fail('package name must be a ref', at);
+      terms.push({ type: 'string', value: head.name, loc: head.loc });
+      for (const x of t.terms.slice(1)) {
+        if (x.type !== 'string') this.fail('package path must contain only strings', at);
+        terms.push(x);
+      }
+    } else this.fail('package name must be a ref', at);
+    return mkRef(terms, t.loc);
+  }
+
+  private parseImport(module: Module): Import {
+    const importTok = this.advance();
+    const t = this.parseTerm();
+    const path = t.type === 'ref' ? t : t.type === 'var' ? mkRef([t], t.loc) : this.fail('invalid import path', importTok);
+    const head = path.terms[0] as Term;
+    if (head.type !== 'var' || !['data', 'input', 'future', 'rego'].includes(head.name)) {
+      this.fail('invalid path: path must begin with input, data, future or rego', importTok);
+    }
+    for (const x of path.terms.slice(1)) {
+      if (x.type !== 'string') this.fail('invalid path: path elements must be strings', importTok);
+    }
+    const names = path.terms.map((x) => (x.type === 'var' ? x.name : x.type === 'string' ? x.value : ''));
+    if (names[0] === 'rego') {
+      if (names.length !== 2 || (names[1] !== 'v1' && names[1] !== 'v2')) {
+        this.fail(`invalid import ${names.join('.')}, must be rego.v1`, importTok);
+      }
+      if (names[1] === 'v2') {
+        module.regoV2 = true;
+        module.notKeyword = true;
+      }
+    }
+    if (names[0] === 'future') {
+      if (names[1] !== 'keywords' || names.length > 3) this.fail(`invalid import ${names.join('.')}`, importTok);
+      if (names[2] === 'not') module.notKeyword = true;
+    }
+    const imp: Import = { path, loc: this.loc(importTok) };
+    if (this.isKw('as')) {
+      this.advance();
+      const a = this.tok;
+      if (a.kind !== 'ident' || KEYWORDS.has(a.text)) this.fail('expected var', a);
+      this.advance();
+      imp.alias = a.text;
+    }
+    return imp;
+  }
+
+  private parseRule(module: Module): Rule {
+    const start = this.tok;
+    const loc = this.loc(start);
+    let isDefault = false;
+    if (this.isKw('default')) {
+      this.advance();
+      isDefault = true;
+    }
+    const headTok = this.tok;
+    if (headTok.kind !== 'ident' || KEYWORDS.has(headTok.text)) this.unexpected(headTok);
+    const headTerm = this.parseTerm();
+    const head: Head = { ref: [], assign: false, loc: this.loc(headTok) };
+    if (headTerm.type === 'var') head.ref = [headTerm];
+    else if (headTerm.type === 'ref') head.ref = headTerm.terms;
+    else if (headTerm.type === 'call') {
+      head.ref = headTerm.op.terms;
+      head.args = headTerm.args;
+    } else this.fail('invalid rule head', headTok);
+    const first = head.ref[0] as Term;
+    if (first.type !== 'var') this.fail('invalid rule head', headTok);
+    if (first.name === 'data' || first.name === 'input') this.fail(`rule name conflicts with reserved ${first.name} document`, headTok);
+
+    if (this.isKw('contains')) {
+      if (isDefault) this.fail('default rules cannot use contains');
+      if (head.args !== undefined) this.fail('functions cannot use contains');
+      this.advance();
+      head.key = this.parseTermIn(false);
+    }
+    if (this.isOp(':=') || this.isOp('=')) {
+      if (head.key !== undefined) this.fail('multi-value rules (contains) cannot have a value');
+      head.assign = this.advance().text === ':=';
+      head.value = this.parseTermIn(false);
+    }
+
+    const rule: Rule = { default: isDefault, head, body: [], loc, module };
+    if (isDefault) {
+      if (head.value === undefined) this.fail('default rule must have a value');
+      rule.body = [this.trueExpr(head.value.loc)];
+      if (this.isKw('if')) this.fail('default rules cannot have a body');
+      return rule;
+    }
+    if (head.value === undefined && head.key === undefined) head.value = { type: 'boolean', value: true, loc: head.loc };
+
+    rule.body = this.parseRuleBody(head.loc);
+    let prev = rule;
+    while (this.isKw('else')) {
+      if (head.key !== undefined) this.fail('else keyword cannot be used on multi-value rules');
+      if (head.ref.length > 1 && head.args === undefined && !this.isGround(head.ref)) {
+        this.fail('else keyword cannot be used on rules with variables in head');
+      }
+      const elseTok = this.advance();
+      const elseHead: Head = { ref: head.ref, assign: false, loc: this.loc(elseTok) };
+      if (head.args !== undefined) elseHead.args = head.args;
+      if (this.isOp(':=') || this.isOp('=')) {
+        elseHead.assign = this.advance().text === ':=';
+        elseHead.value = this.parseTermIn(false);
+      } else elseHead.value = { type: 'boolean', value: true, loc: elseHead.loc };
+      const elseRule: Rule = { default: false, head: elseHead, body: [], loc: this.loc(elseTok), module };
+      elseRule.body = this.parseRuleBody(elseHead.loc);
+      prev.else = elseRule;
+      prev = elseRule;
+    }
+    return rule;
+  }
+
+  private isGround(ref: Term[]): boolean {
+    return ref.slice(1).every((t) => t.type === 'string' || t.type === 'number' || t.type === 'boolean' || t.type === 'null');
+  }
+
+  private parseRuleBody(loc: import('./ast.js').Loc): Body {
+    if (this.isKw('if')) {
+      this.advance();
+      if (this.isOp('{')) {
+        this.advance();
+        const body = this.parseBody('}');
+        this.expectOp('}');
+        return body;
+      }
+      return [this.parseLiteral()];
+    }
+    if (this.isOp('{') && !this.tok.newline) {
+      this.fail('`if` keyword is required before rule body');
+    }
+    if (this.isKw('contains')) this.fail('unexpected contains keyword');
+    if (this.tok.kind !== 'eof' && !this.tok.newline && !this.isKw('else')) {
+      this.fail(`unexpected ${this.describe(this.tok)} after rule head (rules must be written in Rego v1 syntax)`);
+    }
+    return [this.trueExpr(loc)];
+  }
+
+  private trueExpr(loc: import('./ast.js').Loc): Expr {
+    return { kind: 'term', term: { type: 'boolean', value: true, loc }, negated: false, with: [], loc, generated: true };
+  }
+}
+
+/** Parses a Rego v1 module. Throws a `PolicyError` with code `rego_parse_error`. */
+export function parseModule(source: string, file: string): Module {
+  return new ModuleParser(tokenize(source, file), file).parseModule();
+}
+
+class QueryParser extends TermParser {
+  query(): Body {
+    const body = this.parseBody('eof');
+    return body;
+  }
+
+  term(): Term {
+    const t = this.parseTermInWithComma();
+    if (this.tok.kind !== 'eof') this.unexpected();
+    return t;
+  }
+}
+
+/** Parses a query (a body: literals separated by `;` or newlines). */
+export function parseQuery(source: string, file = ''): Body {
+  const toks = tokenize(source, file);
+  if (toks.length === 1) throw new PolicyError({ code: 'rego_parse_error', detail: 'empty query', location: { file, row: 1, col: 1 } });
+  return new QueryParser(toks, file, { regoV2: false }).query();
+}
+
+/** Parses a single term (e.g. an input value written in Rego syntax). */
+export function parseTermText(source: string, file = ''): Term {
+  return new QueryParser(tokenize(source, file), file).term();
+}

@@ -1,0 +1,125 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parseJSON, toJS } from '../value-json.js';
+
+/** One Rego source file. `id` is its path relative to the policy root, with `/` separators. */
+export interface PolicySource {
+  id: string;
+  path: string;
+  source: string;
+}
+
+/** A problem with a file that is not Rego syntax (unreadable, bad JSON or YAML data). */
+export interface FileProblem {
+  file: string;
+  message: string;
+}
+
+export interface PolicyFiles {
+  modules: PolicySource[];
+  /** Base documents from `data.json` / `data.yaml` files, placed at their directory's path (as in OPA bundles). */
+  data: Record<string, unknown>;
+  problems: FileProblem[];
+}
+
+const DATA_FILES = new Set(['data.json', 'data.yaml', 'data.yml']);
+const SKIPPED_DIRS = new Set(['node_modules', '.git']);
+
+/**
+ * Reads a policy directory the way OPA reads a bundle: every `*.rego` file is
+ * a module; `data.json` / `data.yaml` files are base documents at the path of
+ * their directory (`root/a/b/data.json` becomes `data.a.b`). Hidden entries
+ * and `node_modules` are skipped. Files are read in sorted order, so the
+ * result does not depend on the file system.
+ */
+export async function readPolicyDirectory(root: string): Promise<PolicyFiles> {
+  const out: PolicyFiles = { modules: [], data: {}, problems: [] };
+  await walk(root, root, out);
+  out.modules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return out;
+}
+
+async function walk(root: string, dir: string, out: PolicyFiles): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    out.problems.push({ file: relative(root, dir) || '.', message: `cannot read directory: ${(error as Error).message}` });
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    const id = relative(root, path).split(sep).join('/');
+    if (entry.isDirectory()) {
+      if (!SKIPPED_DIRS.has(entry.name)) await walk(root, path, out);
+    } else if (entry.isFile() && entry.name.endsWith('.rego')) {
+      try {
+        out.modules.push({ id, path, source: await readFile(path, 'utf8') });
+      } catch (error) {
+        out.problems.push({ file: id, message: `cannot read file: ${(error as Error).message}` });
+      }
+    } else if (entry.isFile() && DATA_FILES.has(entry.name)) {
+      await readDataFile(root, dir, path, id, out);
+    }
+  }
+}
+
+async function readDataFile(root: string, dir: string, path: string, id: string, out: PolicyFiles): Promise<void> {
+  let value: unknown;
+  try {
+    const text = await readFile(path, 'utf8');
+    // Integers beyond 2^53 stay exact (as bigint) in both formats.
+    value = id.endsWith('.json') ? toJS(parseJSON(text)) : parseYaml(text, { intAsBigInt: true });
+  } catch (error) {
+    out.problems.push({ file: id, message: `invalid data file: ${(error as Error).message}` });
+    return;
+  }
+  const segments = relative(root, dir).split(sep).filter(Boolean);
+  if (segments.length === 0 && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    out.problems.push({ file: id, message: 'a data file at the root must hold a JSON object' });
+    return;
+  }
+  const conflict = mergeAt(out.data, segments, value);
+  if (conflict) out.problems.push({ file: id, message: `data at ${conflict} is defined twice` });
+}
+
+/** Merges `value` into `tree` at `path`; returns the conflicting path, if any. */
+function mergeAt(tree: Record<string, unknown>, path: readonly string[], value: unknown): string | undefined {
+  let node = tree;
+  for (const [i, key] of path.entries()) {
+    const last = i === path.length - 1;
+    if (last) {
+      const existing = node[key];
+      if (existing === undefined) node[key] = value;
+      else if (isObject(existing) && isObject(value)) return mergeObjects(existing, value, path.join('.'));
+      else return path.join('.');
+      return undefined;
+    }
+    const next = node[key];
+    if (next === undefined) node[key] = {};
+    else if (!isObject(next)) return path.slice(0, i + 1).join('.');
+    node = node[key] as Record<string, unknown>;
+  }
+  if (!isObject(value)) return '(root)';
+  return mergeObjects(node, value, '');
+}
+
+function mergeObjects(target: Record<string, unknown>, source: Record<string, unknown>, at: string): string | undefined {
+  for (const [key, value] of Object.entries(source)) {
+    const here = at ? `${at}.${key}` : key;
+    const existing = target[key];
+    if (existing === undefined) target[key] = value;
+    else if (isObject(existing) && isObject(value)) {
+      const conflict = mergeObjects(existing, value, here);
+      if (conflict) return conflict;
+    } else return here;
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,62 @@
+import { compilePolicy, type CompiledPolicy } from '../engine.js';
+import { PolicyError } from '../errors.js';
+import type { PolicyFiles, PolicySource } from './policy-files.js';
+
+/** One problem found while loading policies, with its place when known. */
+export interface PolicyProblem {
+  code: string;
+  message: string;
+  file?: string;
+  row?: number;
+  col?: number;
+}
+
+/** A compiled, servable set of policies: replaced whole, never half-loaded. */
+export interface PolicySet {
+  readonly policy: CompiledPolicy;
+  readonly modules: readonly PolicySource[];
+  readonly loadedAt: Date;
+}
+
+/** The policies could not be loaded; `problems` lists each with its place. */
+export class PolicyLoadError extends Error {
+  readonly problems: readonly PolicyProblem[];
+  constructor(problems: readonly PolicyProblem[]) {
+    super(`${problems.length} problem(s) loading policies:\n${problems.map(formatProblem).join('\n')}`);
+    this.name = 'PolicyLoadError';
+    this.problems = problems;
+  }
+}
+
+/** `file:row:col: code: message`, the form editors jump to. */
+export function formatProblem(problem: PolicyProblem): string {
+  const place = problem.file === undefined ? '' : `${problem.file}${problem.row === undefined ? '' : `:${problem.row}:${problem.col ?? 1}`}: `;
+  return `${place}${problem.code}: ${problem.message}`;
+}
+
+/** Every individual error inside a PolicyError (compile errors come grouped). */
+export function problemsOf(error: PolicyError): PolicyProblem[] {
+  const errors = error.errors.length > 0 ? error.errors : [error];
+  return errors.map((e) => ({
+    code: e.code,
+    message: e.detail,
+    ...(e.location ? { file: e.location.file, row: e.location.row, col: e.location.col } : {}),
+  }));
+}
+
+/**
+ * Compiles a directory's modules and data into a servable set. Throws
+ * `PolicyLoadError` listing every problem (bad data files included).
+ */
+export function compilePolicySet(files: PolicyFiles): PolicySet {
+  const problems: PolicyProblem[] = files.problems.map((p) => ({ code: 'invalid_file', message: p.message, file: p.file }));
+  let policy: CompiledPolicy | undefined;
+  try {
+    policy = compilePolicy({ modules: files.modules.map((m) => ({ file: m.id, source: m.source })), data: files.data });
+  } catch (error) {
+    if (!PolicyError.isInstance(error)) throw error;
+    problems.push(...problemsOf(error));
+  }
+  if (!policy || problems.length > 0) throw new PolicyLoadError(problems);
+  return { policy, modules: files.modules, loadedAt: new Date() };
+}

@@ -1,0 +1,65 @@
+import { createWriteStream } from 'node:fs';
+import type { Logger } from '../../core/logger.js';
+import { listen } from '../../http/listen.js';
+import { DecisionLog } from './decision-log.js';
+import { createPolicyServer } from './opa-server.js';
+import { PolicyLoadError } from './policy-set.js';
+import { PolicyStore } from './policy-store.js';
+
+export interface StartPolicyServerOptions {
+  dir: string;
+  host?: string;
+  /** Default 8181 (OPA's port); 0 picks a free one. */
+  port?: number;
+  logger?: Logger;
+  watch?: boolean;
+  allowWrites?: boolean;
+  /** Where decision log lines go: a file path, or `-` for standard output. Off when absent. */
+  decisionLog?: string;
+  /** Input fields erased from decision log lines (`/input/password`). */
+  mask?: readonly string[];
+}
+
+export interface RunningPolicyServer {
+  readonly url: string;
+  readonly port: number;
+  readonly store: PolicyStore;
+  close(): Promise<void>;
+}
+
+/**
+ * Loads a policy directory and serves OPA's REST API over it. Refuses to
+ * start when the policies do not compile (`PolicyLoadError` lists the
+ * problems); once running, a broken edit keeps the last good set serving.
+ */
+export async function startPolicyServer(options: StartPolicyServerOptions): Promise<RunningPolicyServer> {
+  const store = new PolicyStore({ dir: options.dir, ...(options.logger ? { logger: options.logger } : {}) });
+  if (!(await store.reload())) throw new PolicyLoadError(store.status?.problems ?? []);
+  const logStream =
+    options.decisionLog === undefined ? undefined : options.decisionLog === '-' ? process.stdout : createWriteStream(options.decisionLog, { flags: 'a' });
+  const decisionLog = logStream ? new DecisionLog({ write: (line) => logStream.write(`${line}\n`), mask: options.mask ?? [] }) : undefined;
+  const app = createPolicyServer({
+    store,
+    ...(options.logger ? { logger: options.logger } : {}),
+    allowWrites: options.allowWrites ?? false,
+    ...(decisionLog ? { decisionLog } : {}),
+  });
+  let listening;
+  try {
+    listening = await listen(app, { host: options.host ?? '127.0.0.1', port: options.port ?? 8181, portHint: 'pass --addr 127.0.0.1:<port>' });
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  if (options.watch ?? true) store.watch();
+  return {
+    url: listening.url,
+    port: listening.port,
+    store,
+    async close() {
+      store.close();
+      await listening.close();
+      if (logStream && logStream !== process.stdout) await new Promise<void>((resolve) => (logStream as NodeJS.WritableStream).end(resolve));
+    },
+  };
+}

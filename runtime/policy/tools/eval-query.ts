@@ -1,0 +1,57 @@
+import type { CompiledPolicy, Bindings } from '../engine.js';
+import { PolicyError } from '../errors.js';
+import { refName, type Expr } from '../ast.js';
+import { parseQuery } from '../parser.js';
+import { toJS } from '../value-json.js';
+import type { Value } from '../value.js';
+
+/** `opa eval`'s output shape: one entry per solution; `{}` when the query is undefined. */
+export interface EvalOutput {
+  result?: { expressions?: { value: unknown; text: string }[]; bindings?: Record<string, unknown> }[];
+}
+
+const VALUE_VAR = '__framework_eval_value__';
+
+/**
+ * Runs a query as `opa eval` does. A single-expression query reports the
+ * expression's value (so `data.authz.allow` prints `false` rather than
+ * nothing); a longer query reports its variable bindings.
+ */
+export function evalQuery(policy: CompiledPolicy, query: string, options: { input?: Value } = {}): EvalOutput {
+  const body = parseQuery(query, 'query');
+  const run = (text: string): Bindings[] =>
+    policy.query(text, { ...(options.input === undefined ? {} : { inputValue: options.input }), strictBuiltinErrors: true });
+  let solutions: Bindings[];
+  let single = false;
+  if (body.length === 1 && hasValue(body[0] as Expr)) {
+    try {
+      solutions = run(`${VALUE_VAR} = (${query})`);
+      single = true;
+    } catch (error) {
+      if (!PolicyError.isInstance(error) || !/parse/.test(error.code)) throw error;
+      solutions = run(query);
+    }
+  } else {
+    solutions = run(query);
+  }
+  if (solutions.length === 0) return {};
+  return {
+    result: solutions.map((b) => {
+      const bindings: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(b)) if (name !== VALUE_VAR && !name.startsWith('_')) bindings[name] = toJS(value);
+      const entry: { expressions?: { value: unknown; text: string }[]; bindings?: Record<string, unknown> } = {};
+      if (single) entry.expressions = [{ value: toJS(b[VALUE_VAR] as Value), text: query }];
+      if (Object.keys(bindings).length > 0) entry.bindings = bindings;
+      return entry;
+    }),
+  };
+}
+
+/** An expression whose value `opa eval` shows: a term, or a call other than `=` / `:=`, without `with`. */
+function hasValue(expr: Expr): boolean {
+  if (expr.negated || expr.with.length > 0) return false;
+  if (expr.kind === 'term') return true;
+  if (expr.kind !== 'call') return false;
+  const op = refName(expr.op);
+  return op !== 'eq' && op !== 'assign';
+}

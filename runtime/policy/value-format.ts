@@ -1,0 +1,87 @@
+/**
+ * Renders values in Rego syntax, as OPA's `Term.String()` does (used by
+ * `sprintf`'s `%v` on composites, `print`, and error messages).
+ */
+import { RegoSet, type Value } from './value.js';
+
+/** Quotes a string as Go's `strconv.Quote` does. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0) as number;
+    switch (c) {
+      case 0x07:
+        out += '\\a';
+        continue;
+      case 0x08:
+        out += '\\b';
+        continue;
+      case 0x0c:
+        out += '\\f';
+        continue;
+      case 0x0a:
+        out += '\\n';
+        continue;
+      case 0x0d:
+        out += '\\r';
+        continue;
+      case 0x09:
+        out += '\\t';
+        continue;
+      case 0x0b:
+        out += '\\v';
+        continue;
+      case 0x22:
+        out += '\\"';
+        continue;
+      case 0x5c:
+        out += '\\\\';
+        continue;
+    }
+    if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
+    else if (c >= 0xd800 && c <= 0xdfff) out += '\\ufffd';
+    else if (!isPrintable(c)) {
+      out += c > 0xffff ? '\\U' + c.toString(16).padStart(8, '0') : '\\u' + c.toString(16).padStart(4, '0');
+    } else out += ch;
+  }
+  return out + '"';
+}
+
+function isPrintable(c: number): boolean {
+  if (c < 0x7f) return c >= 0x20;
+  if (c >= 0x80 && c <= 0x9f) return false;
+  if (c === 0xad || c === 0xfeff) return false;
+  if (c >= 0x2028 && c <= 0x2029) return false;
+  if (c >= 0xfff9 && c <= 0xfffb) return false;
+  return true;
+}
+
+/** Formats a number the way OPA prints `ast.Number` (integers exactly, floats shortest). */
+export function formatNumber(n: number | bigint): string {
+  if (typeof n === 'bigint') return n.toString();
+  if (Number.isInteger(n)) return n.toString();
+  const s = String(n);
+  // JS uses "1e-7" / "1e+21"; OPA numbers written by big.Float use the same shape (e-07 in Go).
+  return s;
+}
+
+/** Rego source text of a value, e.g. `{"a": [1, 2], "b": {1}}`. */
+export function formatValue(v: Value): string {
+  switch (typeof v) {
+    case 'string':
+      return goQuote(v);
+    case 'number':
+    case 'bigint':
+      return formatNumber(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    default:
+      if (v === null) return 'null';
+      if (Array.isArray(v)) return '[' + v.map(formatValue).join(', ') + ']';
+      if (v instanceof RegoSet) {
+        if (v.size === 0) return 'set()';
+        return '{' + v.values().map(formatValue).join(', ') + '}';
+      }
+      return '{' + v.entries().map(([k, x]) => formatValue(k) + ': ' + formatValue(x)).join(', ') + '}';
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * Conversions between Rego values and JSON / plain JS values.
+ *
+ * `JSON.parse` rounds integers beyond 2^53; {@link parseJSON} keeps them exact
+ * (as bigint) by parsing the text itself when it contains long digit runs.
+ */
+import { bigNum, num, RegoObject, RegoSet, type Value } from './value.js';
+
+/** Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to a Rego value. */
+export function fromJS(x: unknown): Value {
+  switch (typeof x) {
+    case 'string':
+    case 'boolean':
+      return x;
+    case 'number':
+      if (!Number.isFinite(x)) throw new TypeError(`cannot convert ${x} to a Rego number`);
+      return num(x);
+    case 'bigint':
+      return bigNum(x);
+    case 'object': {
+      if (x === null) return null;
+      if (Array.isArray(x)) {
+        const out: Value[] = new Array(x.length);
+        for (let i = 0; i < x.length; i++) out[i] = fromJS(x[i] === undefined ? null : x[i]);
+        return out;
+      }
+      if (x instanceof RegoObject || x instanceof RegoSet) return x;
+      if (x instanceof Set) return RegoSet.of([...x].map(fromJS));
+      if (x instanceof Map) {
+        const o = new RegoObject();
+        for (const [k, v] of x) o.set(fromJS(k), fromJS(v));
+        return o;
+      }
+      const o = new RegoObject();
+      for (const k of Object.keys(x)) {
+        const v = (x as Record<string, unknown>)[k];
+        if (v !== undefined) o.set(k, fromJS(v));
+      }
+      return o;
+    }
+    default:
+      throw new TypeError(`cannot convert a ${typeof x} to a Rego value`);
+  }
+}
+
+/** The JSON text of an object key that is not a string (as OPA renders it). */
+function keyString(k: Value): string {
+  return typeof k === 'string' ? k : stringifyJSON(k);
+}
+
+/**
+ * Converts a Rego value to plain JS for JSON output: sets become sorted arrays,
+ * object keys become strings (non-string keys as their JSON text, like OPA),
+ * integers beyond 2^53 stay bigint.
+ */
+export function toJS(v: Value): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(toJS);
+  if (v instanceof RegoSet) return v.values().map(toJS);
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of v.entries()) out[keyString(k)] = toJS(val);
+  return out;
+}
+
+/** JSON text of a value; big integers are written exactly. Sets become arrays. */
+export function stringifyJSON(v: Value): string {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return JSON.stringify(v);
+    case 'bigint':
+      return v.toString();
+    case 'boolean':
+      return v ? 'true' : 'false';
+    default:
+      if (v === null) return 'null';
+      if (Array.isArray(v)) return '[' + v.map(stringifyJSON).join(',') + ']';
+      if (v instanceof RegoSet) return '[' + v.values().map(stringifyJSON).join(',') + ']';
+      return '{' + v.entries().map(([k, x]) => JSON.stringify(keyString(k)) + ':' + stringifyJSON(x)).join(',') + '}';
+  }
+}
+
+const LONG_DIGITS = /\d{16,}/;
+
+/** Parses JSON text into a Rego value, keeping integers beyond 2^53 exact. */
+export function parseJSON(text: string): Value {
+  if (!LONG_DIGITS.test(text)) return fromJS(JSON.parse(text));
+  const p = new JsonParser(text);
+  const v = p.value();
+  p.ws();
+  if (p.pos !== text.length) p.fail('unexpected trailing characters');
+  return v;
+}
+
+/** Parses a JSON number literal exactly where it is an integer. */
+export function parseNumberText(text: string): number | bigint {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (m === null) throw new SyntaxError(`invalid number: ${text}`);
+  const [, sign, intPart = '', fracPart = '', expPart] = m;
+  // Fast path: short integers.
+  if (fracPart === '' && expPart === undefined && intPart.length < 16) return num(Number(text));
+  // value = digits x 10^scale
+  let digits = (intPart + fracPart).replace(/^0+(?=\d)/, '');
+  let scale = (expPart === undefined ? 0 : Number(expPart)) - fracPart.length;
+  if (scale < 0) {
+    const trailing = digits.length - digits.replace(/0+$/, '').length;
+    const drop = Math.min(trailing, -scale);
+    if (drop > 0) {
+      digits = digits.slice(0, digits.length - drop) || '0';
+      scale += drop;
+    }
+  }
+  if (digits === '0') return 0;
+  if (scale >= 0 && digits.length + scale <= 4096) {
+    const b = BigInt(digits + '0'.repeat(scale));
+    return bigNum(sign === '-' ? -b : b);
+  }
+  const f = Number(text);
+  if (!Number.isFinite(f)) throw new RangeError(`number out of range: ${text}`);
+  return num(f);
+}
+
+class JsonParser {
+  pos = 0;
+  constructor(private readonly s: string) {}
+
+  fail(msg: string): never {
+    throw new SyntaxError(`JSON: ${msg} at offset ${this.pos}`);
+  }
+
+  ws(): void {
+    const s = this.s;
+    while (this.pos < s.length) {
+      const c = s.charCodeAt(this.pos);
+      if (c === 32 || c === 9 || c === 10 || c === 13) this.pos++;
+      else break;
+    }
+  }
+
+  value(): Value {
+    this.ws();
+    const s = this.s;
+    const c = s[this.pos];
+    switch (c) {
+      case '{': {
+        this.pos++;
+        const o = new RegoObject();
+        this.ws();
+        if (s[this.pos] === '}') {
+          this.pos++;
+          return o;
+        }
+        for (;;) {
+          this.ws();
+          if (s[this.pos] !== '"') this.fail('expected string key');
+          const k = this.string();
+          this.ws();
+          if (s[this.pos] !== ':') this.fail("expected ':'");
+          this.pos++;
+          o.set(k, this.value());
+          this.ws();
+          if (s[this.pos] === ',') {
+            this.pos++;
+            continue;
+          }
+          if (s[this.pos] === '}') {
+            this.pos++;
+            return o;
+          }
+          this.fail("expected ',' or '}'");
+        }
+      }
+      case '[': {
+        this.pos++;
+        const a: Value[] = [];
+        this.ws();
+        if (s[this.pos] === ']') {
+          this.pos++;
+          return a;
+        }
+        for (;;) {
+          a.push(this.value());
+          this.ws();
+          if (s[this.pos] === ',') {
+            this.pos++;
+            continue;
+          }
+          if (s[this.pos] === ']') {
+            this.pos++;
+            return a;
+          }
+          this.fail("expected ',' or ']'");
+        }
+      }
+      case '"':
+        return this.string();
+      case 't':
+        return this.literal('true', true);
+      case 'f':
+        return this.literal('false', false);
+      case 'n':
+        return this.literal('null', null);
+      default: {
+        const m = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+        m.lastIndex = this.pos;
+        const r = m.exec(s);
+        if (r === null) this.fail('unexpected character');
+        this.pos += r[0].length;
+        return parseNumberText(r[0]);
+      }
+    }
+  }
+
+  literal<T extends Value>(word: string, v: T): T {
+    if (this.s.startsWith(word, this.pos)) {
+      this.pos += word.length;
+      return v;
+    }
+    return this.fail('unexpected token');
+  }
+
+  string(): string {
+    const start = this.pos;
+    const s = this.s;
+    let i = start + 1;
+    while (i < s.length) {
+      const c = s.charCodeAt(i);
+      if (c === 34) break;
+      if (c === 92) i++;
+      i++;
+    }
+    if (i >= s.length) this.fail('unterminated string');
+    this.pos = i + 1;
+    return JSON.parse(s.slice(start, i + 1)) as string;
+  }
+}

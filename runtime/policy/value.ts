@@ -1,0 +1,386 @@
+/**
+ * Rego values: null, boolean, number, string, array, set and object.
+ *
+ * Representation (chosen so the common path stays on plain JS primitives):
+ * - null, boolean, string: the JS primitive.
+ * - number: a JS `number` for floats and for integers in the safe range
+ *   (|n| <= 2^53 - 1); a `bigint` for integers outside it. The two never overlap:
+ *   every constructor normalises through {@link num} / {@link bigNum}, so an
+ *   integral value has exactly one representation and `===` / Map keys work.
+ *   Difference from OPA: OPA keeps numbers as arbitrary-precision decimals
+ *   (`json.Number` text + big.Float). Here non-integral numbers are IEEE-754
+ *   doubles (so `1.10` and `1.1` are the same value and print as `1.1`), and
+ *   floats beyond ~1.8e308 are not representable.
+ * - array: a plain JS array of values (never mutated once built).
+ * - set: {@link RegoSet}; object: {@link RegoObject}. Object keys may be any value.
+ *
+ * Ordering and equality follow OPA: null < boolean < number < string < array <
+ * object < set; arrays compare element-wise then by length; objects compare
+ * their sorted keys and values pairwise; sets compare their sorted elements.
+ * Strings compare by Unicode code point (the order of their UTF-8 bytes).
+ */
+
+export type Scalar = null | boolean | number | bigint | string;
+export type Value = Scalar | Value[] | RegoSet | RegoObject;
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const MIN_SAFE = Number.MIN_SAFE_INTEGER;
+const BIG_MAX_SAFE = BigInt(MAX_SAFE);
+const BIG_MIN_SAFE = BigInt(MIN_SAFE);
+
+/** Normalises a JS number: unsafe integers become bigint, -0 becomes 0. */
+export function num(n: number): number | bigint {
+  if (Number.isInteger(n)) {
+    if (n > MAX_SAFE || n < MIN_SAFE) return BigInt(n);
+    return n === 0 ? 0 : n;
+  }
+  return n;
+}
+
+/** Normalises a bigint: values in the safe range become a JS number. */
+export function bigNum(b: bigint): number | bigint {
+  return b <= BIG_MAX_SAFE && b >= BIG_MIN_SAFE ? Number(b) : b;
+}
+
+export function isNumber(v: Value | undefined): v is number | bigint {
+  const t = typeof v;
+  return t === 'number' || t === 'bigint';
+}
+
+/** True for integers of either representation. */
+export function isInteger(v: number | bigint): boolean {
+  return typeof v === 'bigint' || Number.isInteger(v);
+}
+
+export function isScalar(v: Value): v is Scalar {
+  return v === null || typeof v !== 'object';
+}
+
+const arrayKeys = new WeakMap<Value[], string>();
+
+/** A set of Rego values with canonical (OPA) equality. Iteration is in sorted order. */
+export class RegoSet {
+  private readonly scalars = new Set<Scalar>();
+  private composites: Map<string, Value> | null = null;
+  private sortedCache: Value[] | null = null;
+  /** @internal canonical key cache */
+  keyCache: string | null = null;
+
+  static of(values: Iterable<Value>): RegoSet {
+    const s = new RegoSet();
+    for (const v of values) s.add(v);
+    return s;
+  }
+
+  get size(): number {
+    return this.scalars.size + (this.composites === null ? 0 : this.composites.size);
+  }
+
+  has(v: Value): boolean {
+    if (v === null || typeof v !== 'object') return this.scalars.has(v);
+    return this.composites !== null && this.composites.has(canonicalKey(v));
+  }
+
+  /** Adds a value. Only for building a set before it is shared. Returns true if it was new. */
+  add(v: Value): boolean {
+    if (v === null || typeof v !== 'object') {
+      if (this.scalars.has(v)) return false;
+      this.scalars.add(v);
+    } else {
+      const k = canonicalKey(v);
+      if (this.composites === null) this.composites = new Map();
+      else if (this.composites.has(k)) return false;
+      this.composites.set(k, v);
+    }
+    this.sortedCache = null;
+    this.keyCache = null;
+    return true;
+  }
+
+  /** Members in OPA order. */
+  values(): readonly Value[] {
+    if (this.sortedCache === null) {
+      const out: Value[] = [...this.scalars];
+      if (this.composites !== null) for (const v of this.composites.values()) out.push(v);
+      out.sort(compare);
+      this.sortedCache = out;
+    }
+    return this.sortedCache;
+  }
+
+  [Symbol.iterator](): Iterator<Value> {
+    return this.values()[Symbol.iterator]();
+  }
+}
+
+/** An object whose keys may be any Rego value. Iteration is in sorted key order. */
+export class RegoObject {
+  private readonly scalars = new Map<Scalar, Value>();
+  private composites: Map<string, [Value, Value]> | null = null;
+  private sortedKeysCache: Value[] | null = null;
+  /** @internal canonical key cache */
+  keyCache: string | null = null;
+
+  static fromEntries(entries: Iterable<readonly [Value, Value]>): RegoObject {
+    const o = new RegoObject();
+    for (const [k, v] of entries) o.set(k, v);
+    return o;
+  }
+
+  get size(): number {
+    return this.scalars.size + (this.composites === null ? 0 : this.composites.size);
+  }
+
+  get(key: Value): Value | undefined {
+    if (key === null || typeof key !== 'object') return this.scalars.get(key);
+    if (this.composites === null) return undefined;
+    const e = this.composites.get(canonicalKey(key));
+    return e === undefined ? undefined : e[1];
+  }
+
+  has(key: Value): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** Sets a key. Only for building an object before it is shared. */
+  set(key: Value, value: Value): void {
+    if (key === null || typeof key !== 'object') {
+      if (!this.scalars.has(key)) this.sortedKeysCache = null;
+      this.scalars.set(key, value);
+    } else {
+      const k = canonicalKey(key);
+      if (this.composites === null) this.composites = new Map();
+      if (!this.composites.has(k)) this.sortedKeysCache = null;
+      this.composites.set(k, [key, value]);
+    }
+    this.keyCache = null;
+  }
+
+  /** Removes a key. Only for building an object before it is shared. */
+  delete(key: Value): void {
+    if (key === null || typeof key !== 'object') {
+      if (this.scalars.delete(key)) this.sortedKeysCache = null;
+    } else if (this.composites !== null && this.composites.delete(canonicalKey(key))) {
+      this.sortedKeysCache = null;
+    }
+    this.keyCache = null;
+  }
+
+  /** Keys in OPA order. */
+  keys(): readonly Value[] {
+    if (this.sortedKeysCache === null) {
+      const out: Value[] = [...this.scalars.keys()];
+      if (this.composites !== null) for (const [k] of this.composites.values()) out.push(k);
+      if (out.length > 1) out.sort(compare);
+      this.sortedKeysCache = out;
+    }
+    return this.sortedKeysCache;
+  }
+
+  /** Entries in OPA key order. */
+  entries(): Array<[Value, Value]> {
+    const keys = this.keys();
+    const out: Array<[Value, Value]> = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as Value;
+      out[i] = [k, this.get(k) as Value];
+    }
+    return out;
+  }
+
+  /** A shallow copy that may be modified. */
+  copy(): RegoObject {
+    const o = new RegoObject();
+    for (const [k, v] of this.scalars) o.scalars.set(k, v);
+    if (this.composites !== null) o.composites = new Map(this.composites);
+    return o;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Type names and ranks
+
+export type TypeName = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'set';
+
+export function typeName(v: Value): TypeName {
+  switch (typeof v) {
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+    case 'bigint':
+      return 'number';
+    case 'string':
+      return 'string';
+    default:
+      if (v === null) return 'null';
+      if (Array.isArray(v)) return 'array';
+      if (v instanceof RegoSet) return 'set';
+      return 'object';
+  }
+}
+
+function rank(v: Value): number {
+  switch (typeof v) {
+    case 'boolean':
+      return 1;
+    case 'number':
+    case 'bigint':
+      return 2;
+    case 'string':
+      return 3;
+    default:
+      if (v === null) return 0;
+      if (Array.isArray(v)) return 6;
+      if (v instanceof RegoObject) return 7;
+      return 8;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Equality and ordering
+
+export function equal(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  const ta = typeof a;
+  if (ta !== 'object') {
+    const tb = typeof b;
+    // number vs bigint: normalisation keeps them apart, but be lenient.
+    if ((ta === 'number' && tb === 'bigint') || (ta === 'bigint' && tb === 'number')) {
+      return (a as number) == (b as unknown as number);
+    }
+    return false;
+  }
+  if (typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!equal(a[i] as Value, b[i] as Value)) return false;
+    return true;
+  }
+  if (a instanceof RegoObject) {
+    if (!(b instanceof RegoObject) || a.size !== b.size) return false;
+    for (const k of a.keys()) {
+      const bv = b.get(k);
+      if (bv === undefined || !equal(a.get(k) as Value, bv)) return false;
+    }
+    return true;
+  }
+  if (a instanceof RegoSet) {
+    if (!(b instanceof RegoSet) || a.size !== b.size) return false;
+    for (const v of a.values()) if (!b.has(v)) return false;
+    return true;
+  }
+  return false;
+}
+
+/** Compares two strings by code point (equivalently, by UTF-8 bytes), as Go does. */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let ca = a.charCodeAt(i);
+    let cb = b.charCodeAt(i);
+    if (ca !== cb) {
+      // Surrogates (D800-DFFF) encode code points above FFFF: move them after E000-FFFF.
+      if (ca >= 0xd800 && cb >= 0xd800) {
+        ca = ca >= 0xe000 ? ca - 0x800 : ca + 0x2000;
+        cb = cb >= 0xe000 ? cb - 0x800 : cb + 0x2000;
+      }
+      return ca < cb ? -1 : 1;
+    }
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+/** Total order over Rego values (OPA's `ast.Compare`). */
+export function compare(a: Value, b: Value): number {
+  if (a === b) return 0;
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  switch (ra) {
+    case 0:
+      return 0;
+    case 1:
+      return a === b ? 0 : a === false ? -1 : 1;
+    case 2:
+      return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+    case 3:
+      return compareStrings(a as string, b as string);
+    case 6: {
+      const x = a as Value[];
+      const y = b as Value[];
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) {
+        const c = compare(x[i] as Value, y[i] as Value);
+        if (c !== 0) return c;
+      }
+      return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+    }
+    case 7: {
+      const x = a as RegoObject;
+      const y = b as RegoObject;
+      const xk = x.keys();
+      const yk = y.keys();
+      const n = Math.min(xk.length, yk.length);
+      for (let i = 0; i < n; i++) {
+        const c = compare(xk[i] as Value, yk[i] as Value);
+        if (c !== 0) return c;
+        const cv = compare(x.get(xk[i] as Value) as Value, y.get(yk[i] as Value) as Value);
+        if (cv !== 0) return cv;
+      }
+      return xk.length < yk.length ? -1 : xk.length > yk.length ? 1 : 0;
+    }
+    default: {
+      const x = (a as RegoSet).values();
+      const y = (b as RegoSet).values();
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) {
+        const c = compare(x[i] as Value, y[i] as Value);
+        if (c !== 0) return c;
+      }
+      return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+    }
+  }
+}
+
+/**
+ * A string that is equal for two values exactly when the values are equal
+ * (used to hash composite values into maps).
+ */
+export function canonicalKey(v: Value): string {
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 't' : 'f';
+    case 'number':
+    case 'bigint':
+      return 'd' + String(v);
+    case 'string':
+      return JSON.stringify(v);
+    default: {
+      if (v === null) return 'n';
+      if (Array.isArray(v)) {
+        let k = arrayKeys.get(v);
+        if (k === undefined) {
+          k = '[' + v.map(canonicalKey).join(',') + ']';
+          arrayKeys.set(v, k);
+        }
+        return k;
+      }
+      if (v instanceof RegoObject) {
+        if (v.keyCache === null) {
+          const parts: string[] = [];
+          for (const key of v.keys()) parts.push(canonicalKey(key) + ':' + canonicalKey(v.get(key) as Value));
+          v.keyCache = '{' + parts.join(',') + '}';
+        }
+        return v.keyCache;
+      }
+      if (v.keyCache === null) v.keyCache = '<' + v.values().map(canonicalKey).join(',') + '>';
+      return v.keyCache;
+    }
+  }
+}
+
+export function sortValues(values: Value[]): Value[] {
+  return values.sort(compare);
+}
