@@ -4,6 +4,7 @@
  * `=`/`:=`, `equal`, `plus`, ... for operators), a `some` declaration or an
  * `every`; every node carries its source location.
  */
+import type { RegoDecimal } from './decimal.js';
 import type { SourceLocation } from './errors.js';
 
 export type Loc = SourceLocation;
@@ -11,7 +12,7 @@ export type Loc = SourceLocation;
 export type Term =
   | { type: 'null'; loc: Loc }
   | { type: 'boolean'; value: boolean; loc: Loc }
-  | { type: 'number'; value: number | bigint; loc: Loc }
+  | { type: 'number'; value: number | bigint | RegoDecimal; loc: Loc }
   | { type: 'string'; value: string; loc: Loc }
   | VarTerm
   | RefTerm

@@ -64,6 +64,8 @@ export interface LoadedCase {
   file: string;
   folder: string;
   testCase: ConformanceCase;
+  /** Set when the file could not be read as YAML; the case then fails with this reason. */
+  loadError?: string;
 }
 
 function walkFiles(dir: string, out: string[]): void {
@@ -82,7 +84,14 @@ export function loadCases(dir: string): LoadedCase[] {
   for (const path of files) {
     const file = relative(dir, path);
     const folder = file.split(/[\\/]/)[0] ?? '';
-    const doc = YAML.parse(readFileSync(path, 'utf8'), { intAsBigInt: true }) as { cases?: ConformanceCase[] } | null;
+    let doc: { cases?: ConformanceCase[] } | null;
+    try {
+      doc = YAML.parse(readFileSync(path, 'utf8'), { intAsBigInt: true }) as { cases?: ConformanceCase[] } | null;
+    } catch (e) {
+      const reason = `cannot load file: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`;
+      out.push({ file, folder, testCase: { note: '(whole file)', query: '' }, loadError: reason });
+      continue;
+    }
     for (const testCase of doc?.cases ?? []) out.push({ file, folder, testCase });
   }
   return out;
@@ -103,6 +112,7 @@ function describe(rows: Value[]): string {
 export function runCase(loaded: LoadedCase): CaseResult {
   const { file, folder, testCase: c } = loaded;
   const base = { file, folder, note: c.note };
+  if (loaded.loadError !== undefined) return { ...base, status: 'failed', reason: loaded.loadError };
   if (c.skip === true) return { ...base, status: 'skipped' };
   const wantsError = c.want_error !== undefined || c.want_error_code !== undefined;
   try {

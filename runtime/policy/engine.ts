@@ -50,14 +50,16 @@ function finish(shared: Shared): void {
   if (shared.strict && shared.errors.length > 0) throw shared.errors[0];
 }
 
+/** Runs an evaluation; unexpected exceptions become `eval_internal_error` (callers fail closed on any PolicyError). */
 function guardStack<T>(f: () => T): T {
   try {
     return f();
   } catch (e) {
+    if (PolicyError.isInstance(e)) throw e;
     if (e instanceof RangeError && /call stack/i.test(e.message)) {
       throw new PolicyError({ code: 'eval_internal_error', detail: 'evaluation too deep (stack exhausted)', cause: e });
     }
-    throw e;
+    throw new PolicyError({ code: 'eval_internal_error', detail: e instanceof Error ? e.message : String(e), cause: e });
   }
 }
 
@@ -104,7 +106,12 @@ export class CompiledPolicy {
       ? options.modules
       : Object.entries(options.modules).map(([file, source]) => ({ file, source }));
     this.compiler = new Compiler(builtins);
-    this.compiled = this.compiler.compileModules(sources);
+    try {
+      this.compiled = this.compiler.compileModules(sources);
+    } catch (e) {
+      if (PolicyError.isInstance(e)) throw e;
+      throw new PolicyError({ code: 'rego_compile_error', detail: `internal compiler error: ${e instanceof Error ? e.message : String(e)}`, cause: e });
+    }
     this.codegen = new CodeGen(this.compiled.root, builtins, this.compiled.gen);
     this.codegen.compileNodes();
     this.data = options.data === undefined ? undefined : fromJS(options.data);

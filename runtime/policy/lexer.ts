@@ -4,10 +4,11 @@
  * and its 1-based row/column.
  */
 import { PolicyError } from './errors.js';
+import { scanTemplate } from './lexer-template.js';
 
 export type TokenKind = 'ident' | 'number' | 'string' | 'template' | 'op' | 'eof';
 
-/** A part of a template string `$"a {expr} b"`: literal text or expression source. */
+/** A part of a template string `$"a {expr} b"`: literal text or expression source with its position. */
 export type TemplatePart = { lit: string } | { expr: string; row: number; col: number };
 
 export interface Token {
@@ -127,71 +128,20 @@ export function tokenize(src: string, file: string): Token[] {
 
     if (c === 36 && (next === 34 || next === 96)) {
       // Template string: $"...{expr}..." or $`...{expr}...`.
-      const raw = next === 96;
-      const quote = raw ? '`' : '"';
-      pos += 2;
-      const parts: TemplatePart[] = [];
-      let lit = '';
-      for (;;) {
-        if (pos >= n) fail('non-terminated template string', start, base.row, lineStart);
-        const ch = src[pos] as string;
-        if (ch === quote) {
-          pos++;
-          break;
-        }
-        if (ch === '\n') {
-          if (!raw) fail('non-terminated template string', start, base.row, lineStart);
+      const scan = scanTemplate(src, pos, (msg, at) => fail(msg, at));
+      const parts: TemplatePart[] = scan.parts.map((p) => {
+        if ('lit' in p) return p;
+        const before = src.slice(0, p.offset);
+        const nl = before.lastIndexOf('\n');
+        return { expr: p.expr, row: before.split('\n').length, col: p.offset - nl };
+      });
+      for (let j = pos; j < scan.end; j++) {
+        if (src.charCodeAt(j) === 10) {
           row++;
-          lineStart = pos + 1;
+          lineStart = j + 1;
         }
-        if (ch === '\\' && !raw) {
-          const e = src[pos + 1];
-          const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', '{': '{', '}': '}' };
-          if (e !== undefined && simple[e] !== undefined) {
-            lit += simple[e];
-            pos += 2;
-            continue;
-          }
-          if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(src.slice(pos + 2, pos + 6))) {
-            lit += String.fromCharCode(parseInt(src.slice(pos + 2, pos + 6), 16));
-            pos += 6;
-            continue;
-          }
-          fail('illegal escape sequence', pos);
-        }
-        if (ch === '{') {
-          if (lit !== '') parts.push({ lit });
-          lit = '';
-          const exprRow = row;
-          const exprCol = pos + 1 - lineStart + 1;
-          let depth = 1;
-          let j = pos + 1;
-          while (j < n && depth > 0) {
-            const d = src[j] as string;
-            if (d === '"' || d === '`') {
-              const close = d;
-              j++;
-              while (j < n && src[j] !== close) {
-                if (close === '"' && src[j] === '\\') j++;
-                j++;
-              }
-            } else if (d === '{') depth++;
-            else if (d === '}') depth--;
-            else if (d === '\n') {
-              row++;
-              lineStart = j + 1;
-            }
-            j++;
-          }
-          if (depth > 0) fail('non-terminated template string expression', pos);
-          parts.push({ expr: src.slice(pos + 1, j - 1), row: exprRow, col: exprCol });
-          pos = j;
-          continue;
-        }
-        lit += ch;
-        pos++;
       }
-      if (lit !== '' || parts.length === 0) parts.push({ lit });
+      pos = scan.end;
       tokens.push({ kind: 'template', text: '', parts, ...base });
       continue;
     }

@@ -20,6 +20,7 @@ import {
 } from './ast.js';
 import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
+import type { RegoDecimal } from './decimal.js';
 import { parseNumberText } from './value-json.js';
 
 export const KEYWORDS = new Set([
@@ -260,7 +261,7 @@ export class TermParser {
     }
   }
 
-  private templateCount = 0;
+  protected templateCount = 0;
 
   /**
    * `$"a {expr} b"` lowers (as OPA does) to
@@ -279,19 +280,21 @@ export class TermParser {
       const exprLoc = { file: this.file, row: part.row, col: part.col };
       if (toks[0]?.kind === 'eof') this.fail('empty template string expression', t);
       const e = sub.parseTermInWithComma();
+      const withs = sub.isKw('with') ? sub.parseWith() : [];
       if (sub.tok.kind !== 'eof') sub.unexpected();
       const v = mkVar(`$tpl${this.templateCount++}`, exprLoc);
       items.push({
         type: 'setcomp',
         term: v,
-        body: [{ kind: 'call', op: opRef('eq', exprLoc), args: [v, e], negated: false, with: [], loc: exprLoc, generated: true }],
+        body: [{ kind: 'call', op: opRef('eq', exprLoc), args: [v, e], negated: false, with: withs, loc: exprLoc, generated: true }],
         loc: exprLoc,
       });
+      this.templateCount = Math.max(this.templateCount, sub.templateCount);
     }
     return this.call('internal.template_string', [{ type: 'array', items, loc }], loc);
   }
 
-  private numberValue(text: string, t: Token): number | bigint {
+  private numberValue(text: string, t: Token): number | bigint | RegoDecimal {
     try {
       return parseNumberText(text);
     } catch {
@@ -352,7 +355,7 @@ export class TermParser {
     const out = init;
     if (this.isOp(end)) return out;
     for (;;) {
-      out.push(this.parseTermInWithComma());
+      out.push(this.parseTermIn(false));
       if (this.isOp(end)) return out;
       if (this.isOp(',')) {
         this.advance();
@@ -381,6 +384,12 @@ export class TermParser {
       if (this.isOp(']')) {
         this.advance();
         return { type: 'array', items: [head], loc };
+      }
+      if (this.isOp(',')) {
+        this.advance();
+        const items = this.parseTermList(']', [head]);
+        this.expectOp(']');
+        return { type: 'array', items, loc };
       }
       if (this.isOp('|') && potentialComprehension) {
         const comp = this.attempt(() => {
@@ -417,6 +426,12 @@ export class TermParser {
         this.advance();
         return { type: 'set', items: [head], loc };
       }
+      if (this.isOp(',')) {
+        this.advance();
+        const items = this.parseTermList('}', [head]);
+        this.expectOp('}');
+        return { type: 'set', items, loc };
+      }
       if (this.isOp('|') && potentialComprehension) {
         const comp = this.attempt(() => {
           this.advance();
@@ -440,17 +455,17 @@ export class TermParser {
       }
     }
     this.i = save;
-    const first = this.parseTermInWithComma();
+    const first = this.parseTermIn(false);
     if (this.isOp(':')) {
       this.advance();
-      const entries: Array<[Term, Term]> = [[first, this.parseTermInWithComma()]];
+      const entries: Array<[Term, Term]> = [[first, this.parseTermIn(false)]];
       for (;;) {
         if (this.isOp('}')) break;
         this.expectOp(',');
         if (this.isOp('}')) break;
-        const k = this.parseTermInWithComma();
+        const k = this.parseTermIn(false);
         this.expectOp(':');
-        entries.push([k, this.parseTermInWithComma()]);
+        entries.push([k, this.parseTermIn(false)]);
       }
       this.advance();
       return { type: 'object', entries, loc };
@@ -591,7 +606,7 @@ export class TermParser {
     return expr;
   }
 
-  private parseWith(): With[] {
+  protected parseWith(): With[] {
     const out: With[] = [];
     while (this.isKw('with')) {
       const w = this.advance();

@@ -169,6 +169,16 @@ class ModuleParser extends TermParser {
     if (this.isKw('if')) {
       this.advance();
       if (this.isOp('{')) {
+        const block = this.attempt(() => {
+          this.advance();
+          const body = this.parseBody('}');
+          this.expectOp('}');
+          return body;
+        });
+        if (block !== undefined) return block;
+        // `if {x: y | ...}`: a single literal that starts with a brace.
+        const literal = this.attempt(() => [this.parseLiteral()]);
+        if (literal !== undefined) return literal;
         this.advance();
         const body = this.parseBody('}');
         this.expectOp('}');

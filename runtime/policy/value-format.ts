@@ -2,7 +2,7 @@
  * Renders values in Rego syntax, as OPA's `Term.String()` does (used by
  * `sprintf`'s `%v` on composites, `print`, and error messages).
  */
-import { RegoSet, type Value } from './value.js';
+import { RegoDecimal, RegoSet, type Value } from './value.js';
 
 /** Quotes a string as Go's `strconv.Quote` does. */
 export function goQuote(s: string): string {
@@ -57,8 +57,8 @@ function isPrintable(c: number): boolean {
 }
 
 /** Formats a number the way OPA prints `ast.Number` (integers exactly, floats shortest). */
-export function formatNumber(n: number | bigint): string {
-  if (typeof n === 'bigint') return n.toString();
+export function formatNumber(n: number | bigint | RegoDecimal): string {
+  if (typeof n === 'bigint' || n instanceof RegoDecimal) return n.toString();
   if (Number.isInteger(n)) return n.toString();
   const s = String(n);
   // JS uses "1e-7" / "1e+21"; OPA numbers written by big.Float use the same shape (e-07 in Go).
@@ -77,6 +77,7 @@ export function formatValue(v: Value): string {
       return v ? 'true' : 'false';
     default:
       if (v === null) return 'null';
+      if (v instanceof RegoDecimal) return v.toString();
       if (Array.isArray(v)) return '[' + v.map(formatValue).join(', ') + ']';
       if (v instanceof RegoSet) {
         if (v.size === 0) return 'set()';

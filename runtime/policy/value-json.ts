@@ -4,7 +4,8 @@
  * `JSON.parse` rounds integers beyond 2^53; {@link parseJSON} keeps them exact
  * (as bigint) by parsing the text itself when it contains long digit runs.
  */
-import { bigNum, num, RegoObject, RegoSet, type Value } from './value.js';
+import { canonicalNumber } from './decimal.js';
+import { bigNum, num, RegoDecimal, RegoObject, RegoSet, type Value } from './value.js';
 
 /** Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to a Rego value. */
 export function fromJS(x: unknown): Value {
@@ -24,7 +25,7 @@ export function fromJS(x: unknown): Value {
         for (let i = 0; i < x.length; i++) out[i] = fromJS(x[i] === undefined ? null : x[i]);
         return out;
       }
-      if (x instanceof RegoObject || x instanceof RegoSet) return x;
+      if (x instanceof RegoObject || x instanceof RegoSet || x instanceof RegoDecimal) return x;
       if (x instanceof Set) return RegoSet.of([...x].map(fromJS));
       if (x instanceof Map) {
         const o = new RegoObject();
@@ -55,6 +56,7 @@ function keyString(k: Value): string {
  */
 export function toJS(v: Value): unknown {
   if (v === null || typeof v !== 'object') return v;
+  if (v instanceof RegoDecimal) return v.toNumber();
   if (Array.isArray(v)) return v.map(toJS);
   if (v instanceof RegoSet) return v.values().map(toJS);
   const out: Record<string, unknown> = {};
@@ -75,6 +77,7 @@ export function stringifyJSON(v: Value): string {
       return v ? 'true' : 'false';
     default:
       if (v === null) return 'null';
+      if (v instanceof RegoDecimal) return v.toString();
       if (Array.isArray(v)) return '[' + v.map(stringifyJSON).join(',') + ']';
       if (v instanceof RegoSet) return '[' + v.values().map(stringifyJSON).join(',') + ']';
       return '{' + v.entries().map(([k, x]) => JSON.stringify(keyString(k)) + ':' + stringifyJSON(x)).join(',') + '}';
@@ -94,31 +97,15 @@ export function parseJSON(text: string): Value {
 }
 
 /** Parses a JSON number literal exactly where it is an integer. */
-export function parseNumberText(text: string): number | bigint {
+export function parseNumberText(text: string): number | bigint | RegoDecimal {
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
   if (m === null) throw new SyntaxError(`invalid number: ${text}`);
   const [, sign, intPart = '', fracPart = '', expPart] = m;
   // Fast path: short integers.
   if (fracPart === '' && expPart === undefined && intPart.length < 16) return num(Number(text));
-  // value = digits x 10^scale
-  let digits = (intPart + fracPart).replace(/^0+(?=\d)/, '');
-  let scale = (expPart === undefined ? 0 : Number(expPart)) - fracPart.length;
-  if (scale < 0) {
-    const trailing = digits.length - digits.replace(/0+$/, '').length;
-    const drop = Math.min(trailing, -scale);
-    if (drop > 0) {
-      digits = digits.slice(0, digits.length - drop) || '0';
-      scale += drop;
-    }
-  }
-  if (digits === '0') return 0;
-  if (scale >= 0 && digits.length + scale <= 4096) {
-    const b = BigInt(digits + '0'.repeat(scale));
-    return bigNum(sign === '-' ? -b : b);
-  }
-  const f = Number(text);
-  if (!Number.isFinite(f)) throw new RangeError(`number out of range: ${text}`);
-  return num(f);
+  const exp = (expPart === undefined ? 0 : Number(expPart)) - fracPart.length;
+  if (Math.abs(exp) > 100_000) throw new RangeError(`number out of range: ${text}`);
+  return canonicalNumber(BigInt(sign + intPart + fracPart), exp);
 }
 
 class JsonParser {

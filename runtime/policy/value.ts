@@ -3,14 +3,15 @@
  *
  * Representation (chosen so the common path stays on plain JS primitives):
  * - null, boolean, string: the JS primitive.
- * - number: a JS `number` for floats and for integers in the safe range
- *   (|n| <= 2^53 - 1); a `bigint` for integers outside it. The two never overlap:
- *   every constructor normalises through {@link num} / {@link bigNum}, so an
- *   integral value has exactly one representation and `===` / Map keys work.
- *   Difference from OPA: OPA keeps numbers as arbitrary-precision decimals
- *   (`json.Number` text + big.Float). Here non-integral numbers are IEEE-754
- *   doubles (so `1.10` and `1.1` are the same value and print as `1.1`), and
- *   floats beyond ~1.8e308 are not representable.
+ * - number: numbers are exact decimals, as in OPA. Integers are a JS `number`
+ *   in the safe range (|n| <= 2^53 - 1) and a `bigint` outside it; fractions
+ *   are a double when the double's shortest text is exactly the fraction
+ *   (0.25, 0.1) and a {@link RegoDecimal} otherwise (0.1234567890123456789,
+ *   1e-400). Each number has exactly one representation (constructors go
+ *   through {@link num} / {@link bigNum} / `canonicalNumber`), so `===` and Map
+ *   keys work. Difference from OPA: OPA keeps the literal text, so `1.10`
+ *   prints as `1.10` there and `1.1` here; division results that do not
+ *   terminate are doubles here where OPA keeps ~20 digits.
  * - array: a plain JS array of values (never mutated once built).
  * - set: {@link RegoSet}; object: {@link RegoObject}. Object keys may be any value.
  *
@@ -20,8 +21,12 @@
  * Strings compare by Unicode code point (the order of their UTF-8 bytes).
  */
 
+import { compareDec, decOf, RegoDecimal } from './decimal.js';
+
+export { RegoDecimal };
+
 export type Scalar = null | boolean | number | bigint | string;
-export type Value = Scalar | Value[] | RegoSet | RegoObject;
+export type Value = Scalar | RegoDecimal | Value[] | RegoSet | RegoObject;
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const MIN_SAFE = Number.MIN_SAFE_INTEGER;
@@ -42,18 +47,20 @@ export function bigNum(b: bigint): number | bigint {
   return b <= BIG_MAX_SAFE && b >= BIG_MIN_SAFE ? Number(b) : b;
 }
 
-export function isNumber(v: Value | undefined): v is number | bigint {
+export type NumberValue = number | bigint | RegoDecimal;
+
+export function isNumber(v: Value | undefined): v is NumberValue {
   const t = typeof v;
-  return t === 'number' || t === 'bigint';
+  return t === 'number' || t === 'bigint' || v instanceof RegoDecimal;
 }
 
 /** True for integers of either representation. */
-export function isInteger(v: number | bigint): boolean {
-  return typeof v === 'bigint' || Number.isInteger(v);
+export function isInteger(v: NumberValue): boolean {
+  return typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
 }
 
-export function isScalar(v: Value): v is Scalar {
-  return v === null || typeof v !== 'object';
+export function isScalar(v: Value): v is Scalar | RegoDecimal {
+  return v === null || typeof v !== 'object' || v instanceof RegoDecimal;
 }
 
 const arrayKeys = new WeakMap<Value[], string>();
@@ -215,6 +222,7 @@ export function typeName(v: Value): TypeName {
       if (v === null) return 'null';
       if (Array.isArray(v)) return 'array';
       if (v instanceof RegoSet) return 'set';
+      if (v instanceof RegoDecimal) return 'number';
       return 'object';
   }
 }
@@ -232,6 +240,7 @@ function rank(v: Value): number {
       if (v === null) return 0;
       if (Array.isArray(v)) return 6;
       if (v instanceof RegoObject) return 7;
+      if (v instanceof RegoDecimal) return 2;
       return 8;
   }
 }
@@ -270,6 +279,7 @@ export function equal(a: Value, b: Value): boolean {
     for (const v of a.values()) if (!b.has(v)) return false;
     return true;
   }
+  if (a instanceof RegoDecimal) return b instanceof RegoDecimal && a.m === b.m && a.e === b.e;
   return false;
 }
 
@@ -304,6 +314,7 @@ export function compare(a: Value, b: Value): number {
     case 1:
       return a === b ? 0 : a === false ? -1 : 1;
     case 2:
+      if (typeof a === 'object' || typeof b === 'object') return compareDec(decOf(a as NumberValue), decOf(b as NumberValue));
       return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
     case 3:
       return compareStrings(a as string, b as string);
@@ -359,6 +370,7 @@ export function canonicalKey(v: Value): string {
       return JSON.stringify(v);
     default: {
       if (v === null) return 'n';
+      if (v instanceof RegoDecimal) return 'd' + v.toString();
       if (Array.isArray(v)) {
         let k = arrayKeys.get(v);
         if (k === undefined) {

@@ -208,8 +208,34 @@ describe('builtin errors', () => {
     expect(e?.message).toContain('count: operand 1 must be one of {array, object, set, string} but got number');
   });
 
-  it('reports builtins this engine does not implement as unsupported', () => {
-    const e = errorOf(() => compilePolicy({ modules: { 'x.rego': 'package t\n\np := http.send({})\n' } }));
+  it('reports OPA builtins this engine does not implement as unsupported when called', () => {
+    const policy = compilePolicy({ modules: { 'x.rego': 'package t\n\np := graphql.parse_schema("s")\nq := 1 if { graphql.parse_schema("s") with graphql.parse_schema as {} }\n' } });
+    expect(policy.query('data.t.q = x').map((b) => b.x)).toEqual([1]);
+    const e = errorOf(() => policy.query('data.t.p = x'));
     expect(e?.code).toBe('unsupported');
+  });
+});
+
+describe('dependencies through dynamic refs', () => {
+  it('does not report recursion when later ref parts rule the rule out', () => {
+    const modules = {
+      'test.rego': 'package test\n\np := data[first].allow.see.something_else if first := "primary"\n',
+      'primary.rego': 'package primary\n\nallow[action].something if action := "show"\n\nallow.see.something_else if true\n',
+    };
+    const policy = compilePolicy({ modules });
+    expect(policy.evaluate('test.p')).toBe(true);
+  });
+
+  it('still reports recursion through a dynamic ref', () => {
+    const e = errorOf(() => run('package test\n\np if data.test[x]\n', 'data.test.p = x'));
+    expect(e?.code).toBe('rego_recursion_error');
+  });
+});
+
+describe('package and rule conflicts', () => {
+  it('rejects a package at the path of a rule in another module', () => {
+    const e = errorOf(() => compilePolicy({ modules: { 'a.rego': 'package x\n\nr contains 1\n', 'b.rego': 'package x.r\n' } }));
+    expect(e?.code).toBe('rego_type_error');
+    expect(e?.message).toContain('package x.r conflicts with rule r defined at a.rego:3');
   });
 });

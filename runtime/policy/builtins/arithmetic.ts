@@ -1,19 +1,19 @@
 /** Arithmetic builtins: `+ - * / %` (and set difference for `-`), abs, round, ceil, floor, numbers.range. */
 import { bigNum, isNumber, RegoSet, type Value } from '../value.js';
 import * as n from './numeric.js';
-import { asNumber, asSet, BuiltinError, type BuiltinDefinition, operandTypeError } from './registry.js';
+import { asNumberValue, asSet, BuiltinError, type BuiltinDefinition, operandTypeError } from './registry.js';
 
 function binary(name: string, op: (a: n.Num, b: n.Num) => n.Num): BuiltinDefinition {
   return {
     name,
     args: ['number', 'number'],
     result: 'number',
-    impl: ([a, b]) => op(asNumber(a, 1), asNumber(b, 2)),
+    impl: ([a, b]) => op(asNumberValue(a, 1), asNumberValue(b, 2)),
   };
 }
 
 function unary(name: string, op: (a: n.Num) => n.Num): BuiltinDefinition {
-  return { name, args: ['number'], result: 'number', impl: ([a]) => op(asNumber(a, 1)) };
+  return { name, args: ['number'], result: 'number', impl: ([a]) => op(asNumberValue(a, 1)) };
 }
 
 const MAX_RANGE = 10_000_000;
@@ -25,7 +25,7 @@ function range(a: n.Num, b: n.Num, step: n.Num): Value[] {
   const x = n.toBigInt(a);
   const y = n.toBigInt(b);
   const s = n.toBigInt(step);
-  if (s <= 0n) throw new BuiltinError(`step must be a positive number above zero`);
+  if (s <= 0n) throw new BuiltinError(`step must be a positive integer`);
   const count = (x > y ? x - y : y - x) / s + 1n;
   if (count > BigInt(MAX_RANGE)) throw new BuiltinError('range too large');
   const out: Value[] = [];
@@ -64,12 +64,12 @@ export const arithmeticBuiltins: BuiltinDefinition[] = [
     name: 'numbers.range',
     args: ['number', 'number'],
     result: 'array',
-    impl: ([a, b]) => range(asNumber(a, 1), asNumber(b, 2), 1),
+    impl: ([a, b]) => range(asNumberValue(a, 1), asNumberValue(b, 2), 1),
   },
   {
     name: 'numbers.range_step',
     args: ['number', 'number', 'number'],
     result: 'array',
-    impl: ([a, b, s]) => range(asNumber(a, 1), asNumber(b, 2), asNumber(s, 3)),
+    impl: ([a, b, s]) => range(asNumberValue(a, 1), asNumberValue(b, 2), asNumberValue(s, 3)),
   },
 ];

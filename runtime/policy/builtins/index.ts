@@ -5,22 +5,38 @@
 import { aggregateBuiltins } from './aggregates.js';
 import { arithmeticBuiltins } from './arithmetic.js';
 import { arrayBuiltins } from './arrays.js';
+import { bitsBuiltins } from './bits.js';
 import { castBuiltins } from './casts.js';
 import { comparisonBuiltins } from './comparison.js';
+import { cryptoBuiltins } from './crypto.js';
+import { encodingBuiltins } from './encoding.js';
+import { globBuiltins } from './glob.js';
+import { templateBuiltins } from './go-template.js';
+import { graphBuiltins } from './graph.js';
+import { httpBuiltins } from './http.js';
 import { internalBuiltins } from './internal.js';
 import { jsonOpsBuiltins } from './json-ops.js';
+import { jsonYamlBuiltins } from './json-yaml.js';
+import { jwtBuiltins } from './jwt.js';
+import { netBuiltins } from './net.js';
 import { objectBuiltins } from './objects.js';
+import { randBuiltins } from './rand.js';
+import { regexBuiltins } from './regex.js';
 import { BuiltinRegistry, type BuiltinDefinition } from './registry.js';
+import { semverBuiltins } from './semver.js';
 import { setBuiltins } from './sets.js';
 import { sprintfBuiltins } from './sprintf.js';
 import { stringBuiltins } from './strings.js';
 import { timeBuiltins } from './time.js';
 import { typeBuiltins } from './types.js';
+import { unitsBuiltins } from './units.js';
+import { uuidBuiltins } from './uuid.js';
 import { walkBuiltins } from './walk.js';
 
 export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   comparisonBuiltins,
   arithmeticBuiltins,
+  bitsBuiltins,
   aggregateBuiltins,
   arrayBuiltins,
   setBuiltins,
@@ -31,6 +47,21 @@ export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   typeBuiltins,
   castBuiltins,
   walkBuiltins,
+  graphBuiltins,
+  randBuiltins,
+  httpBuiltins,
+  templateBuiltins,
+  // Families contributed on top of the core (one file each).
+  regexBuiltins,
+  globBuiltins,
+  encodingBuiltins,
+  jsonYamlBuiltins,
+  cryptoBuiltins,
+  jwtBuiltins,
+  netBuiltins,
+  unitsBuiltins,
+  semverBuiltins,
+  uuidBuiltins,
   timeBuiltins,
   internalBuiltins,
 ];

@@ -84,6 +84,12 @@ export const internalBuiltins: BuiltinDefinition[] = [
     },
   },
   {
+    name: 'opa.runtime',
+    args: [],
+    result: 'object',
+    impl: () => new RegoObject(),
+  },
+  {
     name: 'trace',
     args: ['string'],
     result: 'boolean',

@@ -30,8 +30,9 @@
  *   },
  * ];
  */
-import { isNumber, RegoObject, RegoSet, typeName, type Value } from '../value.js';
-import type { SourceLocation } from '../errors.js';
+import { isNumber, type NumberValue, RegoObject, RegoSet, typeName, type Value } from '../value.js';
+import { type SourceLocation, unsupported } from '../errors.js';
+import { OPA_BUILTIN_ARITY } from './known-names.js';
 
 /** Argument/result type names, for arity checks and documentation. */
 export type ArgType =
@@ -104,7 +105,18 @@ export function asString(v: Value | undefined, pos: number): string {
   return v;
 }
 
+/**
+ * A number operand as a JS number or bigint. An exact decimal that a double
+ * cannot hold (e.g. 1e-400) is rounded to the nearest double; use
+ * {@link asNumberValue} to keep it exact.
+ */
 export function asNumber(v: Value | undefined, pos: number): number | bigint {
+  if (!isNumber(v)) throw operandTypeError(pos, v ?? null, 'number');
+  return typeof v === 'object' ? v.toNumber() : v;
+}
+
+/** A number operand, exactly (number, bigint or RegoDecimal). */
+export function asNumberValue(v: Value | undefined, pos: number): NumberValue {
   if (!isNumber(v)) throw operandTypeError(pos, v ?? null, 'number');
   return v;
 }
@@ -131,14 +143,14 @@ export function asBoolean(v: Value | undefined, pos: number): boolean {
 
 /** An integer operand as a JS number (`must be integer number but got floating-point number`). */
 export function asInt(v: Value | undefined, pos: number): number {
-  const n = asNumber(v, pos);
+  const n = asNumberValue(v, pos);
   if (typeof n === 'bigint') {
     if (n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER)) {
       throw BuiltinError.type(`operand ${pos} must be integer number but got floating-point number`);
     }
     return Number(n);
   }
-  if (!Number.isInteger(n)) throw BuiltinError.type(`operand ${pos} must be integer number but got floating-point number`);
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw BuiltinError.type(`operand ${pos} must be integer number but got floating-point number`);
   return n;
 }
 
@@ -175,6 +187,33 @@ export class BuiltinRegistry {
   has(name: string): boolean {
     return this.defs.has(name);
   }
+
+  /**
+   * The definition of `name`, or, for an OPA builtin not registered here, a
+   * stub that compiles (so `with` can replace it) but raises `unsupported`
+   * when called.
+   */
+  resolve(name: string): BuiltinDefinition | undefined {
+    const def = this.defs.get(name);
+    if (def !== undefined) return def;
+    const arity = OPA_BUILTIN_ARITY.get(name);
+    if (arity === undefined) return undefined;
+    let stub = this.stubs.get(name);
+    if (stub === undefined) {
+      stub = {
+        name,
+        args: new Array<ArgType>(arity).fill('any'),
+        result: 'any',
+        impl: (_args, ctx) => {
+          throw unsupported(`builtin function ${name}`, ctx.location);
+        },
+      };
+      this.stubs.set(name, stub);
+    }
+    return stub;
+  }
+
+  private readonly stubs = new Map<string, BuiltinDefinition>();
 
   names(): string[] {
     return [...this.defs.keys()].sort();

@@ -6,7 +6,7 @@
  * Mismatches render like Go: `%!d(string=hi)`, `%!s(MISSING)`.
  */
 import { goQuote, formatValue } from '../value-format.js';
-import type { Value } from '../value.js';
+import { RegoDecimal, type Value } from '../value.js';
 import { asArray, asString, type BuiltinDefinition } from './registry.js';
 
 type GoArg = { t: 'int'; v: bigint } | { t: 'big'; v: bigint } | { t: 'float'; v: number } | { t: 'string'; v: string };
@@ -21,6 +21,7 @@ function toGo(v: Value): GoArg {
     return int64 ? { t: 'int', v } : { t: 'big', v };
   }
   if (typeof v === 'string') return { t: 'string', v };
+  if (v instanceof RegoDecimal) return { t: 'float', v: v.toNumber() };
   return { t: 'string', v: formatValue(v) };
 }
 
@@ -64,7 +65,7 @@ function fmtE(x: number, p: number): string {
 }
 
 /** Go %g: shortest (p undefined) or p significant digits. */
-function fmtG(x: number, p: number | undefined): string {
+export function fmtG(x: number, p: number | undefined): string {
   if (x === 0) return '0';
   let digits: string;
   let exp: number;
@@ -118,7 +119,9 @@ function typeName(a: GoArg): string {
 }
 
 function bad(verb: string, a: GoArg): string {
-  return `%!${verb}(${typeName(a)}=${goValue(a)})`;
+  // *big.Int formats itself and reports an unknown verb without the pointer star.
+  const t = a.t === 'big' ? 'big.Int' : typeName(a);
+  return `%!${verb}(${t}=${goValue(a)})`;
 }
 
 function formatInt(v: bigint, verb: string, spec: Spec): string {

@@ -7,12 +7,14 @@ import {
   asInt,
   asIterable,
   asNumber,
+  asNumberValue,
   asString,
   BuiltinError,
   type BuiltinDefinition,
   operandElementError,
   operandTypeError,
 } from './registry.js';
+import { truncate } from './numeric.js';
 
 function runes(s: string): string[] {
   return Array.from(s);
@@ -97,11 +99,10 @@ export const stringBuiltins: BuiltinDefinition[] = [
     args: ['number', 'number'],
     result: 'string',
     impl: ([x, b]) => {
-      const n = asNumber(x, 1);
-      const base = asNumber(b, 2);
+      const n = asNumberValue(x, 1);
+      const base = asNumberValue(b, 2);
       if (base !== 2 && base !== 8 && base !== 10 && base !== 16) throw BuiltinError.type('operand 2 must be one of {2, 8, 10, 16}');
-      const i = typeof n === 'bigint' ? n : BigInt(Math.trunc(n));
-      return i.toString(base);
+      return truncate(n).toString(base);
     },
   },
   {
@@ -135,7 +136,7 @@ export const stringBuiltins: BuiltinDefinition[] = [
       const str = asString(s, 1);
       const old = asString(o, 2);
       const rep = asString(n, 3);
-      if (old === '') return [''].concat(runes(str)).join(rep) + (str.length > 0 ? rep : '');
+      if (old === '') return ['', ...runes(str), ''].join(rep);
       return str.split(old).join(rep);
     },
   },

@@ -6,8 +6,7 @@
 import type { Body, Expr, RefTerm, Rule, Term } from '../ast.js';
 import { refName, refToString } from '../ast.js';
 import type { BuiltinRegistry } from '../builtins/registry.js';
-import { OPA_BUILTIN_NAMES } from '../builtins/known-names.js';
-import { PolicyError, unsupported } from '../errors.js';
+import { PolicyError } from '../errors.js';
 import type { Value } from '../value.js';
 import { constantValue } from './constant.js';
 import type { RuleNode } from './rule-tree.js';
@@ -105,23 +104,28 @@ function ruleTerms(rule: Rule, f: (t: Term) => void): void {
   }
 }
 
-/** Rule nodes a `data` ref may read. */
+/**
+ * Rule nodes a `data` ref may read (as OPA's GetRulesDynamic): constant
+ * operands select one child, a variable operand tries every child, rules met
+ * on the way are included, and everything under the node where the ref ends.
+ */
 function refDeps(root: RuleNode, ref: RefTerm, out: Set<RuleNode>): void {
   const head = ref.terms[0];
   if (head === undefined || head.type !== 'var' || head.name !== 'data') return;
-  let node = root;
-  for (let i = 1; i < ref.terms.length; i++) {
-    const v = constantValue(ref.terms[i] as Term);
-    if (v === undefined) break;
-    const c = node.child(v);
-    if (c === undefined) return;
-    node = c;
-    if (node.hasRules) {
-      out.add(node);
+  const walk = (node: RuleNode, i: number): void => {
+    if (i >= ref.terms.length) {
+      for (const n of node.ruleNodes()) out.add(n);
       return;
     }
-  }
-  for (const n of node.ruleNodes()) out.add(n);
+    const v = constantValue(ref.terms[i] as Term);
+    const next = v !== undefined ? [node.child(v)] : node.sortedChildren();
+    for (const c of next) {
+      if (c === undefined) continue;
+      if (c.hasRules) out.add(c);
+      walk(c, i + 1);
+    }
+  };
+  walk(root, 1);
 }
 
 export function checkRecursion(root: RuleNode, errors: PolicyError[]): void {
@@ -186,11 +190,10 @@ export function checkCalls(body: Body, root: RuleNode, builtins: BuiltinRegistry
       }
       arity = (node.rules[0] ?? node.defaults[0])?.rule.head.args?.length ?? 0;
     } else {
-      const def = name === undefined ? undefined : builtins.get(name);
+      const def = name === undefined ? undefined : builtins.resolve(name);
       label = name ?? refToString(op);
       if (def === undefined) {
-        if (name !== undefined && OPA_BUILTIN_NAMES.has(name)) errors.push(unsupported(`builtin function ${name}`, e.loc));
-        else errors.push(new PolicyError({ code: 'rego_type_error', detail: `undefined function ${label}`, location: e.loc }));
+        errors.push(new PolicyError({ code: 'rego_type_error', detail: `undefined function ${label}`, location: e.loc }));
         return;
       }
       arity = def.args.length;

@@ -12,7 +12,7 @@ import { combineErrors, PolicyError } from '../errors.js';
 import { parseModule } from '../parser.js';
 import type { Value } from '../value.js';
 import { checkCalls, checkRecursion, dataRefPrefix, functionNode } from './checks.js';
-import { Expander, rewriteDynamics, rewritePrint } from './expand.js';
+import { Expander, printInTerm, rewriteDynamics, rewritePrint } from './expand.js';
 import { LocalRewriter, VarGen } from './locals.js';
 import { packageSegments, resolveModules, resolveQuery } from './resolve.js';
 import { buildRuleTree, type PreparedRule, type RuleNode } from './rule-tree.js';
@@ -95,12 +95,14 @@ export class Compiler {
       const expander = new Expander(this.gen, r.module.notKeyword);
       for (let b: Rule | undefined = r; b !== undefined; b = b.else) {
         b.body = expander.body(rewritePrint(b.body, this.gen));
+        const h = b.head;
+        if (h.value !== undefined) h.value = printInTerm(h.value, this.gen);
+        if (h.key !== undefined) h.key = printInTerm(h.key, this.gen);
         this.moveHeadTerms(b);
       }
     }
 
-    const packages: Value[][] = modules.map((m) => packageSegments(m));
-    const root = buildRuleTree(rules, packages, errors);
+    const root = buildRuleTree(rules, modules, errors);
     this.root = root;
     throwIfErrors(errors);
 
@@ -166,7 +168,7 @@ export class Compiler {
         const fn = functionNode(root, op);
         if (fn !== undefined) return (fn.rules[0] ?? fn.defaults[0])?.rule.head.args?.length ?? -1;
         const name = refName(op);
-        const def = name === undefined ? undefined : this.builtins.get(name);
+        const def = name === undefined ? undefined : this.builtins.resolve(name);
         return def === undefined ? -1 : def.args.length;
       },
       (name) => this.gen.isGenerated(name),
@@ -185,6 +187,14 @@ export class Compiler {
       rule.body.push(...extras, genEq(v, rewritten));
       return v;
     };
+    if (h.args !== undefined) {
+      h.args = h.args.map((a) => {
+        if (!requiresEval(a)) return a;
+        const [extras, out] = new Expander(this.gen, false).term(a);
+        rule.body.push(...extras);
+        return out;
+      });
+    }
     h.ref = [h.ref[0] as Term, ...h.ref.slice(1).map(move)];
     if (h.key !== undefined) h.key = move(h.key);
     if (h.value !== undefined) h.value = move(h.value);
@@ -204,7 +214,7 @@ export class Compiler {
         const kind = this.withTargetKind(w, errors);
         if (kind === undefined) continue;
         let value = w.value;
-        if (kind === 'function' && value.type === 'var' && this.builtins.has(value.name)) value = { type: 'ref', terms: [value], loc: value.loc };
+        if (kind === 'function' && value.type === 'var' && this.builtins.resolve(value.name) !== undefined) value = { type: 'ref', terms: [value], loc: value.loc };
         const isFuncValue = kind === 'function' && this.isFunctionRef(value);
         if (!isFuncValue && requiresEval(value)) {
           const v = mkVar(this.gen.temp(), value.loc);
@@ -219,12 +229,12 @@ export class Compiler {
   }
 
   private isFunctionRef(t: Term): boolean {
-    if (t.type === 'var') return this.builtins.has(t.name);
+    if (t.type === 'var') return this.builtins.resolve(t.name) !== undefined;
     if (t.type !== 'ref') return false;
     const root = this.root as RuleNode;
     if (functionNode(root, t) !== undefined) return true;
     const name = refName(t);
-    return name !== undefined && this.builtins.has(name);
+    return name !== undefined && this.builtins.resolve(name) !== undefined;
   }
 
   private withTargetKind(w: With, errors: PolicyError[]): 'input' | 'data' | 'function' | undefined {
@@ -235,7 +245,7 @@ export class Compiler {
       return undefined;
     };
     if (t.type === 'var') {
-      if (this.builtins.has(t.name)) return this.checkBuiltinTarget(t.name, w, errors);
+      if (this.builtins.resolve(t.name) !== undefined) return this.checkBuiltinTarget(t.name, w, errors);
       return err('with keyword target must reference existing input, data, or a function');
     }
     if (t.type !== 'ref') return err('with keyword target must reference existing input, data, or a function');
@@ -254,12 +264,12 @@ export class Compiler {
       return 'data';
     }
     const name = refName(t);
-    if (name !== undefined && this.builtins.has(name)) return this.checkBuiltinTarget(name, w, errors);
+    if (name !== undefined && this.builtins.resolve(name) !== undefined) return this.checkBuiltinTarget(name, w, errors);
     return err('with keyword target must reference existing input, data, or a function');
   }
 
   private checkBuiltinTarget(name: string, w: With, errors: PolicyError[]): 'function' | undefined {
-    const def = this.builtins.get(name);
+    const def = this.builtins.resolve(name);
     const fail = (detail: string) => {
       errors.push(new PolicyError({ code: 'rego_compile_error', detail, location: w.target.loc }));
       return undefined;

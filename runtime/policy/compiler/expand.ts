@@ -15,6 +15,7 @@
 import type { Body, CallExpr, Expr, Loc, RefTerm, Term, With } from '../ast.js';
 import { mkVar, opRef, refName } from '../ast.js';
 import type { VarGen } from './locals.js';
+import { mapTerm } from './walk.js';
 
 function eqExpr(lhs: Term, rhs: Term, loc: Loc, w: With[]): CallExpr {
   return { kind: 'call', op: opRef('eq', loc), args: [lhs, rhs], negated: false, with: w, loc, generated: true };
@@ -71,7 +72,7 @@ export class Expander {
         return [...result, { ...e, with: w }];
     }
     for (const s of support) s.with = w;
-    if (support.length > 0 && e.negated && this.notKeyword) {
+    if (e.negated && this.notKeyword) {
       return [...result, { kind: 'notbody', body: [...support, { ...out, negated: false }], negated: false, with: [], loc: e.loc }];
     }
     return [...result, ...support, out];
@@ -246,14 +247,17 @@ export function rewritePrint(body: Body, gen: VarGen): Body {
   });
 }
 
-function printInTerm(t: Term, gen: VarGen): Term {
-  switch (t.type) {
-    case 'arraycomp':
-    case 'setcomp':
-      return { ...t, body: rewritePrint(t.body, gen) };
-    case 'objectcomp':
-      return { ...t, body: rewritePrint(t.body, gen) };
-    default:
-      return t;
-  }
+/** Rewrites `print` calls inside the comprehensions of a term. */
+export function printInTerm(t: Term, gen: VarGen): Term {
+  return mapTerm(t, (x) => {
+    switch (x.type) {
+      case 'arraycomp':
+      case 'setcomp':
+        return { ...x, term: printInTerm(x.term, gen), body: rewritePrint(x.body, gen) };
+      case 'objectcomp':
+        return { ...x, key: printInTerm(x.key, gen), value: printInTerm(x.value, gen), body: rewritePrint(x.body, gen) };
+      default:
+        return undefined;
+    }
+  });
 }

@@ -5,7 +5,7 @@
  * suffix. Interior nodes have no rules; their value is the object of their
  * children (merged with base data at evaluation).
  */
-import type { Rule, Term } from '../ast.js';
+import type { Module, Rule, Term } from '../ast.js';
 import { refToString } from '../ast.js';
 import { PolicyError } from '../errors.js';
 import { formatValue } from '../value-format.js';
@@ -99,15 +99,24 @@ function typeErr(detail: string, rule: Rule): PolicyError {
   return new PolicyError({ code: 'rego_type_error', detail, location: rule.loc });
 }
 
-/** Builds the rule tree of all rules; `packages` are added as (possibly empty) nodes. */
-export function buildRuleTree(rules: Rule[], packages: Value[][], errors: PolicyError[]): RuleNode {
+/** Package path of a module (without `data`). */
+function packagePath(m: Module): string[] {
+  return m.package.path.terms.slice(1).map((t) => (t.type === 'string' ? t.value : ''));
+}
+
+/** Builds the rule tree of all rules; every module's package is a (possibly empty) node. */
+export function buildRuleTree(rules: Rule[], modules: readonly Module[], errors: PolicyError[]): RuleNode {
   const root = new RuleNode('data', []);
-  for (const p of packages) {
+  const packageNodes = new Map<RuleNode, Module[]>();
+  for (const m of modules) {
     let n = root;
-    for (const k of p) n = n.ensureChild(k);
+    for (const k of packagePath(m)) n = n.ensureChild(k);
+    const list = packageNodes.get(n);
+    if (list === undefined) packageNodes.set(n, [m]);
+    else list.push(m);
   }
   for (const rule of rules) {
-    const pkg = rule.module.package.path.terms.slice(1).map((t) => (t.type === 'string' ? t.value : ''));
+    const pkg = packagePath(rule.module);
     const head = rule.head;
     const refTerms = head.ref;
     const first = refTerms[0] as Term;
@@ -127,6 +136,7 @@ export function buildRuleTree(rules: Rule[], packages: Value[][], errors: Policy
       continue;
     }
     const name = 'data.' + [...pkg.map((s) => String(s))].join('.') + '.' + refToString(refTerms);
+    if (suffix.length === 0) checkPackageConflict(rule, packageNodes.get(node), errors);
     const prepared: PreparedRule = { rule, node, suffix, kind, name };
     if (rule.default) {
       if (suffix.length > 0) {
@@ -142,6 +152,21 @@ export function buildRuleTree(rules: Rule[], packages: Value[][], errors: Policy
   }
   checkConflicts(root, errors);
   return root;
+}
+
+function packageName(m: Module): string {
+  return packagePath(m)
+    .map((k, i) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? (i === 0 ? k : '.' + k) : `[${JSON.stringify(k)}]`))
+    .join('');
+}
+
+/** A rule whose (ground) path is also another module's package (OPA: `package a.b conflicts with rule b defined at f:3`). */
+function checkPackageConflict(rule: Rule, packages: Module[] | undefined, errors: PolicyError[]): void {
+  for (const m of packages ?? []) {
+    if (m === rule.module) continue;
+    const detail = `package ${packageName(m)} conflicts with rule ${refToString(rule.head.ref)} defined at ${rule.loc.file}:${rule.loc.row}`;
+    errors.push(new PolicyError({ code: 'rego_type_error', detail, location: rule.module.package.loc }));
+  }
 }
 
 function checkConflicts(node: RuleNode, errors: PolicyError[]): void {

@@ -53,10 +53,8 @@ export function invoke(env: Env, target: CallTarget, args: Value[], loc: SourceL
         case 'builtin':
           return runBuiltin(env, r.def, args, loc, cb);
         case 'function': {
-          // The replaced function is itself not replaced inside its replacement.
-          const funcs = new Map(env.funcs);
-          funcs.delete(target.key);
-          const inner = new Env(env.input, env.data, env.shared, env.overrides, funcs.size > 0 ? funcs : null);
+          // Replacements are not in effect inside a replacement function (it may call the original).
+          const inner = new Env(env.input, env.data, env.shared, env.overrides, null);
           const v = callFunction(inner, r.node, args, loc);
           return v === undefined ? false : cb(v);
         }

@@ -193,7 +193,7 @@ export class CodeGen {
       return { target: { kind: 'function', node, key: node.name }, arity };
     }
     const name = refName(op);
-    const def = name === undefined ? undefined : this.builtins.get(name);
+    const def = name === undefined ? undefined : this.builtins.resolve(name);
     if (def === undefined || name === undefined) throw unsupported(`function ${refToString(op)}`, loc);
     return { target: { kind: 'builtin', def, key: name }, arity: def.args.length };
   }
@@ -232,14 +232,14 @@ export class CodeGen {
   /** A function or builtin named by a `with` value, if it names one. */
   private replacement(t: Term): FuncReplacement | undefined {
     if (t.type === 'var') {
-      const def = this.builtins.get(t.name);
+      const def = this.builtins.resolve(t.name);
       return def === undefined ? undefined : { kind: 'builtin', def };
     }
     if (t.type !== 'ref') return undefined;
     const node = functionNode(this.root, t);
     if (node !== undefined) return { kind: 'function', node };
     const name = refName(t);
-    const def = name === undefined ? undefined : this.builtins.get(name);
+    const def = name === undefined ? undefined : this.builtins.resolve(name);
     return def === undefined ? undefined : { kind: 'builtin', def };
   }
 

@@ -13,7 +13,7 @@ import type { RuleNode } from '../compiler/rule-tree.js';
 import { equal as equalValue, RegoObject, RegoSet, type Value } from '../value.js';
 import { Env, type Frame, type K, NONE, type ValK } from './env.js';
 import { getPath, keysOf, lookup, mergeObjects, setPath } from './paths.js';
-import { nodeValue } from './rules.js';
+import { keyedNode, nodeKeyValue, nodeValue } from './rules.js';
 import { ConstT, type CTerm, walkValue } from './terms.js';
 
 /** Lookup in base data, where keys are storage path segments (`data[2]` finds key "2"). */
@@ -63,13 +63,22 @@ function leaves(env: Env, node: RuleNode): RegoObject {
 }
 
 function step(env: Env, f: Frame, node: RuleNode | undefined, base: Value | undefined, path: Value[], key: Value, ops: readonly CTerm[], i: number, k: ValK): boolean {
-  const childPath = path.concat([key]);
+  // Paths are only needed to apply `with data...` replacements.
+  const childPath = env.overrides === null ? path : path.concat([key]);
   if (env.overrides !== null && env.overridden(childPath)) {
     const v = env.overrideValue(childPath);
     return v !== undefined && walkValue(env, f, v, ops, i + 1, k);
   }
   const child = node?.child(key);
   if (child !== undefined && child.hasRules) {
+    const next = ops[i + 1];
+    if (next !== undefined && keyedNode(child)) {
+      const nextKey = next.dynamic ? undefined : next.get(env, f);
+      if (nextKey !== undefined) {
+        const v = nodeKeyValue(env, child, nextKey);
+        return v !== undefined && walkValue(env, f, v, ops, i + 2, k);
+      }
+    }
     const v = nodeValue(env, child);
     return v !== undefined && walkValue(env, f, v, ops, i + 1, k);
   }
@@ -137,6 +146,10 @@ export class DataRefT implements CTerm {
 
   get(env: Env, f: Frame): Value | undefined {
     if (this.ruleNode !== undefined && env.overrides === null && this.restPath !== undefined) {
+      if (this.restPath.length > 0 && keyedNode(this.ruleNode)) {
+        const x = nodeKeyValue(env, this.ruleNode, this.restPath[0] as Value);
+        return x === undefined ? undefined : getPath(x, this.restPath.slice(1));
+      }
       const v = nodeValue(env, this.ruleNode);
       return v === undefined ? undefined : getPath(v, this.restPath);
     }
@@ -150,6 +163,14 @@ export class DataRefT implements CTerm {
 
   eval(env: Env, f: Frame, k: ValK): boolean {
     if (this.ruleNode !== undefined && env.overrides === null) {
+      const next = this.restOps[0];
+      if (next !== undefined && keyedNode(this.ruleNode)) {
+        const key = next.dynamic ? undefined : next.get(env, f);
+        if (key !== undefined) {
+          const x = nodeKeyValue(env, this.ruleNode, key);
+          return x !== undefined && walkValue(env, f, x, this.restOps, 1, k);
+        }
+      }
       const v = nodeValue(env, this.ruleNode);
       if (v === undefined) return false;
       if (this.restPath !== undefined) {

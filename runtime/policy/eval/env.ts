@@ -66,6 +66,8 @@ export class Env {
   readonly cache = new Map<RuleNode, Cached>();
   /** Function results by node and argument key. */
   fnCache: Map<RuleNode, Map<string, Cached>> | null = null;
+  /** Values of single keys of multi-value and object rules, by node and key. */
+  keyCache: Map<RuleNode, Map<string, Cached>> | null = null;
 
   constructor(
     readonly input: Value | undefined,

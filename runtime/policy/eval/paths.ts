@@ -8,7 +8,8 @@ export function lookup(v: Value | undefined, key: Value): Value | undefined {
   if (Array.isArray(v)) {
     return typeof key === 'number' && Number.isInteger(key) && key >= 0 && key < v.length ? v[key] : undefined;
   }
-  return (v as RegoSet).has(key) ? key : undefined;
+  if (v instanceof RegoSet) return v.has(key) ? key : undefined;
+  return undefined;
 }
 
 /** Calls `cb(key, value)` for every member (sorted for objects and sets); stops when it returns true. */
@@ -22,7 +23,8 @@ export function enumerate(v: Value | undefined, cb: (key: Value, value: Value) =
     for (const k of v.keys()) if (cb(k, v.get(k) as Value)) return true;
     return false;
   }
-  for (const e of (v as RegoSet).values()) if (cb(e, e)) return true;
+  if (!(v instanceof RegoSet)) return false;
+  for (const e of v.values()) if (cb(e, e)) return true;
   return false;
 }
 
@@ -31,7 +33,7 @@ export function keysOf(v: Value | undefined): readonly Value[] {
   if (v === null || typeof v !== 'object') return [];
   if (Array.isArray(v)) return v.map((_, i) => i);
   if (v instanceof RegoObject) return v.keys();
-  return (v as RegoSet).values();
+  return v instanceof RegoSet ? v.values() : [];
 }
 
 export function getPath(v: Value | undefined, path: readonly Value[]): Value | undefined {

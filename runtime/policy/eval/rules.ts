@@ -8,6 +8,7 @@ import type { RuleNode } from '../compiler/rule-tree.js';
 import { PolicyError, type SourceLocation } from '../errors.js';
 import { formatValue } from '../value-format.js';
 import { canonicalKey, equal, RegoObject, RegoSet, type Value } from '../value.js';
+import { lookup } from './paths.js';
 import { Env, type ExprFn, type Frame, NONE, type Cached } from './env.js';
 import type { CTerm } from './terms.js';
 
@@ -141,6 +142,86 @@ function evalMulti(env: Env, rt: NodeRuntime): Value {
     });
   }
   return out;
+}
+
+/** True when `node[key]` can be evaluated for the key alone (multi-value and object rules). */
+export function keyedNode(node: RuleNode): boolean {
+  const rt = node.runtime as NodeRuntime | undefined;
+  return rt !== undefined && (rt.kind === 'multi' || rt.kind === 'object');
+}
+
+/**
+ * `node[key]` for a multi-value or object rule node, evaluating only the rule
+ * bodies whose head matches the key (as OPA does): conflicts and errors of
+ * other keys are not raised.
+ */
+export function nodeKeyValue(env: Env, node: RuleNode, key: Value): Value | undefined {
+  const full = env.cache.get(node);
+  if (full !== undefined) return full === NONE ? undefined : lookup(full, key);
+  const ck = typeof key === 'string' ? key : canonicalKey(key) + '\u0000';
+  env.keyCache ??= new Map();
+  let memo = env.keyCache.get(node);
+  if (memo === undefined) env.keyCache.set(node, (memo = new Map()));
+  const hit = memo.get(ck);
+  if (hit !== undefined) return hit === NONE ? undefined : hit;
+  const rt = runtimeOf(node);
+  let v: Value | undefined;
+  enter(env);
+  try {
+    v = rt.kind === 'multi' ? multiKey(env, rt, key) : objectKey(env, node, rt, key);
+  } finally {
+    env.shared.depth--;
+  }
+  memo.set(ck, v === undefined ? NONE : v);
+  return v;
+}
+
+function multiKey(env: Env, rt: NodeRuntime, key: Value): Value | undefined {
+  for (const b of rt.rules) {
+    const f: Frame = new Array(b.nslots);
+    let found = false;
+    (b.key as CTerm).unify(env, f, key, () =>
+      b.body(env, f, () => {
+        found = true;
+        return true;
+      }),
+    );
+    if (found) return key;
+  }
+  return undefined;
+}
+
+function objectKey(env: Env, node: RuleNode, rt: NodeRuntime, key: Value): Value | undefined {
+  const out = new RegoObject();
+  const own = new Set<RegoObject | RegoSet>([out]);
+  for (const b of rt.rules) {
+    const f: Frame = new Array(b.nslots);
+    const first = b.suffix[0] as CTerm;
+    first.unify(env, f, key, () =>
+      b.body(env, f, () => {
+        const path: Value[] = [key];
+        for (let i = 1; i < b.suffix.length; i++) {
+          const v = (b.suffix[i] as CTerm).get(env, f);
+          if (v === undefined) return false;
+          path.push(v);
+        }
+        const leaf = b.multi ? (b.key as CTerm).get(env, f) : (b.value as CTerm).get(env, f);
+        if (leaf === undefined) return false;
+        insert(out, own, path, leaf, b.multi, b.loc, rt);
+        return false;
+      }),
+    );
+  }
+  const c = node.child(key);
+  if (c !== undefined) {
+    const v = childValue(env, c);
+    if (v !== undefined) {
+      const cur = out.get(key);
+      if (cur === undefined) out.set(key, v);
+      else if (!equal(cur, v)) throw conflict(`object keys must be unique: rule ${rt.name} produced conflicting values for key ${formatValue(key)}`, (rt.rules[0] as CompiledBranch).loc);
+    }
+  }
+  return out.get(key);
 }
 
 function evalObject(env: Env, node: RuleNode, rt: NodeRuntime): Value {

@@ -1,0 +1,914 @@
+/**
+ * JSON and YAML builtins: json.marshal, json.marshal_with_options,
+ * json.unmarshal, json.is_valid, yaml.marshal, yaml.unmarshal, yaml.is_valid.
+ *
+ * OPA runs these through Go libraries, and their output is what policies and
+ * tests compare against, so this file reproduces them:
+ * - JSON text as Go's `encoding/json` writes it: object keys sorted
+ *   bytewise, sets as sorted arrays, `<`, `>`, `&`, U+2028 and U+2029
+ *   escaped, non-string keys turned into their JSON text (`ast.JSON`);
+ * - JSON errors as Go's decoder words them (`unexpected EOF`, `invalid
+ *   character 'x' looking for beginning of value`, ...); big integers stay exact;
+ * - YAML read with go-yaml v2's (YAML 1.1) scalar resolution: `yes`/`on` are
+ *   booleans, `0x1F` and `0777` integers, timestamps stay strings, and keys
+ *   become strings, as sigs.k8s.io/yaml converts YAML to JSON;
+ * - YAML written in go-yaml v2's style: block collections, sequences not
+ *   indented under a key, keys in natural order, go-yaml's quoting rules and
+ *   line folding at 80 columns. Error messages of the YAML parser differ.
+ */
+import { isAlias, isMap, isScalar, isSeq, type Node, parseAllDocuments, type Document } from 'yaml';
+import { formatNumber, formatValue, goQuote } from '../value-format.js';
+import { parseNumberText } from '../value-json.js';
+import { bigNum, compareStrings, RegoDecimal, RegoObject, RegoSet, typeName, type Value } from '../value.js';
+import { asObject, asString, BuiltinError, type BuiltinDefinition } from './registry.js';
+
+// ---------------------------------------------------------------------------
+// Writing JSON (Go's encoding/json over OPA's ast.JSON conversion)
+
+const JSON_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** A JSON string as Go's encoder writes it (HTML-safe; invalid UTF-8, here lone surrogates, as U+FFFD). */
+function goJSONString(s: string): string {
+  const body = s.replace(/["\\\u0000-\u001f<>&\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => {
+    const short = JSON_ESCAPES[c];
+    if (short !== undefined) return short;
+    const code = c.charCodeAt(0);
+    return code >= 0xd800 && code <= 0xdfff ? '\\ufffd' : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+  return `"${body}"`;
+}
+
+/** Object entries as OPA hands them to Go: keys as strings, sorted bytewise; a later equal key wins. */
+function jsonEntries(o: RegoObject): Array<[string, Value]> {
+  const byKey = new Map<string, Value>();
+  for (const [k, v] of o.entries()) byKey.set(goJSONKey(k), v);
+  return [...byKey].sort((a, b) => compareStrings(a[0], b[0]));
+}
+
+/** The JSON object key OPA makes of a Rego object key: a string as is, anything else its JSON text. */
+export function goJSONKey(k: Value): string {
+  return typeof k === 'string' ? k : goJSON(k);
+}
+
+/** Compact JSON text of a value, as `json.Marshal(ast.JSON(v))`. */
+export function goJSON(v: Value): string {
+  switch (typeof v) {
+    case 'string':
+      return goJSONString(v);
+    case 'number':
+    case 'bigint':
+      return formatNumber(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    default:
+      if (v === null) return 'null';
+      if (v instanceof RegoDecimal) return formatNumber(v);
+      if (Array.isArray(v) || v instanceof RegoSet) return `[${(Array.isArray(v) ? v : v.values()).map(goJSON).join(',')}]`;
+      return `{${jsonEntries(v)
+        .map(([k, x]) => `${goJSONString(k)}:${goJSON(x)}`)
+        .join(',')}}`;
+  }
+}
+
+/** `json.MarshalIndent(v, prefix, indent)`; like OPA, the first line is prefixed too. */
+function goJSONIndent(v: Value, prefix: string, indent: string, depth = 0): string {
+  const nl = (d: number): string => `\n${prefix}${indent.repeat(d)}`;
+  if (v instanceof RegoObject) {
+    const entries = jsonEntries(v);
+    if (entries.length === 0) return '{}';
+    const body = entries.map(([k, x]) => `${nl(depth + 1)}${goJSONString(k)}: ${goJSONIndent(x, prefix, indent, depth + 1)}`);
+    return `{${body.join(',')}${nl(depth)}}`;
+  }
+  if (Array.isArray(v) || v instanceof RegoSet) {
+    const items = Array.isArray(v) ? v : v.values();
+    if (items.length === 0) return '[]';
+    return `[${items.map((x) => `${nl(depth + 1)}${goJSONIndent(x, prefix, indent, depth + 1)}`).join(',')}${nl(depth)}]`;
+  }
+  return goJSON(v);
+}
+
+function marshalWithOptions(v: Value, opts: RegoObject): string {
+  let indent = '\t';
+  let prefix = '';
+  let implicitPretty = false;
+  let explicitPretty: boolean | null = null;
+  opts.keys().forEach((k, idx) => {
+    const val = opts.get(k) as Value;
+    if (typeof k !== 'string') {
+      throw BuiltinError.type(`operand 2 failed to stringify key ${formatValue(k)} at index ${idx}: operand ${idx} must be string but got ${typeName(k)}`);
+    }
+    switch (k) {
+      case 'prefix':
+      case 'indent':
+        if (typeof val !== 'string') throw BuiltinError.type(`operand 2 key ${k} failed cast to string: operand ${idx} must be string but got ${typeName(val)}`);
+        if (k === 'prefix') prefix = val;
+        else indent = val;
+        implicitPretty = true;
+        break;
+      case 'pretty':
+        if (typeof val !== 'boolean') throw BuiltinError.type('operand 2 key pretty failed cast to bool');
+        explicitPretty = val;
+        break;
+      default:
+        throw BuiltinError.type(`operand 2 object contained unknown key ${k}`);
+    }
+  });
+  return (explicitPretty ?? implicitPretty) ? prefix + goJSONIndent(v, prefix, indent) : goJSON(v);
+}
+
+// ---------------------------------------------------------------------------
+// Reading JSON: a reader that follows Go's scanner, so validity and error
+// messages match; numbers are read exactly (big integers, long decimals).
+
+class JSONScanError extends Error {}
+
+/** Go's `quoteChar`: the offending byte in single quotes (the first byte of a multi-byte character). */
+function quoteChar(ch: string): string {
+  if (ch === "'") return `'\\''`;
+  if (ch === '"') return `'"'`;
+  const cp = ch.codePointAt(0) as number;
+  const byte = cp < 0x80 ? cp : (Buffer.from(ch, 'utf8')[0] as number);
+  return `'${goQuote(String.fromCharCode(byte)).slice(1, -1)}'`;
+}
+
+const MAX_DEPTH = 10000;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+
+class JSONReader {
+  pos = 0;
+  private depth = 0;
+  constructor(private readonly s: string) {}
+
+  atEnd(): boolean {
+    return this.pos >= this.s.length;
+  }
+
+  skipSpace(): void {
+    while (this.pos < this.s.length && ' \t\n\r'.includes(this.s[this.pos] as string)) this.pos++;
+  }
+
+  private fail(context: string): never {
+    if (this.atEnd()) throw new JSONScanError('unexpected EOF');
+    throw new JSONScanError(`invalid character ${quoteChar(String.fromCodePoint(this.s.codePointAt(this.pos) as number))} ${context}`);
+  }
+
+  private peek(): string {
+    if (this.atEnd()) throw new JSONScanError('unexpected EOF');
+    return this.s[this.pos] as string;
+  }
+
+  /** Reads one value, leaving `pos` right after it. */
+  value(): Value {
+    this.skipSpace();
+    const c = this.peek();
+    if (c === '{' || c === '[') {
+      if (++this.depth > MAX_DEPTH) this.fail('exceeded max depth');
+      this.pos++;
+      const v = c === '{' ? this.object() : this.array();
+      this.depth--;
+      return v;
+    }
+    if (c === '"') return this.string();
+    if (c === '-' || isDigit(c)) return this.number();
+    if (c === 't') return this.literal('true', true);
+    if (c === 'f') return this.literal('false', false);
+    if (c === 'n') return this.literal('null', null);
+    return this.fail('looking for beginning of value');
+  }
+
+  /** After a member or element: true at the closing bracket, false after a comma. */
+  private close(bracket: string, context: string): boolean {
+    this.skipSpace();
+    const c = this.peek();
+    if (c !== bracket && c !== ',') this.fail(context);
+    this.pos++;
+    return c === bracket;
+  }
+
+  private object(): RegoObject {
+    const o = new RegoObject();
+    this.skipSpace();
+    if (this.peek() === '}') {
+      this.pos++;
+      return o;
+    }
+    do {
+      this.skipSpace();
+      if (this.peek() !== '"') this.fail('looking for beginning of object key string');
+      const k = this.string();
+      this.skipSpace();
+      if (this.peek() !== ':') this.fail('after object key');
+      this.pos++;
+      o.set(k, this.value());
+    } while (!this.close('}', 'after object key:value pair'));
+    return o;
+  }
+
+  private array(): Value[] {
+    const a: Value[] = [];
+    this.skipSpace();
+    if (this.peek() === ']') {
+      this.pos++;
+      return a;
+    }
+    do a.push(this.value());
+    while (!this.close(']', 'after array element'));
+    return a;
+  }
+
+  private string(): string {
+    const start = this.pos++;
+    let escaped = false;
+    for (;;) {
+      const c = this.peek();
+      if (c === '"') break;
+      if (c === '\\') {
+        escaped = true;
+        this.pos++;
+        const e = this.peek();
+        if ('bfnrt\\/"'.includes(e)) this.pos++;
+        else if (e === 'u') {
+          this.pos++;
+          for (let k = 0; k < 4; k++) {
+            if (!/[0-9a-fA-F]/.test(this.peek())) this.fail('in \\u hexadecimal character escape');
+            this.pos++;
+          }
+        } else this.fail('in string escape code');
+      } else if (c.charCodeAt(0) < 0x20) this.fail('in string literal');
+      else this.pos++;
+    }
+    this.pos++;
+    if (!escaped) return this.s.slice(start + 1, this.pos - 1);
+    // Go decodes an unpaired surrogate escape as U+FFFD.
+    return (JSON.parse(this.s.slice(start, this.pos)) as string).replace(LONE_SURROGATE, '\ufffd');
+  }
+
+  private digits(): void {
+    while (isDigit(this.s[this.pos])) this.pos++;
+  }
+
+  private number(): Value {
+    const start = this.pos;
+    if (this.s[this.pos] === '-') {
+      this.pos++;
+      if (!isDigit(this.peek())) this.fail('in numeric literal');
+    }
+    if (this.s[this.pos] === '0') this.pos++;
+    else this.digits();
+    if (this.s[this.pos] === '.') {
+      this.pos++;
+      if (!isDigit(this.peek())) this.fail('after decimal point in numeric literal');
+      this.digits();
+    }
+    if (this.s[this.pos] === 'e' || this.s[this.pos] === 'E') {
+      this.pos++;
+      if (this.peek() === '+' || this.peek() === '-') this.pos++;
+      if (!isDigit(this.peek())) this.fail('in exponent of numeric literal');
+      this.digits();
+    }
+    try {
+      return parseNumberText(this.s.slice(start, this.pos));
+    } catch (e) {
+      throw new JSONScanError((e as Error).message);
+    }
+  }
+
+  private literal<T extends Value>(word: string, v: T): T {
+    for (let i = 1; i < word.length; i++) {
+      this.pos++;
+      if (this.peek() !== word[i]) this.fail(`in literal ${word} (expecting ${quoteChar(word[i] as string)})`);
+    }
+    this.pos++;
+    return v;
+  }
+}
+
+function readOrThrow(r: JSONReader): Value {
+  try {
+    return r.value();
+  } catch (e) {
+    if (e instanceof JSONScanError) throw new BuiltinError(e.message);
+    throw e;
+  }
+}
+
+/**
+ * OPA's `util.UnmarshalJSON`: Go's decoder reads one value, then one more
+ * token; anything but the end of the input (or, as Go lets through, `null`)
+ * is an error.
+ */
+function unmarshalJSON(text: string): Value {
+  const r = new JSONReader(text);
+  r.skipSpace();
+  if (r.atEnd()) throw new BuiltinError('EOF');
+  const v = readOrThrow(r);
+  r.skipSpace();
+  if (!r.atEnd()) {
+    const c = text[r.pos] as string;
+    if (c === '{' || c === '[') throw new BuiltinError(`error: invalid character '${c}' after top-level value`);
+    if ('}],:'.includes(c)) throw new BuiltinError(`invalid character ${quoteChar(c)} looking for beginning of value`);
+    const start = r.pos;
+    const next = readOrThrow(r);
+    if (next !== null) {
+      const shown = typeof next === 'boolean' ? `%!s(bool=${next})` : typeof next === 'string' ? next : text.slice(start, r.pos);
+      throw new BuiltinError(`error: invalid character '${shown}' after top-level value`);
+    }
+  }
+  return v;
+}
+
+/** Go's `json.Valid`. */
+function validJSON(text: string): boolean {
+  const r = new JSONReader(text);
+  try {
+    r.value();
+  } catch (e) {
+    if (e instanceof JSONScanError) return false;
+    throw e;
+  }
+  r.skipSpace();
+  return r.atEnd();
+}
+
+// ---------------------------------------------------------------------------
+// Go number formatting, for YAML
+
+/** `strconv.FormatFloat(x, 'g', -1, bits)`. */
+function formatFloatG(x: number, bits: 32 | 64): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  let exp = x.toExponential();
+  if (bits === 32) {
+    for (let p = 1; p <= 9; p++) {
+      const e = x.toExponential(p - 1);
+      if (Math.fround(Number(e)) === x) {
+        exp = e;
+        break;
+      }
+    }
+  }
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(exp) as RegExpExecArray;
+  const sign = m[1] as string;
+  const digits = (m[2] as string) + (m[3] ?? '');
+  const e = Number(m[4]);
+  if (e < -4 || e >= 6) {
+    const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    const ee = Math.abs(e).toString().padStart(2, '0');
+    return `${sign}${mant}e${e < 0 ? '-' : '+'}${ee}`;
+  }
+  if (e < 0) return `${sign}0.${'0'.repeat(-e - 1)}${digits}`;
+  if (digits.length <= e + 1) return sign + digits + '0'.repeat(e + 1 - digits.length);
+  return `${sign}${digits.slice(0, e + 1)}.${digits.slice(e + 1)}`;
+}
+
+// ---------------------------------------------------------------------------
+// Reading YAML (go-yaml v2 resolution, then sigs.k8s.io/yaml's JSON conversion)
+
+const YAML_BOOLS: Record<string, boolean> = {};
+for (const w of ['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']) YAML_BOOLS[w] = true;
+for (const w of ['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']) YAML_BOOLS[w] = false;
+const YAML_NULLS = new Set(['', '~', 'null', 'Null', 'NULL']);
+const YAML_SPECIAL_FLOATS: Record<string, number> = {};
+for (const [ws, v] of [
+  [['.nan', '.NaN', '.NAN'], NaN],
+  [['.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF'], Infinity],
+  [['-.inf', '-.Inf', '-.INF'], -Infinity],
+] as const) {
+  for (const w of ws) YAML_SPECIAL_FLOATS[w] = v;
+}
+const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const INT64_MIN = -(2n ** 63n);
+const UINT64_MAX = 2n ** 64n - 1n;
+
+type Resolved = { kind: 'str'; v: string } | { kind: 'null' } | { kind: 'bool'; v: boolean } | { kind: 'int'; v: bigint } | { kind: 'float'; v: number } | { kind: 'timestamp'; v: string };
+
+/** Go's `strconv.ParseInt(s, 0, 64)` then `ParseUint`, as one range check. */
+function parseGoInt(s: string): bigint | null {
+  const m = /^([+-]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO]?[0-7]+|[1-9][0-9]*|0)$/.exec(s);
+  if (m === null) return null;
+  let body = m[2] as string;
+  if (/^0[0-7]/.test(body)) body = `0o${body.slice(1)}`;
+  else if (/^0[oO]/.test(body)) body = `0o${body.slice(2)}`;
+  const v = m[1] === '-' ? -BigInt(body) : BigInt(body);
+  if (v < INT64_MIN || v > UINT64_MAX || (m[1] !== '' && v > 2n ** 63n - 1n)) return null;
+  return v;
+}
+
+const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** go-yaml's timestamp check: `2006-1-2`, with an optional `T15:4:5.999Z07:00` (or ` 15:4:5.999`). */
+function isTimestamp(s: string): boolean {
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))|(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?))?$/.exec(s);
+  if (m === null) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  if (month < 1 || month > 12 || day < 1 || day > (month === 2 && !leap ? 28 : (DAYS[month - 1] as number))) return false;
+  const [h, min, sec] = m[4] !== undefined ? [m[4], m[5], m[6]] : [m[7], m[8], m[9]];
+  return h === undefined || (Number(h) < 24 && Number(min) < 60 && Number(sec) < 60);
+}
+
+/** go-yaml v2's `resolve` for an untagged plain scalar. */
+function resolvePlain(s: string): Resolved {
+  if (YAML_NULLS.has(s)) return { kind: 'null' };
+  const b = YAML_BOOLS[s];
+  if (b !== undefined) return { kind: 'bool', v: b };
+  const special = YAML_SPECIAL_FLOATS[s];
+  if (special !== undefined) return { kind: 'float', v: special };
+  const c = s[0] as string;
+  if (c === '.') {
+    const f = Number(s);
+    if (/^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(s) && Number.isFinite(f)) return { kind: 'float', v: f };
+  } else if (/[-+0-9]/.test(c)) {
+    if (isTimestamp(s)) return { kind: 'timestamp', v: s };
+    const plain = s.replaceAll('_', '');
+    const i = parseGoInt(plain);
+    if (i !== null) return { kind: 'int', v: i };
+    if (YAML_FLOAT.test(plain)) {
+      const f = Number(plain);
+      if (Number.isFinite(f)) return { kind: 'float', v: f };
+    }
+    const bin = /^-0b([01]+)$/.exec(plain);
+    if (bin !== null) {
+      const v = -BigInt(`0b${bin[1]}`);
+      if (v >= INT64_MIN) return { kind: 'int', v };
+    }
+  }
+  return { kind: 'str', v: s };
+}
+
+const TAG = 'tag:yaml.org,2002:';
+
+function yamlError(message: string): BuiltinError {
+  return new BuiltinError(`yaml: ${message}`);
+}
+
+/** Converts a YAML node to a Rego value as OPA sees it after the YAML → JSON round trip. */
+class YamlReader {
+  private budget = 1_000_000;
+  private depth = 0;
+  /** Anchored nodes being converted, to catch aliases that refer to themselves. */
+  private readonly expanding = new Set<Node>();
+  constructor(private readonly doc: Document.Parsed) {}
+
+  scalar(node: Node): Resolved {
+    if (!isScalar(node)) throw yamlError('cannot use a collection here');
+    // The parser decodes !!binary itself.
+    if (node.value instanceof Uint8Array) return { kind: 'str', v: Buffer.from(node.value).toString('utf8') };
+    const text = String(node.value);
+    const tag = node.tag;
+    if (tag === undefined || tag === '!') return node.type === 'PLAIN' && tag === undefined ? resolvePlain(text) : { kind: 'str', v: text };
+    if (!tag.startsWith(TAG)) return { kind: 'str', v: text };
+    const want = tag.slice(TAG.length);
+    if (want === 'str') return { kind: 'str', v: text };
+    if (want === 'binary') return { kind: 'str', v: Buffer.from(text, 'base64').toString('utf8') };
+    const r = resolvePlain(text);
+    if (r.kind === want) return r;
+    if (want === 'float' && r.kind === 'int') return { kind: 'float', v: Number(r.v) };
+    if (!['null', 'bool', 'int', 'float', 'timestamp'].includes(want)) return r;
+    throw yamlError(`cannot decode !!${r.kind === 'timestamp' ? 'timestamp' : r.kind} \`${text}\` as a !!${want}`);
+  }
+
+  value(node: Node | null): Value {
+    if (--this.budget < 0 || this.depth > 2000) throw yamlError('document contains excessive aliasing');
+    if (node === null) return null;
+    this.depth++;
+    try {
+      return this.convert(node);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** The node an alias stands for; an alias inside its own anchor is an error, as in go-yaml. */
+  private resolve(node: Node | null): Node | null {
+    if (!isAlias(node)) return node;
+    const target = node.resolve(this.doc) ?? null;
+    if (target !== null && this.expanding.has(target)) throw yamlError(`anchor '${node.source}' value contains itself`);
+    return target;
+  }
+
+  private convert(node: Node): Value {
+    if (isAlias(node)) return this.value(this.resolve(node));
+    if (isSeq(node) || isMap(node)) {
+      this.expanding.add(node);
+      try {
+        if (isSeq(node)) return node.items.map((n) => this.value(n as Node | null));
+        const out = new RegoObject();
+        this.mergeInto(out, node);
+        return out;
+      } finally {
+        this.expanding.delete(node);
+      }
+    }
+    const r = this.scalar(node);
+    switch (r.kind) {
+      case 'null':
+        return null;
+      case 'bool':
+        return r.v;
+      case 'int':
+        return bigNum(r.v);
+      case 'float':
+        if (!Number.isFinite(r.v)) throw new BuiltinError(`json: unsupported value: ${formatFloatG(r.v, 64)}`);
+        // Go writes the float64 as its shortest decimal text, which OPA reads exactly.
+        return parseNumberText(String(r.v));
+      default:
+        return r.v;
+    }
+  }
+
+  /** Map entries in order; `<<` merges a map (or a list of maps, the first winning) at its place. */
+  private mergeInto(out: RegoObject, node: Node | null): void {
+    const target = this.resolve(node);
+    if (!isMap(target)) throw yamlError('map merge requires map or sequence of maps as the value');
+    for (const pair of target.items) {
+      const key = pair.key as Node | null;
+      if (isScalar(key) && key.type === 'PLAIN' && key.tag === undefined && key.value === '<<') {
+        const src = this.resolve(pair.value as Node | null);
+        if (isSeq(src)) for (const item of [...src.items].reverse()) this.mergeInto(out, item as Node);
+        else this.mergeInto(out, src);
+        continue;
+      }
+      out.set(this.key(key), this.value(pair.value as Node | null));
+    }
+  }
+
+  private key(node: Node | null): string {
+    const target = this.resolve(node);
+    const k = target === null ? ({ kind: 'null' } as const) : this.scalar(target);
+    switch (k.kind) {
+      case 'str':
+      case 'timestamp':
+        return k.v;
+      case 'int':
+        return k.v.toString();
+      case 'bool':
+        return k.v ? 'true' : 'false';
+      case 'float': {
+        const s = formatFloatG(Math.fround(k.v), 32);
+        return s === '+Inf' ? '.inf' : s === '-Inf' ? '-.inf' : s === 'NaN' ? '.nan' : s;
+      }
+      default:
+        throw new BuiltinError('unsupported map key of type: <nil>');
+    }
+  }
+}
+
+/** The documents of a YAML stream; every one must parse, as OPA validates the whole stream. */
+function parseYaml(text: string): Document.Parsed[] {
+  const docs = parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false });
+  if (!Array.isArray(docs)) return [];
+  for (const d of docs) {
+    const err = d.errors[0];
+    if (err !== undefined) {
+      const line = err.linePos?.[0]?.line;
+      const msg = err.message.replace(/ at line \d+, column \d+[\s\S]*$/, '');
+      throw yamlError(`${line === undefined ? '' : `line ${line}: `}${msg.charAt(0).toLowerCase()}${msg.slice(1)}`);
+    }
+  }
+  return docs;
+}
+
+function unmarshalYaml(text: string): Value {
+  const doc = parseYaml(text)[0];
+  return doc === undefined ? null : new YamlReader(doc).value(doc.contents as Node | null);
+}
+
+// ---------------------------------------------------------------------------
+// Writing YAML (go-yaml v2's emitter, for JSON-shaped values)
+
+const BEST_WIDTH = 80;
+
+/** go-yaml's key order: runs of digits compare as numbers, letters before other characters. */
+function naturalLess(a: string, b: string): boolean {
+  const ar = Array.from(a);
+  const br = Array.from(b);
+  const isLetter = (c: string): boolean => /\p{L}/u.test(c);
+  const isDigit = (c: string | undefined): boolean => c !== undefined && /\p{Nd}/u.test(c);
+  for (let i = 0; i < ar.length && i < br.length; i++) {
+    const x = ar[i] as string;
+    const y = br[i] as string;
+    if (x === y) continue;
+    const al = isLetter(x);
+    const bl = isLetter(y);
+    if (al && bl) return x < y;
+    if (al || bl) return bl;
+    let an = 0;
+    let bn = 0;
+    if (x === '0' || y === '0') {
+      for (let j = i - 1; j >= 0 && isDigit(ar[j]); j--) {
+        if (ar[j] !== '0') {
+          an = 1;
+          bn = 1;
+          break;
+        }
+      }
+    }
+    let ai = i;
+    let bi = i;
+    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10 + Number(ar[ai]);
+    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10 + Number(br[bi]);
+    if (an !== bn) return an < bn;
+    if (ai !== bi) return ai < bi;
+    return x < y;
+  }
+  return ar.length < br.length;
+}
+
+/** A number as go-yaml prints what it read from OPA's JSON text (an int64/uint64, else a float64). */
+function yamlNumber(n: number | bigint | RegoDecimal): string {
+  if (n instanceof RegoDecimal) return formatFloatG(n.toNumber(), 64);
+  if (typeof n === 'bigint') return n >= INT64_MIN && n <= UINT64_MAX ? n.toString() : formatFloatG(Number(n), 64);
+  return Number.isInteger(n) ? n.toString() : formatFloatG(n, 64);
+}
+
+const isBreak = (c: number): boolean => c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
+const isPrintable = (c: number): boolean => c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
+const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
+
+interface ScalarAnalysis {
+  multiline: boolean;
+  blockPlain: boolean;
+  singleQuoted: boolean;
+  block: boolean;
+}
+
+/** go-yaml's `yaml_emitter_analyze_scalar`, for block context. */
+function analyzeScalar(cps: number[]): ScalarAnalysis {
+  if (cps.length === 0) return { multiline: false, blockPlain: true, singleQuoted: true, block: false };
+  let blockIndicators = false;
+  let lineBreaks = false;
+  let special = false;
+  let leadingSpace = false;
+  let leadingBreak = false;
+  let trailingSpace = false;
+  let trailingBreak = false;
+  let breakSpace = false;
+  let spaceBreak = false;
+  let prevSpace = false;
+  let prevBreak = false;
+  let precededByWhitespace = true;
+  const first3 = String.fromCodePoint(...cps.slice(0, 3));
+  if (first3 === '---' || first3 === '...') blockIndicators = true;
+  for (let i = 0; i < cps.length; i++) {
+    const c = cps[i] as number;
+    const next = cps[i + 1];
+    const followedByWhitespace = next === undefined || next === 0x20 || next === 0x09;
+    const ch = String.fromCodePoint(c);
+    if (i === 0) {
+      if ('#,[]{}&*!|>\'"%@`'.includes(ch)) blockIndicators = true;
+      else if ((ch === '?' || ch === ':' || ch === '-') && followedByWhitespace) blockIndicators = true;
+    } else if ((ch === ':' && followedByWhitespace) || (ch === '#' && precededByWhitespace)) blockIndicators = true;
+    if (!isPrintable(c)) special = true;
+    if (c === 0x20) {
+      if (i === 0) leadingSpace = true;
+      if (i === cps.length - 1) trailingSpace = true;
+      if (prevBreak) breakSpace = true;
+      prevSpace = true;
+      prevBreak = false;
+    } else if (isBreak(c)) {
+      lineBreaks = true;
+      if (i === 0) leadingBreak = true;
+      if (i === cps.length - 1) trailingBreak = true;
+      if (prevSpace) spaceBreak = true;
+      prevSpace = false;
+      prevBreak = true;
+    } else {
+      prevSpace = false;
+      prevBreak = false;
+    }
+    precededByWhitespace = c === 0x20 || c === 0x09 || isBreak(c) || c === 0;
+  }
+  let blockPlain = !(leadingSpace || leadingBreak || trailingSpace || trailingBreak || breakSpace || spaceBreak || special || lineBreaks || blockIndicators);
+  let singleQuoted = !(breakSpace || spaceBreak || special);
+  // Single-quoted line breaks are not written here; such strings go double-quoted.
+  if (lineBreaks) singleQuoted = false;
+  if (blockIndicators) blockPlain = false;
+  return { multiline: lineBreaks, blockPlain, singleQuoted, block: !(trailingSpace || spaceBreak || special) };
+}
+
+const ESCAPES: Record<number, string> = {
+  0x00: '0',
+  0x07: 'a',
+  0x08: 'b',
+  0x09: 't',
+  0x0a: 'n',
+  0x0b: 'v',
+  0x0c: 'f',
+  0x0d: 'r',
+  0x1b: 'e',
+  0x22: '"',
+  0x5c: '\\',
+  0x85: 'N',
+  0xa0: '_',
+  0x2028: 'L',
+  0x2029: 'P',
+};
+
+/** The state go-yaml's emitter keeps while writing. */
+class YamlWriter {
+  out = '';
+  column = 0;
+  whitespace = true;
+  indention = true;
+
+  put(s: string): void {
+    this.out += s;
+    this.column += Array.from(s).length;
+  }
+
+  newline(): void {
+    this.out += '\n';
+    this.column = 0;
+  }
+
+  writeIndent(indent: number): void {
+    const ind = Math.max(indent, 0);
+    if (!this.indention || this.column > ind || (this.column === ind && !this.whitespace)) this.newline();
+    while (this.column < ind) this.put(' ');
+    this.whitespace = true;
+    this.indention = true;
+  }
+
+  indicator(s: string, needWhitespace: boolean, isWhitespace: boolean, isIndention: boolean): void {
+    if (needWhitespace && !this.whitespace) this.put(' ');
+    this.put(s);
+    this.whitespace = isWhitespace;
+    this.indention = this.indention && isIndention;
+  }
+}
+
+class YamlEmitter {
+  readonly w = new YamlWriter();
+
+  /** `indent` is the emitter's current indentation (-1 at the top). */
+  node(v: Value, indent: number, mappingValue: boolean): void {
+    if (v instanceof RegoObject && v.size > 0) this.mapping(v, indent < 0 ? 0 : indent + 2);
+    else if ((Array.isArray(v) || v instanceof RegoSet) && (Array.isArray(v) ? v.length : v.size) > 0) {
+      const indentless = mappingValue && !this.w.indention;
+      this.sequence(Array.isArray(v) ? v : v.values(), indent < 0 ? 0 : indentless ? indent : indent + 2);
+    } else if (v instanceof RegoObject) this.w.indicator('{}', true, false, false);
+    else if (Array.isArray(v) || v instanceof RegoSet) this.w.indicator('[]', true, false, false);
+    else if (typeof v === 'string') this.string(v, indent < 0 ? 2 : indent + 2, false);
+    else this.plain(v === null ? 'null' : typeof v === 'boolean' ? String(v) : yamlNumber(v), indent < 0 ? 2 : indent + 2, true);
+  }
+
+  private mapping(o: RegoObject, indent: number): void {
+    const entries = jsonEntries(o).sort((a, b) => (naturalLess(a[0], b[0]) ? -1 : naturalLess(b[0], a[0]) ? 1 : 0));
+    for (const [k, v] of entries) {
+      this.w.writeIndent(indent);
+      const simple = !k.includes('\n') && !/[\r\u0085\u2028\u2029]/.test(k) && Buffer.byteLength(k) <= 128;
+      if (simple) {
+        this.string(k, indent + 2, true);
+        this.w.indicator(':', false, false, false);
+      } else {
+        this.w.indicator('?', true, false, true);
+        this.string(k, indent + 2, false);
+        this.w.writeIndent(indent);
+        this.w.indicator(':', true, false, true);
+      }
+      this.node(v, indent, true);
+    }
+  }
+
+  private sequence(items: readonly Value[], indent: number): void {
+    for (const item of items) {
+      this.w.writeIndent(indent);
+      this.w.indicator('-', true, false, true);
+      this.node(item, indent, false);
+    }
+  }
+
+  private string(s: string, indent: number, simpleKey: boolean): void {
+    const cps = Array.from(s, (c) => c.codePointAt(0) as number);
+    const a = analyzeScalar(cps);
+    const canPlain = s !== '<<' && resolvePlain(s).kind === 'str' && !(/^[-+0-9]/.test(s) && s.includes(':') && BASE60_FLOAT.test(s));
+    let style = s.includes('\n') ? 'literal' : canPlain ? 'plain' : 'double';
+    if (simpleKey && a.multiline) style = 'double';
+    if (style === 'plain' && !a.blockPlain) style = 'single';
+    if (style === 'single' && !a.singleQuoted) style = 'double';
+    if (style === 'literal' && (!a.block || simpleKey)) style = 'double';
+    if (style === 'plain') this.plain(s, indent, !simpleKey);
+    else if (style === 'single') this.quoted(cps, "'", indent, !simpleKey);
+    else if (style === 'double') this.quoted(cps, '"', indent, !simpleKey);
+    else this.literal(cps, indent);
+  }
+
+  private plain(text: string, indent: number, allowBreaks: boolean): void {
+    const w = this.w;
+    if (!w.whitespace) w.put(' ');
+    const cps = Array.from(text);
+    let spaces = false;
+    for (let i = 0; i < cps.length; i++) {
+      const c = cps[i] as string;
+      if (c === ' ') {
+        if (allowBreaks && !spaces && w.column > BEST_WIDTH && cps[i + 1] !== ' ') w.writeIndent(indent);
+        else w.put(c);
+        spaces = true;
+      } else {
+        w.put(c);
+        w.indention = false;
+        spaces = false;
+      }
+    }
+    w.whitespace = false;
+    w.indention = false;
+  }
+
+  private quoted(cps: number[], quote: "'" | '"', indent: number, allowBreaks: boolean): void {
+    const w = this.w;
+    w.indicator(quote, true, false, false);
+    let spaces = false;
+    for (let i = 0; i < cps.length; i++) {
+      const c = cps[i] as number;
+      const inner = i !== 0 && i !== cps.length - 1;
+      if (quote === '"' && (!isPrintable(c) || isBreak(c) || c === 0xfeff || c === 0x22 || c === 0x5c)) {
+        const esc = ESCAPES[c];
+        const hex = (width: number): string => c.toString(16).toUpperCase().padStart(width, '0');
+        w.put(`\\${esc ?? (c <= 0xff ? `x${hex(2)}` : c <= 0xffff ? `u${hex(4)}` : `U${hex(8)}`)}`);
+        spaces = false;
+      } else if (c === 0x20) {
+        const fold = allowBreaks && !spaces && w.column > BEST_WIDTH && inner && (quote === '"' || cps[i + 1] !== 0x20);
+        if (fold) {
+          w.writeIndent(indent);
+          if (quote === '"' && cps[i + 1] === 0x20) w.put('\\');
+        } else w.put(' ');
+        spaces = true;
+      } else {
+        if (quote === "'" && c === 0x27) w.put("'");
+        w.put(String.fromCodePoint(c));
+        w.indention = false;
+        spaces = false;
+      }
+    }
+    w.indicator(quote, false, false, false);
+    w.whitespace = false;
+    w.indention = false;
+  }
+
+  private literal(cps: number[], indent: number): void {
+    const w = this.w;
+    w.indicator('|', true, false, false);
+    const first = cps[0] as number;
+    if (first === 0x20 || isBreak(first)) w.indicator('2', false, false, false);
+    const last = cps[cps.length - 1] as number;
+    const chomp = !isBreak(last) ? '-' : cps.length === 1 || isBreak(cps[cps.length - 2] as number) ? '+' : '';
+    if (chomp !== '') w.indicator(chomp, false, false, false);
+    w.newline();
+    w.indention = true;
+    w.whitespace = true;
+    let breaks = true;
+    for (const c of cps) {
+      if (isBreak(c)) {
+        w.out += String.fromCodePoint(c);
+        w.column = 0;
+        w.indention = true;
+        breaks = true;
+      } else {
+        if (breaks) w.writeIndent(indent);
+        w.put(String.fromCodePoint(c));
+        w.indention = false;
+        breaks = false;
+      }
+    }
+  }
+}
+
+function marshalYaml(v: Value): string {
+  const e = new YamlEmitter();
+  e.node(v, -1, false);
+  e.w.writeIndent(-1);
+  return e.w.out;
+}
+
+// ---------------------------------------------------------------------------
+
+export const jsonYamlBuiltins: BuiltinDefinition[] = [
+  { name: 'json.marshal', args: ['any'], result: 'string', impl: ([v]) => goJSON(v as Value) },
+  {
+    name: 'json.marshal_with_options',
+    args: ['any', 'object'],
+    result: 'string',
+    impl: ([v, o]) => marshalWithOptions(v as Value, asObject(o, 2)),
+  },
+  { name: 'json.unmarshal', args: ['string'], result: 'any', impl: ([s]) => unmarshalJSON(asString(s, 1)) },
+  { name: 'json.is_valid', args: ['string'], result: 'boolean', impl: ([s]) => typeof s === 'string' && validJSON(s) },
+  { name: 'yaml.marshal', args: ['any'], result: 'string', impl: ([v]) => marshalYaml(v as Value) },
+  { name: 'yaml.unmarshal', args: ['string'], result: 'any', impl: ([s]) => unmarshalYaml(asString(s, 1)) },
+  {
+    name: 'yaml.is_valid',
+    args: ['string'],
+    result: 'boolean',
+    impl: ([s]) => {
+      if (typeof s !== 'string') return false;
+      try {
+        unmarshalYaml(s);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  },
+];
