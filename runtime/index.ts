@@ -77,3 +77,37 @@ export type { ChatMessage, ThreadMemory } from './llm/thread-memory.js';
 export { MemoryThreadMemory } from './llm/memory-thread-memory.js';
 export { KvThreadMemory } from './llm/kv-thread-memory.js';
 export { createThreadMemory, getDefaultThreadMemory, setDefaultThreadMemory } from './llm/create-thread-memory.js';
+
+// Policy engine (Rego) and its OPA-compatible server.
+export {
+  compilePolicy,
+  CompiledPolicy,
+  PreparedQuery,
+  PolicyError,
+  BuiltinError,
+  BuiltinRegistry,
+  createDefaultRegistry,
+  defaultRegistry,
+  fromJS,
+  toJS,
+  parseJSON,
+  stringifyJSON,
+  runConformance,
+  type Bindings,
+  type BuiltinContext,
+  type BuiltinDefinition,
+  type CompilePolicyOptions,
+  type ConformanceReport,
+  type PolicyErrorCode,
+  type QueryOptions,
+  type Value as RegoValue,
+} from './policy/index.js';
+export { startPolicyServer, type RunningPolicyServer, type StartPolicyServerOptions } from './policy/server/start-policy-server.js';
+export { createPolicyServer, type PolicyServerOptions } from './policy/server/opa-server.js';
+export { PolicyStore, type LoadStatus, type PolicyStoreOptions } from './policy/server/policy-store.js';
+export { DecisionLog, type DecisionLogOptions } from './policy/server/decision-log.js';
+export { readPolicyDirectory, type PolicyFiles, type PolicySource } from './policy/server/policy-files.js';
+export { compilePolicySet, formatProblem, PolicyLoadError, type PolicyProblem, type PolicySet } from './policy/server/policy-set.js';
+export { loadPolicySet, readInputFile } from './policy/tools/load-policies.js';
+export { runPolicyTests, type PolicyTestReport, type PolicyTestResult } from './policy/tools/run-policy-tests.js';
+export { evalQuery, type EvalOutput } from './policy/tools/eval-query.js';

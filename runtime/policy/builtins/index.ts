@@ -16,7 +16,8 @@ import { graphBuiltins } from './graph.js';
 import { httpBuiltins } from './http.js';
 import { internalBuiltins } from './internal.js';
 import { jsonOpsBuiltins } from './json-ops.js';
-import { jsonYamlBuiltins } from './json-yaml.js';
+import { jsonBuiltins } from './json.js';
+import { yamlBuiltins } from './yaml.js';
 import { jwtBuiltins } from './jwt.js';
 import { netBuiltins } from './net.js';
 import { objectBuiltins } from './objects.js';
@@ -55,7 +56,8 @@ export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   regexBuiltins,
   globBuiltins,
   encodingBuiltins,
-  jsonYamlBuiltins,
+  jsonBuiltins,
+  yamlBuiltins,
   cryptoBuiltins,
   jwtBuiltins,
   netBuiltins,

@@ -6,7 +6,7 @@
  */
 import { parseNumberText } from '../value-json.js';
 import { compare, isNumber, RegoObject, type Value } from '../value.js';
-import { goJSON, jsonYamlBuiltins } from './json-yaml.js';
+import { goJSON, unmarshalJSON } from './json.js';
 import { JWT_ALGORITHMS, KeyError, keysFromCertOrJwk, publicOf, publicOnly, signingKeyFromJwk, signJws, verifySignature, type VerificationKey } from './jwt-keys.js';
 import { asObject, asString, type BuiltinContext, type BuiltinDefinition, BuiltinError } from './registry.js';
 
@@ -76,13 +76,11 @@ function base64UrlDecode(s: string): Buffer {
   return goBase64UrlDecode(padded);
 }
 
-const jsonUnmarshal = jsonYamlBuiltins.find((d) => d.name === 'json.unmarshal');
-
 /** A JSON object (Go's json.Unmarshal via OPA's json.unmarshal). */
-function extractJSONObject(text: string, ctx: BuiltinContext): RegoObject {
+function extractJSONObject(text: string): RegoObject {
   let v: Value;
   try {
-    v = jsonUnmarshal === undefined ? (JSON.parse(text) as Value) : (jsonUnmarshal.impl([text], ctx) as Value);
+    v = unmarshalJSON(text);
   } catch (e) {
     throw new BuiltinError(`invalid JSON: ${(e as Error).message}`);
   }
@@ -106,7 +104,7 @@ function splitToken(v: Value | undefined): Token {
   return { header: parts[0] as string, payload: parts[1] as string, signature: parts[2] as string };
 }
 
-function decodeHeader(t: Token, ctx: BuiltinContext): RegoObject {
+function decodeHeader(t: Token): RegoObject {
   let text: string;
   try {
     text = base64UrlDecode(t.header).toString('utf8');
@@ -115,7 +113,7 @@ function decodeHeader(t: Token, ctx: BuiltinContext): RegoObject {
   }
   let header: RegoObject;
   try {
-    header = extractJSONObject(text, ctx);
+    header = extractJSONObject(text);
   } catch (e) {
     throw new BuiltinError(`bad JWT header: ${(e as Error).message}`);
   }
@@ -184,11 +182,11 @@ function keysOrThrow(text: string): VerificationKey[] {
 
 function decode(v: Value | undefined, ctx: BuiltinContext): Value {
   const t = splitToken(v);
-  const header = decodeHeader(t, ctx);
+  const header = decodeHeader(t);
   const payloadText = decodePayloadText(t);
   const cty = header.get('cty');
   if (cty === 'JWT') return decode(payloadText.replace(/^["']+|["']+$/g, ''), ctx);
-  const payload = extractJSONObject(payloadText, ctx);
+  const payload = extractJSONObject(payloadText);
   let sig: Buffer;
   try {
     sig = decodeSignature(t);
@@ -199,11 +197,11 @@ function decode(v: Value | undefined, ctx: BuiltinContext): Value {
 }
 
 /** verify_rs256 & co: true when some key verifies the signature (OPA's builtinJWTVerify). */
-function verifyWithKeys(alg: string, jwt: Value | undefined, keyText: Value | undefined, ctx: BuiltinContext): boolean {
+function verifyWithKeys(alg: string, jwt: Value | undefined, keyText: Value | undefined): boolean {
   const t = splitToken(jwt);
   const keys = keysOrThrow(asString(keyText, 2));
   const sig = decodeSignature(t);
-  const header = parseHeader(decodeHeader(t, ctx));
+  const header = parseHeader(decodeHeader(t));
   const data = Buffer.from(`${t.header}.${t.payload}`);
   const check = (k: VerificationKey): boolean => {
     const key = publicOnly(k);
@@ -294,7 +292,7 @@ function decodeVerify(jwt: Value | undefined, constraints: Value | undefined, ct
   let payloadText: string;
   for (;;) {
     const t = splitToken(current);
-    header = decodeHeader(t, ctx);
+    header = decodeHeader(t);
     const h = parseHeader(header);
     if (!headerValid(h)) return unverified;
     if (c.alg !== '' && c.alg !== h.alg) return unverified;
@@ -307,7 +305,7 @@ function decodeVerify(jwt: Value | undefined, constraints: Value | undefined, ct
     }
     break;
   }
-  const payload = extractJSONObject(payloadText, ctx);
+  const payload = extractJSONObject(payloadText);
   if (c.iss !== '') {
     if (payload.get('iss') !== c.iss) return unverified;
   }
@@ -375,7 +373,7 @@ function verifier(name: string, alg: string): BuiltinDefinition {
     name,
     args: ['string', 'string'],
     result: 'boolean',
-    impl: ([jwt, key], ctx) => (alg.startsWith('HS') ? verifyHmac(alg, jwt, key) : verifyWithKeys(alg, jwt, key, ctx)),
+    impl: ([jwt, key]) => (alg.startsWith('HS') ? verifyHmac(alg, jwt, key) : verifyWithKeys(alg, jwt, key)),
   };
 }
 

@@ -6,7 +6,6 @@ import { RegoObject, RegoSet, type Value } from '../value.js';
 import {
   asInt,
   asIterable,
-  asNumber,
   asNumberValue,
   asString,
   BuiltinError,

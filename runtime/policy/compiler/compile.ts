@@ -14,7 +14,7 @@ import type { Value } from '../value.js';
 import { checkCalls, checkRecursion, dataRefPrefix, functionNode } from './checks.js';
 import { Expander, printInTerm, rewriteDynamics, rewritePrint } from './expand.js';
 import { LocalRewriter, VarGen } from './locals.js';
-import { packageSegments, resolveModules, resolveQuery } from './resolve.js';
+import { resolveModules, resolveQuery } from './resolve.js';
 import { buildRuleTree, type PreparedRule, type RuleNode } from './rule-tree.js';
 import { SafetyChecker } from './safety.js';
 import { isConstantTerm, termVars } from './walk.js';

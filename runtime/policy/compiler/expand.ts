@@ -145,10 +145,6 @@ export class Expander {
 
 // ---------------------------------------------------------------------------
 
-function needsEval(t: Term): boolean {
-  return t.type === 'ref' || t.type === 'call' || t.type === 'arraycomp' || t.type === 'setcomp' || t.type === 'objectcomp';
-}
-
 /** Moves refs and comprehensions out of call arguments (after safety reordering). */
 export function rewriteDynamics(body: Body, gen: VarGen): Body {
   const out: Body = [];

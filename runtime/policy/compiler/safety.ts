@@ -386,11 +386,6 @@ function closureVars(e: Expr): Set<string> {
   return out;
 }
 
-interface Unsafe {
-  expr: Expr;
-  vars: Set<string>;
-}
-
 export interface SafetyResult {
   body: Body;
   errors: PolicyError[];

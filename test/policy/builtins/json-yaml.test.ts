@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createDefaultRegistry } from '../../../runtime/policy/builtins/index.js';
-import { jsonYamlBuiltins } from '../../../runtime/policy/builtins/json-yaml.js';
+import { jsonBuiltins } from '../../../runtime/policy/builtins/json.js';
+import { yamlBuiltins } from '../../../runtime/policy/builtins/yaml.js';
+
+const jsonYamlBuiltins = [...jsonBuiltins, ...yamlBuiltins];
 import { compilePolicy } from '../../../runtime/policy/engine.js';
 import { fromJS, toJS } from '../../../runtime/policy/value-json.js';
 import { RegoDecimal, RegoObject, RegoSet, type Value } from '../../../runtime/policy/value.js';
