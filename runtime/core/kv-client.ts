@@ -13,6 +13,13 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** The redacted address of a Redis client, for messages (`url` wins when the caller knows it). */
+export function clientLocation(client: Redis, url?: string): string {
+  if (url !== undefined) return redactUrl(url);
+  const { host, port, db } = client.options;
+  return `redis://${host ?? '127.0.0.1'}:${port ?? 6379}${db ? `/${db}` : ''}`;
+}
+
 export interface KvClientOptions {
   url: string;
   /** Milliseconds a command may take before it fails; default 2000. */

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
+import { clientLocation, closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
 import { requirePositiveInt } from './memory-thread-memory.js';
 import type { ChatMessage, ThreadMemory } from './thread-memory.js';
 
@@ -65,8 +65,7 @@ export class KvThreadMemory implements ThreadMemory {
     if (options.client) {
       this.#client = options.client;
       this.#ownsClient = false;
-      const { host, port, db } = options.client.options;
-      this.location = redactUrl(options.url ?? `redis://${host ?? '127.0.0.1'}:${port ?? 6379}${db ? `/${db}` : ''}`);
+      this.location = clientLocation(options.client, options.url);
     } else if (options.url) {
       this.#client = createKvClient({ url: options.url });
       this.#ownsClient = true;

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
-import { closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
+import { clientLocation, closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
 import { decodeFields, encodePatch } from './context-values.js';
 import type { Session, SessionStore, StartedSession } from './session-store.js';
 import { hashToken, isPlausibleToken, mintSession } from './tokens.js';
@@ -52,7 +52,7 @@ export class KvSessionStore implements SessionStore {
     if (options.client !== undefined) {
       this.#client = options.client;
       this.#ownsClient = false;
-      this.location = redactUrl(options.url ?? clientUrl(options.client));
+      this.location = clientLocation(options.client, options.url);
     } else if (options.url !== undefined) {
       this.#client = createKvClient({ url: options.url });
       this.#ownsClient = true;
@@ -142,8 +142,3 @@ function lastReply(replies: Array<[error: Error | null, result: unknown]> | null
   return replies.at(-1)?.[1];
 }
 
-/** The address of a client that was handed over, for messages. */
-function clientUrl(client: Redis): string {
-  const { host, port, db } = client.options;
-  return `redis://${host ?? '127.0.0.1'}:${port ?? 6379}${db ? `/${db}` : ''}`;
-}
