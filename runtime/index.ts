@@ -111,3 +111,11 @@ export { compilePolicySet, formatProblem, PolicyLoadError, type PolicyProblem, t
 export { loadPolicySet, readInputFile } from './policy/tools/load-policies.js';
 export { runPolicyTests, type PolicyTestReport, type PolicyTestResult } from './policy/tools/run-policy-tests.js';
 export { evalQuery, type EvalOutput } from './policy/tools/eval-query.js';
+export { createModelServer, MODEL_SERVER_VERSION, type ModelServer, type ModelServerOptions } from './model/create-model-server.js';
+export { startModelServer, type RunningModelServer } from './model/start-model-server.js';
+export { ModelStore, resolveModelsDir, sha256File, ModelManifestSchema, type ModelManifest, type StoredModel } from './model/model-store.js';
+export { pullModel, type PullModelOptions, type PullProgress } from './model/pull-model.js';
+export { DEFAULT_CHAT_MODEL, KNOWN_MODELS, canonicalModelName, findKnownModel, type KnownModel, type PypiWheelSource } from './model/known-models.js';
+export { LlamaEngine, type EngineMessage, type EngineOptions, type EngineRequest, type EngineResult } from './model/llama-engine.js';
+export { ModelPullError } from './model/model-pull-error.js';
+export { ModelRequestError } from './model/model-request-error.js';

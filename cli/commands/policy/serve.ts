@@ -4,15 +4,7 @@ import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { formatProblem, PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
 import { startPolicyServer } from '../../../runtime/policy/server/start-policy-server.js';
 import { PolicyCommand } from '../../policy-command.js';
-
-/** `host:port`, `:port` or `port`. */
-export function parseAddr(addr: string): { host: string; port: number } | undefined {
-  const match = /^(?:\[?([^\]]*?)\]?:)?(\d{1,5})$/.exec(addr.trim());
-  if (!match) return undefined;
-  const port = Number(match[2]);
-  if (port > 65535) return undefined;
-  return { host: match[1] || '127.0.0.1', port };
-}
+import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class PolicyServe extends PolicyCommand {
   static override description =
@@ -60,14 +52,6 @@ export default class PolicyServe extends PolicyCommand {
       if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1 });
       throw error;
     }
-    const stopped = new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
-    if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify({ event: 'listening', url: server.url })}\n`);
-    else this.log(`Policy engine serving ${args.dir} on ${server.url} (Ctrl+C to stop)`);
-    await stopped;
-    await server.close();
-    return { url: server.url, stopped: true };
+    return serveUntilStopped(this, server, `Policy engine serving ${args.dir} on ${server.url}`);
   }
 }

@@ -2,6 +2,7 @@ import { Command, Flags } from '@oclif/core';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { loadAgentModule, type AgentModule } from '../../../runtime/core/load-agent-module.js';
 import { createHelloAgent } from '../../../runtime/examples/hello-agent.js';
+import { serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class ServeAgent extends Command {
   static override description =
@@ -39,16 +40,6 @@ export default class ServeAgent extends Command {
       if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;
     }
-    // Handlers go in before we announce the address: a supervisor may signal as soon as it reads it.
-    const stopped = new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
-    if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify({ event: 'listening', url: running.url })}\n`);
-    else this.log(`Agent "${loaded.agent.agentName}" listening on ${running.url} (Ctrl+C to stop)`);
-
-    await stopped;
-    await running.close();
-    return { url: running.url, stopped: true };
+    return serveUntilStopped(this, running, `Agent "${loaded.agent.agentName}" listening on ${running.url}`);
   }
 }

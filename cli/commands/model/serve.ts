@@ -1,0 +1,34 @@
+import { Command, Flags } from '@oclif/core';
+import { FrameworkError } from '../../../runtime/core/framework-error.js';
+import { createLogger } from '../../../runtime/core/logger.js';
+import { ModelStore, resolveModelsDir } from '../../../runtime/model/model-store.js';
+import { startModelServer, type RunningModelServer } from '../../../runtime/model/start-model-server.js';
+import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
+
+export default class ModelServe extends Command {
+  static override description =
+    'Serve the models of the model store with the Ollama API (/api/chat, /api/generate, /api/tags, /api/show, /api/ps, /api/version) until interrupted.';
+
+  static override examples = ['<%= config.bin %> model serve', '<%= config.bin %> model serve --addr 127.0.0.1:11435'];
+
+  static override enableJsonFlag = true;
+
+  static override flags = {
+    addr: Flags.string({ char: 'a', description: 'address to listen on, host:port', default: '127.0.0.1:11434' }),
+  };
+
+  async run(): Promise<{ url: string; stopped: true }> {
+    const { flags } = await this.parse(ModelServe);
+    const addr = parseAddr(flags.addr);
+    if (!addr) this.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:11434).`, { exit: 2 });
+    const store = new ModelStore({ dir: resolveModelsDir() });
+    let running: RunningModelServer;
+    try {
+      running = await startModelServer({ store, host: addr.host, port: addr.port, logger: createLogger({ name: 'model' }) });
+    } catch (error) {
+      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
+      throw error;
+    }
+    return serveUntilStopped(this, running, `Model server listening on ${running.url} (models from ${store.dir})`);
+  }
+}

@@ -1,0 +1,239 @@
+import { availableParallelism } from 'node:os';
+import type { ChatHistoryItem, Llama, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import { ModelRequestError } from './model-request-error.js';
+import type { StoredModel } from './model-store.js';
+
+export interface EngineMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+}
+
+/** Sampling and length options, with Ollama's names. */
+export interface EngineOptions {
+  temperature?: number;
+  num_predict?: number;
+  num_ctx?: number;
+  seed?: number;
+  stop?: string[];
+  top_k?: number;
+  top_p?: number;
+  min_p?: number;
+}
+
+export interface EngineRequest {
+  messages: readonly EngineMessage[];
+  /** `"json"` for any JSON, an object for a JSON schema. */
+  format?: 'json' | Record<string, unknown>;
+  options?: EngineOptions;
+  signal?: AbortSignal;
+  onText?: (text: string) => void;
+}
+
+/** Counts and durations (nanoseconds), as Ollama reports them. */
+export interface EngineResult {
+  text: string;
+  doneReason: 'stop' | 'length';
+  promptEvalCount: number;
+  promptEvalDuration: number;
+  evalCount: number;
+  evalDuration: number;
+  loadDuration: number;
+}
+
+const DEFAULT_CONTEXT = 2048;
+const DEFAULT_TEMPERATURE = 0.8;
+
+const ns = (ms: number) => Math.round(ms * 1e6);
+
+/**
+ * One GGUF model loaded once through node-llama-cpp, serving one request at
+ * a time (the others wait in line), on the CPU.
+ *
+ * @example
+ * const engine = new LlamaEngine({ model: await store.get('smollm2') });
+ * const { text } = await engine.generate({ messages: [{ role: 'user', content: 'Hi' }], options: { num_predict: 16 } });
+ */
+export class LlamaEngine {
+  readonly model: StoredModel;
+  #lib?: typeof import('node-llama-cpp');
+  #llama?: Llama;
+  #loaded?: LlamaModel;
+  #context?: LlamaContext;
+  #loading?: Promise<number>;
+  #queue: Promise<unknown> = Promise.resolve();
+  #pending = 0;
+  readonly #maxQueue: number;
+  readonly #threads: number;
+  #loadedAt?: Date;
+
+  /**
+   * `maxQueue`: requests that may wait behind the running one before new ones get a 503 (default 16).
+   * `threads`: CPU threads for generation (default: the number of cores).
+   */
+  constructor(options: { model: StoredModel; maxQueue?: number; threads?: number }) {
+    this.model = options.model;
+    this.#maxQueue = options.maxQueue ?? 16;
+    this.#threads = Math.max(1, options.threads ?? availableParallelism());
+  }
+
+  /** When the model was loaded, or undefined while it is not. */
+  get loadedAt(): Date | undefined {
+    return this.#loadedAt;
+  }
+
+  /** The context window of the loaded context (the default until a request set `num_ctx`). */
+  get contextSize(): number {
+    return this.#context?.contextSize ?? DEFAULT_CONTEXT;
+  }
+
+  /** Loads the model if needed; resolves to the time it took this call (ms). */
+  async #load(): Promise<number> {
+    if (this.#loaded) return 0;
+    const started = performance.now();
+    this.#loading ??= (async () => {
+      // Loaded on first use, so importing the toolkit does not load llama.cpp.
+      this.#lib = await import('node-llama-cpp');
+      // One thread per core: more threads than cores makes llama.cpp's spinning workers
+      // fight for the CPU (the prebuilt binary got 70 times slower on two cores).
+      this.#llama = await this.#lib.getLlama({ gpu: false, build: 'never', maxThreads: this.#threads, logLevel: this.#lib.LlamaLogLevel.error });
+      this.#loaded = await this.#llama.loadModel({ modelPath: this.model.path });
+      this.#loadedAt = new Date();
+      return 0;
+    })();
+    try {
+      await this.#loading;
+    } catch (error) {
+      this.#loading = undefined;
+      throw error;
+    }
+    return performance.now() - started;
+  }
+
+  async #contextOf(size: number): Promise<LlamaContext> {
+    if (this.#context && this.#context.contextSize === size) return this.#context;
+    await this.#context?.dispose();
+    this.#context = undefined;
+    this.#context = await this.#loaded!.createContext({ contextSize: size, sequences: 1, threads: this.#threads });
+    return this.#context;
+  }
+
+  async #grammar(format: EngineRequest['format']): Promise<LlamaGrammar | undefined> {
+    if (format === undefined) return undefined;
+    try {
+      if (format === 'json') return await this.#llama!.getGrammarFor('json');
+      return await this.#llama!.createGrammarForJsonSchema(format as Parameters<Llama['createGrammarForJsonSchema']>[0]);
+    } catch (error) {
+      throw new ModelRequestError({ status: 400, message: `unsupported format schema: ${(error as Error).message}`, cause: error });
+    }
+  }
+
+  /** Runs one generation after those queued before it; rejects with a 503 when too many wait. */
+  generate(request: EngineRequest): Promise<EngineResult> {
+    if (this.#pending > this.#maxQueue) {
+      return Promise.reject(new ModelRequestError({ status: 503, message: 'server busy, please try again. maximum pending requests exceeded' }));
+    }
+    this.#pending += 1;
+    const run = this.#queue.then(() => this.#generate(request)).finally(() => (this.#pending -= 1));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #generate(request: EngineRequest): Promise<EngineResult> {
+    request.signal?.throwIfAborted();
+    const loadMs = await this.#load();
+    const model = this.#loaded!;
+    const options = request.options ?? {};
+    const contextSize = Math.max(256, Math.min(options.num_ctx ?? DEFAULT_CONTEXT, model.trainContextSize));
+    const context = await this.#contextOf(contextSize);
+    const grammar = await this.#grammar(request.format);
+    const session = new this.#lib!.LlamaChatSession({ contextSequence: context.getSequence(), autoDisposeSequence: true });
+    try {
+      const messages = [...request.messages];
+      const last = messages.at(-1);
+      const prompt = last?.role === 'user' ? (messages.pop()!.content) : '';
+      const history: ChatHistoryItem[] = messages.map((m): ChatHistoryItem => {
+        if (m.role === 'system') return { type: 'system', text: m.content };
+        if (m.role === 'assistant') return { type: 'model', response: [m.content] };
+        return { type: 'user', text: m.content };
+      });
+      session.setChatHistory(history);
+      const { contextText } = session.chatWrapper.generateContextState({
+        chatHistory: [...history, { type: 'user', text: prompt }, { type: 'model', response: [] }],
+      });
+      const promptTokens = contextText.tokenize(model.tokenizer).length;
+      if (promptTokens >= contextSize) {
+        throw new ModelRequestError({
+          status: 400,
+          message: `the prompt is ${promptTokens} tokens, which does not fit the context window of ${contextSize} tokens; shorten it or raise options.num_ctx (the model allows up to ${model.trainContextSize})`,
+        });
+      }
+      const room = contextSize - promptTokens;
+      const maxTokens = options.num_predict === undefined || options.num_predict < 0 ? room : Math.min(options.num_predict, room);
+      const started = performance.now();
+      let firstAt: number | undefined;
+      let evalCount = 0;
+      const result = await session.promptWithMeta(prompt, {
+        maxTokens,
+        temperature: options.temperature ?? DEFAULT_TEMPERATURE,
+        ...(options.seed === undefined ? {} : { seed: options.seed }),
+        ...(options.top_k === undefined ? {} : { topK: options.top_k }),
+        ...(options.top_p === undefined ? {} : { topP: options.top_p }),
+        ...(options.min_p === undefined ? {} : { minP: options.min_p }),
+        ...(options.stop?.length ? { customStopTriggers: options.stop } : {}),
+        ...(grammar ? { grammar } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+        onToken: (tokens) => {
+          firstAt ??= performance.now();
+          evalCount += tokens.length;
+        },
+        ...(request.onText ? { onTextChunk: request.onText } : {}),
+      });
+      const ended = performance.now();
+      request.signal?.throwIfAborted();
+      return {
+        text: result.responseText,
+        doneReason: result.stopReason === 'maxTokens' ? 'length' : 'stop',
+        promptEvalCount: promptTokens,
+        promptEvalDuration: ns((firstAt ?? ended) - started),
+        evalCount,
+        evalDuration: ns(ended - (firstAt ?? ended)),
+        loadDuration: ns(loadMs),
+      };
+    } finally {
+      session.dispose();
+    }
+  }
+
+  /** Loads the model now (after queued requests); resolves to the load time in nanoseconds, 0 if it was loaded. */
+  load(): Promise<number> {
+    const run = this.#queue.then(() => this.#load()).then(ns);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Frees the context, the model and the native backend after queued requests; a later request loads it again. */
+  unload(): Promise<void> {
+    const run = this.#queue.then(() => this.#release());
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Same as `unload()`. */
+  dispose(): Promise<void> {
+    return this.unload();
+  }
+
+  async #release(): Promise<void> {
+    const context = this.#context;
+    const model = this.#loaded;
+    const llama = this.#llama;
+    this.#context = undefined;
+    this.#loaded = undefined;
+    this.#llama = undefined;
+    this.#loadedAt = undefined;
+    this.#loading = undefined;
+    await context?.dispose();
+    await model?.dispose();
+    await llama?.dispose();
+  }
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/** The `options` of Ollama requests that we honour; others are accepted and ignored. */
+export const OllamaOptionsSchema = z
+  .object({
+    temperature: z.number().min(0).optional(),
+    num_predict: z.number().int().optional(),
+    num_ctx: z.number().int().positive().optional(),
+    seed: z.number().int().optional(),
+    stop: z.union([z.string(), z.array(z.string())]).optional(),
+    top_k: z.number().int().positive().optional(),
+    top_p: z.number().min(0).max(1).optional(),
+    min_p: z.number().min(0).max(1).optional(),
+  })
+  .passthrough();
+
+const FormatSchema = z.union([z.literal(''), z.literal('json'), z.record(z.string(), z.unknown())]).optional();
+
+export const OllamaMessageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.string(),
+  images: z.array(z.string()).optional(),
+});
+
+/** `POST /api/chat` body. */
+export const OllamaChatRequestSchema = z.object({
+  model: z.string().min(1, 'model is required'),
+  messages: z.array(OllamaMessageSchema).default([]),
+  stream: z.boolean().default(true),
+  format: FormatSchema,
+  options: OllamaOptionsSchema.optional(),
+  keep_alive: z.union([z.string(), z.number()]).optional(),
+});
+export type OllamaChatRequest = z.infer<typeof OllamaChatRequestSchema>;
+
+/** `POST /api/generate` body. */
+export const OllamaGenerateRequestSchema = z.object({
+  model: z.string().min(1, 'model is required'),
+  prompt: z.string().default(''),
+  system: z.string().optional(),
+  stream: z.boolean().default(true),
+  format: FormatSchema,
+  options: OllamaOptionsSchema.optional(),
+  keep_alive: z.union([z.string(), z.number()]).optional(),
+});
+export type OllamaGenerateRequest = z.infer<typeof OllamaGenerateRequestSchema>;
+
+/** `POST /api/show` body (`name` is the older spelling). */
+export const OllamaShowRequestSchema = z
+  .object({ model: z.string().optional(), name: z.string().optional() })
+  .refine((b) => Boolean(b.model || b.name), 'model is required');

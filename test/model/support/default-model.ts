@@ -1,0 +1,13 @@
+import { DEFAULT_CHAT_MODEL } from '../../../runtime/model/known-models.js';
+import { ModelStore, resolveModelsDir, type StoredModel } from '../../../runtime/model/model-store.js';
+import { pullModel } from '../../../runtime/model/pull-model.js';
+
+/**
+ * The default chat model from the machine's model store, pulled on first use
+ * (CI pulls it before the tests, so this is a manifest read there).
+ */
+export async function defaultModelStore(): Promise<{ store: ModelStore; model: StoredModel }> {
+  const store = new ModelStore({ dir: resolveModelsDir() });
+  const model = (await store.get(DEFAULT_CHAT_MODEL)) ?? (await pullModel({ store, name: DEFAULT_CHAT_MODEL }));
+  return { store, model };
+}
