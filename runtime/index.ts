@@ -115,7 +115,18 @@ export { createModelServer, MODEL_SERVER_VERSION, type ModelServer, type ModelSe
 export { startModelServer, type RunningModelServer } from './model/start-model-server.js';
 export { ModelStore, resolveModelsDir, sha256File, ModelManifestSchema, type ModelManifest, type StoredModel } from './model/model-store.js';
 export { pullModel, type PullModelOptions, type PullProgress } from './model/pull-model.js';
-export { DEFAULT_CHAT_MODEL, KNOWN_MODELS, canonicalModelName, findKnownModel, type KnownModel, type PypiWheelSource } from './model/known-models.js';
+export {
+  DEFAULT_CHAT_MODEL,
+  DEFAULT_EMBEDDING_MODEL,
+  KNOWN_MODELS,
+  canonicalModelName,
+  findKnownModel,
+  type CompanionFile,
+  type KnownModel,
+  type ModelKind,
+  type PypiWheelSource,
+} from './model/known-models.js';
+export { EmbeddingEngine, EMBEDDING_CONTEXT_LENGTH, type EmbedResult } from './model/embedding-engine.js';
 export { LlamaEngine, type EngineMessage, type EngineOptions, type EngineRequest, type EngineResult } from './model/llama-engine.js';
 export { ModelPullError } from './model/model-pull-error.js';
 export { ModelRequestError } from './model/model-request-error.js';

@@ -9,6 +9,8 @@ import { canonicalModelName } from './known-models.js';
 /** What the store records about each model, in `<dir>/manifests/<name>.json`. */
 export const ModelManifestSchema = z.object({
   name: z.string(),
+  /** `chat` when absent (manifests written before embedding models). */
+  kind: z.enum(['chat', 'embedding']).optional(),
   file: z.string(),
   size: z.number(),
   sha256: z.string(),
@@ -17,6 +19,7 @@ export const ModelManifestSchema = z.object({
   quantization: z.string().optional(),
   license: z.string().optional(),
   source: z.string().optional(),
+  embeddingLength: z.number().int().positive().optional(),
   modifiedAt: z.string(),
 });
 export type ModelManifest = z.infer<typeof ModelManifestSchema>;

