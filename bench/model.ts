@@ -62,6 +62,25 @@ async function direct(modelPath: string): Promise<Round[]> {
   return rounds;
 }
 
+const SENTENCES = Array.from({ length: 32 }, (_, i) => `Sentence number ${i} is about agents that plan, call tools and remember what users said.`);
+
+/** Embeddings per second through the server for batches of 1 and 32 (all-minilm, if pulled). */
+async function embeddings(client: Ollama): Promise<void> {
+  const models = (await client.list()).models.map((m) => m.name);
+  if (!models.some((m) => m.startsWith('all-minilm'))) {
+    console.log('embeddings: all-minilm is not pulled (`framework-cli model pull all-minilm`); skipped');
+    return;
+  }
+  await client.embed({ model: 'all-minilm', input: 'warm up' });
+  for (const batch of [1, 32]) {
+    const rounds = batch === 1 ? 32 : 3;
+    const started = performance.now();
+    for (let i = 0; i < rounds; i++) await client.embed({ model: 'all-minilm', input: SENTENCES.slice(0, batch) });
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`embeddings, batch of ${String(batch).padStart(2)}                ${((rounds * batch) / seconds).toFixed(1).padStart(7)} embeddings/s`);
+  }
+}
+
 async function viaServer(): Promise<Round[]> {
   const child = fork(fileURLToPath(import.meta.url), ['serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const url = await new Promise<string>((resolve, reject) => {
@@ -97,11 +116,17 @@ async function viaServer(): Promise<Round[]> {
         if (i === ROUNDS) console.log(`  (server-reported: ${evalCount} tokens, ${((evalCount * 1e9) / evalNs).toFixed(1)} tokens/s)`);
       }
     }
-  } finally {
+    serverClient = client;
+  } catch (error) {
     child.kill('SIGTERM');
+    throw error;
   }
+  stopServer = () => child.kill('SIGTERM');
   return rounds;
 }
+
+let serverClient: Ollama | undefined;
+let stopServer = () => {};
 
 function report(label: string, rounds: Round[]): { tps: number; ttft: number } {
   const tps = median(rounds.map((r) => r.tokensPerSecond));
@@ -120,5 +145,9 @@ if (process.argv[2] === 'serve') {
   const d = report('node-llama-cpp directly', await direct(stored.path));
   const s = report('framework_core model server (HTTP)', await viaServer());
   console.log(`ratio server / direct: tokens/s ${(s.tps / d.tps).toFixed(2)} (target >= 0.9), time to first token ${(s.ttft / d.ttft).toFixed(2)}`);
-  console.log('embeddings per second: not measured yet (embeddings are not implemented).');
+  try {
+    if (serverClient) await embeddings(serverClient);
+  } finally {
+    stopServer();
+  }
 }
