@@ -7,7 +7,7 @@
 import type { Body, Expr, Loc, RefTerm, Term } from '../ast.js';
 import { refName } from '../ast.js';
 import { PolicyError } from '../errors.js';
-import { bodyVars, exprVars, termVars } from './walk.js';
+import { bodyVars, exprVars, termVars, forEachSubTerm } from './walk.js';
 
 /** Number of declared arguments of a function (builtin or user), or -1 if unknown. */
 export type ArityFn = (op: RefTerm) => number;
@@ -63,16 +63,9 @@ function termsOutputVars(terms: Term[], safe: Set<string>, out: Set<string>): vo
         return;
       case 'array':
       case 'set':
-        t.items.forEach(visit);
-        return;
       case 'object':
-        t.entries.forEach(([k, v]) => {
-          visit(k);
-          visit(v);
-        });
-        return;
       case 'call':
-        t.args.forEach(visit);
+        forEachSubTerm(t, visit);
         return;
       default:
         return;
@@ -348,16 +341,9 @@ function closureVars(e: Expr): Set<string> {
         return;
       case 'array':
       case 'set':
-        t.items.forEach(visit);
-        return;
       case 'object':
-        t.entries.forEach(([k, v]) => {
-          visit(k);
-          visit(v);
-        });
-        return;
       case 'call':
-        t.args.forEach(visit);
+        forEachSubTerm(t, visit);
         return;
       default:
         return;

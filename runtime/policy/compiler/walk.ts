@@ -150,3 +150,27 @@ export function patternVars(t: Term, out: Set<string> = new Set()): Set<string> 
 export function isVar(t: Term): t is VarTerm {
   return t.type === 'var';
 }
+
+/**
+ * Calls `visit` on the direct sub-terms of an array, set, object (keys and
+ * values) or call (arguments); other terms have none here.
+ */
+export function forEachSubTerm(t: Term, visit: (t: Term) => void): void {
+  switch (t.type) {
+    case 'array':
+    case 'set':
+      t.items.forEach(visit);
+      return;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        visit(k);
+        visit(v);
+      }
+      return;
+    case 'call':
+      t.args.forEach(visit);
+      return;
+    default:
+      return;
+  }
+}
