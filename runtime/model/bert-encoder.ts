@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { readFile } from 'node:fs/promises';
 import { readSafetensors, type Tensor } from './safetensors.js';
+import { simdMatmul, type MatmulKernel } from './simd-matmul.js';
 
 /** The fields of a BERT `config.json` the encoder uses. */
 export const BertConfigSchema = z.object({
@@ -14,9 +15,15 @@ export const BertConfigSchema = z.object({
 });
 export type BertConfig = z.infer<typeof BertConfigSchema>;
 
+/** Reads and checks a BERT `config.json`. */
+export async function readBertConfig(path: string): Promise<BertConfig> {
+  return BertConfigSchema.parse(JSON.parse(await readFile(path, 'utf8')));
+}
+
+/** A `Linear` in the kernel's memory: byte offsets of its transposed weight [in, out] and bias. */
 interface Linear {
-  weight: Float32Array;
-  bias: Float32Array;
+  weight: number;
+  bias: number;
   out: number;
   in: number;
 }
@@ -35,10 +42,16 @@ interface Layer {
   outputNorm: Norm;
 }
 
+const PAGE = 65_536;
+const align16 = (bytes: number) => Math.ceil(bytes / 16) * 16;
+
 /**
- * A BERT encoder on the CPU in plain TypeScript (float32), for sentence
- * embeddings: the token states mean-pooled and L2-normalised, as
- * sentence-transformers' MiniLM models are.
+ * A BERT encoder on the CPU (float32), for sentence embeddings: the token
+ * states mean-pooled and L2-normalised, as sentence-transformers' MiniLM
+ * models are. The matrix products (dense layers and attention) run in a
+ * WebAssembly SIMD kernel over weights transposed once at load; the rest is
+ * TypeScript over the kernel's memory. Synchronous: `EmbeddingEngine` runs it
+ * in a worker thread.
  *
  * @example
  * const encoder = await BertEncoder.load({ weights: 'model.safetensors', config: 'config.json' });
@@ -51,10 +64,15 @@ export class BertEncoder {
   readonly #types: Float32Array;
   readonly #embeddingNorm: Norm;
   readonly #layers: Layer[];
+  readonly #memory: WebAssembly.Memory;
+  readonly #matmul: MatmulKernel;
+  /** Where the activations start in the kernel's memory, after the weights. */
+  readonly #scratch: number;
 
   constructor(options: { config: BertConfig; tensors: Map<string, Tensor> }) {
     this.config = options.config;
     const h = this.config.hidden_size;
+    const inter = this.config.intermediate_size;
     const get = (name: string, shape: readonly number[]): Float32Array => {
       const tensor = options.tensors.get(name) ?? options.tensors.get(`bert.${name}`);
       if (!tensor) throw new Error(`weights have no tensor ${name}`);
@@ -63,13 +81,30 @@ export class BertEncoder {
       }
       return tensor.data;
     };
-    const linear = (name: string, out: number, input: number): Linear => ({ weight: get(`${name}.weight`, [out, input]), bias: get(`${name}.bias`, [out]), out, in: input });
+    if (h % 8 !== 0 || inter % 8 !== 0 || h % this.config.num_attention_heads !== 0 || (h / this.config.num_attention_heads) % 8 !== 0) throw new Error(`unsupported BERT sizes: hidden ${h}, intermediate ${inter}`);
+    const linearBytes = (out: number, input: number) => align16(out * input * 4) + align16(out * 4);
+    const weightBytes = this.config.num_hidden_layers * (4 * linearBytes(h, h) + linearBytes(inter, h) + linearBytes(h, inter));
+    this.#memory = new WebAssembly.Memory({ initial: Math.ceil(weightBytes / PAGE) + 1 });
+    this.#matmul = simdMatmul(this.#memory);
+    const memory = new Float32Array(this.#memory.buffer);
+    let next = 0;
+    // Weights are copied once, transposed to [in, out], so the kernel reads them row by row.
+    const linear = (name: string, out: number, input: number): Linear => {
+      const w = get(`${name}.weight`, [out, input]);
+      const weight = next;
+      const base = weight / 4;
+      for (let o = 0; o < out; o++) for (let i = 0; i < input; i++) memory[base + i * out + o] = w[o * input + i]!;
+      next += align16(out * input * 4);
+      const bias = next;
+      memory.set(get(`${name}.bias`, [out]), bias / 4);
+      next += align16(out * 4);
+      return { weight, bias, out, in: input };
+    };
     const norm = (name: string): Norm => ({ weight: get(`${name}.weight`, [h]), bias: get(`${name}.bias`, [h]) });
     this.#words = get('embeddings.word_embeddings.weight', [-1, h]);
     this.#positions = get('embeddings.position_embeddings.weight', [-1, h]);
     this.#types = get('embeddings.token_type_embeddings.weight', [-1, h]);
     this.#embeddingNorm = norm('embeddings.LayerNorm');
-    const inter = this.config.intermediate_size;
     this.#layers = Array.from({ length: this.config.num_hidden_layers }, (_, i) => {
       const p = `encoder.layer.${i}`;
       return {
@@ -83,10 +118,11 @@ export class BertEncoder {
         outputNorm: norm(`${p}.output.LayerNorm`),
       };
     });
+    this.#scratch = next;
   }
 
   static async load(options: { weights: string; config: string }): Promise<BertEncoder> {
-    const config = BertConfigSchema.parse(JSON.parse(await readFile(options.config, 'utf8')));
+    const config = await readBertConfig(options.config);
     return new BertEncoder({ config, tensors: await readSafetensors(options.weights) });
   }
 
@@ -96,118 +132,141 @@ export class BertEncoder {
 
   /** The mean-pooled, L2-normalised embedding of one token sequence (with its `[CLS]` and `[SEP]`). */
   embed(ids: readonly number[]): Float32Array {
-    const h = this.config.hidden_size;
-    const n = ids.length;
-    if (n === 0 || n > this.config.max_position_embeddings) throw new Error(`cannot embed ${n} tokens`);
-    let x: Float32Array = new Float32Array(n * h);
-    for (let t = 0; t < n; t++) {
-      const w = ids[t]! * h;
-      for (let j = 0; j < h; j++) x[t * h + j] = this.#words[w + j]! + this.#positions[t * h + j]! + this.#types[j]!;
-    }
-    layerNorm(x, n, h, this.#embeddingNorm, this.config.layer_norm_eps);
-    for (const layer of this.#layers) x = this.#layer(layer, x, n);
-
-    const pooled = new Float32Array(h);
-    for (let t = 0; t < n; t++) for (let j = 0; j < h; j++) pooled[j]! += x[t * h + j]! / n;
-    let norm = 0;
-    for (let j = 0; j < h; j++) norm += pooled[j]! * pooled[j]!;
-    norm = Math.max(Math.sqrt(norm), 1e-12);
-    for (let j = 0; j < h; j++) pooled[j]! /= norm;
-    return pooled;
+    return this.embedBatch([ids])[0]!;
   }
 
-  #layer(layer: Layer, x: Float32Array, n: number): Float32Array {
+  /**
+   * The embeddings of several token sequences in one pass: their tokens are
+   * stacked into one matrix for the dense layers, and each attends only to
+   * its own tokens (no padding), so a sequence gets the same vector alone or
+   * in a batch.
+   */
+  embedBatch(sequences: readonly (readonly number[])[]): Float32Array[] {
     const h = this.config.hidden_size;
-    const heads = this.config.num_attention_heads;
-    const d = h / heads;
+    const inter = this.config.intermediate_size;
+    const starts: number[] = [];
+    let rows = 0;
+    for (const ids of sequences) {
+      if (ids.length === 0 || ids.length > this.config.max_position_embeddings) throw new Error(`cannot embed ${ids.length} tokens`);
+      starts.push(rows);
+      rows += ids.length;
+    }
+    if (rows === 0) return [];
+    // The kernel takes four rows at a time; the extra rows are zeros and never read.
+    const padded = Math.ceil(rows / 4) * 4;
+    const block = padded * h * 4;
+    const x = this.#scratch;
+    const [q, k, v, context, attended, inner] = [x + block, x + 2 * block, x + 3 * block, x + 4 * block, x + 5 * block, x + 6 * block];
+    // Per-head attention buffers, [n8, d] or [n8, n8] with n8 the longest sequence rounded up to 8.
+    const n8 = Math.ceil(Math.max(...sequences.map((ids) => ids.length)) / 8) * 8;
+    const d = h / this.config.num_attention_heads;
+    const zeros = inner + padded * inter * 4;
+    const q8 = zeros + Math.max(n8, d) * 4;
+    const heads = { zeros, q: q8, k: q8 + n8 * d * 4, scores: q8 + 2 * n8 * d * 4, v: 0, context: 0 };
+    heads.v = heads.scores + n8 * n8 * 4;
+    heads.context = heads.v + n8 * d * 4;
+    const needed = heads.context + n8 * d * 4;
+    if (needed > this.#memory.buffer.byteLength) this.#memory.grow(Math.ceil((needed - this.#memory.buffer.byteLength) / PAGE));
+    const m = new Float32Array(this.#memory.buffer);
+    m.fill(0, x / 4, needed / 4);
+
+    sequences.forEach((ids, s) => {
+      for (let t = 0; t < ids.length; t++) {
+        const w = ids[t]! * h;
+        const o = x / 4 + (starts[s]! + t) * h;
+        for (let j = 0; j < h; j++) m[o + j] = this.#words[w + j]! + this.#positions[t * h + j]! + this.#types[j]!;
+      }
+    });
     const eps = this.config.layer_norm_eps;
-    const q = matmul(x, n, layer.query);
-    const k = matmul(x, n, layer.key);
-    const v = matmul(x, n, layer.value);
-    const context = new Float32Array(n * h);
-    const scores = new Float32Array(n);
+    layerNorm(m, x / 4, rows, h, this.#embeddingNorm, eps);
+    for (const layer of this.#layers) {
+      this.#matmul(x, layer.query.weight, layer.query.bias, q, padded, h, h);
+      this.#matmul(x, layer.key.weight, layer.key.bias, k, padded, h, h);
+      this.#matmul(x, layer.value.weight, layer.value.bias, v, padded, h, h);
+      sequences.forEach((ids, s) => this.#attention(m, { q, k, v, context }, heads, starts[s]!, ids.length));
+      this.#matmul(context, layer.attentionOut.weight, layer.attentionOut.bias, attended, padded, h, h);
+      addInPlace(m, attended / 4, x / 4, rows * h);
+      layerNorm(m, attended / 4, rows, h, layer.attentionNorm, eps);
+      this.#matmul(attended, layer.intermediate.weight, layer.intermediate.bias, inner, padded, h, inter);
+      const i0 = inner / 4;
+      for (let i = i0, end = i0 + rows * inter; i < end; i++) m[i] = gelu(m[i]!);
+      this.#matmul(inner, layer.output.weight, layer.output.bias, x, padded, inter, h);
+      addInPlace(m, x / 4, attended / 4, rows * h);
+      layerNorm(m, x / 4, rows, h, layer.outputNorm, eps);
+    }
+
+    return sequences.map((ids, s) => {
+      const n = ids.length;
+      const o = x / 4 + starts[s]! * h;
+      const pooled = new Float32Array(h);
+      for (let t = 0; t < n; t++) for (let j = 0; j < h; j++) pooled[j]! += m[o + t * h + j]! / n;
+      let norm = 0;
+      for (let j = 0; j < h; j++) norm += pooled[j]! * pooled[j]!;
+      norm = Math.max(Math.sqrt(norm), 1e-12);
+      for (let j = 0; j < h; j++) pooled[j]! /= norm;
+      return pooled;
+    });
+  }
+
+  /**
+   * Self-attention of the `n` rows from `start`, written to `context`; `at` and
+   * `buffers` are byte offsets into `m`'s memory. Per head, the scores and the
+   * weighted values are two kernel products over copies of that head's
+   * columns (Q scaled, K transposed), padded with zeros.
+   */
+  #attention(
+    m: Float32Array,
+    at: { q: number; k: number; v: number; context: number },
+    buffers: { zeros: number; q: number; k: number; scores: number; v: number; context: number },
+    start: number,
+    n: number,
+  ): void {
+    const h = this.config.hidden_size;
+    const d = h / this.config.num_attention_heads;
     const scale = 1 / Math.sqrt(d);
-    for (let head = 0; head < heads; head++) {
-      const o = head * d;
+    const n4 = Math.ceil(n / 4) * 4;
+    const n8 = Math.ceil(n / 8) * 8;
+    const [qh, kt, scores, vh, ch] = [buffers.q / 4, buffers.k / 4, buffers.scores / 4, buffers.v / 4, buffers.context / 4];
+    m.fill(0, qh + n * d, qh + n4 * d);
+    m.fill(0, vh + n * d, vh + n8 * d);
+    for (let c = 0; c < d; c++) m.fill(0, kt + c * n8 + n, kt + (c + 1) * n8);
+    for (let o = 0; o < h; o += d) {
       for (let i = 0; i < n; i++) {
-        let max = -Infinity;
-        for (let j = 0; j < n; j++) {
-          let s = 0;
-          for (let c = 0; c < d; c++) s += q[i * h + o + c]! * k[j * h + o + c]!;
-          s *= scale;
-          scores[j] = s;
-          if (s > max) max = s;
+        const row = (start + i) * h + o;
+        const [qi, ki, vi] = [at.q / 4 + row, at.k / 4 + row, at.v / 4 + row];
+        for (let c = 0; c < d; c++) {
+          m[qh + i * d + c] = m[qi + c]! * scale;
+          m[kt + c * n8 + i] = m[ki + c]!;
+          m[vh + i * d + c] = m[vi + c]!;
         }
+      }
+      this.#matmul(buffers.q, buffers.k, buffers.zeros, buffers.scores, n4, d, n8);
+      for (let i = 0; i < n; i++) {
+        const r = scores + i * n8;
+        let max = -Infinity;
+        for (let j = 0; j < n; j++) if (m[r + j]! > max) max = m[r + j]!;
         let sum = 0;
         for (let j = 0; j < n; j++) {
-          const e = Math.exp(scores[j]! - max);
-          scores[j] = e;
+          const e = Math.exp(m[r + j]! - max);
+          m[r + j] = e;
           sum += e;
         }
-        for (let j = 0; j < n; j++) {
-          const p = scores[j]! / sum;
-          for (let c = 0; c < d; c++) context[i * h + o + c]! += p * v[j * h + o + c]!;
-        }
+        for (let j = 0; j < n; j++) m[r + j]! /= sum;
+        m.fill(0, r + n, r + n8);
       }
+      this.#matmul(buffers.scores, buffers.v, buffers.zeros, buffers.context, n4, n8, d);
+      for (let i = 0; i < n; i++) m.set(m.subarray(ch + i * d, ch + (i + 1) * d), at.context / 4 + (start + i) * h + o);
     }
-    const attended = matmul(context, n, layer.attentionOut);
-    for (let i = 0; i < attended.length; i++) attended[i]! += x[i]!;
-    layerNorm(attended, n, h, layer.attentionNorm, eps);
-    const inner = matmul(attended, n, layer.intermediate);
-    for (let i = 0; i < inner.length; i++) inner[i] = gelu(inner[i]!);
-    const out = matmul(inner, n, layer.output);
-    for (let i = 0; i < out.length; i++) out[i]! += attended[i]!;
-    layerNorm(out, n, h, layer.outputNorm, eps);
-    return out;
   }
 }
 
-/** `x · Wᵀ + b` for `n` rows (PyTorch's `Linear` layout: weight is [out, in]); four rows at a time share each weight row. */
-function matmul(x: Float32Array, n: number, l: Linear): Float32Array {
-  const y = new Float32Array(n * l.out);
-  const w = l.weight;
-  const k = l.in;
-  let t = 0;
-  for (; t + 4 <= n; t += 4) {
-    const x0 = t * k;
-    const x1 = x0 + k;
-    const x2 = x1 + k;
-    const x3 = x2 + k;
-    for (let o = 0; o < l.out; o++) {
-      const wo = o * k;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      for (let i = 0; i < k; i++) {
-        const wi = w[wo + i]!;
-        s0 += x[x0 + i]! * wi;
-        s1 += x[x1 + i]! * wi;
-        s2 += x[x2 + i]! * wi;
-        s3 += x[x3 + i]! * wi;
-      }
-      const b = l.bias[o]!;
-      y[t * l.out + o] = s0 + b;
-      y[(t + 1) * l.out + o] = s1 + b;
-      y[(t + 2) * l.out + o] = s2 + b;
-      y[(t + 3) * l.out + o] = s3 + b;
-    }
-  }
-  for (; t < n; t++) {
-    const xo = t * k;
-    for (let o = 0; o < l.out; o++) {
-      const wo = o * k;
-      let s = 0;
-      for (let i = 0; i < k; i++) s += x[xo + i]! * w[wo + i]!;
-      y[t * l.out + o] = s + l.bias[o]!;
-    }
-  }
-  return y;
+function addInPlace(m: Float32Array, target: number, source: number, count: number): void {
+  for (let i = 0; i < count; i++) m[target + i]! += m[source + i]!;
 }
 
-function layerNorm(x: Float32Array, n: number, h: number, norm: Norm, eps: number): void {
+function layerNorm(x: Float32Array, offset: number, n: number, h: number, norm: Norm, eps: number): void {
   for (let t = 0; t < n; t++) {
-    const o = t * h;
+    const o = offset + t * h;
     let mean = 0;
     for (let j = 0; j < h; j++) mean += x[o + j]!;
     mean /= h;

@@ -1,11 +1,22 @@
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BertEncoder } from './bert-encoder.js';
+import { fileURLToPath } from 'node:url';
+import { readBertConfig } from './bert-encoder.js';
 import { BertTokenizer } from './bert-tokenizer.js';
+import type { Encoder } from './encoder.js';
+import { EncoderWorker } from './encoder-worker.js';
+import { InProcessEncoder } from './in-process-encoder.js';
 import { ModelRequestError } from './model-request-error.js';
 import type { StoredModel } from './model-store.js';
 
 /** Longest input, in tokens with `[CLS]` and `[SEP]` (sentence-transformers' `max_seq_length` for MiniLM). */
 export const EMBEDDING_CONTEXT_LENGTH = 256;
+
+/** Most tokens sent to the encoder in one batch (bounds its working memory). */
+const BATCH_TOKENS = 2048;
+
+/** The worker script, beside this module once compiled; absent when running the TypeScript sources. */
+const WORKER_SCRIPT = new URL('./embedding-worker.js', import.meta.url);
 
 export interface EmbedResult {
   /** One L2-normalised vector per input. */
@@ -16,9 +27,17 @@ export interface EmbedResult {
   loadDuration: number;
 }
 
+interface Loaded {
+  tokenizer: BertTokenizer;
+  maxTokens: number;
+  encoder: Encoder;
+}
+
 /**
  * A sentence-embedding model of the store (a BERT `model.safetensors` with
  * its `tokenizer.json` and `config.json` beside it), loaded on first use.
+ * The encoder runs in a worker thread (from the compiled `dist/`), so a long
+ * input does not block the event loop; requests queue there one at a time.
  *
  * @example
  * const engine = new EmbeddingEngine({ model: await store.get('all-minilm') });
@@ -27,7 +46,7 @@ export interface EmbedResult {
 export class EmbeddingEngine {
   readonly model: StoredModel;
   loadedAt: Date | undefined;
-  #loading: Promise<{ tokenizer: BertTokenizer; encoder: BertEncoder }> | undefined;
+  #loading: Promise<Loaded> | undefined;
 
   constructor(options: { model: StoredModel }) {
     this.model = options.model;
@@ -45,11 +64,20 @@ export class EmbeddingEngine {
     }
     const started = performance.now();
     const folder = dirname(this.model.path);
-    this.#loading = Promise.all([BertTokenizer.load(join(folder, 'tokenizer.json')), BertEncoder.load({ weights: this.model.path, config: join(folder, 'config.json') })]).then(
-      ([tokenizer, encoder]) => ({ tokenizer, encoder }),
-    );
-    this.#loading.catch(() => (this.#loading = undefined));
-    await this.#loading;
+    const files = { weights: this.model.path, config: join(folder, 'config.json') };
+    const encoder: Promise<Encoder> = existsSync(fileURLToPath(WORKER_SCRIPT)) ? EncoderWorker.start({ script: WORKER_SCRIPT, ...files }) : InProcessEncoder.load(files);
+    const loading = Promise.all([BertTokenizer.load(join(folder, 'tokenizer.json')), readBertConfig(files.config), encoder]).then(([tokenizer, config, encoder]) => ({
+      tokenizer,
+      maxTokens: Math.min(EMBEDDING_CONTEXT_LENGTH, config.max_position_embeddings),
+      encoder,
+    }));
+    // A failed load closes the encoder if it started, and lets the next request try again.
+    loading.catch(() => {
+      void encoder.then((e) => e.close(), () => {});
+      if (this.#loading === loading) this.#loading = undefined;
+    });
+    this.#loading = loading;
+    await loading;
     this.loadedAt = new Date();
     return Math.round((performance.now() - started) * 1e6);
   }
@@ -57,23 +85,48 @@ export class EmbeddingEngine {
   /** Embeds each input; with `truncate: false` an input longer than the context is a 400. */
   async embed(request: { inputs: readonly string[]; truncate: boolean; signal?: AbortSignal }): Promise<EmbedResult> {
     const loadDuration = await this.load();
-    const { tokenizer, encoder } = (await this.#loading)!;
-    const embeddings: number[][] = [];
-    let promptEvalCount = 0;
-    for (const input of request.inputs) {
-      request.signal?.throwIfAborted();
-      const ids = tokenizer.encode(input, { maxTokens: Math.min(EMBEDDING_CONTEXT_LENGTH, encoder.config.max_position_embeddings), truncate: request.truncate });
+    const loading = this.#loading;
+    if (!loading) throw new Error('embedding model unloaded');
+    const { tokenizer, maxTokens, encoder } = await loading;
+    request.signal?.throwIfAborted();
+    const sequences = request.inputs.map((input) => {
+      const ids = tokenizer.encode(input, { maxTokens, truncate: request.truncate });
       if (!ids) throw new ModelRequestError({ status: 400, message: 'input exceeds maximum context length' });
-      promptEvalCount += ids.length;
-      embeddings.push(Array.from(encoder.embed(ids)));
-      // Let other requests and I/O run between inputs; the encoder is synchronous.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      return ids;
+    });
+    const promptEvalCount = sequences.reduce((sum, ids) => sum + ids.length, 0);
+    const embeddings: number[][] = [];
+    for (const batch of batches(sequences)) {
+      request.signal?.throwIfAborted();
+      for (const vector of await encoder.embed(batch, request.signal)) embeddings.push(Array.from(vector));
     }
     return { embeddings, promptEvalCount, loadDuration };
   }
 
+  /** Frees the model: stops the worker thread; requests in its queue reject. */
   unload(): void {
+    const loading = this.#loading;
     this.#loading = undefined;
     this.loadedAt = undefined;
+    void loading?.then(
+      ({ encoder }) => encoder.close(),
+      () => {},
+    );
   }
+}
+
+/** The sequences in order, grouped into batches of at most `BATCH_TOKENS` tokens (a longer sequence alone). */
+function* batches(sequences: number[][]): Generator<number[][]> {
+  let batch: number[][] = [];
+  let tokens = 0;
+  for (const ids of sequences) {
+    if (batch.length > 0 && tokens + ids.length > BATCH_TOKENS) {
+      yield batch;
+      batch = [];
+      tokens = 0;
+    }
+    batch.push(ids);
+    tokens += ids.length;
+  }
+  if (batch.length > 0) yield batch;
 }

@@ -1,0 +1,160 @@
+/**
+ * A WebAssembly SIMD kernel for `y = x · Wt + b` over float32 rows in one
+ * `WebAssembly.Memory`: `x` is [n, k], `Wt` is [k, out] (the weight
+ * pre-transposed), `b` is [out], `y` is [n, out]. It takes four rows and eight
+ * columns at a time, so `n` must be a multiple of 4 and `out` of 8; pointers
+ * are byte offsets, 16-byte aligned.
+ *
+ * The module is assembled here, byte by byte (no toolchain), from this text:
+ *
+ *   for (i = 0; i < n; i += 4) for (j = 0; j < out; j += 8) {
+ *     a0..a7 = b[j..j+8] (twice each);  xp = x + i·k;  wp = Wt + j
+ *     for (c = k; c > 0; c--) { w0, w1 = wp[0..8]; for r in 0..3: a[2r], a[2r+1] += xp[r·k] · w0, w1;  xp += 1; wp += out }
+ *     y[i+r, j..j+8] = a[2r], a[2r+1]
+ *   }
+ */
+
+const op = {
+  block: 0x02,
+  loop: 0x03,
+  br: 0x0c,
+  brIf: 0x0d,
+  end: 0x0b,
+  get: 0x20,
+  set: 0x21,
+  tee: 0x22,
+  i32Const: 0x41,
+  i32GeU: 0x4f,
+  i32Add: 0x6a,
+  i32Sub: 0x6b,
+  i32Mul: 0x6c,
+  f32Load: 0x2a,
+  void: 0x40,
+} as const;
+const simd = (code: number): number[] => [0xfd, ...uleb(code)];
+const v128Load = (offset: number) => [...simd(0x00), 4, ...uleb(offset)];
+const v128Store = (offset: number) => [...simd(0x0b), 4, ...uleb(offset)];
+const f32Load = [op.f32Load, 2, 0];
+const f32x4Splat = simd(0x13);
+const f32x4Add = simd(0xe4);
+const f32x4Mul = simd(0xe6);
+
+function uleb(value: number): number[] {
+  const bytes: number[] = [];
+  do {
+    let byte = value & 0x7f;
+    value >>>= 7;
+    if (value !== 0) byte |= 0x80;
+    bytes.push(byte);
+  } while (value !== 0);
+  return bytes;
+}
+
+function sleb(value: number): number[] {
+  const bytes: number[] = [];
+  for (;;) {
+    const byte = value & 0x7f;
+    value >>= 7;
+    if ((value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0)) {
+      bytes.push(byte);
+      return bytes;
+    }
+    bytes.push(byte | 0x80);
+  }
+}
+
+const str = (s: string) => [...uleb(s.length), ...Buffer.from(s, 'utf8')];
+const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
+const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
+
+// Parameters 0..6: x, wt, bias, y, n, k, out. Then i32 locals 7..16, v128 locals 17..27.
+const [X, WT, BIAS, Y, N, K, OUT] = [0, 1, 2, 3, 4, 5, 6];
+const [I, J, C, XP, WP, K4, OUT4, YP, K8, K12] = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+const A = [17, 18, 19, 20, 21, 22, 23, 24];
+const [W0, W1, S] = [25, 26, 27];
+
+function kernelBody(): number[] {
+  const get = (l: number) => [op.get, l];
+  const set = (l: number) => [op.set, l];
+  const c = (v: number) => [op.i32Const, ...sleb(v)];
+  const row = (r: number) => {
+    const address = r === 0 ? get(XP) : [...get(XP), ...get([0, K4, K8, K12][r]!), op.i32Add];
+    return [
+      ...address, ...f32Load, ...f32x4Splat, ...set(S),
+      ...get(A[2 * r]!), ...get(S), ...get(W0), ...f32x4Mul, ...f32x4Add, ...set(A[2 * r]!),
+      ...get(A[2 * r + 1]!), ...get(S), ...get(W1), ...f32x4Mul, ...f32x4Add, ...set(A[2 * r + 1]!),
+    ];
+  };
+  const store = (r: number) => {
+    const address = r === 0 ? get(YP) : [...get(YP), ...get(OUT4), ...c(r), op.i32Mul, op.i32Add];
+    return [...address, ...get(A[2 * r]!), ...v128Store(0), ...address, ...get(A[2 * r + 1]!), ...v128Store(16)];
+  };
+  const code = [
+    ...get(K), ...c(4), op.i32Mul, ...set(K4),
+    ...get(K4), ...c(2), op.i32Mul, ...set(K8),
+    ...get(K4), ...c(3), op.i32Mul, ...set(K12),
+    ...get(OUT), ...c(4), op.i32Mul, ...set(OUT4),
+    ...c(0), ...set(I),
+    op.block, op.void, op.loop, op.void,
+    ...get(I), ...get(N), op.i32GeU, op.brIf, 1,
+    ...c(0), ...set(J),
+    op.block, op.void, op.loop, op.void,
+    ...get(J), ...get(OUT), op.i32GeU, op.brIf, 1,
+    ...get(BIAS), ...get(J), ...c(4), op.i32Mul, op.i32Add, ...set(WP),
+    ...get(WP), ...v128Load(0), ...set(A[0]!),
+    ...get(WP), ...v128Load(16), ...set(A[1]!),
+    ...get(A[0]!), ...set(A[2]!), ...get(A[0]!), ...set(A[4]!), ...get(A[0]!), ...set(A[6]!),
+    ...get(A[1]!), ...set(A[3]!), ...get(A[1]!), ...set(A[5]!), ...get(A[1]!), ...set(A[7]!),
+    ...get(X), ...get(I), ...get(K4), op.i32Mul, op.i32Add, ...set(XP),
+    ...get(WT), ...get(J), ...c(4), op.i32Mul, op.i32Add, ...set(WP),
+    ...get(K), ...set(C),
+    op.loop, op.void,
+    ...get(WP), ...v128Load(0), ...set(W0),
+    ...get(WP), ...v128Load(16), ...set(W1),
+    ...row(0), ...row(1), ...row(2), ...row(3),
+    ...get(XP), ...c(4), op.i32Add, ...set(XP),
+    ...get(WP), ...get(OUT4), op.i32Add, ...set(WP),
+    ...get(C), ...c(1), op.i32Sub, op.tee, C, op.brIf, 0,
+    op.end,
+    ...get(Y), ...get(I), ...get(OUT4), op.i32Mul, op.i32Add, ...get(J), ...c(4), op.i32Mul, op.i32Add, ...set(YP),
+    ...store(0), ...store(1), ...store(2), ...store(3),
+    ...get(J), ...c(8), op.i32Add, ...set(J),
+    op.br, 0,
+    op.end, op.end,
+    ...get(I), ...c(4), op.i32Add, ...set(I),
+    op.br, 0,
+    op.end, op.end,
+    op.end,
+  ];
+  const locals = [...uleb(2), ...uleb(10), 0x7f, ...uleb(11), 0x7b];
+  const body = [...locals, ...code];
+  return [...uleb(body.length), ...body];
+}
+
+function moduleBytes(): Uint8Array<ArrayBuffer> {
+  const i32 = 0x7f;
+  const bytes = [
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vec([[0x60, ...uleb(7), ...Array<number>(7).fill(i32), 0]])),
+    ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])),
+    ...section(3, vec([[0]])),
+    ...section(7, vec([[...str('matmul'), 0x00, 0]])),
+    ...section(10, vec([kernelBody()])),
+  ];
+  return new Uint8Array(bytes);
+}
+
+/** The kernel's signature: byte offsets `x`, `wt`, `bias`, `y`, then `n`, `k`, `out`. */
+export type MatmulKernel = (x: number, wt: number, bias: number, y: number, n: number, k: number, out: number) => void;
+
+/**
+ * Compiles the kernel against `memory`.
+ *
+ * @example
+ * const memory = new WebAssembly.Memory({ initial: 16 });
+ * const matmul = simdMatmul(memory);
+ */
+export function simdMatmul(memory: WebAssembly.Memory): MatmulKernel {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes()), { env: { memory } });
+  return instance.exports.matmul as MatmulKernel;
+}
