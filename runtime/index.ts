@@ -115,6 +115,9 @@ export { createModelServer, MODEL_SERVER_VERSION, type ModelServer, type ModelSe
 export { startModelServer, type RunningModelServer } from './model/start-model-server.js';
 export { ModelStore, resolveModelsDir, sha256File, ModelManifestSchema, type ModelManifest, type StoredModel } from './model/model-store.js';
 export { pullModel, type PullModelOptions, type PullProgress } from './model/pull-model.js';
+export { PullProgressView, describePullProgress, type ProgressOutput } from './model/pull-progress-view.js';
+export { ollamaPullLines, PULL_NOT_FOUND, type OllamaPullLine } from './model/ollama-pull.js';
+export { DEFAULT_KEEP_ALIVE_MS, KeepAliveTimers, parseKeepAlive } from './model/keep-alive.js';
 export {
   DEFAULT_CHAT_MODEL,
   DEFAULT_EMBEDDING_MODEL,

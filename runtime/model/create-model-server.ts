@@ -5,15 +5,18 @@ import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { clientAbort } from '../http/node-bindings.js';
 import { readBodyText } from '../http/read-json-body.js';
 import { EmbeddingEngine } from './embedding-engine.js';
+import { DEFAULT_KEEP_ALIVE_MS, KeepAliveTimers, parseKeepAlive } from './keep-alive.js';
 import { canonicalModelName } from './known-models.js';
 import { LlamaEngine, type EngineMessage, type EngineOptions, type EngineResult } from './llama-engine.js';
 import { ModelRequestError } from './model-request-error.js';
 import type { ModelStore, StoredModel } from './model-store.js';
+import { ollamaPullLines } from './ollama-pull.js';
 import {
   OllamaChatRequestSchema,
   OllamaEmbeddingsRequestSchema,
   OllamaEmbedRequestSchema,
   OllamaGenerateRequestSchema,
+  OllamaPullRequestSchema,
   OllamaShowRequestSchema,
   type OllamaChatRequest,
 } from './ollama-wire.js';
@@ -25,6 +28,12 @@ export interface ModelServerOptions {
   maxBodyBytes?: number;
   /** Requests that may wait behind the running generation before new ones get a 503; default 16. */
   maxQueue?: number;
+  /**
+   * How long a model stays loaded after its last request when the request has
+   * no `keep_alive`: seconds, or a duration such as `"10m"`; negative keeps it forever.
+   * Default: `OLLAMA_KEEP_ALIVE`, then 5 minutes.
+   */
+  keepAlive?: string | number;
 }
 
 export interface ModelServer {
@@ -41,7 +50,8 @@ type Produced = { kind: 'text'; text: string } | { kind: 'done'; result: EngineR
 /**
  * An HTTP server speaking the part of Ollama's API that the `ollama` client
  * and chat front ends use (`/api/chat`, `/api/generate`, `/api/tags`,
- * `/api/show`, `/api/ps`, `/api/version`, `/api/embed`, `/api/embeddings`),
+ * `/api/show`, `/api/ps`, `/api/version`, `/api/embed`, `/api/embeddings`,
+ * `/api/pull`),
  * over the models of a `ModelStore`: chat models run by node-llama-cpp,
  * embedding models by `EmbeddingEngine`. Errors are `{"error": message}` with Ollama's status.
  *
@@ -53,6 +63,15 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   const logger = options.logger ?? silentLogger;
   const maxBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const engines = new Map<string, LlamaEngine>();
+  const defaultKeepAlive = parseKeepAlive(options.keepAlive ?? process.env.OLLAMA_KEEP_ALIVE, DEFAULT_KEEP_ALIVE_MS);
+  const keepAliveOf = (value: string | number | undefined) => parseKeepAlive(value, defaultKeepAlive);
+  // Unloads a model when its keep-alive runs out after its last request.
+  const timers = new KeepAliveTimers({
+    onExpire: (name) => {
+      engines.get(name)?.unload().catch((error: unknown) => logger.error('unloading a model failed', errorFields(error)));
+      embedders.get(name)?.unload();
+    },
+  });
   // One model is kept loaded; asking for another unloads it after its queue drains.
   let current: LlamaEngine | undefined;
 
@@ -80,6 +99,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     if (current) {
       const previous = current;
       engines.delete(previous.model.name);
+      timers.clear(previous.model.name);
       void previous.dispose().catch((error: unknown) => logger.error('unloading a model failed', errorFields(error)));
     }
     engines.set(stored.name, engine);
@@ -109,7 +129,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     c.json({
       models: [...engines.values(), ...embedders.values()]
         .filter((e) => e.loadedAt)
-        .map((e) => ({ ...describe(e.model), expires_at: '9999-12-31T23:59:59Z', size_vram: 0, context_length: e.contextSize })),
+        .map((e) => ({ ...describe(e.model), expires_at: timers.expiresAt(e.model.name) ?? '9999-12-31T23:59:59Z', size_vram: 0, context_length: e.contextSize })),
     }),
   );
 
@@ -137,10 +157,12 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   app.post('/api/embed', async (c) => {
     const started = performance.now();
     const body = parseBody(OllamaEmbedRequestSchema, await readJson(c, maxBytes));
+    const keepAlive = keepAliveOf(body.keep_alive);
     const embedder = await embedderFor(body.model);
     const inputs = body.input === undefined ? [] : typeof body.input === 'string' ? [body.input] : body.input;
-    const result = await embedder.embed({ inputs, truncate: body.truncate, signal: clientAbort(c).signal });
-    if (isZero(body.keep_alive)) embedder.unload();
+    timers.begin(embedder.model.name, keepAlive);
+    const result = await embedder.embed({ inputs, truncate: body.truncate, signal: clientAbort(c).signal }).finally(() => timers.end(embedder.model.name, keepAlive));
+    if (keepAlive === 0) embedder.unload();
     return c.json({
       model: modelTag(body.model),
       embeddings: result.embeddings,
@@ -152,21 +174,32 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
 
   app.post('/api/embeddings', async (c) => {
     const body = parseBody(OllamaEmbeddingsRequestSchema, await readJson(c, maxBytes));
+    const keepAlive = keepAliveOf(body.keep_alive);
     const embedder = await embedderFor(body.model);
+    timers.begin(embedder.model.name, keepAlive);
     // Ollama answers an empty prompt with an empty vector.
-    const result = body.prompt === '' ? { embeddings: [[]] } : await embedder.embed({ inputs: [body.prompt], truncate: true, signal: clientAbort(c).signal });
-    if (isZero(body.keep_alive)) embedder.unload();
+    const result = await (body.prompt === '' ? Promise.resolve({ embeddings: [[]] }) : embedder.embed({ inputs: [body.prompt], truncate: true, signal: clientAbort(c).signal })).finally(() =>
+      timers.end(embedder.model.name, keepAlive),
+    );
+    if (keepAlive === 0) embedder.unload();
     return c.json({ embedding: result.embeddings[0] ?? [] });
   });
 
   app.post('/api/chat', async (c) => {
     const body = parseBody(OllamaChatRequestSchema, await readJson(c, maxBytes));
+    const keepAlive = keepAliveOf(body.keep_alive);
     const engine = await engineFor(body.model, 'chat');
     const model = modelTag(body.model);
-    if (body.messages.length === 0) return c.json(await loadOrUnload(engine, model, body.keep_alive, { message: { role: 'assistant', content: '' } }));
+    const name = engine.model.name;
+    timers.begin(name, keepAlive);
+    if (body.messages.length === 0) {
+      const answer = loadOrUnload(engine, model, keepAlive === 0, { message: { role: 'assistant', content: '' } });
+      return c.json(await answer.finally(() => timers.end(name, keepAlive)));
+    }
     return respond(c, engine, {
       model,
-      unloadAfter: isZero(body.keep_alive),
+      unloadAfter: keepAlive === 0,
+      settled: () => timers.end(name, keepAlive),
       messages: body.messages,
       format: formatOf(body.format),
       options: engineOptions(body.options),
@@ -177,13 +210,17 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
 
   app.post('/api/generate', async (c) => {
     const body = parseBody(OllamaGenerateRequestSchema, await readJson(c, maxBytes));
+    const keepAlive = keepAliveOf(body.keep_alive);
     const engine = await engineFor(body.model, 'generate');
     const model = modelTag(body.model);
-    if (body.prompt === '') return c.json(await loadOrUnload(engine, model, body.keep_alive, { response: '' }));
+    const name = engine.model.name;
+    timers.begin(name, keepAlive);
+    if (body.prompt === '') return c.json(await loadOrUnload(engine, model, keepAlive === 0, { response: '' }).finally(() => timers.end(name, keepAlive)));
     const messages: EngineMessage[] = [...(body.system ? [{ role: 'system' as const, content: body.system }] : []), { role: 'user', content: body.prompt }];
     return respond(c, engine, {
       model,
-      unloadAfter: isZero(body.keep_alive),
+      unloadAfter: keepAlive === 0,
+      settled: () => timers.end(name, keepAlive),
       messages,
       format: formatOf(body.format),
       options: engineOptions(body.options),
@@ -192,9 +229,33 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     });
   });
 
+  app.post('/api/pull', async (c) => {
+    const body = parseBody(OllamaPullRequestSchema, await readJson(c, maxBytes));
+    const abort = clientAbort(c);
+    const lines = ollamaPullLines({ store: options.store, name: (body.model || body.name)!, signal: abort.signal });
+    if (!body.stream) {
+      // Ollama answers a failed pull that was not streamed with a 500.
+      for await (const line of lines) if ('error' in line) return c.json({ error: line.error }, 500);
+      return c.json({ status: 'success' });
+    }
+    const encoder = new TextEncoder();
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await lines.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(`${JSON.stringify(next.value)}\n`));
+      },
+      cancel() {
+        abort.abort(new Error('client disconnected'));
+      },
+    });
+    return new Response(stream, { headers: { 'Content-Type': 'application/x-ndjson' } });
+  });
+
   return {
     app,
     close: async () => {
+      timers.close();
       const all = [...engines.values()];
       engines.clear();
       for (const embedder of embedders.values()) embedder.unload();
@@ -209,6 +270,8 @@ interface Generation {
   model: string;
   /** `keep_alive: 0`: unload the model once this generation ends. */
   unloadAfter: boolean;
+  /** Called once the generation has ended, however it ended. */
+  settled: () => void;
   messages: readonly EngineMessage[];
   format: 'json' | Record<string, unknown> | undefined;
   options: EngineOptions;
@@ -237,6 +300,7 @@ async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<
 
   if (!g.stream) {
     const pending = engine.generate(request);
+    pending.then(g.settled, g.settled);
     if (g.unloadAfter) engine.unload().catch(() => undefined);
     return c.json(final(await pending));
   }
@@ -258,7 +322,10 @@ async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<
   engine
     .generate({ ...request, onText })
     .then((result) => push({ kind: 'done', result }), (error: unknown) => push({ kind: 'error', error }))
-    .finally(() => firstSettled());
+    .finally(() => {
+      g.settled();
+      firstSettled();
+    });
   if (g.unloadAfter) engine.unload().catch(() => undefined);
   await first;
   const early = events[0];
@@ -298,17 +365,10 @@ async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<
 }
 
 /** Ollama's answer to a request with no messages (or prompt): load the model, or unload it with `keep_alive: 0`. */
-async function loadOrUnload(engine: LlamaEngine, model: string, keepAlive: string | number | undefined, empty: Record<string, unknown>) {
-  const unload = isZero(keepAlive);
+async function loadOrUnload(engine: LlamaEngine, model: string, unload: boolean, empty: Record<string, unknown>) {
   const loadDuration = unload ? 0 : await engine.load();
   if (unload) await engine.unload();
   return { model, created_at: new Date().toISOString(), ...empty, done: true, done_reason: unload ? 'unload' : 'load', ...(unload ? {} : { load_duration: loadDuration }) };
-}
-
-/** `keep_alive` of zero (`0`, `"0"`, `"0s"`, `"0m"`): unload right after. */
-function isZero(keepAlive: string | number | undefined): boolean {
-  if (keepAlive === undefined) return false;
-  return typeof keepAlive === 'number' ? keepAlive === 0 : /^0+(\.0+)?(ns|us|ms|s|m|h)?$/.test(keepAlive.trim());
 }
 
 async function readJson(c: Context, maxBytes: number): Promise<unknown> {

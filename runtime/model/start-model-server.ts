@@ -23,6 +23,8 @@ export async function startModelServer(options: {
   logger?: Logger;
   /** Requests that may wait behind the running generation; default 16. */
   maxQueue?: number;
+  /** Keep-alive of a request without `keep_alive`; default `OLLAMA_KEEP_ALIVE`, then 5 minutes. */
+  keepAlive?: string | number;
 }): Promise<RunningModelServer> {
   const { host: _host, port: _port, ...serverOptions } = options;
   const server = createModelServer(serverOptions);

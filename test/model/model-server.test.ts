@@ -149,6 +149,25 @@ describe('model server loading', () => {
     expect(again.load_duration).toBeGreaterThan(0);
     expect((await client.ps()).models).toEqual([]);
   });
+
+  it('keeps a model loaded for keep_alive after the last request, shown as expires_at in ps, then unloads it', async () => {
+    await client.generate({ model: 'smollm2', prompt: 'Hi', stream: false, options: { temperature: 0, num_predict: 2 } });
+    const byDefault = (await client.ps()).models.find((m) => m.name === 'smollm2:latest')!;
+    // Ollama's default keep-alive: 5 minutes.
+    expect(Date.parse(String(byDefault.expires_at)) - Date.now()).toBeGreaterThan(4 * 60_000);
+    expect(Date.parse(String(byDefault.expires_at)) - Date.now()).toBeLessThanOrEqual(5 * 60_000);
+    await client.generate({ model: 'smollm2', prompt: 'Hi', stream: true, keep_alive: '1s', options: { temperature: 0, num_predict: 2 } }).then(async (s) => {
+      for await (const _ of s) void _;
+    });
+    const soon = (await client.ps()).models.find((m) => m.name === 'smollm2:latest')!;
+    expect(Date.parse(String(soon.expires_at)) - Date.now()).toBeLessThanOrEqual(1000);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await client.ps()).models).toEqual([]);
+    await client.chat({ model: 'smollm2', messages: [], keep_alive: -1, stream: false });
+    expect((await client.ps()).models[0]!.expires_at).toMatch(/^9999-/);
+    const bad = await client.chat({ model: 'smollm2', messages: [], keep_alive: '10', stream: false }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ status_code: 400, error: expect.stringContaining('invalid keep_alive') });
+  });
 });
 
 describe('model server queue bound', () => {
