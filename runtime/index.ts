@@ -117,6 +117,8 @@ export { ModelStore, resolveModelsDir, sha256File, ModelManifestSchema, type Mod
 export { pullModel, type PullModelOptions, type PullProgress } from './model/pull-model.js';
 export { PullProgressView, describePullProgress, type ProgressOutput } from './model/pull-progress-view.js';
 export { ollamaPullLines, PULL_NOT_FOUND, type OllamaPullLine } from './model/ollama-pull.js';
+export { parseHfUri, hfResolveUrl, resolveHfEndpoint, type HfFileRef } from './model/hf-source.js';
+export { resolveOllamaHost } from './model/ollama-source.js';
 export { DEFAULT_KEEP_ALIVE_MS, KeepAliveTimers, parseKeepAlive } from './model/keep-alive.js';
 export {
   DEFAULT_CHAT_MODEL,

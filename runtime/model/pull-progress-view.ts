@@ -21,7 +21,10 @@ export function describePullProgress(p: PullProgress, options: { dir: string }):
     case 'present':
       return `${p.model} is already in ${options.dir}`;
     case 'downloading':
-      return `${p.model}: downloading from ${p.source}`;
+      if (p.completed === undefined) return `${p.model}: downloading from ${p.source}`;
+      return p.total
+        ? `${p.model}: downloading from ${p.source} ${Math.floor((100 * p.completed) / p.total)}% (${mb(p.completed)} of ${mb(p.total)})`
+        : `${p.model}: downloading from ${p.source} (${mb(p.completed)})`;
     case 'extracting':
       return `${p.model}: extracting ${Math.floor((100 * p.completed) / p.total)}% (${mb(p.completed)} of ${mb(p.total)})`;
     case 'verifying':
@@ -61,7 +64,8 @@ export class PullProgressView {
       this.#output.write(`\r\x1b[2K${text}${final ? '\n' : ''}`);
       this.#open = !final;
     } else if (p.status !== this.#lastStatus) {
-      this.#output.write(`${p.status === 'extracting' ? `${p.model}: extracting` : text}\n`);
+      const plain = p.status === 'extracting' ? `${p.model}: extracting` : p.status === 'downloading' ? `${p.model}: downloading from ${p.source}` : text;
+      this.#output.write(`${plain}\n`);
     }
     this.#lastStatus = p.status;
   }

@@ -48,4 +48,22 @@ describe('PullProgressView', () => {
     view.end();
     expect(text().endsWith('\n')).toBe(true);
   });
+
+  it('shows the bytes of a measured download (a hub file, an Ollama blob) on a terminal, one line elsewhere', () => {
+    const hub: PullProgress[] = [
+      { status: 'downloading', model: 'tiny', source: 'hf:o/r/t.gguf', total: 200_000_000, completed: 0 },
+      { status: 'downloading', model: 'tiny', source: 'hf:o/r/t.gguf', total: 200_000_000, completed: 50_000_000 },
+      { status: 'downloading', model: 'tiny', source: 'hf:o/r/t.gguf', completed: 3_000_000 },
+    ];
+    const tty = record(true);
+    for (const step of hub) tty.view.update(step);
+    expect(tty.text().split('\r\x1b[2K').filter(Boolean)).toEqual([
+      'tiny: downloading from hf:o/r/t.gguf 0% (0.0 MB of 200.0 MB)',
+      'tiny: downloading from hf:o/r/t.gguf 25% (50.0 MB of 200.0 MB)',
+      'tiny: downloading from hf:o/r/t.gguf (3.0 MB)',
+    ]);
+    const plain = record(false);
+    for (const step of hub) plain.view.update(step);
+    expect(plain.text()).toBe('tiny: downloading from hf:o/r/t.gguf\n');
+  });
 });
