@@ -90,3 +90,20 @@ export function findKnownModel(name: string): KnownModel | undefined {
   const canonical = canonicalModelName(name);
   return KNOWN_MODELS.find((m) => m.name === canonical);
 }
+
+/** The manifest of a known model once its files are in the store, fetched from `source`. */
+export function knownModelManifest(known: KnownModel, fetched: { size: number; source: string }) {
+  return {
+    name: known.name,
+    kind: known.kind,
+    file: known.file,
+    size: fetched.size,
+    sha256: known.sha256,
+    family: known.family,
+    parameterSize: known.parameterSize,
+    quantization: known.quantization,
+    license: known.license,
+    source: fetched.source,
+    ...(known.embeddingLength === undefined ? {} : { embeddingLength: known.embeddingLength }),
+  };
+}

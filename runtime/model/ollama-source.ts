@@ -1,7 +1,7 @@
 import { access, constants, copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import type { KnownModel } from './known-models.js';
+import { knownModelManifest, type KnownModel } from './known-models.js';
 import { sha256File, type ModelStore, type StoredModel } from './model-store.js';
 import type { PullProgress } from './pull-model.js';
 
@@ -91,17 +91,7 @@ export async function pullFromOllama(options: {
     await rm(temp, { force: true });
   }
   const stored = await options.store.save({
-    name: known.name,
-    kind: known.kind,
-    file: known.file,
-    size: (await stat(target)).size,
-    sha256: known.sha256,
-    family: known.family,
-    parameterSize: known.parameterSize,
-    quantization: known.quantization,
-    license: known.license,
-    source: `ollama:${host}`,
-    ...(known.embeddingLength === undefined ? {} : { embeddingLength: known.embeddingLength }),
+    ...knownModelManifest(known, { size: (await stat(target)).size, source: `ollama:${host}` }),
     modifiedAt: new Date().toISOString(),
   });
   options.report({ status: 'success', model: known.name });

