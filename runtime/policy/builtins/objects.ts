@@ -1,6 +1,6 @@
 /** Object builtins: object.get, keys, remove, union, union_n, filter, subset. */
 import { equal, RegoObject, RegoSet, type Value } from '../value.js';
-import { getPath } from '../eval/paths.js';
+import { getPath, mergeObjects } from '../eval/paths.js';
 import { asArray, asObject, BuiltinError, type BuiltinDefinition, operandElementError, operandTypeError } from './registry.js';
 
 /** Keys given as an array, set or object (its keys). */
@@ -11,16 +11,9 @@ export function keySet(v: Value | undefined, pos: number): RegoSet {
   throw operandTypeError(pos, v ?? null, 'object', 'set', 'array');
 }
 
-/** Recursive merge; `b` wins where values are not both objects. */
+/** Recursive merge; `b` wins where values are not both objects (the evaluator's merge with the sides swapped). */
 export function unionObjects(a: RegoObject, b: RegoObject): RegoObject {
-  const out = a.copy();
-  for (const k of b.keys()) {
-    const bv = b.get(k) as Value;
-    const av = a.get(k);
-    if (av instanceof RegoObject && bv instanceof RegoObject) out.set(k, unionObjects(av, bv));
-    else out.set(k, bv);
-  }
-  return out;
+  return mergeObjects(b, a);
 }
 
 /** OPA's Object.Filter: keep what the filter tree selects (null leaves keep the whole value). */
