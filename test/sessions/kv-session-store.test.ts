@@ -1,37 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../runtime/core/errors/config-error.js';
 import { StoreUnavailableError } from '../../runtime/core/errors/store-unavailable-error.js';
 import { KvSessionStore } from '../../runtime/sessions/kv-session-store.js';
 import { hashToken } from '../../runtime/sessions/tokens.js';
 import { freePort } from '../support/redis-process.js';
-import { deleteKeys, scanKeys } from '../support/redis-keys.js';
+import { scanKeys } from '../support/redis-keys.js';
+import { redisScope, REDIS_URL } from '../support/redis-scope.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
-const prefix = `fwtest:${randomUUID()}:`;
-const opened: KvSessionStore[] = [];
-let admin: Redis;
+const { prefix, admin, track } = redisScope();
 
 function open(options: { ttlSeconds?: number } = {}): KvSessionStore {
-  const store = new KvSessionStore({ url: REDIS_URL, ttlSeconds: options.ttlSeconds ?? 60, keyPrefix: prefix });
-  opened.push(store);
-  return store;
+  return track(new KvSessionStore({ url: REDIS_URL, ttlSeconds: options.ttlSeconds ?? 60, keyPrefix: prefix }));
 }
-
-beforeAll(() => {
-  admin = new Redis(REDIS_URL);
-});
-
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-});
-
-afterAll(async () => {
-  await deleteKeys(admin, prefix);
-  await admin.quit();
-});
 
 describe('KvSessionStore', () => {
   it('keeps only token hashes: the plain token is nowhere in the keyspace', async () => {
@@ -39,13 +22,13 @@ describe('KvSessionStore', () => {
     const started = await Promise.all([store.start(), store.start(), store.start({ contextId: 'c' })]);
     await store.updateContext('c', { note: 'hello' });
     await store.rememberConversation('fp', 'c');
-    const keys = await scanKeys(admin, prefix);
+    const keys = await scanKeys(admin(), prefix);
     expect(keys).toContain(`${prefix}session:${hashToken(started[0]!.token)}`);
     const stored: string[] = [];
     for (const key of keys) {
-      const type = await admin.type(key);
-      if (type === 'string') stored.push(key, (await admin.get(key)) ?? '');
-      else stored.push(key, ...Object.entries(await admin.hgetall(key)).flat());
+      const type = await admin().type(key);
+      if (type === 'string') stored.push(key, (await admin().get(key)) ?? '');
+      else stored.push(key, ...Object.entries(await admin().hgetall(key)).flat());
     }
     for (const { token } of started) {
       for (const text of stored) expect(text).not.toContain(token);
@@ -60,16 +43,16 @@ describe('KvSessionStore', () => {
     await store.rememberConversation('fp-expiry', contextId);
 
     for (const key of [sessionKey, `${prefix}context:${contextId}`, `${prefix}conv:fp-expiry`]) {
-      const pttl = await admin.pttl(key);
+      const pttl = await admin().pttl(key);
       expect(pttl, key).toBeGreaterThan(0);
       expect(pttl, key).toBeLessThanOrEqual(1000);
     }
-    expect(await admin.type(`${prefix}context:${contextId}`)).toBe('hash');
-    expect(await admin.hget(`${prefix}context:${contextId}`, 'a')).toBe('1');
+    expect(await admin().type(`${prefix}context:${contextId}`)).toBe('hash');
+    expect(await admin().hget(`${prefix}context:${contextId}`, 'a')).toBe('1');
     expect(await store.resolve(token)).toBeDefined();
 
     await sleep(1100);
-    expect(await admin.exists(sessionKey)).toBe(0);
+    expect(await admin().exists(sessionKey)).toBe(0);
     expect(await store.resolve(token)).toBeUndefined();
   });
 
@@ -77,14 +60,14 @@ describe('KvSessionStore', () => {
     const store = open();
     const { token } = await store.start();
     const sessionKey = `${prefix}session:${hashToken(token)}`;
-    await admin.set(sessionKey, '{not json', 'EX', 60);
+    await admin().set(sessionKey, '{not json', 'EX', 60);
     expect(await store.resolve(token)).toBeUndefined();
-    await admin.set(sessionKey, JSON.stringify({ contextId: 42 }), 'EX', 60);
+    await admin().set(sessionKey, JSON.stringify({ contextId: 42 }), 'EX', 60);
     expect(await store.resolve(token)).toBeUndefined();
 
     const id = randomUUID();
     await store.updateContext(id, { good: 'yes' });
-    await admin.hset(`${prefix}context:${id}`, 'bad', '{oops');
+    await admin().hset(`${prefix}context:${id}`, 'bad', '{oops');
     expect(await store.getContext(id)).toEqual({ good: 'yes' });
     expect(await store.updateContext(id, { more: 1 })).toEqual({ good: 'yes', more: 1 });
     expect(await store.updateContext(id, { bad: 'fixed' })).toEqual({ good: 'yes', more: 1, bad: 'fixed' });
@@ -94,7 +77,7 @@ describe('KvSessionStore', () => {
     const store = open();
     const id = randomUUID();
     await expect(store.updateContext(id, { n: 1n })).rejects.toThrow(TypeError);
-    expect(await admin.exists(`${prefix}context:${id}`)).toBe(0);
+    expect(await admin().exists(`${prefix}context:${id}`)).toBe(0);
   });
 
   it('works from the first call, while the connection is still being made', async () => {
@@ -117,7 +100,7 @@ describe('KvSessionStore', () => {
   it('never shows a password in its location or errors', async () => {
     const port = await freePort(); // nothing listens there
     const store = new KvSessionStore({ url: `redis://user:s3cret@127.0.0.1:${port}`, ttlSeconds: 60 });
-    opened.push(store);
+    track(store);
     expect(store.location).toBe(`redis://127.0.0.1:${port}`);
     const error = await store.start().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
