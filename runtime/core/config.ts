@@ -13,6 +13,23 @@ const bool = z
   .toLowerCase()
   .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
   .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
+const logLevel = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['debug', 'info', 'warn', 'warning', 'error'], { error: 'must be debug, info, warn or error' }))
+  .transform((v): LogLevel => (v === 'warning' ? 'warn' : v));
+
+/** Field schemas for environment variables, shared by every service's configuration. */
+export const ENV_FIELDS = {
+  port,
+  /** A port where 0 means "pick a free one". */
+  portOrZero: z.coerce.number({ error: 'must be a port number from 0 to 65535' }).int().min(0).max(65535, 'must be a port number from 0 to 65535'),
+  positiveInt,
+  url,
+  bool,
+  logLevel,
+} as const;
 
 /** Validation modes of A2A calls (spec "Authentication" 6). */
 export const A2A_VALIDATION_MODES = ['strict', 'permissive', 'disabled'] as const;
@@ -51,17 +68,14 @@ const EnvSchema = z.object({
   MODEL_NAME: z.string().min(1).optional(),
   OLLAMA_HOST: url.optional(),
   LLM_CONFIG: llmConfigFromJson.optional(),
-  LOG_LEVEL: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(['debug', 'info', 'warn', 'warning', 'error']))
-    .transform((v) => (v === 'warning' ? 'warn' : v))
-    .optional(),
+  LOG_LEVEL: logLevel.optional(),
   GUARDIAN_URL: url.optional(),
   OPA_URL: url.optional(),
   A2A_VALIDATION_MODE: z.string().trim().toLowerCase().pipe(z.enum(A2A_VALIDATION_MODES)).optional(),
   A2A_ENABLE_AUDIT_LOG: bool.optional(),
+  A2A_ACCEPT_UNSIGNED: bool.optional(),
+  A2A_KEY_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -').optional(),
+  A2A_TIMEOUT_MS: positiveInt.optional(),
   AGENT_MEMORY_URL: url.optional(),
   CONTEXT_ID: z.string().min(1).optional(),
   SESSION_BACKEND: z.string().trim().toLowerCase().pipe(z.enum(['memory', 'kv'])).optional(),
@@ -76,7 +90,7 @@ const EnvSchema = z.object({
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** Resolved agent configuration, with defaults applied. */
-export interface AgentConfig extends SessionConfig {
+export interface AgentConfig extends SessionConfig, A2aConfig {
   agentName: string;
   displayName: string;
   description: string;
@@ -89,10 +103,6 @@ export interface AgentConfig extends SessionConfig {
   ollamaHost: string;
   llmConfig: LlmConfig | undefined;
   logLevel: LogLevel;
-  guardianUrl: string | undefined;
-  opaUrl: string | undefined;
-  a2aValidationMode: A2aValidationMode;
-  a2aEnableAuditLog: boolean;
   agentMemoryUrl: string | undefined;
   contextId: string | undefined;
   maxBodyBytes: number;
@@ -109,6 +119,7 @@ export const CONFIG_DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
   llmHistoryMessages: 40,
   kvKeyPrefix: 'fw:',
+  a2aTimeoutMs: 2_000,
   version: '0.1.0',
 } as const;
 
@@ -117,7 +128,7 @@ export const CONFIG_DEFAULTS = {
  * (overrides win; an empty variable counts as unset, as shells and compose
  * files produce them). Collects every problem instead of stopping at the first.
  */
-function parseEnvironment<S extends z.ZodObject>(
+export function parseEnvironment<S extends z.ZodObject>(
   schema: S,
   sources: readonly Env[],
 ): { data: z.output<S> | undefined; issues: ConfigIssue[]; raw: Record<string, string> } {
@@ -137,6 +148,17 @@ function parseEnvironment<S extends z.ZodObject>(
     return { variable, message };
   });
   return { data: undefined, issues, raw };
+}
+
+/**
+ * Reads the variables of `schema` from the environment (overrides win),
+ * throwing one `ConfigError` (introduced by `context`) that names every bad
+ * variable.
+ */
+export function readEnvironment<S extends z.ZodObject>(schema: S, options: { env?: Env; overrides?: Env; context: string }): z.output<S> {
+  const { data, issues } = parseEnvironment(schema, [options.env ?? process.env, options.overrides ?? {}]);
+  if (!data || issues.length > 0) throw new ConfigError({ issues, context: options.context });
+  return data;
 }
 
 /** Session and conversation-memory settings: the part of the configuration stores need. */
@@ -223,12 +245,56 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     ollamaHost,
     llmConfig,
     logLevel: e.LOG_LEVEL ?? CONFIG_DEFAULTS.logLevel,
-    guardianUrl: e.GUARDIAN_URL,
-    opaUrl: e.OPA_URL,
-    a2aValidationMode: e.A2A_VALIDATION_MODE ?? CONFIG_DEFAULTS.a2aValidationMode,
-    a2aEnableAuditLog: e.A2A_ENABLE_AUDIT_LOG ?? false,
+    ...resolveA2aConfig(e),
     agentMemoryUrl: e.AGENT_MEMORY_URL,
     contextId: e.CONTEXT_ID,
     maxBodyBytes: e.MAX_BODY_BYTES ?? CONFIG_DEFAULTS.maxBodyBytes,
   };
+}
+
+/** How agent-to-agent calls are validated: the part of the configuration the validator needs. */
+export interface A2aConfig {
+  guardianUrl: string | undefined;
+  opaUrl: string | undefined;
+  /** `strict` unless A2A_VALIDATION_MODE says otherwise (also with no configuration at all). */
+  a2aValidationMode: A2aValidationMode;
+  a2aEnableAuditLog: boolean;
+  /** Accept A2A calls without a signature (development only; also implied by `disabled`). */
+  a2aAcceptUnsigned: boolean;
+  /** Which of this agent's keys signs its calls (A2A_KEY_ID); needed only when it has several. */
+  a2aKeyId: string | undefined;
+  /** How long to wait for the Guardian or policy engine (A2A_TIMEOUT_MS, default 2000). */
+  a2aTimeoutMs: number;
+}
+
+const A2aEnvSchema = EnvSchema.pick({
+  GUARDIAN_URL: true,
+  OPA_URL: true,
+  A2A_VALIDATION_MODE: true,
+  A2A_ENABLE_AUDIT_LOG: true,
+  A2A_ACCEPT_UNSIGNED: true,
+  A2A_KEY_ID: true,
+  A2A_TIMEOUT_MS: true,
+});
+
+function resolveA2aConfig(e: z.output<typeof A2aEnvSchema>): A2aConfig {
+  return {
+    guardianUrl: e.GUARDIAN_URL,
+    opaUrl: e.OPA_URL,
+    a2aValidationMode: e.A2A_VALIDATION_MODE ?? CONFIG_DEFAULTS.a2aValidationMode,
+    a2aEnableAuditLog: e.A2A_ENABLE_AUDIT_LOG ?? false,
+    a2aAcceptUnsigned: e.A2A_ACCEPT_UNSIGNED ?? false,
+    a2aKeyId: e.A2A_KEY_ID,
+    a2aTimeoutMs: e.A2A_TIMEOUT_MS ?? CONFIG_DEFAULTS.a2aTimeoutMs,
+  };
+}
+
+/**
+ * Reads only the A2A validation settings (A2A_VALIDATION_MODE, GUARDIAN_URL,
+ * OPA_URL, A2A_ENABLE_AUDIT_LOG, A2A_ACCEPT_UNSIGNED, A2A_KEY_ID,
+ * A2A_TIMEOUT_MS), for callers that are not agent processes. With nothing
+ * set, the mode is `strict`.
+ */
+export function loadA2aConfig(options: { env?: Env; overrides?: Env } = {}): A2aConfig {
+  return resolveA2aConfig(readEnvironment(A2aEnvSchema, { ...options, context: 'Invalid A2A configuration' }));
 }

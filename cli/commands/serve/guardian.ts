@@ -1,0 +1,71 @@
+import { Command, Flags } from '@oclif/core';
+import { FrameworkError } from '../../../runtime/core/framework-error.js';
+import { createLogger } from '../../../runtime/core/logger.js';
+import { guardianConfigFromEnv, type GuardianConfig } from '../../../runtime/guardian/guardian-config.js';
+import { startGuardian } from '../../../runtime/guardian/start-guardian.js';
+import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
+
+export default class ServeGuardian extends Command {
+  static override description =
+    'Run the Guardian (POST /v1/a2a/validate, POST /v1/policies/<package>/evaluate, GET /v1/audit, GET /health) in front of a policy engine until interrupted. ' +
+    'Flags win over OPA_URL, GUARDIAN_HOST and GUARDIAN_PORT; A2A_ENABLE_AUDIT_LOG=true also writes each audit event to standard error.';
+
+  static override examples = [
+    '<%= config.bin %> serve guardian',
+    '<%= config.bin %> serve guardian --addr 127.0.0.1:11438 --opa-url http://127.0.0.1:8181',
+    'OPA_URL=http://opa:8181 GUARDIAN_PORT=11438 A2A_ENABLE_AUDIT_LOG=true <%= config.bin %> serve guardian --json',
+  ];
+
+  static override enableJsonFlag = true;
+
+  static override flags = {
+    addr: Flags.string({ char: 'a', description: 'address to listen on, host:port (default: GUARDIAN_HOST:GUARDIAN_PORT, else 127.0.0.1:11438)' }),
+    'opa-url': Flags.string({ description: 'address of the policy engine (default: OPA_URL, else http://127.0.0.1:8181)' }),
+  };
+
+  async run(): Promise<{ url: string; stopped: true }> {
+    const { flags } = await this.parse(ServeGuardian);
+    let config: GuardianConfig;
+    try {
+      config = guardianConfigFromEnv(process.env);
+    } catch (error) {
+      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1 });
+      throw error;
+    }
+    let { host, port, opaUrl } = config;
+    if (flags.addr !== undefined) {
+      const addr = parseAddr(flags.addr);
+      if (!addr) this.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:11438).`, { exit: 2 });
+      ({ host, port } = addr);
+    }
+    if (flags['opa-url'] !== undefined) {
+      if (!isHttpUrl(flags['opa-url'])) {
+        this.error(`--opa-url ${JSON.stringify(flags['opa-url'])} is not an http(s) URL (for example http://127.0.0.1:8181).`, { exit: 2 });
+      }
+      opaUrl = flags['opa-url'];
+    }
+    let guardian;
+    try {
+      guardian = await startGuardian({
+        host,
+        port,
+        opaUrl,
+        logger: createLogger({ name: 'guardian', level: config.logLevel }),
+        auditToLog: config.auditToLog,
+      });
+    } catch (error) {
+      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
+      throw error;
+    }
+    return serveUntilStopped(this, guardian, `Guardian listening on ${guardian.url}, asking the policy engine at ${opaUrl}`);
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,89 @@
+import { PolicyUnavailableError } from '../core/errors/policy-unavailable-error.js';
+
+/** Asks a policy engine for a decision. */
+export interface PolicyClient {
+  /** Address of the engine, for messages. */
+  readonly url: string;
+  /**
+   * Evaluates the document at `path` (`a2a_access`, `trading/allow`) for
+   * `input`. Resolves to OPA's `result` (undefined when the document is
+   * undefined); rejects with `PolicyUnavailableError` when no decision could
+   * be had.
+   */
+  evaluate(path: string, input: unknown, options?: { signal?: AbortSignal }): Promise<unknown>;
+  /** True when the engine answers its health check. */
+  healthy(options?: { signal?: AbortSignal }): Promise<boolean>;
+}
+
+export const DEFAULT_POLICY_TIMEOUT_MS = 2_000;
+
+const PACKAGE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\/[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+/** True for a package or rule path such as `a2a_access/allow`. */
+export function isPolicyPath(path: string): boolean {
+  return PACKAGE_PATH.test(path);
+}
+
+/**
+ * A client of OPA's REST data API (`POST /v1/data/<path>`), so a real OPA
+ * and `framework-cli policy serve` both work.
+ *
+ * @example
+ * const opa = new OpaPolicyClient({ url: 'http://127.0.0.1:8181' });
+ * const doc = await opa.evaluate('a2a_access', input);
+ */
+export class OpaPolicyClient implements PolicyClient {
+  readonly url: string;
+  readonly #timeoutMs: number;
+
+  constructor(options: { url: string; timeoutMs?: number }) {
+    this.url = options.url.replace(/\/+$/, '');
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_POLICY_TIMEOUT_MS;
+  }
+
+  async evaluate(path: string, input: unknown, options: { signal?: AbortSignal } = {}): Promise<unknown> {
+    if (!isPolicyPath(path)) throw new TypeError(`Not a policy path: ${JSON.stringify(path)} (use package/rule, e.g. a2a_access/allow)`);
+    const url = `${this.url}/v1/data/${path}`;
+    const response = await this.#fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input }),
+    }, options.signal);
+    const text = await response.text().catch((cause: unknown) => {
+      throw new PolicyUnavailableError({ url, detail: 'the answer was cut off', cause });
+    });
+    if (!response.ok) {
+      throw new PolicyUnavailableError({ url, detail: `HTTP ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}` });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (cause) {
+      throw new PolicyUnavailableError({ url, detail: 'the answer is not JSON', cause });
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new PolicyUnavailableError({ url, detail: 'the answer is not a JSON object' });
+    }
+    return (body as { result?: unknown }).result;
+  }
+
+  async healthy(options: { signal?: AbortSignal } = {}): Promise<boolean> {
+    try {
+      const response = await this.#fetch(`${this.url}/health`, { method: 'GET' }, options.signal);
+      await response.body?.cancel();
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  async #fetch(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    try {
+      return await fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    } catch (cause) {
+      const detail = timeout.aborted ? `no answer within ${this.#timeoutMs} ms` : cause instanceof Error && cause.cause instanceof Error ? cause.cause.message : String(cause);
+      throw new PolicyUnavailableError({ url, detail, cause });
+    }
+  }
+}

@@ -1,0 +1,149 @@
+import type { Context, Hono } from 'hono';
+import { decideAccess, type AccessDecision } from '../a2a/access-decision.js';
+import { auditEvent } from '../a2a/audit-log.js';
+import { isPolicyPath, type PolicyClient } from '../a2a/policy-client.js';
+import { A2aValidationInputSchema } from '../a2a/validation-input.js';
+import { BadRequestError } from '../core/errors/bad-request-error.js';
+import { FrameworkError } from '../core/framework-error.js';
+import { isPlainObject } from '../core/json.js';
+import { errorFields, silentLogger, type Logger } from '../core/logger.js';
+import { createBaseApp } from '../http/base-app.js';
+import { errorResponse } from '../http/http-error.js';
+import { readJsonBody } from '../http/read-json-body.js';
+import { parseAuditQuery } from './audit-query.js';
+import { AuditTrail } from './audit-trail.js';
+import { domainDecisionFrom, type DomainDecision } from './domain-decision.js';
+import { DomainPolicyInputSchema } from './domain-policy-input.js';
+import type { AuditListResponse, GuardianHealth } from './guardian-responses.js';
+import { parseRequest } from './parse-request.js';
+
+export interface GuardianOptions {
+  /** The policy engine asked for every decision (OPA or `framework-cli policy serve`). */
+  policy: PolicyClient;
+  /** Where decisions are recorded; default a fresh in-memory trail of 1000 events. */
+  audit?: AuditTrail;
+  logger?: Logger;
+  /** Largest accepted request body; default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+export const DEFAULT_GUARDIAN_MAX_BODY_BYTES = 1024 * 1024;
+
+const POLICIES_PREFIX = '/v1/policies/';
+const EVALUATE_SUFFIX = '/evaluate';
+
+/**
+ * The Guardian: an HTTP service in front of the policy engine that validates
+ * agent-to-agent calls and evaluates domain policies. It never guesses: when
+ * the engine cannot answer, it says so (503 `policy_unavailable`) and the
+ * caller's validator applies its mode.
+ *
+ * - `POST /v1/a2a/validate` (A2A validation input) → `{allowed, reason}`, audited
+ * - `POST /v1/policies/{package path}/evaluate` (domain input) → `{allow, deny, require_approval}`
+ * - `GET /v1/audit?limit=&since=` → `{events}` newest last
+ * - `GET /health` → 200 `{status: 'ok'}` or 503 `{status: 'degraded'}`
+ *
+ * @example
+ * const app = createGuardian({ policy: new OpaPolicyClient({ url: 'http://127.0.0.1:8181' }) });
+ * const res = await app.request('/health');
+ */
+export function createGuardian(options: GuardianOptions): Hono {
+  const { policy } = options;
+  const audit = options.audit ?? new AuditTrail();
+  const logger = options.logger ?? silentLogger;
+  const maxBytes = options.maxBodyBytes ?? DEFAULT_GUARDIAN_MAX_BODY_BYTES;
+  const app = createBaseApp({ logger, notFoundHint: '; the Guardian serves POST /v1/a2a/validate, POST /v1/policies/<package>/evaluate, GET /v1/audit and GET /health' });
+
+  app.get('/health', async (c) => {
+    if (await policy.healthy()) return c.json({ status: 'ok', policy_engine: 'up' } satisfies GuardianHealth);
+    return c.json({ status: 'degraded', policy_engine: 'down', policy_url: policy.url } satisfies GuardianHealth, 503);
+  });
+
+  app.post('/v1/a2a/validate', async (c) => {
+    const input = parseRequest({ schema: A2aValidationInputSchema, raw: await readJsonBody(c, { maxBytes }), what: 'A2A validation input' });
+    const record = (decision: AccessDecision) =>
+      audit.record(
+        auditEvent({
+          source: input.source_agent.name,
+          target: input.target_agent.name,
+          decision: decision.allowed ? 'allowed' : 'denied',
+          reason: decision.reason,
+          checked_by: 'guardian',
+          // The Guardian only ever sees the preview, so that is what the digest covers.
+          message: input.communication.message_preview,
+        }),
+      );
+    let decision: AccessDecision;
+    try {
+      decision = await decideAccess(policy, input);
+    } catch (error) {
+      const reason = FrameworkError.isInstance(error) ? error.message : 'the Guardian failed while asking the policy engine';
+      record({ allowed: false, reason });
+      logger.warn('no policy decision', { source: input.source_agent.name, target: input.target_agent.name, ...errorFields(error) });
+      throw error;
+    }
+    record(decision);
+    logger.debug('a2a decision', { source: input.source_agent.name, target: input.target_agent.name, ...decision });
+    return c.json(decision satisfies AccessDecision);
+  });
+
+  app.post(`${POLICIES_PREFIX}*`, async (c) => {
+    const path = packagePath(c);
+    if (path === undefined) return c.notFound();
+    const input = parseRequest({ schema: DomainPolicyInputSchema, raw: await readJsonBody(c, { maxBytes }), what: 'policy input' });
+    const document = await policy.evaluate(path, input);
+    if (document === undefined) {
+      throw new BadRequestError({ code: 'not_found', message: `no policy package "${path.replaceAll('/', '.')}" is loaded` });
+    }
+    if (!isPlainObject(document)) {
+      throw new BadRequestError({
+        code: 'invalid_request',
+        message: `data.${path.replaceAll('/', '.')} is a ${Array.isArray(document) ? 'array' : typeof document}, not a policy package; ask for the package path (without the rule name).`,
+      });
+    }
+    const decision = domainDecisionFrom({ document, path });
+    logger.debug('domain decision', { package: path, ...decision });
+    return c.json(decision satisfies DomainDecision);
+  });
+
+  app.get('/v1/audit', (c) => {
+    const query = parseAuditQuery({ query: { limit: c.req.query('limit'), since: c.req.query('since') } });
+    return c.json({ events: audit.recent({ limit: query.limit, ...(query.since ? { since: query.since } : {}) }) } satisfies AuditListResponse);
+  });
+
+  for (const [route, allow] of [
+    ['/health', 'GET'],
+    ['/v1/a2a/validate', 'POST'],
+    ['/v1/audit', 'GET'],
+    [`${POLICIES_PREFIX}*`, 'POST'],
+  ] as const) {
+    app.all(route, (c) => {
+      if (route.endsWith('*') && !c.req.path.endsWith(EVALUATE_SUFFIX)) return c.notFound();
+      return errorResponse(
+        new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.` }),
+        { Allow: allow },
+      );
+    });
+  }
+  return app;
+}
+
+/**
+ * The package path of `/v1/policies/{a}/{b}/evaluate` (`a/b`); undefined when
+ * the route is not an evaluate route; a 400 when a segment is not a package name.
+ */
+function packagePath(c: Context): string | undefined {
+  const { path } = c.req;
+  if (!path.startsWith(POLICIES_PREFIX) || !path.endsWith(EVALUATE_SUFFIX)) return undefined;
+  const inner = path.slice(POLICIES_PREFIX.length, -EVALUATE_SUFFIX.length);
+  if (inner === '') return undefined;
+  const segments = inner.split('/');
+  const bad = segments.find((segment) => !isPolicyPath(segment));
+  if (bad !== undefined) {
+    throw new BadRequestError({
+      code: 'invalid_request',
+      message: `${JSON.stringify(bad)} is not a policy package name: use letters, digits and "_", not starting with a digit (e.g. /v1/policies/trading/evaluate).`,
+    });
+  }
+  return segments.join('/');
+}

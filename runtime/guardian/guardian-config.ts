@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { ENV_FIELDS, readEnvironment, type Env, type LogLevel } from '../core/config.js';
+
+/** The Guardian's port by default. */
+export const DEFAULT_GUARDIAN_PORT = 11438;
+export const DEFAULT_GUARDIAN_HOST = '127.0.0.1';
+/** Where the policy engine is by default (OPA's port). */
+export const DEFAULT_OPA_URL = 'http://127.0.0.1:8181';
+
+/** Settings of a Guardian process, from the environment. */
+export interface GuardianConfig {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  opaUrl: string;
+  /** Also write each audit event as a JSON line on stderr (A2A_ENABLE_AUDIT_LOG). */
+  auditToLog: boolean;
+  logLevel: LogLevel;
+}
+
+const GuardianEnvSchema = z.object({
+  OPA_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8181' }).optional(),
+  GUARDIAN_PORT: ENV_FIELDS.portOrZero.optional(),
+  GUARDIAN_HOST: z.string().trim().min(1).optional(),
+  A2A_ENABLE_AUDIT_LOG: ENV_FIELDS.bool.optional(),
+  LOG_LEVEL: ENV_FIELDS.logLevel.optional(),
+});
+
+/**
+ * Reads the Guardian's settings: OPA_URL (default http://127.0.0.1:8181),
+ * GUARDIAN_PORT (default 11438), GUARDIAN_HOST (default 127.0.0.1),
+ * A2A_ENABLE_AUDIT_LOG (default false), LOG_LEVEL (default info). An empty
+ * variable counts as unset. Every bad variable is named in one `ConfigError`.
+ *
+ * @example
+ * const config = guardianConfigFromEnv(process.env);
+ * await startGuardian({ host: config.host, port: config.port, opaUrl: config.opaUrl });
+ */
+export function guardianConfigFromEnv(env: Env): GuardianConfig {
+  const e = readEnvironment(GuardianEnvSchema, { env, context: 'Invalid Guardian configuration' });
+  return {
+    host: e.GUARDIAN_HOST ?? DEFAULT_GUARDIAN_HOST,
+    port: e.GUARDIAN_PORT ?? DEFAULT_GUARDIAN_PORT,
+    opaUrl: e.OPA_URL ?? DEFAULT_OPA_URL,
+    auditToLog: e.A2A_ENABLE_AUDIT_LOG ?? false,
+    logLevel: e.LOG_LEVEL ?? 'info',
+  };
+}
