@@ -15,6 +15,14 @@ allow if {
 	input.target_agent.name == "orchestrator"
 }
 
+# The tutorial pair (agent_cards/planner.json, agent_cards/executor.json):
+# the planner delegates each action of a plan to the executor. Not in the
+# spec's example table; remove it if you do not run the tutorial agents.
+allow if {
+	input.source_agent.name == "planner"
+	input.target_agent.name == "executor"
+}
+
 # Any agent may call the Semantic Layer.
 allow if input.target_agent.name == "semantic-layer"
 

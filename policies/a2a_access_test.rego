@@ -21,7 +21,13 @@ test_planner_may_call_orchestrator if {
 }
 
 test_planner_may_not_call_others if {
-	not a2a_access.allow with input as call("planner", "executor")
+	not a2a_access.allow with input as call("planner", "database")
+	not a2a_access.allow with input as call("planner", "semantic-layer-admin")
+}
+
+test_tutorial_planner_may_call_executor if {
+	a2a_access.allow with input as call("planner", "executor")
+	not a2a_access.allow with input as call("executor", "planner")
 }
 
 test_anyone_may_call_semantic_layer if {

@@ -24,8 +24,10 @@ export { parseTaskInput, DEFAULT_CONTEXT_ID, type ParsedTaskInput, type TaskQuer
 export {
   loadAgentConfig,
   loadSessionConfig,
+  loadA2aConfig,
   A2A_VALIDATION_MODES,
   CONFIG_DEFAULTS,
+  type A2aConfig,
   type A2aValidationMode,
   type AgentConfig,
   type Env,
@@ -48,6 +50,68 @@ export { SessionInvalidError } from './core/errors/session-invalid-error.js';
 export { StoreUnavailableError } from './core/errors/store-unavailable-error.js';
 export { UnknownStepError } from './core/errors/unknown-step-error.js';
 export { UnknownTaskError } from './core/errors/unknown-task-error.js';
+export { PermissionError } from './core/errors/permission-error.js';
+export { SignatureError, type SignatureFailure } from './core/errors/signature-error.js';
+export { AgentNotReadyError } from './core/errors/agent-not-ready-error.js';
+export { AgentCardError } from './core/errors/agent-card-error.js';
+export { PolicyUnavailableError } from './core/errors/policy-unavailable-error.js';
+
+// Agent-to-agent calls (A2A): cards, validated and signed connections, workflows, the endpoint.
+export {
+  loadAgentCard,
+  parseAgentCard,
+  cardFromConfig,
+  cardRef,
+  cardUrl,
+  AgentCardFileSchema,
+  A2A_PROTOCOL_VERSION,
+  type AgentCardFile,
+  type AgentCardMeta,
+} from './a2a/agent-card.js';
+export { agentConnection, type AgentConnectionOptions } from './a2a/agent-connection.js';
+export { chunkFromStream, chunksFromStream, chunkFromTask, isFinalState, type A2aChunk, type A2aTaskState } from './a2a/a2a-chunk.js';
+export { A2AResponse, NO_RESPONSE } from './a2a/a2a-response.js';
+export { AgentInteractionFlow, InteractionFlowNode, NODE_LABEL_LENGTH, type FlowChunk } from './a2a/interaction-flow.js';
+export { waitForAgent } from './a2a/wait-for-agent.js';
+export { A2aValidator, createValidator, getValidator, accessCheckerFor, type A2aValidatorOptions, type ValidationResult } from './a2a/validator.js';
+export { GuardianAccessChecker, OpaAccessChecker, type AccessChecker } from './a2a/access-checker.js';
+export { accessDecisionFrom, decideAccess, A2A_ACCESS_PACKAGE, type AccessDecision } from './a2a/access-decision.js';
+export { OpaPolicyClient, isPolicyPath, type PolicyClient } from './a2a/policy-client.js';
+export { A2aValidationInputSchema, buildValidationInput, MESSAGE_PREVIEW_CHARS, type A2aValidationInput, type AgentRef } from './a2a/validation-input.js';
+export { createAuditLog, disabledAuditLog, auditEvent, messageDigest, type AuditDecision, type AuditEvent, type AuditLog } from './a2a/audit-log.js';
+export { signingFetch } from './a2a/signing-fetch.js';
+export { createSigningKey, decodeSecret, generateSecret, type SigningKey } from './a2a/signing/signing-key.js';
+export { KeyRing, type KeyRingOptions } from './a2a/signing/key-ring.js';
+export { loadKeyRing, type LoadKeyRingOptions } from './a2a/signing/load-key-ring.js';
+export {
+  canonicalRequest,
+  signRequest,
+  verifyRequest,
+  MAX_CLOCK_SKEW_SECONDS,
+  SIGNATURE_HEADERS,
+  SIGNATURE_SCHEME,
+  type SignRequestOptions,
+  type VerifiedCaller,
+  type VerifyRequestOptions,
+} from './a2a/signing/request-signature.js';
+export type { NonceStore } from './a2a/signing/nonce-store.js';
+export { MemoryNonceStore } from './a2a/signing/memory-nonce-store.js';
+export { KvNonceStore } from './a2a/signing/kv-nonce-store.js';
+export { createNonceStore } from './a2a/signing/create-nonce-store.js';
+export { FrameworkExecutor } from './a2a/framework-executor.js';
+export { mountA2aEndpoint, AGENT_CARD_PATH, type A2aEndpointOptions } from './a2a/a2a-endpoint.js';
+export { A2aRequestGuard, type A2aRequestGuardOptions, type AdmittedCaller } from './a2a/request-guard.js';
+export { createA2aServer, type A2aServer } from './a2a/a2a-server.js';
+export { KvTaskStore } from './a2a/kv-task-store.js';
+export { createA2aTaskStore, type A2aTaskStoreConfig, type ClosableTaskStore } from './a2a/create-a2a-task-store.js';
+
+// The Guardian service.
+export { createGuardian, type GuardianOptions } from './guardian/create-guardian.js';
+export { startGuardian, type RunningGuardian, type StartGuardianOptions } from './guardian/start-guardian.js';
+export { guardianConfigFromEnv, DEFAULT_GUARDIAN_PORT, type GuardianConfig } from './guardian/guardian-config.js';
+export { AuditTrail, type AuditTrailOptions } from './guardian/audit-trail.js';
+export { DomainPolicyInputSchema, type DomainPolicyInput } from './guardian/domain-policy-input.js';
+export { domainDecisionFrom, type DomainDecision } from './guardian/domain-decision.js';
 
 // HTTP front door.
 export {

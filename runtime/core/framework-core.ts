@@ -59,6 +59,10 @@ export interface RunningAgent {
   /** Base URL of the front door, e.g. `http://127.0.0.1:8002`. */
   readonly url: string;
   readonly port: number;
+  /** URL of the A2A endpoint (the card's URL), when one is served. */
+  readonly a2aUrl?: string;
+  /** The agent card served at `/.well-known/agent-card.json`, when an A2A endpoint is served. */
+  readonly card?: import('@a2a-js/sdk').AgentCard;
   close(): Promise<void>;
 }
 
@@ -66,7 +70,10 @@ export interface RunningAgent {
 export interface RunOptions {
   port?: number;
   host?: string;
-  mode?: 'full' | 'minimal';
+  /** `full` front door (default), `minimal` tutorial front door, or `a2a`: the A2A endpoint only (an executor). */
+  mode?: 'full' | 'minimal' | 'a2a';
+  /** Serve the A2A endpoint (default true). */
+  a2a?: boolean;
   chatCompat?: boolean;
   /** Silence after which a keep-alive comment is sent on a stream; default 15 s. */
   keepAliveMs?: number;

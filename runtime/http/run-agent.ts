@@ -1,11 +1,17 @@
-import { loadAgentConfig } from '../core/config.js';
+import type { AgentCard } from '@a2a-js/sdk';
+import type { Hono } from 'hono';
+import { createA2aServer } from '../a2a/a2a-server.js';
+import { cardFromConfig, loadAgentCard } from '../a2a/agent-card.js';
+import { AgentCardError } from '../core/errors/agent-card-error.js';
+import { loadAgentConfig, type AgentConfig } from '../core/config.js';
 import type { FrameworkAgent } from '../core/framework-agent.js';
 import type { FrameworkCore, RunningAgent, RunOptions } from '../core/framework-core.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { createSessionStore } from '../sessions/create-session-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
+import { createBaseApp } from './base-app.js';
 import { createFrontDoor } from './front-door.js';
-import { listen } from './listen.js';
+import { listen, type Listening } from './listen.js';
 import { createMinimalFrontDoor } from './minimal-front-door.js';
 
 export interface RunAgentOptions extends RunOptions {
@@ -17,58 +23,127 @@ export interface RunAgentOptions extends RunOptions {
 }
 
 /**
- * Starts an agent's HTTP front door. Options win over the environment:
- * `port` over AGENT_PORT, `host` over AGENT_HOST; the agent's name over
- * AGENT_NAME. Configuration errors name every bad variable at once.
+ * Starts an agent: its HTTP front door and its A2A endpoint (agent card at
+ * `/.well-known/agent-card.json`, JSON-RPC at the card's URL). Both share
+ * AGENT_PORT unless WEB_INTERFACE_PORT gives the front door its own port;
+ * mode `a2a` serves the A2A endpoint only (an executor). Options win over
+ * the environment: `port` over AGENT_PORT (then the card's port), `host` over
+ * AGENT_HOST, the agent's name over AGENT_NAME. Configuration errors name
+ * every bad variable at once.
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> {
-  const config = loadAgentConfig({
-    env: options.env ?? process.env,
-    overrides: { AGENT_NAME: options.agent.agentName },
-  });
+  const env = options.env ?? process.env;
+  const config = loadAgentConfig({ env, overrides: { AGENT_NAME: options.agent.agentName } });
   const logger = options.logger ?? createLogger({ name: config.agentName, level: config.logLevel });
+  const host = options.host ?? config.host;
+  const card = await agentCard(options, config, host);
+  const port = options.port ?? (env.AGENT_PORT ? config.agentPort : cardPort(card) ?? config.agentPort);
   const ownsSessions = options.sessions === undefined;
   const sessions = options.sessions ?? createSessionStore(config);
   options.core.useSessions(sessions);
 
-  const identity = {
-    name: options.agent.agentName,
-    version: options.agent.version,
-    description: options.agent.description,
+  const opened: { close(): Promise<void> }[] = [];
+  if (ownsSessions) opened.push(sessions);
+  const closeAll = async () => {
+    for (const item of opened.reverse()) await item.close();
   };
-  const app =
-    options.mode === 'minimal'
-      ? createMinimalFrontDoor({ core: options.core, logger, maxBodyBytes: config.maxBodyBytes, keepAliveMs: options.keepAliveMs })
-      : createFrontDoor({
-          core: options.core,
-          agent: identity,
-          sessions,
-          logger,
-          maxBodyBytes: config.maxBodyBytes,
-          keepAliveMs: options.keepAliveMs,
-          chatCompat: options.chatCompat ?? false,
-        });
-
-  let listening;
   try {
-    listening = await listen(app, {
-      host: options.host ?? config.host,
-      port: options.port ?? config.agentPort,
-      portHint: 'set AGENT_PORT or pass --port',
+    const a2a = options.a2a === false ? undefined : await createA2aServer({ core: options.core, card, config, logger, env, ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }) });
+    if (a2a) opened.push(a2a);
+    const front = options.mode === 'a2a' ? undefined : frontDoor(options, config, sessions, logger);
+    const separate = front !== undefined && a2a !== undefined && config.webInterfacePort !== undefined && config.webInterfacePort !== port;
+
+    const main = front && !separate ? front : a2aOnlyApp(options.agent, logger);
+    if (a2a && !separate) a2a.mount(main);
+    const mainListening = await listen(main, { host, port, portHint: 'set AGENT_PORT or pass --port' });
+    opened.push(mainListening);
+    let frontListening: Listening | undefined;
+    if (separate && front && a2a) {
+      a2a.mount(main);
+      frontListening = await listen(front, { host, port: config.webInterfacePort ?? 0, portHint: 'set WEB_INTERFACE_PORT' });
+      opened.push(frontListening);
+    }
+    if (a2a) fixCardPort(card, mainListening.port, logger);
+    const a2aUrl = a2a ? card.supportedInterfaces[0]?.url : undefined;
+    const url = (frontListening ?? mainListening).url;
+    logger.info('agent listening', {
+      url,
+      ...(a2aUrl ? { a2a: a2aUrl } : {}),
+      mode: options.mode ?? 'full',
+      sessions: sessions.backend,
+      validation: config.a2aValidationMode,
     });
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      port: (frontListening ?? mainListening).port,
+      ...(a2aUrl ? { a2aUrl, card } : {}),
+      close: () => (closing ??= closeAll()),
+    };
   } catch (error) {
-    if (ownsSessions) await sessions.close();
+    await closeAll();
     throw error;
   }
-  logger.info('agent listening', { url: listening.url, mode: options.mode ?? 'full', sessions: sessions.backend });
-  let closing: Promise<void> | undefined;
-  return {
-    url: listening.url,
-    port: listening.port,
-    close: () =>
-      (closing ??= (async () => {
-        await listening.close();
-        if (ownsSessions) await sessions.close();
-      })()),
-  };
+}
+
+function frontDoor(options: RunAgentOptions, config: AgentConfig, sessions: SessionStore, logger: Logger): Hono {
+  const identity = { name: options.agent.agentName, version: options.agent.version, description: options.agent.description };
+  return options.mode === 'minimal'
+    ? createMinimalFrontDoor({ core: options.core, logger, maxBodyBytes: config.maxBodyBytes, keepAliveMs: options.keepAliveMs })
+    : createFrontDoor({
+        core: options.core,
+        agent: identity,
+        sessions,
+        logger,
+        maxBodyBytes: config.maxBodyBytes,
+        keepAliveMs: options.keepAliveMs,
+        chatCompat: options.chatCompat ?? false,
+      });
+}
+
+/** The app of an agent reachable by A2A only: GET /health, and the A2A routes once mounted. */
+function a2aOnlyApp(agent: FrameworkAgent, logger: Logger): Hono {
+  const app = createBaseApp({ logger });
+  app.get('/health', (c) => c.json({ status: 'ok', name: agent.agentName, version: agent.version }));
+  return app;
+}
+
+/** The agent's card: AGENT_CARD when set (its name must match the agent's), else one built from the configuration. */
+async function agentCard(options: RunAgentOptions, config: AgentConfig, host: string): Promise<AgentCard> {
+  if (config.agentCard) {
+    const [card] = await loadAgentCard(config.agentCard);
+    if (card.name !== options.agent.agentName) {
+      throw new AgentCardError({
+        file: config.agentCard,
+        field: 'name',
+        message: `Agent card ${config.agentCard} is for "${card.name}", but this agent is "${options.agent.agentName}". Point AGENT_CARD at this agent's card.`,
+      });
+    }
+    return card;
+  }
+  const port = options.port ?? config.agentPort;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return cardFromConfig({
+    name: options.agent.agentName,
+    description: options.agent.description,
+    version: options.agent.version,
+    url: `http://${urlHost}:${port}/`,
+  });
+}
+
+function cardPort(card: AgentCard): number | undefined {
+  const url = card.supportedInterfaces[0]?.url;
+  if (!url) return undefined;
+  const parsed = new URL(url);
+  return parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+}
+
+/** Makes the card tell the truth about the port actually listened on (port 0, or AGENT_PORT differing from the file). */
+function fixCardPort(card: AgentCard, port: number, logger: Logger): void {
+  const endpoint = card.supportedInterfaces[0];
+  if (!endpoint || cardPort(card) === port) return;
+  const url = new URL(endpoint.url);
+  url.port = String(port);
+  logger.info('agent card URL follows the listening port', { card: endpoint.url, served: url.toString() });
+  endpoint.url = url.toString();
 }

@@ -41,7 +41,7 @@ describe('framework-cli policy test', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('data.a2a_access_test.test_untrusted_may_not_call_database: PASS');
     expect(stdout).toContain('data.trading_test.test_rate_limit: PASS');
-    expect(stdout).toMatch(/PASS: 13\/13/);
+    expect(stdout).toMatch(/PASS: 14\/14/);
   });
 
   it('exits 1 on a failing test and says what it got; --json lists results', async () => {
@@ -63,7 +63,7 @@ describe('framework-cli policy test', () => {
 
 describe('framework-cli policy eval', () => {
   it('prints the value of a query as JSON, with input from a file', async () => {
-    const dir = tempDir({ 'input.json': '{"source_agent":{"name":"planner"},"target_agent":{"name":"executor"}}' });
+    const dir = tempDir({ 'input.json': '{"source_agent":{"name":"planner"},"target_agent":{"name":"database"}}' });
     const { code, stdout } = await runCli(['policy', 'eval', '-d', 'policies', '-i', join(dir, 'input.json'), 'data.a2a_access.allow']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ result: [{ expressions: [{ value: false, text: 'data.a2a_access.allow' }] }] });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAgent, type RunningAgent } from '../../runtime/index.js';
+import type { RunningAgent } from '../../runtime/index.js';
 import { waitFor } from '../support/net.js';
 import { collectSse } from '../support/sse-client.js';
 import { createFixtureAgent, type Probe } from './agent-fixture.js';

@@ -1,24 +1,31 @@
 import { Command, Flags } from '@oclif/core';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { loadAgentModule, type AgentModule } from '../../../runtime/core/load-agent-module.js';
+import { createExecutorAgent } from '../../../runtime/examples/executor-agent.js';
 import { createHelloAgent } from '../../../runtime/examples/hello-agent.js';
+import { createPlannerAgent } from '../../../runtime/examples/planner-agent.js';
 import { serveUntilStopped } from '../../serve-until-stopped.js';
+
+const EXAMPLES = { hello: createHelloAgent, planner: createPlannerAgent, executor: createExecutorAgent } as const;
 
 export default class ServeAgent extends Command {
   static override description =
-    'Run an agent\'s HTTP front door (POST /stream, /query, /session/start, GET /health) until interrupted. Without --module it runs the built-in example agent "hello".';
+    'Run an agent until interrupted: its HTTP front door (POST /stream, /query, /session/start, GET /health) and its A2A endpoint (agent card at /.well-known/agent-card.json, JSON-RPC at the card\'s URL). Without --module it runs a built-in example agent (default "hello").';
 
   static override examples = [
     '<%= config.bin %> serve agent',
     '<%= config.bin %> serve agent --port 8100 --chat-compat',
     'SESSION_BACKEND=kv SESSION_KV_URL=redis://127.0.0.1:6379 <%= config.bin %> serve agent --module dist/agents/planner/main.js',
+    'AGENT_CARD=agent_cards/executor.json A2A_KEYS_FILE=~/.config/framework/a2a-keys.json <%= config.bin %> serve agent --example executor --a2a-only',
   ];
 
   static override enableJsonFlag = true;
 
   static override flags = {
-    module: Flags.string({ char: 'm', description: 'JavaScript module exporting { core, agent } (default: the example agent)' }),
-    port: Flags.integer({ char: 'p', description: 'port of the front door (default: AGENT_PORT, else 8002)', min: 0, max: 65535 }),
+    module: Flags.string({ char: 'm', description: 'JavaScript module exporting { core, agent } (default: an example agent)', exclusive: ['example'] }),
+    example: Flags.string({ description: 'built-in example agent to run', options: ['hello', 'planner', 'executor'], default: 'hello' }),
+    'a2a-only': Flags.boolean({ description: 'serve the A2A endpoint only, no front door (an executor)', default: false, exclusive: ['minimal', 'chat-compat'] }),
+    port: Flags.integer({ char: 'p', description: 'port of the agent, front door and A2A (default: AGENT_PORT, else the port of AGENT_CARD\'s URL, else 8002)', min: 0, max: 65535 }),
     host: Flags.string({ description: 'address to bind (default: AGENT_HOST, else 127.0.0.1)' }),
     minimal: Flags.boolean({ description: 'minimal front door: only POST /stream, data-only events', default: false }),
     'chat-compat': Flags.boolean({ description: 'also answer the Ollama chat API for chat web interfaces', default: false }),
@@ -29,11 +36,11 @@ export default class ServeAgent extends Command {
     let loaded: AgentModule;
     let running;
     try {
-      loaded = flags.module ? await loadAgentModule(flags.module) : createHelloAgent();
+      loaded = flags.module ? await loadAgentModule(flags.module) : EXAMPLES[flags.example as keyof typeof EXAMPLES]();
       running = await loaded.core.run(loaded.agent, {
         port: flags.port,
         host: flags.host,
-        mode: flags.minimal ? 'minimal' : 'full',
+        mode: flags['a2a-only'] ? 'a2a' : flags.minimal ? 'minimal' : 'full',
         chatCompat: flags['chat-compat'],
       });
     } catch (error) {

@@ -8,7 +8,6 @@ import { REPO_ROOT } from '../../support/processes.js';
 
 let dir: string;
 let server: RunningPolicyServer;
-const decisions: string[] = [];
 
 const call = (source: string, target: string) => ({
   input: { source_agent: { name: source }, target_agent: { name: target } },
@@ -36,7 +35,7 @@ describe("OPA's Data API", () => {
     expect(await post('/v1/data/a2a_access/allow', call('orchestrator', 'anyone'))).toMatchObject({ status: 200, json: { result: true } });
     expect((await post('/v1/data/a2a_access/allow', call('planner', 'orchestrator'))).json.result).toBe(true);
     expect((await post('/v1/data/a2a_access/allow', call('executor', 'semantic-layer'))).json.result).toBe(true);
-    expect((await post('/v1/data/a2a_access/allow', call('planner', 'executor'))).json.result).toBe(false);
+    expect((await post('/v1/data/a2a_access/allow', call('planner', 'database'))).json.result).toBe(false);
     expect((await post('/v1/data/a2a_access/deny', call('untrusted', 'database'))).json.result).toEqual(['untrusted agents may not call the database']);
   });
 

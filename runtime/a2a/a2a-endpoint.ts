@@ -1,0 +1,143 @@
+import { A2A_VERSION_HEADER, Extensions, type AgentCard } from '@a2a-js/sdk';
+import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler, type User } from '@a2a-js/sdk/server';
+import type { Context, Hono } from 'hono';
+import { BadRequestError } from '../core/errors/bad-request-error.js';
+import { isPlainObject } from '../core/json.js';
+import { errorFields, silentLogger, type Logger } from '../core/logger.js';
+import { errorResponse } from '../http/http-error.js';
+import { clientAbort, requestHeader } from '../http/node-bindings.js';
+import { readBodyText } from '../http/read-json-body.js';
+import { sseResponse } from '../http/sse-response.js';
+import type { AdmittedCaller, A2aRequestGuard } from './request-guard.js';
+
+/** Where the agent card is served (A2A well-known path). */
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
+export interface A2aEndpointOptions {
+  card: AgentCard;
+  /** The SDK request handler (DefaultRequestHandler over our executor and a task store). */
+  requestHandler: A2ARequestHandler;
+  /** Signature and policy checks run before the SDK sees the request. */
+  guard: A2aRequestGuard;
+  logger?: Logger;
+  maxBodyBytes: number;
+  keepAliveMs?: number;
+}
+
+/** The caller an A2A request was admitted as, for the SDK's task scoping. */
+class AgentUser implements User {
+  constructor(readonly userName: string) {}
+  get isAuthenticated(): boolean {
+    return true;
+  }
+}
+
+type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: unknown };
+
+/**
+ * Mounts the A2A endpoint on `app`: the agent card at
+ * `/.well-known/agent-card.json` and JSON-RPC (send, streaming send over
+ * SSE, get task, cancel task, ...) at the path of the card's URL, served by
+ * the official SDK's `JsonRpcTransportHandler`. Each JSON-RPC request is
+ * admitted by the guard (signature, then policy) before the SDK parses it.
+ */
+export function mountA2aEndpoint(app: Hono, options: A2aEndpointOptions): void {
+  const logger = options.logger ?? silentLogger;
+  const transport = new JsonRpcTransportHandler(options.requestHandler);
+  const rpcPath = new URL(options.card.supportedInterfaces[0]?.url ?? 'http://localhost/').pathname || '/';
+  // Serialised per request: the URL may be fixed once the listening port is known.
+  app.get(AGENT_CARD_PATH, () => new Response(JSON.stringify(options.card), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' } }));
+
+  app.post(rpcPath, async (c) => {
+    const contentType = requestHeader(c, 'content-type')?.split(';', 1)[0]?.trim().toLowerCase();
+    if (contentType !== 'application/json' && contentType !== 'application/a2a+json') {
+      throw new BadRequestError({ code: 'unsupported_media_type', message: `Send A2A JSON-RPC requests with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'none'}).` });
+    }
+    const body = await readBodyText(c, options.maxBodyBytes);
+    const url = new URL(c.req.url);
+    const caller = await options.guard.authenticate({
+      method: c.req.method,
+      path: `${url.pathname}${url.search}`,
+      body,
+      header: (name) => requestHeader(c, name),
+    });
+    let rpc: unknown;
+    try {
+      rpc = JSON.parse(body);
+    } catch {
+      return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Invalid JSON payload.' } });
+    }
+    await options.guard.authorize(caller, messageOf(rpc));
+    return answer(c, rpc, caller);
+  });
+
+  async function answer(c: Context, rpc: unknown, caller: AdmittedCaller): Promise<Response> {
+    const id = isPlainObject(rpc) ? (rpc.id ?? null) : null;
+    const context = new ServerCallContext({
+      user: new AgentUser(caller.agent),
+      requestedVersion: requestHeader(c, A2A_VERSION_HEADER) ?? '0.3',
+      requestedExtensions: Extensions.parseServiceParameter(requestHeader(c, 'A2A-Extensions')),
+    });
+    let outcome;
+    try {
+      validateVersion(context.requestedVersion, options.card, 'JSONRPC');
+      outcome = await transport.handle(rpc as Record<string, unknown>, context);
+    } catch (error) {
+      logger.error('A2A request failed', errorFields(error));
+      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+    }
+    if (!isAsyncIterable(outcome)) return c.json(outcome);
+    // Errors before the first event are a plain JSON-RPC answer; after it, an `error` event.
+    const iterator = outcome[Symbol.asyncIterator]();
+    let first: IteratorResult<JsonRpcAnswer>;
+    try {
+      first = (await iterator.next()) as IteratorResult<JsonRpcAnswer>;
+    } catch (error) {
+      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+    }
+    async function* events(): AsyncGenerator<{ answer: JsonRpcAnswer; failed: boolean }> {
+      if (first.done) return;
+      yield { answer: first.value, failed: false };
+      try {
+        for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield { answer: next.value as JsonRpcAnswer, failed: false };
+      } catch (error) {
+        logger.error('A2A stream failed', errorFields(error));
+        yield { answer: { jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }, failed: true };
+      }
+    }
+    return sseResponse(c, {
+      events: events(),
+      encode: ({ answer: event, failed }) => (failed ? { event: 'error', data: JSON.stringify(event) } : { data: JSON.stringify(event) }),
+      abort: clientAbort(c),
+      keepAliveMs: options.keepAliveMs,
+    });
+  }
+
+  app.all(rpcPath, (c) =>
+    errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${rpcPath}; A2A JSON-RPC uses POST.` }), { Allow: 'POST' }),
+  );
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/**
+ * What the policy sees of a JSON-RPC request: for a send, the message's text
+ * parts (or its data parts as JSON); for anything else, the method name.
+ */
+export function messageOf(rpc: unknown): string {
+  if (!isPlainObject(rpc)) return '';
+  const params = rpc.params;
+  const message = isPlainObject(params) ? params.message : undefined;
+  if (isPlainObject(message) && Array.isArray(message.parts)) {
+    const texts: string[] = [];
+    for (const part of message.parts) {
+      if (!isPlainObject(part)) continue;
+      if (typeof part.text === 'string') texts.push(part.text);
+      else if (part.data !== undefined) texts.push(JSON.stringify(part.data));
+    }
+    return texts.join('\n');
+  }
+  return typeof rpc.method === 'string' ? rpc.method : '';
+}

@@ -1,0 +1,96 @@
+import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { AgentCard } from '@a2a-js/sdk';
+import { DefaultRequestHandler } from '@a2a-js/sdk/server';
+import type { Hono } from 'hono';
+import type { AgentConfig } from '../core/config.js';
+import type { FrameworkCore } from '../core/framework-core.js';
+import type { Logger } from '../core/logger.js';
+import { mountA2aEndpoint } from './a2a-endpoint.js';
+import { cardRef, loadAgentCard } from './agent-card.js';
+import { createAuditLog, disabledAuditLog } from './audit-log.js';
+import { createA2aTaskStore } from './create-a2a-task-store.js';
+import { FrameworkExecutor } from './framework-executor.js';
+import { A2aRequestGuard } from './request-guard.js';
+import { createNonceStore } from './signing/create-nonce-store.js';
+import { loadKeyRing } from './signing/load-key-ring.js';
+import type { AgentRef } from './validation-input.js';
+import { createValidator } from './validator.js';
+
+export interface A2aServer {
+  /** Adds the card route and the JSON-RPC route to `app`. */
+  mount(app: Hono): void;
+  /** Closes the task and nonce stores. */
+  close(): Promise<void>;
+}
+
+/**
+ * Assembles an agent's A2A endpoint from its configuration: the SDK request
+ * handler over a `FrameworkExecutor`, tasks in memory or Redis
+ * (SESSION_BACKEND), the key ring (A2A_KEYS_FILE / A2A_KEYS), nonces in the
+ * same backend, and the receiving-side validator. Logs loudly when
+ * validation is disabled or unsigned calls are accepted.
+ */
+export async function createA2aServer(options: {
+  core: FrameworkCore;
+  card: AgentCard;
+  config: AgentConfig;
+  logger: Logger;
+  env?: Readonly<Record<string, string | undefined>>;
+  keepAliveMs?: number;
+}): Promise<A2aServer> {
+  const { config, logger, card } = options;
+  const keys = loadKeyRing({ env: options.env ?? process.env });
+  for (const warning of keys.warnings) logger.warn(warning);
+  const acceptUnsigned = config.a2aAcceptUnsigned || config.a2aValidationMode === 'disabled';
+  if (config.a2aValidationMode === 'disabled') {
+    logger.warn('A2A VALIDATION IS DISABLED: every agent may call this one and unsigned calls are accepted. Development only; set A2A_VALIDATION_MODE=strict.');
+  } else if (config.a2aAcceptUnsigned) {
+    logger.warn('A2A_ACCEPT_UNSIGNED is on: unsigned calls are accepted with the caller name they claim. Development only.');
+  }
+  if (keys.size === 0 && !acceptUnsigned) {
+    logger.warn('No A2A keys are configured (A2A_KEYS_FILE or A2A_KEYS): every signed call will be refused as an unknown key.');
+  }
+  const audit = config.a2aEnableAuditLog ? createAuditLog() : disabledAuditLog;
+  const tasks = createA2aTaskStore(config);
+  const nonces = createNonceStore(config);
+  const guard = new A2aRequestGuard({
+    self: card,
+    keys,
+    nonces,
+    validator: createValidator(config, { checkedBy: 'server', logger, audit }),
+    acceptUnsigned,
+    peers: config.agentCard ? await peerCards(config.agentCard, logger) : new Map(),
+    audit,
+    logger,
+  });
+  const requestHandler = new DefaultRequestHandler(card, tasks, new FrameworkExecutor({ core: options.core, logger }));
+  return {
+    mount: (app) =>
+      mountA2aEndpoint(app, { card, requestHandler, guard, logger, maxBodyBytes: config.maxBodyBytes, ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }) }),
+    close: async () => {
+      await Promise.allSettled([tasks.close(), nonces.close()]);
+    },
+  };
+}
+
+/** The cards beside this agent's own card, by name: the agents it knows. Unreadable cards are skipped with a warning. */
+async function peerCards(ownCard: string, logger: Logger): Promise<Map<string, AgentRef>> {
+  const dir = dirname(ownCard);
+  const peers = new Map<string, AgentRef>();
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => name.endsWith('.json'));
+  } catch {
+    return peers;
+  }
+  for (const name of names) {
+    try {
+      const [card] = await loadAgentCard(join(dir, name));
+      peers.set(card.name, cardRef(card));
+    } catch (error) {
+      logger.debug('skipped a file beside the agent card', { file: join(dir, name), error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return peers;
+}

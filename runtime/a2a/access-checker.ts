@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { PolicyUnavailableError } from '../core/errors/policy-unavailable-error.js';
+import { decideAccess, type AccessDecision } from './access-decision.js';
+import { DEFAULT_POLICY_TIMEOUT_MS, OpaPolicyClient } from './policy-client.js';
+import type { A2aValidationInput } from './validation-input.js';
+
+/** Something that decides one agent-to-agent call: the Guardian, or the policy engine directly. */
+export interface AccessChecker {
+  /** Address asked, for messages. */
+  readonly url: string;
+  /** Kind of service asked, for messages. */
+  readonly kind: 'guardian' | 'policy engine';
+  /** Resolves to the decision; rejects with `PolicyUnavailableError` when none could be had. */
+  check(input: A2aValidationInput, options?: { signal?: AbortSignal }): Promise<AccessDecision>;
+}
+
+const GuardianAnswerSchema = z.object({ allowed: z.boolean(), reason: z.string() });
+
+/** Asks the Guardian's `POST /v1/a2a/validate`. */
+export class GuardianAccessChecker implements AccessChecker {
+  readonly kind = 'guardian';
+  readonly url: string;
+  readonly #timeoutMs: number;
+
+  constructor(options: { url: string; timeoutMs?: number }) {
+    this.url = options.url.replace(/\/+$/, '');
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_POLICY_TIMEOUT_MS;
+  }
+
+  async check(input: A2aValidationInput, options: { signal?: AbortSignal } = {}): Promise<AccessDecision> {
+    const url = `${this.url}/v1/a2a/validate`;
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(input),
+        signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+      });
+      text = await response.text();
+    } catch (cause) {
+      const detail = timeout.aborted ? `no answer within ${this.#timeoutMs} ms` : cause instanceof Error && cause.cause instanceof Error ? cause.cause.message : String(cause);
+      throw new PolicyUnavailableError({ url, detail, cause });
+    }
+    if (!response.ok) throw new PolicyUnavailableError({ url, detail: `HTTP ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}` });
+    let parsed;
+    try {
+      parsed = GuardianAnswerSchema.safeParse(JSON.parse(text));
+    } catch (cause) {
+      throw new PolicyUnavailableError({ url, detail: 'the answer is not JSON', cause });
+    }
+    if (!parsed.success) throw new PolicyUnavailableError({ url, detail: 'the answer is not {allowed, reason}' });
+    return parsed.data;
+  }
+}
+
+/** Asks the policy engine (OPA REST API) for the `a2a_access` document directly. */
+export class OpaAccessChecker implements AccessChecker {
+  readonly kind = 'policy engine';
+  readonly url: string;
+  readonly #client: OpaPolicyClient;
+
+  constructor(options: { url: string; timeoutMs?: number }) {
+    this.#client = new OpaPolicyClient(options);
+    this.url = this.#client.url;
+  }
+
+  check(input: A2aValidationInput, options: { signal?: AbortSignal } = {}): Promise<AccessDecision> {
+    return decideAccess(this.#client, input, options);
+  }
+}

@@ -1,0 +1,70 @@
+import type { AgentCard } from '@a2a-js/sdk';
+import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { loadA2aConfig, type Env } from '../core/config.js';
+import { PermissionError } from '../core/errors/permission-error.js';
+import type { Logger } from '../core/logger.js';
+import { chunksFromStream, type A2aChunk } from './a2a-chunk.js';
+import { userMessage } from './a2a-parts.js';
+import { signingFetch } from './signing-fetch.js';
+import type { KeyRing } from './signing/key-ring.js';
+import { loadKeyRing } from './signing/load-key-ring.js';
+import type { SigningKey } from './signing/signing-key.js';
+import { createValidator, type A2aValidator } from './validator.js';
+
+export interface AgentConnectionOptions {
+  /** Conversation the call belongs to; it becomes the target task's `context_id`. */
+  contextId?: string;
+  signal?: AbortSignal;
+  /** Validator to use; default: the one the environment describes. */
+  validator?: A2aValidator;
+  /** Keys to sign with; default: A2A_KEYS_FILE / A2A_KEYS. */
+  keys?: KeyRing;
+  /** Which key signs (A2A_KEY_ID); needed only when the source agent has several. */
+  keyId?: string;
+  /** Where configuration is read; default `process.env`. */
+  env?: Env;
+  logger?: Logger;
+}
+
+/**
+ * Calls `target` on behalf of `source` over A2A and yields the answer's
+ * chunks as they stream in. Before sending, it (1) asks the validator
+ * whether `source` may talk to `target` and throws `PermissionError` with
+ * the reason when not, then (2) signs the request with the source agent's
+ * HMAC key. A payload string is sent as text, an object as a data part;
+ * either reaches the target task exactly as given.
+ *
+ * @example
+ * const [planner] = await loadAgentCard('agent_cards/planner.json');
+ * const [executor] = await loadAgentCard('agent_cards/executor.json');
+ * for await (const chunk of agentConnection(planner, executor, 'Book the meeting room')) console.log(chunk);
+ */
+export async function* agentConnection(
+  sourceCard: AgentCard,
+  targetCard: AgentCard,
+  payload: string | Readonly<Record<string, unknown>>,
+  options: AgentConnectionOptions = {},
+): AsyncGenerator<A2aChunk, void, undefined> {
+  const env = options.env ?? process.env;
+  const needsConfig = options.validator === undefined || options.keys === undefined || options.keyId === undefined;
+  const config = needsConfig ? loadA2aConfig({ env }) : undefined;
+  const validator = options.validator ?? createValidator(config!, options.logger ? { logger: options.logger } : {});
+  const message = typeof payload === 'string' ? payload : JSON.stringify(payload);
+
+  const [allowed, reason] = await validator.validateA2AAccess(sourceCard, targetCard, message, options.signal ? { signal: options.signal } : {});
+  if (!allowed) throw new PermissionError({ reason, source: sourceCard.name, target: targetCard.name });
+
+  const keys = options.keys ?? loadKeyRing({ env });
+  // Unsigned only where validation is off and no key exists: a development set-up.
+  const key: SigningKey | undefined =
+    keys.size === 0 && validator.mode === 'disabled' ? undefined : keys.signingKeyFor(sourceCard.name, options.keyId ?? config?.a2aKeyId);
+  const client = await new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ fetchImpl: signingFetch({ source: sourceCard.name, target: targetCard.name, key }) })],
+  }).createFromAgentCard(targetCard);
+
+  const stream = client.sendMessageStream(
+    { tenant: '', message: userMessage({ payload, ...(options.contextId ? { contextId: options.contextId } : {}) }), configuration: undefined, metadata: undefined },
+    options.signal ? { signal: options.signal } : {},
+  );
+  for await (const event of stream) yield* chunksFromStream(event);
+}

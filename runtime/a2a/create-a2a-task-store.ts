@@ -1,0 +1,48 @@
+import { InMemoryTaskStore, type TaskStore } from '@a2a-js/sdk/server';
+import { ConfigError } from '../core/errors/config-error.js';
+import { createKvClient, redactUrl } from '../core/kv-client.js';
+import { checkTtlSeconds } from '../sessions/ttl-seconds.js';
+import { KvTaskStore } from './kv-task-store.js';
+
+/** A task store the caller closes when the agent stops. */
+export type ClosableTaskStore = TaskStore & { close(): Promise<void> };
+
+export interface A2aTaskStoreConfig {
+  sessionBackend: 'memory' | 'kv';
+  /** Redis URL; required for `kv`. */
+  sessionKvUrl?: string;
+  kvKeyPrefix: string;
+  /** Lifetime of a `kv` task after its last save (the memory store keeps tasks until the process ends). */
+  sessionTtlSeconds: number;
+}
+
+/**
+ * The A2A task store the session configuration asks for: the SDK's
+ * `InMemoryTaskStore` for `memory` (this process only, `close()` does nothing)
+ * or a `KvTaskStore` for `kv` (Redis at `sessionKvUrl`, shared by replicas,
+ * with its own client that `close()` closes). Throws `ConfigError` when `kv`
+ * is chosen without a URL.
+ *
+ * @example
+ * const tasks = createA2aTaskStore(loadAgentConfig());
+ * const handler = new DefaultRequestHandler(agentCard, tasks, executor);
+ * // ... on shutdown:
+ * await tasks.close();
+ */
+export function createA2aTaskStore(config: A2aTaskStoreConfig): ClosableTaskStore {
+  if (config.sessionBackend === 'memory') return Object.assign(new InMemoryTaskStore(), { close: async () => {} });
+  if (config.sessionKvUrl === undefined) {
+    throw new ConfigError({
+      issues: [{ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' }],
+    });
+  }
+  // Checked before the client exists, so a bad TTL leaks no connection.
+  const ttlSeconds = checkTtlSeconds(config.sessionTtlSeconds);
+  return new KvTaskStore({
+    client: createKvClient({ url: config.sessionKvUrl }),
+    location: redactUrl(config.sessionKvUrl),
+    keyPrefix: config.kvKeyPrefix,
+    ttlSeconds,
+    ownsClient: true,
+  });
+}

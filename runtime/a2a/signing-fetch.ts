@@ -1,0 +1,57 @@
+import { AgentNotReadyError } from '../core/errors/agent-not-ready-error.js';
+import { PermissionError } from '../core/errors/permission-error.js';
+import { SignatureError } from '../core/errors/signature-error.js';
+import type { SigningKey } from './signing/signing-key.js';
+import { signRequest } from './signing/request-signature.js';
+
+/**
+ * A `fetch` for the SDK's transports that signs every request from `source`
+ * to `target` with `key` (or sends it unsigned when `key` is undefined), and
+ * turns the receiving agent's refusals into our errors: 401 →
+ * `SignatureError`, 403 → `PermissionError`, connection refused →
+ * `AgentNotReadyError`.
+ */
+export function signingFetch(options: { source: string; target: string; key: SigningKey | undefined; base?: typeof fetch }): typeof fetch {
+  const base = options.base ?? fetch;
+  return async (input, init) => {
+    const request = input instanceof Request ? input : undefined;
+    const url = new URL(request ? request.url : input.toString());
+    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
+    const body = typeof init?.body === 'string' ? init.body : init?.body === undefined || init.body === null ? '' : undefined;
+    if (body === undefined) throw new TypeError('signingFetch signs string bodies only (JSON-RPC requests).');
+    const headers = new Headers(init?.headers ?? request?.headers);
+    if (options.key) {
+      const signed = signRequest({ method, path: `${url.pathname}${url.search}`, body, source: options.source, target: options.target, key: options.key });
+      for (const [name, value] of Object.entries(signed)) headers.set(name, value);
+    }
+    let response: Response;
+    try {
+      response = await base(url, { ...init, method, headers, body: method === 'GET' || method === 'HEAD' ? null : body });
+    } catch (error) {
+      if (isAbort(error)) throw error;
+      const detail = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+      throw new AgentNotReadyError({ url: url.origin, detail, cause: error });
+    }
+    if (response.status === 401 || response.status === 403) {
+      const message = await refusalMessage(response);
+      if (response.status === 401) throw new SignatureError({ failure: 'bad_signature', message: `${options.target} refused the call: ${message}` });
+      throw new PermissionError({ reason: `refused by ${options.target}: ${message}`, source: options.source, target: options.target });
+    }
+    return response;
+  };
+}
+
+async function refusalMessage(response: Response): Promise<string> {
+  const text = await response.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === 'string') return body.message;
+  } catch {
+    // not JSON: use the text
+  }
+  return text.slice(0, 300) || `HTTP ${response.status}`;
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createA2aTaskStore } from '../../runtime/a2a/create-a2a-task-store.js';
+import { KvTaskStore } from '../../runtime/a2a/kv-task-store.js';
+import { ConfigError } from '../../runtime/core/errors/config-error.js';
+import { StoreUnavailableError } from '../../runtime/core/errors/store-unavailable-error.js';
+import { deleteKeys, scanKeys } from '../support/redis-keys.js';
+import { makeTask, planner } from './task-fixtures.js';
+
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const prefix = `fwtest:${randomUUID()}:`;
+let admin: Redis;
+
+beforeAll(() => {
+  admin = new Redis(REDIS_URL);
+});
+
+afterAll(async () => {
+  await deleteKeys(admin, prefix);
+  await admin.quit();
+});
+
+describe('createA2aTaskStore', () => {
+  it('builds the SDK in-memory store for memory, with a close that does nothing', async () => {
+    const store = createA2aTaskStore({ sessionBackend: 'memory', kvKeyPrefix: prefix, sessionTtlSeconds: 60 });
+    expect(store).toBeInstanceOf(InMemoryTaskStore);
+    await store.save(makeTask({ id: 'mem' }), planner);
+    expect((await store.load('mem', planner))?.id).toBe('mem');
+    await store.close();
+    expect(await scanKeys(admin, prefix)).toEqual([]);
+  });
+
+  it('builds a KvTaskStore on the configured Redis and closes its client', async () => {
+    const store = createA2aTaskStore({ sessionBackend: 'kv', sessionKvUrl: REDIS_URL, kvKeyPrefix: prefix, sessionTtlSeconds: 60 });
+    expect(store).toBeInstanceOf(KvTaskStore);
+    expect((store as KvTaskStore).location).toBe(REDIS_URL);
+    await store.save(makeTask({ id: 'kv' }), planner);
+    expect(await admin.pttl(`${prefix}a2a:task::planner:kv`)).toBeLessThanOrEqual(60_000);
+    expect((await store.load('kv', planner))?.id).toBe('kv');
+    await store.close();
+    const error = await store.load('kv', planner).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('names the missing variable when kv has no URL', () => {
+    const build = () => createA2aTaskStore({ sessionBackend: 'kv', kvKeyPrefix: prefix, sessionTtlSeconds: 60 });
+    expect(build).toThrow(ConfigError);
+    expect(build).toThrow(/SESSION_KV_URL/);
+  });
+});
