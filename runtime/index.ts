@@ -105,6 +105,24 @@ export { createA2aServer, type A2aServer } from './a2a/a2a-server.js';
 export { KvTaskStore } from './a2a/kv-task-store.js';
 export { createA2aTaskStore, type A2aTaskStoreConfig, type ClosableTaskStore } from './a2a/create-a2a-task-store.js';
 
+// The Semantic Layer: MCP server over a vector store, client toolkit, retrieval-augmented answers.
+export type { CollectionName, SearchOptions, StoredRecord, VectorHit, VectorRecord, VectorStore } from './semantic/vector-store.js';
+export { isValidVector } from './semantic/vector-store.js';
+export { LanceVectorStore } from './semantic/lance-vector-store.js';
+export { WeaviateVectorStore } from './semantic/weaviate-vector-store.js';
+export { VectorStoreUnavailableError } from './semantic/vector-store-unavailable-error.js';
+export { createVectorStore } from './semantic/create-vector-store.js';
+export { OllamaEmbedder, type Embedder } from './semantic/embedder.js';
+export { CardIndex, cardId, cardText, type CardOnDisk } from './semantic/card-index.js';
+export { SemanticService, type SemanticServiceOptions } from './semantic/semantic-service.js';
+export { createSemanticLayerApp, MCP_PATH, type SemanticLayerAppOptions } from './semantic/create-semantic-layer.js';
+export { startSemanticLayer, type RunningSemanticLayer } from './semantic/start-semantic-layer.js';
+export { loadSemanticConfig, SEMANTIC_DEFAULTS, type SemanticConfig } from './semantic/semantic-config.js';
+export { MCPToolkit, DEFAULT_SEMANTIC_LAYER_URL, type McpToolkitOptions, type ToolOutcome } from './semantic/mcp-toolkit.js';
+export { TOOL_NAMES, type AgentCardJson, type DocumentHit } from './semantic/tool-contract.js';
+export { answerFromDocuments, contextFrom, ragPrompt, registerRagStep, NO_INFORMATION_ANSWER, RAG_MAX_RESULTS, type DocumentSearch, type RagSource } from './semantic/rag.js';
+export { stripSecrets, findSecretField, isSecretName } from './core/secret-fields.js';
+
 // The Guardian service.
 export { createGuardian, type GuardianOptions } from './guardian/create-guardian.js';
 export { startGuardian, type RunningGuardian, type StartGuardianOptions } from './guardian/start-guardian.js';

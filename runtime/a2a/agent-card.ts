@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { AgentCardError } from '../core/errors/agent-card-error.js';
+import { findSecretField } from '../core/secret-fields.js';
 import type { AgentRef } from './validation-input.js';
 
 /** The A2A protocol version and binding our endpoint serves. */
@@ -61,13 +62,6 @@ export interface AgentCardMeta {
   readonly extra: Readonly<Record<string, unknown>>;
 }
 
-/** Field-name endings (lower case, without `-`/`_`) that hold secrets; such fields are refused in a card. */
-const SECRET_ENDINGS = ['secret', 'password', 'passwd', 'privatekey', 'apikey', 'accesstoken', 'authtoken', 'bearertoken', 'hmackey', 'signingkey'];
-
-function isSecretName(key: string): boolean {
-  const normalized = key.toLowerCase().replace(/[-_]/g, '');
-  return SECRET_ENDINGS.some((ending) => normalized.endsWith(ending));
-}
 
 /**
  * Turns the spec's card file format into an A2A AgentCard for the SDK (one
@@ -77,7 +71,7 @@ function isSecretName(key: string): boolean {
 export function parseAgentCard(raw: unknown, options: { file?: string } = {}): [AgentCard, AgentCardMeta] {
   const where = options.file ?? 'agent card';
   // Checked on the raw value: the schema strips unknown keys of some objects (provider), which would hide a secret.
-  const secretField = findSecretField(raw, '');
+  const secretField = findSecretField(raw);
   if (secretField !== undefined) {
     throw new AgentCardError({
       file: where,
@@ -131,16 +125,6 @@ function toSkill(skill: z.infer<typeof SkillSchema>, index: number): AgentSkill 
   };
 }
 
-function findSecretField(value: unknown, prefix: string): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [key, inner] of Object.entries(value)) {
-    const path = prefix ? `${prefix}.${key}` : key;
-    if (isSecretName(key)) return path;
-    const nested = findSecretField(inner, path);
-    if (nested !== undefined) return nested;
-  }
-  return undefined;
-}
 
 /**
  * Reads an agent card file. Returns `[card, meta]`: `card` is a valid A2A

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Hono } from 'hono';
+import { toPublicError } from '../core/error-codes.js';
+import { FrameworkError } from '../core/framework-error.js';
+import { errorFields, silentLogger, type Logger } from '../core/logger.js';
+import { createBaseApp } from '../http/base-app.js';
+import type { SemanticService } from './semantic-service.js';
+import * as Tools from './tool-contract.js';
+
+export interface SemanticLayerAppOptions {
+  service: SemanticService;
+  logger?: Logger;
+  /** Most MCP sessions kept at once; the oldest idle one is closed past it. Default 1000. */
+  maxSessions?: number;
+  version?: string;
+}
+
+/** The MCP path of the Semantic Layer. */
+export const MCP_PATH = '/mcp';
+
+/**
+ * The Semantic Layer over HTTP: an MCP server (official SDK, Streamable HTTP,
+ * one server per session) at `/mcp` with the document and discovery tools,
+ * and `GET /health` (200 when at least one agent card has a vector, else 503
+ * `degraded`). Tool failures are results with an `error` key, never thrown
+ * transport errors.
+ *
+ * @example
+ * const app = createSemanticLayerApp({ service });
+ */
+export function createSemanticLayerApp(options: SemanticLayerAppOptions): Hono & { closeSessions(): Promise<void>; sessionCount(): number } {
+  const logger = options.logger ?? silentLogger;
+  const maxSessions = options.maxSessions ?? 1000;
+  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: McpServer }>();
+  const app = createBaseApp({ logger, notFoundHint: `; the Semantic Layer serves MCP at ${MCP_PATH} and GET /health` });
+
+  app.get('/health', async (c) => {
+    const health = await options.service.health();
+    return c.json(health, health.status === 'ok' ? 200 : 503);
+  });
+
+  app.all(MCP_PATH, async (c) => {
+    const sessionId = c.req.header('mcp-session-id');
+    const existing = sessionId ? sessions.get(sessionId) : undefined;
+    if (existing) {
+      // Refresh the session's place in the idle order.
+      sessions.delete(sessionId!);
+      sessions.set(sessionId!, existing);
+      return existing.transport.handleRequest(c.req.raw);
+    }
+    if (sessionId) {
+      return c.json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session terminated: unknown or expired MCP session; start a new one.' } }, 404);
+    }
+    const server = buildServer(options, logger);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server });
+        while (sessions.size > maxSessions) {
+          const [oldest, entry] = sessions.entries().next().value!;
+          sessions.delete(oldest);
+          void entry.server.close();
+        }
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    await server.connect(transport);
+    return transport.handleRequest(c.req.raw);
+  });
+
+  return Object.assign(app, {
+    sessionCount: () => sessions.size,
+    closeSessions: async () => {
+      const all = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(all.map((entry) => entry.server.close()));
+    },
+  });
+}
+
+function buildServer(options: SemanticLayerAppOptions, logger: Logger): McpServer {
+  const { service } = options;
+  const server = new McpServer({ name: 'semantic-layer', version: options.version ?? '0.1.0' });
+  const run = async (tool: string, work: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
+    try {
+      const structured = await work();
+      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    } catch (error) {
+      if (!FrameworkError.isInstance(error)) logger.error('tool failed', { tool, ...errorFields(error) });
+      const { message } = toPublicError(error);
+      return { isError: true, content: [{ type: 'text', text: message }], structuredContent: { error: message } };
+    }
+  };
+
+  server.registerTool(Tools.TOOL_NAMES.searchDocuments, {
+    description: 'Searches stored documents by meaning. Returns up to max_results hits (default 3) with content, metadata and a cosine score.',
+    inputSchema: Tools.SearchDocumentsInput,
+    outputSchema: Tools.SearchDocumentsOutput,
+  }, ({ query, max_results, filter }) => run('search_documents', async () => ({ hits: await service.searchDocuments(query, max_results, filter) })));
+
+  server.registerTool(Tools.TOOL_NAMES.storeDocument, {
+    description: 'Stores a document (content and string metadata) with its embedding.',
+    inputSchema: Tools.StoreDocumentInput,
+    outputSchema: Tools.StoreDocumentOutput,
+  }, ({ content, metadata }) => run('store_document', () => service.storeDocument(content, metadata ?? {})));
+
+  server.registerTool(Tools.TOOL_NAMES.findAgent, {
+    description: 'Finds the agent whose card best matches a query, if any is similar enough.',
+    inputSchema: Tools.FindAgentInput,
+    outputSchema: Tools.FindAgentOutput,
+  }, ({ query }) => run('find_agent', () => service.findAgent(query)));
+
+  server.registerTool(Tools.TOOL_NAMES.listAgents, {
+    description: 'Lists every indexed agent card.',
+    outputSchema: Tools.ListAgentsOutput,
+  }, () => run('list_agents', async () => ({ agents: await service.listAgents() })));
+
+  server.registerTool(Tools.TOOL_NAMES.getAgentCard, {
+    description: 'Returns the card of the agent with this name, or null.',
+    inputSchema: Tools.GetAgentCardInput,
+    outputSchema: Tools.GetAgentCardOutput,
+  }, ({ name }) => run('get_agent_card', async () => ({ agent: await service.getAgentCard(name) })));
+
+  server.registerTool(Tools.TOOL_NAMES.recommendAgents, {
+    description: 'Recommends up to max_agents agents (default 3) for a task, best first, with scores.',
+    inputSchema: Tools.RecommendAgentsInput,
+    outputSchema: Tools.RecommendAgentsOutput,
+  }, ({ task, max_agents }) => run('recommend_agents', async () => ({ agents: await service.recommendAgents(task, max_agents) })));
+
+  return server;
+}
