@@ -1,0 +1,240 @@
+import { isPlainObject } from '../core/json.js';
+import { parseTaskInput } from '../core/task-input.js';
+import { CONFIRMATION_VOCABULARY, NUMBER_PLACEHOLDER, type PhrasesByLanguage } from './confirmation-vocabulary.js';
+import { normalizeReplyText } from './normalize-reply-text.js';
+import {
+  AWAITING_MODIFICATION_KEY,
+  PENDING_PLAN_KEY,
+  PLAN_CONFIRM_APPROVE,
+  PLAN_CONFIRM_MODIFY,
+  PLAN_CONFIRM_REJECT,
+  PendingPlanSchema,
+  type PendingPlan,
+  type PlanConfirmationClass,
+  type PlanConfirmationResult,
+} from './plan-records.js';
+
+/** How long a pending plan stays answerable by default: one hour from its `created_at`. */
+export const DEFAULT_MAX_PLAN_AGE_MS = 60 * 60 * 1000;
+
+/** Options of {@link classifyPlanConfirmationReply}. */
+export interface ClassifyPlanConfirmationOptions {
+  /** Current time in epoch milliseconds; defaults to `Date.now()` (the function's only impurity). */
+  now?: number;
+  /** Age after which a pending plan counts as gone; defaults to {@link DEFAULT_MAX_PLAN_AGE_MS}. */
+  maxPlanAgeMs?: number;
+}
+
+/** The classes a reply made only of vocabulary phrases can have. */
+type PhraseClass = Exclude<PlanConfirmationClass, 'plan_modify_feedback'>;
+
+const SENTINEL_CLASSES: Readonly<Record<string, PhraseClass>> = {
+  [PLAN_CONFIRM_APPROVE]: 'plan_confirmed',
+  [PLAN_CONFIRM_REJECT]: 'plan_rejected',
+  [PLAN_CONFIRM_MODIFY]: 'plan_modify_requested',
+};
+const SENTINEL_PATTERN = new RegExp(`^(${Object.keys(SENTINEL_CLASSES).join('|')})(?:\\s+(\\S+))?$`);
+
+/** ISO-8601 date or date-time; a date-time without an offset is read as UTC so the result never depends on the host's time zone. */
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:([Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|z|[+-]\d{2}:\d{2})?)?$/;
+
+function normalizedSet(byLanguage: PhrasesByLanguage): ReadonlySet<string> {
+  return new Set(Object.values(byLanguage).flat().map(normalizeReplyText).filter((phrase) => phrase.length > 0));
+}
+
+/** Checked in this order: when a reply could read as two classes, the one that executes nothing wins. */
+const PHRASES: ReadonlyArray<readonly [PhraseClass, ReadonlySet<string>]> = [
+  ['plan_rejected', normalizedSet(CONFIRMATION_VOCABULARY.reject)],
+  ['plan_modify_requested', normalizedSet(CONFIRMATION_VOCABULARY.modify_request)],
+  ['plan_confirmed', normalizedSet(CONFIRMATION_VOCABULARY.approve)],
+];
+const FILLERS = normalizedSet(CONFIRMATION_VOCABULARY.filler);
+const NUMBER_WORDS = normalizedSet(CONFIRMATION_VOCABULARY.number_word);
+const MAX_PHRASE_TOKENS = Math.max(
+  1,
+  ...[...PHRASES.flatMap(([, set]) => [...set]), ...FILLERS].map((phrase) => phrase.split(' ').length),
+);
+
+/** Cue patterns as token lists, indexed by their first token; `#` is kept as a placeholder token. */
+const CUES_BY_FIRST_TOKEN: ReadonlyMap<string, ReadonlyArray<readonly string[]>> = (() => {
+  const index = new Map<string, string[][]>();
+  for (const cue of Object.values(CONFIRMATION_VOCABULARY.modification_cue).flat()) {
+    const tokens = cue
+      .split(/\s+/)
+      .flatMap((word) => (word === NUMBER_PLACEHOLDER ? [word] : normalizeReplyText(word).split(' ')))
+      .filter((token) => token.length > 0);
+    const first = tokens[0];
+    if (first === undefined || first === NUMBER_PLACEHOLDER) continue;
+    index.set(first, [...(index.get(first) ?? []), tokens]);
+  }
+  return index;
+})();
+
+/**
+ * Classifies a user's reply to a pending plan. Pure: no I/O, no model, no
+ * timers; deterministic for the same arguments, and it never throws (anything
+ * unexpected yields `null`). The only impurity is the default of `options.now`,
+ * which is `Date.now()`; pass `now` to make the call fully deterministic.
+ *
+ * Returns `null` ("a brand-new request") when the session context holds no
+ * valid pending plan (missing, failing `PendingPlanSchema`, `created_at` not an
+ * ISO-8601 time, or older than `maxPlanAgeMs`), when the query carries no
+ * text, or when the reply is not about the plan. Otherwise the result carries
+ * the (schema-parsed) `pending_plan` and its `original_query`.
+ *
+ * Rules, in order:
+ * 1. A sentinel (`PLAN_CONFIRM_APPROVE|REJECT|MODIFY`, exact, after trimming),
+ *    optionally followed by whitespace and a plan id, which is returned as
+ *    `referenced_plan_id` (the caller compares it with the pending plan's).
+ * 2. A reply whose normalised tokens (see `normalizeReplyText`) are entirely
+ *    covered by phrases of ONE class of `CONFIRMATION_VOCABULARY` plus fillers
+ *    (at least one phrase) gets that class: "yes please go ahead", "ok thanks",
+ *    "no thanks", "Sí, por favor, adelante".
+ * 3. Otherwise, with `awaiting_plan_modification === true` in the context, any
+ *    non-empty reply is `plan_modify_feedback` (even without a cue).
+ * 4. Otherwise a reply containing a modification cue is `plan_modify_feedback`.
+ * 5. Anything else is `null`.
+ * `feedback` is the reply text trimmed, with its original casing and accents.
+ *
+ * Decided cases:
+ * - "no, change step 2 to use email" → feedback (a "no" followed by changes is not a rejection).
+ * - "yes but add a review step" / "sí pero quita el paso 3" → feedback (a "yes" with changes is not an approval).
+ * - "what's the weather in Paris?", "book a flight to Rome" → `null`: a new request; the caller plans it afresh.
+ * - A new request that happens to contain a cue verb ("add milk to my list") reads as feedback: cues win.
+ * - While awaiting feedback, a bare change request ("change it", `PLAN_CONFIRM_MODIFY`) stays
+ *   `plan_modify_requested` (the caller asks again) rather than becoming the feedback "change it".
+ * - A reply that normalises to nothing ("", "!!!", "👍") is `null`, even while awaiting feedback.
+ * - A query that is not text: a JSON string or object with a string `text` is read
+ *   with `parseTaskInput`; numbers and booleans are stringified; anything else is `null`.
+ *
+ * @example
+ * const context = { pending_plan: { plan_id: 'p1', created_at: '2025-01-01T10:00:00Z', original_query: 'plan a trip',
+ *   actions: ['book hotel'], methodology: 'GTD', methodology_rationale: '' } };
+ * const now = Date.parse('2025-01-01T10:05:00Z');
+ * classifyPlanConfirmationReply('Sí, adelante!!', context, { now })?.classification; // 'plan_confirmed'
+ * classifyPlanConfirmationReply('PLAN_CONFIRM_APPROVE p1', context, { now })?.referenced_plan_id; // 'p1'
+ * classifyPlanConfirmationReply('yes but add a review step', context, { now })?.feedback; // 'yes but add a review step'
+ * classifyPlanConfirmationReply('book a flight to Rome', context, { now }); // null
+ */
+export function classifyPlanConfirmationReply(
+  query: unknown,
+  sessionContext: Readonly<Record<string, unknown>>,
+  options: ClassifyPlanConfirmationOptions = {},
+): PlanConfirmationResult | null {
+  try {
+    return classify(query, sessionContext, options);
+  } catch {
+    // Hostile inputs (throwing getters, proxies) must not break the caller: no classification.
+    return null;
+  }
+}
+
+function classify(
+  query: unknown,
+  sessionContext: Readonly<Record<string, unknown>>,
+  options: ClassifyPlanConfirmationOptions,
+): PlanConfirmationResult | null {
+  if (!isPlainObject(sessionContext)) return null;
+  const opts: ClassifyPlanConfirmationOptions = isPlainObject(options) ? options : {};
+  const now = typeof opts.now === 'number' && Number.isFinite(opts.now) ? opts.now : Date.now();
+  const maxAge = typeof opts.maxPlanAgeMs === 'number' && opts.maxPlanAgeMs >= 0 ? opts.maxPlanAgeMs : DEFAULT_MAX_PLAN_AGE_MS;
+  const plan = readPendingPlan(sessionContext[PENDING_PLAN_KEY], now, maxAge);
+  if (plan === null) return null;
+  const text = replyText(query);
+  if (text === null) return null;
+
+  const reply = text.trim();
+  const result = (classification: PlanConfirmationClass, extra: Partial<PlanConfirmationResult> = {}): PlanConfirmationResult => ({
+    classification,
+    pending_plan: plan,
+    original_query: plan.original_query,
+    ...extra,
+  });
+
+  const sentinel = SENTINEL_PATTERN.exec(reply);
+  const sentinelClass = sentinel?.[1] === undefined ? undefined : SENTINEL_CLASSES[sentinel[1]];
+  if (sentinel && sentinelClass) {
+    const planId = sentinel[2];
+    return result(sentinelClass, planId === undefined ? {} : { referenced_plan_id: planId });
+  }
+
+  const normalized = normalizeReplyText(reply);
+  if (normalized.length === 0) return null;
+  const tokens = normalized.split(' ');
+
+  const phraseClass = classifyByPhrases(tokens);
+  if (phraseClass !== null) return result(phraseClass);
+  if (sessionContext[AWAITING_MODIFICATION_KEY] === true || hasModificationCue(tokens)) {
+    return result('plan_modify_feedback', { feedback: reply });
+  }
+  return null;
+}
+
+/** The pending plan when it is valid and young enough, else null. */
+function readPendingPlan(value: unknown, now: number, maxAgeMs: number): PendingPlan | null {
+  const parsed = PendingPlanSchema.safeParse(value);
+  if (!parsed.success) return null;
+  const createdAt = parseIsoTimestamp(parsed.data.created_at);
+  if (createdAt === null || now - createdAt > maxAgeMs) return null;
+  return parsed.data;
+}
+
+function parseIsoTimestamp(value: string): number | null {
+  const match = ISO_TIMESTAMP.exec(value.trim());
+  if (!match) return null;
+  const [, time, zone] = match;
+  const parsed = Date.parse(time !== undefined && zone === undefined ? `${value.trim()}Z` : value.trim());
+  return Number.isNaN(parsed) ? null : parsed;
+}
+
+/** The reply text of a query, or null when it carries none. */
+function replyText(query: unknown): string | null {
+  if (typeof query === 'number' || typeof query === 'boolean' || typeof query === 'bigint') return String(query);
+  try {
+    return parseTaskInput(query).text;
+  } catch {
+    return typeof query === 'string' ? query : null;
+  }
+}
+
+function classifyByPhrases(tokens: readonly string[]): PhraseClass | null {
+  for (const [phraseClass, phrases] of PHRASES) {
+    if (isCoveredBy(tokens, phrases)) return phraseClass;
+  }
+  return null;
+}
+
+/**
+ * Dynamic programming over token positions: state 0 = unreachable, 1 = reached
+ * with fillers only, 2 = reached with at least one phrase of the class.
+ */
+function isCoveredBy(tokens: readonly string[], phrases: ReadonlySet<string>): boolean {
+  const state = new Uint8Array(tokens.length + 1);
+  state[0] = 1;
+  for (let start = 0; start < tokens.length; start += 1) {
+    const from = state[start] ?? 0;
+    if (from === 0) continue;
+    let key = '';
+    for (let length = 1; length <= MAX_PHRASE_TOKENS && start + length <= tokens.length; length += 1) {
+      key = length === 1 ? (tokens[start] ?? '') : `${key} ${tokens[start + length - 1] ?? ''}`;
+      const end = start + length;
+      const reached = phrases.has(key) ? 2 : FILLERS.has(key) ? from : 0;
+      if (reached > (state[end] ?? 0)) state[end] = reached;
+    }
+  }
+  return state[tokens.length] === 2;
+}
+
+function hasModificationCue(tokens: readonly string[]): boolean {
+  return tokens.some((token, start) =>
+    (CUES_BY_FIRST_TOKEN.get(token) ?? []).some((cue) =>
+      cue.every((cueToken, offset) => tokenMatches(tokens[start + offset], cueToken)),
+    ),
+  );
+}
+
+function tokenMatches(token: string | undefined, cueToken: string): boolean {
+  if (token === undefined) return false;
+  if (cueToken !== NUMBER_PLACEHOLDER) return token === cueToken;
+  return /^\d+$/.test(token) || NUMBER_WORDS.has(token);
+}
