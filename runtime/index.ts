@@ -123,6 +123,36 @@ export { TOOL_NAMES, type AgentCardJson, type DocumentHit } from './semantic/too
 export { answerFromDocuments, contextFrom, ragPrompt, registerRagStep, NO_INFORMATION_ANSWER, RAG_MAX_RESULTS, type DocumentSearch, type RagSource } from './semantic/rag.js';
 export { stripSecrets, findSecretField, isSecretName } from './core/secret-fields.js';
 
+// Planning with human confirmation.
+export {
+  METHODOLOGIES,
+  PLAN_CONFIRM_APPROVE,
+  PLAN_CONFIRM_REJECT,
+  PLAN_CONFIRM_MODIFY,
+  PlanResultSchema,
+  PendingPlanSchema,
+  PENDING_PLAN_KEY,
+  AWAITING_MODIFICATION_KEY,
+  type Methodology,
+  type PlanResult,
+  type PendingPlan,
+  type PlanConfirmationClass,
+  type PlanConfirmationResult,
+  type DisplayPlan,
+  type DisplayTask,
+} from './planning/plan-records.js';
+export { classifyPlanConfirmationReply, DEFAULT_MAX_PLAN_AGE_MS, type ClassifyPlanConfirmationOptions } from './planning/classify-plan-confirmation-reply.js';
+export { CONFIRMATION_VOCABULARY, type ConfirmationVocabulary } from './planning/confirmation-vocabulary.js';
+export { recordPendingPlan, clearPendingPlan, markAwaitingModification, type UpdateSessionContext } from './planning/pending-plan.js';
+export { formatPlanSummary, toDisplayPlan, guessLanguage, type SummaryLanguage } from './planning/plan-summary.js';
+export { listMethodologies, selectMethodology, DEFAULT_METHODOLOGY, type MethodologySelection, type SelectMethodologyOptions } from './planning/methodologies.js';
+export { cleanLlmJson } from './planning/clean-llm-json.js';
+export { generatePlan, type GeneratePlanOptions } from './planning/generate-plan.js';
+export { registerPlannerTask, defaultStepStatus, type PlannerOptions, type ActionOutcome } from './planning/planner-task.js';
+export { InvalidModelOutputError } from './core/errors/invalid-model-output-error.js';
+export { createPlannerAgent, literalPlan, splitActions } from './examples/planner-agent.js';
+export { createExecutorAgent } from './examples/executor-agent.js';
+
 // The Guardian service.
 export { createGuardian, type GuardianOptions } from './guardian/create-guardian.js';
 export { startGuardian, type RunningGuardian, type StartGuardianOptions } from './guardian/start-guardian.js';

@@ -27,6 +27,12 @@ export interface TaskContext {
   query: TaskQuery;
   /** The conversation, when the caller has one (the front door always does). */
   contextId: string | undefined;
+  /**
+   * True when the conversation lasts only this request (an anonymous
+   * front-door request, or the minimal front door): nothing can be asked
+   * back, so a task should not wait for a reply.
+   */
+  oneShot: boolean;
   signal: AbortSignal;
   agent: FrameworkCore;
 }
@@ -51,6 +57,8 @@ export interface TaskInfo {
 export interface ExecuteTaskOptions {
   query: TaskQuery;
   contextId?: string;
+  /** The conversation ends with this request (see `TaskContext.oneShot`); default false. */
+  oneShot?: boolean;
   signal?: AbortSignal;
 }
 
@@ -194,7 +202,7 @@ export class FrameworkCore {
     if (!entry) throw new UnknownTaskError({ task: name, registered: [...this.#tasks.keys()] });
     const signal = options.signal ?? neverAborted();
     if (signal.aborted) throw new AbortedError({ cause: signal.reason });
-    const iterator = entry.fn({ query: options.query, contextId: options.contextId, signal, agent: this })[
+    const iterator = entry.fn({ query: options.query, contextId: options.contextId, oneShot: options.oneShot ?? false, signal, agent: this })[
       Symbol.asyncIterator
     ]();
     // One abort listener for the whole run (not one per event): each step of

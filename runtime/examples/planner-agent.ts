@@ -1,13 +1,15 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import { A2AResponse } from '../a2a/a2a-response.js';
 import type { A2aChunk } from '../a2a/a2a-chunk.js';
+import { A2AResponse } from '../a2a/a2a-response.js';
 import { loadAgentCard } from '../a2a/agent-card.js';
 import { AgentInteractionFlow, InteractionFlowNode } from '../a2a/interaction-flow.js';
-import { AgentResponse } from '../core/agent-response.js';
+import { loadAgentConfig } from '../core/config.js';
 import { FrameworkAgent } from '../core/framework-agent.js';
 import { FrameworkCore } from '../core/framework-core.js';
-import { FrameworkError } from '../core/framework-error.js';
-import { parseTaskInput } from '../core/task-input.js';
+import type { LlmConfig } from '../core/llm-config.js';
+import { generatePlan } from '../planning/generate-plan.js';
+import type { PlanResult } from '../planning/plan-records.js';
+import { defaultStepStatus, registerPlannerTask } from '../planning/planner-task.js';
 
 /** Splits a request into actions: one per line, or separated by ";" or " then ". */
 export function splitActions(text: string): string[] {
@@ -17,13 +19,24 @@ export function splitActions(text: string): string[] {
     .filter((action) => action.length > 0);
 }
 
+/** The plan without a model: the request's own actions, in order. */
+export function literalPlan(text: string): PlanResult {
+  const actions = splitActions(text);
+  return {
+    actions: actions.length > 0 ? actions : [text.trim() || 'Clarify the request'],
+    methodology: 'WBS',
+    methodology_rationale: 'No model is configured, so the request is split into its own steps (one per line, ";" or "then").',
+  };
+}
+
 /**
- * The tutorial planner (agent_cards/planner.json): splits a request into
- * ordered actions and delegates each one to the executor over A2A (signed,
- * policy-checked), then yields `{actions, outcomes}`. Its own card comes
- * from AGENT_CARD, the executor's from EXECUTOR_CARD (defaults:
- * agent_cards/planner.json and agent_cards/executor.json). The model-driven
- * planner with plan confirmation is the planning module's.
+ * The tutorial planner (agent_cards/planner.json, port 8100): proposes a plan
+ * and waits for the user to approve, reject or change it (the spec's
+ * plan-confirmation table), then delegates each action to the executor over
+ * A2A (signed and policy-checked). Plans come from the configured model
+ * (MODEL_NAME / LLM_CONFIG), or without one from the request's own steps.
+ * Its own card comes from AGENT_CARD, the executor's from EXECUTOR_CARD
+ * (defaults: agent_cards/planner.json and agent_cards/executor.json).
  */
 export function createPlannerAgent(options: { env?: Readonly<Record<string, string | undefined>> } = {}): { core: FrameworkCore; agent: FrameworkAgent } {
   const env = options.env ?? process.env;
@@ -39,34 +52,23 @@ export function createPlannerAgent(options: { env?: Readonly<Record<string, stri
       loadAgentCard(env.AGENT_CARD || 'agent_cards/planner.json').then(([card]) => card),
       loadAgentCard(env.EXECUTOR_CARD || 'agent_cards/executor.json').then(([card]) => card),
     ]));
+  let llmConfig: LlmConfig | undefined | null = null;
+  const model = () => (llmConfig === null ? (llmConfig = loadAgentConfig({ env, overrides: { AGENT_NAME: 'planner' } }).llmConfig) : llmConfig);
 
-  core.task({ name: 'route_to_task', taskId: 'plan_and_delegate' }, async function* ({ query, contextId, signal }) {
-    const { text } = parseTaskInput(query);
-    const actions = splitActions(text);
-    if (actions.length === 0) {
-      yield AgentResponse.error('Nothing to do: send one or more actions, one per line or separated by ";".', { code: 'invalid_request' });
-      return;
-    }
-    yield AgentResponse.status('Planning...');
-    const [self, executor] = await loadCards();
-    const outcomes: string[] = [];
-    for (const [index, action] of actions.entries()) {
-      yield AgentResponse.status(`Delegating step ${index + 1}/${actions.length} to the executor: ${action}`);
+  registerPlannerTask(core, {
+    plan: async ({ query }, { signal }) => {
+      const config = model();
+      return config ? generatePlan({ query, llmConfig: config, signal }) : literalPlan(query);
+    },
+    executeAction: async ({ action, contextId, index }, { signal }) => {
+      const [self, executor] = await loadCards();
       const flow = new AgentInteractionFlow({ env, ...(contextId ? { contextId } : {}), signal }).setSourceCard(self);
-      flow.addNode(new InteractionFlowNode({ task: action, targetAgentCard: executor, nodeKey: `action_${index + 1}` }));
+      flow.addNode(new InteractionFlowNode({ task: action, targetAgentCard: executor, nodeKey: `action_${index}` }));
       const chunks: A2aChunk[] = [];
-      try {
-        for await (const chunk of flow.runWorkflow()) chunks.push(chunk);
-      } catch (error) {
-        if (FrameworkError.isInstance(error)) {
-          yield AgentResponse.error(`Step ${index + 1} was not delegated: ${error.message}`, { code: error.code });
-          return;
-        }
-        throw error;
-      }
-      outcomes.push(A2AResponse.outcome(A2AResponse.fromResults(chunks)));
-    }
-    yield AgentResponse.result({ actions, outcomes });
+      for await (const chunk of flow.runWorkflow()) chunks.push(chunk);
+      return { outcome: A2AResponse.outcome(A2AResponse.fromResults(chunks)) };
+    },
+    stepStatus: (i, n, action) => [defaultStepStatus(i, n, action), `Delegating step ${i}/${n} to the executor: ${action}`],
   });
 
   return { core, agent };

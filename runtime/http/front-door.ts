@@ -82,7 +82,7 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
     const session = await resolveRequestSession(sessions, requestHeader(c, 'authorization'));
     const abort = clientAbort(c);
     const format = body.event_format ?? 'text';
-    const responses = runTaskForTransport({ core, query: body.query, contextId: session.contextId, signal: abort.signal, logger });
+    const responses = runTaskForTransport({ core, query: body.query, contextId: session.contextId, oneShot: session.anonymous, signal: abort.signal, logger });
     return sseResponse(c, {
       events: responses,
       encode: (response) => toSseEvent(response, format),
@@ -99,7 +99,7 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
     const events: { event: AgentResponse['type']; data: Record<string, unknown> }[] = [];
     let result: Record<string, unknown> | null = null;
     let error: Record<string, unknown> | null = null;
-    for await (const response of runTaskForTransport({ core, query: body.query, contextId: session.contextId, signal: abort.signal, logger })) {
+    for await (const response of runTaskForTransport({ core, query: body.query, contextId: session.contextId, oneShot: session.anonymous, signal: abort.signal, logger })) {
       const data = responseToJson(response);
       events.push({ event: response.type, data });
       if (response.type === 'result') result = data;

@@ -10,6 +10,8 @@ export interface TaskRunRequest {
   core: FrameworkCore;
   query: TaskQuery;
   contextId: string;
+  /** The conversation ends with this request (anonymous or minimal front door). */
+  oneShot?: boolean;
   signal: AbortSignal;
   logger: Logger;
   /** Task to run; the core's entry task (`route_to_task`) when omitted. */
@@ -27,6 +29,7 @@ export async function* runTaskForTransport(request: TaskRunRequest): AsyncGenera
     for await (const response of request.core.executeTask(task, {
       query: request.query,
       contextId: request.contextId,
+      oneShot: request.oneShot ?? false,
       signal: request.signal,
     })) {
       yield response;

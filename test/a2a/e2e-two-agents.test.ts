@@ -113,4 +113,31 @@ describe('planner → executor over A2A, as processes (strict, signed)', () => {
     expect(card.name).toBe('executor');
     expect(card.supportedInterfaces[0]?.url).toBe(`${executor.url}/`);
   });
+
+  it('proposes a plan in a session, waits, and on approval has the executor run it over A2A', async () => {
+    const session = (await (await fetch(`${planner.url}/session/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { session_token: string };
+    const post = async (query: string) =>
+      (await (
+        await fetch(`${planner.url}/query`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${session.session_token}` },
+          body: JSON.stringify({ query, event_format: 'json' }),
+        })
+      ).json()) as { events: { event: string; data: Record<string, unknown> }[]; result: Record<string, unknown> | null };
+    const executorLinesBefore = auditLines(executor.output()).length;
+    const proposal = await post('Reserve the room; print the agenda');
+    expect(proposal.events.map((e) => e.event)).toEqual(['status', 'input_required']);
+    expect(proposal.events[1]?.data.action_type).toBe('plan_confirmation');
+    expect(auditLines(executor.output())).toHaveLength(executorLinesBefore);
+
+    const approval = await post('yes, go ahead');
+    expect(approval.events.filter((e) => e.event === 'status').map((e) => e.data.text)).toEqual([
+      'Step 1/2: Reserve the room',
+      'Delegating step 1/2 to the executor: Reserve the room',
+      'Step 2/2: print the agenda',
+      'Delegating step 2/2 to the executor: print the agenda',
+    ]);
+    expect(approval.result).toEqual({ actions: ['Reserve the room', 'print the agenda'], outcomes: ['Done: Reserve the room', 'Done: print the agenda'] });
+    await waitForAuditLines(executor, executorLinesBefore + 2);
+  });
 });

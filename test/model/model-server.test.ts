@@ -71,7 +71,7 @@ describe('model server with the ollama client', () => {
     });
     const parsed = z.object({ city: z.string(), country: z.string() }).parse(JSON.parse(reply.message.content));
     expect(typeof parsed.city).toBe('string');
-  });
+  }, 60_000);
 
   it('generates from a prompt', async () => {
     const reply = await client.generate({ model: 'smollm2', prompt: 'The sky is', stream: false, options: { ...short, num_predict: 4 } });
@@ -134,7 +134,7 @@ describe('model server with the toolkit', () => {
       { format: { type: 'object', properties: { fruit: { type: 'string' }, colour: { type: 'string' } }, required: ['fruit', 'colour'] } },
     );
     expect(z.object({ fruit: z.string(), colour: z.string() }).safeParse(JSON.parse(text)).success).toBe(true);
-  });
+  }, 60_000);
 });
 
 describe('model server loading', () => {

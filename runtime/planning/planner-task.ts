@@ -1,0 +1,164 @@
+import { AgentResponse, PLAN_CONFIRMATION } from '../core/agent-response.js';
+import type { FrameworkCore, StepContext } from '../core/framework-core.js';
+import { parseTaskInput } from '../core/task-input.js';
+import { classifyPlanConfirmationReply, DEFAULT_MAX_PLAN_AGE_MS } from './classify-plan-confirmation-reply.js';
+import { clearPendingPlan, markAwaitingModification, recordPendingPlan } from './pending-plan.js';
+import { PlanResultSchema, type PendingPlan, type PlanResult } from './plan-records.js';
+import { formatPlanSummary, guessLanguage, toDisplayPlan, type SummaryLanguage } from './plan-summary.js';
+
+/** A sentinel reply: a client's button, never a request to plan. */
+const SENTINEL = /^\s*PLAN_CONFIRM_(APPROVE|REJECT|MODIFY)\b/;
+
+/** One action's outcome, as the `execute_action` step returns it. */
+export interface ActionOutcome {
+  outcome: string;
+}
+
+export interface PlannerOptions {
+  /** The `plan` step: turns a request into a plan (an LLM call, or anything else). */
+  plan: (input: { query: string; contextId: string | undefined }, context: StepContext) => Promise<PlanResult>;
+  /** The `execute_action` step: carries out one action (locally, or by delegating over A2A). */
+  executeAction: (input: { action: string; contextId: string | undefined; index: number; total: number }, context: StepContext) => Promise<ActionOutcome>;
+  /** Name of the task; default `route_to_task`. */
+  taskName?: string;
+  /** Status(es) shown before each action; default "Step i/n: <action>". */
+  stepStatus?: (index: number, total: number, action: string) => string | readonly string[];
+  /** A proposed plan older than this counts as gone; default 1 hour. */
+  maxPlanAgeMs?: number;
+}
+
+const TEXT = {
+  en: {
+    planning: 'Planning...',
+    cancelled: 'The plan was cancelled. Nothing was executed.',
+    whatToChange: 'What would you like to change in the plan? Describe the changes (for example "change step 2 to ...").',
+    notPending: 'That plan is no longer waiting for a decision (it was replaced, cancelled or expired). Nothing was executed.',
+    expired: 'That plan expired before a decision was made, so nothing was executed. Send your request again for a new plan.',
+    noPlan: 'There is no plan waiting for a decision in this conversation. Nothing was executed.',
+  },
+  es: {
+    planning: 'Planificando...',
+    cancelled: 'El plan se canceló. No se ejecutó nada.',
+    whatToChange: '¿Qué quieres cambiar del plan? Describe los cambios (por ejemplo "cambia el paso 2 por ...").',
+    notPending: 'Ese plan ya no espera una decisión (se reemplazó, canceló o caducó). No se ejecutó nada.',
+    expired: 'Ese plan caducó antes de que se decidiera, así que no se ejecutó nada. Envía tu petición de nuevo para un plan nuevo.',
+    noPlan: 'No hay ningún plan esperando una decisión en esta conversación. No se ejecutó nada.',
+  },
+} as const;
+
+/**
+ * Registers the planner of the spec's plan-confirmation table: the steps
+ * `plan` and `execute_action`, and a task (default `route_to_task`) that
+ *
+ * - with a conversation and no pending plan: says "Planning...", runs `plan`,
+ *   records the pending plan and asks for a decision (`input_required`,
+ *   action type `plan_confirmation`) — nothing runs yet;
+ * - without one (no `context_id`, or a one-request conversation): plans and runs at once;
+ * - on approval: clears the pending plan, runs each action ("Step i/n: ...")
+ *   and yields `{actions, outcomes}`;
+ * - on rejection: clears it and says it is cancelled;
+ * - on a change request without details: asks what to change;
+ * - on changes: plans again from the original request plus the changes.
+ *
+ * @example
+ * registerPlannerTask(core, { plan: async ({ query }) => generatePlan({ query, llmConfig }), executeAction: async ({ action }) => ({ outcome: `Done: ${action}` }) });
+ */
+export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions): void {
+  const maxPlanAgeMs = options.maxPlanAgeMs ?? DEFAULT_MAX_PLAN_AGE_MS;
+  const stepStatus = options.stepStatus ?? defaultStepStatus;
+
+  core.step({ name: 'plan' }, async (args, context) => {
+    const plan = await options.plan({ query: String(args.query ?? ''), contextId: optionalString(args.context_id) }, context);
+    return PlanResultSchema.parse(plan);
+  });
+  core.step({ name: 'execute_action' }, async (args, context) => {
+    const outcome = await options.executeAction(
+      { action: String(args.action ?? ''), contextId: optionalString(args.context_id), index: Number(args.index ?? 1), total: Number(args.total ?? 1) },
+      context,
+    );
+    return { outcome: outcome.outcome };
+  });
+
+  core.task({ name: options.taskName ?? 'route_to_task', taskId: 'plan' }, async function* ({ query, contextId, oneShot, agent }) {
+    const { text } = parseTaskInput(query);
+    const update = (id: string, patch: Readonly<Record<string, unknown>>) => agent.updateSessionContext(id, patch);
+    const now = Date.now();
+
+    async function* execute(plan: PlanResult): AsyncGenerator<AgentResponse> {
+      const outcomes: string[] = [];
+      const total = plan.actions.length;
+      for (const [i, action] of plan.actions.entries()) {
+        const statuses = stepStatus(i + 1, total, action);
+        for (const line of typeof statuses === 'string' ? [statuses] : statuses) yield AgentResponse.status(line);
+        const done = await agent.executeStep('execute_action', { action, context_id: contextId, index: i + 1, total });
+        outcomes.push(String(done.outcome));
+      }
+      yield AgentResponse.result({ actions: plan.actions, outcomes });
+    }
+
+    async function* propose(request: string, id: string, language: SummaryLanguage): AsyncGenerator<AgentResponse> {
+      yield AgentResponse.status(TEXT[language].planning);
+      const plan = PlanResultSchema.parse(await agent.executeStep('plan', { query: request, context_id: id }));
+      await recordPendingPlan(update, id, plan, request);
+      yield AgentResponse.inputRequired(formatPlanSummary(toDisplayPlan(plan, request), { language }), { actionType: PLAN_CONFIRMATION });
+    }
+
+    if (!contextId || oneShot) {
+      const language = guessLanguage(text);
+      yield AgentResponse.status(TEXT[language].planning);
+      const plan = PlanResultSchema.parse(await agent.executeStep('plan', { query: text, context_id: contextId }));
+      yield* execute(plan);
+      return;
+    }
+
+    const session = await agent.getSessionContext(contextId);
+    const reply = classifyPlanConfirmationReply(text, session, { now, maxPlanAgeMs });
+    if (reply === null) {
+      // A decision about a plan that has expired applies to nothing: say so rather than plan "yes".
+      const late = classifyPlanConfirmationReply(text, session, { now, maxPlanAgeMs: Number.POSITIVE_INFINITY });
+      if (late !== null) {
+        await clearPendingPlan(update, contextId);
+        yield AgentResponse.text(TEXT[guessLanguage(`${late.original_query} ${text}`)].expired);
+        return;
+      }
+      if (SENTINEL.test(text)) {
+        yield AgentResponse.text(TEXT.en.noPlan);
+        return;
+      }
+      yield* propose(text, contextId, guessLanguage(text));
+      return;
+    }
+    const pending: PendingPlan = reply.pending_plan;
+    const language = guessLanguage(`${pending.original_query} ${text}`);
+    if (reply.referenced_plan_id !== undefined && reply.referenced_plan_id !== pending.plan_id) {
+      yield AgentResponse.text(TEXT[language].notPending);
+      return;
+    }
+    switch (reply.classification) {
+      case 'plan_confirmed':
+        await clearPendingPlan(update, contextId);
+        yield* execute(pending);
+        return;
+      case 'plan_rejected':
+        await clearPendingPlan(update, contextId);
+        yield AgentResponse.text(TEXT[language].cancelled);
+        return;
+      case 'plan_modify_requested':
+        await markAwaitingModification(update, contextId);
+        yield AgentResponse.inputRequired(TEXT[language].whatToChange);
+        return;
+      case 'plan_modify_feedback':
+        yield* propose(`${pending.original_query}\n\n${reply.feedback ?? text}`, contextId, language);
+        return;
+    }
+  });
+}
+
+/** The spec's status before each action: "Step i/n: <action>". */
+export function defaultStepStatus(index: number, total: number, action: string): string {
+  return `Step ${index}/${total}: ${action}`;
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
