@@ -1,9 +1,12 @@
 import { Ollama } from 'ollama';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { invoke } from '../../runtime/llm/invoke.js';
 import { startModelServer, type RunningModelServer } from '../../runtime/model/start-model-server.js';
 import { defaultModelStore } from './support/default-model.js';
+
+// Generation shares two cores with the rest of the suite (other real-model tests among it): allow for that.
+vi.setConfig({ testTimeout: 60_000 });
 
 // The real default model (SmolLM2-135M) through the official ollama client.
 let server: RunningModelServer;
