@@ -18,13 +18,13 @@ export interface Service {
 }
 
 /**
- * Starts `node cli/bin/run.js <args>` with only PATH, HOME, LOG_LEVEL and
- * `env` in its environment, and waits until `GET <url>/health` answers 2xx.
+ * Starts `node cli/bin/run.js <args>` (in `cwd`, default the repository) with
+ * only PATH, HOME, LOG_LEVEL and `env` in its environment, and waits until `GET <url>/health` answers 2xx.
  * The process is stopped again when it does not get healthy.
  */
-export async function startService(options: { name: string; args: readonly string[]; port: number; env?: Record<string, string>; timeoutMs?: number }): Promise<Service> {
+export async function startService(options: { name: string; args: readonly string[]; port: number; env?: Record<string, string>; timeoutMs?: number; cwd?: string }): Promise<Service> {
   const child = spawn(process.execPath, [CLI, ...options.args], {
-    cwd: REPO_ROOT,
+    cwd: options.cwd ?? REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     shell: false,

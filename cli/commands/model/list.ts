@@ -1,7 +1,7 @@
-import { Command } from '@oclif/core';
+import { JsonCommand } from '../../json-command.js';
 import { ModelStore, resolveModelsDir, type StoredModel } from '../../../runtime/model/model-store.js';
 
-export default class ModelList extends Command {
+export default class ModelList extends JsonCommand {
   static override description = 'List the models in the model store (FRAMEWORK_MODELS_DIR, default ~/.cache/framework_core/models).';
 
   static override examples = ['<%= config.bin %> model list', '<%= config.bin %> model list --json'];

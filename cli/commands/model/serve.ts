@@ -1,17 +1,21 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { createLogger } from '../../../runtime/core/logger.js';
 import { ModelStore, resolveModelsDir } from '../../../runtime/model/model-store.js';
 import { startModelServer, type RunningModelServer } from '../../../runtime/model/start-model-server.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
-export default class ModelServe extends Command {
+export default class ModelServe extends JsonCommand {
   static override description =
     'Serve the models of the model store with the Ollama API (/api/chat, /api/generate, /api/tags, /api/show, /api/ps, /api/version) until interrupted.';
 
   static override examples = ['<%= config.bin %> model serve', '<%= config.bin %> model serve --addr 127.0.0.1:11435'];
 
   static override enableJsonFlag = true;
+
+  /** `{"event":"listening"}` first, the result when stopped: one JSON document per line. */
+  static override jsonLines = true;
 
   static override flags = {
     addr: Flags.string({ char: 'a', description: 'address to listen on, host:port', default: '127.0.0.1:11434' }),

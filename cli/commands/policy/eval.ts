@@ -2,7 +2,7 @@ import { PolicyCommand } from '../../policy-command.js';
 import { Args, Flags } from '@oclif/core';
 import { stringifyJson } from '../../../runtime/core/json-text.js';
 import { PolicyError } from '../../../runtime/policy/errors.js';
-import { formatProblem, PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
+import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
 import { evalQuery, type EvalOutput } from '../../../runtime/policy/tools/eval-query.js';
 import { loadPolicySet, readInputFile } from '../../../runtime/policy/tools/load-policies.js';
 
@@ -32,10 +32,9 @@ export default class PolicyEval extends PolicyCommand {
       output = evalQuery(set.policy, args.query, input === undefined ? {} : { input });
     } catch (error) {
       if (error instanceof PolicyLoadError) {
-        for (const problem of error.problems) this.logToStderr(formatProblem(problem));
-        this.error('nothing was evaluated: fix the errors above.', { exit: 1 });
+        this.failToCompile(error, 'nothing was evaluated: fix the errors above.');
       }
-      if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1 });
+      if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;
     }
     if (!this.jsonEnabled()) this.log(stringifyJson(output, 2));

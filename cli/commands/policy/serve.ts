@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { createLogger } from '../../../runtime/core/logger.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
-import { formatProblem, PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
+import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
 import { startPolicyServer } from '../../../runtime/policy/server/start-policy-server.js';
 import { PolicyCommand } from '../../policy-command.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
@@ -14,6 +14,9 @@ export default class PolicyServe extends PolicyCommand {
     '<%= config.bin %> policy serve policies',
     '<%= config.bin %> policy serve services/guardian/opa/policies --addr 127.0.0.1:8181 --decision-log decisions.log --mask /input/password',
   ];
+
+  /** `{"event":"listening"}` first, the result when stopped: one JSON document per line. */
+  static override jsonLines = true;
 
   static override args = {
     dir: Args.directory({ description: 'policy directory', default: 'policies', exists: true }),
@@ -45,11 +48,10 @@ export default class PolicyServe extends PolicyCommand {
       });
     } catch (error) {
       if (error instanceof PolicyLoadError) {
-        for (const problem of error.problems) this.logToStderr(formatProblem(problem));
-        this.error('the policies do not compile; fix the errors above.', { exit: 1 });
+        this.failToCompile(error, 'the policies do not compile; fix the errors above.');
       }
-      if (error instanceof TypeError && /mask path/.test(error.message)) this.error(error.message, { exit: 2 });
-      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1 });
+      if (error instanceof TypeError && /mask path/.test(error.message)) this.error(error.message, { exit: 2, code: 'invalid_arguments' });
+      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;
     }
     return serveUntilStopped(this, server, `Policy engine serving ${args.dir} on ${server.url}`);

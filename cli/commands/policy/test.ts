@@ -1,6 +1,6 @@
 import { PolicyCommand } from '../../policy-command.js';
 import { Args, Flags } from '@oclif/core';
-import { formatProblem, PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
+import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
 import { loadPolicySet } from '../../../runtime/policy/tools/load-policies.js';
 import { runPolicyTests, type PolicyTestReport } from '../../../runtime/policy/tools/run-policy-tests.js';
 
@@ -33,8 +33,7 @@ export default class PolicyTest extends PolicyCommand {
       report = runPolicyTests(await loadPolicySet([args.dir]), filter ? { filter } : {});
     } catch (error) {
       if (!(error instanceof PolicyLoadError)) throw error;
-      for (const problem of error.problems) this.logToStderr(formatProblem(problem));
-      this.error('the policies do not compile; fix the errors above (see `framework-cli policy check`).', { exit: 1 });
+      this.failToCompile(error, 'the policies do not compile; fix the errors above (see `framework-cli policy check`).');
     }
     const total = report.results.length;
     if (!this.jsonEnabled()) {

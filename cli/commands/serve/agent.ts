@@ -1,4 +1,5 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { loadAgentModule, type AgentModule } from '../../../runtime/core/load-agent-module.js';
 import { createExecutorAgent } from '../../../runtime/examples/executor-agent.js';
@@ -8,7 +9,7 @@ import { serveUntilStopped } from '../../serve-until-stopped.js';
 
 const EXAMPLES = { hello: createHelloAgent, planner: createPlannerAgent, executor: createExecutorAgent } as const;
 
-export default class ServeAgent extends Command {
+export default class ServeAgent extends JsonCommand {
   static override description =
     'Run an agent until interrupted: its HTTP front door (POST /stream, /query, /session/start, GET /health) and its A2A endpoint (agent card at /.well-known/agent-card.json, JSON-RPC at the card\'s URL). Without --module it runs a built-in example agent (default "hello").';
 
@@ -20,6 +21,9 @@ export default class ServeAgent extends Command {
   ];
 
   static override enableJsonFlag = true;
+
+  /** `{"event":"listening"}` first, the result when stopped: one JSON document per line. */
+  static override jsonLines = true;
 
   static override flags = {
     module: Flags.string({ char: 'm', description: 'JavaScript module exporting { core, agent } (default: an example agent)', exclusive: ['example'] }),

@@ -1,11 +1,12 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { createLogger } from '../../../runtime/core/logger.js';
 import { guardianConfigFromEnv, type GuardianConfig } from '../../../runtime/guardian/guardian-config.js';
 import { startGuardian } from '../../../runtime/guardian/start-guardian.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
-export default class ServeGuardian extends Command {
+export default class ServeGuardian extends JsonCommand {
   static override description =
     'Run the Guardian (POST /v1/a2a/validate, POST /v1/policies/<package>/evaluate, GET /v1/audit, GET /health) in front of a policy engine until interrupted. ' +
     'Flags win over OPA_URL, GUARDIAN_HOST and GUARDIAN_PORT; A2A_ENABLE_AUDIT_LOG=true also writes each audit event to standard error.';
@@ -18,6 +19,9 @@ export default class ServeGuardian extends Command {
 
   static override enableJsonFlag = true;
 
+  /** `{"event":"listening"}` first, the result when stopped: one JSON document per line. */
+  static override jsonLines = true;
+
   static override flags = {
     addr: Flags.string({ char: 'a', description: 'address to listen on, host:port (default: GUARDIAN_HOST:GUARDIAN_PORT, else 127.0.0.1:11438)' }),
     'opa-url': Flags.string({ description: 'address of the policy engine (default: OPA_URL, else http://127.0.0.1:8181)' }),
@@ -29,7 +33,7 @@ export default class ServeGuardian extends Command {
     try {
       config = guardianConfigFromEnv(process.env);
     } catch (error) {
-      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1 });
+      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;
     }
     let { host, port, opaUrl } = config;

@@ -1,11 +1,12 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { createLogger } from '../../../runtime/core/logger.js';
 import { loadSemanticConfig } from '../../../runtime/semantic/semantic-config.js';
 import { startSemanticLayer } from '../../../runtime/semantic/start-semantic-layer.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
-export default class ServeSemanticLayer extends Command {
+export default class ServeSemanticLayer extends JsonCommand {
   static override description =
     'Run the Semantic Layer until interrupted: an MCP server (Streamable HTTP at /mcp) with search_documents, store_document, find_agent, list_agents, get_agent_card and recommend_agents over a vector store, and GET /health (503 "degraded" until an agent card is vectorized). ' +
     'Embeddings come from the model runtime at OLLAMA_HOST (framework-cli model serve; model all-minilm).';
@@ -17,6 +18,9 @@ export default class ServeSemanticLayer extends Command {
   ];
 
   static override enableJsonFlag = true;
+
+  /** `{"event":"listening"}` first, the result when stopped: one JSON document per line. */
+  static override jsonLines = true;
 
   static override flags = {
     addr: Flags.string({ char: 'a', description: 'address to listen on, host:port (default: SEMANTIC_LAYER_HOST:SEMANTIC_LAYER_PORT, else 127.0.0.1:10100)' }),

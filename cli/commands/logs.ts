@@ -1,0 +1,84 @@
+import { resolve } from 'node:path';
+import { Args, Flags } from '@oclif/core';
+import { JsonCommand } from '../json-command.js';
+import { FrameworkError } from '../../runtime/core/framework-error.js';
+import { followFiles, lastLines } from '../../runtime/supervisor/log-tail.js';
+import { serviceLogs } from '../../runtime/supervisor/service-logs.js';
+import { failWith } from '../fail-with.js';
+
+/** One log line of one service. */
+export interface LogLine {
+  service: string;
+  line: string;
+}
+
+export default class Logs extends JsonCommand {
+  static override description =
+    'Print the last lines of the logs of one or all services of the stack (.framework/run/logs/<service>.log), each prefixed with its service; --follow keeps printing new lines until Ctrl+C.';
+
+  static override examples = [
+    '<%= config.bin %> logs',
+    '<%= config.bin %> logs planner --lines 100',
+    '<%= config.bin %> logs --follow',
+    '<%= config.bin %> logs guardian --json',
+  ];
+
+  static override enableJsonFlag = true;
+
+  /** With --follow, --json streams one `{service, line}` per line; the final document is one line too. */
+  static override jsonLines = true;
+
+  static override args = {
+    service: Args.string({ description: 'service whose log to print (default: all)' }),
+  };
+
+  static override flags = {
+    follow: Flags.boolean({ char: 'f', description: 'keep printing new lines until Ctrl+C (under --json: one JSON line each)', default: false }),
+    lines: Flags.integer({ char: 'n', description: 'how many of the last lines to print per service', default: 50, min: 0 }),
+    dir: Flags.directory({ description: 'project root (default: the current directory)', exists: true }),
+  };
+
+  async run(): Promise<{ lines: LogLine[] }> {
+    const { args, flags } = await this.parse(Logs);
+    const root = resolve(flags.dir ?? process.cwd());
+    let logs = serviceLogs({ root });
+    try {
+      if (args.service !== undefined) {
+        const known = logs.map((l) => l.name);
+        logs = logs.filter((l) => l.name === args.service);
+        if (logs.length === 0) {
+          throw new FrameworkError({
+            code: 'unknown_service',
+            message: `No service "${args.service}" in ${root}; ${known.length > 0 ? `known services: ${known.join(', ')}` : 'no service has a log there yet (start the stack with framework-cli up)'}.`,
+          });
+        }
+      }
+    } catch (error) {
+      failWith(this, error);
+    }
+    const width = Math.max(0, ...logs.map((l) => l.name.length));
+    const print = (service: string, line: string) => {
+      if (this.jsonEnabled()) {
+        if (flags.follow) process.stdout.write(`${JSON.stringify({ service, line })}\n`);
+      } else this.log(`${service.padEnd(width)} | ${line}`);
+    };
+    const lines: LogLine[] = [];
+    for (const log of logs) {
+      for (const line of lastLines({ file: log.file, lines: flags.lines })) {
+        lines.push({ service: log.name, line });
+        print(log.name, line);
+      }
+    }
+    if (logs.length === 0 && !this.jsonEnabled()) this.log(`No logs in ${root} yet; start the stack with: framework-cli up`);
+    if (flags.follow) {
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      await followFiles({ files: logs, signal: controller.signal, onLine: (service, line) => print(service, line) });
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
+    return { lines };
+  }
+}

@@ -1,0 +1,69 @@
+import { Command, ux, type Interfaces } from '@oclif/core';
+import { FrameworkError } from '../runtime/core/framework-error.js';
+
+/** The one JSON document a failed command prints under `--json`. */
+export interface JsonErrorDocument {
+  error: { code: string; message: string; exit: number; [field: string]: unknown };
+}
+
+/**
+ * Base of every command: `--json` on, and an error under `--json` is one
+ * small document `{ "error": { "code", "message", "exit" } }` instead of
+ * oclif's default (which dumps the parser's whole context, configuration
+ * included), with the exit code the error asks for (2 for bad arguments).
+ */
+export abstract class JsonCommand extends Command {
+  static override enableJsonFlag = true;
+
+  /**
+   * True for commands that stream JSON lines (`serve`: `{"event":"listening"}`
+   * first): their final document is printed on one line too, so the whole of
+   * standard output is NDJSON.
+   */
+  static jsonLines = false;
+
+  /** Whether this command's --json output is JSON lines (see {@link JsonCommand.jsonLines}). */
+  protected get jsonLines(): boolean {
+    return (this.constructor as typeof JsonCommand).jsonLines;
+  }
+
+  override logJson(json: unknown): void {
+    if (this.jsonLines) ux.stdout(JSON.stringify(json));
+    else super.logJson(json);
+  }
+
+  /** Under --json, exit with the error's own code (2 for bad arguments), as without it. */
+  protected override async catch(err: Interfaces.CommandError): Promise<unknown> {
+    if (this.jsonEnabled() && process.exitCode === undefined) process.exitCode = exitCode(err);
+    return super.catch(err);
+  }
+
+  protected override toErrorJson(err: unknown): JsonErrorDocument {
+    // Our errors' own fields (a SupervisorError's `service`, `lastLines`) stay; oclif's internals do not.
+    const own = FrameworkError.isInstance(err) ? { ...err } : {};
+    return { error: { ...own, code: errorCode(err), message: errorMessage(err), exit: exitCode(err) } };
+  }
+}
+
+/** The error's own code (`this.error(..., { code })`, a FrameworkError); `invalid_arguments` for a parse error. */
+function errorCode(err: unknown): string {
+  if (FrameworkError.isInstance(err)) return err.code;
+  if (typeof err === 'object' && err !== null) {
+    const { code, parse } = err as { code?: unknown; parse?: unknown };
+    if (typeof code === 'string' && code !== '') return code;
+    if (parse !== undefined) return 'invalid_arguments';
+    if (exitCode(err) === 2) return 'invalid_arguments';
+  }
+  return 'command_failed';
+}
+
+function errorMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  // oclif appends a pointer to --help for the terminal; the JSON consumer has the message.
+  return message.replace(/\nSee more help with --help$/, '');
+}
+
+function exitCode(err: unknown): number {
+  const exit = (err as { oclif?: { exit?: unknown } } | undefined)?.oclif?.exit;
+  return typeof exit === 'number' ? exit : 1;
+}

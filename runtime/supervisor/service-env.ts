@@ -1,0 +1,20 @@
+/** Variables a child service inherits from the supervisor's environment; nothing else is passed on. */
+export const BASE_ENV_NAMES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'NODE_OPTIONS', 'LOG_LEVEL', 'NO_COLOR', 'SYSTEMROOT'] as const;
+
+/**
+ * The environment of a child service: the few `BASE_ENV_NAMES` present in
+ * `base` (default `process.env`), then the service's own `env` on top. Secrets
+ * of the supervisor's environment (API keys, tokens) are not passed on.
+ *
+ * @example
+ * serviceEnv({ env: { AGENT_CARD: 'agent_cards/planner.json' } }); // { PATH: '…', HOME: '…', AGENT_CARD: '…' }
+ */
+export function serviceEnv(options: { env?: Readonly<Record<string, string>>; base?: Readonly<Record<string, string | undefined>> }): Record<string, string> {
+  const base = options.base ?? process.env;
+  const result: Record<string, string> = {};
+  for (const name of BASE_ENV_NAMES) {
+    const value = base[name];
+    if (value !== undefined) result[name] = value;
+  }
+  return { ...result, ...options.env };
+}

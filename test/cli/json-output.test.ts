@@ -1,0 +1,238 @@
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultModelStore } from '../model/support/default-model.js';
+import { runCli, type CliResult } from '../support/cli.js';
+import { freePort } from '../support/net.js';
+import { REPO_ROOT } from '../support/processes.js';
+
+/**
+ * Every command, run with --json, prints exactly one JSON document on
+ * standard output (a `serve` command: JSON lines, `{"event":"listening"}`
+ * first) and nothing else; a failure is `{"error":{"code","message"}}` with a
+ * non-zero exit code. The commands are listed from the built CLI, so a new
+ * command without a case here fails the coverage test.
+ */
+
+const COMMANDS_DIR = join(REPO_ROOT, 'dist/cli/commands');
+
+/** `model list`, `serve agent`, `doctor`, ... from dist/cli/commands. */
+function builtCommands(dir = COMMANDS_DIR): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return builtCommands(path);
+      return entry.name.endsWith('.js') ? [relative(COMMANDS_DIR, path).slice(0, -'.js'.length).split('/').join(' ')] : [];
+    })
+    .sort();
+}
+
+const temp = (prefix: string) => mkdtempSync(join(tmpdir(), `fw-json-${prefix}-`));
+
+type Doc = Record<string, unknown>;
+
+/** A case: the arguments (without --json), its environment, and for streams the line to stop at. */
+interface Case {
+  args: () => Promise<string[]> | string[];
+  env?: () => Record<string, string>;
+  /** JSON lines until this matches, then SIGTERM. */
+  stopWhen?: RegExp;
+  /** Extra checks on the parsed document. */
+  check?: (doc: Doc) => void;
+  /** Extra checks on the parsed lines of a stream; default: a `serve` stream. */
+  checkStream?: (docs: Doc[]) => void;
+}
+
+let closedUrl: string;
+let taken: Server;
+let takenPort: number;
+/** A one-service project (the policy engine) running detached, for status, logs and down. */
+let detached: string;
+
+beforeAll(async () => {
+  await defaultModelStore(); // `model pull smollm2` is then a no-op.
+  closedUrl = `http://127.0.0.1:${await freePort()}`;
+  taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  takenPort = (taken.address() as { port: number }).port;
+  detached = await tinyProject();
+  const up = await runCli(['up', '--detach', '--dir', detached, '--json'], { timeoutMs: 60_000 });
+  expect(up.code, up.stdout + up.stderr).toBe(0);
+}, 300_000);
+
+afterAll(async () => {
+  if (detached) await runCli(['down', '--dir', detached]);
+  await new Promise<void>((resolve) => taken?.close(() => resolve()));
+});
+
+const STOP_AT_LISTENING = /\{"event":"listening"/;
+
+/** `{"event":"listening","url"}` first, `{url, stopped: true}` last. */
+function serveStream(docs: Doc[]): void {
+  expect(docs[0]).toEqual({ event: 'listening', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+  expect(docs.at(-1)).toEqual({ url: docs[0]!.url, stopped: true });
+}
+
+/** A project whose only service is the policy engine on a free port (light enough to start in tests). */
+async function tinyProject(): Promise<string> {
+  const dir = temp('tiny');
+  const port = await freePort();
+  mkdirSync(join(dir, '.framework'));
+  const service = { name: 'policy', kind: 'policy', port, args: ['policy', 'serve', join(REPO_ROOT, 'policies'), '--addr', `127.0.0.1:${port}`] };
+  writeFileSync(join(dir, '.framework', 'project.json'), JSON.stringify({ name: 'tiny', toolkitVersion: '0.1.0', services: [service] }));
+  return dir;
+}
+
+function cardsAndStore(): string[] {
+  const dir = temp('semantic');
+  mkdirSync(join(dir, 'cards'));
+  return ['--cards', join(dir, 'cards'), '--store-dir', join(dir, 'store')];
+}
+
+async function newProject(): Promise<string> {
+  const dir = join(temp('project'), 'demo');
+  const made = await runCli(['create', 'project', 'demo', '--dir', dir, '--json']);
+  expect(made.code, made.stdout + made.stderr).toBe(0);
+  return dir;
+}
+
+function brokenPolicies(): string {
+  const dir = temp('policies');
+  writeFileSync(join(dir, 'bad.rego'), 'package bad\n\nimport rego.v1\n\nallow if { x > 1 }\n');
+  return dir;
+}
+
+/** A success for every command. */
+const SUCCESS: Record<string, Case> = {
+  doctor: { args: () => ['doctor'], env: () => ({ KV_URL: 'redis://127.0.0.1:6379' }), check: (doc) => expect(doc.ok).toBe(true) },
+  'model list': { args: () => ['model', 'list'], env: () => ({ FRAMEWORK_MODELS_DIR: temp('models') }), check: (doc) => expect(doc.models).toEqual([]) },
+  'model pull': { args: () => ['model', 'pull', 'smollm2'], env: () => ({ OLLAMA_HOST: closedUrl }), check: (doc) => expect(doc.name).toBe('smollm2') },
+  'model serve': { args: () => ['model', 'serve', '--addr', '127.0.0.1:0'], stopWhen: STOP_AT_LISTENING },
+  'policy check': { args: () => ['policy', 'check', 'policies'], check: (doc) => expect(doc.ok).toBe(true) },
+  'policy eval': { args: () => ['policy', 'eval', '-d', 'policies', 'data.a2a_access.allow'], check: (doc) => expect(doc.result).toBeDefined() },
+  'policy test': { args: () => ['policy', 'test', 'policies'], check: (doc) => expect(doc.results).toBeInstanceOf(Array) },
+  'policy serve': { args: () => ['policy', 'serve', 'policies', '--addr', '127.0.0.1:0'], stopWhen: STOP_AT_LISTENING },
+  'serve agent': { args: () => ['serve', 'agent', '--port', '0'], stopWhen: STOP_AT_LISTENING },
+  'serve guardian': { args: () => ['serve', 'guardian', '--addr', '127.0.0.1:0', '--opa-url', closedUrl], stopWhen: STOP_AT_LISTENING },
+  'serve semantic-layer': { args: () => ['serve', 'semantic-layer', '--addr', '127.0.0.1:0', ...cardsAndStore()], env: () => ({ OLLAMA_HOST: closedUrl }), stopWhen: STOP_AT_LISTENING },
+  'create project': { args: () => ['create', 'project', 'demo', '--dir', join(temp('create'), 'demo')], check: (doc) => expect(doc.name).toBe('demo') },
+  'create swarm': { args: () => ['create', 'swarm', 'flock', '--dir', join(temp('swarm'), 'flock')] },
+  'add agent': { args: async () => ['add', 'agent', 'helper', '--description', 'Answers questions', '--no-interactive', '--dir', await newProject()] },
+  up: {
+    args: async () => ['up', '--dir', await tinyProject()],
+    stopWhen: /"type":"ready"/,
+    checkStream: (docs) => {
+      expect(docs.map((d) => d.type)).toContain('ready');
+      expect(docs.at(-1)).toMatchObject({ detached: false, stopped: true });
+    },
+  },
+  status: { args: () => ['status', '--dir', detached], check: (doc) => expect(doc).toMatchObject({ running: true, services: [{ name: 'policy', health: 'ok' }] }) },
+  logs: { args: () => ['logs', 'policy', '--dir', detached, '-n', '5'], check: (doc) => expect(doc.lines).toBeInstanceOf(Array) },
+  // Last: it stops the detached stack the cases above read.
+  down: { args: () => ['down', '--dir', detached], check: (doc) => expect(doc.stopped).toEqual(['policy']) },
+};
+
+/** Failures with an error document (beyond the bad flag every command gets). */
+const FAILURE: Record<string, Case> = {
+  'model pull': { args: () => ['model', 'pull', 'no-such-model'], env: () => ({ OLLAMA_HOST: closedUrl }) },
+  'model serve': { args: () => ['model', 'serve', '--addr', `127.0.0.1:${takenPort}`] },
+  'policy check': { args: () => ['policy', 'check', join(tmpdir(), 'fw-json-no-such-dir')] },
+  'policy eval': { args: () => ['policy', 'eval', '-d', 'policies', 'data.x['], check: (doc) => expect(doc).toMatchObject({ error: { code: 'rego_parse_error' } }) },
+  'policy test': {
+    args: () => ['policy', 'test', brokenPolicies()],
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'policy_compile_error', message: expect.stringContaining('rego_unsafe_var_error') } }),
+  },
+  'policy serve': { args: () => ['policy', 'serve', 'policies', '--addr', `127.0.0.1:${takenPort}`] },
+  'serve agent': { args: () => ['serve', 'agent', '--port', String(takenPort)] },
+  'serve guardian': { args: () => ['serve', 'guardian', '--addr', `127.0.0.1:${takenPort}`] },
+  'serve semantic-layer': { args: () => ['serve', 'semantic-layer', '--addr', `127.0.0.1:${takenPort}`, ...cardsAndStore()], env: () => ({ OLLAMA_HOST: closedUrl }) },
+  'create project': { args: () => ['create', 'project', 'Not A Name', '--dir', temp('badname')] },
+  'add agent': { args: () => ['add', 'agent', 'helper', '--description', 'x', '--no-interactive', '--dir', temp('not-a-project')] },
+  up: { args: () => ['up', '--dir', temp('not-a-project')], check: (doc) => expect(doc).toMatchObject({ error: { code: 'project_not_found' } }) },
+  logs: { args: () => ['logs', 'no-such-service', '--dir', detached], check: (doc) => expect(doc).toMatchObject({ error: { code: 'unknown_service' } }) },
+  status: { args: () => ['status', '--dir', join(tmpdir(), 'fw-json-no-such-dir')] },
+};
+
+/** Failures that are still the command's normal document (a report), with exit code 1. */
+const FAILED_REPORT: Record<string, Case> = {
+  doctor: { args: () => ['doctor'], env: () => ({ KV_URL: closedUrl.replace('http', 'redis') }), check: (doc) => expect(doc.ok).toBe(false) },
+  'policy check': { args: () => ['policy', 'check', brokenPolicies()], check: (doc) => expect(doc.ok).toBe(false) },
+};
+
+async function run(c: Case): Promise<CliResult> {
+  return runCli([...(await c.args()), '--json'], { ...(c.env ? { env: c.env() } : {}), ...(c.stopWhen ? { stopWhen: c.stopWhen } : {}), timeoutMs: 60_000 });
+}
+
+/** The whole of stdout as one JSON document (throws, with stdout, when it is not). */
+function oneDocument(result: CliResult): Doc {
+  try {
+    return JSON.parse(result.stdout) as Doc;
+  } catch {
+    throw new Error(`stdout is not one JSON document (exit ${result.code}):\n${result.stdout}\n--- stderr:\n${result.stderr}`);
+  }
+}
+
+function expectErrorDocument(result: CliResult): Doc {
+  const doc = oneDocument(result);
+  expect(result.code, result.stdout).not.toBe(0);
+  expect(doc).toMatchObject({ error: { code: expect.stringMatching(/^[a-z][a-z0-9_]*$/), message: expect.any(String), exit: result.code } });
+  const error = doc.error as Doc;
+  expect((error.message as string).length).toBeGreaterThan(0);
+  // Not oclif's default document, which dumps the parser's context and the whole configuration.
+  expect(Object.keys(error)).not.toContain('oclif');
+  expect(Object.keys(error)).not.toContain('parse');
+  return doc;
+}
+
+const commands = builtCommands();
+
+describe('--json on every command', () => {
+  it('has a success case for every built command', () => {
+    expect(commands.length).toBeGreaterThan(10);
+    expect(commands.filter((id) => !(id in SUCCESS))).toEqual([]);
+  });
+
+  // Independent of each other and of the cases below: run a few at once.
+  it.concurrent.each(commands)('%s: a bad flag is one error document with code invalid_arguments, exit 2', async (id) => {
+    const result = await runCli([...id.split(' '), '--json', '--no-such-flag']);
+    expect(expectErrorDocument(result)).toMatchObject({ error: { code: 'invalid_arguments', message: 'Nonexistent flag: --no-such-flag' } });
+    expect(result.code).toBe(2);
+  });
+
+  it.each(Object.keys(SUCCESS).filter((id) => commands.includes(id)))('%s: success', async (id) => {
+    const c = SUCCESS[id]!;
+    const result = await run(c);
+    expect(result.code, result.stderr).toBe(0);
+    if (!c.stopWhen) {
+      c.check?.(oneDocument(result));
+      return;
+    }
+    // NDJSON: every line one document, nothing else.
+    const docs = result.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => {
+        try {
+          return JSON.parse(line) as Doc;
+        } catch {
+          throw new Error(`not a JSON line: ${line}\n--- stdout:\n${result.stdout}`);
+        }
+      });
+    (c.checkStream ?? serveStream)(docs);
+  });
+
+  it.each(Object.keys(FAILURE).filter((id) => commands.includes(id)))('%s: failure is one error document', async (id) => {
+    const c = FAILURE[id]!;
+    const doc = expectErrorDocument(await run(c));
+    c.check?.(doc);
+  });
+
+  it.each(Object.keys(FAILED_REPORT).filter((id) => commands.includes(id)))('%s: a failed check is one report document with exit code 1', async (id) => {
+    const c = FAILED_REPORT[id]!;
+    const result = await run(c);
+    expect(result.code).toBe(1);
+    c.check?.(oneDocument(result));
+  });
+});
