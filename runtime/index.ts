@@ -153,6 +153,23 @@ export { InvalidModelOutputError } from './core/errors/invalid-model-output-erro
 export { createPlannerAgent, literalPlan, splitActions } from './examples/planner-agent.js';
 export { createExecutorAgent } from './examples/executor-agent.js';
 
+// Scaffolding, the process supervisor, doctor (used by framework-cli).
+export { createProject, type CreateProjectOptions, type CreateProjectSummary } from './scaffold/create-project.js';
+export { addAgent, type AddAgentOptions, type AddAgentSummary, type TaskAnswer } from './scaffold/add-agent.js';
+export { createSwarm, type CreateSwarmOptions, type CreateSwarmSummary } from './scaffold/create-swarm.js';
+export { ProjectFileSchema, ServiceSpecSchema, PROJECT_FILE, RUN_DIR, type ProjectFile, type ServiceSpec, type ServiceKind } from './supervisor/project-file.js';
+export { Supervisor, type SupervisorOptions, type ServiceStatus, type SupervisorOutcome } from './supervisor/supervisor.js';
+export type { SupervisorEvent, SupervisorEventType, ServiceState } from './supervisor/supervisor-event.js';
+export { SupervisorError } from './supervisor/supervisor-error.js';
+export { checkPorts, isPortFree, type PortClaim } from './supervisor/check-ports.js';
+export { PortsInUseError, type PortConflict } from './supervisor/ports-in-use-error.js';
+export { startOrder } from './supervisor/start-order.js';
+export { readRunState, isAlive, type RunState, type RunService } from './supervisor/run-state.js';
+export { stopStack, type StopStackResult } from './supervisor/stop-stack.js';
+export { stackStatus, type StackStatus, type ServiceReport } from './supervisor/stack-status.js';
+export { runDoctor, type DoctorReport, type RunDoctorOptions } from './doctor/run-doctor.js';
+export type { DoctorCheck, CheckStatus } from './doctor/doctor-check.js';
+
 // The Guardian service.
 export { createGuardian, type GuardianOptions } from './guardian/create-guardian.js';
 export { startGuardian, type RunningGuardian, type StartGuardianOptions } from './guardian/start-guardian.js';

@@ -1,0 +1,36 @@
+import { Args, Flags } from '@oclif/core';
+import { createProject, type CreateProjectSummary } from '../../../runtime/scaffold/create-project.js';
+import { ScaffoldCommand } from '../../scaffold-command.js';
+
+export default class CreateProject extends ScaffoldCommand {
+  static override description =
+    'Create an agent project: agents/, services/ (Rego policies, agent cards), compose.yaml, .framework/project.json (what `framework-cli up` starts), package.json (framework_core from this toolkit\'s folder), tsconfig.json, .env.example, README.md. Refuses a folder that is not empty unless --force.';
+
+  static override examples = [
+    '<%= config.bin %> create project demo',
+    '<%= config.bin %> create project demo --dir projects/demo --json',
+  ];
+
+  static override args = {
+    name: Args.string({ description: 'project name: lower-case letters, digits, ".", "_", "-"', required: true }),
+  };
+
+  static override flags = {
+    dir: Flags.string({ char: 'd', description: 'folder of the project (default: ./<name>)' }),
+    force: Flags.boolean({ description: 'write into a folder that is not empty (files with the same names are replaced)', default: false }),
+  };
+
+  async run(): Promise<CreateProjectSummary> {
+    const { args, flags } = await this.parse(CreateProject);
+    const summary = await this.scaffold(() => createProject({ dir: flags.dir ?? args.name, name: args.name, force: flags.force }));
+    this.report([
+      `Created project "${summary.name}" in ${summary.root} (${summary.created.length} files).`,
+      'Next:',
+      `  cd ${summary.root}`,
+      '  npm install',
+      '  framework-cli add agent <name> --description "<what it does>"',
+      '  framework-cli up',
+    ]);
+    return summary;
+  }
+}

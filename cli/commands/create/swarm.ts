@@ -1,0 +1,39 @@
+import { basename, resolve } from 'node:path';
+import { Args, Flags } from '@oclif/core';
+import { createSwarm, type CreateSwarmSummary } from '../../../runtime/scaffold/create-swarm.js';
+import { ScaffoldCommand } from '../../scaffold-command.js';
+
+export default class CreateSwarm extends ScaffoldCommand {
+  static override description =
+    'Create a multi-agent project: orchestrator, planner and executor wired over A2A (cards, one HMAC key each, an a2a_access policy allowing orchestrator → any agent and planner → executor), and the system memory (<name>-kv and <name>-memory) in compose.yaml. The memory services are not started by `framework-cli up` yet.';
+
+  static override examples = [
+    '<%= config.bin %> create swarm team',
+    '<%= config.bin %> create swarm --dir team --json',
+  ];
+
+  static override args = {
+    name: Args.string({ description: 'project name (default: the name of --dir, else "swarm")', required: false }),
+  };
+
+  static override flags = {
+    dir: Flags.string({ char: 'd', description: 'folder of the project (default: ./<name>)' }),
+    force: Flags.boolean({ description: 'write into a folder that is not empty (files with the same names are replaced)', default: false }),
+  };
+
+  async run(): Promise<CreateSwarmSummary> {
+    const { args, flags } = await this.parse(CreateSwarm);
+    const name = args.name ?? (flags.dir ? basename(resolve(flags.dir)) : 'swarm');
+    const summary = await this.scaffold(() => createSwarm({ dir: flags.dir ?? name, name, force: flags.force }));
+    this.report([
+      `Created swarm "${summary.name}" in ${summary.root}:`,
+      ...summary.agents.map((agent) => `  ${agent.name.padEnd(13)} http://127.0.0.1:${agent.port}/`),
+      `System memory (${summary.memoryServices.join(', ')}) is in compose.yaml only; see README.md.`,
+      'Next:',
+      `  cd ${summary.root}`,
+      '  npm install',
+      '  framework-cli up',
+    ]);
+    return summary;
+  }
+}
