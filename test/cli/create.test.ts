@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,22 +7,10 @@ import { ProjectFileSchema } from '../../runtime/supervisor/project-file.js';
 import { runCli } from '../support/cli.js';
 import { validateComposeText } from '../support/compose-schema.js';
 import { freePort } from '../support/net.js';
-import { REPO_ROOT, startService, type Service } from '../support/processes.js';
+import { startService, type Service } from '../support/processes.js';
 import { collectSse } from '../support/sse-client.js';
+import { linkDependencies } from '../support/project-deps.js';
 
-/**
- * How a generated project resolves its dependencies here, without a network:
- * `npm install --offline` fails (typescript is not in the npm cache), so the
- * test links what `npm install` would have installed: framework_core (the
- * `file:` dependency, which npm installs as a link too), typescript and
- * @types/node from this toolkit's node_modules.
- */
-async function linkDependencies(root: string): Promise<void> {
-  await mkdir(join(root, 'node_modules', '@types'), { recursive: true });
-  await symlink(REPO_ROOT, join(root, 'node_modules', 'framework_core'), 'dir');
-  await symlink(join(REPO_ROOT, 'node_modules', 'typescript'), join(root, 'node_modules', 'typescript'), 'dir');
-  await symlink(join(REPO_ROOT, 'node_modules', '@types', 'node'), join(root, 'node_modules', '@types', 'node'), 'dir');
-}
 
 /** `tsc -p .` in `root` with the linked TypeScript. */
 function compile(root: string): Promise<{ code: number | null; output: string }> {
