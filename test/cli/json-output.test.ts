@@ -57,9 +57,14 @@ beforeAll(async () => {
   taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
   takenPort = (taken.address() as { port: number }).port;
-  detached = await tinyProject();
-  const up = await runCli(['up', '--detach', '--dir', detached, '--json'], { timeoutMs: 60_000 });
-  expect(up.code, up.stdout + up.stderr).toBe(0);
+  // A free port can be taken by a parallel test before `up` binds it: try again with new ports then.
+  let up;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    detached = await tinyProject();
+    up = await runCli(['up', '--detach', '--dir', detached, '--json'], { timeoutMs: 60_000 });
+    if (up.code === 0 || !up.stdout.includes('"port_in_use"')) break;
+  }
+  expect(up?.code, `${up?.stdout}${up?.stderr}`).toBe(0);
 }, 300_000);
 
 afterAll(async () => {
