@@ -53,13 +53,13 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
     const front = options.mode === 'a2a' ? undefined : frontDoor(options, config, sessions, logger);
     const separate = front !== undefined && a2a !== undefined && config.webInterfacePort !== undefined && config.webInterfacePort !== port;
 
+    // A2A lives on the main port: beside the front door, or alone when the front door has its own port.
     const main = front && !separate ? front : a2aOnlyApp(options.agent, logger);
-    if (a2a && !separate) a2a.mount(main);
+    if (a2a) a2a.mount(main);
     const mainListening = await listen(main, { host, port, portHint: 'set AGENT_PORT or pass --port' });
     opened.push(mainListening);
     let frontListening: Listening | undefined;
-    if (separate && front && a2a) {
-      a2a.mount(main);
+    if (separate && front) {
       frontListening = await listen(front, { host, port: config.webInterfacePort ?? 0, portHint: 'set WEB_INTERFACE_PORT' });
       opened.push(frontListening);
     }
