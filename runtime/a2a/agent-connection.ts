@@ -1,4 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
+import { statSync } from 'node:fs';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { loadA2aConfig, type Env } from '../core/config.js';
 import { PermissionError } from '../core/errors/permission-error.js';
@@ -54,7 +55,7 @@ export async function* agentConnection(
   const [allowed, reason] = await validator.validateA2AAccess(sourceCard, targetCard, message, options.signal ? { signal: options.signal } : {});
   if (!allowed) throw new PermissionError({ reason, source: sourceCard.name, target: targetCard.name });
 
-  const keys = options.keys ?? loadKeyRing({ env });
+  const keys = options.keys ?? keyRingFrom(env);
   // Unsigned only where validation is off and no key exists: a development set-up.
   const key: SigningKey | undefined =
     keys.size === 0 && validator.mode === 'disabled' ? undefined : keys.signingKeyFor(sourceCard.name, options.keyId ?? config?.a2aKeyId);
@@ -67,4 +68,27 @@ export async function* agentConnection(
     options.signal ? { signal: options.signal } : {},
   );
   for await (const event of stream) yield* chunksFromStream(event);
+}
+
+/**
+ * The key ring the environment names, read again only when the variables or
+ * the keys file (size, modification time) change: a hop must not re-read and
+ * re-parse the secrets file every time, and a rotated file is still picked up.
+ */
+let cachedRing: { stamp: string; ring: KeyRing } | undefined;
+function keyRingFrom(env: Env): KeyRing {
+  let fileStamp = '';
+  if (env.A2A_KEYS_FILE) {
+    try {
+      const stat = statSync(env.A2A_KEYS_FILE);
+      fileStamp = `${stat.size}:${stat.mtimeMs}:${stat.mode}`;
+    } catch {
+      fileStamp = 'unreadable'; // loadKeyRing reports it
+    }
+  }
+  const stamp = JSON.stringify([env.A2A_KEYS_FILE ?? '', fileStamp, env.A2A_KEYS ?? '']);
+  if (cachedRing?.stamp === stamp && fileStamp !== 'unreadable') return cachedRing.ring;
+  const ring = loadKeyRing({ env });
+  cachedRing = { stamp, ring };
+  return ring;
 }
