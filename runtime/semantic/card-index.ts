@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isPlainObject } from '../core/json.js';
@@ -49,6 +49,7 @@ export class CardIndex {
   readonly #store: VectorStore;
   readonly #embedder: Embedder;
   readonly #logger: Logger;
+  readonly #parsed = new Map<string, { stamp: string; card: CardOnDisk | undefined }>();
 
   constructor(options: { dir: string; store: VectorStore; embedder: Embedder; logger?: Logger }) {
     this.dir = resolve(options.dir);
@@ -69,17 +70,46 @@ export class CardIndex {
     const cards = new Map<string, CardOnDisk>();
     for (const name of names) {
       const file = join(this.dir, name);
-      try {
-        const raw: unknown = JSON.parse(await readFile(file, 'utf8'));
-        if (!isPlainObject(raw) || typeof raw.name !== 'string' || raw.name.trim() === '') throw new Error('a card needs a "name" string');
-        const card = stripSecrets(raw) as AgentCardJson;
-        if (cards.has(card.name)) throw new Error(`a second card for "${card.name}"`);
-        cards.set(card.name, { id: cardId(card.name), name: card.name, card, uri: pathToFileURL(file).href, text: cardText(card) });
-      } catch (error) {
-        this.#logger.warn('skipped an agent card file', { file, error: (error as Error).message });
+      const parsed = await this.#parseFile(file);
+      if (parsed === undefined) continue;
+      if (cards.has(parsed.name)) {
+        this.#logger.warn('skipped an agent card file', { file, error: `a second card for "${parsed.name}"` });
+        continue;
       }
+      cards.set(parsed.name, parsed);
     }
+    const present = new Set(names.map((name) => join(this.dir, name)));
+    for (const file of this.#parsed.keys()) if (!present.has(file)) this.#parsed.delete(file);
     return [...cards.values()];
+  }
+
+  /**
+   * One card file, parsed again only when its size or modification time
+   * changed: discovery checks the folder before every search, and must not
+   * re-read every file (nor log the same broken file) each time.
+   */
+  async #parseFile(file: string): Promise<CardOnDisk | undefined> {
+    let stamp: string;
+    try {
+      const info = await stat(file);
+      stamp = `${info.size}:${info.mtimeMs}`;
+    } catch {
+      this.#parsed.delete(file);
+      return undefined;
+    }
+    const known = this.#parsed.get(file);
+    if (known?.stamp === stamp) return known.card;
+    let card: CardOnDisk | undefined;
+    try {
+      const raw: unknown = JSON.parse(await readFile(file, 'utf8'));
+      if (!isPlainObject(raw) || typeof raw.name !== 'string' || raw.name.trim() === '') throw new Error('a card needs a "name" string');
+      const stripped = stripSecrets(raw) as AgentCardJson;
+      card = { id: cardId(stripped.name), name: stripped.name, card: stripped, uri: pathToFileURL(file).href, text: cardText(stripped) };
+    } catch (error) {
+      this.#logger.warn('skipped an agent card file', { file, error: (error as Error).message });
+    }
+    this.#parsed.set(file, { stamp, card });
+    return card;
   }
 
   /** Embeds and stores `cards` (replacing by id); returns how many were stored. */
