@@ -23,7 +23,7 @@ import { connect } from '@lancedb/lancedb';
 import { DEFAULT_INDEX_THRESHOLD } from '../runtime/semantic/lance-index.js';
 import { LanceVectorStore } from '../runtime/semantic/lance-vector-store.js';
 import type { VectorRecord } from '../runtime/semantic/vector-store.js';
-import { prng } from './support/seeded-random.js';
+import { clusteredVectors, exactTopK, normalise, percentile } from './support/clustered-vectors.js';
 
 const DIM = 384;
 const CENTROIDS = 200;
@@ -33,43 +33,11 @@ const SIZES = (process.env.BENCH_SEMANTIC_SIZES ?? '10000,100000').split(',').ma
 const BATCH = Number(process.env.BENCH_SEMANTIC_BATCH ?? 1000);
 
 
-const random = prng(20_260_101);
-const gauss = () => Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
-
-function normalise(v: Float32Array): Float32Array {
-  let norm = 0;
-  for (const x of v) norm += x * x;
-  norm = Math.sqrt(norm);
-  for (let i = 0; i < v.length; i++) v[i]! /= norm;
-  return v;
-}
-
-const centroids = Array.from({ length: CENTROIDS }, () => normalise(Float32Array.from({ length: DIM }, gauss)));
-
-/** A point near a random centroid: noise of norm ~1 around a unit centroid. */
-function sample(): Float32Array {
-  const centroid = centroids[Math.floor(random() * CENTROIDS)]!;
-  return normalise(Float32Array.from(centroid, (x) => x + gauss() / Math.sqrt(DIM)));
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
-}
+const { random, gauss, sample } = clusteredVectors({ seed: 20_260_101, dim: DIM, centroids: CENTROIDS });
 
 /** The ids of the 10 nearest stored vectors by cosine (all unit vectors: dot product). */
 function exactTop10(data: Float32Array, n: number, query: Float32Array): Set<string> {
-  const best: Array<{ i: number; s: number }> = [];
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    const o = i * DIM;
-    for (let k = 0; k < DIM; k++) s += query[k]! * data[o + k]!;
-    if (best.length < 10 || s > best[best.length - 1]!.s) {
-      best.push({ i, s });
-      best.sort((a, b) => b.s - a.s);
-      if (best.length > 10) best.pop();
-    }
-  }
-  return new Set(best.map((b) => `d${b.i}`));
+  return new Set(exactTopK({ data, n, query, k: 10 }).map((i) => `d${i}`));
 }
 
 function records(data: Float32Array, from: number, to: number): VectorRecord[] {

@@ -15,7 +15,7 @@ import { AuditTrail } from './audit-trail.js';
 import { domainDecisionFrom, type DomainDecision } from './domain-decision.js';
 import { DomainPolicyInputSchema } from './domain-policy-input.js';
 import type { AuditListResponse, GuardianHealth } from './guardian-responses.js';
-import { parseRequest } from './parse-request.js';
+import { parseRequest } from '../http/parse-request.js';
 
 export interface GuardianOptions {
   /** The policy engine asked for every decision (OPA or `framework-cli policy serve`). */

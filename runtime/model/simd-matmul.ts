@@ -14,58 +14,7 @@
  *   }
  */
 
-const op = {
-  block: 0x02,
-  loop: 0x03,
-  br: 0x0c,
-  brIf: 0x0d,
-  end: 0x0b,
-  get: 0x20,
-  set: 0x21,
-  tee: 0x22,
-  i32Const: 0x41,
-  i32GeU: 0x4f,
-  i32Add: 0x6a,
-  i32Sub: 0x6b,
-  i32Mul: 0x6c,
-  f32Load: 0x2a,
-  void: 0x40,
-} as const;
-const simd = (code: number): number[] => [0xfd, ...uleb(code)];
-const v128Load = (offset: number) => [...simd(0x00), 4, ...uleb(offset)];
-const v128Store = (offset: number) => [...simd(0x0b), 4, ...uleb(offset)];
-const f32Load = [op.f32Load, 2, 0];
-const f32x4Splat = simd(0x13);
-const f32x4Add = simd(0xe4);
-const f32x4Mul = simd(0xe6);
-
-function uleb(value: number): number[] {
-  const bytes: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value !== 0) byte |= 0x80;
-    bytes.push(byte);
-  } while (value !== 0);
-  return bytes;
-}
-
-function sleb(value: number): number[] {
-  const bytes: number[] = [];
-  for (;;) {
-    const byte = value & 0x7f;
-    value >>= 7;
-    if ((value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0)) {
-      bytes.push(byte);
-      return bytes;
-    }
-    bytes.push(byte | 0x80);
-  }
-}
-
-const str = (s: string) => [...uleb(s.length), ...Buffer.from(s, 'utf8')];
-const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
+import { f32Load, f32x4Add, f32x4Mul, f32x4Splat, kernelModule, op, sleb, type, v128Load, v128Store } from '../core/wasm-bytes.js';
 
 // Parameters 0..6: x, wt, bias, y, n, k, out. Then i32 locals 7..16, v128 locals 17..27.
 const [X, WT, BIAS, Y, N, K, OUT] = [0, 1, 2, 3, 4, 5, 6];
@@ -124,24 +73,12 @@ function kernelBody(): number[] {
     ...get(I), ...c(4), op.i32Add, ...set(I),
     op.br, 0,
     op.end, op.end,
-    op.end,
   ];
-  const locals = [...uleb(2), ...uleb(10), 0x7f, ...uleb(11), 0x7b];
-  const body = [...locals, ...code];
-  return [...uleb(body.length), ...body];
+  return code;
 }
 
 function moduleBytes(): Uint8Array<ArrayBuffer> {
-  const i32 = 0x7f;
-  const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, vec([[0x60, ...uleb(7), ...Array<number>(7).fill(i32), 0]])),
-    ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])),
-    ...section(3, vec([[0]])),
-    ...section(7, vec([[...str('matmul'), 0x00, 0]])),
-    ...section(10, vec([kernelBody()])),
-  ];
-  return new Uint8Array(bytes);
+  return kernelModule({ name: 'matmul', params: 7, locals: [[10, type.i32], [11, type.v128]], code: kernelBody() });
 }
 
 /** The kernel's signature: byte offsets `x`, `wt`, `bias`, `y`, then `n`, `k`, `out`. */

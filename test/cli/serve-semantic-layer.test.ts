@@ -4,7 +4,8 @@ import { MCPToolkit } from '../../runtime/semantic/mcp-toolkit.js';
 import { runCli } from '../support/cli.js';
 import { freePort } from '../support/net.js';
 import { startService, type Service } from '../support/processes.js';
-import { startEmbeddings, tempProject } from '../semantic/support.js';
+import { startEmbeddings } from '../support/embeddings.js';
+import { tempProject } from '../semantic/support.js';
 
 let models: RunningModelServer;
 let project: Awaited<ReturnType<typeof tempProject>>;

@@ -3,7 +3,8 @@ import type { RunningModelServer } from '../../runtime/model/start-model-server.
 import { MCPToolkit } from '../../runtime/semantic/mcp-toolkit.js';
 import { startSemanticLayer, type RunningSemanticLayer } from '../../runtime/semantic/start-semantic-layer.js';
 import { freePort, waitFor } from '../support/net.js';
-import { layerConfig, recordingLogger, startEmbeddings, tempProject } from './support.js';
+import { startEmbeddings } from '../support/embeddings.js';
+import { layerConfig, recordingLogger, tempProject } from './support.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -1,13 +1,13 @@
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startModelServer, type RunningModelServer } from '../../runtime/model/start-model-server.js';
+import type { RunningModelServer } from '../../runtime/model/start-model-server.js';
 import type { SemanticConfig } from '../../runtime/semantic/semantic-config.js';
 import { MCPToolkit } from '../../runtime/semantic/mcp-toolkit.js';
 import { startSemanticLayer, type RunningSemanticLayer } from '../../runtime/semantic/start-semantic-layer.js';
 import type { Logger } from '../../runtime/core/logger.js';
 import { SEMANTIC_DEFAULTS } from '../../runtime/semantic/semantic-config.js';
-import { defaultEmbeddingStore, defaultModelStore } from '../model/support/default-model.js';
+import { startEmbeddings } from '../support/embeddings.js';
 
 /** Cards of the test fleet; `weather` carries secrets that must never come back. */
 export const CARDS: Record<string, Record<string, unknown>> = {
@@ -46,13 +46,6 @@ export async function tempProject(): Promise<{ dir: string; cardsDir: string; st
   await mkdir(cardsDir);
   for (const [file, card] of Object.entries(CARDS)) await writeFile(join(cardsDir, file), JSON.stringify(card, null, 2));
   return { dir, cardsDir, storeDir: join(dir, '.framework', 'semantic'), remove: () => rm(dir, { recursive: true, force: true }) };
-}
-
-/** The real model runtime serving all-minilm (and smollm2), on a free port or `port`. */
-export async function startEmbeddings(port = 0): Promise<RunningModelServer> {
-  await defaultModelStore();
-  const { store } = await defaultEmbeddingStore();
-  return startModelServer({ store, host: '127.0.0.1', port });
 }
 
 export function layerConfig(overrides: Partial<SemanticConfig> & { cardsDir: string; storeDir: string; ollamaHost: string }): SemanticConfig {
