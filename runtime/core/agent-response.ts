@@ -8,7 +8,13 @@ export type AgentResponse =
   | { readonly type: 'status'; readonly text: string }
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'result'; readonly data: Readonly<Record<string, unknown>> }
-  | { readonly type: 'input_required'; readonly text: string; readonly actionType?: string }
+  | {
+      readonly type: 'input_required';
+      readonly text: string;
+      readonly actionType?: string;
+      /** Structured form of the question for clients that render it (a plan: `plan_id` and `plan`); the text stays complete on its own. */
+      readonly data?: Readonly<Record<string, unknown>>;
+    }
   | { readonly type: 'error'; readonly code: string; readonly message: string };
 
 export type AgentResponseType = AgentResponse['type'];
@@ -43,11 +49,15 @@ export const AgentResponse = {
     if (!isPlainObject(data)) throw new TypeError('AgentResponse.result(data) takes a plain object');
     return { type: 'result', data };
   },
-  inputRequired(text: string, options: { actionType?: string } = {}): AgentResponse {
+  inputRequired(text: string, options: { actionType?: string; data?: Readonly<Record<string, unknown>> } = {}): AgentResponse {
     requireString(text, 'AgentResponse.inputRequired(text)');
-    return options.actionType === undefined
-      ? { type: 'input_required', text }
-      : { type: 'input_required', text, actionType: options.actionType };
+    if (options.data !== undefined && !isPlainObject(options.data)) throw new TypeError('AgentResponse.inputRequired(text, { data }) takes a plain object');
+    return {
+      type: 'input_required',
+      text,
+      ...(options.actionType === undefined ? {} : { actionType: options.actionType }),
+      ...(options.data === undefined ? {} : { data: options.data }),
+    };
   },
   error(message: string, options: { code?: string } = {}): AgentResponse {
     return { type: 'error', code: options.code ?? 'task_error', message: requireString(message, 'AgentResponse.error(message)') };
@@ -58,8 +68,13 @@ export const AgentResponse = {
     switch (value.type as AgentResponseType) {
       case 'status':
       case 'text':
-      case 'input_required':
         return typeof value.text === 'string';
+      case 'input_required':
+        return (
+          typeof value.text === 'string' &&
+          (value.actionType === undefined || typeof value.actionType === 'string') &&
+          (value.data === undefined || isPlainObject(value.data))
+        );
       case 'result':
         return isPlainObject(value.data);
       case 'error':

@@ -49,9 +49,11 @@ export function responseToJson(response: AgentResponse): Record<string, unknown>
     case 'text':
       return { text: response.text };
     case 'input_required':
-      return response.actionType === undefined
-        ? { text: response.text }
-        : { text: response.text, action_type: response.actionType };
+      return {
+        text: response.text,
+        ...(response.actionType === undefined ? {} : { action_type: response.actionType }),
+        ...(response.data === undefined ? {} : { data: { ...response.data } }),
+      };
     case 'result':
       return { ...response.data };
     case 'error':

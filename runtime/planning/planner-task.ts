@@ -99,8 +99,9 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
     async function* propose(request: string, id: string, language: SummaryLanguage): AsyncGenerator<AgentResponse> {
       yield AgentResponse.status(TEXT[language].planning);
       const plan = PlanResultSchema.parse(await agent.executeStep('plan', { query: request, context_id: id }));
-      await recordPendingPlan(update, id, plan, request);
-      yield AgentResponse.inputRequired(formatPlanSummary(toDisplayPlan(plan, request), { language }), { actionType: PLAN_CONFIRMATION });
+      const pending = await recordPendingPlan(update, id, plan, request);
+      const display = toDisplayPlan(plan, request);
+      yield AgentResponse.inputRequired(formatPlanSummary(display, { language }), { actionType: PLAN_CONFIRMATION, data: { plan_id: pending.plan_id, plan: display } });
     }
 
     if (!contextId || oneShot) {

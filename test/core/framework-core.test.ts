@@ -8,6 +8,7 @@ import {
   UnknownStepError,
   UnknownTaskError,
 } from '../../runtime/index.js';
+import { responseToJson } from '../../runtime/http/task-events.js';
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -218,6 +219,17 @@ describe('AgentResponse', () => {
     expect(() => AgentResponse.result([] as unknown as Record<string, unknown>)).toThrow(TypeError);
     expect(AgentResponse.is({ type: 'result', data: {} })).toBe(true);
     expect(AgentResponse.is({ type: 'unknown', text: '' })).toBe(false);
+  });
+
+  it('lets input_required carry structured data for clients that draw it, and checks its type', () => {
+    const plan = AgentResponse.inputRequired('Approve?', { actionType: 'plan_confirmation', data: { plan_id: 'p1' } });
+    expect(plan).toEqual({ type: 'input_required', text: 'Approve?', actionType: 'plan_confirmation', data: { plan_id: 'p1' } });
+    expect(responseToJson(plan)).toEqual({ text: 'Approve?', action_type: 'plan_confirmation', data: { plan_id: 'p1' } });
+    expect(responseToJson(AgentResponse.inputRequired('q'))).toEqual({ text: 'q' });
+    expect(() => AgentResponse.inputRequired('q', { data: ['x'] as unknown as Record<string, unknown> })).toThrow(TypeError);
+    expect(AgentResponse.is({ type: 'input_required', text: 'q', data: 'x' })).toBe(false);
+    expect(AgentResponse.is({ type: 'input_required', text: 'q', actionType: 1 })).toBe(false);
+    expect(AgentResponse.is(plan)).toBe(true);
   });
 });
 

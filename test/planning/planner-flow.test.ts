@@ -40,6 +40,20 @@ describe('plan confirmation through the front door', () => {
     expect(String(question.text)).toContain('Objective: Book a venue; invite the team; order lunch');
     expect(String(question.text)).toMatch(/1\. Book a venue\n {2}2\. invite the team\n {2}3\. order lunch/);
     expect(String(question.text)).toMatch(/approve/);
+    // The json event format also carries the plan itself, for clients that draw it (the chat REPL).
+    expect(question.data).toEqual({
+      plan_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      plan: {
+        objective: 'Book a venue; invite the team; order lunch',
+        methodology: expect.any(String),
+        methodology_rationale: expect.any(String),
+        tasks: [
+          { task_id: 'action_1', description: 'Book a venue' },
+          { task_id: 'action_2', description: 'invite the team' },
+          { task_id: 'action_3', description: 'order lunch' },
+        ],
+      },
+    });
     expect(log.executed).toEqual([]);
 
     const approval = await ask(b, 'Sure, go ahead!', token);
