@@ -55,6 +55,8 @@ export { SignatureError, type SignatureFailure } from './core/errors/signature-e
 export { AgentNotReadyError } from './core/errors/agent-not-ready-error.js';
 export { AgentCardError } from './core/errors/agent-card-error.js';
 export { PolicyUnavailableError } from './core/errors/policy-unavailable-error.js';
+export { AgentHttpError } from './core/errors/agent-http-error.js';
+export { StreamInterruptedError } from './core/errors/stream-interrupted-error.js';
 
 // Agent-to-agent calls (A2A): cards, validated and signed connections, workflows, the endpoint.
 export {
@@ -191,6 +193,8 @@ export { createMinimalFrontDoor, type MinimalFrontDoorOptions } from './http/min
 export { runAgent, type RunAgentOptions } from './http/run-agent.js';
 export { listen, type Listening } from './http/listen.js';
 export { encodeSseEvent, encodeSseComment, SSE_HEADERS, type SseEvent } from './http/sse.js';
+export { FrontDoorClient, type FrontDoorClientOptions, type FrontDoorSession } from './http/front-door-client.js';
+export { parseFrontDoorEvent, type ReceivedSseEvent } from './http/front-door-event.js';
 
 // Sessions.
 export type { Session, SessionStore, StartedSession } from './sessions/session-store.js';
