@@ -7,6 +7,8 @@ import { defaultModelStore } from '../model/support/default-model.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { freePort } from '../support/net.js';
 import { REPO_ROOT } from '../support/processes.js';
+import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import { createFixtureAgent } from '../http/agent-fixture.js';
 
 /**
  * Every command, run with --json, prints exactly one JSON document on
@@ -43,6 +45,8 @@ interface Case {
   check?: (doc: Doc) => void;
   /** Extra checks on the parsed lines of a stream; default: a `serve` stream. */
   checkStream?: (docs: Doc[]) => void;
+  /** Prints JSON lines and ends by itself (`chat`). */
+  lines?: boolean;
 }
 
 let closedUrl: string;
@@ -50,8 +54,12 @@ let taken: Server;
 let takenPort: number;
 /** A one-service project (the policy engine) running detached, for status, logs and down. */
 let detached: string;
+/** An echo agent's front door, for `chat`. */
+let agent: RunningAgent;
 
 beforeAll(async () => {
+  const fixture = createFixtureAgent();
+  agent = await fixture.core.run(fixture.agent, { port: 0, a2a: false, env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error' } });
   await defaultModelStore(); // `model pull smollm2` is then a no-op.
   closedUrl = `http://127.0.0.1:${await freePort()}`;
   taken = createServer();
@@ -68,6 +76,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  await agent?.close();
   if (detached) await runCli(['down', '--dir', detached]);
   await new Promise<void>((resolve) => taken?.close(() => resolve()));
 });
@@ -111,6 +120,15 @@ function brokenPolicies(): string {
 
 /** A success for every command. */
 const SUCCESS: Record<string, Case> = {
+  chat: {
+    args: () => ['chat', agent.url, '--message', 'hello'],
+    env: () => ({ XDG_CONFIG_HOME: temp('chat-config') }),
+    lines: true,
+    checkStream: (docs) => {
+      expect(docs.map((d) => d.event)).toEqual(['session', 'result', 'done']);
+      expect(docs.at(-1)).toMatchObject({ event: 'done', data: { status: 'ok', agent: agent.url } });
+    },
+  },
   doctor: { args: () => ['doctor'], env: () => ({ KV_URL: 'redis://127.0.0.1:6379' }), check: (doc) => expect(doc.ok).toBe(true) },
   'model list': { args: () => ['model', 'list'], env: () => ({ FRAMEWORK_MODELS_DIR: temp('models') }), check: (doc) => expect(doc.models).toEqual([]) },
   'model pull': { args: () => ['model', 'pull', 'smollm2'], env: () => ({ OLLAMA_HOST: closedUrl }), check: (doc) => expect(doc.name).toBe('smollm2') },
@@ -141,6 +159,7 @@ const SUCCESS: Record<string, Case> = {
 
 /** Failures with an error document (beyond the bad flag every command gets). */
 const FAILURE: Record<string, Case> = {
+  chat: { args: () => ['chat', closedUrl, '--message', 'hello'], env: () => ({ XDG_CONFIG_HOME: temp('chat-config') }), check: (doc) => expect(doc).toMatchObject({ error: { code: 'agent_not_ready' } }) },
   'model pull': { args: () => ['model', 'pull', 'no-such-model'], env: () => ({ OLLAMA_HOST: closedUrl }) },
   'model serve': { args: () => ['model', 'serve', '--addr', `127.0.0.1:${takenPort}`] },
   'policy check': { args: () => ['policy', 'check', join(tmpdir(), 'fw-json-no-such-dir')] },
@@ -210,7 +229,7 @@ describe('--json on every command', () => {
     const c = SUCCESS[id]!;
     const result = await run(c);
     expect(result.code, result.stderr).toBe(0);
-    if (!c.stopWhen) {
+    if (!c.stopWhen && !c.lines) {
       c.check?.(oneDocument(result));
       return;
     }

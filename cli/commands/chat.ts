@@ -1,0 +1,122 @@
+import { Args, Flags, ux } from '@oclif/core';
+import { FrameworkError } from '../../runtime/core/framework-error.js';
+import { chatEventToJson, chatEventToText } from '../../repl/chat-event-output.js';
+import { ChatSession } from '../../repl/chat-session.js';
+import { describeChatError } from '../../repl/describe-chat-error.js';
+import { resolveAgentUrl, type ResolvedAgent } from '../../repl/resolve-agent-url.js';
+import { runChatScript, type ChatScriptAction } from '../../repl/run-chat-script.js';
+import { SessionTokenStore } from '../../repl/session-token-store.js';
+import { JsonCommand } from '../json-command.js';
+
+/** The last line of `chat --json` (and what `run()` returns): how the exchange ended. */
+export interface ChatDone {
+  event: 'done';
+  data: {
+    status: 'ok' | 'error';
+    agent: string;
+    events: number;
+    awaiting_input: boolean;
+    context_id?: string;
+    plan_id?: string;
+  };
+}
+
+export default class Chat extends JsonCommand {
+  static override description =
+    'Chat with an agent: an interactive terminal REPL that streams its events, shows plans as cards and sends approve (a), reject (r) or modify (m). ' +
+    'With --message, --approve, --reject or --modify it runs one exchange without the REPL (--json: one JSON line per event). ' +
+    'The session token is saved per agent URL (file mode 0600 in the configuration directory) and reused; an expired one is renewed.';
+
+  static override examples = [
+    '<%= config.bin %> chat',
+    '<%= config.bin %> chat planner',
+    '<%= config.bin %> chat http://127.0.0.1:8100 --new-session',
+    '<%= config.bin %> chat http://127.0.0.1:8100 --message "organise a team offsite; book a venue" --json',
+    '<%= config.bin %> chat http://127.0.0.1:8100 --modify "add a budget review step" --json',
+    '<%= config.bin %> chat http://127.0.0.1:8100 --approve --json',
+  ];
+
+  static override args = {
+    agent: Args.string({ description: 'agent URL, or the name of an agent of the current project (default: the tutorial planner at http://127.0.0.1:8100)' }),
+  };
+
+  static override jsonLines = true;
+
+  static override flags = {
+    message: Flags.string({ char: 'm', description: 'send this message and print the events, without the REPL', exclusive: ['approve', 'reject', 'modify'] }),
+    approve: Flags.boolean({ description: 'approve the plan pending on the saved session', exclusive: ['message', 'reject', 'modify', 'new-session'] }),
+    reject: Flags.boolean({ description: 'reject the plan pending on the saved session', exclusive: ['message', 'approve', 'modify', 'new-session'] }),
+    modify: Flags.string({ description: 'ask for these changes to the plan pending on the saved session', exclusive: ['message', 'approve', 'reject', 'new-session'] }),
+    'new-session': Flags.boolean({ description: 'start a new session instead of reusing the saved one' }),
+  };
+
+  async run(): Promise<ChatDone | undefined> {
+    const { args, flags } = await this.parse(Chat);
+    let agent: ResolvedAgent;
+    try {
+      agent = resolveAgentUrl({ ...(args.agent === undefined ? {} : { agent: args.agent }), cwd: process.cwd() });
+    } catch (error) {
+      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: error.code === 'invalid_arguments' ? 2 : 1, code: error.code });
+      throw error;
+    }
+    const store = new SessionTokenStore({ dir: this.config.configDir });
+    const session = new ChatSession({ agentUrl: agent.url, store });
+    const action = scriptAction(flags);
+    if (action?.kind === 'message' && action.text.trim() === '') this.error('--message is empty; say what you want the agent to do.', { exit: 2, code: 'invalid_arguments' });
+    if (action?.kind === 'modify' && action.changes?.trim() === '') this.error('--modify is empty; say what to change in the plan.', { exit: 2, code: 'invalid_arguments' });
+
+    if (!action) {
+      if (this.jsonEnabled()) {
+        this.error('--json needs --message, --approve, --reject or --modify (the REPL is for people).', { exit: 2, code: 'invalid_arguments' });
+      }
+      if (!process.stdin.isTTY || !process.stdout.isTTY) {
+        this.error('The chat REPL needs a terminal. In a script, pass --message "..." (and --json for one JSON line per event).', { exit: 2, code: 'not_a_terminal' });
+      }
+      const { runInteractiveChat } = await import('../../repl/run-interactive-chat.js');
+      await runInteractiveChat({ session, forceNew: flags['new-session'] });
+      return undefined;
+    }
+
+    if (action.kind !== 'message' && !(await store.get(agent.url))) {
+      this.error(`There is no saved session with ${agent.url} to send a plan decision on. Send a message first: framework-cli chat ${agent.url} --message "..."`, {
+        exit: 1,
+        code: 'no_saved_session',
+      });
+    }
+
+    const json = this.jsonEnabled();
+    let outcome;
+    try {
+      outcome = await runChatScript({
+        session,
+        action,
+        forceNew: flags['new-session'],
+        onEvent: (event) => ux.stdout(json ? JSON.stringify(chatEventToJson(event)) : chatEventToText(event)),
+      });
+    } catch (error) {
+      const described = describeChatError(error, agent.url);
+      this.error(`${described.message} ${described.hint}`.trim(), { exit: 1, code: described.code });
+    }
+    if (outcome.error) process.exitCode = 1;
+    const done: ChatDone = {
+      event: 'done',
+      data: {
+        status: outcome.error ? 'error' : 'ok',
+        agent: agent.url,
+        events: outcome.events,
+        awaiting_input: outcome.awaitingInput,
+        ...(session.contextId ? { context_id: session.contextId } : {}),
+        ...(session.planId ? { plan_id: session.planId } : {}),
+      },
+    };
+    return done;
+  }
+}
+
+function scriptAction(flags: { message?: string; approve: boolean; reject: boolean; modify?: string }): ChatScriptAction | undefined {
+  if (flags.message !== undefined) return { kind: 'message', text: flags.message };
+  if (flags.approve) return { kind: 'approve' };
+  if (flags.reject) return { kind: 'reject' };
+  if (flags.modify !== undefined) return { kind: 'modify', changes: flags.modify };
+  return undefined;
+}

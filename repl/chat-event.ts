@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { PLAN_CONFIRMATION, type AgentResponse } from '../runtime/core/agent-response.js';
+
+/** A line about the session itself, not from the agent: started, resumed, renewed after expiry, or none (agent without sessions). */
+export interface SessionNotice {
+  readonly type: 'session';
+  readonly status: 'started' | 'resumed' | 'renewed' | 'anonymous';
+  readonly text: string;
+  readonly contextId?: string;
+}
+
+/** What the chat shows: the agent's responses, plus notices about the session. */
+export type ChatEvent = AgentResponse | SessionNotice;
+
+/** The structured plan an `input_required` of action type `plan_confirmation` carries (json event format). */
+export const PlanCardSchema = z.object({
+  plan_id: z.string().optional(),
+  plan: z.object({
+    objective: z.string(),
+    methodology: z.string(),
+    methodology_rationale: z.string().optional(),
+    tasks: z.array(z.object({ task_id: z.string().optional(), description: z.string() })),
+  }),
+});
+export type PlanCard = z.infer<typeof PlanCardSchema>;
+
+/** An `input_required` that is a plan waiting for approve / reject / modify. */
+export type PlanConfirmation = Extract<AgentResponse, { type: 'input_required' }> & { readonly actionType: typeof PLAN_CONFIRMATION };
+
+/**
+ * True for a plan waiting for approve / reject / modify. The guard names the
+ * action type, so where it is false an `input_required` stays one (another question).
+ */
+export function isPlanConfirmation(event: ChatEvent): event is PlanConfirmation {
+  return event.type === 'input_required' && event.actionType === PLAN_CONFIRMATION;
+}
+
+/** The structured plan of a plan confirmation, or undefined when the agent sent only text. */
+export function planCardOf(event: ChatEvent): PlanCard | undefined {
+  if (!isPlanConfirmation(event) || event.data === undefined) return undefined;
+  const parsed = PlanCardSchema.safeParse(event.data);
+  return parsed.success ? parsed.data : undefined;
+}

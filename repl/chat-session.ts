@@ -1,0 +1,154 @@
+import { PLAN_CONFIRMATION } from '../runtime/core/agent-response.js';
+import { AgentHttpError } from '../runtime/core/errors/agent-http-error.js';
+import { SessionInvalidError } from '../runtime/core/errors/session-invalid-error.js';
+import { FrameworkError } from '../runtime/core/framework-error.js';
+import { FrontDoorClient, type FrontDoorSession } from '../runtime/http/front-door-client.js';
+import type { ChatEvent, SessionNotice } from './chat-event.js';
+import { planCardOf } from './chat-event.js';
+import { decisionMessage, type PlanDecisionKind } from './plan-decision.js';
+import type { SessionTokenStore } from './session-token-store.js';
+
+export interface ChatSessionOptions {
+  /** The agent's front door, e.g. `http://127.0.0.1:8100`. */
+  agentUrl: string;
+  store: SessionTokenStore;
+  client?: FrontDoorClient;
+}
+
+/** A plan decision; `changes` (modify only) is sent as the answer to the agent's "what would you like to change?". */
+export interface PlanDecision {
+  kind: PlanDecisionKind;
+  changes?: string;
+}
+
+/**
+ * One conversation with an agent: the saved bearer token (reused across runs,
+ * renewed when the agent says it expired), the messages sent on it, and the
+ * plan last proposed. Used by the interactive REPL and by `chat --json`.
+ *
+ * @example
+ * const chat = new ChatSession({ agentUrl: 'http://127.0.0.1:8100', store });
+ * for await (const event of chat.send('plan a team offsite')) render(event);
+ * for await (const event of chat.decide({ kind: 'approve' })) render(event);
+ */
+export class ChatSession {
+  readonly agentUrl: string;
+  readonly #store: SessionTokenStore;
+  readonly #client: FrontDoorClient;
+  #token: string | undefined;
+  #anonymous = false;
+  #planId: string | undefined;
+  #contextId: string | undefined;
+
+  constructor(options: ChatSessionOptions) {
+    this.#client = options.client ?? new FrontDoorClient({ url: options.agentUrl });
+    this.agentUrl = this.#client.url;
+    this.#store = options.store;
+  }
+
+  /** The plan the agent last proposed on this session (from this run or a saved one). */
+  get planId(): string | undefined {
+    return this.#planId;
+  }
+
+  get contextId(): string | undefined {
+    return this.#contextId;
+  }
+
+  /**
+   * Reuses the saved token for this agent, or starts a session and saves it
+   * (`forceNew` always starts one). Throws the client's typed errors when the
+   * agent cannot be reached.
+   */
+  async open(options: { forceNew?: boolean; signal?: AbortSignal } = {}): Promise<SessionNotice> {
+    if (!options.forceNew) {
+      const saved = await this.#store.get(this.agentUrl);
+      if (saved) {
+        this.#token = saved.token;
+        this.#planId = saved.plan_id;
+        this.#contextId = saved.context_id;
+        return notice('resumed', `Resumed your session with ${this.agentUrl}.`, saved.context_id);
+      }
+    }
+    return this.#start('started', options.signal);
+  }
+
+  /** Starts a fresh conversation (the agent forgets the old one; `/new`). */
+  async restart(options: { signal?: AbortSignal } = {}): Promise<SessionNotice> {
+    return this.#start('started', options.signal);
+  }
+
+  /** Sends one message and yields what happens, as it arrives. */
+  async *send(message: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<ChatEvent, void, undefined> {
+    if (this.#token === undefined && !this.#anonymous) yield await this.open({ signal: options.signal });
+    try {
+      yield* this.#stream(message, options.signal);
+    } catch (error) {
+      if (!(FrameworkError.isInstance(error) && error instanceof SessionInvalidError) || this.#anonymous) throw error;
+      // The agent refused the token before running anything, so sending again is safe.
+      yield await this.#start('renewed', options.signal);
+      yield* this.#stream(message, options.signal);
+    }
+  }
+
+  /**
+   * Sends a plan decision. `modify` with `changes` answers the agent's
+   * question about what to change in the same call, so a script runs the
+   * whole flow with one command.
+   */
+  async *decide(decision: PlanDecision, options: { signal?: AbortSignal } = {}): AsyncGenerator<ChatEvent, void, undefined> {
+    if (this.#token === undefined && !this.#anonymous) yield await this.open({ signal: options.signal });
+    let asked = false;
+    for await (const event of this.send(decisionMessage({ kind: decision.kind, planId: this.#planId }), options)) {
+      if (event.type === 'input_required') asked = event.actionType !== PLAN_CONFIRMATION;
+      yield event;
+    }
+    if (decision.kind === 'modify' && decision.changes !== undefined && asked && !options.signal?.aborted) {
+      yield* this.send(decision.changes, options);
+    }
+  }
+
+  async *#stream(message: string, signal: AbortSignal | undefined): AsyncGenerator<ChatEvent, void, undefined> {
+    for await (const event of this.#client.stream({ query: message, ...(this.#token ? { token: this.#token } : {}), ...(signal ? { signal } : {}) })) {
+      const card = planCardOf(event);
+      if (card?.plan_id !== undefined && card.plan_id !== this.#planId) {
+        this.#planId = card.plan_id;
+        if (!this.#anonymous) await this.#store.update(this.agentUrl, { plan_id: card.plan_id });
+      }
+      yield event;
+    }
+  }
+
+  async #start(status: 'started' | 'renewed', signal: AbortSignal | undefined): Promise<SessionNotice> {
+    let started: FrontDoorSession;
+    try {
+      started = await this.#client.startSession(signal ? { signal } : {});
+    } catch (error) {
+      if (FrameworkError.isInstance(error) && error instanceof AgentHttpError && (error.status === 404 || error.status === 405)) {
+        this.#anonymous = true;
+        this.#token = undefined;
+        return notice('anonymous', `${this.agentUrl} has no sessions (POST /session/start answered ${error.status}): every message starts a new conversation.`);
+      }
+      throw error;
+    }
+    this.#token = started.token;
+    this.#anonymous = false;
+    this.#planId = undefined;
+    this.#contextId = started.contextId;
+    await this.#store.save(this.agentUrl, {
+      token: started.token,
+      saved_at: new Date().toISOString(),
+      ...(started.contextId === undefined ? {} : { context_id: started.contextId }),
+      ...(started.expiresAt === undefined ? {} : { expires_at: started.expiresAt }),
+    });
+    const text =
+      status === 'renewed'
+        ? `Your session with ${this.agentUrl} had expired; started a new one (the agent does not remember the earlier conversation).`
+        : `Started a new session with ${this.agentUrl}.`;
+    return notice(status, text, started.contextId);
+  }
+}
+
+function notice(status: SessionNotice['status'], text: string, contextId?: string): SessionNotice {
+  return { type: 'session', status, text, ...(contextId === undefined ? {} : { contextId }) };
+}

@@ -1,0 +1,45 @@
+import { Box, Text } from 'ink';
+import { assertNever } from '../../runtime/http/task-events.js';
+import { resultViewOf } from '../result-view.js';
+
+/**
+ * A result of the agent, shown the way its shape suggests: an answer with its
+ * sources, the actions of a plan with their outcomes ("1. action → outcome"),
+ * or pretty-printed JSON.
+ *
+ * @example
+ * <ResultBlock data={{ actions: ['book flights'], outcomes: ['Done: book flights'] }} />
+ */
+export function ResultBlock({ data }: { data: Readonly<Record<string, unknown>> }) {
+  const view = resultViewOf(data);
+  switch (view.kind) {
+    case 'answer':
+      return (
+        <Box flexDirection="column">
+          <Text>{view.answer}</Text>
+          {view.sources.length > 0 ? <Text dimColor>Sources:</Text> : null}
+          {view.sources.map((source, i) => (
+            <Text key={i} dimColor>
+              {'  '}- {source}
+            </Text>
+          ))}
+        </Box>
+      );
+    case 'actions':
+      return (
+        <Box flexDirection="column">
+          <Text bold>Result:</Text>
+          {view.rows.map((row, i) => (
+            <Text key={i}>
+              {'  '}
+              {i + 1}. {row.action} <Text color="green">→</Text> {row.outcome}
+            </Text>
+          ))}
+        </Box>
+      );
+    case 'json':
+      return <Text>{view.json}</Text>;
+    default:
+      return assertNever(view);
+  }
+}

@@ -1,0 +1,184 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { isPlanConfirmation, type ChatEvent } from '../chat-event.js';
+import type { ChatSession } from '../chat-session.js';
+import { describeChatError } from '../describe-chat-error.js';
+import type { PlanDecisionKind } from '../plan-decision.js';
+import type { TranscriptContent, TranscriptItem } from '../transcript-item.js';
+
+/**
+ * Where the conversation stands: opening the session, waiting for a message,
+ * a request running, a plan waiting for a decision, or another question of the agent waiting for an answer.
+ */
+export type ChatPhase = 'starting' | 'idle' | 'streaming' | 'plan' | 'question';
+
+export interface UseChatOptions {
+  /** Start a new session instead of resuming the saved one (`--new-session`). */
+  forceNew?: boolean;
+}
+
+export interface Chat {
+  readonly transcript: readonly TranscriptItem[];
+  /** The transcript but its live entry: what will not change any more (a prefix that only grows). */
+  readonly settled: readonly TranscriptItem[];
+  /** The last entry while it still changes: the status of a running request, or the plan waiting for a decision. */
+  readonly live: TranscriptItem | undefined;
+  readonly phase: ChatPhase;
+  /** Sends a message (ignored while a request runs). */
+  send(text: string): void;
+  /** Sends a plan decision (ignored while a request runs). */
+  decide(kind: PlanDecisionKind): void;
+  /** Aborts the running request, which closes its stream (the agent cancels the task); false when none runs. */
+  cancel(): boolean;
+  /** Starts a new session (`/new`). */
+  newSession(): void;
+  /** Adds a line of the REPL's own (help, an unknown command). */
+  append(content: TranscriptContent): void;
+}
+
+const DECISION_LABELS: Readonly<Record<PlanDecisionKind, string>> = {
+  approve: 'Approve the plan',
+  reject: 'Reject the plan',
+  modify: 'Modify the plan',
+};
+
+/**
+ * The chat's state machine over a `ChatSession`: opens the session on mount,
+ * runs one request at a time, and keeps the transcript (append-only, so the
+ * app can print finished entries once with `<Static>`).
+ *
+ * After a stream ends the phase is `plan` when the last `input_required` was a
+ * plan confirmation, `question` for another one, else `idle`. A transport
+ * failure is added as a described error and never ends the chat: when the
+ * request failed before the agent answered anything, the phase goes back to
+ * what it was (so a plan can still be decided, a question still answered).
+ * A cancel adds "Cancelled." the same way.
+ *
+ * @example
+ * const chat = useChat(session, { forceNew: false });
+ * chat.send('book flights; reserve hotel');
+ * if (chat.phase === 'plan') chat.decide('approve');
+ */
+export function useChat(session: ChatSession, options: UseChatOptions = {}): Chat {
+  const [transcript, setTranscript] = useState<readonly TranscriptItem[]>([]);
+  const [phase, setPhaseState] = useState<ChatPhase>('starting');
+  const phaseRef = useRef<ChatPhase>('starting');
+  const nextId = useRef(0);
+  const running = useRef<AbortController | undefined>(undefined);
+  const opened = useRef(false);
+  const mounted = useRef(true);
+  const forceNew = options.forceNew ?? false;
+
+  const setPhase = useCallback((next: ChatPhase) => {
+    phaseRef.current = next;
+    if (mounted.current) setPhaseState(next);
+  }, []);
+
+  const append = useCallback((content: TranscriptContent) => {
+    if (!mounted.current) return;
+    const item = { id: nextId.current++, ...content } as TranscriptItem;
+    setTranscript((items) => [...items, item]);
+  }, []);
+
+  /**
+   * Runs one request: every event it yields goes to the transcript, then the
+   * phase follows what the agent asked for. `resume` is the phase to go back
+   * to when it fails or is cancelled before the agent sent anything; `busy`
+   * the phase while it runs.
+   */
+  const run = useCallback(
+    async (request: (signal: AbortSignal) => AsyncIterable<ChatEvent>, phases: { resume: ChatPhase; busy?: 'starting' | 'streaming' }) => {
+      if (running.current) return;
+      const controller = new AbortController();
+      running.current = controller;
+      const { resume } = phases;
+      setPhase(phases.busy ?? 'streaming');
+      let asked: 'plan' | 'question' | undefined;
+      let answered = false;
+      // Back to `resume` when the request was cut short (failed, cancelled) before the agent answered anything.
+      const after = (completed: boolean) => (completed || answered ? (asked ?? 'idle') : resume);
+      try {
+        for await (const event of request(controller.signal)) {
+          append({ kind: 'event', event });
+          if (event.type === 'session') {
+            opened.current = true;
+            continue;
+          }
+          answered = true;
+          if (event.type === 'input_required') asked = isPlanConfirmation(event) ? 'plan' : 'question';
+        }
+        if (controller.signal.aborted) append({ kind: 'info', text: 'Cancelled.' });
+        setPhase(after(!controller.signal.aborted));
+      } catch (error) {
+        append(controller.signal.aborted ? { kind: 'info', text: 'Cancelled.' } : { kind: 'failure', error: describeChatError(error, session.agentUrl) });
+        setPhase(after(false));
+      } finally {
+        running.current = undefined;
+      }
+    },
+    [append, session, setPhase],
+  );
+
+  /** The session is opened before the first request when opening it on mount failed (the agent was down). */
+  const withSession = useCallback(
+    (request: (signal: AbortSignal) => AsyncIterable<ChatEvent>) =>
+      async function* (signal: AbortSignal): AsyncGenerator<ChatEvent, void, undefined> {
+        if (!opened.current) yield await session.open({ forceNew, signal });
+        yield* request(signal);
+      },
+    [session, forceNew],
+  );
+
+  useEffect(() => {
+    mounted.current = true;
+    void run(withSession(async function* () {}), { resume: 'idle', busy: 'starting' });
+    return () => {
+      mounted.current = false;
+      running.current?.abort();
+    };
+  }, [run, withSession]);
+
+  const send = useCallback(
+    (text: string) => {
+      if (running.current) return;
+      append({ kind: 'user', text });
+      void run(withSession((signal) => session.send(text, { signal })), { resume: phaseRef.current });
+    },
+    [append, run, session, withSession],
+  );
+
+  const decide = useCallback(
+    (kind: PlanDecisionKind) => {
+      if (running.current) return;
+      append({ kind: 'user', text: DECISION_LABELS[kind] });
+      void run(withSession((signal) => session.decide({ kind }, { signal })), { resume: phaseRef.current });
+    },
+    [append, run, session, withSession],
+  );
+
+  const newSession = useCallback(() => {
+    if (running.current) return;
+    const restart = async function* (signal: AbortSignal): AsyncGenerator<ChatEvent, void, undefined> {
+      yield await session.restart({ signal });
+    };
+    void run(restart, { resume: phaseRef.current, busy: 'starting' });
+  }, [run, session]);
+
+  const cancel = useCallback(() => {
+    if (!running.current) return false;
+    running.current.abort();
+    return true;
+  }, []);
+
+  return useMemo(() => {
+    const last = transcript.at(-1);
+    const live = last !== undefined && isLive(last, phase) ? last : undefined;
+    const settled = live ? transcript.slice(0, -1) : transcript;
+    return { transcript, settled, live, phase, send, decide, cancel, newSession, append };
+  }, [transcript, phase, send, decide, cancel, newSession, append]);
+}
+
+/** True for the entry that still changes: a status while its request runs, a plan while it waits. */
+function isLive(item: TranscriptItem, phase: ChatPhase): boolean {
+  if (item.kind !== 'event') return false;
+  return (phase === 'streaming' && item.event.type === 'status') || (phase === 'plan' && isPlanConfirmation(item.event));
+}
