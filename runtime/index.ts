@@ -268,3 +268,53 @@ export { EmbeddingEngine, EMBEDDING_CONTEXT_LENGTH, type EmbedResult } from './m
 export { LlamaEngine, type EngineMessage, type EngineOptions, type EngineRequest, type EngineResult } from './model/llama-engine.js';
 export { ModelPullError } from './model/model-pull-error.js';
 export { ModelRequestError } from './model/model-request-error.js';
+
+// System memory: an Agent-Memory-Server-compatible service over Redis, and its client.
+export { plannerMemory, TASK_RESULT_TOPIC, PENDING_CLARIFICATION_PREFIX, type PlannerMemoryOptions } from './memory/planner-memory-adapter.js';
+export type { PlannerMemory, PastTaskResult } from './planning/planner-memory.js';
+export { AgentMemory, type AgentMemoryOptions, type RecallOptions, type RememberOptions } from './memory/agent-memory.js';
+export { MemoryServiceError } from './memory/memory-service-error.js';
+export { SystemMemory, type SystemMemoryOptions } from './memory/system-memory.js';
+export { createMemoryService, DEFAULT_MEMORY_MAX_BODY_BYTES, type MemoryServiceOptions } from './memory/create-memory-service.js';
+export { startMemoryService, type RunningMemoryService, type StartMemoryServiceOptions } from './memory/start-memory-service.js';
+export { loadMemoryConfig, agentMemoryConfig, MEMORY_DEFAULTS, type AgentMemoryConfig, type MemoryConfig } from './memory/memory-config.js';
+export type { MemoryStore, RecordToStore, StoredOutcome, StoreSearch } from './memory/memory-store.js';
+export { KvMemoryStore, type KvMemoryStoreOptions } from './memory/kv-memory-store.js';
+export { VectorCache, type CacheSearch, type ScoredRecord } from './memory/vector-cache.js';
+export {
+  MemoryMessageSchema,
+  MemoryRecordSchema,
+  MemoryRecordResultSchema,
+  MemoryRecordResultsSchema,
+  LongTermRecordInputSchema,
+  MemoryTypeSchema,
+  type LongTermRecordInput,
+  type MemoryMessage,
+  type MemoryMessageInput,
+  type MemoryRecord,
+  type MemoryRecordResult,
+  type MemoryRecordResults,
+  type MemoryType,
+} from './memory/memory-records.js';
+export {
+  WorkingMemorySchema,
+  WorkingMemoryResponseSchema,
+  WorkingMemoryUpdateSchema,
+  type SessionRef,
+  type WorkingMemory,
+  type WorkingMemoryResponse,
+  type WorkingMemoryUpdate,
+} from './memory/working-memory.js';
+export { MemoryFiltersSchema, recordFilter, type MemoryFilters, type TagFilter } from './memory/memory-filters.js';
+export { SearchRequestSchema, type SearchRequest } from './memory/memory-search.js';
+export { MemoryPromptRequestSchema, MemoryPromptResponseSchema, type MemoryPromptRequest, type MemoryPromptResponse, type PromptMessage } from './memory/memory-prompt.js';
+export {
+  AckResponseSchema,
+  CreateMemoriesRequestSchema,
+  CreateMemoriesResponseSchema,
+  MemoryHealthSchema,
+  type AckResponse,
+  type CreateMemoriesRequest,
+  type CreateMemoriesResponse,
+  type MemoryHealth,
+} from './memory/memory-responses.js';

@@ -20,6 +20,8 @@ const logLevel = z
   .pipe(z.enum(['debug', 'info', 'warn', 'warning', 'error'], { error: 'must be debug, info, warn or error' }))
   .transform((v): LogLevel => (v === 'warning' ? 'warn' : v));
 
+const kvPrefix = z.string().regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 : _ . -');
+
 /** Field schemas for environment variables, shared by every service's configuration. */
 export const ENV_FIELDS = {
   port,
@@ -29,6 +31,8 @@ export const ENV_FIELDS = {
   url,
   bool,
   logLevel,
+  /** A key prefix for the key-value store (KV_PREFIX). */
+  kvPrefix,
 } as const;
 
 /** Validation modes of A2A calls (spec "Authentication" 6). */
@@ -81,7 +85,7 @@ const EnvSchema = z.object({
   SESSION_BACKEND: z.string().trim().toLowerCase().pipe(z.enum(['memory', 'kv'])).optional(),
   SESSION_KV_URL: url.optional(),
   KV_URL: url.optional(),
-  KV_PREFIX: z.string().regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 : _ . -').optional(),
+  KV_PREFIX: kvPrefix.optional(),
   SESSION_TTL: positiveInt.optional(),
   MAX_BODY_BYTES: positiveInt.optional(),
   LLM_HISTORY_MESSAGES: positiveInt.optional(),

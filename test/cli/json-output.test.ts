@@ -140,6 +140,8 @@ const SUCCESS: Record<string, Case> = {
   'serve agent': { args: () => ['serve', 'agent', '--port', '0'], stopWhen: STOP_AT_LISTENING },
   'serve guardian': { args: () => ['serve', 'guardian', '--addr', '127.0.0.1:0', '--opa-url', closedUrl], stopWhen: STOP_AT_LISTENING },
   'serve semantic-layer': { args: () => ['serve', 'semantic-layer', '--addr', '127.0.0.1:0', ...cardsAndStore()], env: () => ({ OLLAMA_HOST: closedUrl }), stopWhen: STOP_AT_LISTENING },
+  // It starts without Redis and the model runtime (its health says so); nothing is written.
+  'serve memory': { args: () => ['serve', 'memory', '--addr', '127.0.0.1:0', '--kv-url', closedUrl.replace('http', 'redis'), '--ollama-host', closedUrl], stopWhen: STOP_AT_LISTENING },
   'create project': { args: () => ['create', 'project', 'demo', '--dir', join(temp('create'), 'demo')], check: (doc) => expect(doc.name).toBe('demo') },
   'create swarm': { args: () => ['create', 'swarm', 'flock', '--dir', join(temp('swarm'), 'flock')] },
   'add agent': { args: async () => ['add', 'agent', 'helper', '--description', 'Answers questions', '--no-interactive', '--dir', await newProject()] },
@@ -172,6 +174,7 @@ const FAILURE: Record<string, Case> = {
   'serve agent': { args: () => ['serve', 'agent', '--port', String(takenPort)] },
   'serve guardian': { args: () => ['serve', 'guardian', '--addr', `127.0.0.1:${takenPort}`] },
   'serve semantic-layer': { args: () => ['serve', 'semantic-layer', '--addr', `127.0.0.1:${takenPort}`, ...cardsAndStore()], env: () => ({ OLLAMA_HOST: closedUrl }) },
+  'serve memory': { args: () => ['serve', 'memory', '--addr', `127.0.0.1:${takenPort}`] },
   'create project': { args: () => ['create', 'project', 'Not A Name', '--dir', temp('badname')] },
   'add agent': { args: () => ['add', 'agent', 'helper', '--description', 'x', '--no-interactive', '--dir', temp('not-a-project')] },
   up: { args: () => ['up', '--dir', temp('not-a-project')], check: (doc) => expect(doc).toMatchObject({ error: { code: 'project_not_found' } }) },

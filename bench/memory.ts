@@ -1,0 +1,221 @@
+/**
+ * System memory benchmark: the memory service (`framework-cli serve memory`)
+ * over the real Redis at KV_URL (default redis://127.0.0.1:6379), on a key
+ * prefix of its own that is deleted afterwards.
+ *
+ * - writes through `POST /v1/long-term-memory/` in batches (writes/s, dedup
+ *   check and change-log upkeep included);
+ * - 200 searches through `POST /v1/long-term-memory/search` (limit 10) over
+ *   HTTP: p50/p99 latency and recall@10 against an exact brute-force cosine;
+ *   with a namespace filter (a tenth of the memories); and in-process
+ *   (`SystemMemory.search`, no HTTP);
+ * - baselines measured in the same run: the in-process flat scan of the
+ *   same vectors in plain JS, and the HTTP round trip of `GET /v1/health`;
+ * - the time a new replica takes to load every memory into its cache.
+ *
+ *   npm run bench:memory      (BENCH_MEMORY_SIZES=10000,100000 BENCH_MEMORY_QUERIES=200 by default)
+ *
+ * The store part embeds through a fixed embedder: each text maps to a
+ * seeded synthetic 384-d vector (clustered, as in bench/semantic.ts), so the
+ * figures are the service's and Redis's, not the model's. When the model
+ * store has all-minilm (or OLLAMA_HOST answers), one more line measures the
+ * same calls with the real model. Prints figures; asserts nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { silentLogger } from '../runtime/core/logger.js';
+import { KvMemoryStore } from '../runtime/memory/kv-memory-store.js';
+import { startMemoryService, type RunningMemoryService } from '../runtime/memory/start-memory-service.js';
+import { SearchRequestSchema } from '../runtime/memory/memory-search.js';
+import { ModelStore, resolveModelsDir } from '../runtime/model/model-store.js';
+import { startModelServer, type RunningModelServer } from '../runtime/model/start-model-server.js';
+import type { Embedder } from '../runtime/semantic/embedder.js';
+import { clusteredVectors, exactTopK, normalise, percentile } from './support/clustered-vectors.js';
+
+const DIM = 384;
+const CENTROIDS = 200;
+const QUERIES = Number(process.env.BENCH_MEMORY_QUERIES ?? 200);
+const WARMUP = 20;
+const SIZES = (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(Number);
+const WRITE_BATCH = 500;
+const NAMESPACES = 10;
+const KV_URL = process.env.KV_URL ?? 'redis://127.0.0.1:6379';
+
+const { random, gauss, sample } = clusteredVectors({ seed: 20_260_215, dim: DIM, centroids: CENTROIDS });
+
+/** Embeds a known text to its synthetic vector: the model is out of the measurement. */
+class FixedEmbedder implements Embedder {
+  readonly model = 'bench-fixed-384';
+  readonly #vectors = new Map<string, Float32Array>();
+
+  set(text: string, vector: Float32Array): void {
+    this.#vectors.set(text, vector);
+  }
+
+  async embed(texts: readonly string[]): Promise<number[][]> {
+    return texts.map((text) => {
+      const vector = this.#vectors.get(text);
+      if (!vector) throw new Error(`FixedEmbedder: no vector for ${JSON.stringify(text)}`);
+      return Array.from(vector);
+    });
+  }
+}
+
+interface Latency {
+  p50: number;
+  p99: number;
+}
+
+/** Runs `call` WARMUP times, then `times` times one after another; latencies in ms. */
+async function measure(times: number, call: (i: number) => Promise<void>): Promise<Latency> {
+  for (let i = 0; i < WARMUP; i++) await call(i % times);
+  const samples: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const started = performance.now();
+    await call(i);
+    samples.push(performance.now() - started);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
+}
+
+async function post(url: string, body: unknown): Promise<any> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+async function deletePrefix(prefix: string): Promise<void> {
+  const redis = new Redis(KV_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const fmt = (l: Latency) => `p50 ${l.p50.toFixed(2).padStart(7)} ms   p99 ${l.p99.toFixed(2).padStart(7)} ms`;
+const line = (label: string, value: string) => console.log(`  ${label.padEnd(46)} ${value}`);
+
+async function run(n: number): Promise<void> {
+  const embedder = new FixedEmbedder();
+  const data = new Float32Array(n * DIM);
+  for (let i = 0; i < n; i++) {
+    const v = sample();
+    data.set(v, i * DIM);
+    embedder.set(`memory ${i}`, v);
+  }
+  const queries = Array.from({ length: QUERIES }, (_, q) => {
+    const near = q < QUERIES / 2;
+    const i = Math.floor(random() * n);
+    const v = near ? normalise(Float32Array.from(data.subarray(i * DIM, (i + 1) * DIM), (x) => x + (0.3 * gauss()) / Math.sqrt(DIM))) : sample();
+    embedder.set(`query ${q}`, v);
+    return v;
+  });
+  // Before the service starts: a long pause between requests would meet the server's keep-alive timeout.
+  const exactStarted = performance.now();
+  const exact = queries.map((query) => exactTopK({ data, n, query, k: 10 }));
+  const flatMs = (performance.now() - exactStarted) / queries.length;
+  const prefix = `bench:memory:${randomUUID()}:`;
+  const service = await startMemoryService({ port: 0, kvUrl: KV_URL, keyPrefix: prefix, embedder, env: {}, logger: silentLogger });
+  try {
+    const writeStarted = performance.now();
+    for (let at = 0; at < n; at += WRITE_BATCH) {
+      const memories = Array.from({ length: Math.min(WRITE_BATCH, n - at) }, (_, j) => ({ id: `m${at + j}`, text: `memory ${at + j}`, namespace: `ns${(at + j) % NAMESPACES}` }));
+      await post(`${service.url}/v1/long-term-memory/`, { memories });
+    }
+    const writesPerSecond = n / ((performance.now() - writeStarted) / 1000);
+
+    const health = await measure(QUERIES, async () => {
+      await (await fetch(`${service.url}/v1/health`)).arrayBuffer();
+    });
+    const recall: number[] = [];
+    const http = await measure(QUERIES, async (q) => {
+      const found = (await post(`${service.url}/v1/long-term-memory/search`, { text: `query ${q}`, limit: 10 })) as { memories: Array<{ id: string }> };
+      const expected = new Set(exact[q]!.map((i) => `m${i}`));
+      recall[q] = found.memories.filter((m) => expected.has(m.id)).length / 10;
+    });
+    const filtered = await measure(QUERIES, async (q) => {
+      await post(`${service.url}/v1/long-term-memory/search`, { text: `query ${q}`, limit: 10, namespace: { eq: `ns${q % NAMESPACES}` } });
+    });
+    const inProcess = await measure(QUERIES, async (q) => {
+      await service.memory.search(SearchRequestSchema.parse({ text: `query ${q}`, limit: 10 }));
+    });
+    const replica = new KvMemoryStore({ url: KV_URL, keyPrefix: prefix, embeddingModel: embedder.model });
+    const loadStarted = performance.now();
+    await replica.load();
+    const loadMs = performance.now() - loadStarted;
+    await replica.close();
+
+    console.log(`\nN = ${n.toLocaleString('en')} memories (${DIM} dims, fixed synthetic embedder, ${NAMESPACES} namespaces)`);
+    line(`write, POST batches of ${WRITE_BATCH}`, `${Math.round(writesPerSecond).toLocaleString('en').padStart(8)} memories/s`);
+    line('search over HTTP, limit 10', fmt(http));
+    line('  recall@10 vs exact', (recall.reduce((a, b) => a + b, 0) / recall.length).toFixed(3));
+    line(`search over HTTP, namespace filter (1/${NAMESPACES})`, fmt(filtered));
+    line('search in-process (SystemMemory, no HTTP)', fmt(inProcess));
+    line('baseline: flat scan in JS, same vectors', `${flatMs.toFixed(2).padStart(11)} ms/query`);
+    line('baseline: GET /v1/health round trip', fmt(health));
+    line('ratio search p50 / flat scan', `${(http.p50 / flatMs).toFixed(2)}x`);
+    line('ratio search p50 / health round trip p50', `${(http.p50 / health.p50).toFixed(1)}x`);
+    line('new replica loads every memory from Redis', `${(loadMs / 1000).toFixed(2).padStart(8)} s (${Math.round(n / (loadMs / 1000)).toLocaleString('en')} memories/s)`);
+  } finally {
+    await service.close();
+    await deletePrefix(prefix);
+  }
+}
+
+/** The real all-minilm: from the model store in this process, else OLLAMA_HOST; undefined when neither is there. */
+async function realModel(): Promise<{ url: string; close(): Promise<void> } | undefined> {
+  const store = new ModelStore({ dir: resolveModelsDir() });
+  if (await store.get('all-minilm')) {
+    const server: RunningModelServer = await startModelServer({ store, host: '127.0.0.1', port: 0 });
+    return server;
+  }
+  const host = process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
+  try {
+    if ((await fetch(`${host}/api/version`)).ok) return { url: host, close: async () => undefined };
+  } catch {
+    // no model runtime
+  }
+  return undefined;
+}
+
+async function runRealModel(): Promise<void> {
+  const model = await realModel();
+  if (!model) {
+    console.log('\nReal model: skipped (all-minilm not in the model store and no model runtime at OLLAMA_HOST)');
+    return;
+  }
+  const prefix = `bench:memory:${randomUUID()}:`;
+  let service: RunningMemoryService | undefined;
+  try {
+    service = await startMemoryService({ port: 0, kvUrl: KV_URL, keyPrefix: prefix, ollamaHost: model.url, env: {}, logger: silentLogger });
+    const topics = ['tea', 'trains', 'chess', 'gardening', 'jazz', 'cycling', 'sushi', 'astronomy', 'pottery', 'sailing'];
+    const texts = Array.from({ length: 200 }, (_, i) => `Fact ${i}: the user enjoys ${topics[i % topics.length]} on day ${i % 7}`);
+    const writeStarted = performance.now();
+    for (let at = 0; at < texts.length; at += 50) {
+      await post(`${service.url}/v1/long-term-memory/`, { memories: texts.slice(at, at + 50).map((text, j) => ({ id: `r${at + j}`, text })) });
+    }
+    const writesPerSecond = texts.length / ((performance.now() - writeStarted) / 1000);
+    const url = service.url;
+    const search = await measure(50, async (q) => {
+      await post(`${url}/v1/long-term-memory/search`, { text: `What does the user like about ${topics[q % topics.length]}?`, limit: 10 });
+    });
+    console.log(`\nReal model (all-minilm at ${model.url}), 200 memories`);
+    line('write, POST batches of 50 (embedding included)', `${Math.round(writesPerSecond).toLocaleString('en').padStart(8)} memories/s`);
+    line('search over HTTP (query embedding included)', fmt(search));
+  } finally {
+    await service?.close();
+    await model.close();
+    await deletePrefix(prefix);
+  }
+}
+
+console.log(`System memory service over Redis at ${KV_URL} (node ${process.version}); exact search over an in-process vector cache`);
+for (const n of SIZES) await run(n);
+await runRealModel();

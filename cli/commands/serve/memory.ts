@@ -1,0 +1,77 @@
+import { Flags } from '@oclif/core';
+import { JsonCommand } from '../../json-command.js';
+import { FrameworkError } from '../../../runtime/core/framework-error.js';
+import { redactUrl } from '../../../runtime/core/kv-client.js';
+import { createLogger } from '../../../runtime/core/logger.js';
+import { loadMemoryConfig, type MemoryConfig } from '../../../runtime/memory/memory-config.js';
+import { startMemoryService } from '../../../runtime/memory/start-memory-service.js';
+import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
+
+export default class ServeMemory extends JsonCommand {
+  static override description =
+    'Run the system memory service (the REST API of Redis\'s Agent Memory Server: GET /v1/health, GET|PUT|DELETE /v1/working-memory/<session>, POST /v1/long-term-memory/, POST /v1/long-term-memory/search, DELETE /v1/long-term-memory, POST /v1/memory/prompt) over Redis, embedding through the model runtime, until interrupted. ' +
+    'Flags win over MEMORY_HOST, MEMORY_PORT, KV_URL and OLLAMA_HOST; KV_PREFIX, EMBEDDING_MODEL (all-minilm) and MEMORY_MAX_BODY_BYTES are read from the environment.';
+
+  static override examples = [
+    '<%= config.bin %> serve memory',
+    '<%= config.bin %> serve memory --addr 127.0.0.1:8000 --kv-url redis://127.0.0.1:6379 --ollama-host http://127.0.0.1:11434',
+    'KV_URL=redis://kv:6379 MEMORY_PORT=8000 <%= config.bin %> serve memory --json',
+  ];
+
+  static override enableJsonFlag = true;
+
+  /** `{"event":"listening"}` first, the result when stopped: one JSON document per line. */
+  static override jsonLines = true;
+
+  static override flags = {
+    addr: Flags.string({ char: 'a', description: 'address to listen on, host:port (default: MEMORY_HOST:MEMORY_PORT, else 127.0.0.1:8000)' }),
+    'kv-url': Flags.string({ description: 'Redis holding the memories (default: KV_URL, else redis://127.0.0.1:6379)' }),
+    'ollama-host': Flags.string({ description: 'model runtime that embeds, Ollama API (default: OLLAMA_HOST, else http://127.0.0.1:11434)' }),
+  };
+
+  async run(): Promise<{ url: string; stopped: true }> {
+    const { flags } = await this.parse(ServeMemory);
+    if (flags['kv-url'] !== undefined && !hasProtocol(flags['kv-url'], ['redis:', 'rediss:'])) {
+      this.error(`--kv-url ${JSON.stringify(flags['kv-url'])} is not a redis:// URL (for example redis://127.0.0.1:6379).`, { exit: 2 });
+    }
+    if (flags['ollama-host'] !== undefined && !hasProtocol(flags['ollama-host'], ['http:', 'https:'])) {
+      this.error(`--ollama-host ${JSON.stringify(flags['ollama-host'])} is not an http(s) URL (for example http://127.0.0.1:11434).`, { exit: 2 });
+    }
+    let addr: { host: string; port: number } | undefined;
+    if (flags.addr !== undefined) {
+      addr = parseAddr(flags.addr);
+      if (!addr) this.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:8000).`, { exit: 2 });
+    }
+    let config: MemoryConfig;
+    try {
+      config = loadMemoryConfig({ env: process.env });
+    } catch (error) {
+      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
+      throw error;
+    }
+    const kvUrl = flags['kv-url'] ?? config.kvUrl;
+    const ollamaHost = flags['ollama-host'] ?? config.ollamaHost;
+    let service;
+    try {
+      service = await startMemoryService({
+        host: addr?.host ?? config.host,
+        port: addr?.port ?? config.port,
+        kvUrl,
+        ollamaHost,
+        logger: createLogger({ name: 'memory', level: config.logLevel }),
+      });
+    } catch (error) {
+      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
+      throw error;
+    }
+    return serveUntilStopped(this, service, `Memory service listening on ${service.url}, over ${redactUrl(kvUrl)}, embedding with ${config.embeddingModel} at ${ollamaHost}`);
+  }
+}
+
+function hasProtocol(value: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,123 @@
+import type { Context, Hono } from 'hono';
+import { z } from 'zod';
+import { BadRequestError } from '../core/errors/bad-request-error.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import { parseRequest } from '../http/parse-request.js';
+import { createBaseApp } from '../http/base-app.js';
+import { errorResponse } from '../http/http-error.js';
+import { readJsonBody } from '../http/read-json-body.js';
+import { amsErrorDetail } from './ams-error-detail.js';
+import { MemoryPromptRequestSchema, notSupported } from './memory-prompt.js';
+import { IdentifierSchema, ScopeSchema } from './memory-records.js';
+import { CreateMemoriesRequestSchema } from './memory-responses.js';
+import { SearchRequestSchema } from './memory-search.js';
+import type { SystemMemory } from './system-memory.js';
+import { WorkingMemoryUpdateSchema } from './working-memory.js';
+
+export interface MemoryServiceOptions {
+  memory: SystemMemory;
+  logger?: Logger;
+  /** Largest accepted request body; default 1 MiB (larger: 413). */
+  maxBodyBytes?: number;
+}
+
+export const DEFAULT_MEMORY_MAX_BODY_BYTES = 1024 * 1024;
+
+const WORKING = '/v1/working-memory/:session_id';
+
+const SessionQuerySchema = z.object({
+  namespace: ScopeSchema,
+  user_id: ScopeSchema,
+  recent_messages_limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1).optional(),
+  model_name: notSupported('model_name'),
+  context_window_max: notSupported('context_window_max'),
+});
+
+const OptimizeQuerySchema = z.object({
+  optimize_query: z
+    .string()
+    .optional()
+    .refine((value) => value?.toLowerCase() !== 'true', 'optimize_query=true needs a language model to rewrite the query, which this memory server does not use; leave it out'),
+});
+
+/**
+ * The memory service: the part of the REST API of Redis's Agent Memory
+ * Server that system memory needs, so AMS clients work against it.
+ *
+ * - `GET /v1/health` (also `/health`) → `{now, status, kv_store}`; 503 while Redis is down
+ * - `GET|PUT|DELETE /v1/working-memory/{session_id}?namespace=&user_id=` (GET: 404 for a session never written)
+ * - `POST /v1/long-term-memory/` `{memories, deduplicate}` → `{status, ids, deduplicated}`
+ * - `POST /v1/long-term-memory/search` → `{memories, total, next_offset}` (semantic only)
+ * - `DELETE /v1/long-term-memory?memory_ids=a&memory_ids=b` → `{status}`
+ * - `POST /v1/memory/prompt` `{query, session?, long_term_search?}` → `{messages, long_term_memories}`
+ *
+ * Errors are `{code, message, detail}` with the status of the error table
+ * (400 bad input, 404, 413, 415, 503 `store_unavailable` or
+ * `model_runtime_unavailable`).
+ *
+ * @example
+ * const app = createMemoryService({ memory: new SystemMemory({ store, embedder }) });
+ * const res = await app.request('/v1/health');
+ */
+export function createMemoryService(options: MemoryServiceOptions): Hono {
+  const { memory } = options;
+  const maxBytes = options.maxBodyBytes ?? DEFAULT_MEMORY_MAX_BODY_BYTES;
+  const app = createBaseApp({
+    logger: options.logger ?? silentLogger,
+    notFoundHint: '; the memory service serves /v1/health, /v1/working-memory/{session_id}, /v1/long-term-memory/, /v1/long-term-memory/search and /v1/memory/prompt',
+  });
+  app.use(amsErrorDetail());
+  const body = async <S extends z.ZodType>(c: Context, schema: S, what: string) => parseRequest({ schema, raw: await readJsonBody(c, { maxBytes }), what });
+  const query = <S extends z.ZodType>(c: Context, schema: S) => parseRequest({ schema, raw: c.req.query(), what: 'query string' });
+  const session = (c: Context) => {
+    const q = query(c, SessionQuerySchema);
+    const sessionId = parseRequest({ schema: IdentifierSchema, raw: c.req.param('session_id'), what: 'session id' });
+    return { sessionId, namespace: q.namespace, userId: q.user_id, recentMessagesLimit: q.recent_messages_limit };
+  };
+
+  for (const path of ['/v1/health', '/health']) {
+    app.get(path, async (c) => {
+      const { healthy, body: health } = await memory.health();
+      return c.json(health, healthy ? 200 : 503);
+    });
+  }
+
+  app.get(WORKING, async (c) => c.json(await memory.getWorkingMemory(session(c))));
+  app.put(WORKING, async (c) => {
+    const { sessionId, namespace, userId } = session(c);
+    const update = await body(c, WorkingMemoryUpdateSchema, 'working memory');
+    return c.json(await memory.putWorkingMemory({ sessionId, update, namespace, userId }));
+  });
+  app.delete(WORKING, async (c) => c.json(await memory.deleteWorkingMemory(session(c))));
+
+  for (const path of ['/v1/long-term-memory/', '/v1/long-term-memory']) {
+    app.post(path, async (c) => c.json(await memory.createMemories(await body(c, CreateMemoriesRequestSchema, 'memories'))));
+  }
+  app.post('/v1/long-term-memory/search', async (c) => {
+    query(c, OptimizeQuerySchema);
+    return c.json(await memory.search(await body(c, SearchRequestSchema, 'search')));
+  });
+  app.delete('/v1/long-term-memory', async (c) => {
+    const ids = parseRequest({ schema: z.array(IdentifierSchema), raw: c.req.queries('memory_ids') ?? [], what: 'memory_ids' });
+    return c.json(await memory.deleteMemories(ids));
+  });
+  app.post('/v1/memory/prompt', async (c) => {
+    query(c, OptimizeQuerySchema);
+    return c.json(await memory.prompt(await body(c, MemoryPromptRequestSchema, 'memory prompt request')));
+  });
+
+  for (const [route, allow] of [
+    ['/v1/health', 'GET'],
+    ['/health', 'GET'],
+    [WORKING, 'GET, PUT, DELETE'],
+    ['/v1/long-term-memory/', 'POST'],
+    ['/v1/long-term-memory', 'POST, DELETE'],
+    ['/v1/long-term-memory/search', 'POST'],
+    ['/v1/memory/prompt', 'POST'],
+  ] as const) {
+    app.all(route, (c) =>
+      errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.` }), { Allow: allow }),
+    );
+  }
+  return app;
+}

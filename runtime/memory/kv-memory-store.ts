@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { ConfigError } from '../core/errors/config-error.js';
+import { InvalidModelOutputError } from '../core/errors/invalid-model-output-error.js';
+import { FrameworkError } from '../core/framework-error.js';
+import { parseJsonOrUndefined } from '../core/json.js';
+import { closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
+import type { Logger } from '../core/logger.js';
+import { recordFilter } from './memory-filters.js';
+import { dedupeHash, memoryKeys, type MemoryKeys } from './memory-keys.js';
+import { MemoryRecordSchema, type MemoryRecord } from './memory-records.js';
+import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queuePut, runPipeline } from './memory-scripts.js';
+import type { MemoryStore, RecordToStore, StoredOutcome, StoreSearch } from './memory-store.js';
+import { SyncedVectorCache } from './synced-vector-cache.js';
+import { normalize, type ScoredRecord } from './vector-cache.js';
+import { WorkingMemorySchema, type SessionRef, type WorkingMemory } from './working-memory.js';
+
+export interface KvMemoryStoreOptions {
+  /** Redis URL; the store creates (and on `close()` closes) its own client. */
+  url: string;
+  /** Prefix of every key; the store writes under `<prefix>mem:`. Default `fw:`. */
+  keyPrefix?: string;
+  /** The embedding model of the vectors (e.g. `all-minilm`); a store written with another model is refused. */
+  embeddingModel: string;
+  /** Changes kept in the change stream for replicas that fall behind (about; default 10,000). */
+  changeLogLength?: number;
+  /** Milliseconds one Redis command may take; default 2000. */
+  commandTimeoutMs?: number;
+  logger?: Logger;
+}
+
+const DEFAULT_CHANGE_LOG_LENGTH = 10_000;
+
+/**
+ * System memory in Redis (7 or newer; no module needed). Working memory is
+ * one JSON string per (namespace, user, session) with the session's expiry.
+ * A long-term record is a hash holding its JSON and its unit vector as
+ * float32 bytes; searches run over an in-process copy of every vector
+ * (`SyncedVectorCache`), kept in step with Redis and with other replicas
+ * through a change counter and a change stream. Everything is in Redis, so
+ * a new process finds all of it.
+ *
+ * Every call rejects with `StoreUnavailableError` while Redis is down (the
+ * client does not queue) and works again once it is back.
+ *
+ * @example
+ * const store = new KvMemoryStore({ url: 'redis://127.0.0.1:6379', embeddingModel: 'all-minilm' });
+ * await store.putRecords({ records: [{ record, vector }], deduplicate: true });
+ * const { hits } = await store.search({ vector, filters: { namespace: { eq: ['crm'] } }, limit: 5, offset: 0 });
+ */
+export class KvMemoryStore implements MemoryStore {
+  readonly location: string;
+  readonly embeddingModel: string;
+  readonly #client: Redis;
+  readonly #keys: MemoryKeys;
+  readonly #cache: SyncedVectorCache;
+  readonly #logLength: number;
+
+  constructor(options: KvMemoryStoreOptions) {
+    this.location = redactUrl(options.url);
+    this.embeddingModel = options.embeddingModel;
+    this.#logLength = options.changeLogLength ?? DEFAULT_CHANGE_LOG_LENGTH;
+    this.#keys = memoryKeys(options.keyPrefix ?? 'fw:');
+    this.#client = createKvClient({
+      url: options.url,
+      ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
+      onStateChange: (state, error) => {
+        if (state === 'down') options.logger?.warn('key-value store unreachable', { store: this.location, error: error?.message });
+        else options.logger?.info('key-value store reachable again', { store: this.location });
+      },
+    });
+    defineMemoryScripts(this.#client);
+    this.#cache = new SyncedVectorCache({
+      keys: this.#keys,
+      embeddingModel: options.embeddingModel,
+      call: (call) => this.#call(call),
+      location: this.location,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  }
+
+  /** Long-term records in this process's cache (as of the last search or `load`). */
+  get cachedRecords(): number {
+    return this.#cache.size;
+  }
+
+  /** Loads (or refreshes) the in-process copy of the long-term memories now rather than at the first search. */
+  load(): Promise<void> {
+    return this.#cache.sync();
+  }
+
+  async getWorkingMemory(ref: SessionRef): Promise<WorkingMemory | undefined> {
+    const raw = await this.#call((c) => c.get(this.#keys.working(ref)));
+    if (raw === null) return undefined;
+    const parsed = WorkingMemorySchema.safeParse(parseJsonOrUndefined(raw));
+    if (!parsed.success) {
+      throw new FrameworkError({ code: 'internal_error', message: `The working memory of session "${ref.sessionId}" in ${this.location} is not valid; delete it (DELETE /v1/working-memory/${ref.sessionId}) and write it again.` });
+    }
+    return parsed.data;
+  }
+
+  async putWorkingMemory(memory: WorkingMemory): Promise<void> {
+    const key = this.#keys.working({ sessionId: memory.session_id, namespace: memory.namespace ?? undefined, userId: memory.user_id ?? undefined });
+    const json = JSON.stringify(memory);
+    await this.#call((c) => (memory.ttl_seconds === null ? c.set(key, json) : c.set(key, json, 'EX', memory.ttl_seconds)));
+  }
+
+  async deleteWorkingMemory(ref: SessionRef): Promise<void> {
+    await this.#call((c) => c.del(this.#keys.working(ref)));
+  }
+
+  async putRecords(options: { records: readonly RecordToStore[]; deduplicate: boolean }): Promise<StoredOutcome[]> {
+    if (options.records.length === 0) return [];
+    const prepared = options.records.map(({ record, vector }) => {
+      const hash = dedupeHash(record);
+      return { record: { ...record, memory_hash: hash }, vector: normalize(vector), hash };
+    });
+    const dim = String(prepared[0]!.vector.length);
+    if (prepared.some(({ vector }) => String(vector.length) !== dim)) {
+      throw new InvalidModelOutputError({ message: 'The embedding model gave vectors of different lengths in one batch', output: prepared.map(({ vector }) => vector.length).join(', ') });
+    }
+    const epoch = randomUUID();
+    const keys = this.#keys;
+    const replies = await this.#call((c) => {
+      const pipeline = c.pipeline();
+      for (const { record, vector, hash } of prepared) {
+        queuePut(
+          pipeline,
+          [keys.record(record.id), keys.dedupe(hash), keys.meta, keys.log, keys.ids],
+          [record.id, JSON.stringify(record), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), hash, options.deduplicate ? '1' : '0', epoch, this.embeddingModel, dim, this.#logLength, keys.recordPrefix],
+        );
+      }
+      return runPipeline(pipeline);
+    });
+    return prepared.map(({ record, vector }, i): StoredOutcome => {
+      const [error, raw] = replies[i] ?? [new Error('no reply'), undefined];
+      if (error) throw error;
+      const reply = parsePutReply(raw);
+      if (reply.kind === 'model') {
+        this.#cache.checkModel(reply.model, reply.dim);
+        throw new ConfigError({
+          context: `The long-term memories at ${this.location} have ${reply.dim} dimensions`,
+          issues: [{ variable: 'EMBEDDING_MODEL', message: `"${this.embeddingModel}" gives ${dim}-dimensional vectors; use another key prefix (KV_PREFIX) for this model` }],
+        });
+      }
+      if (reply.kind === 'dup') return { id: reply.id, deduplicated: true, record: parseRecord(reply.doc) };
+      this.#cache.applyOwnPut(reply, record, vector);
+      return { id: record.id, deduplicated: false, record };
+    });
+  }
+
+  search(search: StoreSearch): Promise<{ hits: ScoredRecord[]; total: number }> {
+    return this.#cache.search({
+      vector: search.vector === undefined ? undefined : normalize(search.vector),
+      filter: recordFilter(search.filters),
+      distanceThreshold: search.distanceThreshold,
+      limit: search.limit,
+      offset: search.offset,
+    });
+  }
+
+  async deleteRecords(ids: readonly string[]): Promise<number> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return 0;
+    const keys = this.#keys;
+    const epoch = randomUUID();
+    const replies = await this.#call((c) => {
+      const pipeline = c.pipeline();
+      for (const id of unique) queueDelete(pipeline, [keys.record(id), keys.meta, keys.log, keys.ids], [id, epoch, this.#logLength, keys.dedupePrefix]);
+      return runPipeline(pipeline);
+    });
+    let deleted = 0;
+    for (const [error, raw] of replies) {
+      if (error) throw error;
+      const change = parseDeleteReply(raw);
+      if (change === undefined) continue;
+      deleted++;
+      this.#cache.applyOwnDelete(change);
+    }
+    return deleted;
+  }
+
+  async ping(): Promise<void> {
+    await this.#call((c) => c.ping());
+  }
+
+  async close(): Promise<void> {
+    await closeKvClient(this.#client);
+  }
+
+  #call<T>(call: (client: Redis) => Promise<T>): Promise<T> {
+    return kvCall(this.location, this.#client, call);
+  }
+}
+
+function parseRecord(doc: string): MemoryRecord {
+  return MemoryRecordSchema.parse(parseJsonOrUndefined(doc));
+}

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type { SessionRef } from './working-memory.js';
+
+/** The Redis keys of one memory store, all under `<prefix>mem:`. */
+export interface MemoryKeys {
+  /** Hash of one long-term record: `doc` (JSON), `vec` (float32 bytes), `hash` (dedup hash). */
+  record(id: string): string;
+  readonly recordPrefix: string;
+  /** String: the id of the record holding a dedup hash (checked against the record, so a stale one is harmless). */
+  dedupe(hash: string): string;
+  readonly dedupePrefix: string;
+  /** Set of every record id, for loading the cache. */
+  readonly ids: string;
+  /** Hash: `epoch` (random, set by the first write), `ver` (changes so far), `last` (stream id of the last change), `model`, `dim`. */
+  readonly meta: string;
+  /** Stream of changes `{v, op: put|del, id}`, trimmed; replicas follow it to keep their caches. */
+  readonly log: string;
+  /** String (JSON) of one session's working memory. */
+  working(ref: SessionRef): string;
+}
+
+/** One key component: "" for none, else URI-encoded (so never empty and never holding ":"). */
+const part = (value: string | undefined) => (value === undefined ? '' : encodeURIComponent(value));
+
+/**
+ * The keys of the store under `prefix` (e.g. `fw:` → `fw:mem:rec:<id>`).
+ *
+ * @example
+ * memoryKeys('fw:').working({ sessionId: 's1', namespace: 'crm' }); // 'fw:mem:wm:crm::s1'
+ */
+export function memoryKeys(prefix: string): MemoryKeys {
+  const base = `${prefix}mem:`;
+  const recordPrefix = `${base}rec:`;
+  const dedupePrefix = `${base}hash:`;
+  return {
+    record: (id) => `${recordPrefix}${id}`,
+    recordPrefix,
+    dedupe: (hash) => `${dedupePrefix}${hash}`,
+    dedupePrefix,
+    ids: `${base}ids`,
+    meta: `${base}meta`,
+    log: `${base}log`,
+    working: (ref) => `${base}wm:${part(ref.namespace)}:${part(ref.userId)}:${part(ref.sessionId)}`,
+  };
+}
+
+/**
+ * What makes two long-term memories duplicates: the same trimmed text in the
+ * same namespace for the same user (AMS also keys on session and memory type;
+ * we do not, so a fact remembered in two sessions is kept once).
+ *
+ * @example
+ * dedupeHash({ text: ' Likes tea', namespace: 'crm', user_id: null }) === dedupeHash({ text: 'Likes tea', namespace: 'crm', user_id: null }); // true
+ */
+export function dedupeHash(record: { text: string; namespace: string | null; user_id: string | null }): string {
+  return createHash('sha256')
+    .update(JSON.stringify([record.namespace, record.user_id, record.text.trim()]))
+    .digest('hex');
+}

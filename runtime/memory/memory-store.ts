@@ -1,0 +1,60 @@
+import type { MemoryFilters } from './memory-filters.js';
+import type { MemoryRecord } from './memory-records.js';
+import type { ScoredRecord } from './vector-cache.js';
+import type { SessionRef, WorkingMemory } from './working-memory.js';
+
+/** A long-term memory to store with its embedding (any length; the store keeps it unit-length). */
+export interface RecordToStore {
+  record: MemoryRecord;
+  vector: ArrayLike<number>;
+}
+
+/** Where a record to store ended up: under its own id, or the existing duplicate's. */
+export interface StoredOutcome {
+  id: string;
+  deduplicated: boolean;
+  /** The record as stored (the duplicate's when `deduplicated`). */
+  record: MemoryRecord;
+}
+
+export interface StoreSearch {
+  /** The query's embedding; undefined lists the matching records, newest first. */
+  vector: ArrayLike<number> | undefined;
+  filters: MemoryFilters;
+  distanceThreshold?: number | undefined;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * Where system memory lives: working memory per session (with an expiry)
+ * and long-term records with their embeddings, searched by similarity.
+ * Every call rejects with `StoreUnavailableError` while the store cannot be
+ * reached, and works again once it is back.
+ */
+export interface MemoryStore {
+  /** The store's address without credentials, for messages. */
+  readonly location: string;
+  /** The embedding model whose vectors this store holds; vectors of another model are refused. */
+  readonly embeddingModel: string;
+
+  getWorkingMemory(ref: SessionRef): Promise<WorkingMemory | undefined>;
+  /** Replaces the session's working memory; it expires after `ttl_seconds` when set, else never. */
+  putWorkingMemory(memory: WorkingMemory): Promise<void>;
+  deleteWorkingMemory(ref: SessionRef): Promise<void>;
+
+  /**
+   * Stores long-term records. A record whose id exists replaces it; with
+   * `deduplicate`, a record whose text (trimmed) is already stored in the same
+   * namespace and for the same user is not stored again.
+   */
+  putRecords(options: { records: readonly RecordToStore[]; deduplicate: boolean }): Promise<StoredOutcome[]>;
+  /** Matching records, nearest first, with the number that matched in all. */
+  search(search: StoreSearch): Promise<{ hits: ScoredRecord[]; total: number }>;
+  /** Deletes records by id; answers how many existed. */
+  deleteRecords(ids: readonly string[]): Promise<number>;
+
+  /** Rejects with `StoreUnavailableError` when the store cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,234 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { StoreUnavailableError } from '../core/errors/store-unavailable-error.js';
+import { ConfigError } from '../core/errors/config-error.js';
+import { parseJsonOrUndefined } from '../core/json.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import type { MemoryKeys } from './memory-keys.js';
+import { MemoryRecordSchema, type MemoryRecord } from './memory-records.js';
+import { runPipeline, type AppliedChange } from './memory-scripts.js';
+import { VectorCache, type CacheSearch, type ScoredRecord } from './vector-cache.js';
+
+/** How many ids or changes one Redis round trip reads while loading or following. */
+const BATCH = 1000;
+/** Full loads in a row before giving up (only when the store changes faster than it loads). */
+const MAX_LOADS = 3;
+
+interface Meta {
+  epoch: string | undefined;
+  ver: number;
+  last: string | undefined;
+  model: string | undefined;
+  dim: string | undefined;
+}
+
+const EntrySchema = z.tuple([z.string(), z.array(z.string())]).transform(([streamId, fields]) => {
+  const value = (name: string) => {
+    const at = fields.indexOf(name);
+    return at < 0 ? undefined : fields[at + 1];
+  };
+  return { streamId, ver: Number(value('v')), op: value('op'), id: value('id') };
+});
+
+/**
+ * Decodes a stored record (`doc` JSON, `vec` float32 bytes); undefined when either is missing or malformed.
+ *
+ * @example
+ * const [doc, vec] = await client.hmgetBuffer(keys.record('m1'), 'doc', 'vec');
+ * decodeStored(doc, vec)?.vector.length; // 384
+ */
+export function decodeStored(doc: Buffer | null | undefined, vec: Buffer | null | undefined): { record: MemoryRecord; vector: Float32Array } | undefined {
+  if (!doc || !vec || vec.byteLength % 4 !== 0) return undefined;
+  const parsed = MemoryRecordSchema.safeParse(parseJsonOrUndefined(doc.toString('utf8')));
+  if (!parsed.success) return undefined;
+  const vector = new Float32Array(vec.byteLength / 4);
+  new Uint8Array(vector.buffer).set(vec);
+  return { record: parsed.data, vector };
+}
+
+/**
+ * A `VectorCache` kept equal to the records in Redis, also when other
+ * replicas write. Before each search it reads the store's change counter
+ * (`meta`: one HMGET): unchanged means the cache is current; ahead means it
+ * reads the changes since its last one from the change stream and applies
+ * them; anything else (a new `epoch` because Redis came back empty or was
+ * flushed, a counter behind ours because Redis came back from an older
+ * snapshot, changes trimmed from the stream before we read them) means a
+ * full reload. Changes are applied by re-reading the record, so applying one
+ * twice is harmless. This process's own writes are applied at once when they
+ * are the next change.
+ *
+ * @example
+ * const cache = new SyncedVectorCache({ keys: memoryKeys('fw:'), embeddingModel: 'all-minilm', location, call: (fn) => kvCall(location, client, fn) });
+ * const { hits } = await cache.search({ vector, filter: () => true, limit: 10, offset: 0 });
+ */
+export class SyncedVectorCache {
+  #cache = new VectorCache();
+  #loaded = false;
+  #epoch: string | undefined;
+  #ver = 0;
+  #last: string | undefined;
+  #running: Promise<void> | undefined;
+  #next: Promise<void> | undefined;
+
+  constructor(
+    private readonly options: {
+      keys: MemoryKeys;
+      embeddingModel: string;
+      /** Runs a Redis call, turning connection failures into `StoreUnavailableError`. */
+      call: <T>(call: (client: Redis) => Promise<T>) => Promise<T>;
+      location: string;
+      logger?: Logger;
+    },
+  ) {}
+
+  /** Records held (after the last sync). */
+  get size(): number {
+    return this.#cache.size;
+  }
+
+  /** Brings the cache up to date with Redis; concurrent callers share one sync and never see one started before they called. */
+  sync(): Promise<void> {
+    if (this.#running === undefined) {
+      this.#running = this.#syncNow().finally(() => {
+        this.#running = undefined;
+      });
+      return this.#running;
+    }
+    this.#next ??= this.#running
+      .catch(() => undefined)
+      .then(() => {
+        this.#next = undefined;
+        return this.sync();
+      });
+    return this.#next;
+  }
+
+  /** Syncs, then searches the cache. */
+  async search(search: CacheSearch): Promise<{ hits: ScoredRecord[]; total: number }> {
+    await this.sync();
+    return this.#cache.search(search);
+  }
+
+  /** Applies a put this process just made, when it is the next change and no sync is under way (else the next sync reads it). */
+  applyOwnPut(change: AppliedChange, record: MemoryRecord, vector: Float32Array): void {
+    if (this.#isNext(change)) {
+      this.#cache.upsert(record, vector);
+      this.#advance(change);
+    }
+  }
+
+  /** Applies a delete this process just made, like `applyOwnPut`. */
+  applyOwnDelete(change: AppliedChange): void {
+    if (this.#isNext(change)) {
+      this.#cache.remove(change.id);
+      this.#advance(change);
+    }
+  }
+
+  /** Refuses a store whose vectors come from another embedding model. */
+  checkModel(model: string | undefined, dim: string | undefined): void {
+    if (model === undefined || model === this.options.embeddingModel) return;
+    throw new ConfigError({
+      context: `The long-term memories at ${this.options.location} (${this.options.keys.meta}) were embedded with model "${model}" (${dim ?? '?'} dimensions)`,
+      issues: [{ variable: 'EMBEDDING_MODEL', message: `is "${this.options.embeddingModel}"; set EMBEDDING_MODEL=${model}, or use another key prefix (KV_PREFIX) for the new model` }],
+    });
+  }
+
+  #isNext(change: AppliedChange): boolean {
+    return this.#loaded && this.#running === undefined && change.epoch === this.#epoch && change.ver === this.#ver + 1;
+  }
+
+  #advance(change: { ver: number; streamId: string }): void {
+    this.#ver = change.ver;
+    this.#last = change.streamId;
+  }
+
+  async #syncNow(): Promise<void> {
+    for (let load = 0; load < MAX_LOADS; load++) {
+      const meta = await this.#readMeta();
+      this.checkModel(meta.model, meta.dim);
+      if (this.#loaded && meta.epoch === this.#epoch && meta.ver >= this.#ver) {
+        if (meta.ver === this.#ver && meta.last === this.#last) return;
+        if (meta.ver > this.#ver && (await this.#follow())) return;
+      }
+      await this.#load(meta);
+      // Catch up with what was written while loading.
+      if (await this.#follow()) return;
+    }
+    throw new StoreUnavailableError({ store: this.options.location, cause: new Error(`the long-term memories changed faster than they could be loaded (${MAX_LOADS} tries)`) });
+  }
+
+  async #readMeta(): Promise<Meta> {
+    const [epoch, ver, last, model, dim] = await this.options.call((c) => c.hmget(this.options.keys.meta, 'epoch', 'ver', 'last', 'model', 'dim'));
+    return { epoch: epoch ?? undefined, ver: Number(ver ?? 0), last: last ?? undefined, model: model ?? undefined, dim: dim ?? undefined };
+  }
+
+  /** Reads every record (ids from the id set), replacing the cache, at the state of `meta` or later. */
+  async #load(meta: Meta): Promise<void> {
+    const { keys } = this.options;
+    const fresh = new VectorCache();
+    let cursor = '0';
+    do {
+      const [next, ids] = await this.options.call((c) => c.sscan(keys.ids, cursor, 'COUNT', BATCH));
+      cursor = next;
+      const rows = await this.#readRecords(ids);
+      rows.forEach((row, i) => {
+        if (row.stored) fresh.upsert(row.stored.record, row.stored.vector);
+        // One deleted since the scan is not an error; one that cannot be read is.
+        else if (row.present) this.options.logger?.warn('skipping an unreadable long-term memory', { id: ids[i] });
+      });
+    } while (cursor !== '0');
+    this.#cache = fresh;
+    this.#loaded = true;
+    this.#epoch = meta.epoch;
+    this.#ver = meta.ver;
+    this.#last = meta.last;
+    (this.options.logger ?? silentLogger).debug('long-term memories loaded', { count: fresh.size, ver: meta.ver });
+  }
+
+  /**
+   * Applies the changes after ours from the stream; false when they do not
+   * follow on from ours (trimmed away, or a different history).
+   */
+  async #follow(): Promise<boolean> {
+    const { keys } = this.options;
+    for (;;) {
+      const start = this.#last === undefined ? '-' : `(${this.#last}`;
+      const raw = await this.options.call((c) => c.xrange(keys.log, start, '+', 'COUNT', BATCH));
+      const entries = z.array(EntrySchema).parse(raw);
+      if (entries.length === 0) {
+        const meta = await this.#readMeta();
+        return meta.ver === this.#ver && meta.epoch === this.#epoch;
+      }
+      if (entries.some((entry, i) => entry.ver !== this.#ver + 1 + i)) return false;
+      const puts = [...new Set(entries.filter((e) => e.op === 'put' && e.id).map((e) => e.id!))];
+      const rows = await this.#readRecords(puts);
+      const fetched = new Map(puts.map((id, i) => [id, rows[i]?.stored]));
+      for (const entry of entries) {
+        if (entry.id === undefined) continue;
+        const row = entry.op === 'put' ? fetched.get(entry.id) : undefined;
+        if (row) this.#cache.upsert(row.record, row.vector);
+        else this.#cache.remove(entry.id);
+      }
+      this.#advance(entries.at(-1)!);
+      if (entries.length < BATCH) return true;
+    }
+  }
+
+  /** Each record decoded (`stored`), and whether it was there at all. */
+  async #readRecords(ids: readonly string[]): Promise<Array<{ stored: ReturnType<typeof decodeStored>; present: boolean }>> {
+    if (ids.length === 0) return [];
+    const { keys } = this.options;
+    const replies = await this.options.call((c) => {
+      const pipeline = c.pipeline();
+      for (const id of ids) pipeline.hmgetBuffer(keys.record(id), 'doc', 'vec');
+      return runPipeline(pipeline);
+    });
+    return replies.map(([error, reply]) => {
+      if (error) throw error;
+      const [doc, vec] = reply as Array<Buffer | null>;
+      return { stored: decodeStored(doc, vec), present: doc !== null || vec !== null };
+    });
+  }
+}

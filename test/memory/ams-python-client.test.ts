@@ -1,0 +1,44 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { redisScope } from '../support/redis-scope.js';
+import { listeningMemoryService, modelRuntime } from './support.js';
+
+/**
+ * The official AMS Python client (agent-memory-client) against our service.
+ * Runs when FRAMEWORK_AMS_PYTHON is the python of a venv with the client:
+ *   python3 -m venv .venv-ams && .venv-ams/bin/pip install agent-memory-client==0.14.0
+ *   FRAMEWORK_AMS_PYTHON=.venv-ams/bin/python npx vitest run test/memory/ams-python-client.test.ts
+ */
+const python = process.env.FRAMEWORK_AMS_PYTHON;
+const SCRIPT = fileURLToPath(new URL('./fixtures/ams_client_check.py', import.meta.url));
+
+describe.skipIf(!python)('the official AMS Python client against the memory service', () => {
+  const scope = redisScope();
+  const running = listeningMemoryService({ keyPrefix: scope.prefix, models: modelRuntime() });
+
+  it('creates, searches, writes and reads working memory, builds a prompt, deletes, and reads our errors', async () => {
+    const { stdout } = await promisify(execFile)(python!, [SCRIPT, running().url, 'py-ns'], { timeout: 60_000, env: { PATH: process.env.PATH ?? '' } });
+    expect(JSON.parse(stdout)).toEqual({
+      health_now: true,
+      create_status: 'ok',
+      search_ids: ['py-tea', 'py-report'],
+      search_total: 2,
+      search_first_dist_below_second: true,
+      search_first_namespace: 'py-ns',
+      topics_ids: ['py-report'],
+      created_new_session: true,
+      fresh_messages: 0,
+      put_messages: ['Hello from Python', 'Hello back'],
+      found_existing_session: true,
+      got_messages: ['Hello from Python', 'Hello back'],
+      got_data: { lang: 'python' },
+      prompt_roles: ['user', 'assistant', 'system', 'user'],
+      prompt_last: 'What should I drink?',
+      delete_status: 'ok, deleted 1 memories',
+      delete_working_status: 'ok',
+      error: { status: 400, message: expect.stringContaining('limit') },
+    });
+  });
+});

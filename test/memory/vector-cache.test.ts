@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryFiltersSchema, recordFilter } from '../../runtime/memory/memory-filters.js';
+import { completeRecord, LongTermRecordInputSchema, type MemoryRecord } from '../../runtime/memory/memory-records.js';
+import { normalize, VectorCache } from '../../runtime/memory/vector-cache.js';
+
+const record = (fields: Record<string, unknown>): MemoryRecord => completeRecord({ record: LongTermRecordInputSchema.parse({ text: 'text', ...fields }), at: '2025-01-01T00:00:00.000Z' });
+const all = () => true;
+
+/** The exact nearest ids by brute force, for comparison. */
+function exact(vectors: Map<string, Float32Array>, query: Float32Array, k: number): string[] {
+  return [...vectors]
+    .map(([id, v]) => ({ id, d: 1 - v.reduce((s, x, i) => s + x * query[i]!, 0) }))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, k)
+    .map((e) => e.id);
+}
+
+describe('VectorCache', () => {
+  it('finds the exact nearest records, pages, thresholds, and reuses the slots of removed ones', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    const cache = new VectorCache();
+    const vectors = new Map<string, Float32Array>();
+    for (let i = 0; i < 300; i++) {
+      const v = normalize(Array.from({ length: 16 }, random));
+      vectors.set(`r${i}`, v);
+      cache.upsert(record({ id: `r${i}` }), v);
+    }
+    for (let i = 0; i < 300; i += 3) {
+      cache.remove(`r${i}`);
+      vectors.delete(`r${i}`);
+    }
+    const fresh = normalize(Array.from({ length: 16 }, random));
+    cache.upsert(record({ id: 'late' }), fresh);
+    vectors.set('late', fresh);
+    expect(cache.size).toBe(201);
+
+    const query = normalize(Array.from({ length: 16 }, random));
+    const top = cache.search({ vector: query, filter: all, limit: 10, offset: 0 });
+    expect(top.total).toBe(201);
+    expect(top.hits.map((h) => h.record.id)).toEqual(exact(vectors, query, 10));
+    const page = cache.search({ vector: query, filter: all, limit: 5, offset: 5 });
+    expect(page.hits.map((h) => h.record.id)).toEqual(exact(vectors, query, 10).slice(5));
+    const near = cache.search({ vector: query, filter: all, distanceThreshold: top.hits[2]!.dist, limit: 10, offset: 0 });
+    expect(near.hits.map((h) => h.record.id)).toEqual(exact(vectors, query, 3));
+    expect(near.total).toBe(3);
+    expect(cache.search({ vector: fresh, filter: all, limit: 1, offset: 0 }).hits[0]).toEqual({ record: expect.objectContaining({ id: 'late' }), dist: expect.closeTo(0, 5) });
+  });
+
+  it('filters before scoring and lists newest first without a query', () => {
+    const cache = new VectorCache();
+    cache.upsert(record({ id: 'a', namespace: 'x', created_at: '2025-01-01T00:00:00Z' }), normalize([1, 0]));
+    cache.upsert(record({ id: 'b', namespace: 'y', created_at: '2025-02-01T00:00:00Z' }), normalize([1, 0]));
+    cache.upsert(record({ id: 'c', namespace: 'x', created_at: '2025-03-01T00:00:00Z' }), normalize([0, 1]));
+    const inX = recordFilter(MemoryFiltersSchema.parse({ namespace: { eq: 'x' } }));
+    expect(cache.search({ vector: normalize([1, 0]), filter: inX, limit: 10, offset: 0 }).hits.map((h) => h.record.id)).toEqual(['a', 'c']);
+    expect(cache.search({ vector: undefined, filter: all, limit: 2, offset: 0 })).toEqual({ hits: [expect.objectContaining({ dist: 0 }), expect.objectContaining({ dist: 0 })], total: 3 });
+    expect(cache.search({ vector: undefined, filter: all, limit: 10, offset: 0 }).hits.map((h) => h.record.id)).toEqual(['c', 'b', 'a']);
+  });
+
+  it('refuses vectors of another length and vectors with no direction', () => {
+    const cache = new VectorCache();
+    cache.upsert(record({ id: 'a' }), normalize([1, 0, 0]));
+    expect(() => cache.upsert(record({ id: 'b' }), normalize([1, 0]))).toThrow(/same model/);
+    expect(() => cache.search({ vector: normalize([1, 0]), filter: all, limit: 1, offset: 0 })).toThrow(/3 dimensions|2 dimensions/);
+    expect(() => normalize([0, 0])).toThrow(/all zeros/);
+  });
+});
+
+describe('recordFilter', () => {
+  const r = record({ id: 'r', namespace: 'crm', user_id: null, topics: ['billing', 'eu'], created_at: '2025-01-01T12:00:00Z' });
+  const keeps = (filters: Record<string, unknown>) => recordFilter(MemoryFiltersSchema.parse(filters))(r);
+
+  it('reads the server and the client spellings of tag conditions', () => {
+    expect(keeps({ namespace: { eq: 'crm' } })).toBe(true);
+    expect(keeps({ namespace: { ne: 'crm' } })).toBe(false);
+    expect(keeps({ namespace: { not_eq: 'crm' } })).toBe(false);
+    expect(keeps({ namespace: { in_: ['a', 'crm'] } })).toBe(true);
+    expect(keeps({ namespace: { not_in: ['crm'] } })).toBe(false);
+    expect(keeps({ namespace: { startswith: 'cr' } })).toBe(true);
+    expect(keeps({ user_id: { eq: 'someone' } })).toBe(false);
+    expect(keeps({ user_id: { ne: 'someone' } })).toBe(true);
+    expect(keeps({ topics: { all: ['billing', 'eu'] } })).toBe(true);
+    expect(keeps({ topics: { all: ['billing', 'us'] } })).toBe(false);
+    expect(keeps({ topics: { eq: 'eu', none: ['us'] } })).toBe(true);
+  });
+
+  it('compares dates in whole seconds, with between and its inclusive ends', () => {
+    expect(keeps({ created_at: { eq: '2025-01-01T12:00:00.900Z' } })).toBe(true);
+    expect(keeps({ created_at: { between: ['2025-01-01T12:00:00Z', '2025-02-01T00:00:00Z'] } })).toBe(true);
+    expect(keeps({ created_at: { between: ['2025-01-01T12:00:00Z', '2025-02-01T00:00:00Z'], inclusive: 'right' } })).toBe(false);
+    expect(keeps({ created_at: { gt: 1735732800 } })).toBe(false);
+    expect(keeps({ event_date: { gte: '2020-01-01' } })).toBe(false);
+  });
+});
