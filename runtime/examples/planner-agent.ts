@@ -9,6 +9,8 @@ import { FrameworkCore } from '../core/framework-core.js';
 import type { LlmConfig } from '../core/llm-config.js';
 import { generatePlan } from '../planning/generate-plan.js';
 import type { PlanResult } from '../planning/plan-records.js';
+import { AgentMemory } from '../memory/agent-memory.js';
+import { plannerMemory } from '../memory/planner-memory-adapter.js';
 import { defaultStepStatus, registerPlannerTask } from '../planning/planner-task.js';
 
 /** Splits a request into actions: one per line, or separated by ";" or " then ". */
@@ -36,7 +38,9 @@ export function literalPlan(text: string): PlanResult {
  * A2A (signed and policy-checked). Plans come from the configured model
  * (MODEL_NAME / LLM_CONFIG), or without one from the request's own steps.
  * Its own card comes from AGENT_CARD, the executor's from EXECUTOR_CARD
- * (defaults: agent_cards/planner.json and agent_cards/executor.json).
+ * (defaults: agent_cards/planner.json and agent_cards/executor.json). With
+ * AGENT_MEMORY_URL and CONTEXT_ID it keeps pending plans and task results in
+ * system memory and recalls related past results when it plans.
  */
 export function createPlannerAgent(options: { env?: Readonly<Record<string, string | undefined>> } = {}): { core: FrameworkCore; agent: FrameworkAgent } {
   const env = options.env ?? process.env;
@@ -55,10 +59,13 @@ export function createPlannerAgent(options: { env?: Readonly<Record<string, stri
   let llmConfig: LlmConfig | undefined | null = null;
   const model = () => (llmConfig === null ? (llmConfig = loadAgentConfig({ env, overrides: { AGENT_NAME: 'planner' } }).llmConfig) : llmConfig);
 
+  // System memory (alpha) when the swarm provides it: AGENT_MEMORY_URL and CONTEXT_ID.
+  const memory = env.AGENT_MEMORY_URL ? plannerMemory(new AgentMemory({ env })) : undefined;
+
   registerPlannerTask(core, {
-    plan: async ({ query }, { signal }) => {
+    plan: async ({ query, pastResults }, { signal }) => {
       const config = model();
-      return config ? generatePlan({ query, llmConfig: config, signal }) : literalPlan(query);
+      return config ? generatePlan({ query, llmConfig: config, signal, pastResults }) : literalPlan(query);
     },
     executeAction: async ({ action, contextId, index }, { signal }) => {
       const [self, executor] = await loadCards();
@@ -69,6 +76,7 @@ export function createPlannerAgent(options: { env?: Readonly<Record<string, stri
       return { outcome: A2AResponse.outcome(A2AResponse.fromResults(chunks)) };
     },
     stepStatus: (i, n, action) => [defaultStepStatus(i, n, action), `Delegating step ${i}/${n} to the executor: ${action}`],
+    ...(memory ? { memory } : {}),
   });
 
   return { core, agent };

@@ -7,7 +7,7 @@ import { cleanLlmJson } from './clean-llm-json.js';
 import { listMethodologies, selectMethodology, type MethodologySelection } from './methodologies.js';
 import { hasGrammarBounds, planActionsFormat, PlanActionsReplySchema } from './plan-output-schemas.js';
 import { METHODOLOGIES, PlanResultSchema, type PlanResult } from './plan-records.js';
-import { fillPrompt, PLAN_PROMPT, PLAN_REPAIR_PROMPT, PLAN_SYSTEM } from './prompts.js';
+import { fillPrompt, PLAN_PAST_RESULTS, PLAN_PROMPT, PLAN_REPAIR_PROMPT, PLAN_SYSTEM } from './prompts.js';
 
 /** Most characters of a bad reply sent back in the repair prompt. */
 const MAX_REPAIR_ECHO = 4000;
@@ -22,6 +22,8 @@ export interface GeneratePlanOptions {
   signal?: AbortSignal;
   /** Where a repair attempt and a selection fallback are reported; default silent. */
   logger?: Logger;
+  /** Results of related finished tasks (from system memory), shown to the model for reference. */
+  pastResults?: readonly string[];
 }
 
 type Reading = { ok: true; actions: string[] } | { ok: false; problem: string; cause: unknown };
@@ -38,6 +40,15 @@ function readPlan(reply: string): Reading {
   const parsed = PlanActionsReplySchema.safeParse(json);
   if (parsed.success) return { ok: true, actions: withoutRepeats(parsed.data.actions) };
   return { ok: false, problem: `the JSON does not match {"actions": [...]}: ${z.prettifyError(parsed.error)}`, cause: parsed.error };
+}
+
+/** At most this many past results, each cut to this many characters, go into the prompt. */
+const MAX_PAST_RESULTS = 3;
+const MAX_PAST_RESULT_CHARS = 500;
+
+function pastResultsSection(pastResults: readonly string[]): string {
+  const shown = pastResults.slice(0, MAX_PAST_RESULTS).map((r) => `- ${r.replace(/\s+/g, ' ').trim().slice(0, MAX_PAST_RESULT_CHARS)}`);
+  return shown.length === 0 ? '' : `\n${fillPrompt(PLAN_PAST_RESULTS, { results: shown.join('\n') })}\n`;
 }
 
 function checkSelection(selection: MethodologySelection): void {
@@ -82,6 +93,7 @@ export async function generatePlan(options: GeneratePlanOptions): Promise<PlanRe
       methodology: selection.methodology,
       description: listMethodologies()[selection.methodology],
       rationale: selection.rationale,
+      past: pastResultsSection(options.pastResults ?? []),
     }),
   );
   let reading = readPlan(reply);

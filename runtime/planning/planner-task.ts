@@ -5,6 +5,7 @@ import { classifyPlanConfirmationReply, DEFAULT_MAX_PLAN_AGE_MS } from './classi
 import { clearPendingPlan, markAwaitingModification, recordPendingPlan } from './pending-plan.js';
 import { PlanResultSchema, type PendingPlan, type PlanResult } from './plan-records.js';
 import { formatPlanSummary, guessLanguage, toDisplayPlan, type SummaryLanguage } from './plan-summary.js';
+import type { PastTaskResult, PlannerMemory } from './planner-memory.js';
 
 /** A sentinel reply: a client's button, never a request to plan. */
 const SENTINEL = /^\s*PLAN_CONFIRM_(APPROVE|REJECT|MODIFY)\b/;
@@ -15,8 +16,12 @@ export interface ActionOutcome {
 }
 
 export interface PlannerOptions {
-  /** The `plan` step: turns a request into a plan (an LLM call, or anything else). */
-  plan: (input: { query: string; contextId: string | undefined }, context: StepContext) => Promise<PlanResult>;
+  /**
+   * The `plan` step: turns a request into a plan (an LLM call, or anything
+   * else). `pastResults` are related finished tasks recalled from system
+   * memory (empty without `memory`), for example for `generatePlan({ pastResults })`.
+   */
+  plan: (input: { query: string; contextId: string | undefined; pastResults: readonly string[] }, context: StepContext) => Promise<PlanResult>;
   /** The `execute_action` step: carries out one action (locally, or by delegating over A2A). */
   executeAction: (input: { action: string; contextId: string | undefined; index: number; total: number }, context: StepContext) => Promise<ActionOutcome>;
   /** Name of the task; default `route_to_task`. */
@@ -25,11 +30,20 @@ export interface PlannerOptions {
   stepStatus?: (index: number, total: number, action: string) => string | readonly string[];
   /** A proposed plan older than this counts as gone; default 1 hour. */
   maxPlanAgeMs?: number;
+  /**
+   * System memory of a swarm (alpha): related past results are recalled before
+   * planning, a proposed plan is recorded as a pending clarification until it
+   * is decided, and each executed plan's results are remembered. A failing
+   * memory service is reported as a status; planning goes on without it.
+   */
+  memory?: PlannerMemory;
 }
 
 const TEXT = {
   en: {
     planning: 'Planning...',
+    recalled: (n: number) => `Recalled ${n} related past result(s) from system memory`,
+    memoryFailed: (what: string, message: string) => `System memory could not ${what} (${message}); going on without it`,
     cancelled: 'The plan was cancelled. Nothing was executed.',
     whatToChange: 'What would you like to change in the plan? Describe the changes (for example "change step 2 to ...").',
     notPending: 'That plan is no longer waiting for a decision (it was replaced, cancelled or expired). Nothing was executed.',
@@ -38,6 +52,8 @@ const TEXT = {
   },
   es: {
     planning: 'Planificando...',
+    recalled: (n: number) => `Se recuperaron ${n} resultado(s) anteriores relacionados de la memoria del sistema`,
+    memoryFailed: (what: string, message: string) => `La memoria del sistema no pudo ${what} (${message}); se continúa sin ella`,
     cancelled: 'El plan se canceló. No se ejecutó nada.',
     whatToChange: '¿Qué quieres cambiar del plan? Describe los cambios (por ejemplo "cambia el paso 2 por ...").',
     notPending: 'Ese plan ya no espera una decisión (se reemplazó, canceló o caducó). No se ejecutó nada.',
@@ -67,8 +83,10 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
   const maxPlanAgeMs = options.maxPlanAgeMs ?? DEFAULT_MAX_PLAN_AGE_MS;
   const stepStatus = options.stepStatus ?? defaultStepStatus;
 
+  const memory = options.memory;
   core.step({ name: 'plan' }, async (args, context) => {
-    const plan = await options.plan({ query: String(args.query ?? ''), contextId: optionalString(args.context_id) }, context);
+    const pastResults = Array.isArray(args.past_results) ? args.past_results.filter((r): r is string => typeof r === 'string') : [];
+    const plan = await options.plan({ query: String(args.query ?? ''), contextId: optionalString(args.context_id), pastResults }, context);
     return PlanResultSchema.parse(plan);
   });
   core.step({ name: 'execute_action' }, async (args, context) => {
@@ -84,7 +102,31 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
     const update = (id: string, patch: Readonly<Record<string, unknown>>) => agent.updateSessionContext(id, patch);
     const now = Date.now();
 
-    async function* execute(plan: PlanResult): AsyncGenerator<AgentResponse> {
+    /** Related past results from system memory (none without memory, or when it fails: then a status says why). */
+    async function* recall(request: string, language: SummaryLanguage): AsyncGenerator<AgentResponse, string[]> {
+      if (!memory) return [];
+      let found: PastTaskResult[];
+      try {
+        found = await memory.recallPastResults({ request });
+      } catch (error) {
+        yield AgentResponse.status(TEXT[language].memoryFailed(language === 'es' ? 'buscar resultados anteriores' : 'recall past results', messageOf(error)));
+        return [];
+      }
+      if (found.length > 0) yield AgentResponse.status(TEXT[language].recalled(found.length));
+      return found.map((result) => result.text);
+    }
+
+    /** Runs a memory write; a failure becomes a status, not a failed task. */
+    async function* remember(what: { en: string; es: string }, language: SummaryLanguage, write: (memory: PlannerMemory) => Promise<void>): AsyncGenerator<AgentResponse> {
+      if (!memory) return;
+      try {
+        await write(memory);
+      } catch (error) {
+        yield AgentResponse.status(TEXT[language].memoryFailed(what[language], messageOf(error)));
+      }
+    }
+
+    async function* execute(plan: PlanResult, request: string, language: SummaryLanguage): AsyncGenerator<AgentResponse> {
       const outcomes: string[] = [];
       const total = plan.actions.length;
       for (const [i, action] of plan.actions.entries()) {
@@ -93,22 +135,31 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
         const done = await agent.executeStep('execute_action', { action, context_id: contextId, index: i + 1, total });
         outcomes.push(String(done.outcome));
       }
+      yield* remember({ en: 'record the results', es: 'guardar los resultados' }, language, (m) =>
+        m.rememberTaskResult({ request, actions: plan.actions, outcomes, ...(contextId ? { contextId } : {}) }),
+      );
       yield AgentResponse.result({ actions: plan.actions, outcomes });
     }
 
     async function* propose(request: string, id: string, language: SummaryLanguage): AsyncGenerator<AgentResponse> {
       yield AgentResponse.status(TEXT[language].planning);
-      const plan = PlanResultSchema.parse(await agent.executeStep('plan', { query: request, context_id: id }));
+      const past = yield* recall(request, language);
+      const plan = PlanResultSchema.parse(await agent.executeStep('plan', { query: request, context_id: id, past_results: past }));
       const pending = await recordPendingPlan(update, id, plan, request);
       const display = toDisplayPlan(plan, request);
-      yield AgentResponse.inputRequired(formatPlanSummary(display, { language }), { actionType: PLAN_CONFIRMATION, data: { plan_id: pending.plan_id, plan: display } });
+      const question = formatPlanSummary(display, { language });
+      yield* remember({ en: 'record the pending plan', es: 'guardar el plan pendiente' }, language, (m) =>
+        m.recordPendingClarification({ contextId: id, planId: pending.plan_id, request, question }),
+      );
+      yield AgentResponse.inputRequired(question, { actionType: PLAN_CONFIRMATION, data: { plan_id: pending.plan_id, plan: display } });
     }
 
     if (!contextId || oneShot) {
       const language = guessLanguage(text);
       yield AgentResponse.status(TEXT[language].planning);
-      const plan = PlanResultSchema.parse(await agent.executeStep('plan', { query: text, context_id: contextId }));
-      yield* execute(plan);
+      const past = yield* recall(text, language);
+      const plan = PlanResultSchema.parse(await agent.executeStep('plan', { query: text, context_id: contextId, past_results: past }));
+      yield* execute(plan, text, language);
       return;
     }
 
@@ -138,10 +189,12 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
     switch (reply.classification) {
       case 'plan_confirmed':
         await clearPendingPlan(update, contextId);
-        yield* execute(pending);
+        yield* remember({ en: 'clear the pending plan', es: 'borrar el plan pendiente' }, language, (m) => m.clearPendingClarification({ contextId }));
+        yield* execute(pending, pending.original_query, language);
         return;
       case 'plan_rejected':
         await clearPendingPlan(update, contextId);
+        yield* remember({ en: 'clear the pending plan', es: 'borrar el plan pendiente' }, language, (m) => m.clearPendingClarification({ contextId }));
         yield AgentResponse.text(TEXT[language].cancelled);
         return;
       case 'plan_modify_requested':
@@ -158,6 +211,10 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
 /** The spec's status before each action: "Step i/n: <action>". */
 export function defaultStepStatus(index: number, total: number, action: string): string {
   return `Step ${index}/${total}: ${action}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function optionalString(value: unknown): string | undefined {

@@ -28,7 +28,7 @@ export const PLAN_SYSTEM =
   'You turn a request into a short plan of concrete actions, in the order they should be done. ' +
   'Answer with a single JSON object and nothing else, with one key, "actions": the list of actions as strings.';
 
-/** Slots: `query`, `methodology`, `description`, `rationale`. */
+/** Slots: `query`, `methodology`, `description`, `rationale`, `past` (empty, or PLAN_PAST_RESULTS filled). */
 export const PLAN_PROMPT = `Request:
 """
 {query}
@@ -36,9 +36,13 @@ export const PLAN_PROMPT = `Request:
 
 Methodology: {methodology} ({description})
 Why this methodology: {rationale}
-
+{past}
 Write the plan for this request following this methodology: 1 to 10 actions, each a short, concrete, imperative sentence about this request (under 100 characters), first action first.
 Reply with a JSON object only, whose key "actions" holds the actions as a list of strings.`;
+
+/** Slot: `results` (one "- ..." line per related finished task). */
+export const PLAN_PAST_RESULTS = `Results of related tasks done before (for reference: reuse what helps, do not redo finished work unless asked):
+{results}`;
 
 /** Slots: `query`, `problem` (what was wrong), `reply` (the previous reply). */
 export const PLAN_REPAIR_PROMPT = `Request:

@@ -3,12 +3,15 @@ import { FrameworkAgent } from '../../runtime/core/framework-agent.js';
 import { FrameworkCore, type RunningAgent } from '../../runtime/core/framework-core.js';
 import { literalPlan } from '../../runtime/examples/planner-agent.js';
 import type { PlanResult } from '../../runtime/planning/plan-records.js';
+import type { PlannerMemory } from '../../runtime/planning/planner-memory.js';
 import { registerPlannerTask, type PlannerOptions } from '../../runtime/planning/planner-task.js';
 
 /** What a planner replica did: the requests it planned and the actions it executed. */
 export interface PlannerLog {
   planned: string[];
   executed: string[];
+  /** The past results the `plan` step was given, per planning run (when present). */
+  pastResults?: (readonly string[])[];
 }
 
 /**
@@ -21,11 +24,13 @@ export async function startPlannerReplica(options: {
   log: PlannerLog;
   plan?: (query: string) => Promise<PlanResult>;
   maxPlanAgeMs?: number;
+  memory?: PlannerMemory;
 }): Promise<RunningAgent> {
   const core = new FrameworkCore();
   const planner: PlannerOptions = {
-    plan: async ({ query }) => {
+    plan: async ({ query, pastResults }) => {
       options.log.planned.push(query);
+      options.log.pastResults?.push(pastResults);
       return options.plan ? options.plan(query) : literalPlan(query);
     },
     executeAction: async ({ action }) => {
@@ -33,6 +38,7 @@ export async function startPlannerReplica(options: {
       return { outcome: `Done: ${action}` };
     },
     ...(options.maxPlanAgeMs === undefined ? {} : { maxPlanAgeMs: options.maxPlanAgeMs }),
+    ...(options.memory ? { memory: options.memory } : {}),
   };
   registerPlannerTask(core, planner);
   const agent = new FrameworkAgent({ agentName: 'planner', description: 'test planner' });
