@@ -48,6 +48,13 @@ export const KNOWN_PORTS: readonly KnownPort[] = [
     isOurs: (a) => typeof bodyField(a.body, 'vectorized_cards') === 'number',
   },
   {
+    port: 8000,
+    service: 'the memory service',
+    startedBy: 'framework-cli serve memory',
+    probePath: '/v1/health',
+    isOurs: (a) => typeof bodyField(a.body, 'kv_store') === 'string' && typeof bodyField(a.body, 'now') === 'number',
+  },
+  {
     port: 11434,
     service: 'the model runtime',
     startedBy: 'framework-cli model serve',

@@ -1,5 +1,6 @@
 import { checkDocker } from './check-docker.js';
 import { checkGuardian } from './check-guardian.js';
+import { checkMemoryService } from './check-memory-service.js';
 import { checkModelRuntime } from './check-model-runtime.js';
 import { checkModelStore } from './check-model-store.js';
 import { checkNode } from './check-node.js';
@@ -50,6 +51,7 @@ export async function runDoctor(options: RunDoctorOptions): Promise<DoctorReport
     checkPolicyEngine(probe),
     checkGuardian(probe),
     checkSemanticLayer(probe),
+    checkMemoryService(probe),
     checkVectorStore({ ...probe, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) }),
     checkDocker({ timeoutMs: Math.max(timeoutMs, 3_000) }),
     ...(options.ports ?? KNOWN_PORTS).map((known) => checkPort({ known, timeoutMs })),

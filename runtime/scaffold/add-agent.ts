@@ -126,6 +126,7 @@ export async function scaffoldAgent(options: AddAgentOptions & AgentExtras): Pro
       env: agentEnvironment({ name, port, ...(localMemory ? { memory: localMemory } : {}) }),
       a2aOnly: options.a2aOnly ?? false,
       chatCompat: options.withWebInterface,
+      ...(swarm && project.services.some((s) => s.kind === 'memory') ? { dependsOn: ['memory'] } : {}),
     }),
   );
   await writeProjectFile({ root, project });

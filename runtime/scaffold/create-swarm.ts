@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { addMemoryServices, memoryServiceNames, readCompose, writeCompose } from './compose-file.js';
 import { scaffoldAgent, type AddAgentSummary } from './add-agent.js';
 import { scaffoldProject } from './create-project.js';
-import { PROJECT_PATHS } from './project-services.js';
+import { readProjectFile, writeProjectFile } from './project-metadata.js';
+import { memoryService, PROJECT_PATHS } from './project-services.js';
 import { renderTree } from './render-template.js';
 import { toolkitInfo } from './toolkit-root.js';
 
@@ -18,7 +19,7 @@ export interface CreateSwarmSummary {
   name: string;
   kind: 'swarm';
   agents: { name: string; port: number; card: string }[];
-  /** Compose services of the system memory (not started by `framework-cli up`). */
+  /** Compose services of the system memory (`framework-cli up` starts the `memory` service of project.json instead). */
   memoryServices: string[];
   created: string[];
 }
@@ -53,8 +54,9 @@ const SWARM_AGENTS = [
  * Creates a multi-agent project: orchestrator, planner and executor wired
  * over A2A (cards, one HMAC key each, an `a2a_access` policy allowing
  * orchestrator → any agent and planner → executor), plus the system memory
- * (`<name>-kv` and `<name>-memory`) in `compose.yaml`. The memory services are
- * not in `.framework/project.json`: `framework-cli up` cannot start them yet.
+ * (`<name>-kv` and `<name>-memory`) in `compose.yaml`, and for `framework-cli up`
+ * the `memory` service (`serve memory` over the system's Redis) in
+ * `.framework/project.json`, which every agent depends on.
  *
  * @example
  * const { agents } = await createSwarm({ dir: './team', name: 'team' });
@@ -70,6 +72,9 @@ export async function createSwarm(options: CreateSwarmOptions): Promise<CreateSw
   const compose = await readCompose({ path: composePath });
   addMemoryServices({ compose, project: name });
   await writeCompose({ path: composePath, compose });
+  const projectFile = await readProjectFile({ root });
+  projectFile.services.push(memoryService());
+  await writeProjectFile({ root, project: projectFile });
 
   const agents: AddAgentSummary[] = [];
   for (const agent of SWARM_AGENTS) {

@@ -57,6 +57,31 @@ export function coreServices(): ServiceSpec[] {
   ];
 }
 
+/** The key-value store the local memory service keeps system memory in (the system's Redis). */
+export const LOCAL_KV_URL = 'redis://127.0.0.1:6379';
+
+/**
+ * The system memory of a swarm (`framework-cli serve memory`): after the
+ * model runtime (its embeddings); healthy only once Redis answers, so the
+ * agents, which depend on it, start after both.
+ *
+ * @example
+ * memoryService().args; // ['serve', 'memory', '--addr', '127.0.0.1:8000']
+ */
+export function memoryService(): ServiceSpec {
+  return {
+    ...service({
+      name: 'memory',
+      kind: 'memory',
+      port: LOCAL_PORTS.memory,
+      args: ['serve', 'memory', '--addr', `127.0.0.1:${LOCAL_PORTS.memory}`],
+      env: { KV_URL: LOCAL_KV_URL, OLLAMA_HOST: LOCAL_URLS.model },
+      dependsOn: ['model'],
+    }),
+    healthPath: '/v1/health',
+  };
+}
+
 /** What an agent service needs; `env` is its configuration (see `agentEnvironment`). */
 export interface AgentServiceOptions {
   name: string;
@@ -66,6 +91,8 @@ export interface AgentServiceOptions {
   a2aOnly?: boolean;
   /** Also answer the Ollama chat API (generated with --with-web-interface). */
   chatCompat?: boolean;
+  /** Services to be healthy first besides the Guardian (a swarm's `memory`). */
+  dependsOn?: string[];
 }
 
 /**
@@ -78,7 +105,7 @@ export function agentService(options: AgentServiceOptions): ServiceSpec {
   const args = ['serve', 'agent', '--module', `dist/agents/${options.name}/app.js`, '--port', String(options.port)];
   if (options.a2aOnly) args.push('--a2a-only');
   if (options.chatCompat) args.push('--chat-compat');
-  return service({ name: options.name, kind: 'agent', port: options.port, args, env: options.env, dependsOn: ['guardian'] });
+  return service({ name: options.name, kind: 'agent', port: options.port, args, env: options.env, dependsOn: ['guardian', ...(options.dependsOn ?? [])] });
 }
 
 /** System memory of a swarm, given to every agent. */

@@ -121,7 +121,7 @@ describe('framework-cli create swarm', () => {
     for (const name of ['executor', 'planner', 'orchestrator']) {
       const spec = project.services.find((s) => s.name === name)!;
       const args = (spec.args ?? []).map((arg, i, all) => (all[i - 1] === '--port' ? String(ports[name]) : arg));
-      const env = { ...spec.env, MODEL_NAME: '', GUARDIAN_URL: `http://127.0.0.1:${ports.guardian}`, OPA_URL: opaUrl };
+      const env = { ...spec.env, MODEL_NAME: '', AGENT_MEMORY_URL: '', GUARDIAN_URL: `http://127.0.0.1:${ports.guardian}`, OPA_URL: opaUrl };
       services.push(await startService({ name, cwd: root, port: ports[name]!, args, env }));
     }
 

@@ -35,7 +35,7 @@ describe('framework-cli doctor', () => {
     expect(byName.get('policy engine')).toMatchObject({ status: 'ok', detail: `healthy at ${policy.url}/health` });
     expect(byName.get('model runtime')?.detail).toContain('smollm2');
     expect(report.checks.filter((c) => c.name.startsWith('port ')).map((c) => c.name)).toEqual(
-      [8002, 8100, 8101, 8103, 11438, 8181, 10100, 11434].map((p) => `port ${p}`),
+      [8002, 8100, 8101, 8103, 11438, 8181, 10100, 8000, 11434].map((p) => `port ${p}`),
     );
   });
 

@@ -9,6 +9,11 @@ import { checkModelStore } from '../../runtime/doctor/check-model-store.js';
 import { checkPolicyEngine } from '../../runtime/doctor/check-policy-engine.js';
 import { checkRedis } from '../../runtime/doctor/check-redis.js';
 import { checkSemanticLayer } from '../../runtime/doctor/check-semantic-layer.js';
+import { checkMemoryService } from '../../runtime/doctor/check-memory-service.js';
+import { startMemoryService } from '../../runtime/memory/start-memory-service.js';
+import { Redis } from 'ioredis';
+import { deleteKeys } from '../support/redis-keys.js';
+import { REDIS_URL } from '../support/redis-scope.js';
 import { startGuardian, type RunningGuardian } from '../../runtime/guardian/start-guardian.js';
 import { ModelStore } from '../../runtime/model/model-store.js';
 import { startModelServer, type RunningModelServer } from '../../runtime/model/start-model-server.js';
@@ -152,5 +157,31 @@ describe('checkSemanticLayer', () => {
   it('is a warning when something else answers there', async () => {
     const check = await checkSemanticLayer({ env: { SEMANTIC_LAYER_URL: `${guardian.url}/mcp` } });
     expect(check).toMatchObject({ status: 'warn', detail: expect.stringContaining('not as a Semantic Layer does') });
+  });
+});
+
+describe('checkMemoryService', () => {
+  it('is missing when AGENT_MEMORY_URL points at nothing, and asks /v1/health', async () => {
+    const port = await closedPort();
+    const check = await checkMemoryService({ env: { AGENT_MEMORY_URL: `http://127.0.0.1:${port}` } });
+    expect(check).toMatchObject({ name: 'memory service', status: 'missing', required: true, fix: expect.stringContaining('serve memory') });
+    expect(check.detail).toContain(`http://127.0.0.1:${port}/v1/health`);
+  });
+
+  it('is ok with its Redis up, a warning naming the store when Redis is down, and a warning for something else', async () => {
+    const prefix = `fwtest:doctor-${process.pid}-${Date.now()}:`;
+    const up = await startMemoryService({ port: 0, kvUrl: REDIS_URL, keyPrefix: prefix, ollamaHost: `http://127.0.0.1:${await closedPort()}`, env: {} });
+    const down = await startMemoryService({ port: 0, kvUrl: `redis://127.0.0.1:${await closedPort()}`, ollamaHost: `http://127.0.0.1:${await closedPort()}`, env: {} });
+    try {
+      expect(await checkMemoryService({ env: { AGENT_MEMORY_URL: up.url } })).toMatchObject({ status: 'ok', detail: `healthy at ${up.url}/v1/health` });
+      expect(await checkMemoryService({ env: { AGENT_MEMORY_URL: down.url } })).toMatchObject({ status: 'warn', detail: expect.stringContaining('cannot reach its key-value store at redis://127.0.0.1:') });
+      expect(await checkMemoryService({ env: { AGENT_MEMORY_URL: guardian.url } })).toMatchObject({ status: 'warn', detail: expect.stringContaining('not as a memory service does') });
+    } finally {
+      await up.close();
+      await down.close();
+      const admin = new Redis(REDIS_URL);
+      await deleteKeys(admin, prefix);
+      await admin.quit();
+    }
   });
 });

@@ -48,13 +48,21 @@ describe('createSwarm', () => {
     expect(report.results.filter((r) => r.outcome !== 'pass')).toEqual([]);
   });
 
-  it('puts the system memory in compose.yaml only, and its address in every agent', async () => {
+  it('puts the system memory in project.json (for up) and compose.yaml, and its address in every agent', async () => {
     const project = ProjectFileSchema.parse(JSON.parse(await readFile(join(root, '.framework/project.json'), 'utf8')));
     expect(project.kind).toBe('swarm');
-    expect(project.services.map((s) => s.name)).toEqual(['model', 'policy', 'guardian', 'semantic-layer', 'orchestrator', 'planner', 'executor']);
-    expect(project.services.some((s) => s.kind === 'memory')).toBe(false);
+    expect(project.services.map((s) => s.name)).toEqual(['model', 'policy', 'guardian', 'semantic-layer', 'memory', 'orchestrator', 'planner', 'executor']);
+    expect(project.services.find((s) => s.name === 'memory')).toMatchObject({
+      kind: 'memory',
+      port: 8000,
+      healthPath: '/v1/health',
+      args: ['serve', 'memory', '--addr', '127.0.0.1:8000'],
+      env: { KV_URL: 'redis://127.0.0.1:6379', OLLAMA_HOST: 'http://127.0.0.1:11434' },
+      dependsOn: ['model'],
+    });
     for (const agent of project.services.filter((s) => s.kind === 'agent')) {
       expect(agent.env).toMatchObject({ AGENT_MEMORY_URL: 'http://127.0.0.1:8000', CONTEXT_ID: 'team' });
+      expect(agent.dependsOn).toEqual(['guardian', 'memory']);
     }
     expect(project.services.find((s) => s.name === 'executor')?.args).toContain('--a2a-only');
 
@@ -68,6 +76,6 @@ describe('createSwarm', () => {
       expect(compose.services[name]?.depends_on).toHaveProperty('team-memory');
     }
     expect(summary.memoryServices).toEqual(['team-kv', 'team-memory']);
-    expect(await readFile(join(root, 'README.md'), 'utf8')).toMatch(/not in `\.framework\/project\.json`/);
+    expect(await readFile(join(root, 'README.md'), 'utf8')).toMatch(/the `memory` service of `\.framework\/project\.json`/);
   });
 });

@@ -5,7 +5,7 @@ import { ScaffoldCommand } from '../../scaffold-command.js';
 
 export default class CreateSwarm extends ScaffoldCommand {
   static override description =
-    'Create a multi-agent project: orchestrator, planner and executor wired over A2A (cards, one HMAC key each, an a2a_access policy allowing orchestrator → any agent and planner → executor), and the system memory (<name>-kv and <name>-memory) in compose.yaml. The memory services are not started by `framework-cli up` yet.';
+    'Create a multi-agent project: orchestrator, planner and executor wired over A2A (cards, one HMAC key each, an a2a_access policy allowing orchestrator → any agent and planner → executor), and the system memory: the `memory` service that `framework-cli up` starts (`serve memory` over the local Redis), and <name>-kv and <name>-memory in compose.yaml.';
 
   static override examples = [
     '<%= config.bin %> create swarm team',
@@ -28,7 +28,7 @@ export default class CreateSwarm extends ScaffoldCommand {
     this.report([
       `Created swarm "${summary.name}" in ${summary.root}:`,
       ...summary.agents.map((agent) => `  ${agent.name.padEnd(13)} http://127.0.0.1:${agent.port}/`),
-      `System memory (${summary.memoryServices.join(', ')}) is in compose.yaml only; see README.md.`,
+      `System memory: the memory service (framework-cli up starts it; it needs Redis on 127.0.0.1:6379 and the all-minilm model), or ${summary.memoryServices.join(', ')} in compose.yaml; see README.md.`,
       'Next:',
       `  cd ${summary.root}`,
       '  npm install',
