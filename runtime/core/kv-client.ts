@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { StoreUnavailableError } from './errors/store-unavailable-error.js';
+import { FrameworkError } from './framework-error.js';
 
 /** The address of a Redis URL without credentials, for messages and logs. */
 export function redactUrl(url: string): string {
@@ -91,15 +92,22 @@ export function whenFirstConnected(client: Redis): Promise<void> {
 
 /**
  * Runs a Redis call once the client's first connection attempt has settled,
- * turning connection failures into `StoreUnavailableError`.
+ * turning connection failures into `StoreUnavailableError`. A bug in the
+ * caller's own code (a TypeError, RangeError, URIError or SyntaxError, or one
+ * of our errors) is rethrown as it is, not blamed on the store.
  */
 export async function kvCall<T>(location: string, client: Redis, call: (client: Redis) => Promise<T>): Promise<T> {
   try {
     await whenFirstConnected(client);
     return await call(client);
   } catch (error) {
+    if (isOwnError(error)) throw error;
     throw new StoreUnavailableError({ store: location, cause: error });
   }
+}
+
+function isOwnError(error: unknown): boolean {
+  return FrameworkError.isInstance(error) || error instanceof TypeError || error instanceof RangeError || error instanceof URIError || error instanceof SyntaxError;
 }
 
 /** Closes a client without waiting on a server that may be gone. */

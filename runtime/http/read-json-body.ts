@@ -2,12 +2,22 @@ import type { Context } from 'hono';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { nodeBindings, requestHeader } from './node-bindings.js';
 
+/** Deepest nesting of arrays and objects accepted in a request body (deeper input would overflow validators' recursion). */
+export const MAX_JSON_DEPTH = 64;
+
+export interface ReadJsonBodyOptions {
+  maxBytes: number;
+  /** Refuse strings and keys holding a lone UTF-16 surrogate (`"\ud800"`), which cannot be encoded as UTF-8 (for ids that become storage keys or hashes). */
+  wellFormedText?: boolean;
+}
+
 /**
- * Reads a request body as JSON, enforcing the content type and a size limit
- * (also for chunked bodies with no Content-Length). Rejects with
- * `BadRequestError` (415, 413 or 400), never with a parser exception.
+ * Reads a request body as JSON, enforcing the content type, a size limit
+ * (also for chunked bodies with no Content-Length) and a nesting depth of
+ * `MAX_JSON_DEPTH`. Rejects with `BadRequestError` (415, 413 or 400), never
+ * with a parser exception.
  */
-export async function readJsonBody(c: Context, options: { maxBytes: number }): Promise<unknown> {
+export async function readJsonBody(c: Context, options: ReadJsonBodyOptions): Promise<unknown> {
   const contentType = requestHeader(c, 'content-type');
   const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json' && !mediaType?.endsWith('+json')) {
@@ -18,14 +28,48 @@ export async function readJsonBody(c: Context, options: { maxBytes: number }): P
   }
   const text = await readBodyText(c, options.maxBytes);
   if (text.trim() === '') throw new BadRequestError({ code: 'invalid_json', message: 'The request body is empty; send a JSON object.' });
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new BadRequestError({
       code: 'invalid_json',
       message: `The request body is not valid JSON: ${(error as Error).message}`,
     });
   }
+  checkJsonShape(value, options.wellFormedText ?? false);
+  return value;
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Walks parsed JSON without recursion: too deep, or (when asked) a lone surrogate in a string or key, is a 400. */
+function checkJsonShape(root: unknown, wellFormedText: boolean): void {
+  const pending: Array<[value: unknown, depth: number]> = [[root, 0]];
+  const badText = (text: string) => wellFormedText && LONE_SURROGATE.test(text);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, depth] = next;
+    if (typeof value === 'string') {
+      if (badText(value)) throw illFormed();
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      throw new BadRequestError({ code: 'invalid_request', message: `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.` });
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push([item, depth + 1]);
+      continue;
+    }
+    for (const [key, item] of Object.entries(value)) {
+      if (badText(key)) throw illFormed();
+      pending.push([item, depth + 1]);
+    }
+  }
+}
+
+function illFormed(): BadRequestError {
+  return new BadRequestError({ code: 'invalid_request', message: 'The request body holds a lone UTF-16 surrogate (such as "\\ud800") in a string; send well-formed Unicode text.' });
 }
 
 /** True when the request declares or carries a body. */

@@ -110,8 +110,12 @@ export class AgentMemory {
     return { id: answer.ids?.[0] ?? record.id, deduplicated: answer.deduplicated?.[0] ?? false };
   }
 
-  /** The long-term memories nearest to `query` in meaning, nearest first, each with its distance `dist`. */
+  /**
+   * The long-term memories nearest to `query` in meaning, nearest first, each
+   * with its distance `dist`. `topics: []` (any of no topics) matches nothing.
+   */
   async recall(query: string, options: RecallOptions = {}): Promise<MemoryRecordResult[]> {
+    if (options.topics?.length === 0) return [];
     const body = {
       text: query,
       limit: options.limit ?? 10,
@@ -125,7 +129,7 @@ export class AgentMemory {
     return (await this.#call({ method: 'POST', path: '/v1/long-term-memory/search', body, schema: MemoryRecordResultsSchema })).memories;
   }
 
-  /** The messages to send to a model for `query`: related long-term memories, the session's conversation, then the query. */
+  /** The messages to send to a model for `query`: the session's summary and conversation, related long-term memories, then the query (AMS's order). */
   async memoryPrompt(query: string, options: { limit?: number; distanceThreshold?: number } = {}): Promise<MemoryPromptResponse> {
     const body = {
       query,

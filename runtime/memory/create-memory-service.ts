@@ -25,7 +25,9 @@ export const DEFAULT_MEMORY_MAX_BODY_BYTES = 1024 * 1024;
 
 const WORKING = '/v1/working-memory/:session_id';
 
-const SessionQuerySchema = z.object({
+// Query strings and the prompt's session are strict: a misspelt scope
+// (`userid=`) must be refused, not dropped, or the request reads more than it asked for.
+const SessionQuerySchema = z.strictObject({
   namespace: ScopeSchema,
   user_id: ScopeSchema,
   recent_messages_limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1).optional(),
@@ -33,12 +35,26 @@ const SessionQuerySchema = z.object({
   context_window_max: notSupported('context_window_max'),
 });
 
-const OptimizeQuerySchema = z.object({
+const OptimizeQuerySchema = z.strictObject({
   optimize_query: z
     .string()
     .optional()
     .refine((value) => value?.toLowerCase() !== 'true', 'optimize_query=true needs a language model to rewrite the query, which this memory server does not use; leave it out'),
 });
+
+const DeleteQuerySchema = z.strictObject({
+  memory_ids: z.array(IdentifierSchema, { error: 'is required: the ids of the memories to delete' }).min(1, 'name at least one memory id'),
+});
+
+/** A query string as one value per key; a key given twice is refused (which one would win is a guess). */
+function singleValued(queries: Record<string, string[]>): Record<string, string> {
+  const single: Record<string, string> = {};
+  for (const [key, values] of Object.entries(queries)) {
+    if (values.length > 1) throw new BadRequestError({ code: 'invalid_request', message: `Invalid query string: ${key} is given ${values.length} times; give it once.` });
+    single[key] = values[0]!;
+  }
+  return single;
+}
 
 /**
  * The memory service: the part of the REST API of Redis's Agent Memory
@@ -67,8 +83,8 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
     notFoundHint: '; the memory service serves /v1/health, /v1/working-memory/{session_id}, /v1/long-term-memory/, /v1/long-term-memory/search and /v1/memory/prompt',
   });
   app.use(amsErrorDetail());
-  const body = async <S extends z.ZodType>(c: Context, schema: S, what: string) => parseRequest({ schema, raw: await readJsonBody(c, { maxBytes }), what });
-  const query = <S extends z.ZodType>(c: Context, schema: S) => parseRequest({ schema, raw: c.req.query(), what: 'query string' });
+  const body = async <S extends z.ZodType>(c: Context, schema: S, what: string) => parseRequest({ schema, raw: await readJsonBody(c, { maxBytes, wellFormedText: true }), what });
+  const query = <S extends z.ZodType>(c: Context, schema: S) => parseRequest({ schema, raw: singleValued(c.req.queries()), what: 'query string' });
   const session = (c: Context) => {
     const q = query(c, SessionQuerySchema);
     const sessionId = parseRequest({ schema: IdentifierSchema, raw: c.req.param('session_id'), what: 'session id' });
@@ -98,7 +114,7 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
     return c.json(await memory.search(await body(c, SearchRequestSchema, 'search')));
   });
   app.delete('/v1/long-term-memory', async (c) => {
-    const ids = parseRequest({ schema: z.array(IdentifierSchema), raw: c.req.queries('memory_ids') ?? [], what: 'memory_ids' });
+    const { memory_ids: ids } = parseRequest({ schema: DeleteQuerySchema, raw: c.req.queries(), what: 'query string' });
     return c.json(await memory.deleteMemories(ids));
   });
   app.post('/v1/memory/prompt', async (c) => {

@@ -127,7 +127,7 @@ export class KvMemoryStore implements MemoryStore {
         queuePut(
           pipeline,
           [keys.record(record.id), keys.dedupe(hash), keys.meta, keys.log, keys.ids],
-          [record.id, JSON.stringify(record), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), hash, options.deduplicate ? '1' : '0', epoch, this.embeddingModel, dim, this.#logLength, keys.recordPrefix],
+          [record.id, JSON.stringify(record), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), hash, options.deduplicate ? '1' : '0', epoch, this.embeddingModel, dim, this.#logLength, keys.recordPrefix, keys.dedupePrefix],
         );
       }
       return runPipeline(pipeline);

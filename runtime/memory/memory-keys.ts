@@ -6,7 +6,7 @@ export interface MemoryKeys {
   /** Hash of one long-term record: `doc` (JSON), `vec` (float32 bytes), `hash` (dedup hash). */
   record(id: string): string;
   readonly recordPrefix: string;
-  /** String: the id of the record holding a dedup hash (checked against the record, so a stale one is harmless). */
+  /** Set: the ids of the records with a dedup hash (each also checked against its record). */
   dedupe(hash: string): string;
   readonly dedupePrefix: string;
   /** Set of every record id, for loading the cache. */
@@ -31,7 +31,7 @@ const part = (value: string | undefined) => (value === undefined ? '' : encodeUR
 export function memoryKeys(prefix: string): MemoryKeys {
   const base = `${prefix}mem:`;
   const recordPrefix = `${base}rec:`;
-  const dedupePrefix = `${base}hash:`;
+  const dedupePrefix = `${base}dup:`;
   return {
     record: (id) => `${recordPrefix}${id}`,
     recordPrefix,

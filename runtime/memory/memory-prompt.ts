@@ -11,7 +11,7 @@ export const notSupported = (field: string) =>
     .refine((value) => value === undefined || value === null, `${field} is not supported by this memory server (it does no token accounting); leave it out`);
 
 /** The session part of a prompt request (AMS `WorkingMemoryRequest`). */
-export const PromptSessionSchema = z.object({
+export const PromptSessionSchema = z.strictObject({
   session_id: IdentifierSchema,
   namespace: ScopeSchema,
   user_id: ScopeSchema,
@@ -27,7 +27,7 @@ export const PromptSessionSchema = z.object({
  * replaced by the query). At least one of the two.
  */
 export const MemoryPromptRequestSchema = z
-  .object({
+  .strictObject({
     query: z.string().refine((query) => query.trim() !== '', 'must not be empty'),
     session: PromptSessionSchema.nullable().optional(),
     long_term_search: z.union([z.boolean(), SearchRequestSchema]).nullable().optional(),

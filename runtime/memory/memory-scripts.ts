@@ -3,30 +3,36 @@ import { z } from 'zod';
 
 /**
  * The two Lua scripts that change long-term memory. Each write is atomic:
- * the record, the dedup pointer, the id set, the change counter and the
+ * the record, its dedup set, the id set, the change counter and the
  * change stream move together, so a replica that follows the stream never
  * sees a change without its record (see synced-vector-cache.ts).
  *
- * Keys of other records are built inside the scripts from the prefix (the
- * duplicate a dedup pointer names), so they run on a single Redis, not
- * across Redis Cluster slots.
+ * Keys of other records are built inside the scripts from the prefixes (a
+ * duplicate named in a dedup set, the set of a record's previous text), so
+ * they run on a single Redis, not across Redis Cluster slots.
  */
 
-/** KEYS: record, dedupe, meta, log, ids. ARGV: id, doc, vec, hash, dedupe(1|0), epoch, model, dim, maxlen, record prefix. */
+/**
+ * KEYS: record, dedupe set, meta, log, ids. ARGV: id, doc, vec, hash, dedupe(1|0), epoch, model, dim, maxlen, record prefix, dedupe prefix.
+ * The dedupe set holds every id whose record has that hash (also those written with dedupe off), so deleting one copy leaves the others findable.
+ */
 const PUT = `
 local meta = redis.call('HMGET', KEYS[3], 'model', 'dim')
 if meta[1] and (meta[1] ~= ARGV[7] or meta[2] ~= ARGV[8]) then
   return {'model', meta[1], meta[2] or ''}
 end
 if ARGV[5] == '1' then
-  local other = redis.call('GET', KEYS[2])
-  if other and other ~= ARGV[1] then
-    local found = redis.call('HMGET', ARGV[10] .. other, 'hash', 'doc')
-    if found[1] == ARGV[4] then return {'dup', other, found[2]} end
+  for _, other in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+    if other ~= ARGV[1] then
+      local found = redis.call('HMGET', ARGV[10] .. other, 'hash', 'doc')
+      if found[1] == ARGV[4] then return {'dup', other, found[2]} end
+    end
   end
 end
+local old = redis.call('HGET', KEYS[1], 'hash')
+if old and old ~= ARGV[4] then redis.call('SREM', ARGV[11] .. old, ARGV[1]) end
 redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'vec', ARGV[3], 'hash', ARGV[4])
-redis.call('SET', KEYS[2], ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('SADD', KEYS[5], ARGV[1])
 redis.call('HSETNX', KEYS[3], 'epoch', ARGV[6])
 redis.call('HSETNX', KEYS[3], 'model', ARGV[7])
@@ -41,7 +47,7 @@ return {'ok', ARGV[1], tostring(v), sid, redis.call('HGET', KEYS[3], 'epoch')}
 const DELETE = `
 local hash = redis.call('HGET', KEYS[1], 'hash')
 if redis.call('DEL', KEYS[1]) == 0 then return {'none'} end
-if hash and redis.call('GET', ARGV[4] .. hash) == ARGV[1] then redis.call('DEL', ARGV[4] .. hash) end
+if hash then redis.call('SREM', ARGV[4] .. hash, ARGV[1]) end
 redis.call('SREM', KEYS[4], ARGV[1])
 redis.call('HSETNX', KEYS[2], 'epoch', ARGV[2])
 local v = redis.call('HINCRBY', KEYS[2], 'ver', 1)
@@ -100,7 +106,7 @@ function command(target: Redis | ChainableCommander, name: string): ScriptCall {
 }
 
 /** Queues a put on a pipeline of a client that has the scripts (see `defineMemoryScripts` for an example). */
-export function queuePut(pipeline: ChainableCommander, keys: readonly [string, string, string, string, string], args: readonly [string, string, Buffer, string, '0' | '1', string, string, string, number, string]): void {
+export function queuePut(pipeline: ChainableCommander, keys: readonly [string, string, string, string, string], args: readonly [string, string, Buffer, string, '0' | '1', string, string, string, number, string, string]): void {
   command(pipeline, PUT_COMMAND)(...keys, ...args);
 }
 

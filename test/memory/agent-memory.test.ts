@@ -43,6 +43,7 @@ describe('AgentMemory against the memory service over HTTP', () => {
     expect(recalled[0]).toMatchObject({ id: seat.id, namespace: 'agent-a', session_id: 'c1', topics: ['travel'], memory_type: 'semantic' });
     expect(recalled[0]!.dist).toBeLessThan(recalled[1]!.dist);
     expect((await memory.recall('seat', { topics: ['travel'] })).map((m) => m.id)).toEqual([seat.id]);
+    expect(await memory.recall('seat', { topics: [] })).toEqual([]); // any of no topics: nothing
     expect((await other.recall('Where does the user like to sit?')).map((m) => m.text)).toEqual(['The user prefers an aisle seat on flights']);
 
     await memory.addToWorkingMemory({ messages: [{ role: 'user', content: 'Book my flight to Oslo' }] });

@@ -61,6 +61,27 @@ describe('bad input to the memory service', () => {
     await refused(call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', created_at: { gte: 'yesterday' } }), 400, 'invalid_request', 'ISO 8601');
   });
 
+  it('refuses scope keys it does not know, or given twice, instead of widening the request', async () => {
+    const { app } = open();
+    await refused(call(app, 'POST', '/v1/memory/prompt', { query: 'q', long_term_search: true, namespace: { eq: 'A' } }), 400, 'invalid_request', 'namespace');
+    await refused(call(app, 'POST', '/v1/memory/prompt', { query: 'q', session: { session_id: 's1', userid: 'alice' } }), 400, 'invalid_request', 'userid');
+    await refused(call(app, 'GET', '/v1/working-memory/s1?namespace=A&usr=mallory'), 400, 'invalid_request', 'usr');
+    await refused(call(app, 'GET', '/v1/working-memory/s1?namespace=A&namespace=B'), 400, 'invalid_request', 'namespace is given 2 times');
+    await refused(call(app, 'POST', '/v1/long-term-memory/search?namespace=A', { text: 'x' }), 400, 'invalid_request', 'namespace');
+    await refused(call(app, 'DELETE', '/v1/long-term-memory?memory_id=a1'), 400, 'invalid_request', 'memory_id');
+    await refused(call(app, 'DELETE', '/v1/long-term-memory'), 400, 'invalid_request', 'memory_ids: is required');
+  });
+
+  it('refuses text that cannot be stored as UTF-8 and JSON nested too deep', async () => {
+    const { app } = open();
+    await refused(call(app, 'POST', '/v1/long-term-memory/', { memories: [{ id: '\ud800', text: 't' }] }), 400, 'invalid_request', 'lone UTF-16 surrogate');
+    await refused(call(app, 'PUT', '/v1/working-memory/s1', { namespace: '\udbff' }), 400, 'invalid_request', 'lone UTF-16 surrogate');
+    await refused(call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', ['\ud800']: 1 }), 400, 'invalid_request', 'lone UTF-16 surrogate');
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    await refused(call(app, 'PUT', '/v1/working-memory/s1', { data: { x: deep } }), 400, 'invalid_request', 'more than 64 deep');
+  });
+
   it('answers 404 for unknown routes and sessions, 405 with Allow for wrong methods', async () => {
     const { app } = open();
     await refused(call(app, 'GET', '/v1/working-memory/unknown-session'), 404, 'not_found', 'Session unknown-session not found');

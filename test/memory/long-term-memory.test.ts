@@ -53,6 +53,19 @@ describe('long-term memory', () => {
     await remember(app, [{ id: 'd1', text: 'The user is allergic to shellfish', namespace: 'dup' }]);
     const replaced = await search(app, { text: 'shellfish', namespace: { eq: 'dup' }, limit: 1 });
     expect(replaced.memories[0]).toMatchObject({ id: 'd1', text: 'The user is allergic to shellfish' });
+    // d1 no longer holds the peanut text, so d4 is its only copy: a new one is a duplicate of d4.
+    expect((await remember(app, [{ id: 'd5', text: 'The user is allergic to peanuts', namespace: 'dup' }])).ids).toEqual(['d4']);
+  });
+
+  it('still finds the remaining copy of a text after another copy is deleted', async () => {
+    const { app } = open();
+    await remember(app, [{ id: 'k1', text: 'The user likes tea', namespace: 'copies' }]);
+    await remember(app, [{ id: 'k2', text: 'The user likes tea', namespace: 'copies' }], false);
+    expect((await call(app, 'DELETE', '/v1/long-term-memory?memory_ids=k2')).status).toBe(200);
+    const again = await remember(app, [{ id: 'k3', text: 'The user likes tea', namespace: 'copies' }]);
+    expect(again).toEqual({ status: 'ok', ids: ['k1'], deduplicated: [true] });
+    expect((await call(app, 'DELETE', '/v1/long-term-memory?memory_ids=k1')).status).toBe(200);
+    expect((await remember(app, [{ id: 'k4', text: 'The user likes tea', namespace: 'copies' }])).ids).toEqual(['k4']);
   });
 
   it("never returns another namespace's or user's memories", async () => {
