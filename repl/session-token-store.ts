@@ -1,5 +1,7 @@
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lock } from 'proper-lockfile';
 import { z } from 'zod';
 
 /** What is remembered of one agent's session. */
@@ -10,6 +12,8 @@ export const SavedSessionSchema = z.object({
   saved_at: z.string(),
   /** The plan last proposed on this session, so `--approve` names the plan it approves. */
   plan_id: z.string().optional(),
+  /** Whether the agent's last answer on this session asked for input, so the next message is a reply. */
+  awaiting_input: z.boolean().optional(),
 });
 export type SavedSession = z.infer<typeof SavedSessionSchema>;
 
@@ -24,9 +28,12 @@ export const SESSIONS_FILE = 'sessions.json';
 
 /**
  * Saved session tokens, keyed by agent URL, in one JSON file readable by its
- * owner only (mode 0600, directory 0700). Writes go through a temporary file
- * and a rename, so a crash never leaves half a file. A file that is not ours
- * (bad JSON, another shape) is treated as empty and replaced on the next save.
+ * owner only (mode 0600, in a directory made 0700). Each change is a
+ * read-modify-write under a lock file (so a REPL and a script do not drop
+ * each other's entries) through a new temporary file (created exclusively,
+ * so a planted symlink is refused) and a rename, so a crash never leaves
+ * half a file. A file that is not ours (bad JSON, another shape) is treated
+ * as empty and replaced on the next save.
  *
  * @example
  * const store = new SessionTokenStore({ dir: config.configDir });
@@ -46,25 +53,28 @@ export class SessionTokenStore {
   }
 
   async save(agentUrl: string, session: SavedSession): Promise<void> {
-    const file = await this.#read();
-    file.sessions[agentUrl] = SavedSessionSchema.parse(session);
-    await this.#write(file);
+    const saved = SavedSessionSchema.parse(session);
+    await this.#change((file) => {
+      file.sessions[agentUrl] = saved;
+      return true;
+    });
   }
 
-  /** Merges fields into the saved session of `agentUrl` (no-op when there is none). */
-  async update(agentUrl: string, fields: Partial<SavedSession>): Promise<void> {
-    const file = await this.#read();
-    const current = file.sessions[agentUrl];
-    if (!current) return;
-    file.sessions[agentUrl] = SavedSessionSchema.parse({ ...current, ...fields });
-    await this.#write(file);
+  /**
+   * Merges fields into the saved session of `agentUrl`, only while it is still
+   * the session of `token` (another run may have saved a newer one since).
+   */
+  async update(agentUrl: string, token: string, fields: Partial<Omit<SavedSession, 'token'>>): Promise<void> {
+    await this.#change((file) => {
+      const current = file.sessions[agentUrl];
+      if (current?.token !== token) return false;
+      file.sessions[agentUrl] = SavedSessionSchema.parse({ ...current, ...fields });
+      return true;
+    });
   }
 
   async delete(agentUrl: string): Promise<void> {
-    const file = await this.#read();
-    if (!(agentUrl in file.sessions)) return;
-    delete file.sessions[agentUrl];
-    await this.#write(file);
+    await this.#change((file) => agentUrl in file.sessions && delete file.sessions[agentUrl]);
   }
 
   async #read(): Promise<SessionsFile> {
@@ -83,12 +93,41 @@ export class SessionTokenStore {
     return { version: 1, sessions: {} };
   }
 
-  async #write(file: SessionsFile): Promise<void> {
+  /** Reads, lets `edit` change the file (it returns whether it did), and writes it back, all under the lock. */
+  async #change(edit: (file: SessionsFile) => boolean): Promise<void> {
+    await this.#prepareDir();
+    const release = await lock(this.#dir, {
+      lockfilePath: `${this.path}.lock`,
+      realpath: false,
+      retries: { retries: 50, minTimeout: 10, maxTimeout: 100 },
+      // Held for milliseconds; if it ever went stale, the worst case is one lost entry, not a crash.
+      onCompromised: () => undefined,
+    });
+    try {
+      const file = await this.#read();
+      if (edit(file)) await this.#write(file);
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  /** Creates the directory user-only, or makes an existing one so; refuses one that is not a real directory. */
+  async #prepareDir(): Promise<void> {
     await mkdir(this.#dir, { recursive: true, mode: 0o700 });
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
-    // The umask cannot widen 0600, but an existing temp file keeps its old mode: set it explicitly.
-    await chmod(temporary, 0o600);
-    await rename(temporary, this.path);
+    const info = await lstat(this.#dir);
+    if (!info.isDirectory()) throw new Error(`${this.#dir} is not a directory; the chat keeps its session tokens there. Remove it or set FRAMEWORK_CLI_CONFIG_DIR.`);
+    if ((info.mode & 0o077) !== 0) await chmod(this.#dir, 0o700);
+  }
+
+  async #write(file: SessionsFile): Promise<void> {
+    const temporary = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
+    // 'wx' creates the file or fails (never follows a symlink planted there); 0600 from the start.
+    await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    try {
+      await rename(temporary, this.path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
   }
 }
