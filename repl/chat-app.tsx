@@ -113,7 +113,7 @@ export function ChatApp({ session, forceNew = false, onExit }: ChatAppProps) {
           )
         }
       </Static>
-      {chat.live ? <TranscriptEntry item={chat.live} live /> : null}
+      {chat.live ? <TranscriptEntry item={chat.live} live={chat.liveActive} /> : null}
       {busy && !chat.live ? <StatusLine text={phase === 'starting' ? `Connecting to ${session.agentUrl}…` : 'Waiting for the agent…'} running /> : null}
       {busy ? (
         <Text dimColor>Ctrl-C cancels</Text>

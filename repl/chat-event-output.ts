@@ -15,7 +15,10 @@ export interface ChatEventDocument {
  */
 export function chatEventToJson(event: ChatEvent): ChatEventDocument {
   if (event.type === 'session') {
-    return { event: 'session', data: { status: event.status, text: event.text, ...(event.contextId ? { context_id: event.contextId } : {}) } };
+    return {
+      event: 'session',
+      data: { status: event.status, text: event.text, ...(event.contextId ? { context_id: event.contextId } : {}), ...(event.unsent ? { unsent: true } : {}) },
+    };
   }
   return { event: event.type, data: responseToJson(event) };
 }

@@ -7,6 +7,8 @@ export interface SessionNotice {
   readonly status: 'started' | 'resumed' | 'renewed' | 'anonymous';
   readonly text: string;
   readonly contextId?: string;
+  /** Set on a renewal after which the message was not sent again (it answered what the old session had asked). */
+  readonly unsent?: boolean;
 }
 
 /** What the chat shows: the agent's responses, plus notices about the session. */
@@ -40,4 +42,11 @@ export function planCardOf(event: ChatEvent): PlanCard | undefined {
   if (!isPlanConfirmation(event) || event.data === undefined) return undefined;
   const parsed = PlanCardSchema.safeParse(event.data);
   return parsed.success ? parsed.data : undefined;
+}
+
+/** The id of the plan a plan confirmation proposes, read on its own (a card the REPL cannot draw may still name its plan). */
+export function planIdOf(event: ChatEvent): string | undefined {
+  if (!isPlanConfirmation(event)) return undefined;
+  const id = event.data?.plan_id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }

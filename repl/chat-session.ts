@@ -4,7 +4,7 @@ import { SessionInvalidError } from '../runtime/core/errors/session-invalid-erro
 import { FrameworkError } from '../runtime/core/framework-error.js';
 import { FrontDoorClient, type FrontDoorSession } from '../runtime/http/front-door-client.js';
 import type { ChatEvent, SessionNotice } from './chat-event.js';
-import { planCardOf } from './chat-event.js';
+import { planIdOf } from './chat-event.js';
 import { decisionMessage, type PlanDecisionKind } from './plan-decision.js';
 import type { SessionTokenStore } from './session-token-store.js';
 
@@ -39,6 +39,8 @@ export class ChatSession {
   #anonymous = false;
   #planId: string | undefined;
   #contextId: string | undefined;
+  /** Whether the agent's last answer asked for input (a plan, a question), so the next message is a reply. */
+  #awaitingInput = false;
 
   constructor(options: ChatSessionOptions) {
     this.#client = options.client ?? new FrontDoorClient({ url: options.agentUrl });
@@ -67,6 +69,7 @@ export class ChatSession {
         this.#token = saved.token;
         this.#planId = saved.plan_id;
         this.#contextId = saved.context_id;
+        this.#awaitingInput = saved.awaiting_input ?? false;
         return notice('resumed', `Resumed your session with ${this.agentUrl}.`, saved.context_id);
       }
     }
@@ -78,17 +81,15 @@ export class ChatSession {
     return this.#start('started', options.signal);
   }
 
-  /** Sends one message and yields what happens, as it arrives. */
+  /**
+   * Sends one message and yields what happens, as it arrives. When the agent
+   * refuses the token as expired (before running anything), a new session is
+   * started and a new request is sent again on it; a reply to a plan or a
+   * question is not (the new session knows nothing of what it answered), and
+   * the renewal notice says so with `unsent`.
+   */
   async *send(message: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<ChatEvent, void, undefined> {
-    if (this.#token === undefined && !this.#anonymous) yield await this.open({ signal: options.signal });
-    try {
-      yield* this.#stream(message, options.signal);
-    } catch (error) {
-      if (!(FrameworkError.isInstance(error) && error instanceof SessionInvalidError) || this.#anonymous) throw error;
-      // The agent refused the token before running anything, so sending again is safe.
-      yield await this.#start('renewed', options.signal);
-      yield* this.#stream(message, options.signal);
-    }
+    yield* this.#send(message, { reply: this.#awaitingInput, signal: options.signal });
   }
 
   /**
@@ -97,25 +98,54 @@ export class ChatSession {
    * whole flow with one command.
    */
   async *decide(decision: PlanDecision, options: { signal?: AbortSignal } = {}): AsyncGenerator<ChatEvent, void, undefined> {
-    if (this.#token === undefined && !this.#anonymous) yield await this.open({ signal: options.signal });
     let asked = false;
-    for await (const event of this.send(decisionMessage({ kind: decision.kind, planId: this.#planId }), options)) {
+    let unsent = false;
+    for await (const event of this.#send(decisionMessage({ kind: decision.kind, planId: this.#planId }), { reply: true, signal: options.signal })) {
       if (event.type === 'input_required') asked = event.actionType !== PLAN_CONFIRMATION;
+      if (event.type === 'session' && event.unsent) unsent = true;
       yield event;
     }
-    if (decision.kind === 'modify' && decision.changes !== undefined && asked && !options.signal?.aborted) {
+    if (decision.kind === 'modify' && decision.changes !== undefined && asked && !unsent && !options.signal?.aborted) {
       yield* this.send(decision.changes, options);
     }
   }
 
+  async *#send(message: string, options: { reply: boolean; signal: AbortSignal | undefined }): AsyncGenerator<ChatEvent, void, undefined> {
+    const { signal } = options;
+    if (this.#token === undefined && !this.#anonymous) yield await this.open(signal ? { signal } : {});
+    try {
+      yield* this.#stream(message, signal);
+    } catch (error) {
+      if (!(FrameworkError.isInstance(error) && error instanceof SessionInvalidError) || this.#anonymous) throw error;
+      const renewed = await this.#start('renewed', signal);
+      // Sending again is safe (the agent ran nothing) but only means the same for a new request on a session.
+      if (options.reply || renewed.status === 'anonymous') {
+        yield { ...renewed, text: `${renewed.text} Your message was not sent: ${options.reply ? 'it answered a plan or question the agent no longer has' : 'without a session the agent would act on it with nothing to confirm'}. Send your request again.`, unsent: true };
+        return;
+      }
+      yield renewed;
+      yield* this.#stream(message, signal);
+    }
+  }
+
   async *#stream(message: string, signal: AbortSignal | undefined): AsyncGenerator<ChatEvent, void, undefined> {
-    for await (const event of this.#client.stream({ query: message, ...(this.#token ? { token: this.#token } : {}), ...(signal ? { signal } : {}) })) {
-      const card = planCardOf(event);
-      if (card?.plan_id !== undefined && card.plan_id !== this.#planId) {
-        this.#planId = card.plan_id;
-        if (!this.#anonymous) await this.#store.update(this.agentUrl, { plan_id: card.plan_id });
+    const token = this.#token;
+    let awaiting: boolean | undefined;
+    for await (const event of this.#client.stream({ query: message, ...(token ? { token } : {}), ...(signal ? { signal } : {}) })) {
+      if (event.type !== 'status') awaiting = event.type === 'input_required';
+      if (event.type === 'input_required' && event.actionType === PLAN_CONFIRMATION) {
+        // A plan without an id (or an unreadable one) must not leave an older plan's id to be approved.
+        const planId = planIdOf(event);
+        if (planId !== this.#planId) {
+          this.#planId = planId;
+          if (token) await this.#store.update(this.agentUrl, token, { plan_id: planId });
+        }
       }
       yield event;
+    }
+    if (awaiting !== undefined && awaiting !== this.#awaitingInput) {
+      this.#awaitingInput = awaiting;
+      if (token) await this.#store.update(this.agentUrl, token, { awaiting_input: awaiting });
     }
   }
 
@@ -127,6 +157,7 @@ export class ChatSession {
       if (FrameworkError.isInstance(error) && error instanceof AgentHttpError && (error.status === 404 || error.status === 405)) {
         this.#anonymous = true;
         this.#token = undefined;
+        this.#awaitingInput = false;
         return notice('anonymous', `${this.agentUrl} has no sessions (POST /session/start answered ${error.status}): every message starts a new conversation.`);
       }
       throw error;
@@ -134,6 +165,7 @@ export class ChatSession {
     this.#token = started.token;
     this.#anonymous = false;
     this.#planId = undefined;
+    this.#awaitingInput = false;
     this.#contextId = started.contextId;
     await this.#store.save(this.agentUrl, {
       token: started.token,

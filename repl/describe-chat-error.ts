@@ -31,7 +31,7 @@ export function describeChatError(error: unknown, agentUrl: string): ChatErrorDe
     if (error instanceof StreamInterruptedError) {
       return {
         code: error.code,
-        message: `The connection to ${agentUrl} closed before the agent finished.`,
+        message: error.message,
         hint: 'The agent may have stopped: check framework-cli status and framework-cli logs, then send the message again.',
       };
     }
@@ -49,6 +49,13 @@ export function describeChatError(error: unknown, agentUrl: string): ChatErrorDe
     }
     return { code: error.code, message: error.message, hint: 'Try again, or start a new session with /new.' };
   }
+  if (isFileError(error)) {
+    return {
+      code: 'session_store_failed',
+      message: `Could not keep the session token in ${error.path}: ${error.message}`,
+      hint: 'Make the configuration folder writable, or set FRAMEWORK_CLI_CONFIG_DIR to a folder you own.',
+    };
+  }
   if (error instanceof Error && error.name === 'AbortError') {
     return { code: 'aborted', message: 'Cancelled.', hint: '' };
   }
@@ -63,4 +70,9 @@ export function describeChatError(error: unknown, agentUrl: string): ChatErrorDe
 function detailOf(message: string): string {
   const match = /\(([^)]*)\)/.exec(message);
   return match ? ` (${match[1]})` : '';
+}
+
+/** A file-system failure (EACCES, ENOTDIR, ENOSPC, ...), from saving the session token. */
+function isFileError(error: unknown): error is Error & { code: string; path: string } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { path?: unknown }).path === 'string';
 }

@@ -7,7 +7,7 @@ export type ChatScriptAction = { kind: 'message'; text: string } | PlanDecision;
 export interface ChatScriptOutcome {
   /** Events received (session notices included). */
   events: number;
-  /** The agent's error event, when the run ended with one. */
+  /** The agent's error event, when the run ended with one; `session_expired` when the message could not be sent on a renewed session. */
   error?: { code: string; message: string };
   /** Whether the run ended waiting for an answer (a plan to approve, a question). */
   awaitingInput: boolean;
@@ -35,6 +35,8 @@ export async function runChatScript(options: {
   const emit = (event: ChatEvent): void => {
     events += 1;
     if (event.type === 'error') error = { code: event.code, message: event.message };
+    // The session expired and the reply or decision was not sent: the run did not do what it was asked.
+    if (event.type === 'session' && event.unsent) error = { code: 'session_expired', message: event.text };
     if (event.type !== 'session') awaitingInput = event.type === 'input_required';
     options.onEvent(event);
   };

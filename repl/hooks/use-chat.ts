@@ -20,8 +20,10 @@ export interface Chat {
   readonly transcript: readonly TranscriptItem[];
   /** The transcript but its live entry: what will not change any more (a prefix that only grows). */
   readonly settled: readonly TranscriptItem[];
-  /** The last entry while it still changes: the status of a running request, or the plan waiting for a decision. */
+  /** The last entry while it still changes: the status of a running request, or a plan (arrived, or waiting for a decision). */
   readonly live: TranscriptItem | undefined;
+  /** Whether the live entry is active: a status while its request runs (a spinner), a plan once its keys decide it. */
+  readonly liveActive: boolean;
   readonly phase: ChatPhase;
   /** Sends a message (ignored while a request runs). */
   send(text: string): void;
@@ -51,7 +53,8 @@ const DECISION_LABELS: Readonly<Record<PlanDecisionKind, string>> = {
  * failure is added as a described error and never ends the chat: when the
  * request failed before the agent answered anything, the phase goes back to
  * what it was (so a plan can still be decided, a question still answered).
- * A cancel adds "Cancelled." the same way.
+ * A cancel adds "Cancelled." and goes back to `idle` (the request may have
+ * reached the agent, so a plan it decided may be gone).
  *
  * @example
  * const chat = useChat(session, { forceNew: false });
@@ -94,7 +97,7 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
       setPhase(phases.busy ?? 'streaming');
       let asked: 'plan' | 'question' | undefined;
       let answered = false;
-      // Back to `resume` when the request was cut short (failed, cancelled) before the agent answered anything.
+      // Back to `resume` when the request failed before the agent answered anything.
       const after = (completed: boolean) => (completed || answered ? (asked ?? 'idle') : resume);
       try {
         for await (const event of request(controller.signal)) {
@@ -107,10 +110,11 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
           if (event.type === 'input_required') asked = isPlanConfirmation(event) ? 'plan' : 'question';
         }
         if (controller.signal.aborted) append({ kind: 'info', text: 'Cancelled.' });
-        setPhase(after(!controller.signal.aborted));
+        setPhase(controller.signal.aborted ? 'idle' : after(true));
       } catch (error) {
+        // A cancelled request may have reached the agent (an approval may have used the plan up): back to idle, not to the plan.
         append(controller.signal.aborted ? { kind: 'info', text: 'Cancelled.' } : { kind: 'failure', error: describeChatError(error, session.agentUrl) });
-        setPhase(after(false));
+        setPhase(controller.signal.aborted ? 'idle' : after(false));
       } finally {
         running.current = undefined;
       }
@@ -173,12 +177,18 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
     const last = transcript.at(-1);
     const live = last !== undefined && isLive(last, phase) ? last : undefined;
     const settled = live ? transcript.slice(0, -1) : transcript;
-    return { transcript, settled, live, phase, send, decide, cancel, newSession, append };
+    const liveActive = live !== undefined && (phase === 'plan' || (live.kind === 'event' && live.event.type === 'status'));
+    return { transcript, settled, live, liveActive, phase, send, decide, cancel, newSession, append };
   }, [transcript, phase, send, decide, cancel, newSession, append]);
 }
 
-/** True for the entry that still changes: a status while its request runs, a plan while it waits. */
+/**
+ * True for the entry that still changes: a status while its request runs, a
+ * plan from when it arrives (the stream may end in a later read) until it is
+ * decided. An entry that stops being live never becomes live again, so
+ * `settled` only grows and `<Static>` prints each entry once.
+ */
 function isLive(item: TranscriptItem, phase: ChatPhase): boolean {
   if (item.kind !== 'event') return false;
-  return (phase === 'streaming' && item.event.type === 'status') || (phase === 'plan' && isPlanConfirmation(item.event));
+  return (phase === 'streaming' && (item.event.type === 'status' || isPlanConfirmation(item.event))) || (phase === 'plan' && isPlanConfirmation(item.event));
 }

@@ -13,6 +13,12 @@ export interface FrontDoorClientOptions {
   url: string;
   /** Milliseconds to wait for the answer's headers (not for the whole stream); default 10 000. */
   connectTimeoutMs?: number;
+  /**
+   * Milliseconds a stream may stay silent (no event, no keep-alive comment)
+   * before it counts as cut; default 60 000. Our front door sends a
+   * keep-alive every 15 s, so only a stuck or unreachable agent trips it.
+   */
+  idleTimeoutMs?: number;
   /** Most characters buffered for one event before the stream is refused; default 4 MiB. */
   maxEventChars?: number;
   fetch?: typeof fetch;
@@ -41,7 +47,8 @@ const ErrorBodySchema = z.object({ code: z.string(), message: z.string() });
  *
  * Failures are typed: `AgentNotReadyError` (nothing answers), `SessionInvalidError`
  * (401), `AgentHttpError` (any other HTTP error, with the agent's code), and
- * `StreamInterruptedError` (the stream was cut before the agent ended it).
+ * `StreamInterruptedError` (the stream was cut before the agent ended it, or
+ * stayed silent past `idleTimeoutMs`).
  * Aborting the signal ends the stream quietly and closes the connection,
  * which cancels the task on the agent.
  *
@@ -53,12 +60,14 @@ const ErrorBodySchema = z.object({ code: z.string(), message: z.string() });
 export class FrontDoorClient {
   readonly url: string;
   readonly #connectTimeoutMs: number;
+  readonly #idleTimeoutMs: number;
   readonly #maxEventChars: number;
   readonly #fetch: typeof fetch;
 
   constructor(options: FrontDoorClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
     this.#maxEventChars = options.maxEventChars ?? 4 * 1024 * 1024;
     this.#fetch = options.fetch ?? fetch;
   }
@@ -104,12 +113,21 @@ export class FrontDoorClient {
     try {
       for (;;) {
         let chunk: ReadableStreamReadResult<string>;
+        let idle = false;
+        const timer = setTimeout(() => {
+          idle = true;
+          void reader.cancel().catch(() => undefined);
+        }, this.#idleTimeoutMs);
+        timer.unref();
         try {
           chunk = await reader.read();
         } catch (error) {
           if (signal?.aborted) return;
           throw new StreamInterruptedError({ url: this.url, cause: error });
+        } finally {
+          clearTimeout(timer);
         }
+        if (idle) throw new StreamInterruptedError({ url: this.url, detail: `no data for ${durationText(this.#idleTimeoutMs)}` });
         if (chunk.done) break;
         buffered += chunk.value.length;
         if (buffered > this.#maxEventChars) {
@@ -175,4 +193,8 @@ function connectionDetail(error: unknown): string {
   if (typeof cause?.code === 'string') return cause.code === 'ECONNREFUSED' ? 'connection refused' : cause.code;
   if (FrameworkError.isInstance(error)) return error.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+function durationText(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }

@@ -11,7 +11,7 @@ export interface Probe {
 
 /**
  * A test agent whose router picks a task by the first word of the query:
- * `multi`, `slow`, `fail`, `bigint`, `turn` (counts turns in session context), else echo.
+ * `multi`, `slow`, `lateplan`, `quiet`, `fail`, `bigint`, `turn` (counts turns in session context), else echo.
  */
 export function createFixtureAgent(name = 'fixture'): { core: FrameworkCore; agent: FrameworkAgent; probe: Probe } {
   const probe: Probe = { aborted: [], started: [], signals: new Map() };
@@ -30,6 +30,7 @@ export function createFixtureAgent(name = 'fixture'): { core: FrameworkCore; age
         yield AgentResponse.result({ actions: ['a', 'b'], outcomes: [1, 2] });
         return;
       case 'slow':
+      case 'PLAN_CONFIRM_APPROVE': // an approval that takes long (of `lateplan`'s plan)
         probe.signals.set(text, signal);
         yield AgentResponse.status('started');
         try {
@@ -41,6 +42,14 @@ export function createFixtureAgent(name = 'fixture'): { core: FrameworkCore; age
           if (signal.aborted) probe.aborted.push(text);
         }
         yield AgentResponse.result({ done: true });
+        return;
+      case 'lateplan':
+        // A plan whose stream ends in a later read than the plan itself.
+        yield AgentResponse.inputRequired('Approve the late plan?', {
+          actionType: 'plan_confirmation',
+          data: { plan_id: 'late-1', plan: { objective: 'late', methodology: 'direct', tasks: [{ description: 'only step' }] } },
+        });
+        await new Promise((r) => setTimeout(r, 300));
         return;
       case 'quiet':
         await new Promise((r) => setTimeout(r, 250));

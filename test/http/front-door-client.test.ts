@@ -150,6 +150,35 @@ describe('FrontDoorClient failures', () => {
     }
   });
 
+  it('counts a stream silent past the idle timeout as cut, but keep-alive comments keep it open', async () => {
+    const stuck = await rawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: status\ndata: {"text":"working"}\n\n');
+    });
+    const chatty = await rawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const beat = setInterval(() => res.write(': keep-alive\n\n'), 100);
+      setTimeout(() => {
+        clearInterval(beat);
+        res.end('event: result\ndata: {"done":true}\n\n');
+      }, 700);
+    });
+    try {
+      const seen: unknown[] = [];
+      const failure = await (async () => {
+        for await (const event of new FrontDoorClient({ url: stuck.url, idleTimeoutMs: 300 }).stream({ query: 'x' })) seen.push(event);
+      })().catch((error: unknown) => error);
+      expect(seen).toEqual([{ type: 'status', text: 'working' }]);
+      expect(failure).toBeInstanceOf(StreamInterruptedError);
+      expect((failure as Error).message).toMatch(/closed before the agent finished \(no data for 300 ms\)/);
+      const events = await collect(new FrontDoorClient({ url: chatty.url, idleTimeoutMs: 300 }).stream({ query: 'x' }));
+      expect(events).toEqual([{ type: 'result', data: { done: true } }]);
+    } finally {
+      await stuck.close();
+      await chatty.close();
+    }
+  });
+
   it('refuses an event larger than the cap instead of buffering without end', async () => {
     const server = await rawServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -239,6 +239,25 @@ describe('ChatApp with the fixture agent', () => {
     await waitForText(app, '"echo": "hello"');
   });
 
+  it('prints a plan card once when the stream ends after it, and shows the keys only once they work', async () => {
+    const { app } = await startChat({ url: running.url });
+    await submitLine(app, 'lateplan');
+    await waitForText(app, 'Proposed plan');
+    expect(screen(app)).not.toContain(LEGEND); // still streaming: a and r would not decide yet
+    await waitForText(app, LEGEND);
+    await settle();
+    expect(count(app, 'Proposed plan')).toBe(1);
+
+    // Cancelling the approval goes back to the prompt, not to the plan: the agent may already have used it up.
+    await press(app, 'a');
+    await waitForText(app, 'Ctrl-C cancels');
+    await press(app, KEY.ctrlC);
+    await waitForText(app, 'Cancelled.');
+    await waitForText(app, 'Type a message');
+    expect(screen(app)).not.toContain('a / r / m, or type a reply');
+    await vi.waitFor(() => expect(probe.aborted).toContain('PLAN_CONFIRM_APPROVE late-1'), { timeout: 10_000 });
+  });
+
   it('shows a plan without structured data as its text in a card, then what followed it', async () => {
     const { app } = await startChat({ url: running.url });
     await submitLine(app, 'multi');

@@ -4,10 +4,10 @@ import { FrameworkError } from '../framework-error.js';
 export class StreamInterruptedError extends FrameworkError {
   readonly url: string;
 
-  constructor(options: { url: string; cause?: unknown }) {
+  constructor(options: { url: string; cause?: unknown; /** Why, when known: "no data for 60 s". */ detail?: string }) {
     super({
       code: 'stream_interrupted',
-      message: `The connection to ${options.url} closed before the agent finished; the request may not have completed.`,
+      message: `The connection to ${options.url} closed before the agent finished${options.detail ? ` (${options.detail})` : ''}; the request may not have completed.`,
       cause: options.cause,
     });
     this.url = options.url;
