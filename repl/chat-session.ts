@@ -98,6 +98,8 @@ export class ChatSession {
    * whole flow with one command.
    */
   async *decide(decision: PlanDecision, options: { signal?: AbortSignal } = {}): AsyncGenerator<ChatEvent, void, undefined> {
+    // Open first: the saved session names the plan the decision is about.
+    if (this.#token === undefined && !this.#anonymous) yield await this.open(options.signal ? { signal: options.signal } : {});
     let asked = false;
     let unsent = false;
     for await (const event of this.#send(decisionMessage({ kind: decision.kind, planId: this.#planId }), { reply: true, signal: options.signal })) {

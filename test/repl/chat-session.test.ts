@@ -7,7 +7,7 @@ import type { ChatEvent } from '../../repl/chat-event.js';
 import { ChatSession } from '../../repl/chat-session.js';
 import { runChatScript } from '../../repl/run-chat-script.js';
 import { SessionTokenStore } from '../../repl/session-token-store.js';
-import { createFixtureAgent } from '../http/agent-fixture.js';
+import { createFixtureAgent, type Probe } from '../http/agent-fixture.js';
 import { startPlannerReplica, type PlannerLog } from '../planning/planner-support.js';
 import { redisScope } from '../support/redis-scope.js';
 
@@ -90,12 +90,31 @@ describe('ChatSession with a planner (sessions in Redis)', () => {
 
 describe('ChatSession with the fixture agent', () => {
   let running: RunningAgent;
+  let probe: Probe;
   beforeAll(async () => {
     const fixture = createFixtureAgent();
+    probe = fixture.probe;
     running = await fixture.core.run(fixture.agent, { port: 0, a2a: false, env: { LOG_LEVEL: 'error' } });
   });
   afterAll(async () => {
     await running?.close();
+  });
+
+  it('a decision on a session not yet opened names the saved plan', async () => {
+    const store = await tokenStore();
+    const first = new ChatSession({ agentUrl: running.url, store });
+    await first.open();
+    await collect(first.send('lateplan'));
+    const later = new ChatSession({ agentUrl: running.url, store });
+    const controller = new AbortController();
+    const events: ChatEvent[] = [];
+    for await (const event of later.decide({ kind: 'approve' }, { signal: controller.signal })) {
+      events.push(event);
+      if (event.type === 'status') controller.abort(); // the fixture's approval is slow: its first status says it began
+    }
+    expect(events[0]).toMatchObject({ type: 'session', status: 'resumed' });
+    expect(probe.started.at(-1)).toBe('PLAN_CONFIRM_APPROVE');
+    expect(probe.signals.has('PLAN_CONFIRM_APPROVE late-1')).toBe(true);
   });
 
   it('forgets the last plan id when a plan comes without one, so a decision never names an older plan', async () => {
