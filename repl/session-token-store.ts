@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lock } from 'proper-lockfile';
 import { z } from 'zod';
@@ -111,10 +111,10 @@ export class SessionTokenStore {
     }
   }
 
-  /** Creates the directory user-only, or makes an existing one so; refuses one that is not a real directory. */
+  /** Creates the directory user-only, or makes an existing one so (a symlinked one, as dotfile managers make, is followed). */
   async #prepareDir(): Promise<void> {
     await mkdir(this.#dir, { recursive: true, mode: 0o700 });
-    const info = await lstat(this.#dir);
+    const info = await stat(this.#dir);
     if (!info.isDirectory()) throw new Error(`${this.#dir} is not a directory; the chat keeps its session tokens there. Remove it or set FRAMEWORK_CLI_CONFIG_DIR.`);
     if ((info.mode & 0o077) !== 0) await chmod(this.#dir, 0o700);
   }

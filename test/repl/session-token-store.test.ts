@@ -60,6 +60,15 @@ describe('SessionTokenStore', () => {
     expect((await stat(store.path)).mode & 0o777).toBe(0o600);
   });
 
+  it('works in a configuration folder that is a symlink to a real one', async () => {
+    const real = join(dir, 'real');
+    await mkdir(real);
+    await symlink(real, join(dir, 'linked'));
+    const store = new SessionTokenStore({ dir: join(dir, 'linked') });
+    await store.save('http://a', { token: 't', saved_at: 'now' });
+    expect(await new SessionTokenStore({ dir: real }).get('http://a')).toMatchObject({ token: 't' });
+  });
+
   it('keeps every entry when many saves run at once, in one process or several stores', async () => {
     const stores = [new SessionTokenStore({ dir }), new SessionTokenStore({ dir })];
     await Promise.all(Array.from({ length: 20 }, (_, i) => stores[i % 2]!.save(`http://agent-${i}`, { token: `t${i}`, saved_at: 'now' })));
