@@ -1,16 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { cleanup, render } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningAgent } from '../../runtime/core/framework-core.js';
 import { ChatApp } from '../../repl/chat-app.js';
 import { ChatSession } from '../../repl/chat-session.js';
-import { SessionTokenStore } from '../../repl/session-token-store.js';
-import { createFixtureAgent, type Probe } from '../http/agent-fixture.js';
+import type { SessionTokenStore } from '../../repl/session-token-store.js';
+import { createFixtureAgent } from '../http/agent-fixture.js';
 import { startPlannerReplica, type PlannerLog } from '../planning/planner-support.js';
 import { freePort } from '../support/net.js';
 import { redisScope } from '../support/redis-scope.js';
+import { fixtureAgentServer, tempTokenStores } from './chat-support.js';
 import { count, KEY, press, screen, settle, submitLine, waitForText, type RenderedApp } from './ink-driver.js';
 
 // The chat REPL driven by keys, against real agents: a planner on the real
@@ -20,13 +18,7 @@ const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 const LEGEND = 'a approve · r reject · m modify · Enter to type a reply';
 const REQUEST = 'book flights; reserve hotel';
 
-const dirs: string[] = [];
-
-async function tokenStore(): Promise<SessionTokenStore> {
-  const dir = await mkdtemp(join(tmpdir(), 'chat-app-'));
-  dirs.push(dir);
-  return new SessionTokenStore({ dir });
-}
+const tokenStore = tempTokenStores();
 
 /** Renders the app on a new session with `url`, and waits until the session is opened (or failed). */
 async function startChat(options: { url: string; store?: SessionTokenStore; forceNew?: boolean; onExit?: () => void; ready?: string }) {
@@ -48,9 +40,6 @@ afterEach(() => {
   cleanup();
 });
 
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
 
 describe('ChatApp with a planner (sessions in Redis)', () => {
   const scope = redisScope();
@@ -208,21 +197,11 @@ describe('ChatApp with a planner (sessions in Redis)', () => {
 });
 
 describe('ChatApp with the fixture agent', () => {
-  let running: RunningAgent;
-  let probe: Probe;
-
-  beforeAll(async () => {
-    const fixture = createFixtureAgent();
-    probe = fixture.probe;
-    running = await fixture.core.run(fixture.agent, { port: 0, a2a: false, env: { LOG_LEVEL: 'error' } });
-  });
-  afterAll(async () => {
-    await running?.close();
-  });
+  const fixture = fixtureAgentServer();
 
   it('Ctrl-C during a slow request cancels it, and the prompt comes back', async () => {
     const onExit = vi.fn();
-    const { app } = await startChat({ url: running.url, onExit });
+    const { app } = await startChat({ url: fixture.url(), onExit });
     await submitLine(app, 'slow request');
     await waitForText(app, 'Ctrl-C cancels');
     await vi.waitFor(() => expect(SPINNER.test(screen(app)) && screen(app).includes('started')).toBe(true), { timeout: 10_000 });
@@ -233,14 +212,14 @@ describe('ChatApp with the fixture agent', () => {
     expect(screen(app)).toContain('• started');
     expect(onExit).not.toHaveBeenCalled();
     // Closing the stream cancelled the task on the agent.
-    await vi.waitFor(() => expect(probe.aborted).toContain('slow request'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(fixture.probe().aborted).toContain('slow request'), { timeout: 10_000 });
 
     await submitLine(app, 'hello');
     await waitForText(app, '"echo": "hello"');
   });
 
   it('prints a plan card once when the stream ends after it, and shows the keys only once they work', async () => {
-    const { app } = await startChat({ url: running.url });
+    const { app } = await startChat({ url: fixture.url() });
     await submitLine(app, 'lateplan');
     await waitForText(app, 'Proposed plan');
     expect(screen(app)).not.toContain(LEGEND); // still streaming: a and r would not decide yet
@@ -255,11 +234,11 @@ describe('ChatApp with the fixture agent', () => {
     await waitForText(app, 'Cancelled.');
     await waitForText(app, 'Type a message');
     expect(screen(app)).not.toContain('a / r / m, or type a reply');
-    await vi.waitFor(() => expect(probe.aborted).toContain('PLAN_CONFIRM_APPROVE late-1'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(fixture.probe().aborted).toContain('PLAN_CONFIRM_APPROVE late-1'), { timeout: 10_000 });
   });
 
   it('shows a plan without structured data as its text in a card, then what followed it', async () => {
-    const { app } = await startChat({ url: running.url });
+    const { app } = await startChat({ url: fixture.url() });
     await submitLine(app, 'multi');
     const frame = await waitForText(app, '2. b → 2');
     expect(frame).toMatch(/╭─+╮\n│ Plan:\s+│\n│ 1\. first\s+│\n│ 2\. second\s+│\n│ Approve\?\s+│\n╰─+╯/);

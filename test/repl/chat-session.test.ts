@@ -1,27 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../runtime/core/framework-core.js';
 import type { ChatEvent } from '../../repl/chat-event.js';
 import { ChatSession } from '../../repl/chat-session.js';
 import { runChatScript } from '../../repl/run-chat-script.js';
-import { SessionTokenStore } from '../../repl/session-token-store.js';
-import { createFixtureAgent, type Probe } from '../http/agent-fixture.js';
+import type { SessionTokenStore } from '../../repl/session-token-store.js';
 import { startPlannerReplica, type PlannerLog } from '../planning/planner-support.js';
 import { redisScope } from '../support/redis-scope.js';
+import { fixtureAgentServer, tempTokenStores } from './chat-support.js';
 
 // ChatSession against real agents: a planner with its sessions in Redis, and the fixture agent.
 
-const dirs: string[] = [];
-async function tokenStore(): Promise<SessionTokenStore> {
-  const dir = await mkdtemp(join(tmpdir(), 'chat-session-'));
-  dirs.push(dir);
-  return new SessionTokenStore({ dir });
-}
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
+const tokenStore = tempTokenStores();
 
 async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
   const out: ChatEvent[] = [];
@@ -89,23 +78,14 @@ describe('ChatSession with a planner (sessions in Redis)', () => {
 });
 
 describe('ChatSession with the fixture agent', () => {
-  let running: RunningAgent;
-  let probe: Probe;
-  beforeAll(async () => {
-    const fixture = createFixtureAgent();
-    probe = fixture.probe;
-    running = await fixture.core.run(fixture.agent, { port: 0, a2a: false, env: { LOG_LEVEL: 'error' } });
-  });
-  afterAll(async () => {
-    await running?.close();
-  });
+  const fixture = fixtureAgentServer();
 
   it('a decision on a session not yet opened names the saved plan', async () => {
     const store = await tokenStore();
-    const first = new ChatSession({ agentUrl: running.url, store });
+    const first = new ChatSession({ agentUrl: fixture.url(), store });
     await first.open();
     await collect(first.send('lateplan'));
-    const later = new ChatSession({ agentUrl: running.url, store });
+    const later = new ChatSession({ agentUrl: fixture.url(), store });
     const controller = new AbortController();
     const events: ChatEvent[] = [];
     for await (const event of later.decide({ kind: 'approve' }, { signal: controller.signal })) {
@@ -113,19 +93,19 @@ describe('ChatSession with the fixture agent', () => {
       if (event.type === 'status') controller.abort(); // the fixture's approval is slow: its first status says it began
     }
     expect(events[0]).toMatchObject({ type: 'session', status: 'resumed' });
-    expect(probe.started.at(-1)).toBe('PLAN_CONFIRM_APPROVE');
-    expect(probe.signals.has('PLAN_CONFIRM_APPROVE late-1')).toBe(true);
+    expect(fixture.probe().started.at(-1)).toBe('PLAN_CONFIRM_APPROVE');
+    expect(fixture.probe().signals.has('PLAN_CONFIRM_APPROVE late-1')).toBe(true);
   });
 
   it('forgets the last plan id when a plan comes without one, so a decision never names an older plan', async () => {
     const store = await tokenStore();
-    const session = new ChatSession({ agentUrl: running.url, store });
+    const session = new ChatSession({ agentUrl: fixture.url(), store });
     await session.open();
     await collect(session.send('lateplan'));
     expect(session.planId).toBe('late-1');
-    expect((await store.get(running.url))!.plan_id).toBe('late-1');
+    expect((await store.get(fixture.url()))!.plan_id).toBe('late-1');
     await collect(session.send('multi')); // a plan with text only
     expect(session.planId).toBeUndefined();
-    expect((await store.get(running.url))!.plan_id).toBeUndefined();
+    expect((await store.get(fixture.url()))!.plan_id).toBeUndefined();
   });
 });

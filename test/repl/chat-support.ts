@@ -1,0 +1,35 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import { SessionTokenStore } from '../../repl/session-token-store.js';
+import { createFixtureAgent, type Probe } from '../http/agent-fixture.js';
+
+/** Token stores in fresh temporary folders for one test file, removed after it. */
+export function tempTokenStores(): () => Promise<SessionTokenStore> {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+  return async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chat-tokens-'));
+    dirs.push(dir);
+    return new SessionTokenStore({ dir });
+  };
+}
+
+/** The fixture agent's front door (no A2A) on a free port for the tests of one `describe`, closed after them. */
+export function fixtureAgentServer(): { url: () => string; probe: () => Probe } {
+  let running: RunningAgent | undefined;
+  let probe: Probe | undefined;
+  beforeAll(async () => {
+    const fixture = createFixtureAgent();
+    probe = fixture.probe;
+    running = await fixture.core.run(fixture.agent, { port: 0, a2a: false, env: { LOG_LEVEL: 'error' } });
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  return { url: () => running!.url, probe: () => probe! };
+}
