@@ -31,10 +31,11 @@ import { loadAgentCard } from '../runtime/a2a/agent-card.js';
 import { KeyRing } from '../runtime/a2a/signing/key-ring.js';
 import { createSigningKey, decodeSecret, generateSecret } from '../runtime/a2a/signing/signing-key.js';
 import { getValidator, type A2aValidator } from '../runtime/a2a/validator.js';
-import type { RunningAgent } from '../runtime/core/framework-core.js';
+import type { RunningAgent } from '../runtime/agent/run-agent.js';
 import { createExecutorAgent } from '../runtime/examples/executor-agent.js';
 import { startGuardian } from '../runtime/guardian/start-guardian.js';
 import { startPolicyServer } from '../runtime/policy/server/start-policy-server.js';
+import { runAgent } from '../runtime/agent/run-agent.js';
 
 const CALLS = Number(process.env.BENCH_A2A_CALLS ?? 300);
 const WARMUP = Number(process.env.BENCH_A2A_WARMUP ?? 30);
@@ -71,7 +72,7 @@ async function measure(call: () => Promise<void>): Promise<Figures> {
 /** The example executor in this process on a free port, A2A only. */
 async function executor(env: Record<string, string>): Promise<RunningAgent & { card: AgentCard }> {
   const { core, agent } = createExecutorAgent();
-  const running = await core.run(agent, { port: 0, mode: 'a2a', env: { LOG_LEVEL: 'error', ...env } });
+  const running = await runAgent(core, agent, { port: 0, mode: 'a2a', env: { LOG_LEVEL: 'error', ...env } });
   if (!running.card) throw new Error('the executor serves no agent card');
   return running as RunningAgent & { card: AgentCard };
 }

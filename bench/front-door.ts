@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { AgentResponse, FrameworkAgent, FrameworkCore, KvSessionStore, MemorySessionStore, type SessionStore } from '../runtime/index.js';
+import { runAgent } from '../runtime/agent/run-agent.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -33,7 +34,7 @@ async function serveOurs(): Promise<number> {
     yield AgentResponse.result({ actions: ['bench'], outcomes: ['done'] });
   });
   const agent = new FrameworkAgent({ agentName: 'bench', description: 'benchmark agent' });
-  const running = await core.run(agent, { port: 0, env: { AGENT_NAME: 'bench', LOG_LEVEL: 'error' } });
+  const running = await runAgent(core, agent, { port: 0, env: { AGENT_NAME: 'bench', LOG_LEVEL: 'error' } });
   return running.port;
 }
 

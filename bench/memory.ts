@@ -29,7 +29,7 @@ import { startMemoryService, type RunningMemoryService } from '../runtime/memory
 import { SearchRequestSchema } from '../runtime/memory/memory-search.js';
 import { ModelStore, resolveModelsDir } from '../runtime/model/model-store.js';
 import { startModelServer, type RunningModelServer } from '../runtime/model/start-model-server.js';
-import type { Embedder } from '../runtime/semantic/embedder.js';
+import type { Embedder } from '../runtime/llm/embedder.js';
 import { clusteredVectors, exactTopK, normalise, percentile } from './support/clustered-vectors.js';
 
 const DIM = 384;

@@ -1,6 +1,6 @@
 import { Box, Static, Text, useApp, useInput } from 'ink';
 import { useCallback, useEffect, useState } from 'react';
-import { assertNever } from '../runtime/http/task-events.js';
+import { assertNever } from '../runtime/core/assert-never.js';
 import { parseChatInput, unknownCommandText, type ChatCommandName } from './chat-command.js';
 import type { ChatSession } from './chat-session.js';
 import { PromptInput } from './components/prompt-input.js';

@@ -1,4 +1,5 @@
-import { assertNever, responseToJson } from '../runtime/http/task-events.js';
+import { assertNever } from '../runtime/core/assert-never.js';
+import { responseToJson } from '../runtime/core/task-events.js';
 import type { ChatEvent } from './chat-event.js';
 
 /** One NDJSON line of `chat --json`: `{"event": <kind>, "data": {...}}`, the front door's json event format plus `session` notices. */

@@ -1,4 +1,4 @@
-import { assertNever } from '../../runtime/http/task-events.js';
+import { assertNever } from '../../runtime/core/assert-never.js';
 import { isPlanConfirmation, type ChatEvent } from '../chat-event.js';
 import { ErrorLine } from './error-line.js';
 import { MessageText } from './message-text.js';

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { assertNever } from '../../runtime/http/task-events.js';
+import { assertNever } from '../../runtime/core/assert-never.js';
 import { resultViewOf } from '../result-view.js';
 
 /**

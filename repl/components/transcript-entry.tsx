@@ -1,4 +1,4 @@
-import { assertNever } from '../../runtime/http/task-events.js';
+import { assertNever } from '../../runtime/core/assert-never.js';
 import type { TranscriptItem } from '../transcript-item.js';
 import { ErrorLine } from './error-line.js';
 import { EventView } from './event-view.js';

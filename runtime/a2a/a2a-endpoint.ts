@@ -4,10 +4,10 @@ import type { Context, Hono } from 'hono';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
-import { errorResponse } from '../http/http-error.js';
-import { clientAbort, requestHeader } from '../http/node-bindings.js';
-import { readBodyText } from '../http/read-json-body.js';
-import { sseResponse } from '../http/sse-response.js';
+import { errorResponse } from '../core/server/http-error.js';
+import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
+import { readBodyText } from '../core/server/read-json-body.js';
+import { sseResponse } from '../core/server/sse-response.js';
 import type { AdmittedCaller, A2aRequestGuard } from './request-guard.js';
 
 /** Where the agent card is served (A2A well-known path). */

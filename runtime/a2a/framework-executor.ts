@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { AgentResponse } from '../core/agent-response.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import { silentLogger, type Logger } from '../core/logger.js';
-import { assertNever, runTaskForTransport } from '../http/task-events.js';
+import { assertNever } from '../core/assert-never.js';
+import { runTaskForTransport } from '../core/task-events.js';
 import { ExpiringMap } from '../sessions/expiring-map.js';
 import { agentMessage, dataPart, queryFromMessage, textPart } from './a2a-parts.js';
 

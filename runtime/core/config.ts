@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, type ConfigIssue } from './errors/config-error.js';
+import { DEFAULT_HOST, DEFAULT_PORTS, DEFAULT_URLS } from './defaults.js';
 import { LlmConfigSchema, type LlmConfig } from './llm-config.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -113,9 +114,9 @@ export interface AgentConfig extends SessionConfig, A2aConfig {
 }
 
 export const CONFIG_DEFAULTS = {
-  host: '127.0.0.1',
-  agentPort: 8002,
-  ollamaHost: 'http://127.0.0.1:11434',
+  host: DEFAULT_HOST,
+  agentPort: DEFAULT_PORTS.agent,
+  ollamaHost: DEFAULT_URLS.model,
   logLevel: 'info',
   a2aValidationMode: 'strict',
   sessionBackend: 'memory',

@@ -12,3 +12,26 @@ export interface ContextStore {
    */
   updateContext(contextId: string, patch: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>>;
 }
+
+/**
+ * Session context kept in this process only, without expiry: what a
+ * `FrameworkCore` uses until it is given a store (`runAgent` gives it the
+ * one SESSION_BACKEND selects). Lost on restart; not shared between replicas.
+ */
+export class InProcessContextStore implements ContextStore {
+  readonly #contexts = new Map<string, Record<string, unknown>>();
+
+  async getContext(contextId: string): Promise<Record<string, unknown>> {
+    return structuredClone(this.#contexts.get(contextId) ?? {});
+  }
+
+  async updateContext(contextId: string, patch: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
+    const merged: Record<string, unknown> = { ...this.#contexts.get(contextId) };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) delete merged[key];
+      else merged[key] = structuredClone(value);
+    }
+    this.#contexts.set(contextId, merged);
+    return structuredClone(merged);
+  }
+}

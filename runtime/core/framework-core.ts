@@ -1,13 +1,11 @@
 import { raceAbort, neverAborted } from './abort.js';
 import { AgentResponse } from './agent-response.js';
-import type { ContextStore } from './context-store.js';
+import { InProcessContextStore, type ContextStore } from './context-store.js';
 import { AbortedError } from './errors/aborted-error.js';
 import { UnknownStepError } from './errors/unknown-step-error.js';
 import { UnknownTaskError } from './errors/unknown-task-error.js';
 import { FrameworkError } from './framework-error.js';
-import type { FrameworkAgent } from './framework-agent.js';
 import { isPlainObject } from './json.js';
-import { loadSessionConfig } from './config.js';
 import type { TaskQuery } from './task-input.js';
 
 /** The task that receives a query when the caller names none. */
@@ -62,34 +60,11 @@ export interface ExecuteTaskOptions {
   signal?: AbortSignal;
 }
 
-/** The handle of a running agent, returned by `run`. */
-export interface RunningAgent {
-  /** Base URL of the front door, e.g. `http://127.0.0.1:8002`. */
-  readonly url: string;
-  readonly port: number;
-  /** URL of the A2A endpoint (the card's URL), when one is served. */
-  readonly a2aUrl?: string;
-  /** The agent card served at `/.well-known/agent-card.json`, when an A2A endpoint is served. */
-  readonly card?: import('@a2a-js/sdk').AgentCard;
-  close(): Promise<void>;
-}
-
-/** Options of `FrameworkCore.run`; see `RunAgentOptions` in runtime/http. */
-export interface RunOptions {
-  port?: number;
-  host?: string;
-  /** `full` front door (default), `minimal` tutorial front door, or `a2a`: the A2A endpoint only (an executor). */
-  mode?: 'full' | 'minimal' | 'a2a';
-  /** Serve the A2A endpoint (default true). */
-  a2a?: boolean;
-  chatCompat?: boolean;
-  /** Silence after which a keep-alive comment is sent on a stream; default 15 s. */
-  keepAliveMs?: number;
-  env?: Readonly<Record<string, string | undefined>>;
-}
-
 export interface FrameworkCoreOptions {
-  /** Where session context lives; by default the store chosen by SESSION_BACKEND when first needed. */
+  /**
+   * Where session context lives. By default an in-process store; `runAgent`
+   * replaces it with the store SESSION_BACKEND selects, shared with the front door.
+   */
   sessions?: ContextStore;
 }
 
@@ -111,11 +86,10 @@ type MethodDecorator<F> = (value: F, context: ClassMethodDecoratorContext) => vo
 export class FrameworkCore {
   readonly #steps = new Map<string, StepFunction>();
   readonly #tasks = new Map<string, { info: TaskInfo; fn: TaskFunction }>();
-  #sessions: ContextStore | undefined;
-  #sessionsLoading: Promise<ContextStore> | undefined;
+  #sessions: ContextStore;
 
   constructor(options: FrameworkCoreOptions = {}) {
-    this.#sessions = options.sessions;
+    this.#sessions = options.sessions ?? new InProcessContextStore();
   }
 
   /**
@@ -241,7 +215,7 @@ export class FrameworkCore {
 
   /** The session context of a conversation (`{}` when none). */
   async getSessionContext(contextId: string): Promise<Record<string, unknown>> {
-    return (await this.#contextStore()).getContext(contextId);
+    return this.#sessions.getContext(contextId);
   }
 
   /** Merges `patch` into the session context of a conversation and returns the result. */
@@ -249,35 +223,13 @@ export class FrameworkCore {
     contextId: string,
     patch: Readonly<Record<string, unknown>>,
   ): Promise<Record<string, unknown>> {
-    return (await this.#contextStore()).updateContext(contextId, patch);
+    return this.#sessions.updateContext(contextId, patch);
   }
 
   /** Uses `store` for session context from now on (the front door shares its session store this way). */
   useSessions(store: ContextStore): void {
     this.#sessions = store;
   }
-
-  /**
-   * Starts the HTTP front door for `agent` (the A2A endpoint joins it once
-   * that part lands). Configuration comes from the options, then the
-   * environment (AGENT_PORT, SESSION_BACKEND, ...).
-   */
-  async run(agent: FrameworkAgent, options: RunOptions = {}): Promise<RunningAgent> {
-    // Loaded lazily: the front door depends on core, not the other way round.
-    const { runAgent } = await import('../http/run-agent.js');
-    return runAgent({ core: this, agent, ...options });
-  }
-
-  async #contextStore(): Promise<ContextStore> {
-    if (this.#sessions) return this.#sessions;
-    this.#sessionsLoading ??= (async () => {
-      const { createSessionStore } = await import('../sessions/create-session-store.js');
-      return createSessionStore(loadSessionConfig());
-    })();
-    this.#sessions = await this.#sessionsLoading;
-    return this.#sessions;
-  }
-
 }
 function register<V>(map: Map<string, V>, kind: 'step' | 'task', name: string, value: V): void {
   const fn = kind === 'task' ? (value as { fn: unknown }).fn : value;

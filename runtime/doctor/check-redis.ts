@@ -1,9 +1,10 @@
 import { Redis } from 'ioredis';
 import { redactUrl } from '../core/kv-client.js';
 import { checkResult, DEFAULT_PROBE_TIMEOUT_MS, type DoctorCheck, type ProbeOptions } from './doctor-check.js';
+import { DEFAULT_URLS } from '../core/defaults.js';
 
 /** Where Redis is expected when no variable names it. */
-export const DEFAULT_KV_URL = 'redis://127.0.0.1:6379';
+export const DEFAULT_KV_URL = DEFAULT_URLS.kv;
 
 /**
  * PINGs Redis at `SESSION_KV_URL`, else `KV_URL`, else {@link DEFAULT_KV_URL}.

@@ -1,4 +1,5 @@
 import { bodyField, type HttpAnswer } from './http-probe.js';
+import { DEFAULT_PORTS } from '../core/defaults.js';
 
 /** A default port of the component table and how to recognise our service on it. */
 export interface KnownPort {
@@ -21,19 +22,19 @@ function agentPort(port: number, service: string): KnownPort {
 
 /** The default ports of docs ARCHITECTURE "Components and default ports", in that order. */
 export const KNOWN_PORTS: readonly KnownPort[] = [
-  agentPort(8002, 'the project agent'),
-  agentPort(8100, 'the planner agent'),
-  agentPort(8101, 'the executor agent'),
-  agentPort(8103, 'the tutorial web interface'),
+  agentPort(DEFAULT_PORTS.agent, 'the project agent'),
+  agentPort(DEFAULT_PORTS.planner, 'the planner agent'),
+  agentPort(DEFAULT_PORTS.executor, 'the executor agent'),
+  agentPort(DEFAULT_PORTS.tutorialWeb, 'the tutorial web interface'),
   {
-    port: 11438,
+    port: DEFAULT_PORTS.guardian,
     service: 'the Guardian',
     startedBy: 'framework-cli serve guardian',
     probePath: '/health',
     isOurs: (a) => bodyField(a.body, 'policy_engine') !== undefined,
   },
   {
-    port: 8181,
+    port: DEFAULT_PORTS.policy,
     service: 'the policy engine',
     startedBy: 'framework-cli policy serve',
     probePath: '/health',
@@ -41,21 +42,21 @@ export const KNOWN_PORTS: readonly KnownPort[] = [
     isOurs: (a) => typeof a.body === 'object' && a.body !== null && (a.ok ? Object.keys(a.body).length === 0 : typeof bodyField(a.body, 'code') === 'string'),
   },
   {
-    port: 10100,
+    port: DEFAULT_PORTS.semanticLayer,
     service: 'the Semantic Layer',
     startedBy: 'framework-cli serve semantic-layer',
     probePath: '/health',
     isOurs: (a) => typeof bodyField(a.body, 'vectorized_cards') === 'number',
   },
   {
-    port: 8000,
+    port: DEFAULT_PORTS.memory,
     service: 'the memory service',
     startedBy: 'framework-cli serve memory',
     probePath: '/v1/health',
     isOurs: (a) => typeof bodyField(a.body, 'kv_store') === 'string' && typeof bodyField(a.body, 'now') === 'number',
   },
   {
-    port: 11434,
+    port: DEFAULT_PORTS.model,
     service: 'the model runtime',
     startedBy: 'framework-cli model serve',
     // The Ollama API has no /health; /api/version answers on ours and on Ollama.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AUDIT_LIST_DEFAULT, AUDIT_LIST_MAX } from './audit-trail.js';
-import { parseRequest } from '../http/parse-request.js';
+import { parseRequest } from '../core/server/parse-request.js';
 
 /** Query of `GET /v1/audit`: `limit` 1..1000 (default 100), `since` an ISO-8601 instant. */
 export const AuditQuerySchema = z.object({

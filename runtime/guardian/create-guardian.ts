@@ -7,15 +7,15 @@ import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
-import { createBaseApp } from '../http/base-app.js';
-import { errorResponse } from '../http/http-error.js';
-import { readJsonBody } from '../http/read-json-body.js';
+import { createBaseApp } from '../core/server/base-app.js';
+import { errorResponse } from '../core/server/http-error.js';
+import { readJsonBody } from '../core/server/read-json-body.js';
 import { parseAuditQuery } from './audit-query.js';
 import { AuditTrail } from './audit-trail.js';
 import { domainDecisionFrom, type DomainDecision } from './domain-decision.js';
 import { DomainPolicyInputSchema } from './domain-policy-input.js';
 import type { AuditListResponse, GuardianHealth } from './guardian-responses.js';
-import { parseRequest } from '../http/parse-request.js';
+import { parseRequest } from '../core/server/parse-request.js';
 
 export interface GuardianOptions {
   /** The policy engine asked for every decision (OPA or `framework-cli policy serve`). */

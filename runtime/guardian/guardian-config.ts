@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { DEFAULT_HOST, DEFAULT_PORTS, DEFAULT_URLS } from '../core/defaults.js';
 import { ENV_FIELDS, readEnvironment, type Env, type LogLevel } from '../core/config.js';
 
 /** The Guardian's port by default. */
-export const DEFAULT_GUARDIAN_PORT = 11438;
-export const DEFAULT_GUARDIAN_HOST = '127.0.0.1';
+export const DEFAULT_GUARDIAN_PORT = DEFAULT_PORTS.guardian;
+export const DEFAULT_GUARDIAN_HOST = DEFAULT_HOST;
 /** Where the policy engine is by default (OPA's port). */
-export const DEFAULT_OPA_URL = 'http://127.0.0.1:8181';
+export const DEFAULT_OPA_URL = DEFAULT_URLS.policy;
 
 /** Settings of a Guardian process, from the environment. */
 export interface GuardianConfig {

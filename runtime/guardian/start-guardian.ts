@@ -1,7 +1,7 @@
 import { createAuditLog } from '../a2a/audit-log.js';
 import { OpaPolicyClient } from '../a2a/policy-client.js';
 import { silentLogger, type Logger } from '../core/logger.js';
-import { listen } from '../http/listen.js';
+import { listen } from '../core/server/listen.js';
 import { AuditTrail } from './audit-trail.js';
 import { createGuardian } from './create-guardian.js';
 import { DEFAULT_GUARDIAN_HOST, DEFAULT_GUARDIAN_PORT } from './guardian-config.js';

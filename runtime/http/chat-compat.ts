@@ -8,9 +8,10 @@ import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { AgentIdentity } from './front-door.js';
-import { clientAbort } from './node-bindings.js';
-import { readJsonBody } from './read-json-body.js';
-import { assertNever, runTaskForTransport } from './task-events.js';
+import { clientAbort } from '../core/server/node-bindings.js';
+import { readJsonBody } from '../core/server/read-json-body.js';
+import { assertNever } from '../core/assert-never.js';
+import { runTaskForTransport } from '../core/task-events.js';
 
 /**
  * The chat-UI compatibility mode: the part of the Ollama API that chat web

@@ -5,15 +5,15 @@ import { BadRequestError } from '../core/errors/bad-request-error.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { SessionStore } from '../sessions/session-store.js';
-import { createBaseApp } from './base-app.js';
+import { createBaseApp } from '../core/server/base-app.js';
 import { mountChatCompat } from './chat-compat.js';
-import { errorResponse } from './http-error.js';
-import { clientAbort, requestHeader } from './node-bindings.js';
-import { hasBody, readJsonBody } from './read-json-body.js';
+import { errorResponse } from '../core/server/http-error.js';
+import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
+import { hasBody, readJsonBody } from '../core/server/read-json-body.js';
 import { resolveRequestSession } from './session-resolver.js';
-import type { SseEvent } from './sse.js';
-import { sseResponse } from './sse-response.js';
-import { responseToJson, runTaskForTransport } from './task-events.js';
+import type { SseEvent } from '../core/server/sse.js';
+import { sseResponse } from '../core/server/sse-response.js';
+import { responseToJson, runTaskForTransport } from '../core/task-events.js';
 
 export interface AgentIdentity {
   name: string;

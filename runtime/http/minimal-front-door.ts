@@ -4,11 +4,11 @@ import type { AgentResponse } from '../core/agent-response.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { DEFAULT_MAX_BODY_BYTES, readQueryRequest } from './front-door.js';
-import { clientAbort } from './node-bindings.js';
-import { createBaseApp } from './base-app.js';
-import type { SseEvent } from './sse.js';
-import { sseResponse } from './sse-response.js';
-import { responseToJson, runTaskForTransport } from './task-events.js';
+import { clientAbort } from '../core/server/node-bindings.js';
+import { createBaseApp } from '../core/server/base-app.js';
+import type { SseEvent } from '../core/server/sse.js';
+import { sseResponse } from '../core/server/sse-response.js';
+import { responseToJson, runTaskForTransport } from '../core/task-events.js';
 
 export interface MinimalFrontDoorOptions {
   core: FrameworkCore;

@@ -2,14 +2,13 @@ import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { CONFIG_DEFAULTS, ENV_FIELDS, readEnvironment, type Env, type LogLevel } from '../core/config.js';
-import { DEFAULT_EMBEDDING_MODEL } from '../model/known-models.js';
-import { LOCAL_PORTS } from '../scaffold/project-services.js';
+import { DEFAULT_EMBEDDING_MODEL, DEFAULT_HOST, DEFAULT_PORTS, DEFAULT_URLS } from '../core/defaults.js';
 
 export const MEMORY_DEFAULTS = {
-  host: '127.0.0.1',
+  host: DEFAULT_HOST,
   /** As Agent Memory Server's. */
-  port: LOCAL_PORTS.memory,
-  kvUrl: 'redis://127.0.0.1:6379',
+  port: DEFAULT_PORTS.memory,
+  kvUrl: DEFAULT_URLS.kv,
   keyPrefix: CONFIG_DEFAULTS.kvKeyPrefix,
   ollamaHost: CONFIG_DEFAULTS.ollamaHost,
   embeddingModel: DEFAULT_EMBEDDING_MODEL,

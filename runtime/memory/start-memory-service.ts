@@ -1,7 +1,7 @@
 import type { Env } from '../core/config.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
-import { listen } from '../http/listen.js';
-import { OllamaEmbedder, type Embedder } from '../semantic/embedder.js';
+import { listen } from '../core/server/listen.js';
+import { OllamaEmbedder, type Embedder } from '../llm/embedder.js';
 import { createMemoryService } from './create-memory-service.js';
 import { KvMemoryStore } from './kv-memory-store.js';
 import { loadMemoryConfig } from './memory-config.js';

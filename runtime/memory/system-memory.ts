@@ -3,7 +3,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { StoreUnavailableError } from '../core/errors/store-unavailable-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
-import type { Embedder } from '../semantic/embedder.js';
+import type { Embedder } from '../llm/embedder.js';
 import type { MemoryFilters, TagFilter } from './memory-filters.js';
 import { promptMessages, type MemoryPromptRequest, type MemoryPromptResponse } from './memory-prompt.js';
 import { completeRecord, type MemoryRecord, type MemoryRecordResults } from './memory-records.js';

@@ -41,11 +41,7 @@ export interface KnownModel {
   embeddingLength?: number;
 }
 
-/** The default chat model: small enough for two CPU cores. */
-export const DEFAULT_CHAT_MODEL = 'smollm2';
-
-/** The default embedding model: sentence-transformers' all-MiniLM-L6-v2, 384 dimensions. */
-export const DEFAULT_EMBEDDING_MODEL = 'all-minilm';
+export { DEFAULT_CHAT_MODEL, DEFAULT_EMBEDDING_MODEL } from '../core/defaults.js';
 
 /** Models `model pull` can fetch by name. */
 export const KNOWN_MODELS: readonly KnownModel[] = [

@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { knownModelManifest, type KnownModel } from './known-models.js';
 import { sha256File, type ModelStore, type StoredModel } from './model-store.js';
 import type { PullProgress } from './pull-model.js';
+import { DEFAULT_URLS } from '../core/defaults.js';
 
 /** The part of Ollama's `POST /api/show` answer a pull reads. */
 const OllamaShowSchema = z.object({ modelfile: z.string() });
 
 /** `OLLAMA_HOST` as Ollama reads it (`host:port` or a URL), default `http://127.0.0.1:11434`. */
 export function resolveOllamaHost(options: { host?: string; env?: NodeJS.ProcessEnv } = {}): string {
-  const raw = (options.host ?? (options.env ?? process.env).OLLAMA_HOST ?? '').trim() || 'http://127.0.0.1:11434';
+  const raw = (options.host ?? (options.env ?? process.env).OLLAMA_HOST ?? '').trim() || DEFAULT_URLS.model;
   return (/^https?:\/\//.test(raw) ? raw : `http://${raw}`).replace(/\/+$/, '');
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../core/logger.js';
-import { listen, type Listening } from '../http/listen.js';
+import { listen, type Listening } from '../core/server/listen.js';
 import { createModelServer } from './create-model-server.js';
 import type { ModelStore } from './model-store.js';
 

@@ -1,8 +1,12 @@
 /**
- * Public surface of the Rego policy engine.
+ * The Rego policy engine (our own interpreter, answering as OPA does), its
+ * OPA-compatible REST server and the `policy` tools.
+ *
+ * This file is the complete public surface of `framework_core/policy`: names
+ * are exported one by one, and a snapshot test keeps the list deliberate.
  *
  * @example
- * import { compilePolicy } from './policy/index.js';
+ * import { compilePolicy } from 'framework_core/policy';
  * const policy = compilePolicy({ modules: { 'authz.rego': 'package authz\n\nallow if input.admin' } });
  * policy.evaluate('authz.allow', { admin: true }); // true
  */
@@ -19,5 +23,12 @@ export { formatValue } from './value-format.js';
 export { BuiltinError, BuiltinRegistry, operandTypeError } from './builtins/registry.js';
 export type { BuiltinContext, BuiltinDefinition } from './builtins/registry.js';
 export { createDefaultRegistry, defaultRegistry } from './builtins/index.js';
-export { runConformance, loadCases, runCase } from './conformance.js';
-export type { ConformanceReport, CaseResult } from './conformance.js';
+export { startPolicyServer, type RunningPolicyServer, type StartPolicyServerOptions } from './server/start-policy-server.js';
+export { createPolicyServer, type PolicyServerOptions } from './server/opa-server.js';
+export { PolicyStore, type LoadStatus, type PolicyStoreOptions } from './server/policy-store.js';
+export { DecisionLog, type DecisionLogOptions } from './server/decision-log.js';
+export { readPolicyDirectory, type PolicyFiles, type PolicySource } from './server/policy-files.js';
+export { compilePolicySet, formatProblem, PolicyLoadError, type PolicyProblem, type PolicySet } from './server/policy-set.js';
+export { loadPolicySet, readInputFile } from './tools/load-policies.js';
+export { runPolicyTests, type PolicyTestReport, type PolicyTestResult } from './tools/run-policy-tests.js';
+export { evalQuery, type EvalOutput } from './tools/eval-query.js';

@@ -1,14 +1,9 @@
-import { DEFAULT_CHAT_MODEL } from '../model/known-models.js';
+import { DEFAULT_CHAT_MODEL, DEFAULT_PORTS, DEFAULT_URLS } from '../core/defaults.js';
 import type { ServiceSpec } from '../supervisor/project-file.js';
 
 /** Local addresses of the stack that `framework-cli up` starts. */
-export const LOCAL_PORTS = { model: 11434, policy: 8181, guardian: 11438, semanticLayer: 10100, memory: 8000, firstAgent: 8002 } as const;
-export const LOCAL_URLS = {
-  model: `http://127.0.0.1:${LOCAL_PORTS.model}`,
-  policy: `http://127.0.0.1:${LOCAL_PORTS.policy}`,
-  guardian: `http://127.0.0.1:${LOCAL_PORTS.guardian}`,
-  memory: `http://127.0.0.1:${LOCAL_PORTS.memory}`,
-} as const;
+export const LOCAL_PORTS = { ...DEFAULT_PORTS, firstAgent: DEFAULT_PORTS.agent } as const;
+export const LOCAL_URLS = DEFAULT_URLS;
 
 /** Where a project keeps things, relative to its root. */
 export const PROJECT_PATHS = {
@@ -58,7 +53,7 @@ export function coreServices(): ServiceSpec[] {
 }
 
 /** The key-value store the local memory service keeps system memory in (the system's Redis). */
-export const LOCAL_KV_URL = 'redis://127.0.0.1:6379';
+export const LOCAL_KV_URL = DEFAULT_URLS.kv;
 
 /**
  * The system memory of a swarm (`framework-cli serve memory`): after the

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { isPlainObject } from '../core/json.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { stripSecrets } from '../core/secret-fields.js';
-import type { Embedder } from './embedder.js';
+import type { Embedder } from '../llm/embedder.js';
 import type { AgentCardJson } from './tool-contract.js';
 import type { VectorRecord, VectorStore } from './vector-store.js';
 

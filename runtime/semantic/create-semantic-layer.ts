@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import { toPublicError } from '../core/error-codes.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
-import { createBaseApp } from '../http/base-app.js';
+import { createBaseApp } from '../core/server/base-app.js';
 import type { SemanticService } from './semantic-service.js';
 import * as Tools from './tool-contract.js';
 

@@ -2,8 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { DEFAULT_MAX_RESULTS, TOOL_NAMES, type AgentCardJson, type DocumentHit } from './tool-contract.js';
+import { DEFAULT_URLS } from '../core/defaults.js';
 
-export const DEFAULT_SEMANTIC_LAYER_URL = 'http://127.0.0.1:10100/mcp';
+export const DEFAULT_SEMANTIC_LAYER_URL = `${DEFAULT_URLS.semanticLayer}/mcp`;
 
 export interface McpToolkitOptions {
   /** The Semantic Layer's MCP endpoint; default SEMANTIC_LAYER_URL, else http://127.0.0.1:10100/mcp. */

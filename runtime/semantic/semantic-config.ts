@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ENV_FIELDS, readEnvironment, type Env, type LogLevel } from '../core/config.js';
+import { DEFAULT_URLS } from '../core/defaults.js';
 
 export const SEMANTIC_DEFAULTS = {
   host: '127.0.0.1',
@@ -8,7 +9,7 @@ export const SEMANTIC_DEFAULTS = {
   cardsDir: 'services/semantic_layer/agent_cards',
   /** Under the project's `.framework/` folder. */
   storeDir: join('.framework', 'semantic'),
-  ollamaHost: 'http://127.0.0.1:11434',
+  ollamaHost: DEFAULT_URLS.model,
   embeddingModel: 'all-minilm',
   maxContentBytes: 100_000,
   /** Cosine similarity a card must reach for `find_agent` to return it. */

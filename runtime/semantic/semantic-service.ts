@@ -3,7 +3,7 @@ import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { isPlainObject } from '../core/json.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { CardIndex } from './card-index.js';
-import type { Embedder } from './embedder.js';
+import type { Embedder } from '../llm/embedder.js';
 import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, type AgentCardJson, type DocumentHit } from './tool-contract.js';
 import type { VectorStore } from './vector-store.js';
 

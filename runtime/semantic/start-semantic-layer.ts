@@ -1,10 +1,10 @@
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
-import { listen } from '../http/listen.js';
+import { listen } from '../core/server/listen.js';
 import { CardIndex } from './card-index.js';
 import { createSemanticLayerApp } from './create-semantic-layer.js';
 import { createVectorStore } from './create-vector-store.js';
-import { OllamaEmbedder, type Embedder } from './embedder.js';
+import { OllamaEmbedder, type Embedder } from '../llm/embedder.js';
 import type { SemanticConfig } from './semantic-config.js';
 import { SemanticService } from './semantic-service.js';
 import type { VectorStore } from './vector-store.js';

@@ -1,10 +1,17 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_PORTS } from '../core/defaults.js';
 import { generateSecret } from '../a2a/signing/signing-key.js';
 import { RUN_DIR, type ServiceSpec } from './project-file.js';
 
 /** The tutorial's ports (the spec's defaults); `portOffset` shifts all of them. */
-export const TUTORIAL_PORTS = { policy: 8181, guardian: 11438, executor: 8101, planner: 8100, web: 8103 } as const;
+export const TUTORIAL_PORTS = {
+  policy: DEFAULT_PORTS.policy,
+  guardian: DEFAULT_PORTS.guardian,
+  executor: DEFAULT_PORTS.executor,
+  planner: DEFAULT_PORTS.planner,
+  web: DEFAULT_PORTS.tutorialWeb,
+} as const;
 
 /**
  * The tutorial stack: the policy engine over `<toolkit>/policies`, the

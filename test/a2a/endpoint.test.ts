@@ -4,8 +4,9 @@ import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermissionError } from '../../runtime/core/errors/permission-error.js';
 import { SignatureError } from '../../runtime/core/errors/signature-error.js';
-import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { collect, describeEvent, makeKeys, message, partValue, probeAgent, runProbe, scratchDir, sdkClient, startStack, writeCard, type Probe } from './support.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 let stack: Awaited<ReturnType<typeof startStack>>;
 let scratch: Awaited<ReturnType<typeof scratchDir>>;
@@ -229,7 +230,7 @@ describe('refusals at the transport edge', () => {
 describe('an agent in full mode', () => {
   it('serves the front door and the A2A endpoint on one port, with a card built from its configuration', async () => {
     const built = probeAgent('probe');
-    const full = await built.core.run(built.agent, {
+    const full = await runAgent(built.core, built.agent, {
       port: 0,
       host: '127.0.0.1',
       mode: 'full',

@@ -7,11 +7,13 @@ import { Role, TaskState, type Message, type Part, type StreamResponse } from '@
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { AgentResponse } from '../../runtime/core/agent-response.js';
 import { FrameworkAgent } from '../../runtime/core/framework-agent.js';
-import { FrameworkCore, type RunningAgent } from '../../runtime/core/framework-core.js';
+import { FrameworkCore } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { KeyRing } from '../../runtime/a2a/signing/key-ring.js';
 import { createSigningKey, decodeSecret, generateSecret, type SigningKey } from '../../runtime/a2a/signing/signing-key.js';
 import { signingFetch } from '../../runtime/a2a/signing-fetch.js';
 import type { TaskQuery } from '../../runtime/core/task-input.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 export { startStack } from '../guardian/stack.js';
 
@@ -101,7 +103,7 @@ export function probeAgent(name: string): { core: FrameworkCore; agent: Framewor
 
 /** Runs `core` as an A2A-only agent on a free port. */
 export function runProbe(core: FrameworkCore, agent: FrameworkAgent, env: Record<string, string>): Promise<RunningAgent> {
-  return core.run(agent, { port: 0, host: '127.0.0.1', mode: 'a2a', env: { LOG_LEVEL: 'error', SESSION_BACKEND: 'memory', ...env } });
+  return runAgent(core, agent, { port: 0, host: '127.0.0.1', mode: 'a2a', env: { LOG_LEVEL: 'error', SESSION_BACKEND: 'memory', ...env } });
 }
 
 /** The official SDK client for the agent at `url` (card fetched from the well-known path), signing as `source`. */

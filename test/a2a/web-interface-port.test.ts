@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { createHelloAgent } from '../../runtime/examples/hello-agent.js';
 import { freePort } from '../support/net.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 let running: RunningAgent | undefined;
 afterAll(async () => {
@@ -12,7 +13,7 @@ describe('WEB_INTERFACE_PORT', () => {
   it('gives the front door its own port while A2A stays on the agent port', async () => {
     const webPort = await freePort();
     const { core, agent } = createHelloAgent();
-    running = await core.run(agent, { port: 0, env: { WEB_INTERFACE_PORT: String(webPort), LOG_LEVEL: 'error' } });
+    running = await runAgent(core, agent, { port: 0, env: { WEB_INTERFACE_PORT: String(webPort), LOG_LEVEL: 'error' } });
     expect(running.port).toBe(webPort);
     expect(running.a2aUrl).toBeDefined();
     const a2aOrigin = new URL(running.a2aUrl!).origin;

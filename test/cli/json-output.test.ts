@@ -7,8 +7,9 @@ import { defaultModelStore } from '../model/support/default-model.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { freePort } from '../support/net.js';
 import { REPO_ROOT } from '../support/processes.js';
-import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { createFixtureAgent } from '../http/agent-fixture.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 /**
  * Every command, run with --json, prints exactly one JSON document on
@@ -59,7 +60,7 @@ let agent: RunningAgent;
 
 beforeAll(async () => {
   const fixture = createFixtureAgent();
-  agent = await fixture.core.run(fixture.agent, { port: 0, a2a: false, env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error' } });
+  agent = await runAgent(fixture.core, fixture.agent, { port: 0, a2a: false, env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error' } });
   await defaultModelStore(); // `model pull smollm2` is then a no-op.
   closedUrl = `http://127.0.0.1:${await freePort()}`;
   taken = createServer();

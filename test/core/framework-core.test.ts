@@ -8,7 +8,7 @@ import {
   UnknownStepError,
   UnknownTaskError,
 } from '../../runtime/index.js';
-import { responseToJson } from '../../runtime/http/task-events.js';
+import { responseToJson } from '../../runtime/core/task-events.js';
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

@@ -2,13 +2,14 @@ import { Ollama } from 'ollama';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../runtime/index.js';
 import { createFixtureAgent } from './agent-fixture.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 let running: RunningAgent;
 let client: Ollama;
 
 beforeAll(async () => {
   const fixture = createFixtureAgent('helper');
-  running = await fixture.core.run(fixture.agent, { port: 0, chatCompat: true, env: { AGENT_NAME: 'helper', LOG_LEVEL: 'error' } });
+  running = await runAgent(fixture.core, fixture.agent, { port: 0, chatCompat: true, env: { AGENT_NAME: 'helper', LOG_LEVEL: 'error' } });
   client = new Ollama({ host: running.url });
 });
 afterAll(() => running.close());

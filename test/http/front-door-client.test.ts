@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { AgentHttpError } from '../../runtime/core/errors/agent-http-error.js';
 import { AgentNotReadyError } from '../../runtime/core/errors/agent-not-ready-error.js';
 import { SessionInvalidError } from '../../runtime/core/errors/session-invalid-error.js';
@@ -10,6 +10,7 @@ import { FrontDoorClient } from '../../runtime/http/front-door-client.js';
 import { parseFrontDoorEvent } from '../../runtime/http/front-door-event.js';
 import { freePort, waitFor } from '../support/net.js';
 import { createFixtureAgent, type Probe } from './agent-fixture.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 let full: RunningAgent;
 let minimal: RunningAgent;
@@ -18,9 +19,9 @@ let probe: Probe;
 beforeAll(async () => {
   const fixture = createFixtureAgent();
   probe = fixture.probe;
-  full = await fixture.core.run(fixture.agent, { port: 0, a2a: false, env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error' } });
+  full = await runAgent(fixture.core, fixture.agent, { port: 0, a2a: false, env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error' } });
   const other = createFixtureAgent();
-  minimal = await other.core.run(other.agent, { port: 0, mode: 'minimal', env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error' } });
+  minimal = await runAgent(other.core, other.agent, { port: 0, mode: 'minimal', env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error' } });
 });
 
 afterAll(async () => {

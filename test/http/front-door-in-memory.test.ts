@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createFrontDoor, createMinimalFrontDoor, MemorySessionStore } from '../../runtime/index.js';
+import { createFrontDoor, createMinimalFrontDoor } from '../../runtime/http/index.js';
+import { MemorySessionStore } from '../../runtime/index.js';
 import { createFixtureAgent } from './agent-fixture.js';
 
 // The front door without sockets (Hono's app.request()): the Web-stream path,

@@ -3,6 +3,7 @@ import type { RunningAgent } from '../../runtime/index.js';
 import { waitFor } from '../support/net.js';
 import { collectSse } from '../support/sse-client.js';
 import { createFixtureAgent, type Probe } from './agent-fixture.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 const ENV = { AGENT_NAME: 'fixture', LOG_LEVEL: 'error', MAX_BODY_BYTES: '2048', SESSION_TTL: '1' };
 
@@ -12,7 +13,7 @@ let probe: Probe;
 beforeAll(async () => {
   const fixture = createFixtureAgent();
   probe = fixture.probe;
-  running = await fixture.core.run(fixture.agent, { port: 0, env: ENV });
+  running = await runAgent(fixture.core, fixture.agent, { port: 0, env: ENV });
 });
 afterAll(async () => {
   await running.close();
@@ -93,7 +94,7 @@ describe('POST /stream', () => {
 
   it('sends keep-alive comments on an idle stream', async () => {
     const fixture = createFixtureAgent();
-    const quick = await fixture.core.run(fixture.agent, { port: 0, env: ENV, keepAliveMs: 40 });
+    const quick = await runAgent(fixture.core, fixture.agent, { port: 0, env: ENV, keepAliveMs: 40 });
     try {
       const text = await (
         await fetch(`${quick.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"quiet"}' })

@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../runtime/index.js';
 import { collectSse } from '../support/sse-client.js';
 import { createFixtureAgent } from './agent-fixture.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 let running: RunningAgent;
 
 beforeAll(async () => {
   const fixture = createFixtureAgent();
-  running = await fixture.core.run(fixture.agent, { port: 0, mode: 'minimal', env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error' } });
+  running = await runAgent(fixture.core, fixture.agent, { port: 0, mode: 'minimal', env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error' } });
 });
 afterAll(() => running.close());
 

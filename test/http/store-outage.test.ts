@@ -3,6 +3,7 @@ import type { RunningAgent } from '../../runtime/index.js';
 import { waitFor } from '../support/net.js';
 import { freePort, RedisProcess } from '../support/redis-process.js';
 import { createFixtureAgent } from './agent-fixture.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 // A private redis-server child, so the test can kill and restart it.
 let redis: RedisProcess;
@@ -12,7 +13,7 @@ beforeAll(async () => {
   redis = new RedisProcess(await freePort());
   await redis.start();
   const fixture = createFixtureAgent();
-  running = await fixture.core.run(fixture.agent, {
+  running = await runAgent(fixture.core, fixture.agent, {
     port: 0,
     env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error', SESSION_BACKEND: 'kv', SESSION_KV_URL: redis.url },
   });

@@ -5,7 +5,7 @@ import { createMemoryService } from '../../runtime/memory/create-memory-service.
 import { KvMemoryStore } from '../../runtime/memory/kv-memory-store.js';
 import { SystemMemory } from '../../runtime/memory/system-memory.js';
 import type { RunningModelServer } from '../../runtime/model/start-model-server.js';
-import { OllamaEmbedder } from '../../runtime/semantic/embedder.js';
+import { OllamaEmbedder } from '../../runtime/llm/embedder.js';
 import { startMemoryService, type RunningMemoryService } from '../../runtime/memory/start-memory-service.js';
 import { startEmbeddings } from '../support/embeddings.js';
 import { RedisProcess, freePort } from '../support/redis-process.js';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { deleteKeys } from '../support/redis-keys.js';
 import { ask, kinds, startPlannerReplica, startSession, texts, uniquePrefix, type PlannerLog } from './planner-support.js';
 

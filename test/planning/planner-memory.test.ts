@@ -3,7 +3,7 @@
  * and the real all-MiniLM embeddings, the planner on the real front door.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { AgentMemory } from '../../runtime/memory/agent-memory.js';
 import { PENDING_CLARIFICATION_PREFIX, plannerMemory } from '../../runtime/memory/planner-memory-adapter.js';
 import { startMemoryService, type RunningMemoryService } from '../../runtime/memory/start-memory-service.js';

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { FrameworkAgent } from '../../runtime/core/framework-agent.js';
-import { FrameworkCore, type RunningAgent } from '../../runtime/core/framework-core.js';
+import { FrameworkCore } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { literalPlan } from '../../runtime/examples/planner-agent.js';
 import type { PlanResult } from '../../runtime/planning/plan-records.js';
 import type { PlannerMemory } from '../../runtime/planning/planner-memory.js';
 import { registerPlannerTask, type PlannerOptions } from '../../runtime/planning/planner-task.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 /** What a planner replica did: the requests it planned and the actions it executed. */
 export interface PlannerLog {
@@ -42,7 +44,7 @@ export async function startPlannerReplica(options: {
   };
   registerPlannerTask(core, planner);
   const agent = new FrameworkAgent({ agentName: 'planner', description: 'test planner' });
-  return core.run(agent, {
+  return runAgent(core, agent, {
     port: 0,
     a2a: false,
     env: { SESSION_BACKEND: 'kv', SESSION_KV_URL: 'redis://127.0.0.1:6379', KV_PREFIX: options.prefix, LOG_LEVEL: 'error' },

@@ -1,6 +1,6 @@
 import { cleanup, render } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { ChatApp } from '../../repl/chat-app.js';
 import { ChatSession } from '../../repl/chat-session.js';
 import type { SessionTokenStore } from '../../repl/session-token-store.js';
@@ -10,6 +10,7 @@ import { freePort } from '../support/net.js';
 import { redisScope } from '../support/redis-scope.js';
 import { fixtureAgentServer, tempTokenStores } from './chat-support.js';
 import { count, KEY, press, screen, settle, submitLine, waitForText, type RenderedApp } from './ink-driver.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 // The chat REPL driven by keys, against real agents: a planner on the real
 // front door with its sessions in Redis, and the HTTP fixture agent.
@@ -261,7 +262,7 @@ describe('ChatApp when the agent is down', () => {
     expect(screen(app)).toContain('› hello');
 
     const fixture = createFixtureAgent();
-    const agent = await fixture.core.run(fixture.agent, { port, a2a: false, env: { LOG_LEVEL: 'error' } });
+    const agent = await runAgent(fixture.core, fixture.agent, { port, a2a: false, env: { LOG_LEVEL: 'error' } });
     try {
       await submitLine(app, 'hello again');
       await waitForText(app, '"echo": "hello again"');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import type { ChatEvent } from '../../repl/chat-event.js';
 import { ChatSession } from '../../repl/chat-session.js';
 import { runChatScript } from '../../repl/run-chat-script.js';

@@ -2,9 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import type { RunningAgent } from '../../runtime/core/framework-core.js';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { SessionTokenStore } from '../../repl/session-token-store.js';
 import { createFixtureAgent, type Probe } from '../http/agent-fixture.js';
+import { runAgent } from '../../runtime/agent/run-agent.js';
 
 /** Token stores in fresh temporary folders for one test file, removed after it. */
 export function tempTokenStores(): () => Promise<SessionTokenStore> {
@@ -26,7 +27,7 @@ export function fixtureAgentServer(): { url: () => string; probe: () => Probe } 
   beforeAll(async () => {
     const fixture = createFixtureAgent();
     probe = fixture.probe;
-    running = await fixture.core.run(fixture.agent, { port: 0, a2a: false, env: { LOG_LEVEL: 'error' } });
+    running = await runAgent(fixture.core, fixture.agent, { port: 0, a2a: false, env: { LOG_LEVEL: 'error' } });
   });
   afterAll(async () => {
     await running?.close();

@@ -6,6 +6,7 @@ import { createExecutorAgent } from '../../../runtime/examples/executor-agent.js
 import { createHelloAgent } from '../../../runtime/examples/hello-agent.js';
 import { createPlannerAgent } from '../../../runtime/examples/planner-agent.js';
 import { serveUntilStopped } from '../../serve-until-stopped.js';
+import { runAgent } from '../../../runtime/agent/run-agent.js';
 
 const EXAMPLES = { hello: createHelloAgent, planner: createPlannerAgent, executor: createExecutorAgent } as const;
 
@@ -41,7 +42,7 @@ export default class ServeAgent extends JsonCommand {
     let running;
     try {
       loaded = flags.module ? await loadAgentModule(flags.module) : EXAMPLES[flags.example as keyof typeof EXAMPLES]();
-      running = await loaded.core.run(loaded.agent, {
+      running = await runAgent(loaded.core, loaded.agent, {
         port: flags.port,
         host: flags.host,
         mode: flags['a2a-only'] ? 'a2a' : flags.minimal ? 'minimal' : 'full',

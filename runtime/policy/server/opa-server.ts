@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import { BadRequestError } from '../../core/errors/bad-request-error.js';
 import { FrameworkError } from '../../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../../core/logger.js';
-import { readBodyText } from '../../http/read-json-body.js';
+import { readBodyText } from '../../core/server/read-json-body.js';
 import { PolicyError } from '../errors.js';
 import { parseJSON, stringifyJSON } from '../value-json.js';
 import { RegoObject, type Value } from '../value.js';

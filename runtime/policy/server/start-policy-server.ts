@@ -1,10 +1,11 @@
 import { createWriteStream } from 'node:fs';
 import type { Logger } from '../../core/logger.js';
-import { listen } from '../../http/listen.js';
+import { listen } from '../../core/server/listen.js';
 import { DecisionLog } from './decision-log.js';
 import { createPolicyServer } from './opa-server.js';
 import { PolicyLoadError } from './policy-set.js';
 import { PolicyStore } from './policy-store.js';
+import { DEFAULT_PORTS } from '../../core/defaults.js';
 
 export interface StartPolicyServerOptions {
   dir: string;
@@ -46,7 +47,7 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
   });
   let listening;
   try {
-    listening = await listen(app, { host: options.host ?? '127.0.0.1', port: options.port ?? 8181, portHint: 'pass --addr 127.0.0.1:<port>' });
+    listening = await listen(app, { host: options.host ?? '127.0.0.1', port: options.port ?? DEFAULT_PORTS.policy, portHint: 'pass --addr 127.0.0.1:<port>' });
   } catch (error) {
     store.close();
     throw error;

@@ -1,10 +1,11 @@
-import { AgentResponse } from '../core/agent-response.js';
-import { toPublicError } from '../core/error-codes.js';
-import { AbortedError } from '../core/errors/aborted-error.js';
-import type { FrameworkCore } from '../core/framework-core.js';
-import { FrameworkError } from '../core/framework-error.js';
-import { errorFields, type Logger } from '../core/logger.js';
-import type { TaskQuery } from '../core/task-input.js';
+import { AgentResponse } from './agent-response.js';
+import { assertNever } from './assert-never.js';
+import { toPublicError } from './error-codes.js';
+import { AbortedError } from './errors/aborted-error.js';
+import type { FrameworkCore } from './framework-core.js';
+import { FrameworkError } from './framework-error.js';
+import { errorFields, type Logger } from './logger.js';
+import type { TaskQuery } from './task-input.js';
 
 export interface TaskRunRequest {
   core: FrameworkCore;
@@ -61,8 +62,4 @@ export function responseToJson(response: AgentResponse): Record<string, unknown>
     default:
       return assertNever(response);
   }
-}
-
-export function assertNever(value: never): never {
-  throw new TypeError(`Unexpected value: ${JSON.stringify(value)}`);
 }

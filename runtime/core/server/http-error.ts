@@ -1,5 +1,5 @@
-import { errorCodeInfo, toPublicError } from '../core/error-codes.js';
-import { FrameworkError } from '../core/framework-error.js';
+import { errorCodeInfo, toPublicError } from '../error-codes.js';
+import { FrameworkError } from '../framework-error.js';
 
 /** The JSON body of every error answer of the front door: `{ code, message }`. */
 export interface ErrorBody {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BadRequestError } from '../core/errors/bad-request-error.js';
+import { BadRequestError } from '../errors/bad-request-error.js';
 
 /** The value at `path` inside `raw`, or undefined when any step is missing. */
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {

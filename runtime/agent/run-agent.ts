@@ -5,33 +5,65 @@ import { cardFromConfig, loadAgentCard } from '../a2a/agent-card.js';
 import { AgentCardError } from '../core/errors/agent-card-error.js';
 import { loadAgentConfig, type AgentConfig } from '../core/config.js';
 import type { FrameworkAgent } from '../core/framework-agent.js';
-import type { FrameworkCore, RunningAgent, RunOptions } from '../core/framework-core.js';
+import type { FrameworkCore } from '../core/framework-core.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { createSessionStore } from '../sessions/create-session-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
-import { createBaseApp } from './base-app.js';
-import { createFrontDoor } from './front-door.js';
-import { listen, type Listening } from './listen.js';
-import { createMinimalFrontDoor } from './minimal-front-door.js';
+import { createBaseApp } from '../core/server/base-app.js';
+import { createFrontDoor } from '../http/front-door.js';
+import { listen, type Listening } from '../core/server/listen.js';
+import { createMinimalFrontDoor } from '../http/minimal-front-door.js';
 
-export interface RunAgentOptions extends RunOptions {
-  core: FrameworkCore;
-  agent: FrameworkAgent;
+/** The handle of a running agent, returned by `runAgent`. */
+export interface RunningAgent {
+  /** Base URL of the front door, e.g. `http://127.0.0.1:8002`. */
+  readonly url: string;
+  readonly port: number;
+  /** URL of the A2A endpoint (the card's URL), when one is served. */
+  readonly a2aUrl?: string;
+  /** The agent card served at `/.well-known/agent-card.json`, when an A2A endpoint is served. */
+  readonly card?: AgentCard;
+  close(): Promise<void>;
+}
+
+export interface RunAgentOptions {
+  port?: number;
+  host?: string;
+  /** `full` front door (default), `minimal` tutorial front door, or `a2a`: the A2A endpoint only (an executor). */
+  mode?: 'full' | 'minimal' | 'a2a';
+  /** Serve the A2A endpoint (default true). */
+  a2a?: boolean;
+  chatCompat?: boolean;
+  /** Silence after which a keep-alive comment is sent on a stream; default 15 s. */
+  keepAliveMs?: number;
+  env?: Readonly<Record<string, string | undefined>>;
   /** A session store to use instead of the one SESSION_BACKEND selects (not closed by `close()`). */
   sessions?: SessionStore;
   logger?: Logger;
 }
 
+/** What the helpers below need: the options plus the core and agent they run. */
+interface Assembly extends RunAgentOptions {
+  core: FrameworkCore;
+  agent: FrameworkAgent;
+}
+
 /**
- * Starts an agent: its HTTP front door and its A2A endpoint (agent card at
+ * Starts an agent (the spec's `agent.run(<agent instance>)`): its HTTP front door and its A2A endpoint (agent card at
  * `/.well-known/agent-card.json`, JSON-RPC at the card's URL). Both share
  * AGENT_PORT unless WEB_INTERFACE_PORT gives the front door its own port;
  * mode `a2a` serves the A2A endpoint only (an executor). Options win over
  * the environment: `port` over AGENT_PORT (then the card's port), `host` over
  * AGENT_HOST, the agent's name over AGENT_NAME. Configuration errors name
  * every bad variable at once.
+ *
+ * @example
+ * const agent = new FrameworkCore();
+ * agent.task({ name: 'route_to_task' }, async function* ({ query }) { yield AgentResponse.result({ echo: query }); });
+ * const running = await runAgent(agent, new FrameworkAgent({ agentName: 'echo', description: 'Echoes' }), { port: 8002 });
  */
-export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> {
+export async function runAgent(core: FrameworkCore, agent: FrameworkAgent, runOptions: RunAgentOptions = {}): Promise<RunningAgent> {
+  const options: Assembly = { ...runOptions, core, agent };
   const env = options.env ?? process.env;
   const config = loadAgentConfig({ env, overrides: { AGENT_NAME: options.agent.agentName } });
   const logger = options.logger ?? createLogger({ name: config.agentName, level: config.logLevel });
@@ -86,7 +118,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
   }
 }
 
-function frontDoor(options: RunAgentOptions, config: AgentConfig, sessions: SessionStore, logger: Logger): Hono {
+function frontDoor(options: Assembly, config: AgentConfig, sessions: SessionStore, logger: Logger): Hono {
   const identity = { name: options.agent.agentName, version: options.agent.version, description: options.agent.description };
   return options.mode === 'minimal'
     ? createMinimalFrontDoor({ core: options.core, logger, maxBodyBytes: config.maxBodyBytes, keepAliveMs: options.keepAliveMs })
@@ -109,7 +141,7 @@ function a2aOnlyApp(agent: FrameworkAgent, logger: Logger): Hono {
 }
 
 /** The agent's card: AGENT_CARD when set (its name must match the agent's), else one built from the configuration. */
-async function agentCard(options: RunAgentOptions, config: AgentConfig, host: string): Promise<AgentCard> {
+async function agentCard(options: Assembly, config: AgentConfig, host: string): Promise<AgentCard> {
   if (config.agentCard) {
     const [card] = await loadAgentCard(config.agentCard);
     if (card.name !== options.agent.agentName) {

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { FrameworkError } from '../core/framework-error.js';
+import { FrameworkError } from '../framework-error.js';
 
 export interface Listening {
   readonly server: Server;

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { BadRequestError } from '../core/errors/bad-request-error.js';
+import { BadRequestError } from '../errors/bad-request-error.js';
 import { nodeBindings, requestHeader } from './node-bindings.js';
 
 /** Deepest nesting of arrays and objects accepted in a request body (deeper input would overflow validators' recursion). */

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { BadRequestError } from '../core/errors/bad-request-error.js';
-import { FrameworkError } from '../core/framework-error.js';
-import { errorFields, type Logger } from '../core/logger.js';
+import { BadRequestError } from '../errors/bad-request-error.js';
+import { FrameworkError } from '../framework-error.js';
+import { errorFields, type Logger } from '../logger.js';
 import { errorResponse } from './http-error.js';
 
 /**
