@@ -25,12 +25,12 @@ import type { AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { userMessage } from '../runtime/a2a/a2a-parts.js';
 import { A2AResponse } from '../runtime/a2a/a2a-response.js';
-import type { A2aChunk } from '../runtime/a2a/a2a-chunk.js';
+import type { A2AChunk } from '../runtime/a2a/a2a-chunk.js';
 import { agentConnection } from '../runtime/a2a/agent-connection.js';
 import { loadAgentCard } from '../runtime/a2a/agent-card.js';
 import { KeyRing } from '../runtime/a2a/signing/key-ring.js';
 import { createSigningKey, decodeSecret, generateSecret } from '../runtime/a2a/signing/signing-key.js';
-import { getValidator, type A2aValidator } from '../runtime/a2a/validator.js';
+import { getValidator, type A2AValidator } from '../runtime/a2a/validator.js';
 import type { RunningAgent } from '../runtime/agent/run-agent.js';
 import { createExecutorAgent } from '../runtime/examples/executor-agent.js';
 import { startGuardian } from '../runtime/guardian/start-guardian.js';
@@ -78,8 +78,8 @@ async function executor(env: Record<string, string>): Promise<RunningAgent & { c
 }
 
 /** One `agentConnection` hop; throws unless the outcome is the expected one. */
-async function hop(source: AgentCard, target: AgentCard, options: { validator: A2aValidator; keys: KeyRing }): Promise<void> {
-  const chunks: A2aChunk[] = [];
+async function hop(source: AgentCard, target: AgentCard, options: { validator: A2AValidator; keys: KeyRing }): Promise<void> {
+  const chunks: A2AChunk[] = [];
   for await (const chunk of agentConnection(source, target, ACTION, { ...options, keyId: 'planner-1' })) chunks.push(chunk);
   const outcome = A2AResponse.outcome(A2AResponse.fromResults(chunks));
   if (outcome !== OUTCOME) throw new Error(`unexpected outcome: ${outcome}`);

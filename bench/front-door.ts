@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { AgentResponse, FrameworkAgent, FrameworkCore, KvSessionStore, MemorySessionStore, type SessionStore } from '../runtime/index.js';
+import { AgentResponse, FrameworkAgent, FrameworkCore, KvSessionStore, InProcessSessionStore, type SessionStore } from '../runtime/index.js';
 import { runAgent } from '../runtime/agent/run-agent.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
   );
 
   console.log('\nsession resolution (resolve a bearer token to its context), 20000 sequential calls');
-  const memory = new MemorySessionStore({ ttlSeconds: 3600 });
+  const memory = new InProcessSessionStore({ ttlSeconds: 3600 });
   const kv = new KvSessionStore({ url: process.env.SESSION_KV_URL ?? 'redis://127.0.0.1:6379', ttlSeconds: 60, keyPrefix: `fwbench:${process.pid}:` }); // keys expire a minute after the run
   try {
     for (const [name, store] of [['memory', memory], ['kv (Redis)', kv]] as const) {

@@ -34,6 +34,8 @@ export abstract class JsonCommand extends Command {
 
   /** Under --json, exit with the error's own code (2 for bad arguments), as without it. */
   protected override async catch(err: Interfaces.CommandError): Promise<unknown> {
+    // A flag value oclif could not parse (`-d` naming no directory) is a bad argument: exit 2, like the parser's own errors.
+    if (/^Parsing --/.test(err.message)) Object.assign(err, { oclif: { ...(err as { oclif?: object }).oclif, exit: 2 } });
     if (this.jsonEnabled() && process.exitCode === undefined) process.exitCode = exitCode(err);
     return super.catch(err);
   }

@@ -1,6 +1,6 @@
 import { PLAN_CONFIRMATION } from '../runtime/core/agent-response.js';
-import { AgentHttpError } from '../runtime/core/errors/agent-http-error.js';
-import { SessionInvalidError } from '../runtime/core/errors/session-invalid-error.js';
+import { AgentHttpError } from '../runtime/http/errors/agent-http-error.js';
+import { SessionInvalidError } from '../runtime/sessions/errors/session-invalid-error.js';
 import { FrameworkError } from '../runtime/core/framework-error.js';
 import { FrontDoorClient, type FrontDoorSession } from '../runtime/http/front-door-client.js';
 import type { ChatEvent, SessionNotice } from './chat-event.js';

@@ -1,7 +1,7 @@
-import { AgentHttpError } from '../runtime/core/errors/agent-http-error.js';
+import { AgentHttpError } from '../runtime/http/errors/agent-http-error.js';
 import { AgentNotReadyError } from '../runtime/core/errors/agent-not-ready-error.js';
-import { SessionInvalidError } from '../runtime/core/errors/session-invalid-error.js';
-import { StreamInterruptedError } from '../runtime/core/errors/stream-interrupted-error.js';
+import { SessionInvalidError } from '../runtime/sessions/errors/session-invalid-error.js';
+import { StreamInterruptedError } from '../runtime/http/errors/stream-interrupted-error.js';
 import { FrameworkError } from '../runtime/core/framework-error.js';
 
 /** A failure as the chat shows it: what happened and what to do. */

@@ -32,11 +32,11 @@ export { parseTaskInput, DEFAULT_CONTEXT_ID, type ParsedTaskInput, type TaskQuer
 export {
   loadAgentConfig,
   loadSessionConfig,
-  loadA2aConfig,
+  loadA2AConfig,
   A2A_VALIDATION_MODES,
   CONFIG_DEFAULTS,
-  type A2aConfig,
-  type A2aValidationMode,
+  type A2AConfig,
+  type A2AValidationMode,
   type AgentConfig,
   type Env,
   type LogLevel,
@@ -48,23 +48,24 @@ export type { JsonObject, JsonPrimitive, JsonValue } from './core/json.js';
 export { createLogger, silentLogger, type Logger } from './core/logger.js';
 export { loadAgentModule, type AgentModule } from './core/load-agent-module.js';
 export { FrameworkError, type FrameworkErrorOptions } from './core/framework-error.js';
-export { ERROR_CODES, errorCodeInfo, toPublicError, type ErrorCode, type ErrorCodeInfo } from './core/error-codes.js';
+export { ERROR_CODES, errorCodeInfo, isErrorCode, type ErrorCode, type ErrorCodeInfo } from './core/error-codes.js';
+export { toPublicError } from './core/public-error.js';
 export { AbortedError } from './core/errors/aborted-error.js';
 export { BadRequestError, type BadRequestCode } from './core/errors/bad-request-error.js';
 export { ConfigError, type ConfigIssue } from './core/errors/config-error.js';
-export { ModelNotFoundError } from './core/errors/model-not-found-error.js';
-export { ModelRuntimeError } from './core/errors/model-runtime-error.js';
-export { SessionInvalidError } from './core/errors/session-invalid-error.js';
+export { ModelNotFoundError } from './llm/errors/model-not-found-error.js';
+export { ModelRuntimeError } from './llm/errors/model-runtime-error.js';
+export { SessionInvalidError } from './sessions/errors/session-invalid-error.js';
 export { StoreUnavailableError } from './core/errors/store-unavailable-error.js';
 export { UnknownStepError } from './core/errors/unknown-step-error.js';
 export { UnknownTaskError } from './core/errors/unknown-task-error.js';
-export { PermissionError } from './core/errors/permission-error.js';
-export { SignatureError, type SignatureFailure } from './core/errors/signature-error.js';
+export { PermissionError } from './a2a/errors/permission-error.js';
+export { SignatureError, type SignatureFailure } from './a2a/errors/signature-error.js';
 export { AgentNotReadyError } from './core/errors/agent-not-ready-error.js';
-export { AgentCardError } from './core/errors/agent-card-error.js';
-export { PolicyUnavailableError } from './core/errors/policy-unavailable-error.js';
-export { AgentHttpError } from './core/errors/agent-http-error.js';
-export { StreamInterruptedError } from './core/errors/stream-interrupted-error.js';
+export { AgentCardError } from './a2a/errors/agent-card-error.js';
+export { PolicyUnavailableError } from './a2a/errors/policy-unavailable-error.js';
+export { AgentHttpError } from './http/errors/agent-http-error.js';
+export { StreamInterruptedError } from './http/errors/stream-interrupted-error.js';
 
 export { InvalidModelOutputError } from './core/errors/invalid-model-output-error.js';
 
@@ -73,7 +74,7 @@ export { runAgent, type RunAgentOptions, type RunningAgent } from './agent/run-a
 
 // Sessions.
 export type { Session, SessionStore, StartedSession } from './sessions/session-store.js';
-export { MemorySessionStore, type MemorySessionStoreOptions } from './sessions/memory-session-store.js';
+export { InProcessSessionStore, type InProcessSessionStoreOptions } from './sessions/in-process-session-store.js';
 export { KvSessionStore, type KvSessionStoreOptions } from './sessions/kv-session-store.js';
 export { createSessionStore, type SessionStoreConfig } from './sessions/create-session-store.js';
 
@@ -81,9 +82,9 @@ export { createSessionStore, type SessionStoreConfig } from './sessions/create-s
 export { invoke, invokeStream, type InvokeOptions } from './llm/invoke.js';
 export { createLanguageModel } from './llm/create-language-model.js';
 export type { ChatFormat, ChatRequest, ChatResult, LanguageModel } from './llm/language-model.js';
-export type { ChatMessage, ThreadMemory } from './llm/thread-memory.js';
-export { MemoryThreadMemory } from './llm/memory-thread-memory.js';
-export { KvThreadMemory } from './llm/kv-thread-memory.js';
-export { createThreadMemory, getDefaultThreadMemory, setDefaultThreadMemory } from './llm/create-thread-memory.js';
+export type { ChatMessage, ThreadHistory } from './llm/thread-history.js';
+export { InProcessThreadHistory } from './llm/in-process-thread-history.js';
+export { KvThreadHistory } from './llm/kv-thread-history.js';
+export { createThreadHistory, getDefaultThreadHistory, setDefaultThreadHistory } from './llm/create-thread-history.js';
 
 export { OllamaEmbedder, type Embedder } from './llm/embedder.js';

@@ -2,9 +2,9 @@ import { TaskState, type Artifact, type Message, type StreamResponse, type Task 
 import { partsData, partsText } from './a2a-parts.js';
 
 /** Task states by their stable lower-case names. */
-export type A2aTaskState = 'submitted' | 'working' | 'input_required' | 'completed' | 'failed' | 'canceled' | 'rejected' | 'auth_required' | 'unknown';
+export type A2ATaskState = 'submitted' | 'working' | 'input_required' | 'completed' | 'failed' | 'canceled' | 'rejected' | 'auth_required' | 'unknown';
 
-const STATE_NAMES: Record<number, A2aTaskState> = {
+const STATE_NAMES: Record<number, A2ATaskState> = {
   [TaskState.TASK_STATE_SUBMITTED]: 'submitted',
   [TaskState.TASK_STATE_WORKING]: 'working',
   [TaskState.TASK_STATE_INPUT_REQUIRED]: 'input_required',
@@ -15,7 +15,7 @@ const STATE_NAMES: Record<number, A2aTaskState> = {
   [TaskState.TASK_STATE_AUTH_REQUIRED]: 'auth_required',
 };
 
-export function stateName(state: TaskState | undefined): A2aTaskState {
+export function stateName(state: TaskState | undefined): A2ATaskState {
   return state === undefined ? 'unknown' : (STATE_NAMES[state] ?? 'unknown');
 }
 
@@ -26,12 +26,12 @@ export function stateName(state: TaskState | undefined): A2aTaskState {
  * an artifact (`artifact`: the task's `text` or `result`), or a direct
  * `message`.
  */
-export interface A2aChunk {
+export interface A2AChunk {
   kind: 'task' | 'status' | 'artifact' | 'message';
   taskId: string;
   contextId: string;
   /** The task state this chunk reports (`status` and `task` chunks). */
-  state?: A2aTaskState;
+  state?: A2ATaskState;
   text?: string;
   data?: Record<string, unknown>;
   /** `action_type` of an input-required prompt, e.g. `plan_confirmation`. */
@@ -40,7 +40,7 @@ export interface A2aChunk {
   artifactName?: string;
 }
 
-function fromMessage(chunk: A2aChunk, message: Message | undefined): A2aChunk {
+function fromMessage(chunk: A2AChunk, message: Message | undefined): A2AChunk {
   if (!message) return chunk;
   const text = partsText(message.parts);
   const data = partsData(message.parts);
@@ -54,7 +54,7 @@ function fromMessage(chunk: A2aChunk, message: Message | undefined): A2aChunk {
 }
 
 /** Turns one SDK stream event into a chunk (undefined for an empty event). */
-export function chunkFromStream(event: StreamResponse): A2aChunk | undefined {
+export function chunkFromStream(event: StreamResponse): A2AChunk | undefined {
   const payload = event.payload;
   switch (payload?.$case) {
     case 'task':
@@ -81,7 +81,7 @@ export function chunkFromStream(event: StreamResponse): A2aChunk | undefined {
  * client then falls back to one blocking send), and its result must not be
  * lost.
  */
-export function chunksFromStream(event: StreamResponse): A2aChunk[] {
+export function chunksFromStream(event: StreamResponse): A2AChunk[] {
   const payload = event.payload;
   if (payload?.$case === 'task') {
     const task = payload.value;
@@ -91,7 +91,7 @@ export function chunksFromStream(event: StreamResponse): A2aChunk[] {
   return chunk === undefined ? [] : [chunk];
 }
 
-function chunkFromArtifact(options: { taskId: string; contextId: string; artifact: Artifact | undefined }): A2aChunk {
+function chunkFromArtifact(options: { taskId: string; contextId: string; artifact: Artifact | undefined }): A2AChunk {
   const { taskId, contextId, artifact } = options;
   const parts = artifact?.parts ?? [];
   const text = partsText(parts);
@@ -107,11 +107,11 @@ function chunkFromArtifact(options: { taskId: string; contextId: string; artifac
 }
 
 /** A task snapshot as one chunk (its state and status message). */
-export function chunkFromTask(task: Task): A2aChunk {
+export function chunkFromTask(task: Task): A2AChunk {
   return fromMessage({ kind: 'task', taskId: task.id, contextId: task.contextId, state: stateName(task.status?.state) }, task.status?.message);
 }
 
 /** True for states after which a task does nothing more without new input. */
-export function isFinalState(state: A2aTaskState | undefined): boolean {
+export function isFinalState(state: A2ATaskState | undefined): boolean {
   return state === 'completed' || state === 'failed' || state === 'canceled' || state === 'rejected' || state === 'input_required' || state === 'auth_required';
 }

@@ -8,17 +8,17 @@ import { errorResponse } from '../core/server/http-error.js';
 import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
 import { readBodyText } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
-import type { AdmittedCaller, A2aRequestGuard } from './request-guard.js';
+import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 
 /** Where the agent card is served (A2A well-known path). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
-export interface A2aEndpointOptions {
+export interface A2AEndpointOptions {
   card: AgentCard;
   /** The SDK request handler (DefaultRequestHandler over our executor and a task store). */
   requestHandler: A2ARequestHandler;
   /** Signature and policy checks run before the SDK sees the request. */
-  guard: A2aRequestGuard;
+  guard: A2ARequestGuard;
   logger?: Logger;
   maxBodyBytes: number;
   keepAliveMs?: number;
@@ -41,7 +41,7 @@ type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: un
  * the official SDK's `JsonRpcTransportHandler`. Each JSON-RPC request is
  * admitted by the guard (signature, then policy) before the SDK parses it.
  */
-export function mountA2aEndpoint(app: Hono, options: A2aEndpointOptions): void {
+export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   const logger = options.logger ?? silentLogger;
   const transport = new JsonRpcTransportHandler(options.requestHandler);
   const rpcPath = new URL(options.card.supportedInterfaces[0]?.url ?? 'http://localhost/').pathname || '/';

@@ -1,4 +1,4 @@
-import type { A2aChunk } from './a2a-chunk.js';
+import type { A2AChunk } from './a2a-chunk.js';
 
 /** What `A2AResponse.outcome` says when no chunk carried data or text. */
 export const NO_RESPONSE = 'no response';
@@ -25,7 +25,7 @@ export class A2AResponse {
    * for await (const chunk of agentConnection(planner, executor, 'Book the room')) chunks.push(chunk);
    * const outcome = A2AResponse.outcome(A2AResponse.fromResults(chunks));
    */
-  static fromResults(chunks: Iterable<A2aChunk>): A2AResponse[] {
+  static fromResults(chunks: Iterable<A2AChunk>): A2AResponse[] {
     const responses: A2AResponse[] = [];
     for (const chunk of chunks) {
       const isProgress = (chunk.kind === 'status' || chunk.kind === 'task') && (chunk.state === 'working' || chunk.state === 'submitted');

@@ -6,18 +6,18 @@ import type { Hono } from 'hono';
 import type { AgentConfig } from '../core/config.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
-import { mountA2aEndpoint } from './a2a-endpoint.js';
+import { mountA2AEndpoint } from './a2a-endpoint.js';
 import { cardRef, loadAgentCard } from './agent-card.js';
 import { createAuditLog, disabledAuditLog } from './audit-log.js';
-import { createA2aTaskStore } from './create-a2a-task-store.js';
+import { createA2ATaskStore } from './create-a2a-task-store.js';
 import { FrameworkExecutor } from './framework-executor.js';
-import { A2aRequestGuard } from './request-guard.js';
+import { A2ARequestGuard } from './request-guard.js';
 import { createNonceStore } from './signing/create-nonce-store.js';
 import { loadKeyRing } from './signing/load-key-ring.js';
 import type { AgentRef } from './validation-input.js';
 import { createValidator } from './validator.js';
 
-export interface A2aServer {
+export interface A2AServer {
   /** Adds the card route and the JSON-RPC route to `app`. */
   mount(app: Hono): void;
   /** Closes the task and nonce stores. */
@@ -31,14 +31,14 @@ export interface A2aServer {
  * same backend, and the receiving-side validator. Logs loudly when
  * validation is disabled or unsigned calls are accepted.
  */
-export async function createA2aServer(options: {
+export async function createA2AServer(options: {
   core: FrameworkCore;
   card: AgentCard;
   config: AgentConfig;
   logger: Logger;
   env?: Readonly<Record<string, string | undefined>>;
   keepAliveMs?: number;
-}): Promise<A2aServer> {
+}): Promise<A2AServer> {
   const { config, logger, card } = options;
   const keys = loadKeyRing({ env: options.env ?? process.env });
   for (const warning of keys.warnings) logger.warn(warning);
@@ -52,9 +52,9 @@ export async function createA2aServer(options: {
     logger.warn('No A2A keys are configured (A2A_KEYS_FILE or A2A_KEYS): every signed call will be refused as an unknown key.');
   }
   const audit = config.a2aEnableAuditLog ? createAuditLog() : disabledAuditLog;
-  const tasks = createA2aTaskStore(config);
+  const tasks = createA2ATaskStore(config);
   const nonces = createNonceStore(config);
-  const guard = new A2aRequestGuard({
+  const guard = new A2ARequestGuard({
     self: card,
     keys,
     nonces,
@@ -67,7 +67,7 @@ export async function createA2aServer(options: {
   const requestHandler = new DefaultRequestHandler(card, tasks, new FrameworkExecutor({ core: options.core, logger }));
   return {
     mount: (app) =>
-      mountA2aEndpoint(app, { card, requestHandler, guard, logger, maxBodyBytes: config.maxBodyBytes, ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }) }),
+      mountA2AEndpoint(app, { card, requestHandler, guard, logger, maxBodyBytes: config.maxBodyBytes, ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }) }),
     close: async () => {
       await Promise.allSettled([tasks.close(), nonces.close()]);
     },

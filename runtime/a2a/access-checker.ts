@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { PolicyUnavailableError } from '../core/errors/policy-unavailable-error.js';
+import { PolicyUnavailableError } from './errors/policy-unavailable-error.js';
 import { decideAccess, type AccessDecision } from './access-decision.js';
 import { DEFAULT_POLICY_TIMEOUT_MS, OpaPolicyClient } from './policy-client.js';
-import type { A2aValidationInput } from './validation-input.js';
+import type { A2AValidationInput } from './validation-input.js';
 
 /** Something that decides one agent-to-agent call: the Guardian, or the policy engine directly. */
 export interface AccessChecker {
@@ -11,7 +11,7 @@ export interface AccessChecker {
   /** Kind of service asked, for messages. */
   readonly kind: 'guardian' | 'policy engine';
   /** Resolves to the decision; rejects with `PolicyUnavailableError` when none could be had. */
-  check(input: A2aValidationInput, options?: { signal?: AbortSignal }): Promise<AccessDecision>;
+  check(input: A2AValidationInput, options?: { signal?: AbortSignal }): Promise<AccessDecision>;
 }
 
 const GuardianAnswerSchema = z.object({ allowed: z.boolean(), reason: z.string() });
@@ -27,7 +27,7 @@ export class GuardianAccessChecker implements AccessChecker {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_POLICY_TIMEOUT_MS;
   }
 
-  async check(input: A2aValidationInput, options: { signal?: AbortSignal } = {}): Promise<AccessDecision> {
+  async check(input: A2AValidationInput, options: { signal?: AbortSignal } = {}): Promise<AccessDecision> {
     const url = `${this.url}/v1/a2a/validate`;
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     let response: Response;
@@ -67,7 +67,7 @@ export class OpaAccessChecker implements AccessChecker {
     this.url = this.#client.url;
   }
 
-  check(input: A2aValidationInput, options: { signal?: AbortSignal } = {}): Promise<AccessDecision> {
+  check(input: A2AValidationInput, options: { signal?: AbortSignal } = {}): Promise<AccessDecision> {
     return decideAccess(this.#client, input, options);
   }
 }

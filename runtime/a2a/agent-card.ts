@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import { z } from 'zod';
-import { AgentCardError } from '../core/errors/agent-card-error.js';
+import { AgentCardError } from './errors/agent-card-error.js';
 import { findSecretField } from '../core/secret-fields.js';
 import type { AgentRef } from './validation-input.js';
 

@@ -1,23 +1,23 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { statSync } from 'node:fs';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { loadA2aConfig, type Env } from '../core/config.js';
-import { PermissionError } from '../core/errors/permission-error.js';
+import { loadA2AConfig, type Env } from '../core/config.js';
+import { PermissionError } from './errors/permission-error.js';
 import type { Logger } from '../core/logger.js';
-import { chunksFromStream, type A2aChunk } from './a2a-chunk.js';
+import { chunksFromStream, type A2AChunk } from './a2a-chunk.js';
 import { userMessage } from './a2a-parts.js';
 import { signingFetch } from './signing-fetch.js';
 import type { KeyRing } from './signing/key-ring.js';
 import { loadKeyRing } from './signing/load-key-ring.js';
 import type { SigningKey } from './signing/signing-key.js';
-import { createValidator, type A2aValidator } from './validator.js';
+import { createValidator, type A2AValidator } from './validator.js';
 
 export interface AgentConnectionOptions {
   /** Conversation the call belongs to; it becomes the target task's `context_id`. */
   contextId?: string;
   signal?: AbortSignal;
   /** Validator to use; default: the one the environment describes. */
-  validator?: A2aValidator;
+  validator?: A2AValidator;
   /** Keys to sign with; default: A2A_KEYS_FILE / A2A_KEYS. */
   keys?: KeyRing;
   /** Which key signs (A2A_KEY_ID); needed only when the source agent has several. */
@@ -45,10 +45,10 @@ export async function* agentConnection(
   targetCard: AgentCard,
   payload: string | Readonly<Record<string, unknown>>,
   options: AgentConnectionOptions = {},
-): AsyncGenerator<A2aChunk, void, undefined> {
+): AsyncGenerator<A2AChunk, void, undefined> {
   const env = options.env ?? process.env;
   const needsConfig = options.validator === undefined || options.keys === undefined || options.keyId === undefined;
-  const config = needsConfig ? loadA2aConfig({ env }) : undefined;
+  const config = needsConfig ? loadA2AConfig({ env }) : undefined;
   const validator = options.validator ?? createValidator(config!, options.logger ? { logger: options.logger } : {});
   const message = typeof payload === 'string' ? payload : JSON.stringify(payload);
 

@@ -7,7 +7,7 @@ import { KvTaskStore } from './kv-task-store.js';
 /** A task store the caller closes when the agent stops. */
 export type ClosableTaskStore = TaskStore & { close(): Promise<void> };
 
-export interface A2aTaskStoreConfig {
+export interface A2ATaskStoreConfig {
   sessionBackend: 'memory' | 'kv';
   /** Redis URL; required for `kv`. */
   sessionKvUrl?: string;
@@ -24,12 +24,12 @@ export interface A2aTaskStoreConfig {
  * is chosen without a URL.
  *
  * @example
- * const tasks = createA2aTaskStore(loadAgentConfig());
+ * const tasks = createA2ATaskStore(loadAgentConfig());
  * const handler = new DefaultRequestHandler(agentCard, tasks, executor);
  * // ... on shutdown:
  * await tasks.close();
  */
-export function createA2aTaskStore(config: A2aTaskStoreConfig): ClosableTaskStore {
+export function createA2ATaskStore(config: A2ATaskStoreConfig): ClosableTaskStore {
   if (config.sessionBackend === 'memory') return Object.assign(new InMemoryTaskStore(), { close: async () => {} });
   if (config.sessionKvUrl === undefined) {
     throw new ConfigError({

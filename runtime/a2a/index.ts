@@ -19,15 +19,15 @@ export {
   type AgentCardMeta,
 } from './agent-card.js';
 export { agentConnection, type AgentConnectionOptions } from './agent-connection.js';
-export { chunkFromStream, chunksFromStream, chunkFromTask, isFinalState, type A2aChunk, type A2aTaskState } from './a2a-chunk.js';
+export { chunkFromStream, chunksFromStream, chunkFromTask, isFinalState, type A2AChunk, type A2ATaskState } from './a2a-chunk.js';
 export { A2AResponse, NO_RESPONSE } from './a2a-response.js';
 export { AgentInteractionFlow, InteractionFlowNode, NODE_LABEL_LENGTH, type FlowChunk } from './interaction-flow.js';
 export { waitForAgent } from './wait-for-agent.js';
-export { A2aValidator, createValidator, getValidator, accessCheckerFor, type A2aValidatorOptions, type ValidationResult } from './validator.js';
+export { A2AValidator, createValidator, getValidator, accessCheckerFor, type A2AValidatorOptions, type ValidationResult } from './validator.js';
 export { GuardianAccessChecker, OpaAccessChecker, type AccessChecker } from './access-checker.js';
 export { accessDecisionFrom, decideAccess, A2A_ACCESS_PACKAGE, type AccessDecision } from './access-decision.js';
 export { OpaPolicyClient, isPolicyPath, type PolicyClient } from './policy-client.js';
-export { A2aValidationInputSchema, buildValidationInput, MESSAGE_PREVIEW_CHARS, type A2aValidationInput, type AgentRef } from './validation-input.js';
+export { A2AValidationInputSchema, buildValidationInput, MESSAGE_PREVIEW_CHARS, type A2AValidationInput, type AgentRef } from './validation-input.js';
 export { createAuditLog, disabledAuditLog, auditEvent, messageDigest, type AuditDecision, type AuditEvent, type AuditLog } from './audit-log.js';
 export { signingFetch } from './signing-fetch.js';
 export { createSigningKey, decodeSecret, generateSecret, type SigningKey } from './signing/signing-key.js';
@@ -45,14 +45,14 @@ export {
   type VerifyRequestOptions,
 } from './signing/request-signature.js';
 export type { NonceStore } from './signing/nonce-store.js';
-export { MemoryNonceStore } from './signing/memory-nonce-store.js';
+export { InProcessNonceStore } from './signing/in-process-nonce-store.js';
 export { KvNonceStore } from './signing/kv-nonce-store.js';
 export { createNonceStore } from './signing/create-nonce-store.js';
 export { FrameworkExecutor } from './framework-executor.js';
-export { mountA2aEndpoint, AGENT_CARD_PATH, type A2aEndpointOptions } from './a2a-endpoint.js';
-export { A2aRequestGuard, type A2aRequestGuardOptions, type AdmittedCaller } from './request-guard.js';
-export { createA2aServer, type A2aServer } from './a2a-server.js';
+export { mountA2AEndpoint, AGENT_CARD_PATH, type A2AEndpointOptions } from './a2a-endpoint.js';
+export { A2ARequestGuard, type A2ARequestGuardOptions, type AdmittedCaller } from './request-guard.js';
+export { createA2AServer, type A2AServer } from './a2a-server.js';
 export { KvTaskStore } from './kv-task-store.js';
-export { createA2aTaskStore, type A2aTaskStoreConfig, type ClosableTaskStore } from './create-a2a-task-store.js';
+export { createA2ATaskStore, type A2ATaskStoreConfig, type ClosableTaskStore } from './create-a2a-task-store.js';
 
 export { stripSecrets, findSecretField, isSecretName } from '../core/secret-fields.js';

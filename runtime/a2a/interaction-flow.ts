@@ -1,6 +1,6 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { FrameworkError } from '../core/framework-error.js';
-import type { A2aChunk } from './a2a-chunk.js';
+import type { A2AChunk } from './a2a-chunk.js';
 import { agentConnection, type AgentConnectionOptions } from './agent-connection.js';
 
 /** Length of a node's default label: the first 40 characters of its action. */
@@ -25,7 +25,7 @@ export class InteractionFlowNode {
 }
 
 /** A chunk of a workflow run: the hop's chunk, with the node it came from. */
-export interface FlowChunk extends A2aChunk {
+export interface FlowChunk extends A2AChunk {
   nodeKey: string;
   nodeLabel: string;
 }

@@ -1,4 +1,4 @@
-import { PolicyUnavailableError } from '../core/errors/policy-unavailable-error.js';
+import { PolicyUnavailableError } from './errors/policy-unavailable-error.js';
 
 /** Asks a policy engine for a decision. */
 export interface PolicyClient {

@@ -1,6 +1,6 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import { PermissionError } from '../core/errors/permission-error.js';
-import { SignatureError } from '../core/errors/signature-error.js';
+import { PermissionError } from './errors/permission-error.js';
+import { SignatureError } from './errors/signature-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { cardRef } from './agent-card.js';
@@ -9,7 +9,7 @@ import type { KeyRing } from './signing/key-ring.js';
 import type { NonceStore } from './signing/nonce-store.js';
 import { SIGNATURE_HEADERS, verifyRequest } from './signing/request-signature.js';
 import type { AgentRef } from './validation-input.js';
-import type { A2aValidator } from './validator.js';
+import type { A2AValidator } from './validator.js';
 
 /** Who is calling, as the guard established it. */
 export interface AdmittedCaller {
@@ -18,13 +18,13 @@ export interface AdmittedCaller {
   verified: boolean;
 }
 
-export interface A2aRequestGuardOptions {
+export interface A2ARequestGuardOptions {
   /** The receiving agent's card (its name is the signed target; read per request, so a late URL fix shows). */
   self: AgentCard;
   keys: KeyRing;
   nonces: NonceStore;
   /** The receiving side's validator (checked_by `server`). */
-  validator: A2aValidator;
+  validator: A2AValidator;
   /** Accept requests with no signature headers at all (development only). */
   acceptUnsigned: boolean;
   /** Known agents by name, so policies see the caller's description and url. */
@@ -41,12 +41,12 @@ export interface A2aRequestGuardOptions {
  * (→ `PermissionError`, a 403). A caller that skipped its own client-side
  * check is stopped here.
  */
-export class A2aRequestGuard {
-  readonly #options: A2aRequestGuardOptions;
+export class A2ARequestGuard {
+  readonly #options: A2ARequestGuardOptions;
   readonly #audit: AuditLog;
   readonly #logger: Logger;
 
-  constructor(options: A2aRequestGuardOptions) {
+  constructor(options: A2ARequestGuardOptions) {
     this.#options = options;
     this.#audit = options.audit ?? disabledAuditLog;
     this.#logger = options.logger ?? silentLogger;

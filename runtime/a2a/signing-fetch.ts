@@ -1,6 +1,6 @@
 import { AgentNotReadyError } from '../core/errors/agent-not-ready-error.js';
-import { PermissionError } from '../core/errors/permission-error.js';
-import { SignatureError } from '../core/errors/signature-error.js';
+import { PermissionError } from './errors/permission-error.js';
+import { SignatureError } from './errors/signature-error.js';
 import type { SigningKey } from './signing/signing-key.js';
 import { signRequest } from './signing/request-signature.js';
 

@@ -11,7 +11,7 @@ const AgentRefSchema = z.object({
 });
 
 /** The spec's "A2A validation input": exactly what the policy engine is asked about. */
-export const A2aValidationInputSchema = z.object({
+export const A2AValidationInputSchema = z.object({
   source_agent: AgentRefSchema,
   target_agent: AgentRefSchema,
   communication: z.object({
@@ -21,7 +21,7 @@ export const A2aValidationInputSchema = z.object({
   }),
   validation_mode: z.enum(A2A_VALIDATION_MODES, { error: `must be one of ${A2A_VALIDATION_MODES.join(', ')}` }),
 });
-export type A2aValidationInput = z.infer<typeof A2aValidationInputSchema>;
+export type A2AValidationInput = z.infer<typeof A2AValidationInputSchema>;
 
 /** The identity fields of an agent card that policies see. */
 export interface AgentRef {
@@ -39,9 +39,9 @@ export function buildValidationInput(options: {
   source: AgentRef;
   target: AgentRef;
   message: string;
-  mode: A2aValidationInput['validation_mode'];
+  mode: A2AValidationInput['validation_mode'];
   now?: Date;
-}): A2aValidationInput {
+}): A2AValidationInput {
   const chars = Array.from(options.message);
   return {
     source_agent: { name: options.source.name, description: options.source.description, url: options.source.url },

@@ -1,5 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import { loadA2aConfig, type A2aConfig, type A2aValidationMode, type Env } from '../core/config.js';
+import { loadA2AConfig, type A2AConfig, type A2AValidationMode, type Env } from '../core/config.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { GuardianAccessChecker, OpaAccessChecker, type AccessChecker } from './access-checker.js';
@@ -10,8 +10,8 @@ import { buildValidationInput, type AgentRef } from './validation-input.js';
 /** `[isAllowed, reason]`, as the spec's validator returns it. */
 export type ValidationResult = [isAllowed: boolean, reason: string];
 
-export interface A2aValidatorOptions {
-  mode: A2aValidationMode;
+export interface A2AValidatorOptions {
+  mode: A2AValidationMode;
   /** Who decides; none configured counts as unavailable. */
   checker?: AccessChecker;
   audit?: AuditLog;
@@ -31,14 +31,14 @@ export interface A2aValidatorOptions {
  * It never throws for a policy problem: an unavailable Guardian is a value
  * turned into a decision by the mode. Every decision goes to the audit log.
  */
-export class A2aValidator {
-  readonly mode: A2aValidationMode;
+export class A2AValidator {
+  readonly mode: A2AValidationMode;
   readonly checker: AccessChecker | undefined;
   readonly #audit: AuditLog;
   readonly #checkedBy: 'client' | 'server';
   readonly #logger: Logger;
 
-  constructor(options: A2aValidatorOptions) {
+  constructor(options: A2AValidatorOptions) {
     this.mode = options.mode;
     this.checker = options.checker;
     this.#audit = options.audit ?? disabledAuditLog;
@@ -89,15 +89,15 @@ function toRef(card: AgentCard | AgentRef): AgentRef {
 }
 
 /** The access checker a configuration names: the Guardian first, else the policy engine, else none. */
-export function accessCheckerFor(config: Pick<A2aConfig, 'guardianUrl' | 'opaUrl' | 'a2aTimeoutMs'>): AccessChecker | undefined {
+export function accessCheckerFor(config: Pick<A2AConfig, 'guardianUrl' | 'opaUrl' | 'a2aTimeoutMs'>): AccessChecker | undefined {
   if (config.guardianUrl) return new GuardianAccessChecker({ url: config.guardianUrl, timeoutMs: config.a2aTimeoutMs });
   if (config.opaUrl) return new OpaAccessChecker({ url: config.opaUrl, timeoutMs: config.a2aTimeoutMs });
   return undefined;
 }
 
 /** Builds a validator from an A2A configuration. */
-export function createValidator(config: A2aConfig, options: { checkedBy?: 'client' | 'server'; logger?: Logger; audit?: AuditLog } = {}): A2aValidator {
-  return new A2aValidator({
+export function createValidator(config: A2AConfig, options: { checkedBy?: 'client' | 'server'; logger?: Logger; audit?: AuditLog } = {}): A2AValidator {
+  return new A2AValidator({
     mode: config.a2aValidationMode,
     checker: accessCheckerFor(config),
     audit: options.audit ?? (config.a2aEnableAuditLog ? createAuditLog() : disabledAuditLog),
@@ -114,6 +114,6 @@ export function createValidator(config: A2aConfig, options: { checkedBy?: 'clien
  * @example
  * const [allowed, reason] = await getValidator().validateA2AAccess(sourceCard, targetCard, 'hello');
  */
-export function getValidator(options: { env?: Env; logger?: Logger } = {}): A2aValidator {
-  return createValidator(loadA2aConfig({ env: options.env ?? process.env }), options.logger ? { logger: options.logger } : {});
+export function getValidator(options: { env?: Env; logger?: Logger } = {}): A2AValidator {
+  return createValidator(loadA2AConfig({ env: options.env ?? process.env }), options.logger ? { logger: options.logger } : {});
 }

@@ -1,8 +1,8 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Hono } from 'hono';
-import { createA2aServer } from '../a2a/a2a-server.js';
+import { createA2AServer } from '../a2a/a2a-server.js';
 import { cardFromConfig, loadAgentCard } from '../a2a/agent-card.js';
-import { AgentCardError } from '../core/errors/agent-card-error.js';
+import { AgentCardError } from '../a2a/errors/agent-card-error.js';
 import { loadAgentConfig, type AgentConfig } from '../core/config.js';
 import type { FrameworkAgent } from '../core/framework-agent.js';
 import type { FrameworkCore } from '../core/framework-core.js';
@@ -80,7 +80,7 @@ export async function runAgent(core: FrameworkCore, agent: FrameworkAgent, runOp
     for (const item of opened.reverse()) await item.close();
   };
   try {
-    const a2a = options.a2a === false ? undefined : await createA2aServer({ core: options.core, card, config, logger, env, ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }) });
+    const a2a = options.a2a === false ? undefined : await createA2AServer({ core: options.core, card, config, logger, env, ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }) });
     if (a2a) opened.push(a2a);
     const front = options.mode === 'a2a' ? undefined : frontDoor(options, config, sessions, logger);
     const separate = front !== undefined && a2a !== undefined && config.webInterfacePort !== undefined && config.webInterfacePort !== port;

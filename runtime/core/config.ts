@@ -38,7 +38,7 @@ export const ENV_FIELDS = {
 
 /** Validation modes of A2A calls (spec "Authentication" 6). */
 export const A2A_VALIDATION_MODES = ['strict', 'permissive', 'disabled'] as const;
-export type A2aValidationMode = (typeof A2A_VALIDATION_MODES)[number];
+export type A2AValidationMode = (typeof A2A_VALIDATION_MODES)[number];
 
 const llmConfigFromJson = z.string().transform((raw, ctx) => {
   let parsed: unknown;
@@ -95,7 +95,7 @@ const EnvSchema = z.object({
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** Resolved agent configuration, with defaults applied. */
-export interface AgentConfig extends SessionConfig, A2aConfig {
+export interface AgentConfig extends SessionConfig, A2AConfig {
   agentName: string;
   displayName: string;
   description: string;
@@ -250,7 +250,7 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     ollamaHost,
     llmConfig,
     logLevel: e.LOG_LEVEL ?? CONFIG_DEFAULTS.logLevel,
-    ...resolveA2aConfig(e),
+    ...resolveA2AConfig(e),
     agentMemoryUrl: e.AGENT_MEMORY_URL,
     contextId: e.CONTEXT_ID,
     maxBodyBytes: e.MAX_BODY_BYTES ?? CONFIG_DEFAULTS.maxBodyBytes,
@@ -258,11 +258,11 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
 }
 
 /** How agent-to-agent calls are validated: the part of the configuration the validator needs. */
-export interface A2aConfig {
+export interface A2AConfig {
   guardianUrl: string | undefined;
   opaUrl: string | undefined;
   /** `strict` unless A2A_VALIDATION_MODE says otherwise (also with no configuration at all). */
-  a2aValidationMode: A2aValidationMode;
+  a2aValidationMode: A2AValidationMode;
   a2aEnableAuditLog: boolean;
   /** Accept A2A calls without a signature (development only; also implied by `disabled`). */
   a2aAcceptUnsigned: boolean;
@@ -272,7 +272,7 @@ export interface A2aConfig {
   a2aTimeoutMs: number;
 }
 
-const A2aEnvSchema = EnvSchema.pick({
+const A2AEnvSchema = EnvSchema.pick({
   GUARDIAN_URL: true,
   OPA_URL: true,
   A2A_VALIDATION_MODE: true,
@@ -282,7 +282,7 @@ const A2aEnvSchema = EnvSchema.pick({
   A2A_TIMEOUT_MS: true,
 });
 
-function resolveA2aConfig(e: z.output<typeof A2aEnvSchema>): A2aConfig {
+function resolveA2AConfig(e: z.output<typeof A2AEnvSchema>): A2AConfig {
   return {
     guardianUrl: e.GUARDIAN_URL,
     opaUrl: e.OPA_URL,
@@ -300,6 +300,6 @@ function resolveA2aConfig(e: z.output<typeof A2aEnvSchema>): A2aConfig {
  * A2A_TIMEOUT_MS), for callers that are not agent processes. With nothing
  * set, the mode is `strict`.
  */
-export function loadA2aConfig(options: { env?: Env; overrides?: Env } = {}): A2aConfig {
-  return resolveA2aConfig(readEnvironment(A2aEnvSchema, { ...options, context: 'Invalid A2A configuration' }));
+export function loadA2AConfig(options: { env?: Env; overrides?: Env } = {}): A2AConfig {
+  return resolveA2AConfig(readEnvironment(A2AEnvSchema, { ...options, context: 'Invalid A2A configuration' }));
 }

@@ -1,5 +1,3 @@
-import { FrameworkError } from './framework-error.js';
-
 /** Transport mapping for an error code; used only at the edges (HTTP, JSON-RPC). */
 export interface ErrorCodeInfo {
   httpStatus: number;
@@ -35,20 +33,36 @@ export const ERROR_CODES = {
   invalid_config: { httpStatus: 500, jsonRpcCode: -32603 },
   aborted: { httpStatus: 499, jsonRpcCode: -32008 },
   internal_error: { httpStatus: 500, jsonRpcCode: -32603 },
+  // Raised by clients of other services (never sent by our servers).
+  agent_http_error: { httpStatus: 502, jsonRpcCode: -32603 },
+  invalid_response: { httpStatus: 502, jsonRpcCode: -32603 },
+  event_too_large: { httpStatus: 502, jsonRpcCode: -32603 },
+  stream_interrupted: { httpStatus: 502, jsonRpcCode: -32603 },
+  // Raised by the command line and the process supervisor (exit codes, not HTTP).
+  invalid_arguments: { httpStatus: 400, jsonRpcCode: -32602 },
+  agent_not_found: { httpStatus: 404, jsonRpcCode: -32601 },
+  project_not_found: { httpStatus: 404, jsonRpcCode: -32601 },
+  unknown_service: { httpStatus: 404, jsonRpcCode: -32601 },
+  port_in_use: { httpStatus: 409, jsonRpcCode: -32603 },
+  stack_running: { httpStatus: 409, jsonRpcCode: -32603 },
+  build_failed: { httpStatus: 500, jsonRpcCode: -32603 },
+  service_gave_up: { httpStatus: 500, jsonRpcCode: -32603 },
+  supervisor_stopped: { httpStatus: 500, jsonRpcCode: -32603 },
+  supervisor_failed: { httpStatus: 500, jsonRpcCode: -32603 },
+  docker_unavailable: { httpStatus: 503, jsonRpcCode: -32603 },
+  compose_file_missing: { httpStatus: 404, jsonRpcCode: -32601 },
+  compose_failed: { httpStatus: 500, jsonRpcCode: -32603 },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
+/** Every code an error of this toolkit can carry. */
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** True when `code` is one of ours (a code read from another service's body may not be). */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code);
+}
 
 export function errorCodeInfo(code: string): ErrorCodeInfo {
   return (ERROR_CODES as Record<string, ErrorCodeInfo>)[code] ?? ERROR_CODES.internal_error;
 }
 
-/**
- * What a client may be told about any thrown value: our own errors keep their
- * code and message; anything else becomes a generic internal error (the
- * details go to the log, not to the client).
- */
-export function toPublicError(error: unknown): { code: string; message: string } {
-  if (FrameworkError.isInstance(error)) return { code: error.code, message: error.message };
-  return { code: 'internal_error', message: 'The agent failed while handling the request; see the agent log.' };
-}

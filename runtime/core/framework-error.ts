@@ -1,8 +1,10 @@
+import type { ErrorCode } from './error-codes.js';
+
 const BRAND = Symbol.for('framework_core.FrameworkError');
 
 export interface FrameworkErrorOptions {
   /** Stable machine-readable code; mapped to HTTP and JSON-RPC codes in `error-codes.ts`. */
-  code: string;
+  code: ErrorCode;
   message: string;
   cause?: unknown;
 }
@@ -14,7 +16,7 @@ export interface FrameworkErrorOptions {
  * (two installs of the package in one process), where `instanceof` does not.
  */
 export class FrameworkError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly [BRAND] = true;
 
   constructor(options: FrameworkErrorOptions) {
@@ -28,7 +30,7 @@ export class FrameworkError extends Error {
   }
 
   /** The JSON a client may see: code and message, never a stack. */
-  toJSON(): { code: string; message: string } {
+  toJSON(): { code: ErrorCode; message: string } {
     return { code: this.code, message: this.message };
   }
 }

@@ -1,6 +1,6 @@
 import { AgentResponse } from './agent-response.js';
 import { assertNever } from './assert-never.js';
-import { toPublicError } from './error-codes.js';
+import { toPublicError } from './public-error.js';
 import { AbortedError } from './errors/aborted-error.js';
 import type { FrameworkCore } from './framework-core.js';
 import { FrameworkError } from './framework-error.js';

@@ -1,5 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import type { A2aChunk } from '../a2a/a2a-chunk.js';
+import type { A2AChunk } from '../a2a/a2a-chunk.js';
 import { A2AResponse } from '../a2a/a2a-response.js';
 import { loadAgentCard } from '../a2a/agent-card.js';
 import { AgentInteractionFlow, InteractionFlowNode } from '../a2a/interaction-flow.js';
@@ -71,7 +71,7 @@ export function createPlannerAgent(options: { env?: Readonly<Record<string, stri
       const [self, executor] = await loadCards();
       const flow = new AgentInteractionFlow({ env, ...(contextId ? { contextId } : {}), signal }).setSourceCard(self);
       flow.addNode(new InteractionFlowNode({ task: action, targetAgentCard: executor, nodeKey: `action_${index}` }));
-      const chunks: A2aChunk[] = [];
+      const chunks: A2AChunk[] = [];
       for await (const chunk of flow.runWorkflow()) chunks.push(chunk);
       return { outcome: A2AResponse.outcome(A2AResponse.fromResults(chunks)) };
     },

@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import { decideAccess, type AccessDecision } from '../a2a/access-decision.js';
 import { auditEvent } from '../a2a/audit-log.js';
 import { isPolicyPath, type PolicyClient } from '../a2a/policy-client.js';
-import { A2aValidationInputSchema } from '../a2a/validation-input.js';
+import { A2AValidationInputSchema } from '../a2a/validation-input.js';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { isPlainObject } from '../core/json.js';
@@ -60,7 +60,7 @@ export function createGuardian(options: GuardianOptions): Hono {
   });
 
   app.post('/v1/a2a/validate', async (c) => {
-    const input = parseRequest({ schema: A2aValidationInputSchema, raw: await readJsonBody(c, { maxBytes }), what: 'A2A validation input' });
+    const input = parseRequest({ schema: A2AValidationInputSchema, raw: await readJsonBody(c, { maxBytes }), what: 'A2A validation input' });
     const record = (decision: AccessDecision) =>
       audit.record(
         auditEvent({

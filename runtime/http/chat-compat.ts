@@ -7,7 +7,7 @@ import { BadRequestError } from '../core/errors/bad-request-error.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
 import type { SessionStore } from '../sessions/session-store.js';
-import type { AgentIdentity } from './front-door.js';
+import type { AgentIdentity } from './agent-identity.js';
 import { clientAbort } from '../core/server/node-bindings.js';
 import { readJsonBody } from '../core/server/read-json-body.js';
 import { assertNever } from '../core/assert-never.js';

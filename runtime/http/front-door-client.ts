@@ -1,10 +1,10 @@
 import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
 import type { AgentResponse } from '../core/agent-response.js';
-import { AgentHttpError } from '../core/errors/agent-http-error.js';
+import { AgentHttpError } from './errors/agent-http-error.js';
 import { AgentNotReadyError } from '../core/errors/agent-not-ready-error.js';
-import { SessionInvalidError } from '../core/errors/session-invalid-error.js';
-import { StreamInterruptedError } from '../core/errors/stream-interrupted-error.js';
+import { SessionInvalidError } from '../sessions/errors/session-invalid-error.js';
+import { StreamInterruptedError } from './errors/stream-interrupted-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { parseFrontDoorEvent } from './front-door-event.js';
 

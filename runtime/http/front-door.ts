@@ -14,12 +14,9 @@ import { resolveRequestSession } from './session-resolver.js';
 import type { SseEvent } from '../core/server/sse.js';
 import { sseResponse } from '../core/server/sse-response.js';
 import { responseToJson, runTaskForTransport } from '../core/task-events.js';
+import type { AgentIdentity } from './agent-identity.js';
 
-export interface AgentIdentity {
-  name: string;
-  version: string;
-  description?: string;
-}
+export type { AgentIdentity } from './agent-identity.js';
 
 export interface FrontDoorOptions {
   core: FrameworkCore;

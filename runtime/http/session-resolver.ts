@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SessionInvalidError } from '../core/errors/session-invalid-error.js';
+import { SessionInvalidError } from '../sessions/errors/session-invalid-error.js';
 import type { SessionStore } from '../sessions/session-store.js';
 
 export interface RequestSession {

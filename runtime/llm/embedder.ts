@@ -1,5 +1,5 @@
 import { Ollama } from 'ollama';
-import { ModelRuntimeError } from '../core/errors/model-runtime-error.js';
+import { ModelRuntimeError } from './errors/model-runtime-error.js';
 
 /** Turns texts into embedding vectors. */
 export interface Embedder {

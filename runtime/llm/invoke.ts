@@ -1,9 +1,9 @@
 import { raceAbort, throwIfAborted } from '../core/abort.js';
 import type { LlmConfig } from '../core/llm-config.js';
 import { createLanguageModel, parseLlmConfig } from './create-language-model.js';
-import { getDefaultThreadMemory } from './create-thread-memory.js';
+import { getDefaultThreadHistory } from './create-thread-history.js';
 import type { ChatFormat, ChatRequest, LanguageModel } from './language-model.js';
-import type { ChatMessage, ThreadMemory } from './thread-memory.js';
+import type { ChatMessage, ThreadHistory } from './thread-history.js';
 
 export { createLanguageModel } from './create-language-model.js';
 
@@ -20,8 +20,8 @@ export interface InvokeOptions {
   format?: ChatFormat;
   /** System prompt sent first on every call; never stored in the thread. */
   system?: string;
-  /** Where threads live; default `getDefaultThreadMemory()`. */
-  memory?: ThreadMemory;
+  /** Where threads live; default `getDefaultThreadHistory()`. */
+  history?: ThreadHistory;
   /** A provider to call instead of the one `llmConfig` names (for example a scripted model in tests). */
   languageModel?: LanguageModel;
 }
@@ -43,8 +43,8 @@ async function prepare(llmConfig: LlmConfig, prompt: string, options: InvokeOpti
   throwIfAborted(signal);
 
   const model = options.languageModel ?? createLanguageModel(config);
-  const memory = threadId === undefined ? undefined : (options.memory ?? getDefaultThreadMemory());
-  const history = memory && threadId !== undefined ? await raceAbort(memory.load(threadId), signal) : [];
+  const thread = threadId === undefined ? undefined : (options.history ?? getDefaultThreadHistory());
+  const history = thread && threadId !== undefined ? await raceAbort(thread.load(threadId), signal) : [];
   const user: ChatMessage = { role: 'user', content: prompt };
   const messages: ChatMessage[] = [
     ...(options.system ? [{ role: 'system' as const, content: options.system }] : []),
@@ -62,7 +62,7 @@ async function prepare(llmConfig: LlmConfig, prompt: string, options: InvokeOpti
     model,
     request,
     async remember(reply) {
-      if (memory && threadId !== undefined) await memory.append(threadId, [user, { role: 'assistant', content: reply }]);
+      if (thread && threadId !== undefined) await thread.append(threadId, [user, { role: 'assistant', content: reply }]);
     },
   };
 }
@@ -71,7 +71,7 @@ async function prepare(llmConfig: LlmConfig, prompt: string, options: InvokeOpti
  * Sends `prompt` to the model `llmConfig` names and resolves to its reply.
  *
  * Rejects with `ConfigError` (bad `llmConfig`), `ModelNotFoundError`,
- * `ModelRuntimeError`, `StoreUnavailableError` (thread memory down) or
+ * `ModelRuntimeError`, `StoreUnavailableError` (thread history down) or
  * `AbortedError`.
  *
  * @example

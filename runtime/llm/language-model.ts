@@ -1,4 +1,4 @@
-import type { ChatMessage } from './thread-memory.js';
+import type { ChatMessage } from './thread-history.js';
 
 /**
  * Structured output: `'json'` asks for any JSON object; an object is a JSON

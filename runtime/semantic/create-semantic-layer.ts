@@ -3,7 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Hono } from 'hono';
-import { toPublicError } from '../core/error-codes.js';
+import { toPublicError } from '../core/public-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { createBaseApp } from '../core/server/base-app.js';

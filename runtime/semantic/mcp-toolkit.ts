@@ -6,7 +6,7 @@ import { DEFAULT_URLS } from '../core/defaults.js';
 
 export const DEFAULT_SEMANTIC_LAYER_URL = `${DEFAULT_URLS.semanticLayer}/mcp`;
 
-export interface McpToolkitOptions {
+export interface MCPToolkitOptions {
   /** The Semantic Layer's MCP endpoint; default SEMANTIC_LAYER_URL, else http://127.0.0.1:10100/mcp. */
   url?: string;
   /** Retries of `callWithRetry` when none is given (default 3). */
@@ -36,11 +36,11 @@ export type ToolOutcome = Record<string, unknown>;
  */
 export class MCPToolkit {
   readonly url: string;
-  readonly #o: Required<Omit<McpToolkitOptions, 'url' | 'logger'>>;
+  readonly #o: Required<Omit<MCPToolkitOptions, 'url' | 'logger'>>;
   readonly #logger: Logger;
   #client: Promise<Client> | undefined;
 
-  constructor(options: McpToolkitOptions = {}) {
+  constructor(options: MCPToolkitOptions = {}) {
     this.url = options.url ?? process.env.SEMANTIC_LAYER_URL ?? DEFAULT_SEMANTIC_LAYER_URL;
     new URL(this.url); // a bad address fails here, not at the first call
     this.#o = { maxRetries: options.maxRetries ?? 3, retryDelayMs: options.retryDelayMs ?? 200, timeoutMs: options.timeoutMs ?? 30_000 };

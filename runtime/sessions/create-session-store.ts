@@ -1,7 +1,7 @@
 import type { AgentConfig } from '../core/config.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { KvSessionStore } from './kv-session-store.js';
-import { MemorySessionStore } from './memory-session-store.js';
+import { InProcessSessionStore } from './in-process-session-store.js';
 import type { SessionStore } from './session-store.js';
 
 export type SessionStoreConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'sessionTtlSeconds'> &
@@ -20,7 +20,7 @@ export type SessionStoreConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKv
  */
 export function createSessionStore(config: SessionStoreConfig): SessionStore {
   const ttlSeconds = config.sessionTtlSeconds;
-  if (config.sessionBackend === 'memory') return new MemorySessionStore({ ttlSeconds });
+  if (config.sessionBackend === 'memory') return new InProcessSessionStore({ ttlSeconds });
   if (config.sessionKvUrl === undefined) {
     throw new ConfigError({
       issues: [{ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' }],

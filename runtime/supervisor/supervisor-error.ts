@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../core/error-codes.js';
 import { FrameworkError } from '../core/framework-error.js';
 
 /**
@@ -26,7 +27,7 @@ export class SupervisorError extends FrameworkError {
     return FrameworkError.isInstance(value) && 'lastLines' in value;
   }
 
-  override toJSON(): { code: string; message: string; service?: string; lastLines: string[] } {
+  override toJSON(): { code: ErrorCode; message: string; service?: string; lastLines: string[] } {
     return { code: this.code, message: this.message, ...(this.service ? { service: this.service } : {}), lastLines: [...this.lastLines] };
   }
 }

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { A2aChunk } from '../../runtime/a2a/a2a-chunk.js';
+import type { A2AChunk } from '../../runtime/a2a/a2a-chunk.js';
 import { A2AResponse, NO_RESPONSE } from '../../runtime/a2a/a2a-response.js';
 
 const ids = { taskId: 't1', contextId: 'c1' };
-const task = (state: A2aChunk['state'], text?: string): A2aChunk => ({ kind: 'task', ...ids, state, ...(text === undefined ? {} : { text }) });
-const status = (state: A2aChunk['state'], text?: string): A2aChunk => ({ kind: 'status', ...ids, state, ...(text === undefined ? {} : { text }) });
-const artifact = (fields: { text?: string; data?: Record<string, unknown> }): A2aChunk => ({ kind: 'artifact', ...ids, ...fields });
+const task = (state: A2AChunk['state'], text?: string): A2AChunk => ({ kind: 'task', ...ids, state, ...(text === undefined ? {} : { text }) });
+const status = (state: A2AChunk['state'], text?: string): A2AChunk => ({ kind: 'status', ...ids, state, ...(text === undefined ? {} : { text }) });
+const artifact = (fields: { text?: string; data?: Record<string, unknown> }): A2AChunk => ({ kind: 'artifact', ...ids, ...fields });
 
-function outcome(chunks: A2aChunk[]): string {
+function outcome(chunks: A2AChunk[]): string {
   return A2AResponse.outcome(A2AResponse.fromResults(chunks));
 }
 

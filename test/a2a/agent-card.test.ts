@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardFromConfig, cardRef, loadAgentCard, parseAgentCard } from '../../runtime/a2a/agent-card.js';
-import { AgentCardError } from '../../runtime/core/errors/agent-card-error.js';
+import { AgentCardError } from '../../runtime/a2a/errors/agent-card-error.js';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
 import { CARDS_DIR, scratchDir } from './support.js';
 

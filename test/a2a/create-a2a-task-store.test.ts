@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createA2aTaskStore } from '../../runtime/a2a/create-a2a-task-store.js';
+import { createA2ATaskStore } from '../../runtime/a2a/create-a2a-task-store.js';
 import { KvTaskStore } from '../../runtime/a2a/kv-task-store.js';
 import { ConfigError } from '../../runtime/core/errors/config-error.js';
 import { StoreUnavailableError } from '../../runtime/core/errors/store-unavailable-error.js';
@@ -22,9 +22,9 @@ afterAll(async () => {
   await admin.quit();
 });
 
-describe('createA2aTaskStore', () => {
+describe('createA2ATaskStore', () => {
   it('builds the SDK in-memory store for memory, with a close that does nothing', async () => {
-    const store = createA2aTaskStore({ sessionBackend: 'memory', kvKeyPrefix: prefix, sessionTtlSeconds: 60 });
+    const store = createA2ATaskStore({ sessionBackend: 'memory', kvKeyPrefix: prefix, sessionTtlSeconds: 60 });
     expect(store).toBeInstanceOf(InMemoryTaskStore);
     await store.save(makeTask({ id: 'mem' }), planner);
     expect((await store.load('mem', planner))?.id).toBe('mem');
@@ -33,7 +33,7 @@ describe('createA2aTaskStore', () => {
   });
 
   it('builds a KvTaskStore on the configured Redis and closes its client', async () => {
-    const store = createA2aTaskStore({ sessionBackend: 'kv', sessionKvUrl: REDIS_URL, kvKeyPrefix: prefix, sessionTtlSeconds: 60 });
+    const store = createA2ATaskStore({ sessionBackend: 'kv', sessionKvUrl: REDIS_URL, kvKeyPrefix: prefix, sessionTtlSeconds: 60 });
     expect(store).toBeInstanceOf(KvTaskStore);
     expect((store as KvTaskStore).location).toBe(REDIS_URL);
     await store.save(makeTask({ id: 'kv' }), planner);
@@ -48,7 +48,7 @@ describe('createA2aTaskStore', () => {
   });
 
   it('names the missing variable when kv has no URL', () => {
-    const build = () => createA2aTaskStore({ sessionBackend: 'kv', kvKeyPrefix: prefix, sessionTtlSeconds: 60 });
+    const build = () => createA2ATaskStore({ sessionBackend: 'kv', kvKeyPrefix: prefix, sessionTtlSeconds: 60 });
     expect(build).toThrow(ConfigError);
     expect(build).toThrow(/SESSION_KV_URL/);
   });

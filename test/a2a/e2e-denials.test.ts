@@ -10,19 +10,19 @@ import type { AgentCard } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userMessage } from '../../runtime/a2a/a2a-parts.js';
 import { A2AResponse } from '../../runtime/a2a/a2a-response.js';
-import type { A2aChunk } from '../../runtime/a2a/a2a-chunk.js';
+import type { A2AChunk } from '../../runtime/a2a/a2a-chunk.js';
 import { agentConnection } from '../../runtime/a2a/agent-connection.js';
 import { messageDigest } from '../../runtime/a2a/audit-log.js';
 import { KeyRing } from '../../runtime/a2a/signing/key-ring.js';
 import { signRequest } from '../../runtime/a2a/signing/request-signature.js';
 import { getValidator } from '../../runtime/a2a/validator.js';
-import { PermissionError } from '../../runtime/core/errors/permission-error.js';
-import { SignatureError } from '../../runtime/core/errors/signature-error.js';
+import { PermissionError } from '../../runtime/a2a/errors/permission-error.js';
+import { SignatureError } from '../../runtime/a2a/errors/signature-error.js';
 import {
   auditLines,
   createWorkspace,
   freePort,
-  postA2a,
+  postA2A,
   Processes,
   sendMessageBody,
   startGuardianProcess,
@@ -104,7 +104,7 @@ async function refusal(service: Service, response: Response, digest: string): Pr
 describe('signature checks at the executor (raw signed requests)', () => {
   it('accepts a properly signed call from the planner', async () => {
     const body = sendMessageBody('Book the room');
-    const response = await postA2a(`${executor.url}/`, body, signed({ body }));
+    const response = await postA2A(`${executor.url}/`, body, signed({ body }));
     expect(response.status).toBe(200);
     const answer = (await response.json()) as { result?: unknown; error?: unknown };
     expect(answer.error).toBeUndefined();
@@ -114,7 +114,7 @@ describe('signature checks at the executor (raw signed requests)', () => {
   it('refuses a tampered body (signature over another body) with 401 and a signature_failure audit line', async () => {
     const headers = signed({ body: sendMessageBody('Book the room', 7) });
     const tampered = sendMessageBody('Delete everything', 7);
-    const { status, body, audit } = await refusal(executor, await postA2a(`${executor.url}/`, tampered, headers), messageDigest(tampered));
+    const { status, body, audit } = await refusal(executor, await postA2A(`${executor.url}/`, tampered, headers), messageDigest(tampered));
     expect(status).toBe(401);
     expect(body.code).toBe('signature_invalid');
     expect(audit).toEqual([expect.objectContaining({ source: 'planner', target: 'executor', decision: 'signature_failure', checked_by: 'server' })]);
@@ -123,7 +123,7 @@ describe('signature checks at the executor (raw signed requests)', () => {
 
   it('refuses the right key id signed with the wrong secret', async () => {
     const body = sendMessageBody('Book the room');
-    const { status, body: answer, audit } = await refusal(executor, await postA2a(`${executor.url}/`, body, signed({ body, key: forged })), messageDigest(body));
+    const { status, body: answer, audit } = await refusal(executor, await postA2A(`${executor.url}/`, body, signed({ body, key: forged })), messageDigest(body));
     expect(status).toBe(401);
     expect(answer.code).toBe('signature_invalid');
     expect(audit[0]!.reason).toMatch(/^bad_signature: /);
@@ -131,7 +131,7 @@ describe('signature checks at the executor (raw signed requests)', () => {
 
   it('refuses a key id it does not know', async () => {
     const body = sendMessageBody('Book the room');
-    const { status, body: answer, audit } = await refusal(executor, await postA2a(`${executor.url}/`, body, signed({ body, key: stranger })), messageDigest(body));
+    const { status, body: answer, audit } = await refusal(executor, await postA2A(`${executor.url}/`, body, signed({ body, key: stranger })), messageDigest(body));
     expect(status).toBe(401);
     expect(answer.code).toBe('signature_invalid');
     expect(answer.message).toContain('stranger-1');
@@ -141,7 +141,7 @@ describe('signature checks at the executor (raw signed requests)', () => {
   it('refuses a caller claiming to be another agent than the key owner', async () => {
     const body = sendMessageBody('Book the room');
     const headers = { ...signed({ body }), 'x-framework-agent': 'orchestrator' };
-    const { status, body: answer, audit } = await refusal(executor, await postA2a(`${executor.url}/`, body, headers), messageDigest(body));
+    const { status, body: answer, audit } = await refusal(executor, await postA2A(`${executor.url}/`, body, headers), messageDigest(body));
     expect(status).toBe(401);
     expect(answer.code).toBe('signature_invalid');
     expect(audit).toEqual([expect.objectContaining({ source: 'orchestrator', decision: 'signature_failure' })]);
@@ -151,10 +151,10 @@ describe('signature checks at the executor (raw signed requests)', () => {
   it('accepts a request once and refuses the same headers again (replayed nonce)', async () => {
     const body = sendMessageBody('Book the room');
     const headers = signed({ body });
-    const first = await postA2a(`${executor.url}/`, body, headers);
+    const first = await postA2A(`${executor.url}/`, body, headers);
     expect(first.status).toBe(200);
     await first.body?.cancel();
-    const { status, body: answer, audit } = await refusal(executor, await postA2a(`${executor.url}/`, body, headers), messageDigest(body));
+    const { status, body: answer, audit } = await refusal(executor, await postA2A(`${executor.url}/`, body, headers), messageDigest(body));
     expect(status).toBe(401);
     expect(answer.code).toBe('signature_invalid');
     expect(audit[0]!.reason).toMatch(/^replayed_nonce: /);
@@ -162,7 +162,7 @@ describe('signature checks at the executor (raw signed requests)', () => {
 
   it('refuses a timestamp 301 s old', async () => {
     const body = sendMessageBody('Book the room');
-    const { status, body: answer, audit } = await refusal(executor, await postA2a(`${executor.url}/`, body, signed({ body, now: Date.now() - 301_000 })), messageDigest(body));
+    const { status, body: answer, audit } = await refusal(executor, await postA2A(`${executor.url}/`, body, signed({ body, now: Date.now() - 301_000 })), messageDigest(body));
     expect(status).toBe(401);
     expect(answer.code).toBe('signature_invalid');
     expect(audit[0]!.reason).toMatch(/^stale_timestamp: /);
@@ -191,7 +191,7 @@ describe('policy checks at the executor and at the caller', () => {
   it('stops a caller that skipped its client-side check: signed by untrusted, refused by the server-side policy (403)', async () => {
     const text = 'Book the room (sent by untrusted, unchecked)';
     const body = sendMessageBody(text);
-    const response = await postA2a(`${executor.url}/`, body, signed({ body, key: untrusted }));
+    const response = await postA2A(`${executor.url}/`, body, signed({ body, key: untrusted }));
     const { status, body: answer, audit } = await refusal(executor, response, messageDigest(text));
     expect(status).toBe(403);
     expect(answer.code).toBe('permission_denied');
@@ -200,7 +200,7 @@ describe('policy checks at the executor and at the caller', () => {
   });
 
   it('agentConnection from the planner card gets the outcome', async () => {
-    const chunks: A2aChunk[] = [];
+    const chunks: A2AChunk[] = [];
     const env = { A2A_KEYS_FILE: workspace.keysFile, GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict' };
     for await (const chunk of agentConnection(plannerCard, executorCard, 'Send the invitations', { env })) chunks.push(chunk);
     expect(A2AResponse.outcome(A2AResponse.fromResults(chunks))).toBe('Done: Send the invitations');
@@ -289,7 +289,7 @@ describe('the validator against the real Guardian', () => {
 describe('the executor with its Guardian down', () => {
   it('permissive: accepts a signed call (and says why in its audit line)', async () => {
     const body = sendMessageBody('Book the room');
-    const response = await postA2a(`${permissiveDown.url}/`, body, signed({ body }));
+    const response = await postA2A(`${permissiveDown.url}/`, body, signed({ body }));
     expect(response.status).toBe(200);
     expect(JSON.stringify(await response.json())).toContain('Done: Book the room');
     const [line] = await waitForAuditLines(permissiveDown, 1);
@@ -299,7 +299,7 @@ describe('the executor with its Guardian down', () => {
 
   it('strict: refuses the same signed call with 403', async () => {
     const body = sendMessageBody('Book the room');
-    const response = await postA2a(`${strictDown.url}/`, body, signed({ body }));
+    const response = await postA2A(`${strictDown.url}/`, body, signed({ body }));
     expect(response.status).toBe(403);
     const answer = (await response.json()) as { code: string; message: string };
     expect(answer.code).toBe('permission_denied');

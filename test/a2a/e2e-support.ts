@@ -157,7 +157,7 @@ export function sendMessageBody(text: string, id: number | string = 1): string {
 }
 
 /** POSTs a raw JSON-RPC body to an agent's A2A endpoint with the given (signature) headers. */
-export function postA2a(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+export function postA2A(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...headers } });
 }
 

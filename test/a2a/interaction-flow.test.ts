@@ -4,7 +4,7 @@ import { A2AResponse } from '../../runtime/a2a/a2a-response.js';
 import { cardFromConfig } from '../../runtime/a2a/agent-card.js';
 import { agentConnection } from '../../runtime/a2a/agent-connection.js';
 import { AgentInteractionFlow, InteractionFlowNode, NODE_LABEL_LENGTH, type FlowChunk } from '../../runtime/a2a/interaction-flow.js';
-import { PermissionError } from '../../runtime/core/errors/permission-error.js';
+import { PermissionError } from '../../runtime/a2a/errors/permission-error.js';
 import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
 import { collect, makeKeys, probeAgent, runProbe, scratchDir, startStack, writeCard, type Probe } from './support.js';

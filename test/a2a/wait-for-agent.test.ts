@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cardFromConfig } from '../../runtime/a2a/agent-card.js';
 import { agentConnection } from '../../runtime/a2a/agent-connection.js';
-import { A2aValidator } from '../../runtime/a2a/validator.js';
+import { A2AValidator } from '../../runtime/a2a/validator.js';
 import { agentBase, waitForAgent } from '../../runtime/a2a/wait-for-agent.js';
 import { AgentNotReadyError } from '../../runtime/core/errors/agent-not-ready-error.js';
 import { freePort } from '../support/net.js';
@@ -115,7 +115,7 @@ describe('agentConnection to a target that is down', () => {
     const source = cardFromConfig({ name: 'orchestrator', description: 'o', version: '1.0.0', url: 'http://127.0.0.1:1/' });
     const target = cardFromConfig({ name: 'executor', description: 'e', version: '1.0.0', url: `http://127.0.0.1:${port}/` });
     // An explicit allow-all validator: the refusal must come from the connection, not the policy.
-    const validator = new A2aValidator({ mode: 'disabled' });
+    const validator = new A2AValidator({ mode: 'disabled' });
     const error = await collect(agentConnection(source, target, 'hello', { validator, keys: keys.ring, keyId: 'orchestrator-1', env: {} })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentNotReadyError);
     expect((error as Error).message.startsWith(`target agent not ready at http://127.0.0.1:${port}`)).toBe(true);

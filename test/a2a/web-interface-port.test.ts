@@ -28,8 +28,8 @@ describe('WEB_INTERFACE_PORT', () => {
     expect(((await card.json()) as { supportedInterfaces: { url: string }[] }).supportedInterfaces[0]?.url).toBe(running.a2aUrl);
     expect((await fetch(`${a2aOrigin}/health`)).status).toBe(200);
 
-    const noFrontDoorOnA2a = await fetch(`${a2aOrigin}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"x"}' });
-    expect(noFrontDoorOnA2a.status).toBe(404);
+    const noFrontDoorOnA2A = await fetch(`${a2aOrigin}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"x"}' });
+    expect(noFrontDoorOnA2A.status).toBe(404);
     const noCardOnFrontDoor = await fetch(`${running.url}/.well-known/agent-card.json`);
     expect(noCardOnFrontDoor.status).toBe(404);
   });

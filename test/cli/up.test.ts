@@ -143,12 +143,11 @@ describe('framework-cli up --detach, status, logs, down', () => {
   it('runs attached: NDJSON events, then a clean stop in reverse order on SIGTERM', async () => {
     const [policyPort, agentPort] = [await freePort(), await freePort()];
     const dir = await projectDir(tinyStack(policyPort, agentPort));
-    let pids: number[] = [];
     const result = await runCli(['up', '--json', '--dir', dir], {
       timeoutMs: 60_000,
       stopWhen: /"type":"ready"/,
     });
-    pids = [...new Set([...result.stdout.matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1])))];
+    const pids = [...new Set([...result.stdout.matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1])))];
     for (const pid of pids) seenPids.add(pid);
     expect(result.code, result.stderr).toBe(0);
     const events = result.stdout

@@ -4,7 +4,7 @@ import {
   AgentResponse,
   FrameworkCore,
   FrameworkError,
-  MemorySessionStore,
+  InProcessSessionStore,
   UnknownStepError,
   UnknownTaskError,
 } from '../../runtime/index.js';
@@ -168,7 +168,7 @@ describe('FrameworkCore tasks', () => {
 
 describe('FrameworkCore session context', () => {
   it('reads and merges context through the session store', async () => {
-    const sessions = new MemorySessionStore({ ttlSeconds: 60 });
+    const sessions = new InProcessSessionStore({ ttlSeconds: 60 });
     const agent = new FrameworkCore({ sessions });
     expect(await agent.getSessionContext('c1')).toEqual({});
     await agent.updateSessionContext('c1', { a: 1 });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { startPolicyServer, type RunningPolicyServer } from '../../runtime/policy/server/start-policy-server.js';
 import { startGuardian, type RunningGuardian, type StartGuardianOptions } from '../../runtime/guardian/start-guardian.js';
-import type { A2aValidationInput } from '../../runtime/a2a/validation-input.js';
+import type { A2AValidationInput } from '../../runtime/a2a/validation-input.js';
 
 export const POLICIES_DIR = fileURLToPath(new URL('../../policies', import.meta.url));
 
@@ -20,7 +20,7 @@ export async function startStack(options: Partial<StartGuardianOptions> = {}): P
 }
 
 /** A valid A2A validation input from `source` to `target`. */
-export function validationInput(source: string, target: string, message = 'hello'): A2aValidationInput {
+export function validationInput(source: string, target: string, message = 'hello'): A2AValidationInput {
   return {
     source_agent: { name: source, description: `${source} agent`, url: `http://${source}.local:8002` },
     target_agent: { name: target, description: `${target} agent`, url: `http://${target}.local:8002` },

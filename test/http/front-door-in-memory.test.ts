@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFrontDoor, createMinimalFrontDoor } from '../../runtime/http/index.js';
-import { MemorySessionStore } from '../../runtime/index.js';
+import { InProcessSessionStore } from '../../runtime/index.js';
 import { createFixtureAgent } from './agent-fixture.js';
 
 // The front door without sockets (Hono's app.request()): the Web-stream path,
@@ -8,7 +8,7 @@ import { createFixtureAgent } from './agent-fixture.js';
 
 function app(maxBodyBytes = 1024) {
   const { core } = createFixtureAgent();
-  const sessions = new MemorySessionStore({ ttlSeconds: 60 });
+  const sessions = new InProcessSessionStore({ ttlSeconds: 60 });
   core.useSessions(sessions);
   return { app: createFrontDoor({ core, sessions, agent: { name: 'fixture', version: '1.0.0' }, maxBodyBytes, keepAliveMs: 30 }), sessions };
 }
@@ -39,7 +39,7 @@ describe('front door through app.request()', () => {
   it('aborts the task when the reader cancels', async () => {
     // The Web stream pulls lazily: the task waits at its yield, and is closed there.
     const { core, probe } = createFixtureAgent();
-    const sessions = new MemorySessionStore({ ttlSeconds: 60 });
+    const sessions = new InProcessSessionStore({ ttlSeconds: 60 });
     const door = createFrontDoor({ core, sessions, agent: { name: 'f', version: '1' } });
     const response = await door.request('/stream', json({ query: 'slow web-cancel' }));
     const reader = response.body!.getReader();

@@ -3,13 +3,13 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AbortedError } from '../../runtime/core/errors/aborted-error.js';
 import { ConfigError } from '../../runtime/core/errors/config-error.js';
-import { ModelNotFoundError } from '../../runtime/core/errors/model-not-found-error.js';
+import { ModelNotFoundError } from '../../runtime/llm/errors/model-not-found-error.js';
 import type { LlmConfig } from '../../runtime/core/llm-config.js';
-import { setDefaultThreadMemory } from '../../runtime/llm/create-thread-memory.js';
+import { setDefaultThreadHistory } from '../../runtime/llm/create-thread-history.js';
 import { invoke, invokeStream } from '../../runtime/llm/invoke.js';
-import { KvThreadMemory } from '../../runtime/llm/kv-thread-memory.js';
+import { KvThreadHistory } from '../../runtime/llm/kv-thread-history.js';
 import type { ChatRequest, LanguageModel } from '../../runtime/llm/language-model.js';
-import { MemoryThreadMemory } from '../../runtime/llm/memory-thread-memory.js';
+import { InProcessThreadHistory } from '../../runtime/llm/in-process-thread-history.js';
 import type { StandInServer } from './support/http-stand-in.js';
 import { startOllamaStandIn } from './support/ollama-stand-in.js';
 import { startOpenAiStandIn } from './support/openai-stand-in.js';
@@ -22,7 +22,7 @@ async function drain(stream: AsyncIterable<string>): Promise<string> {
   return text;
 }
 
-describe('invoke and conversation memory', () => {
+describe('invoke and thread history', () => {
   let server: StandInServer;
   let llmConfig: LlmConfig;
   beforeAll(async () => {
@@ -39,38 +39,38 @@ describe('invoke and conversation memory', () => {
   const sentMessages = (i: number) => server.requests[i]!.body.messages as Array<{ role: string; content: string }>;
 
   it('the same threadId sends the earlier exchange with the next prompt', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 10 });
-    const first = await invoke(llmConfig, 'My name is Ada.', { threadId: 't1', memory });
+    const history = new InProcessThreadHistory({ maxMessages: 10 });
+    const first = await invoke(llmConfig, 'My name is Ada.', { threadId: 't1', history });
     expect(first).toBe('echo: My name is Ada. (1 messages)');
-    const second = await invoke(llmConfig, 'What is my name?', { threadId: 't1', memory });
+    const second = await invoke(llmConfig, 'What is my name?', { threadId: 't1', history });
     expect(second).toBe('echo: What is my name? (3 messages)');
     expect(sentMessages(1)).toEqual([
       { role: 'user', content: 'My name is Ada.' },
       { role: 'assistant', content: first },
       { role: 'user', content: 'What is my name?' },
     ]);
-    expect(await memory.load('t1')).toHaveLength(4);
+    expect(await history.load('t1')).toHaveLength(4);
   });
 
   it('a different threadId starts a fresh conversation', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 10 });
-    await invoke(llmConfig, 'My name is Ada.', { threadId: 'a', memory });
-    await invoke(llmConfig, 'What is my name?', { threadId: 'b', memory });
+    const history = new InProcessThreadHistory({ maxMessages: 10 });
+    await invoke(llmConfig, 'My name is Ada.', { threadId: 'a', history });
+    await invoke(llmConfig, 'What is my name?', { threadId: 'b', history });
     expect(sentMessages(1)).toEqual([{ role: 'user', content: 'What is my name?' }]);
   });
 
   it('without a threadId each call is independent and nothing is stored', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 10 });
-    await invoke(llmConfig, 'one', { memory });
-    await drain(invokeStream(llmConfig, 'two', { memory }));
-    await invoke(llmConfig, 'three', { memory });
+    const history = new InProcessThreadHistory({ maxMessages: 10 });
+    await invoke(llmConfig, 'one', { history });
+    await drain(invokeStream(llmConfig, 'two', { history }));
+    await invoke(llmConfig, 'three', { history });
     expect(sentMessages(2)).toEqual([{ role: 'user', content: 'three' }]);
-    expect(memory.size).toBe(0);
+    expect(history.size).toBe(0);
   });
 
   it('sends at most maxMessages of history, the most recent ones', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 4 });
-    for (const prompt of ['p1', 'p2', 'p3', 'p4']) await invoke(llmConfig, prompt, { threadId: 'capped', memory });
+    const history = new InProcessThreadHistory({ maxMessages: 4 });
+    for (const prompt of ['p1', 'p2', 'p3', 'p4']) await invoke(llmConfig, prompt, { threadId: 'capped', history });
     expect(sentMessages(3).map((m) => m.content)).toEqual([
       'p2',
       'echo: p2 (3 messages)',
@@ -78,50 +78,50 @@ describe('invoke and conversation memory', () => {
       'echo: p3 (5 messages)',
       'p4',
     ]);
-    expect(await memory.load('capped')).toHaveLength(4);
+    expect(await history.load('capped')).toHaveLength(4);
   });
 
   it('sends the system prompt first on every call but never stores it', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 10 });
-    await invoke(llmConfig, 'hi', { threadId: 's', memory, system: 'Be brief.' });
-    await invoke(llmConfig, 'again', { threadId: 's', memory, system: 'Be brief.' });
+    const history = new InProcessThreadHistory({ maxMessages: 10 });
+    await invoke(llmConfig, 'hi', { threadId: 's', history, system: 'Be brief.' });
+    await invoke(llmConfig, 'again', { threadId: 's', history, system: 'Be brief.' });
     expect(sentMessages(1).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
-    expect((await memory.load('s')).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect((await history.load('s')).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
   it('invokeStream stores the exchange once the stream completes', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 10 });
-    const reply = await drain(invokeStream(llmConfig, 'streamed question', { threadId: 'st', memory }));
-    expect(await memory.load('st')).toEqual([
+    const history = new InProcessThreadHistory({ maxMessages: 10 });
+    const reply = await drain(invokeStream(llmConfig, 'streamed question', { threadId: 'st', history }));
+    expect(await history.load('st')).toEqual([
       { role: 'user', content: 'streamed question' },
       { role: 'assistant', content: reply },
     ]);
-    await invoke(llmConfig, 'follow-up', { threadId: 'st', memory });
+    await invoke(llmConfig, 'follow-up', { threadId: 'st', history });
     expect(sentMessages(1).map((m) => m.content)).toEqual(['streamed question', reply, 'follow-up']);
   });
 
   it('a failed call stores nothing', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 10 });
+    const history = new InProcessThreadHistory({ maxMessages: 10 });
     const missing = { ...llmConfig, model: 'missing-model' };
-    await expect(invoke(missing, 'hi', { threadId: 'f', memory })).rejects.toBeInstanceOf(ModelNotFoundError);
-    await expect(drain(invokeStream(missing, 'hi', { threadId: 'f', memory }))).rejects.toBeInstanceOf(ModelNotFoundError);
-    expect(await memory.load('f')).toEqual([]);
+    await expect(invoke(missing, 'hi', { threadId: 'f', history })).rejects.toBeInstanceOf(ModelNotFoundError);
+    await expect(drain(invokeStream(missing, 'hi', { threadId: 'f', history }))).rejects.toBeInstanceOf(ModelNotFoundError);
+    expect(await history.load('f')).toEqual([]);
   });
 
-  it('uses the default thread memory when none is passed', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 10 });
-    setDefaultThreadMemory(memory);
+  it('uses the default thread history when none is passed', async () => {
+    const history = new InProcessThreadHistory({ maxMessages: 10 });
+    setDefaultThreadHistory(history);
     try {
       await invoke(llmConfig, 'remember me', { threadId: 'default-memory' });
-      expect(await memory.load('default-memory')).toHaveLength(2);
+      expect(await history.load('default-memory')).toHaveLength(2);
     } finally {
-      setDefaultThreadMemory(undefined);
+      setDefaultThreadHistory(undefined);
     }
   });
 
   it('the memory backend loses history when a new instance is created (a restart)', async () => {
-    await invoke(llmConfig, 'My name is Ada.', { threadId: 'r', memory: new MemoryThreadMemory({ maxMessages: 10 }) });
-    await invoke(llmConfig, 'What is my name?', { threadId: 'r', memory: new MemoryThreadMemory({ maxMessages: 10 }) });
+    await invoke(llmConfig, 'My name is Ada.', { threadId: 'r', history: new InProcessThreadHistory({ maxMessages: 10 }) });
+    await invoke(llmConfig, 'What is my name?', { threadId: 'r', history: new InProcessThreadHistory({ maxMessages: 10 }) });
     expect(sentMessages(1)).toEqual([{ role: 'user', content: 'What is my name?' }]);
   });
 
@@ -150,7 +150,7 @@ describe('invoke and conversation memory', () => {
   });
 });
 
-describe('invokeStream and abort with thread memory', () => {
+describe('invokeStream and abort with thread history', () => {
   let server: StandInServer;
   beforeAll(async () => {
     server = await startOllamaStandIn({ chunkDelayMs: 150, reply: () => 'a b c d e f g h' });
@@ -160,23 +160,23 @@ describe('invokeStream and abort with thread memory', () => {
   });
 
   it('an aborted stream rejects with AbortedError and stores nothing', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 10 });
+    const history = new InProcessThreadHistory({ maxMessages: 10 });
     const controller = new AbortController();
     const llmConfig: LlmConfig = { provider: 'ollama', model: 'test-model', base_url: server.url };
     const run = async () => {
-      for await (const _chunk of invokeStream(llmConfig, 'slow', { threadId: 'ab', memory, signal: controller.signal })) {
+      for await (const _chunk of invokeStream(llmConfig, 'slow', { threadId: 'ab', history, signal: controller.signal })) {
         controller.abort();
       }
     };
     await expect(run()).rejects.toBeInstanceOf(AbortedError);
-    expect(await memory.load('ab')).toEqual([]);
+    expect(await history.load('ab')).toEqual([]);
   });
 
   it('a consumer that stops early stores nothing', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 10 });
+    const history = new InProcessThreadHistory({ maxMessages: 10 });
     const llmConfig: LlmConfig = { provider: 'ollama', model: 'test-model', base_url: server.url };
-    for await (const _chunk of invokeStream(llmConfig, 'slow', { threadId: 'early', memory })) break;
-    expect(await memory.load('early')).toEqual([]);
+    for await (const _chunk of invokeStream(llmConfig, 'slow', { threadId: 'early', history })) break;
+    expect(await history.load('early')).toEqual([]);
   });
 });
 
@@ -185,9 +185,9 @@ describe('threads with the OpenAI-compatible provider', () => {
     const server = await startOpenAiStandIn();
     try {
       const llmConfig: LlmConfig = { provider: 'openai', model: 'test-model', base_url: `${server.url}/v1` };
-      const memory = new MemoryThreadMemory({ maxMessages: 10 });
-      const first = await drain(invokeStream(llmConfig, 'first', { threadId: 'o', memory }));
-      await invoke(llmConfig, 'second', { threadId: 'o', memory, system: 'sys' });
+      const history = new InProcessThreadHistory({ maxMessages: 10 });
+      const first = await drain(invokeStream(llmConfig, 'first', { threadId: 'o', history }));
+      await invoke(llmConfig, 'second', { threadId: 'o', history, system: 'sys' });
       expect(server.requests[1]!.body.messages).toEqual([
         { role: 'system', content: 'sys' },
         { role: 'user', content: 'first' },
@@ -200,7 +200,7 @@ describe('threads with the OpenAI-compatible provider', () => {
   });
 });
 
-describe('kv thread memory through invoke', () => {
+describe('kv thread history through invoke', () => {
   const prefix = `fw-test-${randomUUID()}:`;
   let server: StandInServer;
   let admin: Redis;
@@ -215,15 +215,15 @@ describe('kv thread memory through invoke', () => {
     await server.close();
   });
 
-  it('survives a restart: a new KvThreadMemory continues the thread', async () => {
+  it('survives a restart: a new KvThreadHistory continues the thread', async () => {
     const llmConfig: LlmConfig = { provider: 'ollama', model: 'test-model', base_url: server.url };
-    const before = new KvThreadMemory({ url: REDIS_URL, maxMessages: 10, keyPrefix: prefix });
-    const first = await invoke(llmConfig, 'My name is Ada.', { threadId: 'kv-thread', memory: before });
+    const before = new KvThreadHistory({ url: REDIS_URL, maxMessages: 10, keyPrefix: prefix });
+    const first = await invoke(llmConfig, 'My name is Ada.', { threadId: 'kv-thread', history: before });
     await before.close();
 
-    const after = new KvThreadMemory({ url: REDIS_URL, maxMessages: 10, keyPrefix: prefix });
+    const after = new KvThreadHistory({ url: REDIS_URL, maxMessages: 10, keyPrefix: prefix });
     try {
-      await invoke(llmConfig, 'What is my name?', { threadId: 'kv-thread', memory: after });
+      await invoke(llmConfig, 'What is my name?', { threadId: 'kv-thread', history: after });
     } finally {
       await after.close();
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortedError } from '../../runtime/core/errors/aborted-error.js';
-import { ModelRuntimeError } from '../../runtime/core/errors/model-runtime-error.js';
+import { ModelRuntimeError } from '../../runtime/llm/errors/model-runtime-error.js';
 import { displayUrl, isConnectionFailure, mentionsMissingModel, normalizeModelError } from '../../runtime/llm/model-errors.js';
 
 const address = { baseUrl: 'http://runtime:11434', setting: 'OLLAMA_HOST or llmConfig.base_url' };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ModelRuntimeError } from '../../runtime/core/errors/model-runtime-error.js';
+import { ModelRuntimeError } from '../../runtime/llm/errors/model-runtime-error.js';
 import { invoke, invokeStream } from '../../runtime/llm/invoke.js';
 import { OllamaLanguageModel } from '../../runtime/llm/ollama-provider.js';
 import { createLanguageModel } from '../../runtime/llm/create-language-model.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AbortedError } from '../../runtime/core/errors/aborted-error.js';
-import { ModelNotFoundError } from '../../runtime/core/errors/model-not-found-error.js';
-import { ModelRuntimeError } from '../../runtime/core/errors/model-runtime-error.js';
+import { ModelNotFoundError } from '../../runtime/llm/errors/model-not-found-error.js';
+import { ModelRuntimeError } from '../../runtime/llm/errors/model-runtime-error.js';
 import type { LlmConfig } from '../../runtime/core/llm-config.js';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
 import { invoke, invokeStream } from '../../runtime/llm/invoke.js';

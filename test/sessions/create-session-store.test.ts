@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../runtime/core/errors/config-error.js';
 import { createSessionStore } from '../../runtime/sessions/create-session-store.js';
 import { KvSessionStore } from '../../runtime/sessions/kv-session-store.js';
-import { MemorySessionStore } from '../../runtime/sessions/memory-session-store.js';
+import { InProcessSessionStore } from '../../runtime/sessions/in-process-session-store.js';
 
 describe('createSessionStore', () => {
   it('builds a memory store', async () => {
     const store = createSessionStore({ sessionBackend: 'memory', sessionKvUrl: undefined, sessionTtlSeconds: 120 });
-    expect(store).toBeInstanceOf(MemorySessionStore);
+    expect(store).toBeInstanceOf(InProcessSessionStore);
     expect(store.backend).toBe('memory');
     expect(store.ttlSeconds).toBe(120);
     await store.close();

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { KvSessionStore } from '../../runtime/sessions/kv-session-store.js';
-import { MemorySessionStore } from '../../runtime/sessions/memory-session-store.js';
+import { InProcessSessionStore } from '../../runtime/sessions/in-process-session-store.js';
 import type { SessionStore } from '../../runtime/sessions/session-store.js';
 import { deleteKeys } from '../support/redis-keys.js';
 
@@ -26,7 +26,7 @@ const backends: Backend[] = [
   {
     name: 'memory',
     location: 'memory',
-    create: ({ ttlSeconds }) => new MemorySessionStore({ ttlSeconds, now: () => clock }),
+    create: ({ ttlSeconds }) => new InProcessSessionStore({ ttlSeconds, now: () => clock }),
     elapse: async (ms) => {
       clock += ms;
     },

@@ -2,7 +2,7 @@ import type { AgentConfig } from '../../core/config.js';
 import { ConfigError } from '../../core/errors/config-error.js';
 import { createKvClient, redactUrl } from '../../core/kv-client.js';
 import { KvNonceStore } from './kv-nonce-store.js';
-import { MemoryNonceStore } from './memory-nonce-store.js';
+import { InProcessNonceStore } from './in-process-nonce-store.js';
 import type { NonceStore } from './nonce-store.js';
 
 export type NonceStoreConfig = Pick<AgentConfig, 'sessionBackend' | 'kvKeyPrefix'> & { sessionKvUrl?: string | undefined };
@@ -19,7 +19,7 @@ export type NonceStoreConfig = Pick<AgentConfig, 'sessionBackend' | 'kvKeyPrefix
  * await nonces.close();
  */
 export function createNonceStore(config: NonceStoreConfig): NonceStore {
-  if (config.sessionBackend === 'memory') return new MemoryNonceStore();
+  if (config.sessionBackend === 'memory') return new InProcessNonceStore();
   if (config.sessionKvUrl === undefined || config.sessionKvUrl === '') {
     throw new ConfigError({
       issues: [{ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' }],

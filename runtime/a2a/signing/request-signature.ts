@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SignatureError } from '../../core/errors/signature-error.js';
+import { SignatureError } from '../errors/signature-error.js';
 import type { KeyRing } from './key-ring.js';
 import type { NonceStore } from './nonce-store.js';
 import { AGENT_NAME_PATTERN, KEY_ID_PATTERN, type SigningKey } from './signing-key.js';

@@ -1,4 +1,5 @@
-import { errorCodeInfo, toPublicError } from '../error-codes.js';
+import { errorCodeInfo } from '../error-codes.js';
+import { toPublicError } from '../public-error.js';
 import { FrameworkError } from '../framework-error.js';
 
 /** The JSON body of every error answer of the front door: `{ code, message }`. */

@@ -16,7 +16,7 @@ function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
  * `invalid_request` whose message names every bad field by its path.
  *
  * @example
- * const input = parseRequest({ schema: A2aValidationInputSchema, raw: await readJsonBody(c, { maxBytes }) });
+ * const input = parseRequest({ schema: A2AValidationInputSchema, raw: await readJsonBody(c, { maxBytes }) });
  * // a bad body throws BadRequestError:
  * // "Invalid request body: source_agent.name: is required; communication.message_length: must be a number."
  */

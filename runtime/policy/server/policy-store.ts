@@ -58,7 +58,7 @@ export class PolicyStore {
       return this.#reloading;
     }
     this.#reloading = (async () => {
-      let ok = false;
+      let ok: boolean;
       do {
         this.#again = false;
         ok = await this.#loadOnce();

@@ -5,10 +5,10 @@ import { clientLocation, createKvClient } from '../../../runtime/core/kv-client.
 import { createNonceStore } from '../../../runtime/a2a/signing/create-nonce-store.js';
 import { KeyRing } from '../../../runtime/a2a/signing/key-ring.js';
 import { KvNonceStore } from '../../../runtime/a2a/signing/kv-nonce-store.js';
-import { MemoryNonceStore } from '../../../runtime/a2a/signing/memory-nonce-store.js';
+import { InProcessNonceStore } from '../../../runtime/a2a/signing/in-process-nonce-store.js';
 import { signRequest, verifyRequest } from '../../../runtime/a2a/signing/request-signature.js';
 import { createSigningKey } from '../../../runtime/a2a/signing/signing-key.js';
-import { SignatureError } from '../../../runtime/core/errors/signature-error.js';
+import { SignatureError } from '../../../runtime/a2a/errors/signature-error.js';
 import { redisScope, REDIS_URL } from '../../support/redis-scope.js';
 
 const { prefix, admin, track } = redisScope();
@@ -81,7 +81,7 @@ describe('createNonceStore', () => {
   it('makes a memory store or a kv store from the session settings', async () => {
     const memory = createNonceStore({ sessionBackend: 'memory', kvKeyPrefix: 'fw:' });
     track(memory);
-    expect(memory).toBeInstanceOf(MemoryNonceStore);
+    expect(memory).toBeInstanceOf(InProcessNonceStore);
     const kv = createNonceStore({ sessionBackend: 'kv', sessionKvUrl: REDIS_URL, kvKeyPrefix: prefix });
     track(kv);
     expect(kv).toBeInstanceOf(KvNonceStore);

@@ -1,8 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SignatureError, type SignatureFailure } from '../../../runtime/core/errors/signature-error.js';
+import { SignatureError, type SignatureFailure } from '../../../runtime/a2a/errors/signature-error.js';
 import { KeyRing } from '../../../runtime/a2a/signing/key-ring.js';
-import { MemoryNonceStore } from '../../../runtime/a2a/signing/memory-nonce-store.js';
+import { InProcessNonceStore } from '../../../runtime/a2a/signing/in-process-nonce-store.js';
 import {
   canonicalRequest,
   MAX_CLOCK_SKEW_SECONDS,
@@ -41,9 +41,9 @@ function signed(overrides: { key?: SigningKey; source?: string; target?: string;
   return { method: 'POST', path: '/a2a?stream=1', body: BODY, headers };
 }
 
-let nonces: MemoryNonceStore;
+let nonces: InProcessNonceStore;
 beforeEach(() => {
-  nonces = new MemoryNonceStore({ now: () => NOW });
+  nonces = new InProcessNonceStore({ now: () => NOW });
 });
 
 function verify(request: Request, options: Partial<VerifyRequestOptions> = {}) {

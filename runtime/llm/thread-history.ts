@@ -9,7 +9,7 @@ export interface ChatMessage {
  * `invoke`. Two backends: in-process (`memory`) and Redis (`kv`), chosen like
  * the session store; both keep at most `maxMessages` per thread.
  */
-export interface ThreadMemory {
+export interface ThreadHistory {
   readonly backend: 'memory' | 'kv';
   readonly maxMessages: number;
   /** The thread's messages, oldest first; `[]` for a thread not seen before. */

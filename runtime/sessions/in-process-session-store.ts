@@ -4,7 +4,7 @@ import type { Session, SessionStore, StartedSession } from './session-store.js';
 import { hashToken, isPlausibleToken, mintSession } from './tokens.js';
 import { checkTtlSeconds } from './ttl-seconds.js';
 
-export interface MemorySessionStoreOptions {
+export interface InProcessSessionStoreOptions {
   /** Lifetime of a session from its start; also the idle lifetime of contexts and fingerprints. */
   ttlSeconds: number;
   /** Clock in milliseconds since the epoch; default `Date.now`. */
@@ -22,7 +22,7 @@ const MAX_SWEEP_INTERVAL_MS = 60_000;
  * bounded by `maxEntries`; expired entries go on access and by a periodic
  * sweep that does not keep the process alive. Call `close()` to stop it.
  */
-export class MemorySessionStore implements SessionStore {
+export class InProcessSessionStore implements SessionStore {
   readonly backend = 'memory' as const;
   readonly location = 'memory';
   readonly ttlSeconds: number;
@@ -34,7 +34,7 @@ export class MemorySessionStore implements SessionStore {
   readonly #conversations: ExpiringMap<string>;
   readonly #sweepTimer: ReturnType<typeof setInterval>;
 
-  constructor(options: MemorySessionStoreOptions) {
+  constructor(options: InProcessSessionStoreOptions) {
     this.ttlSeconds = checkTtlSeconds(options.ttlSeconds);
     this.#now = options.now ?? Date.now;
     const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;

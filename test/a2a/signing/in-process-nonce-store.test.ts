@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../../runtime/core/errors/store-unavailable-error.js';
-import { MemoryNonceStore } from '../../../runtime/a2a/signing/memory-nonce-store.js';
+import { InProcessNonceStore } from '../../../runtime/a2a/signing/in-process-nonce-store.js';
 
 function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;
   return { now: () => t, advance: (ms) => (t += ms) };
 }
 
-describe('MemoryNonceStore', () => {
+describe('InProcessNonceStore', () => {
   it('claims a nonce once per key within its TTL', async () => {
-    const store = new MemoryNonceStore();
+    const store = new InProcessNonceStore();
     expect(await store.claim('k1', 'nonce-aaaaaaaaaaaa', 60)).toBe(true);
     expect(await store.claim('k1', 'nonce-aaaaaaaaaaaa', 60)).toBe(false);
     expect(await store.claim('k2', 'nonce-aaaaaaaaaaaa', 60)).toBe(true);
@@ -20,7 +20,7 @@ describe('MemoryNonceStore', () => {
 
   it('forgets a nonce after its TTL, not before', async () => {
     const time = clock();
-    const store = new MemoryNonceStore({ now: time.now });
+    const store = new InProcessNonceStore({ now: time.now });
     expect(await store.claim('k', 'n', 10)).toBe(true);
     time.advance(10_000);
     expect(await store.claim('k', 'n', 10)).toBe(false);
@@ -30,7 +30,7 @@ describe('MemoryNonceStore', () => {
 
   it('sweeps expired nonces lazily, so memory stays bounded', async () => {
     const time = clock();
-    const store = new MemoryNonceStore({ now: time.now, maxEntries: 100 });
+    const store = new InProcessNonceStore({ now: time.now, maxEntries: 100 });
     for (let i = 0; i < 1_000; i++) {
       expect(await store.claim('k', `n${i}`, 1)).toBe(true);
       time.advance(50);
@@ -40,7 +40,7 @@ describe('MemoryNonceStore', () => {
 
   it('fails closed when full of unexpired nonces instead of evicting one', async () => {
     const time = clock();
-    const store = new MemoryNonceStore({ now: time.now, maxEntries: 3 });
+    const store = new InProcessNonceStore({ now: time.now, maxEntries: 3 });
     for (const n of ['a', 'b', 'c']) expect(await store.claim('k', n, 60)).toBe(true);
     const error = await store.claim('k', 'd', 60).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
@@ -55,7 +55,7 @@ describe('MemoryNonceStore', () => {
 
   it('finds expired entries behind a longer-lived one when full', async () => {
     const time = clock();
-    const store = new MemoryNonceStore({ now: time.now, maxEntries: 2 });
+    const store = new InProcessNonceStore({ now: time.now, maxEntries: 2 });
     expect(await store.claim('k', 'long', 600)).toBe(true);
     expect(await store.claim('k', 'short', 1)).toBe(true);
     time.advance(2_000);
@@ -64,8 +64,8 @@ describe('MemoryNonceStore', () => {
   });
 
   it('refuses a TTL that is not positive', async () => {
-    const store = new MemoryNonceStore();
+    const store = new InProcessNonceStore();
     await expect(store.claim('k', 'n', 0)).rejects.toThrow(TypeError);
-    expect(() => new MemoryNonceStore({ maxEntries: 0 })).toThrow(TypeError);
+    expect(() => new InProcessNonceStore({ maxEntries: 0 })).toThrow(TypeError);
   });
 });

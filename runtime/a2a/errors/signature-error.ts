@@ -1,4 +1,4 @@
-import { FrameworkError } from '../framework-error.js';
+import { FrameworkError } from '../../core/framework-error.js';
 
 /** Why a signed agent-to-agent request was refused before anything ran. */
 export type SignatureFailure =

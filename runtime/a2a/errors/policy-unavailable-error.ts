@@ -1,4 +1,4 @@
-import { FrameworkError } from '../framework-error.js';
+import { FrameworkError } from '../../core/framework-error.js';
 
 /** The Guardian or the policy engine could not give a decision (down, timed out, or answered garbage). */
 export class PolicyUnavailableError extends FrameworkError {

@@ -1,4 +1,4 @@
-import { FrameworkError } from '../framework-error.js';
+import { FrameworkError } from '../../core/framework-error.js';
 
 /**
  * An agent-to-agent call was refused: the policy said no, or (in `strict`

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryThreadMemory } from '../../runtime/llm/memory-thread-memory.js';
-import type { ChatMessage } from '../../runtime/llm/thread-memory.js';
+import { InProcessThreadHistory } from '../../runtime/llm/in-process-thread-history.js';
+import type { ChatMessage } from '../../runtime/llm/thread-history.js';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
 
-describe('MemoryThreadMemory', () => {
+describe('InProcessThreadHistory', () => {
   it('keeps messages per thread, oldest first, and [] for an unknown thread', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 10 });
+    const memory = new InProcessThreadHistory({ maxMessages: 10 });
     expect(memory.backend).toBe('memory');
     await memory.append('a', [user('1'), assistant('2')]);
     await memory.append('b', [user('x')]);
@@ -18,13 +18,13 @@ describe('MemoryThreadMemory', () => {
   });
 
   it('keeps only the last maxMessages of a thread', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 3 });
+    const memory = new InProcessThreadHistory({ maxMessages: 3 });
     for (let i = 1; i <= 5; i++) await memory.append('t', [user(String(i))]);
     expect((await memory.load('t')).map((m) => m.content)).toEqual(['3', '4', '5']);
   });
 
   it('evicts the least recently used thread beyond maxThreads', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 4, maxThreads: 2 });
+    const memory = new InProcessThreadHistory({ maxMessages: 4, maxThreads: 2 });
     await memory.append('a', [user('a')]);
     await memory.append('b', [user('b')]);
     await memory.load('a'); // a is now more recent than b
@@ -36,7 +36,7 @@ describe('MemoryThreadMemory', () => {
   });
 
   it('returns copies: changing a loaded array does not change the thread', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 4 });
+    const memory = new InProcessThreadHistory({ maxMessages: 4 });
     await memory.append('t', [user('kept')]);
     const loaded = await memory.load('t');
     loaded.push(user('intruder'));
@@ -45,17 +45,17 @@ describe('MemoryThreadMemory', () => {
   });
 
   it('clear() forgets a thread; a new instance starts empty (history lost on restart)', async () => {
-    const memory = new MemoryThreadMemory({ maxMessages: 4 });
+    const memory = new InProcessThreadHistory({ maxMessages: 4 });
     await memory.append('t', [user('hello')]);
     await memory.append('u', [user('other')]);
     await memory.clear('t');
     expect(await memory.load('t')).toEqual([]);
-    expect(await new MemoryThreadMemory({ maxMessages: 4 }).load('u')).toEqual([]);
+    expect(await new InProcessThreadHistory({ maxMessages: 4 }).load('u')).toEqual([]);
   });
 
   it('rejects a maxMessages or maxThreads that is not a positive integer', () => {
-    expect(() => new MemoryThreadMemory({ maxMessages: 0 })).toThrow(RangeError);
-    expect(() => new MemoryThreadMemory({ maxMessages: 2.5 })).toThrow(/maxMessages/);
-    expect(() => new MemoryThreadMemory({ maxMessages: 2, maxThreads: -1 })).toThrow(/maxThreads/);
+    expect(() => new InProcessThreadHistory({ maxMessages: 0 })).toThrow(RangeError);
+    expect(() => new InProcessThreadHistory({ maxMessages: 2.5 })).toThrow(/maxMessages/);
+    expect(() => new InProcessThreadHistory({ maxMessages: 2, maxThreads: -1 })).toThrow(/maxThreads/);
   });
 });

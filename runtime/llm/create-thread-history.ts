@@ -1,10 +1,10 @@
 import { loadSessionConfig, type AgentConfig, type Env } from '../core/config.js';
 import { ConfigError } from '../core/errors/config-error.js';
-import { KvThreadMemory } from './kv-thread-memory.js';
-import { MemoryThreadMemory } from './memory-thread-memory.js';
-import type { ThreadMemory } from './thread-memory.js';
+import { KvThreadHistory } from './kv-thread-history.js';
+import { InProcessThreadHistory } from './in-process-thread-history.js';
+import type { ThreadHistory } from './thread-history.js';
 
-export type ThreadMemoryConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'llmHistoryMessages'> &
+export type ThreadHistoryConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'llmHistoryMessages'> &
   Partial<Pick<AgentConfig, 'kvKeyPrefix'>>;
 
 /**
@@ -13,10 +13,10 @@ export type ThreadMemoryConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKv
  * per thread. The caller owns it and closes it.
  *
  * @example
- * const memory = createThreadMemory(loadAgentConfig());
- * setDefaultThreadMemory(memory);
+ * const memory = createThreadHistory(loadAgentConfig());
+ * setDefaultThreadHistory(memory);
  */
-export function createThreadMemory(config: ThreadMemoryConfig): ThreadMemory {
+export function createThreadHistory(config: ThreadHistoryConfig): ThreadHistory {
   if (config.sessionBackend === 'kv') {
     if (!config.sessionKvUrl) {
       throw new ConfigError({
@@ -24,13 +24,13 @@ export function createThreadMemory(config: ThreadMemoryConfig): ThreadMemory {
         context: 'Invalid thread memory configuration',
       });
     }
-    return new KvThreadMemory({
+    return new KvThreadHistory({
       url: config.sessionKvUrl,
       maxMessages: config.llmHistoryMessages,
       ...(config.kvKeyPrefix === undefined ? {} : { keyPrefix: config.kvKeyPrefix }),
     });
   }
-  return new MemoryThreadMemory({ maxMessages: config.llmHistoryMessages });
+  return new InProcessThreadHistory({ maxMessages: config.llmHistoryMessages });
 }
 
 /**
@@ -38,12 +38,12 @@ export function createThreadMemory(config: ThreadMemoryConfig): ThreadMemory {
  * `SESSION_KV_URL` (falling back to `KV_URL`), `KV_PREFIX` and `LLM_HISTORY_MESSAGES`,
  * validated like `loadAgentConfig` does but without needing `AGENT_NAME`.
  */
-export function readThreadMemoryConfig(env: Env = process.env): ThreadMemoryConfig {
+export function readThreadHistoryConfig(env: Env = process.env): ThreadHistoryConfig {
   const { sessionBackend, sessionKvUrl, llmHistoryMessages, kvKeyPrefix } = loadSessionConfig({ env });
   return { sessionBackend, sessionKvUrl, llmHistoryMessages, kvKeyPrefix };
 }
 
-let defaultMemory: ThreadMemory | undefined;
+let defaultMemory: ThreadHistory | undefined;
 /** True when `defaultMemory` was built here (and so is ours to close). */
 let builtHere = false;
 
@@ -52,9 +52,9 @@ let builtHere = false;
  * environment at first use (not at import), then shared by the process.
  * A bad environment throws `ConfigError` naming the variables.
  */
-export function getDefaultThreadMemory(): ThreadMemory {
+export function getDefaultThreadHistory(): ThreadHistory {
   if (!defaultMemory) {
-    defaultMemory = createThreadMemory(readThreadMemoryConfig());
+    defaultMemory = createThreadHistory(readThreadHistoryConfig());
     builtHere = true;
   }
   return defaultMemory;
@@ -67,9 +67,9 @@ export function getDefaultThreadMemory(): ThreadMemory {
  * closed when replaced; one set here stays the caller's to close.
  *
  * @example
- * setDefaultThreadMemory(createThreadMemory(config));
+ * setDefaultThreadHistory(createThreadHistory(config));
  */
-export function setDefaultThreadMemory(memory: ThreadMemory | undefined): void {
+export function setDefaultThreadHistory(memory: ThreadHistory | undefined): void {
   const previous = defaultMemory;
   if (previous && builtHere && previous !== memory) void previous.close().catch(() => {});
   defaultMemory = memory;

@@ -1,7 +1,7 @@
 import { StoreUnavailableError } from '../../core/errors/store-unavailable-error.js';
 import { checkNonceTtl, type NonceStore } from './nonce-store.js';
 
-export interface MemoryNonceStoreOptions {
+export interface InProcessNonceStoreOptions {
   /** Most nonces held at once; default 1 000 000 (roughly 100 MB at worst). */
   maxEntries?: number;
   /** Clock in milliseconds since the epoch; default `Date.now`. */
@@ -20,18 +20,18 @@ const FULL_SWEEP_INTERVAL_MS = 1_000;
  * nonce would let that request be replayed.
  *
  * @example
- * const nonces = new MemoryNonceStore();
+ * const nonces = new InProcessNonceStore();
  * await nonces.claim('planner-1', nonce, 600); // true
  * await nonces.claim('planner-1', nonce, 600); // false: a replay
  */
-export class MemoryNonceStore implements NonceStore {
+export class InProcessNonceStore implements NonceStore {
   /** `keyId:nonce` → expiry (ms), in insertion order. */
   readonly #entries = new Map<string, number>();
   readonly #maxEntries: number;
   readonly #now: () => number;
   #lastFullSweep = Number.NEGATIVE_INFINITY;
 
-  constructor(options: MemoryNonceStoreOptions = {}) {
+  constructor(options: InProcessNonceStoreOptions = {}) {
     const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
     if (!Number.isSafeInteger(maxEntries) || maxEntries <= 0) {
       throw new TypeError(`maxEntries must be a positive whole number (got ${String(maxEntries)}).`);

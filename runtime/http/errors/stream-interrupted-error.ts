@@ -1,4 +1,4 @@
-import { FrameworkError } from '../framework-error.js';
+import { FrameworkError } from '../../core/framework-error.js';
 
 /** The event stream of a request closed before the agent ended it (connection cut, agent stopped). */
 export class StreamInterruptedError extends FrameworkError {

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { clientLocation, closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
-import { requirePositiveInt } from './memory-thread-memory.js';
-import type { ChatMessage, ThreadMemory } from './thread-memory.js';
+import { requirePositiveInt } from './in-process-thread-history.js';
+import type { ChatMessage, ThreadHistory } from './thread-history.js';
 
-export interface KvThreadMemoryOptions {
+export interface KvThreadHistoryOptions {
   /** Redis URL; a client is created and closed by this memory. Ignored when `client` is given. */
   url?: string;
   /** A client owned by the caller; `close()` leaves it open. */
@@ -44,11 +44,11 @@ function parseEntry(raw: string): ChatMessage | undefined {
  * entry is skipped.
  *
  * @example
- * const memory = new KvThreadMemory({ url: 'redis://127.0.0.1:6379', maxMessages: 40 });
+ * const memory = new KvThreadHistory({ url: 'redis://127.0.0.1:6379', maxMessages: 40 });
  * await invoke(llmConfig, 'Hi, I am Ada', { threadId: 't1', memory });
  * await memory.close();
  */
-export class KvThreadMemory implements ThreadMemory {
+export class KvThreadHistory implements ThreadHistory {
   readonly backend = 'kv';
   readonly maxMessages: number;
   readonly ttlSeconds: number;
@@ -58,7 +58,7 @@ export class KvThreadMemory implements ThreadMemory {
   readonly #client: Redis;
   readonly #ownsClient: boolean;
 
-  constructor(options: KvThreadMemoryOptions) {
+  constructor(options: KvThreadHistoryOptions) {
     this.maxMessages = requirePositiveInt(options.maxMessages, 'maxMessages');
     this.ttlSeconds = requirePositiveInt(options.ttlSeconds ?? DEFAULT_THREAD_TTL_SECONDS, 'ttlSeconds');
     this.keyPrefix = options.keyPrefix ?? 'fw:';
@@ -71,7 +71,7 @@ export class KvThreadMemory implements ThreadMemory {
       this.#ownsClient = true;
       this.location = redactUrl(options.url);
     } else {
-      throw new TypeError('KvThreadMemory needs a Redis `url` or a `client`');
+      throw new TypeError('KvThreadHistory needs a Redis `url` or a `client`');
     }
   }
 

@@ -1,4 +1,4 @@
-import { FrameworkError } from '../framework-error.js';
+import { FrameworkError } from '../../core/framework-error.js';
 
 /** An agent card file is missing, is not JSON, or lacks a field; names the file and the field. */
 export class AgentCardError extends FrameworkError {

@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../runtime/core/errors/config-error.js';
-import { MemorySessionStore } from '../../runtime/sessions/memory-session-store.js';
+import { InProcessSessionStore } from '../../runtime/sessions/in-process-session-store.js';
 
-describe('MemorySessionStore', () => {
+describe('InProcessSessionStore', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
 
   it('expires at the fixed instant it reported, resolving not refreshing it', async () => {
     let clock = 1_000_000;
-    const store = new MemorySessionStore({ ttlSeconds: 1, now: () => clock });
+    const store = new InProcessSessionStore({ ttlSeconds: 1, now: () => clock });
     const { token, expiresAt } = await store.start();
     expect(expiresAt).toBe(1_001_000);
     clock = expiresAt;
@@ -21,7 +21,7 @@ describe('MemorySessionStore', () => {
   });
 
   it('evicts the oldest entries beyond maxEntries', async () => {
-    const store = new MemorySessionStore({ ttlSeconds: 60, maxEntries: 2 });
+    const store = new InProcessSessionStore({ ttlSeconds: 60, maxEntries: 2 });
     const [first, second, third] = [await store.start(), await store.start(), await store.start()];
     expect(await store.resolve(first.token)).toBeUndefined();
     expect(await store.resolve(second.token)).toBeDefined();
@@ -44,7 +44,7 @@ describe('MemorySessionStore', () => {
   it('sweeps expired entries periodically and stops the timer on close()', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     let clock = 1_000_000;
-    const store = new MemorySessionStore({ ttlSeconds: 1, now: () => clock });
+    const store = new InProcessSessionStore({ ttlSeconds: 1, now: () => clock });
     await store.start();
     await store.updateContext('ctx', { a: 1 });
     await store.rememberConversation('fp', 'ctx');
@@ -60,7 +60,7 @@ describe('MemorySessionStore', () => {
   });
 
   it('rejects a TTL that is not a positive whole number of seconds', () => {
-    expect(() => new MemorySessionStore({ ttlSeconds: 0 })).toThrow(ConfigError);
-    expect(() => new MemorySessionStore({ ttlSeconds: Number.NaN })).toThrow(ConfigError);
+    expect(() => new InProcessSessionStore({ ttlSeconds: 0 })).toThrow(ConfigError);
+    expect(() => new InProcessSessionStore({ ttlSeconds: Number.NaN })).toThrow(ConfigError);
   });
 });

@@ -1,4 +1,4 @@
-import { FrameworkError } from '../framework-error.js';
+import { FrameworkError } from '../../core/framework-error.js';
 
 /** The model runtime answered, but does not have the requested model. */
 export class ModelNotFoundError extends FrameworkError {

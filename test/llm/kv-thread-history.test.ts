@@ -2,19 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../runtime/core/errors/store-unavailable-error.js';
-import { KvThreadMemory } from '../../runtime/llm/kv-thread-memory.js';
-import type { ChatMessage } from '../../runtime/llm/thread-memory.js';
+import { KvThreadHistory } from '../../runtime/llm/kv-thread-history.js';
+import type { ChatMessage } from '../../runtime/llm/thread-history.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
 
-describe('KvThreadMemory on a real Redis', () => {
+describe('KvThreadHistory on a real Redis', () => {
   const prefix = `fw-test-${randomUUID()}:`;
   let admin: Redis;
-  const opened: KvThreadMemory[] = [];
-  const open = (options: Partial<ConstructorParameters<typeof KvThreadMemory>[0]> = {}) => {
-    const memory = new KvThreadMemory({ url: REDIS_URL, maxMessages: 10, keyPrefix: prefix, ...options });
+  const opened: KvThreadHistory[] = [];
+  const open = (options: Partial<ConstructorParameters<typeof KvThreadHistory>[0]> = {}) => {
+    const memory = new KvThreadHistory({ url: REDIS_URL, maxMessages: 10, keyPrefix: prefix, ...options });
     opened.push(memory);
     return memory;
   };
@@ -85,7 +85,7 @@ describe('KvThreadMemory on a real Redis', () => {
   it('leaves a caller-owned client open on close()', async () => {
     const client = new Redis(REDIS_URL);
     try {
-      const memory = new KvThreadMemory({ client, maxMessages: 4, keyPrefix: prefix });
+      const memory = new KvThreadHistory({ client, maxMessages: 4, keyPrefix: prefix });
       await memory.append('owned', [user('x')]);
       await memory.close();
       expect(await client.ping()).toBe('PONG');
@@ -105,6 +105,6 @@ describe('KvThreadMemory on a real Redis', () => {
   });
 
   it('needs a url or a client', () => {
-    expect(() => new KvThreadMemory({ maxMessages: 4 })).toThrow(/url/);
+    expect(() => new KvThreadHistory({ maxMessages: 4 })).toThrow(/url/);
   });
 });

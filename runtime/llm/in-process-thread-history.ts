@@ -1,6 +1,6 @@
-import type { ChatMessage, ThreadMemory } from './thread-memory.js';
+import type { ChatMessage, ThreadHistory } from './thread-history.js';
 
-export interface MemoryThreadMemoryOptions {
+export interface InProcessThreadHistoryOptions {
   /** Messages kept per thread; the oldest are dropped beyond it. */
   maxMessages: number;
   /** Threads kept; the least recently used is evicted beyond it. Default 10 000. */
@@ -16,20 +16,20 @@ export function requirePositiveInt(value: number, what: string): number {
 
 /**
  * Conversation history in this process only: lost on restart and not shared
- * between replicas (use `KvThreadMemory` for that).
+ * between replicas (use `KvThreadHistory` for that).
  *
  * @example
- * const memory = new MemoryThreadMemory({ maxMessages: 40 });
+ * const memory = new InProcessThreadHistory({ maxMessages: 40 });
  * await invoke(llmConfig, 'Hi, I am Ada', { threadId: 't1', memory });
  */
-export class MemoryThreadMemory implements ThreadMemory {
+export class InProcessThreadHistory implements ThreadHistory {
   readonly backend = 'memory';
   readonly maxMessages: number;
   readonly maxThreads: number;
   /** Map order is recency order: the first key is the least recently used. */
   readonly #threads = new Map<string, ChatMessage[]>();
 
-  constructor(options: MemoryThreadMemoryOptions) {
+  constructor(options: InProcessThreadHistoryOptions) {
     this.maxMessages = requirePositiveInt(options.maxMessages, 'maxMessages');
     this.maxThreads = requirePositiveInt(options.maxThreads ?? DEFAULT_MAX_THREADS, 'maxThreads');
   }

@@ -1,4 +1,4 @@
-import { FrameworkError } from '../framework-error.js';
+import { FrameworkError } from '../../core/framework-error.js';
 
 /** A bearer token that is unknown or whose session expired. */
 export class SessionInvalidError extends FrameworkError {

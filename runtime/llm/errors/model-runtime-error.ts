@@ -1,4 +1,4 @@
-import { FrameworkError } from '../framework-error.js';
+import { FrameworkError } from '../../core/framework-error.js';
 
 /**
  * The model runtime could not be reached (`model_runtime_unavailable`) or
