@@ -34,3 +34,4 @@ export { generatePlan, type GeneratePlanOptions } from './generate-plan.js';
 export { registerPlannerTask, defaultStepStatus, type PlannerOptions, type ActionOutcome } from './planner-task.js';
 
 export type { PlannerMemory, PastTaskResult } from './planner-memory.js';
+export { literalPlan, splitActions } from './literal-plan.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectFileSchema } from '../../runtime/supervisor/project-file.js';
-import { runCli } from '../support/cli.js';
+import { runCliInProcess } from '../support/cli.js';
 import { validateComposeText } from '../support/compose-schema.js';
 import { freePort } from '../support/net.js';
 import { startService, type Service } from '../support/processes.js';
@@ -39,13 +39,13 @@ afterAll(async () => {
 
 describe('framework-cli create project / add agent', () => {
   it('creates a project and an agent that compiles and answers on /stream', { timeout: 90_000 }, async () => {
-    const created = await runCli(['create', 'project', 'demo', '--json'], { cwd: base });
+    const created = await runCliInProcess(['create', 'project', 'demo', '--json'], { cwd: base });
     expect(created.code, created.stderr).toBe(0);
     const project = json<{ root: string; created: string[] }>(created.stdout);
     expect(project.created).toContain('.framework/project.json');
     const root = project.root;
 
-    const added = await runCli(['add', 'agent', 'helper', '--description', 'Helps people', '--task', 'greet:Greets the user', '--no-interactive', '--json'], { cwd: root });
+    const added = await runCliInProcess(['add', 'agent', 'helper', '--description', 'Helps people', '--task', 'greet:Greets the user', '--no-interactive', '--json'], { cwd: root });
     expect(added.code, added.stderr).toBe(0);
     const agent = json<{ agent: string; port: number; created: string[]; updated: string[] }>(added.stdout);
     expect(agent).toMatchObject({ agent: 'helper', port: 8002, updated: ['.framework/project.json', 'compose.yaml'] });
@@ -71,21 +71,21 @@ describe('framework-cli create project / add agent', () => {
     const dir = join(base, 'busy');
     await mkdir(dir);
     await writeFile(join(dir, 'notes.txt'), 'mine');
-    const refused = await runCli(['create', 'project', 'busy', '--dir', dir, '--json']);
+    const refused = await runCliInProcess(['create', 'project', 'busy', '--dir', dir, '--json']);
     expect(refused.code).toBe(1);
     const { error } = json<{ error: { code: string; message: string } }>(refused.stdout);
     expect(error.code).toBe('invalid_request');
     expect(error.message).toMatch(/--force/);
 
-    const bad = await runCli(['create', 'project', 'Bad/Name']);
+    const bad = await runCliInProcess(['create', 'project', 'Bad/Name']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('path separator');
   });
 
   it('asks for --task or --no-interactive when standard input is not a terminal', async () => {
-    const created = await runCli(['create', 'project', 'quiet', '--json'], { cwd: base });
+    const created = await runCliInProcess(['create', 'project', 'quiet', '--json'], { cwd: base });
     const { root } = json<{ root: string }>(created.stdout);
-    const asked = await runCli(['add', 'agent', 'helper', '--description', 'Helps', '--json'], { cwd: root });
+    const asked = await runCliInProcess(['add', 'agent', 'helper', '--description', 'Helps', '--json'], { cwd: root });
     expect(asked.code).toBe(1);
     const { error } = json<{ error: { code: string; message: string } }>(asked.stdout);
     expect(error).toMatchObject({ code: 'invalid_request' });
@@ -95,7 +95,7 @@ describe('framework-cli create project / add agent', () => {
 
 describe('framework-cli create swarm', () => {
   it('creates a swarm whose agents call each other over signed, policy-checked A2A', { timeout: 120_000 }, async () => {
-    const created = await runCli(['create', 'swarm', 'team', '--json'], { cwd: base });
+    const created = await runCliInProcess(['create', 'swarm', 'team', '--json'], { cwd: base });
     expect(created.code, created.stderr).toBe(0);
     const swarm = json<{ root: string; agents: { name: string; port: number; card: string }[]; memoryServices: string[] }>(created.stdout);
     expect(swarm.agents.map((a) => a.name)).toEqual(['orchestrator', 'planner', 'executor']);

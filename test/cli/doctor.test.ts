@@ -4,7 +4,7 @@ import type { DoctorReport } from '../../runtime/doctor/run-doctor.js';
 import { startModelServer, type RunningModelServer } from '../../runtime/model/start-model-server.js';
 import { startPolicyServer, type RunningPolicyServer } from '../../runtime/policy/server/start-policy-server.js';
 import { defaultModelStore } from '../model/support/default-model.js';
-import { runCli } from '../support/cli.js';
+import { runCliInProcess } from '../support/cli.js';
 import { freePort } from '../support/net.js';
 
 const POLICIES = fileURLToPath(new URL('../../policies', import.meta.url));
@@ -25,7 +25,7 @@ afterAll(async () => {
 
 describe('framework-cli doctor', () => {
   it('prints one JSON report and exits 0 when nothing required is missing', async () => {
-    const { code, stdout, stderr } = await runCli(['doctor', '--json'], { env });
+    const { code, stdout, stderr } = await runCliInProcess(['doctor', '--json'], { env });
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as DoctorReport;
@@ -41,7 +41,7 @@ describe('framework-cli doctor', () => {
 
   it('exits 1 with one JSON document when a required check is missing', async () => {
     const closed = await freePort();
-    const { code, stdout } = await runCli(['doctor', '--json'], { env: { ...env, OPA_URL: `http://127.0.0.1:${closed}` } });
+    const { code, stdout } = await runCliInProcess(['doctor', '--json'], { env: { ...env, OPA_URL: `http://127.0.0.1:${closed}` } });
     expect(code).toBe(1);
     const report = JSON.parse(stdout) as DoctorReport;
     expect(report.ok).toBe(false);
@@ -50,7 +50,7 @@ describe('framework-cli doctor', () => {
 
   it('prints a table with marks and the fix on the next line', async () => {
     const closed = await freePort();
-    const { code, stdout } = await runCli(['doctor'], { env: { ...env, KV_URL: `redis://127.0.0.1:${closed}` } });
+    const { code, stdout } = await runCliInProcess(['doctor'], { env: { ...env, KV_URL: `redis://127.0.0.1:${closed}` } });
     expect(code).toBe(1);
     const lines = stdout.split('\n');
     expect(lines.find((l) => l.startsWith('✔ node'))).toBeDefined();

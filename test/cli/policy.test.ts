@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliInProcess } from '../support/cli.js';
 
 function tempDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'fw-policy-cli-'));
@@ -12,7 +12,7 @@ function tempDir(files: Record<string, string>): string {
 
 describe('framework-cli policy check', () => {
   it('passes the shipped policies', async () => {
-    const { code, stdout } = await runCli(['policy', 'check', 'policies']);
+    const { code, stdout } = await runCliInProcess(['policy', 'check', 'policies']);
     expect(code).toBe(0);
     expect(stdout).toContain('4 module(s) compiled without errors.');
   });
@@ -20,14 +20,14 @@ describe('framework-cli policy check', () => {
   it('reports errors as file:line:col and exits 1, also as JSON', async () => {
     // As in OPA, parse errors are reported first; compile errors once every file parses.
     const unparsable = tempDir({ 'worse.rego': 'package worse\n\nallow if {\n' });
-    const parse = await runCli(['policy', 'check', unparsable]);
+    const parse = await runCliInProcess(['policy', 'check', unparsable]);
     expect(parse.code).toBe(1);
     expect(parse.stderr).toMatch(new RegExp(`${unparsable}/worse.rego:\\d+:\\d+: rego_parse_error`));
     const dir = tempDir({ 'bad.rego': 'package bad\n\nimport rego.v1\n\nallow if { x > 1 }\n' });
-    const text = await runCli(['policy', 'check', dir]);
+    const text = await runCliInProcess(['policy', 'check', dir]);
     expect(text.code).toBe(1);
     expect(text.stderr).toContain(`${dir}/bad.rego:5:12: rego_unsafe_var_error: var x is unsafe`);
-    const json = await runCli(['policy', 'check', dir, '--json']);
+    const json = await runCliInProcess(['policy', 'check', dir, '--json']);
     expect(json.code).toBe(1);
     const body = JSON.parse(json.stdout) as { ok: boolean; errors: { code: string; file: string; row: number; col: number }[] };
     expect(body.ok).toBe(false);
@@ -37,7 +37,7 @@ describe('framework-cli policy check', () => {
 
 describe('framework-cli policy test', () => {
   it('runs every test_ rule of the shipped policies', async () => {
-    const { code, stdout } = await runCli(['policy', 'test', 'policies', '-v']);
+    const { code, stdout } = await runCliInProcess(['policy', 'test', 'policies', '-v']);
     expect(code).toBe(0);
     expect(stdout).toContain('data.a2a_access_test.test_untrusted_may_not_call_database: PASS');
     expect(stdout).toContain('data.trading_test.test_rate_limit: PASS');
@@ -49,12 +49,12 @@ describe('framework-cli policy test', () => {
       'p.rego': 'package p\n\nimport rego.v1\n\nx := 1\n',
       'p_test.rego': 'package p_test\n\nimport rego.v1\n\ntest_ok if data.p.x == 1\n\ntest_wrong if data.p.x == 2\n\ntest_value := 7\n',
     });
-    const text = await runCli(['policy', 'test', dir]);
+    const text = await runCliInProcess(['policy', 'test', dir]);
     expect(text.code).toBe(1);
     expect(text.stdout).toContain('data.p_test.test_wrong: FAIL');
     expect(text.stdout).toContain('PASS: 1/3');
     expect(text.stdout).toContain('FAIL: 2/3');
-    const json = await runCli(['policy', 'test', dir, '--json', '--run', 'test_value']);
+    const json = await runCliInProcess(['policy', 'test', dir, '--json', '--run', 'test_value']);
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout) as { results: { name: string; outcome: string; detail: string }[] };
     expect(report.results).toEqual([expect.objectContaining({ name: 'data.p_test.test_value', outcome: 'fail', detail: '7' })]);
@@ -64,24 +64,24 @@ describe('framework-cli policy test', () => {
 describe('framework-cli policy eval', () => {
   it('prints the value of a query as JSON, with input from a file', async () => {
     const dir = tempDir({ 'input.json': '{"source_agent":{"name":"planner"},"target_agent":{"name":"database"}}' });
-    const { code, stdout } = await runCli(['policy', 'eval', '-d', 'policies', '-i', join(dir, 'input.json'), 'data.a2a_access.allow']);
+    const { code, stdout } = await runCliInProcess(['policy', 'eval', '-d', 'policies', '-i', join(dir, 'input.json'), 'data.a2a_access.allow']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ result: [{ expressions: [{ value: false, text: 'data.a2a_access.allow' }] }] });
   });
 
   it('prints bindings exactly, big integers included, and {} when undefined', async () => {
-    const bindings = await runCli(['policy', 'eval', '-d', 'policies', 'x := 12345678901234567890123; y := x + 1', '--json']);
+    const bindings = await runCliInProcess(['policy', 'eval', '-d', 'policies', 'x := 12345678901234567890123; y := x + 1', '--json']);
     expect(bindings.stdout.replace(/\s/g, '')).toBe('{"result":[{"bindings":{"x":12345678901234567890123,"y":12345678901234567890124}}]}');
-    const undefinedQuery = await runCli(['policy', 'eval', '-d', 'policies', 'data.nope.nothing == 1']);
+    const undefinedQuery = await runCliInProcess(['policy', 'eval', '-d', 'policies', 'data.nope.nothing == 1']);
     expect(JSON.parse(undefinedQuery.stdout)).toEqual({});
   });
 
   it('explains a bad query or input file', async () => {
-    const parse = await runCli(['policy', 'eval', '-d', 'policies', 'data.x[']);
+    const parse = await runCliInProcess(['policy', 'eval', '-d', 'policies', 'data.x[']);
     expect(parse.code).toBe(1);
     expect(parse.stderr).toContain('rego_parse_error');
     const dir = tempDir({ 'input.json': '{"broken": ' });
-    const input = await runCli(['policy', 'eval', '-d', 'policies', '-i', join(dir, 'input.json'), 'data.a2a_access.allow']);
+    const input = await runCliInProcess(['policy', 'eval', '-d', 'policies', '-i', join(dir, 'input.json'), 'data.a2a_access.allow']);
     expect(input.code).toBe(1);
     expect(input.stderr).toContain('input file is not valid JSON');
   });

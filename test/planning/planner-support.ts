@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { FrameworkAgent } from '../../runtime/core/framework-agent.js';
 import { FrameworkCore } from '../../runtime/core/framework-core.js';
 import type { RunningAgent } from '../../runtime/agent/run-agent.js';
-import { literalPlan } from '../../runtime/examples/planner-agent.js';
+import { literalPlan } from '../../runtime/planning/literal-plan.js';
 import type { PlanResult } from '../../runtime/planning/plan-records.js';
 import type { PlannerMemory } from '../../runtime/planning/planner-memory.js';
 import { registerPlannerTask, type PlannerOptions } from '../../runtime/planning/planner-task.js';

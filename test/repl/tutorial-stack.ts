@@ -1,4 +1,4 @@
-import { Processes, createWorkspace, freePort, startGuardianProcess, startPolicyEngine, testKey, type Service, type Workspace } from '../a2a/e2e-support.js';
+import { Processes, createWorkspace, freePort, startGuardianProcess, startPolicyEngine, testKey, type Service, type Workspace } from '../e2e/a2a-support.js';
 
 /** The tutorial as processes: policy engine, Guardian, executor (A2A only) and planner, strict and signed, on free ports. */
 export interface TutorialStack {

@@ -13,7 +13,7 @@ import { stateName } from '../../runtime/a2a/a2a-chunk.js';
 import { partsData, userMessage } from '../../runtime/a2a/a2a-parts.js';
 import { signingFetch } from '../../runtime/a2a/signing-fetch.js';
 import { deleteKeys, scanKeys } from '../support/redis-keys.js';
-import { createWorkspace, freePort, Processes, startPolicyEngine, testKey, type Service, type Workspace } from './e2e-support.js';
+import { createWorkspace, freePort, Processes, startPolicyEngine, testKey, type Service, type Workspace } from './a2a-support.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const processes = new Processes();

@@ -16,7 +16,7 @@ import {
   waitForAuditLines,
   type Service,
   type Workspace,
-} from './e2e-support.js';
+} from './a2a-support.js';
 
 const processes = new Processes();
 let workspace: Workspace;

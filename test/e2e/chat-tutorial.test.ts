@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { freePort, waitFor } from '../support/net.js';
 import { CLI, REPO_ROOT } from '../support/processes.js';
-import { startTutorialStack, type TutorialStack } from './tutorial-stack.js';
+import { startTutorialStack, type TutorialStack } from '../repl/tutorial-stack.js';
 
 const run = promisify(execFile);
 let stack: TutorialStack;

@@ -35,7 +35,7 @@ import {
   type Service,
   type TestKey,
   type Workspace,
-} from './e2e-support.js';
+} from './a2a-support.js';
 
 const processes = new Processes();
 const planner = testKey('planner-1', 'planner');
