@@ -1,7 +1,7 @@
 import { ConfigError } from '../core/errors/config-error.js';
 import { InvalidModelOutputError } from '../core/errors/invalid-model-output-error.js';
 import type { MemoryRecord } from './memory-records.js';
-import { VectorSlab } from './vector-slab.js';
+import { VectorSlab } from '../semantic/vector-slab.js';
 
 /** A record found by a search, with its cosine distance to the query (0 for a listing). */
 export interface ScoredRecord {

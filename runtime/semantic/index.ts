@@ -22,3 +22,5 @@ export { TOOL_NAMES, type AgentCardJson, type DocumentHit } from './tool-contrac
 export { answerFromDocuments, contextFrom, ragPrompt, registerRagStep, NO_INFORMATION_ANSWER, RAG_MAX_RESULTS, type DocumentSearch, type RagSource } from './rag.js';
 
 export { OllamaEmbedder, type Embedder } from '../llm/embedder.js';
+export { HnswVectorIndex, HNSW_SETTINGS } from './hnsw-vector-index.js';
+export type { VectorIndex } from './vector-index.js';

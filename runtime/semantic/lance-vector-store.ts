@@ -3,24 +3,33 @@ import { connect, type Connection, type Table } from '@lancedb/lancedb';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
-import { idWhere, sqlString, tagWhere } from './lance-filter.js';
-import { ANN_SEARCH, annIndex, DEFAULT_INDEX_THRESHOLD, indexAction, TRAINED_ROWS_KEY, vectorIndexState } from './lance-index.js';
-import { LANCE_TEXT_COLUMNS, lanceSchema, recordsToArrow, rowToHit, rowToStored, rowVector, vectorDimensions, type LanceRow } from './lance-rows.js';
+import { idWhere, sqlString } from './lance-filter.js';
+import { CollectionMirror, unitVector, type MirroredRecord } from './collection-mirror.js';
+import { HnswVectorIndex } from './hnsw-vector-index.js';
+import { lanceSchema, recordsToArrow, rowMetadata, rowToStored, rowVector, vectorDimensions, type LanceRow } from './lance-rows.js';
+import { loadSavedIndex, saveIndex } from './mirror-file.js';
 import { VectorStoreUnavailableError } from './vector-store-unavailable-error.js';
 import { isValidVector, type CollectionName, type SearchOptions, type StoredRecord, type VectorHit, type VectorRecord, type VectorStore } from './vector-store.js';
 
 const COLLECTIONS: readonly CollectionName[] = ['documents', 'agent_cards'];
 const DELETE_CHUNK = 500;
 
+/** Quiet time after the last write before the ANN index is saved beside the tables. */
+const SAVE_DELAY_MS = 2_000;
+
 /**
  * The embedded vector store: one LanceDB directory with two tables,
  * `documents` and `agent_cards` (columns `id`, `vector`, `content`, `uri`,
- * `metadata_json`, `metadata_tags`). Search is cosine (`score = 1 - distance`).
+ * `metadata_json`, `metadata_tags`), the store of record. Searches are
+ * answered in memory by a `CollectionMirror` of each table: an HNSW index
+ * (USearch) with the records and an inverted index of metadata pairs, so a
+ * search never scans the table. Cosine similarity (`score = 1 - distance`).
  *
- * Below `indexThreshold` rows a table is searched exactly (flat scan). The
- * write that reaches it trains an IVF_HNSW_SQ index (awaited by that
- * `upsert`, logged; searches keep running on the previous version meanwhile);
- * later writes keep the index current (`indexAction` in `lance-index.ts`).
+ * The mirror is built when the store opens: from the saved index
+ * (`<collection>.hnsw`, written a moment after writes stop and on close)
+ * when it matches the table's version, else from the table's vectors. Writes
+ * go to LanceDB first (a plain append for new ids, a merge for replaced
+ * ones), then to the mirror, one at a time per collection.
  * A record whose vector is empty, of the wrong dimension, not finite or all
  * zeros makes `upsert` reject the whole batch with `BadRequestError`
  * (`invalid_request`); LanceDB failures become `VectorStoreUnavailableError`
@@ -36,37 +45,34 @@ export class LanceVectorStore implements VectorStore {
   readonly location: string;
   readonly #db: Connection;
   readonly #logger: Logger;
-  readonly #indexThreshold: number;
   readonly #tables = new Map<CollectionName, Table>();
-  readonly #maintenance = new Map<CollectionName, Promise<void>>();
+  readonly #mirrors = new Map<CollectionName, CollectionMirror>();
+  /** The last write (or save) of each collection: writes run one after another. */
+  readonly #queues = new Map<CollectionName, Promise<unknown>>();
+  readonly #saveTimers = new Map<CollectionName, NodeJS.Timeout>();
   #dimensions: number | undefined;
   #closed = false;
 
-  private constructor(options: { dir: string; db: Connection; logger: Logger; indexThreshold: number }) {
+  private constructor(options: { dir: string; db: Connection; logger: Logger }) {
     this.location = options.dir;
     this.#db = options.db;
     this.#logger = options.logger;
-    this.#indexThreshold = options.indexThreshold;
   }
 
   /**
-   * Opens (creating it when missing) the store in `dir`. `indexThreshold`:
-   * rows at which a table gets its ANN index (default `DEFAULT_INDEX_THRESHOLD`).
+   * Opens (creating it when missing) the store in `dir` and builds the
+   * in-memory mirror of each table.
    *
    * @example
-   * const store = await LanceVectorStore.open({ dir: '/tmp/vectors', indexThreshold: 300 });
+   * const store = await LanceVectorStore.open({ dir: '/tmp/vectors' });
    */
-  static async open(options: { dir: string; logger?: Logger; indexThreshold?: number }): Promise<LanceVectorStore> {
+  static async open(options: { dir: string; logger?: Logger }): Promise<LanceVectorStore> {
     const { dir } = options;
     const logger = options.logger ?? silentLogger;
-    const indexThreshold = options.indexThreshold ?? DEFAULT_INDEX_THRESHOLD;
-    if (!Number.isInteger(indexThreshold) || indexThreshold < 1) {
-      throw new BadRequestError({ code: 'invalid_request', message: `indexThreshold must be a positive integer (got ${indexThreshold}).` });
-    }
     let store: LanceVectorStore;
     try {
       await mkdir(dir, { recursive: true });
-      store = new LanceVectorStore({ dir, db: await connect(dir), logger, indexThreshold });
+      store = new LanceVectorStore({ dir, db: await connect(dir), logger });
     } catch (cause) {
       throw unavailable({ dir, detail: `could not open the directory: ${describe(cause)}`, cause });
     }
@@ -77,9 +83,10 @@ export class LanceVectorStore implements VectorStore {
         const table = await store.#db.openTable(collection);
         store.#tables.set(collection, table);
         store.#dimensions ??= vectorDimensions({ schema: await table.schema() });
+        if (store.#dimensions !== undefined) await store.#buildMirror(collection, table, store.#dimensions);
       }
     });
-    logger.info('lancedb vector store opened', { dir, dimensions: store.#dimensions, tables: [...store.#tables.keys()], indexThreshold });
+    logger.info('lancedb vector store opened', { dir, dimensions: store.#dimensions, tables: [...store.#tables.keys()] });
     return store;
   }
 
@@ -103,11 +110,23 @@ export class LanceVectorStore implements VectorStore {
       }
       return vector;
     });
-    await this.#run(`writing ${unique.length} records to ${collection}`, async () => {
-      const table = this.#tables.get(collection) ?? (await this.#createTable(collection, dimensions));
-      await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(recordsToArrow({ records: unique, vectors, dimensions }));
-    });
-    await this.#maintainIndex(collection);
+    await this.#serial(collection, () =>
+      this.#run(`writing ${unique.length} records to ${collection}`, async () => {
+        const table = this.#tables.get(collection) ?? (await this.#createTable(collection, dimensions));
+        const mirror = this.#mirror(collection, dimensions);
+        const data = recordsToArrow({ records: unique, vectors, dimensions });
+        // New ids are a plain append; a merge (which joins on id) only when some are replaced.
+        if (unique.some((record) => mirror.has(record.id))) await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+        else await table.add(data);
+        const units = new Float32Array(unique.length * dimensions);
+        vectors.forEach((vector, i) => units.set(unitVector(vector), i * dimensions));
+        mirror.upsert(
+          unique.map((record) => ({ id: record.id, content: record.content, metadata: { ...record.metadata }, uri: record.uri })),
+          units,
+        );
+      }),
+    );
+    this.#scheduleSave(collection);
   }
 
   async search(collection: CollectionName, vector: readonly number[], options: SearchOptions): Promise<VectorHit[]> {
@@ -120,24 +139,10 @@ export class LanceVectorStore implements VectorStore {
     if (!Number.isInteger(options.limit) || options.limit < 1) {
       throw new BadRequestError({ code: 'invalid_request', message: `The search limit must be a positive integer (got ${options.limit}).` });
     }
-    const table = this.#table(collection);
-    if (!table) return [];
-    const where = tagWhere({ filter: options.filter });
-    return this.#run(`searching ${collection}`, async () => {
-      // Prefilter (LanceDB's default): the filter applies before the nearest are taken, so `limit` hits come back when enough match.
-      let query = table
-        .query()
-        .nearestTo(Float32Array.from(vector))
-        .distanceType('cosine')
-        .ef(Math.max(ANN_SEARCH.ef, options.limit))
-        .refineFactor(ANN_SEARCH.refineFactor)
-        .limit(options.limit)
-        .select(LANCE_TEXT_COLUMNS);
-      if (where) query = query.where(where);
-      const rows = (await query.toArray()) as LanceRow[];
-      // A zero vector (older stores) has no cosine distance: never a hit.
-      return rows.filter((row) => Number.isFinite(Number(row._distance))).map((row) => rowToHit({ row }));
-    });
+    this.#table(collection); // refuses a closed store
+    const mirror = this.#mirrors.get(collection);
+    if (!mirror) return [];
+    return mirror.search(unitVector(vector), { limit: options.limit, ...(options.filter ? { filter: options.filter } : {}) });
   }
 
   async get(collection: CollectionName, id: string): Promise<StoredRecord | undefined> {
@@ -158,9 +163,13 @@ export class LanceVectorStore implements VectorStore {
   async delete(collection: CollectionName, ids: readonly string[]): Promise<void> {
     const table = this.#table(collection);
     if (!table || ids.length === 0) return;
-    await this.#run(`deleting ${ids.length} records from ${collection}`, async () => {
-      for (let at = 0; at < ids.length; at += DELETE_CHUNK) await table.delete(idWhere({ ids: ids.slice(at, at + DELETE_CHUNK) }));
-    });
+    await this.#serial(collection, () =>
+      this.#run(`deleting ${ids.length} records from ${collection}`, async () => {
+        for (let at = 0; at < ids.length; at += DELETE_CHUNK) await table.delete(idWhere({ ids: ids.slice(at, at + DELETE_CHUNK) }));
+        this.#mirrors.get(collection)?.remove(ids);
+      }),
+    );
+    this.#scheduleSave(collection);
   }
 
   async count(collection: CollectionName): Promise<number> {
@@ -182,8 +191,13 @@ export class LanceVectorStore implements VectorStore {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    for (const [collection, timer] of this.#saveTimers) {
+      clearTimeout(timer);
+      await this.#serial(collection, () => this.#save(collection)).catch(() => undefined);
+    }
+    this.#saveTimers.clear();
+    await Promise.allSettled(this.#queues.values());
     this.#closed = true;
-    await Promise.allSettled(this.#maintenance.values());
     for (const table of this.#tables.values()) table.close();
     this.#tables.clear();
     this.#db.close();
@@ -208,37 +222,85 @@ export class LanceVectorStore implements VectorStore {
     return table;
   }
 
+  /** The mirror of a collection, created empty on its first write. */
+  #mirror(collection: CollectionName, dimensions: number): CollectionMirror {
+    let mirror = this.#mirrors.get(collection);
+    if (!mirror) this.#mirrors.set(collection, (mirror = new CollectionMirror({ index: HnswVectorIndex.create({ dimensions }) })));
+    return mirror;
+  }
+
   /**
-   * Runs after each write, one at a time per collection: creates, updates or
-   * rebuilds the ANN index (`indexAction`). A failure is logged, not thrown:
-   * the records are stored and searches stay correct (flat for unindexed rows).
+   * Builds a collection's mirror from the table: its records and vectors,
+   * with the saved ANN index when it matches the table's version (else the
+   * index is built from the vectors and saved). Rows without a valid vector
+   * (older stores) are left out: they can never be a search hit.
    */
-  async #maintainIndex(collection: CollectionName): Promise<void> {
-    const previous = this.#maintenance.get(collection) ?? Promise.resolve();
-    const next = previous.then(async () => {
-      const table = this.#tables.get(collection);
-      if (!table || this.#closed) return;
-      try {
-        const rows = await table.countRows();
-        const index = await vectorIndexState({ table });
-        const action = indexAction({ rows, threshold: this.#indexThreshold, ...(index ? { index } : {}) });
-        if (action === 'none') return;
-        const started = performance.now();
-        if (action === 'optimize') {
-          await table.optimize();
-        } else {
-          await table.createIndex('vector', { config: annIndex(), replace: true });
-          await table.updateFieldMetadata([{ path: 'vector', metadata: { [TRAINED_ROWS_KEY]: String(rows) } }]);
-        }
-        const ms = Math.round(performance.now() - started);
-        this.#logger.info(`lancedb vector index ${action === 'optimize' ? 'updated' : action === 'create' ? 'created' : 'rebuilt'}`, { dir: this.location, collection, rows, action, ms });
-      } catch (cause) {
-        this.#logger.error('lancedb vector index maintenance failed', { dir: this.location, collection, error: describe(cause) });
+  async #buildMirror(collection: CollectionName, table: Table, dimensions: number): Promise<void> {
+    const started = performance.now();
+    const version = await table.version();
+    const data = await table.query().select(['id', 'vector', 'content', 'uri', 'metadata_json', 'metadata_tags']).toArrow();
+    // All unit vectors in one buffer, row by row as read; rows without a valid vector are skipped.
+    const units = new Float32Array(data.numRows * dimensions);
+    const records: MirroredRecord[] = [];
+    const positions = new Map<string, number>();
+    for (const batch of data.batches) {
+      const column = (name: string) => batch.getChild(name);
+      const [ids, contents, uris, metadata, tags] = [column('id'), column('content'), column('uri'), column('metadata_json'), column('metadata_tags')];
+      // The vectors of a batch are one contiguous float32 buffer (a fixed-size list column).
+      const vectorData = column('vector')?.data[0];
+      const values = vectorData?.children[0]?.values as Float32Array | undefined;
+      if (!vectorData || !values) continue;
+      for (let i = 0; i < batch.numRows; i++) {
+        if (!vectorData.getValid(i)) continue;
+        const at = (vectorData.offset + i) * dimensions;
+        const position = records.length;
+        if (!writeUnit(values, at, dimensions, units, position * dimensions)) continue;
+        const id = String(ids?.get(i));
+        const row: LanceRow = { metadata_json: metadata?.get(i), metadata_tags: tags?.get(i) };
+        if (positions.has(id)) continue; // a duplicated id (a table written by something else): the first wins
+        positions.set(id, position);
+        records.push({ id, content: textOf(contents?.get(i)), metadata: rowMetadata({ row }), uri: textOf(uris?.get(i)) });
       }
-    });
-    this.#maintenance.set(collection, next);
-    await next;
-    if (this.#maintenance.get(collection) === next) this.#maintenance.delete(collection);
+    }
+    const vectors = units.subarray(0, records.length * dimensions);
+    const saved = loadSavedIndex({ dir: this.location, collection, version, dimensions });
+    const savedMatches = saved !== undefined && saved.ids.filter((id) => id !== null).length === records.length && saved.ids.every((id) => id === null || positions.has(id));
+    if (saved && savedMatches) {
+      const mirror = new CollectionMirror({ index: saved.index });
+      mirror.restore({ ids: saved.ids, records, positions, vectors });
+      this.#mirrors.set(collection, mirror);
+    } else {
+      const mirror = this.#mirror(collection, dimensions);
+      mirror.upsert(records, vectors);
+      if (records.length > 0) saveIndex({ dir: this.location, collection, version, mirror });
+    }
+    this.#logger.info('lancedb collection mirrored', { dir: this.location, collection, records: records.length, index: saved && savedMatches ? 'loaded' : 'built', ms: Math.round(performance.now() - started) });
+  }
+
+  /** Runs `operation` after the collection's earlier writes, so the table version and the mirror move together. */
+  #serial<T>(collection: CollectionName, operation: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(collection) ?? Promise.resolve();
+    const next = previous.then(operation, operation);
+    this.#queues.set(collection, next.catch(() => undefined));
+    return next;
+  }
+
+  /** Saves the collection's index once writes have been quiet for a moment (and on close). */
+  #scheduleSave(collection: CollectionName): void {
+    clearTimeout(this.#saveTimers.get(collection));
+    const timer = setTimeout(() => {
+      this.#saveTimers.delete(collection);
+      this.#serial(collection, () => this.#save(collection)).catch((cause: unknown) => this.#logger.warn('could not save the vector index; it will be rebuilt on the next start', { dir: this.location, collection, error: describe(cause) }));
+    }, SAVE_DELAY_MS);
+    timer.unref();
+    this.#saveTimers.set(collection, timer);
+  }
+
+  async #save(collection: CollectionName): Promise<void> {
+    const table = this.#tables.get(collection);
+    const mirror = this.#mirrors.get(collection);
+    if (!table || !mirror || this.#closed) return;
+    saveIndex({ dir: this.location, collection, version: await table.version(), mirror });
   }
 
   #stored(row: LanceRow): StoredRecord {
@@ -260,6 +322,26 @@ export class LanceVectorStore implements VectorStore {
 
 function unavailable(options: { dir: string; detail: string; cause?: unknown }): VectorStoreUnavailableError {
   return new VectorStoreUnavailableError({ kind: 'lancedb', location: options.dir, detail: options.detail, cause: options.cause });
+}
+
+/**
+ * Writes the unit vector of `source[from..from+dim]` to `target[to..]`;
+ * false (nothing usable) when it is all zeros or not finite.
+ */
+function writeUnit(source: Float32Array, from: number, dim: number, target: Float32Array, to: number): boolean {
+  let norm = 0;
+  for (let j = 0; j < dim; j++) {
+    const x = source[from + j]!;
+    norm += x * x;
+  }
+  if (!Number.isFinite(norm) || norm === 0) return false;
+  const scale = 1 / Math.sqrt(norm);
+  for (let j = 0; j < dim; j++) target[to + j] = source[from + j]! * scale;
+  return true;
+}
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 function describe(error: unknown): string {

@@ -1,0 +1,219 @@
+import type { VectorIndex } from './vector-index.js';
+import { VectorSlab } from './vector-slab.js';
+import type { VectorHit } from './vector-store.js';
+
+/** What a mirror keeps of a record besides its vector. */
+export interface MirroredRecord {
+  id: string;
+  content: string;
+  metadata: Readonly<Record<string, string>>;
+  uri: string;
+}
+
+/**
+ * A filtered search whose matching records number at most this many (or
+ * at most this share of the collection) scores them exactly with SIMD dot
+ * products; a larger one asks the ANN index for more neighbours than it
+ * needs and keeps those that match.
+ */
+const EXACT_FILTER_MAX = 2048;
+const EXACT_FILTER_SHARE = 1 / 64;
+
+/**
+ * The in-memory copy of one collection that searches are answered from:
+ * records by label, their unit vectors (a growing slab, for exact filtered
+ * scoring), an inverted index of metadata pairs, and the ANN index. The
+ * store of record stays on disk; the mirror is rebuilt from it.
+ *
+ * @example
+ * const mirror = new CollectionMirror({ index: HnswVectorIndex.create({ dimensions: 384 }) });
+ * mirror.upsert([{ id: 'a', content: 'Hello', metadata: { lang: 'en' }, uri: '' }], vectors);
+ * mirror.search(query, { limit: 5, filter: { lang: 'en' } });
+ */
+export class CollectionMirror {
+  readonly index: VectorIndex;
+  readonly #dim: number;
+  readonly #vectors: VectorSlab;
+  readonly #records: Array<MirroredRecord | undefined> = [];
+  readonly #labels = new Map<string, number>();
+  readonly #tags = new Map<string, Set<number>>();
+  readonly #free: number[] = [];
+
+  constructor(options: { index: VectorIndex }) {
+    this.index = options.index;
+    this.#dim = options.index.dimensions;
+    this.#vectors = new VectorSlab({ dim: this.#dim });
+  }
+
+  /** Records held. */
+  get size(): number {
+    return this.#labels.size;
+  }
+
+  /** Labels in use, in order, with their record ids (`undefined` for free ones): what `restore` takes back. */
+  labelIds(): Array<string | undefined> {
+    return this.#records.map((record) => record?.id);
+  }
+
+  /** Adds or replaces records; `vectors` holds their unit vectors, `records.length` rows. */
+  upsert(records: readonly MirroredRecord[], vectors: Float32Array, options: { indexed?: boolean } = {}): void {
+    const labels: number[] = [];
+    records.forEach((record, i) => {
+      const label = this.#place(record);
+      this.#vectors.set(label, vectors.subarray(i * this.#dim, (i + 1) * this.#dim));
+      labels.push(label);
+    });
+    // `indexed`: the ANN index already holds these labels (loaded from its file).
+    if (!options.indexed) this.index.add(labels, vectors);
+  }
+
+  /**
+   * Takes back records under the labels they had when the index was saved
+   * (`ids[label]`), without adding them to the index again: `records[p]`
+   * has its unit vector at row `p` of `vectors`, and `positions` maps ids to `p`.
+   */
+  restore(options: { ids: ReadonlyArray<string | null>; records: readonly MirroredRecord[]; positions: ReadonlyMap<string, number>; vectors: Float32Array }): void {
+    this.#grow(options.ids.length);
+    options.ids.forEach((id, label) => {
+      const position = id === null ? undefined : options.positions.get(id);
+      if (position === undefined) {
+        this.#free.push(label);
+        return;
+      }
+      const record = options.records[position]!;
+      this.#records[label] = record;
+      this.#labels.set(record.id, label);
+      this.#tag(label, record, +1);
+      this.#vectors.set(label, options.vectors.subarray(position * this.#dim, (position + 1) * this.#dim));
+    });
+  }
+
+  remove(ids: readonly string[]): void {
+    const labels: number[] = [];
+    for (const id of ids) {
+      const label = this.#labels.get(id);
+      if (label === undefined) continue;
+      this.#tag(label, this.#records[label]!, -1);
+      this.#labels.delete(id);
+      this.#records[label] = undefined;
+      this.#free.push(label);
+      labels.push(label);
+    }
+    this.index.remove(labels);
+  }
+
+  has(id: string): boolean {
+    return this.#labels.has(id);
+  }
+
+  /** The `limit` records nearest to the unit vector `query` among those whose metadata has every pair of `filter`. */
+  search(query: Float32Array, options: { limit: number; filter?: Readonly<Record<string, string>> }): VectorHit[] {
+    const pairs = Object.entries(options.filter ?? {});
+    if (pairs.length === 0) return this.#annSearch(query, options.limit, undefined);
+    const candidates = this.#candidates(pairs);
+    if (candidates.length === 0) return [];
+    if (candidates.length <= EXACT_FILTER_MAX || candidates.length <= this.size * EXACT_FILTER_SHARE) return this.#exact(query, options.limit, candidates);
+    const allowed = new Set(candidates);
+    return this.#annSearch(query, options.limit, allowed) ?? this.#exact(query, options.limit, candidates);
+  }
+
+  /** ANN search; with `allowed`, asks for more neighbours until `limit` allowed ones are found (undefined if the index runs out first). */
+  #annSearch(query: Float32Array, limit: number, allowed: Set<number>): VectorHit[] | undefined;
+  #annSearch(query: Float32Array, limit: number, allowed: undefined): VectorHit[];
+  #annSearch(query: Float32Array, limit: number, allowed: Set<number> | undefined): VectorHit[] | undefined {
+    const share = allowed ? allowed.size / Math.max(1, this.size) : 1;
+    for (let k = Math.ceil((limit * 1.5) / share); ; k *= 2) {
+      const { labels, distances } = this.index.search(query, k);
+      const hits: VectorHit[] = [];
+      for (let i = 0; i < labels.length && hits.length < limit; i++) {
+        const label = labels[i]!;
+        const record = this.#records[label];
+        if (record && (!allowed || allowed.has(label))) hits.push(hit(record, distances[i]!));
+      }
+      if (hits.length >= limit || !allowed) return hits;
+      if (labels.length < k) return undefined;
+    }
+  }
+
+  #exact(query: Float32Array, limit: number, labels: readonly number[]): VectorHit[] {
+    const dots = this.#vectors.dots(query, labels, labels.length);
+    // The best `limit`, kept sorted as they come (limit is small; no sort of every candidate).
+    const best: number[] = [];
+    const better = (a: number, b: number) => dots[a]! > dots[b]! || (dots[a] === dots[b] && labels[a]! < labels[b]!);
+    for (let i = 0; i < labels.length; i++) {
+      if (best.length === limit && !better(i, best[limit - 1]!)) continue;
+      let at = best.length === limit ? limit - 1 : best.length;
+      while (at > 0 && better(i, best[at - 1]!)) {
+        best[at] = best[at - 1]!;
+        at--;
+      }
+      best[at] = i;
+    }
+    return best.map((i) => hit(this.#records[labels[i]!]!, 1 - dots[i]!));
+  }
+
+  /** Labels whose metadata has every pair, from the smallest posting list. */
+  #candidates(pairs: ReadonlyArray<[string, string]>): number[] {
+    const lists = pairs.map(([key, value]) => this.#tags.get(tagKey(key, value)) ?? new Set<number>()).sort((a, b) => a.size - b.size);
+    const [smallest, ...rest] = lists;
+    return [...(smallest ?? [])].filter((label) => rest.every((list) => list.has(label)));
+  }
+
+  #place(record: MirroredRecord): number {
+    const existing = this.#labels.get(record.id);
+    if (existing !== undefined) {
+      this.#tag(existing, this.#records[existing]!, -1);
+      this.#records[existing] = record;
+      this.#tag(existing, record, +1);
+      return existing;
+    }
+    const label = this.#free.pop() ?? this.#records.length;
+    this.#grow(label + 1);
+    this.#records[label] = record;
+    this.#labels.set(record.id, label);
+    this.#tag(label, record, +1);
+    return label;
+  }
+
+  #grow(labels: number): void {
+    if (this.#records.length < labels) this.#records.length = labels;
+    this.#vectors.ensure(labels);
+  }
+
+  #tag(label: number, record: MirroredRecord, change: 1 | -1): void {
+    for (const [key, value] of Object.entries(record.metadata)) {
+      const tag = tagKey(key, value);
+      let set = this.#tags.get(tag);
+      if (change > 0) {
+        if (!set) this.#tags.set(tag, (set = new Set()));
+        set.add(label);
+      } else if (set) {
+        set.delete(label);
+        if (set.size === 0) this.#tags.delete(tag);
+      }
+    }
+  }
+}
+
+function tagKey(key: string, value: string): string {
+  return `${key}\u0000${value}`;
+}
+
+function hit(record: MirroredRecord, distance: number): VectorHit {
+  return { id: record.id, content: record.content, metadata: record.metadata, uri: record.uri, score: 1 - distance };
+}
+
+/**
+ * A unit-length float32 copy of `vector` (cosine = dot product of unit vectors).
+ *
+ * @example
+ * unitVector([3, 4]); // Float32Array [0.6, 0.8]
+ */
+export function unitVector(vector: ArrayLike<number>): Float32Array {
+  const unit = Float32Array.from(vector);
+  let norm = 0;
+  for (let i = 0; i < unit.length; i++) norm += unit[i]! * unit[i]!;
+  const scale = 1 / Math.sqrt(norm);
+  for (let i = 0; i < unit.length; i++) unit[i]! *= scale;
+  return unit;
+}

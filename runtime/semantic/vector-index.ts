@@ -1,0 +1,18 @@
+/**
+ * An approximate nearest-neighbour index over unit vectors, by cosine
+ * distance (`1 - cosine similarity`). Entries are numbered by the caller
+ * (`label`, a non-negative integer); the index knows nothing of records.
+ * One implementation is used by the Semantic Layer and by the memory service.
+ */
+export interface VectorIndex {
+  readonly dimensions: number;
+  /** Entries held. */
+  readonly size: number;
+  /** Adds entries: `vectors` holds `labels.length` rows of `dimensions` floats. A label already held is replaced. */
+  add(labels: readonly number[], vectors: Float32Array): void;
+  remove(labels: readonly number[]): void;
+  /** The `k` nearest entries, nearest first. */
+  search(query: Float32Array, k: number): { labels: number[]; distances: number[] };
+  /** Writes the index to `path` (to be opened again with the implementation's `load`). */
+  save(path: string): void;
+}
