@@ -92,7 +92,12 @@ async function plainSend(client: Client): Promise<void> {
 
 async function plainStream(client: Client): Promise<void> {
   let seen = false;
-  for await (const event of client.sendMessageStream({ tenant: '', message: userMessage({ payload: ACTION }), configuration: undefined, metadata: undefined })) {
+  for await (const event of client.sendMessageStream({
+    tenant: '',
+    message: userMessage({ payload: ACTION }),
+    configuration: undefined,
+    metadata: undefined,
+  })) {
     if (JSON.stringify(event).includes(OUTCOME)) seen = true;
   }
   if (!seen) throw new Error('unexpected answer to sendMessageStream');
@@ -115,7 +120,11 @@ async function main(): Promise<void> {
     const checked = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: guardian.url });
     const open = await executor({ A2A_VALIDATION_MODE: 'disabled', A2A_ACCEPT_UNSIGNED: 'true' });
     const signedOnly = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'disabled' });
-    closers.push(() => checked.close(), () => open.close(), () => signedOnly.close());
+    closers.push(
+      () => checked.close(),
+      () => open.close(),
+      () => signedOnly.close(),
+    );
 
     const strict = getValidator({ env: { GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict' } });
     const disabled = getValidator({ env: { A2A_VALIDATION_MODE: 'disabled' } });

@@ -57,10 +57,15 @@ try {
     const ms = median(runs.map((r) => r.ms));
     const rss = Math.max(...runs.map((r) => r.rssMb));
     if (c.name === 'node -e 0') baseline = ms;
-    const target = [c.targetMs ? `target ≤ ${c.targetMs} ms ${ms <= c.targetMs ? 'met' : 'MISSED'}` : '', c.targetMb ? `RSS target ≤ ${c.targetMb} MB ${rss <= c.targetMb ? 'met' : 'MISSED'}` : '']
+    const target = [
+      c.targetMs ? `target ≤ ${c.targetMs} ms ${ms <= c.targetMs ? 'met' : 'MISSED'}` : '',
+      c.targetMb ? `RSS target ≤ ${c.targetMb} MB ${rss <= c.targetMb ? 'met' : 'MISSED'}` : '',
+    ]
       .filter(Boolean)
       .join('; ');
-    console.log(`${c.name.padEnd(32)} ${ms.toFixed(0).padStart(5)} ms  ${(ms / baseline).toFixed(1).padStart(5)}× node -e 0  peak RSS ${rss.toFixed(0).padStart(4)} MB  ${target}`);
+    console.log(
+      `${c.name.padEnd(32)} ${ms.toFixed(0).padStart(5)} ms  ${(ms / baseline).toFixed(1).padStart(5)}× node -e 0  peak RSS ${rss.toFixed(0).padStart(4)} MB  ${target}`,
+    );
   }
 } finally {
   rmSync(emptyDir, { recursive: true, force: true });

@@ -81,7 +81,14 @@ async function measure(kind: 'ours' | 'bare'): Promise<autocannon.Result> {
     const text = await (await fetch(`http://127.0.0.1:${port}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY })).text();
     const expected = EVENTS.map(([event, data]) => `event: ${event}\ndata: ${data}\n\n`).join('');
     if (text !== expected) throw new Error(`${kind} server answered:\n${text}`);
-    await autocannon({ url: `http://127.0.0.1:${port}/stream`, method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, connections: CONNECTIONS, duration: 1 });
+    await autocannon({
+      url: `http://127.0.0.1:${port}/stream`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: BODY,
+      connections: CONNECTIONS,
+      duration: 1,
+    });
     return await load(port);
   } finally {
     child.kill('SIGTERM');
@@ -131,10 +138,15 @@ async function main(): Promise<void> {
   const memory = new InProcessSessionStore({ ttlSeconds: 3600 });
   const kv = new KvSessionStore({ url: process.env.SESSION_KV_URL ?? 'redis://127.0.0.1:6379', ttlSeconds: 60, keyPrefix: `fwbench:${process.pid}:` }); // keys expire a minute after the run
   try {
-    for (const [name, store] of [['memory', memory], ['kv (Redis)', kv]] as const) {
+    for (const [name, store] of [
+      ['memory', memory],
+      ['kv (Redis)', kv],
+    ] as const) {
       await sessionLatency(store, 1000);
       const r = await sessionLatency(store, 20_000);
-      console.log(`${name.padEnd(12)} p50 ${r.p50.toFixed(1).padStart(7)} µs   p99 ${r.p99.toFixed(1).padStart(7)} µs   ${r.perSecond.toFixed(0).padStart(8)} /s`);
+      console.log(
+        `${name.padEnd(12)} p50 ${r.p50.toFixed(1).padStart(7)} µs   p99 ${r.p99.toFixed(1).padStart(7)} µs   ${r.perSecond.toFixed(0).padStart(8)} /s`,
+      );
     }
   } finally {
     await memory.close();

@@ -126,7 +126,11 @@ async function run(n: number): Promise<void> {
   try {
     const writeStarted = performance.now();
     for (let at = 0; at < n; at += WRITE_BATCH) {
-      const memories = Array.from({ length: Math.min(WRITE_BATCH, n - at) }, (_, j) => ({ id: `m${at + j}`, text: `memory ${at + j}`, namespace: `ns${(at + j) % NAMESPACES}` }));
+      const memories = Array.from({ length: Math.min(WRITE_BATCH, n - at) }, (_, j) => ({
+        id: `m${at + j}`,
+        text: `memory ${at + j}`,
+        namespace: `ns${(at + j) % NAMESPACES}`,
+      }));
       await post(`${service.url}/v1/long-term-memory/`, { memories });
     }
     const writesPerSecond = n / ((performance.now() - writeStarted) / 1000);
@@ -162,7 +166,10 @@ async function run(n: number): Promise<void> {
     line('baseline: GET /v1/health round trip', fmt(health));
     line('ratio search p50 / flat scan', `${(http.p50 / flatMs).toFixed(2)}x`);
     line('ratio search p50 / health round trip p50', `${(http.p50 / health.p50).toFixed(1)}x`);
-    line('new replica loads every memory from Redis', `${(loadMs / 1000).toFixed(2).padStart(8)} s (${Math.round(n / (loadMs / 1000)).toLocaleString('en')} memories/s)`);
+    line(
+      'new replica loads every memory from Redis',
+      `${(loadMs / 1000).toFixed(2).padStart(8)} s (${Math.round(n / (loadMs / 1000)).toLocaleString('en')} memories/s)`,
+    );
   } finally {
     await service.close();
     await deletePrefix(prefix);

@@ -141,7 +141,9 @@ if (process.argv[2] === 'serve') {
 } else {
   const stored = await new ModelStore({ dir: resolveModelsDir() }).get(MODEL);
   if (!stored) throw new Error(`model ${MODEL} is not pulled: run \`framework-cli model pull ${MODEL}\` first`);
-  console.log(`chat: ${MODEL}, ${TOKENS} tokens at temperature 0, context ${CONTEXT}, ${threads} threads, median of ${ROUNDS} rounds after a warm-up (node ${process.version})`);
+  console.log(
+    `chat: ${MODEL}, ${TOKENS} tokens at temperature 0, context ${CONTEXT}, ${threads} threads, median of ${ROUNDS} rounds after a warm-up (node ${process.version})`,
+  );
   const d = report('node-llama-cpp directly', await direct(stored.path));
   const s = report('framework_core model server (HTTP)', await viaServer());
   console.log(`ratio server / direct: tokens/s ${(s.tps / d.tps).toFixed(2)} (target >= 0.9), time to first token ${(s.ttft / d.ttft).toFixed(2)}`);

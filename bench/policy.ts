@@ -52,7 +52,9 @@ async function inProcess(): Promise<void> {
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     samples.sort((a, b) => a - b);
     console.log(
-      `${label.padEnd(40)} ${Math.round(n / seconds).toLocaleString('en').padStart(11)} decisions/s   p50 ${(percentile(samples, 0.5) / 1000).toFixed(2)} µs   p99 ${(percentile(samples, 0.99) / 1000).toFixed(2)} µs`,
+      `${label.padEnd(40)} ${Math.round(n / seconds)
+        .toLocaleString('en')
+        .padStart(11)} decisions/s   p50 ${(percentile(samples, 0.5) / 1000).toFixed(2)} µs   p99 ${(percentile(samples, 0.99) / 1000).toFixed(2)} µs`,
     );
   };
   console.log('in process (compiled once):');

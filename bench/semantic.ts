@@ -43,7 +43,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-
 const { random, gauss, sample } = clusteredVectors({ seed: 20_260_101, dim: DIM, centroids: CENTROIDS });
 
 /** The ids of the 10 nearest stored vectors by cosine (all unit vectors: dot product). */
@@ -56,13 +55,22 @@ function exactTop10(data: Float32Array, n: number, query: Float32Array, keep?: (
     for (let j = 0; j < DIM; j++) s += query[j]! * data[i * DIM + j]!;
     scored.push({ i, s });
   }
-  return scored.sort((a, b) => b.s - a.s).slice(0, 10).map((e) => e.i);
+  return scored
+    .sort((a, b) => b.s - a.s)
+    .slice(0, 10)
+    .map((e) => e.i);
 }
 
 function records(data: Float32Array, from: number, to: number): VectorRecord[] {
   return Array.from({ length: to - from }, (_, j) => {
     const i = from + j;
-    return { id: `d${i}`, vector: Array.from(data.subarray(i * DIM, (i + 1) * DIM)), content: `document ${i}`, metadata: { shard: String(i % 8), ...(i % 800 === 0 ? { rare: 'yes' } : {}) }, uri: '' };
+    return {
+      id: `d${i}`,
+      vector: Array.from(data.subarray(i * DIM, (i + 1) * DIM)),
+      content: `document ${i}`,
+      metadata: { shard: String(i % 8), ...(i % 800 === 0 ? { rare: 'yes' } : {}) },
+      uri: '',
+    };
   });
 }
 
@@ -137,12 +145,23 @@ async function run(n: number): Promise<void> {
 
     const ratio = (ours: number, theirs: number | undefined) => (theirs ? `${(ours / theirs).toFixed(1)}× FAISS` : '');
     console.log(`\nN = ${n.toLocaleString('en')} (${DIM} dims, batches of ${BATCH})`);
-    console.log(`  search limit 10          p50 ${result.p50.toFixed(3)} ms   p99 ${result.p99.toFixed(3)} ms   recall@10 ${mean(result.recall).toFixed(3)}   ${ratio(result.p50, faiss?.p50_ms)}`);
-    if (faiss) console.log(`  FAISS HNSW (same data)   p50 ${faiss.p50_ms.toFixed(3)} ms   p99 ${faiss.p99_ms.toFixed(3)} ms   recall@10 ${faiss.recall.toFixed(3)}   build ${faiss.build_s.toFixed(1)} s   index ${(faiss.index_bytes / 1024 / 1024 / (n / 100_000)).toFixed(0)} MB per 100k`);
-    console.log(`  filtered, 1/8 match      p50 ${shard.p50.toFixed(3)} ms   p99 ${shard.p99.toFixed(3)} ms   recall@10 ${mean(shard.recall).toFixed(3)}   ${ratio(shard.p50, faiss?.p50_ms)}`);
-    console.log(`  filtered, 1/800 match    p50 ${rare.p50.toFixed(3)} ms   p99 ${rare.p99.toFixed(3)} ms   recall@10 ${mean(rare.recall).toFixed(3)}   ${ratio(rare.p50, faiss?.p50_ms)}`);
+    console.log(
+      `  search limit 10          p50 ${result.p50.toFixed(3)} ms   p99 ${result.p99.toFixed(3)} ms   recall@10 ${mean(result.recall).toFixed(3)}   ${ratio(result.p50, faiss?.p50_ms)}`,
+    );
+    if (faiss)
+      console.log(
+        `  FAISS HNSW (same data)   p50 ${faiss.p50_ms.toFixed(3)} ms   p99 ${faiss.p99_ms.toFixed(3)} ms   recall@10 ${faiss.recall.toFixed(3)}   build ${faiss.build_s.toFixed(1)} s   index ${(faiss.index_bytes / 1024 / 1024 / (n / 100_000)).toFixed(0)} MB per 100k`,
+      );
+    console.log(
+      `  filtered, 1/8 match      p50 ${shard.p50.toFixed(3)} ms   p99 ${shard.p99.toFixed(3)} ms   recall@10 ${mean(shard.recall).toFixed(3)}   ${ratio(shard.p50, faiss?.p50_ms)}`,
+    );
+    console.log(
+      `  filtered, 1/800 match    p50 ${rare.p50.toFixed(3)} ms   p99 ${rare.p99.toFixed(3)} ms   recall@10 ${mean(rare.recall).toFixed(3)}   ${ratio(rare.p50, faiss?.p50_ms)}`,
+    );
     console.log(`  ingest (upsert)          ${Math.round(docsPerSecond).toLocaleString('en')} docs/s (LanceDB append + HNSW insert)   target ≥ 5,000`);
-    console.log(`  restart (a new process)  ${reopenS.toFixed(2)} s to open, saved index loaded ( first 50 queries after: p50 ${again.p50.toFixed(3)} ms, recall ${mean(again.recall).toFixed(3)})   target ≤ 3 s at 100k`);
+    console.log(
+      `  restart (a new process)  ${reopenS.toFixed(2)} s to open, saved index loaded ( first 50 queries after: p50 ${again.p50.toFixed(3)} ms, recall ${mean(again.recall).toFixed(3)})   target ≤ 3 s at 100k`,
+    );
     console.log(`  RSS growth               ${rssPer100k.toFixed(0)} MB per 100k vectors (vectors, records, HNSW graph)`);
     console.log(`  exact brute force in JS  ${exactMs.toFixed(2)} ms/query (reference)`);
   } finally {

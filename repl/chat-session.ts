@@ -122,7 +122,11 @@ export class ChatSession {
       const renewed = await this.#start('renewed', signal);
       // Sending again is safe (the agent ran nothing) but only means the same for a new request on a session.
       if (options.reply || renewed.status === 'anonymous') {
-        yield { ...renewed, text: `${renewed.text} Your message was not sent: ${options.reply ? 'it answered a plan or question the agent no longer has' : 'without a session the agent would act on it with nothing to confirm'}. Send your request again.`, unsent: true };
+        yield {
+          ...renewed,
+          text: `${renewed.text} Your message was not sent: ${options.reply ? 'it answered a plan or question the agent no longer has' : 'without a session the agent would act on it with nothing to confirm'}. Send your request again.`,
+          unsent: true,
+        };
         return;
       }
       yield renewed;

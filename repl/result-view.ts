@@ -20,7 +20,10 @@ export function resultViewOf(data: Readonly<Record<string, unknown>>): ResultVie
   }
   if (Array.isArray(data.actions) && Array.isArray(data.outcomes)) {
     const outcomes = data.outcomes;
-    return { kind: 'actions', rows: data.actions.map((action, i) => ({ action: describe(action), outcome: i < outcomes.length ? describe(outcomes[i]) : '—' })) };
+    return {
+      kind: 'actions',
+      rows: data.actions.map((action, i) => ({ action: describe(action), outcome: i < outcomes.length ? describe(outcomes[i]) : '—' })),
+    };
   }
   return { kind: 'json', json: JSON.stringify(data, null, 2) };
 }

@@ -115,7 +115,8 @@ export class SessionTokenStore {
   async #prepareDir(): Promise<void> {
     await mkdir(this.#dir, { recursive: true, mode: 0o700 });
     const info = await stat(this.#dir);
-    if (!info.isDirectory()) throw new Error(`${this.#dir} is not a directory; the chat keeps its session tokens there. Remove it or set FRAMEWORK_CLI_CONFIG_DIR.`);
+    if (!info.isDirectory())
+      throw new Error(`${this.#dir} is not a directory; the chat keeps its session tokens there. Remove it or set FRAMEWORK_CLI_CONFIG_DIR.`);
     if ((info.mode & 0o077) !== 0) await chmod(this.#dir, 0o700);
   }
 

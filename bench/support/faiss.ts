@@ -25,7 +25,13 @@ export function faissPython(): string | undefined {
  * and exact answers, in a child Python; undefined (with the reason printed)
  * when no Python with faiss-cpu is available or it fails.
  */
-export async function faissFigures(options: { dir: string; dim: number; data: Float32Array; queries: Float32Array[]; exactIds: number[][] }): Promise<FaissFigures | undefined> {
+export async function faissFigures(options: {
+  dir: string;
+  dim: number;
+  data: Float32Array;
+  queries: Float32Array[];
+  exactIds: number[][];
+}): Promise<FaissFigures | undefined> {
   const python = faissPython();
   if (!python) {
     console.log('  FAISS: not measured (run .ci/faiss.sh, or set FRAMEWORK_FAISS_PYTHON to a Python with faiss-cpu)');
@@ -36,7 +42,11 @@ export async function faissFigures(options: { dir: string; dim: number; data: Fl
   await writeFile(join(options.dir, 'data.f32'), options.data);
   await writeFile(join(options.dir, 'queries.f32'), queries);
   await writeFile(join(options.dir, 'exact.i32'), Int32Array.from(options.exactIds.flat()));
-  const run = spawnSync(python, [SCRIPT, options.dir, String(options.dim)], { encoding: 'utf8', timeout: 600_000, env: { ...process.env, OMP_NUM_THREADS: '2' } });
+  const run = spawnSync(python, [SCRIPT, options.dir, String(options.dim)], {
+    encoding: 'utf8',
+    timeout: 600_000,
+    env: { ...process.env, OMP_NUM_THREADS: '2' },
+  });
   if (run.status !== 0) {
     console.log(`  FAISS: failed (${(run.stderr || run.error?.message || '').trim().split('\n').at(-1)})`);
     return undefined;

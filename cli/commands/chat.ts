@@ -46,7 +46,10 @@ export default class Chat extends JsonCommand {
     message: Flags.string({ char: 'm', description: 'send this message and print the events, without the REPL', exclusive: ['approve', 'reject', 'modify'] }),
     approve: Flags.boolean({ description: 'approve the plan pending on the saved session', exclusive: ['message', 'reject', 'modify', 'new-session'] }),
     reject: Flags.boolean({ description: 'reject the plan pending on the saved session', exclusive: ['message', 'approve', 'modify', 'new-session'] }),
-    modify: Flags.string({ description: 'ask for these changes to the plan pending on the saved session', exclusive: ['message', 'approve', 'reject', 'new-session'] }),
+    modify: Flags.string({
+      description: 'ask for these changes to the plan pending on the saved session',
+      exclusive: ['message', 'approve', 'reject', 'new-session'],
+    }),
     'new-session': Flags.boolean({ description: 'start a new session instead of reusing the saved one' }),
   };
 
@@ -62,15 +65,20 @@ export default class Chat extends JsonCommand {
     const store = new SessionTokenStore({ dir: this.config.configDir });
     const session = new ChatSession({ agentUrl: agent.url, store });
     const action = scriptAction(flags);
-    if (action?.kind === 'message' && action.text.trim() === '') this.error('--message is empty; say what you want the agent to do.', { exit: 2, code: 'invalid_arguments' });
-    if (action?.kind === 'modify' && action.changes?.trim() === '') this.error('--modify is empty; say what to change in the plan.', { exit: 2, code: 'invalid_arguments' });
+    if (action?.kind === 'message' && action.text.trim() === '')
+      this.error('--message is empty; say what you want the agent to do.', { exit: 2, code: 'invalid_arguments' });
+    if (action?.kind === 'modify' && action.changes?.trim() === '')
+      this.error('--modify is empty; say what to change in the plan.', { exit: 2, code: 'invalid_arguments' });
 
     if (!action) {
       if (this.jsonEnabled()) {
         this.error('--json needs --message, --approve, --reject or --modify (the REPL is for people).', { exit: 2, code: 'invalid_arguments' });
       }
       if (!process.stdin.isTTY || !process.stdout.isTTY) {
-        this.error('The chat REPL needs a terminal. In a script, pass --message "..." (and --json for one JSON line per event).', { exit: 2, code: 'not_a_terminal' });
+        this.error('The chat REPL needs a terminal. In a script, pass --message "..." (and --json for one JSON line per event).', {
+          exit: 2,
+          code: 'not_a_terminal',
+        });
       }
       const { runInteractiveChat } = await import('../../repl/run-interactive-chat.js');
       await runInteractiveChat({ session, forceNew: flags['new-session'] });
@@ -78,10 +86,13 @@ export default class Chat extends JsonCommand {
     }
 
     if (action.kind !== 'message' && !(await store.get(agent.url))) {
-      this.error(`There is no saved session with ${agent.url} to send a plan decision on. Send a message first: framework-cli chat ${agent.url} --message "..."`, {
-        exit: 1,
-        code: 'no_saved_session',
-      });
+      this.error(
+        `There is no saved session with ${agent.url} to send a plan decision on. Send a message first: framework-cli chat ${agent.url} --message "..."`,
+        {
+          exit: 1,
+          code: 'no_saved_session',
+        },
+      );
     }
 
     const json = this.jsonEnabled();

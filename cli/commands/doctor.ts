@@ -8,10 +8,7 @@ export default class Doctor extends JsonCommand {
     'the Guardian (GUARDIAN_URL), the Semantic Layer (SEMANTIC_LAYER_URL), the vector store, Docker, and whether the default ports are free. ' +
     'Exits 1 when a required check is missing.';
 
-  static override examples = [
-    '<%= config.bin %> doctor',
-    'OPA_URL=http://127.0.0.1:8181 OLLAMA_HOST=http://127.0.0.1:11434 <%= config.bin %> doctor --json',
-  ];
+  static override examples = ['<%= config.bin %> doctor', 'OPA_URL=http://127.0.0.1:8181 OLLAMA_HOST=http://127.0.0.1:11434 <%= config.bin %> doctor --json'];
 
   static override enableJsonFlag = true;
 

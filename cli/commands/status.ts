@@ -6,7 +6,7 @@ import { failWith } from '../fail-with.js';
 import { formatTable } from '../format-table.js';
 
 export default class Status extends JsonCommand {
-  static override description = 'Show the stack of a project: each service\'s pid, port, health (GET /health asked now) and uptime.';
+  static override description = "Show the stack of a project: each service's pid, port, health (GET /health asked now) and uptime.";
 
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --dir projects/demo --json'];
 
@@ -29,7 +29,15 @@ export default class Status extends JsonCommand {
       if (status.services.length === 0) {
         this.log(`Nothing is running in ${root}. Start the stack with: framework-cli up`);
       } else {
-        const rows = status.services.map((s) => [s.name, s.pid ?? '-', s.port, s.url, s.health, s.uptimeSeconds === null ? '-' : formatUptime(s.uptimeSeconds), s.restarts]);
+        const rows = status.services.map((s) => [
+          s.name,
+          s.pid ?? '-',
+          s.port,
+          s.url,
+          s.health,
+          s.uptimeSeconds === null ? '-' : formatUptime(s.uptimeSeconds),
+          s.restarts,
+        ]);
         this.log(formatTable({ head: ['SERVICE', 'PID', 'PORT', 'URL', 'HEALTH', 'UPTIME', 'RESTARTS'], rows }));
         this.log(`\n${status.running ? `Running (supervisor pid ${String(status.supervisorPid)}, ${status.status}).` : `Not running (${status.status}).`}`);
         if (status.error) this.log(`Error: ${status.error.message}`);

@@ -53,8 +53,12 @@ export default class Up extends JsonCommand {
   static override jsonLines = true;
 
   static override flags = {
-    example: Flags.string({ description: 'run a built-in stack instead of the project\'s', options: ['tutorial'] }),
-    containers: Flags.boolean({ description: 'run the project\'s compose.yaml with docker compose instead of child processes', default: false, exclusive: ['example'] }),
+    example: Flags.string({ description: "run a built-in stack instead of the project's", options: ['tutorial'] }),
+    containers: Flags.boolean({
+      description: "run the project's compose.yaml with docker compose instead of child processes",
+      default: false,
+      exclusive: ['example'],
+    }),
     detach: Flags.boolean({ char: 'd', description: 'run the stack in the background and return once every service is healthy', default: false }),
     dir: Flags.directory({ description: 'project root (default: the current directory)', exists: true }),
     'port-offset': Flags.integer({
@@ -63,7 +67,10 @@ export default class Up extends JsonCommand {
       max: 50000,
       dependsOn: ['example'],
     }),
-    'health-timeout': Flags.integer({ description: 'seconds each service may take to answer its health check (default 60; 180 for the model runtime)', min: 1 }),
+    'health-timeout': Flags.integer({
+      description: 'seconds each service may take to answer its health check (default 60; 180 for the model runtime)',
+      min: 1,
+    }),
   };
 
   async run(): Promise<UpResult> {
@@ -84,7 +91,7 @@ export default class Up extends JsonCommand {
       if (flags.example === 'tutorial') {
         const portOffset = flags['port-offset'] ?? parseOffset(process.env.FRAMEWORK_PORT_OFFSET);
         services = prepareTutorialStack({ root, toolkitRoot: this.config.root, portOffset });
-        fix = 'shift the tutorial\'s ports with --port-offset <n> (or FRAMEWORK_PORT_OFFSET)';
+        fix = "shift the tutorial's ports with --port-offset <n> (or FRAMEWORK_PORT_OFFSET)";
       } else {
         const project = loadProject({ root });
         services = project.services;
@@ -102,7 +109,9 @@ export default class Up extends JsonCommand {
           const rows = state.services.map((s) => ({ name: s.name, port: s.port, url: s.url, state: s.state, pid: s.pid }));
           if (!this.jsonEnabled()) {
             this.log(table(rows));
-            this.log(`\nThe stack runs in the background (supervisor pid ${state.supervisorPid}). See it with: framework-cli status; stop it with: framework-cli down`);
+            this.log(
+              `\nThe stack runs in the background (supervisor pid ${state.supervisorPid}). See it with: framework-cli status; stop it with: framework-cli down`,
+            );
           }
           return { services: rows, detached: true };
         } finally {
@@ -150,7 +159,9 @@ export default class Up extends JsonCommand {
         say(`${event.service} is healthy at ${event.url}`);
         break;
       case 'crashed':
-        say(`${event.service} stopped unexpectedly (${event.signal ? `signal ${event.signal}` : `exit code ${String(event.exitCode)}`}; ${event.crashes} crash(es) within a minute)`);
+        say(
+          `${event.service} stopped unexpectedly (${event.signal ? `signal ${event.signal}` : `exit code ${String(event.exitCode)}`}; ${event.crashes} crash(es) within a minute)`,
+        );
         break;
       case 'restarted':
         say(`${event.service} restarted after ${event.delayMs} ms (pid ${String(event.pid)})`);
@@ -177,7 +188,9 @@ function parseOffset(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return 0;
   const offset = Number(value);
   if (!Number.isInteger(offset) || offset < -8000 || offset > 50000) {
-    throw new ConfigError({ issues: [{ variable: 'FRAMEWORK_PORT_OFFSET', message: `${JSON.stringify(value)} is not a whole number between -8000 and 50000 (or use --port-offset)` }] });
+    throw new ConfigError({
+      issues: [{ variable: 'FRAMEWORK_PORT_OFFSET', message: `${JSON.stringify(value)} is not a whole number between -8000 and 50000 (or use --port-offset)` }],
+    });
   }
   return offset;
 }

@@ -13,7 +13,9 @@ const hook: Hook.CommandNotFound = async function (options) {
   const closest = suggest(options.id, visible)?.replaceAll(':', ' ');
   const message = `${typed} is not a ${options.config.bin} command.${closest ? ` Did you mean ${closest}?` : ''} Run ${options.config.bin} help for the list.`;
   if ((options.argv ?? []).includes('--json')) {
-    process.stdout.write(`${JSON.stringify({ error: { code: 'command_not_found', message, ...(closest ? { suggestion: closest } : {}), exit: 127 } }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ error: { code: 'command_not_found', message, ...(closest ? { suggestion: closest } : {}), exit: 127 } }, null, 2)}\n`,
+    );
     process.exit(127);
   }
   if (!process.stdin.isTTY && closest) process.stderr.write(` ›   Did you mean ${closest}?\n`);

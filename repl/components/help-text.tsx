@@ -20,9 +20,11 @@ export function HelpText() {
         </Text>
       ))}
       <Text bold>Keys</Text>
-      <Text>{'  '}Ctrl-C   cancel the running request; at the prompt, quit</Text>
-      <Text>{'  '}↑ / ↓    walk through the messages sent</Text>
-      <Text>{'  '}On a plan with an empty line: {PLAN_KEY_LEGEND}</Text>
+      <Text>{'  '}Ctrl-C cancel the running request; at the prompt, quit</Text>
+      <Text>{'  '}↑ / ↓ walk through the messages sent</Text>
+      <Text>
+        {'  '}On a plan with an empty line: {PLAN_KEY_LEGEND}
+      </Text>
       <Text dimColor>Anything else you type is sent to the agent; a reply like "yes, go ahead" also approves a plan.</Text>
     </Box>
   );

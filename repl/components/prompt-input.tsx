@@ -33,7 +33,16 @@ export interface PromptInputProps {
  * @example
  * <PromptInput value={value} onChange={setValue} onSubmit={submit} history={history} />
  */
-export function PromptInput({ value, onChange, onSubmit, history, onRecall = onChange, marker = PROMPT_MARKER, placeholder = '', focus = true }: PromptInputProps) {
+export function PromptInput({
+  value,
+  onChange,
+  onSubmit,
+  history,
+  onRecall = onChange,
+  marker = PROMPT_MARKER,
+  placeholder = '',
+  focus = true,
+}: PromptInputProps) {
   // ink-text-input keeps its cursor when the value is replaced; a new key puts it at the end of a recalled line.
   const [recalls, setRecalls] = useState(0);
   // The latest line and handlers, for key handlers of an earlier render.

@@ -134,7 +134,10 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
 
   useEffect(() => {
     mounted.current = true;
-    void run(withSession(async function* () {}), { resume: 'idle', busy: 'starting' });
+    void run(
+      withSession(async function* () {}),
+      { resume: 'idle', busy: 'starting' },
+    );
     return () => {
       mounted.current = false;
       running.current?.abort();
@@ -145,7 +148,10 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
     (text: string) => {
       if (running.current) return;
       append({ kind: 'user', text });
-      void run(withSession((signal) => session.send(text, { signal })), { resume: phaseRef.current });
+      void run(
+        withSession((signal) => session.send(text, { signal })),
+        { resume: phaseRef.current },
+      );
     },
     [append, run, session, withSession],
   );
@@ -154,7 +160,10 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
     (kind: PlanDecisionKind) => {
       if (running.current) return;
       append({ kind: 'user', text: DECISION_LABELS[kind] });
-      void run(withSession((signal) => session.decide({ kind }, { signal })), { resume: phaseRef.current });
+      void run(
+        withSession((signal) => session.decide({ kind }, { signal })),
+        { resume: phaseRef.current },
+      );
     },
     [append, run, session, withSession],
   );

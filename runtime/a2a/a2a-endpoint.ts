@@ -46,12 +46,18 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   const transport = new JsonRpcTransportHandler(options.requestHandler);
   const rpcPath = new URL(options.card.supportedInterfaces[0]?.url ?? 'http://localhost/').pathname || '/';
   // Serialised per request: the URL may be fixed once the listening port is known.
-  app.get(AGENT_CARD_PATH, () => new Response(JSON.stringify(options.card), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' } }));
+  app.get(
+    AGENT_CARD_PATH,
+    () => new Response(JSON.stringify(options.card), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' } }),
+  );
 
   app.post(rpcPath, async (c) => {
     const contentType = requestHeader(c, 'content-type')?.split(';', 1)[0]?.trim().toLowerCase();
     if (contentType !== 'application/json' && contentType !== 'application/a2a+json') {
-      throw new BadRequestError({ code: 'unsupported_media_type', message: `Send A2A JSON-RPC requests with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'none'}).` });
+      throw new BadRequestError({
+        code: 'unsupported_media_type',
+        message: `Send A2A JSON-RPC requests with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'none'}).`,
+      });
     }
     const body = await readBodyText(c, options.maxBodyBytes);
     const url = new URL(c.req.url);
@@ -114,7 +120,9 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   }
 
   app.all(rpcPath, (c) =>
-    errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${rpcPath}; A2A JSON-RPC uses POST.` }), { Allow: 'POST' }),
+    errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${rpcPath}; A2A JSON-RPC uses POST.` }), {
+      Allow: 'POST',
+    }),
   );
 }
 

@@ -67,7 +67,14 @@ export async function createA2AServer(options: {
   const requestHandler = new DefaultRequestHandler(card, tasks, new FrameworkExecutor({ core: options.core, logger }));
   return {
     mount: (app) =>
-      mountA2AEndpoint(app, { card, requestHandler, guard, logger, maxBodyBytes: config.maxBodyBytes, ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }) }),
+      mountA2AEndpoint(app, {
+        card,
+        requestHandler,
+        guard,
+        logger,
+        maxBodyBytes: config.maxBodyBytes,
+        ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
+      }),
     close: async () => {
       await Promise.allSettled([tasks.close(), nonces.close()]);
     },

@@ -41,7 +41,11 @@ export class GuardianAccessChecker implements AccessChecker {
       });
       text = await response.text();
     } catch (cause) {
-      const detail = timeout.aborted ? `no answer within ${this.#timeoutMs} ms` : cause instanceof Error && cause.cause instanceof Error ? cause.cause.message : String(cause);
+      const detail = timeout.aborted
+        ? `no answer within ${this.#timeoutMs} ms`
+        : cause instanceof Error && cause.cause instanceof Error
+          ? cause.cause.message
+          : String(cause);
       throw new PolicyUnavailableError({ url, detail, cause });
     }
     if (!response.ok) throw new PolicyUnavailableError({ url, detail: `HTTP ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}` });

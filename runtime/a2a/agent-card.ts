@@ -42,10 +42,13 @@ export const AgentCardFileSchema = z.looseObject({
   description: z.string({ error: 'is required and must be a string' }),
   url: z.url({ error: 'is required and must be an absolute URL such as http://127.0.0.1:8101' }),
   version: z.string({ error: 'is required and must be a string' }).regex(/^\d+\.\d+(\.\d+)?([-+].*)?$/, 'must be a semantic version such as 1.0.0'),
-  capabilities: z.looseObject({
-    streaming: booleanWord.optional(),
-    pushNotifications: booleanWord.optional(),
-  }, { error: 'is required and must be an object with "streaming" and "pushNotifications"' }),
+  capabilities: z.looseObject(
+    {
+      streaming: booleanWord.optional(),
+      pushNotifications: booleanWord.optional(),
+    },
+    { error: 'is required and must be an object with "streaming" and "pushNotifications"' },
+  ),
   skills: z.array(SkillSchema, { error: 'is required and must be an array (possibly empty)' }),
   defaultInputModes: z.array(z.string()).optional(),
   defaultOutputModes: z.array(z.string()).optional(),
@@ -54,14 +57,24 @@ export const AgentCardFileSchema = z.looseObject({
 });
 export type AgentCardFile = z.infer<typeof AgentCardFileSchema>;
 
-const A2A_FIELDS = new Set(['name', 'description', 'url', 'version', 'capabilities', 'skills', 'defaultInputModes', 'defaultOutputModes', 'provider', 'documentationUrl']);
+const A2A_FIELDS = new Set([
+  'name',
+  'description',
+  'url',
+  'version',
+  'capabilities',
+  'skills',
+  'defaultInputModes',
+  'defaultOutputModes',
+  'provider',
+  'documentationUrl',
+]);
 
 /** Card fields A2A does not define, kept beside the card; `file` is where it was read from. */
 export interface AgentCardMeta {
   readonly file: string | undefined;
   readonly extra: Readonly<Record<string, unknown>>;
 }
-
 
 /**
  * Turns the spec's card file format into an A2A AgentCard for the SDK (one
@@ -114,7 +127,13 @@ export function parseAgentCard(raw: unknown, options: { file?: string } = {}): [
 
 function toSkill(skill: z.infer<typeof SkillSchema>, index: number): AgentSkill {
   return {
-    id: skill.id ?? (skill.name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || `skill_${index + 1}`),
+    id:
+      skill.id ??
+      (skill.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '_')
+        .replace(/^_|_$/g, '') ||
+        `skill_${index + 1}`),
     name: skill.name,
     description: skill.description ?? '',
     tags: skill.tags ?? [],
@@ -124,7 +143,6 @@ function toSkill(skill: z.infer<typeof SkillSchema>, index: number): AgentSkill 
     securityRequirements: [],
   };
 }
-
 
 /**
  * Reads an agent card file. Returns `[card, meta]`: `card` is a valid A2A

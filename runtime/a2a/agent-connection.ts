@@ -64,7 +64,12 @@ export async function* agentConnection(
   }).createFromAgentCard(targetCard);
 
   const stream = client.sendMessageStream(
-    { tenant: '', message: userMessage({ payload, ...(options.contextId ? { contextId: options.contextId } : {}) }), configuration: undefined, metadata: undefined },
+    {
+      tenant: '',
+      message: userMessage({ payload, ...(options.contextId ? { contextId: options.contextId } : {}) }),
+      configuration: undefined,
+      metadata: undefined,
+    },
     options.signal ? { signal: options.signal } : {},
   );
   for await (const event of stream) yield* chunksFromStream(event);

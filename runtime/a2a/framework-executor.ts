@@ -51,7 +51,14 @@ export class FrameworkExecutor implements AgentExecutor {
       AgentEvent.task(
         context.task
           ? { ...context.task, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() } }
-          : { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() }, artifacts: [], history: [user], metadata: undefined },
+          : {
+              id: taskId,
+              contextId,
+              status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+              artifacts: [],
+              history: [user],
+              metadata: undefined,
+            },
       ),
     );
     const abort = new AbortController();
@@ -104,7 +111,12 @@ export class FrameworkExecutor implements AgentExecutor {
       case 'input_required':
         return [
           TaskState.TASK_STATE_INPUT_REQUIRED,
-          agentMessage({ text: response.text, taskId, contextId, ...(response.actionType === undefined ? {} : { metadata: { action_type: response.actionType } }) }),
+          agentMessage({
+            text: response.text,
+            taskId,
+            contextId,
+            ...(response.actionType === undefined ? {} : { metadata: { action_type: response.actionType } }),
+          }),
         ];
       case 'error':
         return [TaskState.TASK_STATE_FAILED, agentMessage({ text: response.message, taskId, contextId, metadata: { code: response.code } })];

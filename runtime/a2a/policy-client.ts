@@ -44,11 +44,15 @@ export class OpaPolicyClient implements PolicyClient {
   async evaluate(path: string, input: unknown, options: { signal?: AbortSignal } = {}): Promise<unknown> {
     if (!isPolicyPath(path)) throw new TypeError(`Not a policy path: ${JSON.stringify(path)} (use package/rule, e.g. a2a_access/allow)`);
     const url = `${this.url}/v1/data/${path}`;
-    const response = await this.#fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ input }),
-    }, options.signal);
+    const response = await this.#fetch(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input }),
+      },
+      options.signal,
+    );
     const text = await response.text().catch((cause: unknown) => {
       throw new PolicyUnavailableError({ url, detail: 'the answer was cut off', cause });
     });
@@ -82,7 +86,11 @@ export class OpaPolicyClient implements PolicyClient {
     try {
       return await fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     } catch (cause) {
-      const detail = timeout.aborted ? `no answer within ${this.#timeoutMs} ms` : cause instanceof Error && cause.cause instanceof Error ? cause.cause.message : String(cause);
+      const detail = timeout.aborted
+        ? `no answer within ${this.#timeoutMs} ms`
+        : cause instanceof Error && cause.cause instanceof Error
+          ? cause.cause.message
+          : String(cause);
       throw new PolicyUnavailableError({ url, detail, cause });
     }
   }

@@ -73,7 +73,14 @@ export class A2ARequestGuard {
       }
       if (FrameworkError.isInstance(error) && error instanceof SignatureError) {
         this.#audit.record(
-          auditEvent({ source: claimed, target: this.#options.self.name, decision: 'signature_failure', reason: `${error.failure}: ${error.message}`, message: request.body, checked_by: 'server' }),
+          auditEvent({
+            source: claimed,
+            target: this.#options.self.name,
+            decision: 'signature_failure',
+            reason: `${error.failure}: ${error.message}`,
+            message: request.body,
+            checked_by: 'server',
+          }),
         );
         this.#logger.warn('refused an A2A request', { claimed, failure: error.failure });
       }

@@ -72,8 +72,7 @@ export function listTaskPage(options: { tasks: readonly Task[]; params: Partial<
   }
   const page = tasks.slice(0, pageSize);
   const last = page.at(-1);
-  const nextPageToken =
-    last !== undefined && tasks.length > page.length ? encodeTaskPageToken({ timestamp: statusTime(last), id: last.id }) : '';
+  const nextPageToken = last !== undefined && tasks.length > page.length ? encodeTaskPageToken({ timestamp: statusTime(last), id: last.id }) : '';
   return {
     tasks: includeArtifacts ? page : page.map((task) => ({ ...task, artifacts: [] })),
     nextPageToken,

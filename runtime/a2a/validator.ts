@@ -53,7 +53,12 @@ export class A2AValidator {
    * @example
    * const [allowed, reason] = await getValidator().validateA2AAccess(planner, executor, 'Book the room');
    */
-  async validateA2AAccess(source: AgentCard | AgentRef, target: AgentCard | AgentRef, message: string, options: { signal?: AbortSignal } = {}): Promise<ValidationResult> {
+  async validateA2AAccess(
+    source: AgentCard | AgentRef,
+    target: AgentCard | AgentRef,
+    message: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ValidationResult> {
     const sourceRef = toRef(source);
     const targetRef = toRef(target);
     const record = (decision: 'allowed' | 'denied' | 'skipped', reason: string): ValidationResult => {
@@ -78,9 +83,7 @@ export class A2AValidator {
       }
     }
     this.#logger.warn('no policy decision', { source: sourceRef.name, target: targetRef.name, mode: this.mode, reason: unavailable });
-    return this.mode === 'strict'
-      ? record('denied', `${unavailable}; strict mode denies`)
-      : record('allowed', `${unavailable}; permissive mode allows`);
+    return this.mode === 'strict' ? record('denied', `${unavailable}; strict mode denies`) : record('allowed', `${unavailable}; permissive mode allows`);
   }
 }
 

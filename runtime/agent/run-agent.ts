@@ -69,7 +69,7 @@ export async function runAgent(core: FrameworkCore, agent: FrameworkAgent, runOp
   const logger = options.logger ?? createLogger({ name: config.agentName, level: config.logLevel });
   const host = options.host ?? config.host;
   const card = await agentCard(options, config, host);
-  const port = options.port ?? (env.AGENT_PORT ? config.agentPort : cardPort(card) ?? config.agentPort);
+  const port = options.port ?? (env.AGENT_PORT ? config.agentPort : (cardPort(card) ?? config.agentPort));
   const ownsSessions = options.sessions === undefined;
   const sessions = options.sessions ?? createSessionStore(config);
   options.core.useSessions(sessions);
@@ -80,7 +80,17 @@ export async function runAgent(core: FrameworkCore, agent: FrameworkAgent, runOp
     for (const item of opened.reverse()) await item.close();
   };
   try {
-    const a2a = options.a2a === false ? undefined : await createA2AServer({ core: options.core, card, config, logger, env, ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }) });
+    const a2a =
+      options.a2a === false
+        ? undefined
+        : await createA2AServer({
+            core: options.core,
+            card,
+            config,
+            logger,
+            env,
+            ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
+          });
     if (a2a) opened.push(a2a);
     const front = options.mode === 'a2a' ? undefined : frontDoor(options, config, sessions, logger);
     const separate = front !== undefined && a2a !== undefined && config.webInterfacePort !== undefined && config.webInterfacePort !== port;

@@ -6,7 +6,10 @@ import { LlmConfigSchema, type LlmConfig } from './llm-config.js';
 export type Env = Readonly<Record<string, string | undefined>>;
 
 const port = z.coerce.number({ error: 'must be a port number from 1 to 65535' }).int().min(1).max(65535, 'must be a port number from 1 to 65535');
-const positiveInt = z.coerce.number({ error: 'must be a positive whole number' }).int('must be a positive whole number').positive('must be a positive whole number');
+const positiveInt = z.coerce
+  .number({ error: 'must be a positive whole number' })
+  .int('must be a positive whole number')
+  .positive('must be a positive whole number');
 const url = z.url({ error: 'must be an absolute URL such as http://127.0.0.1:8181' });
 const bool = z
   .string()
@@ -60,9 +63,7 @@ const llmConfigFromJson = z.string().transform((raw, ctx) => {
 
 /** The environment variables of the spec's "Agent configuration" table, and a few of ours. */
 const EnvSchema = z.object({
-  AGENT_NAME: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be a lower-case name (a-z, 0-9, ".", "_", "-")'),
+  AGENT_NAME: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be a lower-case name (a-z, 0-9, ".", "_", "-")'),
   AGENT_DISPLAY_NAME: z.string().optional(),
   AGENT_DESCRIPTION: z.string().optional(),
   AGENT_VERSION: z.string().optional(),
@@ -79,11 +80,19 @@ const EnvSchema = z.object({
   A2A_VALIDATION_MODE: z.string().trim().toLowerCase().pipe(z.enum(A2A_VALIDATION_MODES)).optional(),
   A2A_ENABLE_AUDIT_LOG: bool.optional(),
   A2A_ACCEPT_UNSIGNED: bool.optional(),
-  A2A_KEY_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -').optional(),
+  A2A_KEY_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -')
+    .optional(),
   A2A_TIMEOUT_MS: positiveInt.optional(),
   AGENT_MEMORY_URL: url.optional(),
   CONTEXT_ID: z.string().min(1).optional(),
-  SESSION_BACKEND: z.string().trim().toLowerCase().pipe(z.enum(['memory', 'kv'])).optional(),
+  SESSION_BACKEND: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['memory', 'kv']))
+    .optional(),
   SESSION_KV_URL: url.optional(),
   KV_URL: url.optional(),
   KV_PREFIX: kvPrefix.optional(),
@@ -148,8 +157,7 @@ export function parseEnvironment<S extends z.ZodObject>(
   if (parsed.success) return { data: parsed.data, issues: [], raw };
   const issues = parsed.error.issues.map((issue): ConfigIssue => {
     const variable = String(issue.path[0] ?? '(environment)');
-    const message =
-      raw[variable] === undefined ? 'is required' : `${issue.message} (got ${JSON.stringify(raw[variable])})`;
+    const message = raw[variable] === undefined ? 'is required' : `${issue.message} (got ${JSON.stringify(raw[variable])})`;
     return { variable, message };
   });
   return { data: undefined, issues, raw };
@@ -233,8 +241,7 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
   const session = resolveSessionConfig(e);
 
   const ollamaHost = e.OLLAMA_HOST ?? CONFIG_DEFAULTS.ollamaHost;
-  const llmConfig: LlmConfig | undefined =
-    e.LLM_CONFIG ?? (e.MODEL_NAME ? { provider: 'ollama', model: e.MODEL_NAME, base_url: ollamaHost } : undefined);
+  const llmConfig: LlmConfig | undefined = e.LLM_CONFIG ?? (e.MODEL_NAME ? { provider: 'ollama', model: e.MODEL_NAME, base_url: ollamaHost } : undefined);
 
   return {
     ...session,

@@ -65,4 +65,3 @@ export function isErrorCode(code: unknown): code is ErrorCode {
 export function errorCodeInfo(code: string): ErrorCodeInfo {
   return (ERROR_CODES as Record<string, ErrorCodeInfo>)[code] ?? ERROR_CODES.internal_error;
 }
-

@@ -176,9 +176,8 @@ export class FrameworkCore {
     if (!entry) throw new UnknownTaskError({ task: name, registered: [...this.#tasks.keys()] });
     const signal = options.signal ?? neverAborted();
     if (signal.aborted) throw new AbortedError({ cause: signal.reason });
-    const iterator = entry.fn({ query: options.query, contextId: options.contextId, oneShot: options.oneShot ?? false, signal, agent: this })[
-      Symbol.asyncIterator
-    ]();
+    const responses = entry.fn({ query: options.query, contextId: options.contextId, oneShot: options.oneShot ?? false, signal, agent: this });
+    const iterator = responses[Symbol.asyncIterator]();
     // One abort listener for the whole run (not one per event): each step of
     // the task races this promise, so an abort ends the wait even when the
     // task is stuck in something that ignores the signal.
@@ -219,10 +218,7 @@ export class FrameworkCore {
   }
 
   /** Merges `patch` into the session context of a conversation and returns the result. */
-  async updateSessionContext(
-    contextId: string,
-    patch: Readonly<Record<string, unknown>>,
-  ): Promise<Record<string, unknown>> {
+  async updateSessionContext(contextId: string, patch: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
     return this.#sessions.updateContext(contextId, patch);
   }
 

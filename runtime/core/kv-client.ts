@@ -107,7 +107,9 @@ export async function kvCall<T>(location: string, client: Redis, call: (client: 
 }
 
 function isOwnError(error: unknown): boolean {
-  return FrameworkError.isInstance(error) || error instanceof TypeError || error instanceof RangeError || error instanceof URIError || error instanceof SyntaxError;
+  return (
+    FrameworkError.isInstance(error) || error instanceof TypeError || error instanceof RangeError || error instanceof URIError || error instanceof SyntaxError
+  );
 }
 
 /** Closes a client without waiting on a server that may be gone. */

@@ -1,7 +1,19 @@
 import { isPlainObject } from './json.js';
 
 /** Field-name endings (lower case, without `-`/`_`) that hold secrets. */
-const SECRET_ENDINGS = ['secret', 'password', 'passwd', 'privatekey', 'apikey', 'accesstoken', 'authtoken', 'bearertoken', 'hmackey', 'signingkey', 'credentials'];
+const SECRET_ENDINGS = [
+  'secret',
+  'password',
+  'passwd',
+  'privatekey',
+  'apikey',
+  'accesstoken',
+  'authtoken',
+  'bearertoken',
+  'hmackey',
+  'signingkey',
+  'credentials',
+];
 /** Whole fields that carry authentication material; dropped when a document is published. */
 const AUTH_FIELDS = new Set(['auth', 'authentication', 'authorization', 'credentials', 'token', 'key', 'keys']);
 

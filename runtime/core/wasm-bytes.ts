@@ -81,7 +81,14 @@ export function kernelModule(options: { name: string; params: number; locals: Ar
   const locals = [...uleb(options.locals.length), ...options.locals.flatMap(([count, t]) => [...uleb(count), t])];
   const body = [...locals, ...options.code, op.end];
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec([[0x60, ...uleb(options.params), ...Array<number>(options.params).fill(type.i32), 0]])),
     ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])),
     ...section(3, vec([[0]])),

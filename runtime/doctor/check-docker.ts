@@ -17,7 +17,10 @@ export async function checkDocker(options: { env?: NodeJS.ProcessEnv; timeoutMs?
     return checkResult('docker', 'ok', `Docker engine ${String(result.stdout).trim()}`, { required: false });
   }
   if ((result as { code?: string }).code === 'ENOENT') {
-    return checkResult('docker', 'warn', `no docker command on PATH; ${WHY}`, { fix: 'install Docker (or Podman with its docker alias) to run the stack in containers', required: false });
+    return checkResult('docker', 'warn', `no docker command on PATH; ${WHY}`, {
+      fix: 'install Docker (or Podman with its docker alias) to run the stack in containers',
+      required: false,
+    });
   }
   const reason = result.timedOut ? 'no answer within the time limit' : firstLine(String(result.stderr)) || `exit code ${result.exitCode}`;
   return checkResult('docker', 'warn', `docker is installed but its engine does not answer (${reason}); ${WHY}`, {

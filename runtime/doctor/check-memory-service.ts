@@ -21,13 +21,17 @@ export function checkMemoryService(options: { env: NodeJS.ProcessEnv } & ProbeOp
     judge: (answer, where) => {
       const health = MemoryHealthSchema.safeParse(answer.body);
       if (!health.success) {
-        return { status: 'warn', detail: `${where} answered HTTP ${answer.status}, but not as a memory service does`, fix: 'point AGENT_MEMORY_URL at the memory service (http://<host>:8000)' };
+        return {
+          status: 'warn',
+          detail: `${where} answered HTTP ${answer.status}, but not as a memory service does`,
+          fix: 'point AGENT_MEMORY_URL at the memory service (http://<host>:8000)',
+        };
       }
       if (health.data.kv_store === 'up') return { status: 'ok', detail: `healthy at ${where}` };
       return {
         status: 'warn',
         detail: `${where} cannot reach its key-value store${health.data.kv_url ? ` at ${health.data.kv_url}` : ''}`,
-        fix: 'start Redis (redis-server) or point the service\'s KV_URL at it',
+        fix: "start Redis (redis-server) or point the service's KV_URL at it",
       };
     },
   });

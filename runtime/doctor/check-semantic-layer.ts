@@ -21,7 +21,11 @@ export function checkSemanticLayer(options: { env: NodeJS.ProcessEnv } & ProbeOp
     judge: (answer, where) => {
       const cards = bodyField(answer.body, 'vectorized_cards');
       if (typeof cards !== 'number') {
-        return { status: 'warn', detail: `${where} answered HTTP ${answer.status}, but not as a Semantic Layer does`, fix: 'point SEMANTIC_LAYER_URL at the Semantic Layer\'s MCP endpoint (http://<host>:10100/mcp)' };
+        return {
+          status: 'warn',
+          detail: `${where} answered HTTP ${answer.status}, but not as a Semantic Layer does`,
+          fix: "point SEMANTIC_LAYER_URL at the Semantic Layer's MCP endpoint (http://<host>:10100/mcp)",
+        };
       }
       if (answer.ok) return { status: 'ok', detail: `healthy at ${where}, ${cards} agent card(s) indexed` };
       const reason = bodyField(answer.body, 'reason');

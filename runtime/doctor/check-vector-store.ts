@@ -23,7 +23,9 @@ export async function checkVectorStore(options: { env: NodeJS.ProcessEnv; cwd?: 
       fix: 'start Weaviate and set VECTOR_STORE_URL to it, or unset VECTOR_STORE to use the embedded LanceDB store',
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       judge: (answer, where) =>
-        answer.ok ? { status: 'ok', detail: `Weaviate ready at ${where}` } : { status: 'missing', detail: `Weaviate at ${where} is not ready (HTTP ${answer.status})` },
+        answer.ok
+          ? { status: 'ok', detail: `Weaviate ready at ${where}` }
+          : { status: 'missing', detail: `Weaviate at ${where} is not ready (HTTP ${answer.status})` },
     });
   }
   const dir = resolve(options.cwd ?? process.cwd(), env.VECTOR_STORE_DIR || SEMANTIC_DEFAULTS.storeDir);

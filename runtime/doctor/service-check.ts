@@ -30,7 +30,10 @@ export async function checkService(probe: ServiceProbe): Promise<DoctorCheck> {
   const required = probe.configured;
   const target = urlAt(probe.url, probe.path);
   if (target === undefined) {
-    return checkResult(probe.name, 'missing', `${probe.variable}=${JSON.stringify(probe.url)} is not a URL`, { fix: `set ${probe.variable} to an http(s) URL`, required });
+    return checkResult(probe.name, 'missing', `${probe.variable}=${JSON.stringify(probe.url)} is not a URL`, {
+      fix: `set ${probe.variable} to an http(s) URL`,
+      required,
+    });
   }
   const answer = await probeHttp(target, probe.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
   if (!answer.answered) {

@@ -30,7 +30,10 @@ export function createHelloAgent(options: { env?: Readonly<Record<string, string
   });
 
   core.step({ name: 'count_words' }, async ({ text }) => {
-    const words = String(text ?? '').trim().split(/\s+/).filter(Boolean);
+    const words = String(text ?? '')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
     return { words: words.length, longest: words.reduce((a, w) => (w.length > a.length ? w : a), '') };
   });
 

@@ -52,7 +52,10 @@ export function createGuardian(options: GuardianOptions): Hono {
   const audit = options.audit ?? new AuditTrail();
   const logger = options.logger ?? silentLogger;
   const maxBytes = options.maxBodyBytes ?? DEFAULT_GUARDIAN_MAX_BODY_BYTES;
-  const app = createBaseApp({ logger, notFoundHint: '; the Guardian serves POST /v1/a2a/validate, POST /v1/policies/<package>/evaluate, GET /v1/audit and GET /health' });
+  const app = createBaseApp({
+    logger,
+    notFoundHint: '; the Guardian serves POST /v1/a2a/validate, POST /v1/policies/<package>/evaluate, GET /v1/audit and GET /health',
+  });
 
   app.get('/health', async (c) => {
     if (await policy.healthy()) return c.json({ status: 'ok', policy_engine: 'up' } satisfies GuardianHealth);
@@ -119,10 +122,9 @@ export function createGuardian(options: GuardianOptions): Hono {
   ] as const) {
     app.all(route, (c) => {
       if (route.endsWith('*') && !c.req.path.endsWith(EVALUATE_SUFFIX)) return c.notFound();
-      return errorResponse(
-        new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.` }),
-        { Allow: allow },
-      );
+      return errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.` }), {
+        Allow: allow,
+      });
     });
   }
   return app;

@@ -12,4 +12,3 @@ export { guardianConfigFromEnv, DEFAULT_GUARDIAN_PORT, type GuardianConfig } fro
 export { AuditTrail, type AuditTrailOptions } from './audit-trail.js';
 export { DomainPolicyInputSchema, type DomainPolicyInput } from './domain-policy-input.js';
 export { domainDecisionFrom, type DomainDecision } from './domain-decision.js';
-

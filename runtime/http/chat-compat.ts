@@ -100,8 +100,7 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
     });
     let reply = '';
     let pieces = 0;
-    const remember = () =>
-      options.sessions.rememberConversation(fingerprint([...conversation, { role: 'assistant', content: reply }]), contextId);
+    const remember = () => options.sessions.rememberConversation(fingerprint([...conversation, { role: 'assistant', content: reply }]), contextId);
     const chunk = (content: string, done: boolean) => ({
       model: modelName,
       created_at: new Date().toISOString(),
@@ -141,9 +140,7 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
         await out.write(`${JSON.stringify(chunk(text, false))}\n`);
       }
       if (abort.signal.aborted) return;
-      await remember().catch((error: unknown) =>
-        options.logger.warn('could not remember chat conversation', { error: String(error) }),
-      );
+      await remember().catch((error: unknown) => options.logger.warn('could not remember chat conversation', { error: String(error) }));
       await out.write(`${JSON.stringify(final())}\n`);
     });
   });
@@ -168,7 +165,10 @@ export function renderAsText(response: AgentResponse): string {
     case 'result': {
       const { answer, sources } = response.data as { answer?: unknown; sources?: unknown };
       if (typeof answer === 'string') {
-        const list = Array.isArray(sources) && sources.length > 0 ? `\n\nSources:\n${sources.map((s) => `- ${typeof s === 'string' ? s : JSON.stringify(s)}`).join('\n')}` : '';
+        const list =
+          Array.isArray(sources) && sources.length > 0
+            ? `\n\nSources:\n${sources.map((s) => `- ${typeof s === 'string' ? s : JSON.stringify(s)}`).join('\n')}`
+            : '';
         return `${answer}${list}\n\n`;
       }
       return `\`\`\`json\n${JSON.stringify(response.data, null, 2)}\n\`\`\`\n\n`;

@@ -79,11 +79,21 @@ export class FrontDoorClient {
     try {
       body = await response.json();
     } catch (error) {
-      throw new AgentHttpError({ url: this.url, status: response.status, code: 'invalid_response', detail: `POST /session/start did not return JSON (${(error as Error).message})` });
+      throw new AgentHttpError({
+        url: this.url,
+        status: response.status,
+        code: 'invalid_response',
+        detail: `POST /session/start did not return JSON (${(error as Error).message})`,
+      });
     }
     const parsed = SessionStartSchema.safeParse(body);
     if (!parsed.success) {
-      throw new AgentHttpError({ url: this.url, status: response.status, code: 'invalid_response', detail: 'POST /session/start did not return a session_token' });
+      throw new AgentHttpError({
+        url: this.url,
+        status: response.status,
+        code: 'invalid_response',
+        detail: 'POST /session/start did not return a session_token',
+      });
     }
     const { session_token: token, context_id: contextId, expires_at: expiresAt } = parsed.data;
     return { token, ...(contextId === undefined ? {} : { contextId }), ...(expiresAt === undefined ? {} : { expiresAt }) };
@@ -131,7 +141,12 @@ export class FrontDoorClient {
         if (chunk.done) break;
         buffered += chunk.value.length;
         if (buffered > this.#maxEventChars) {
-          throw new AgentHttpError({ url: this.url, status: response.status, code: 'event_too_large', detail: `an event exceeded ${this.#maxEventChars} characters` });
+          throw new AgentHttpError({
+            url: this.url,
+            status: response.status,
+            code: 'event_too_large',
+            detail: `an event exceeded ${this.#maxEventChars} characters`,
+          });
         }
         parser.feed(chunk.value);
         while (queue.length > 0) yield queue.shift() as AgentResponse;

@@ -34,8 +34,7 @@ export interface FrontDoorOptions {
 /** Body of POST /stream and POST /query. */
 export const QueryRequestSchema = z.looseObject({
   query: z.string({
-    error: (issue) =>
-      issue.input === undefined ? 'Field "query" is required.' : 'Field "query" must be a string.',
+    error: (issue) => (issue.input === undefined ? 'Field "query" is required.' : 'Field "query" must be a string.'),
   }),
   context_id: z.string().optional(),
   /** `text` (default): payloads as the spec shows them; `json`: every payload is a JSON object. */
@@ -60,9 +59,7 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const app = createBaseApp({ logger });
 
-  app.get('/health', (c) =>
-    c.json({ status: 'ok', name: options.agent.name, version: options.agent.version }),
-  );
+  app.get('/health', (c) => c.json({ status: 'ok', name: options.agent.name, version: options.agent.version }));
 
   app.post('/session/start', async (c) => {
     await readOptionalObject(c, maxBytes);
@@ -96,7 +93,14 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
     const events: { event: AgentResponse['type']; data: Record<string, unknown> }[] = [];
     let result: Record<string, unknown> | null = null;
     let error: Record<string, unknown> | null = null;
-    for await (const response of runTaskForTransport({ core, query: body.query, contextId: session.contextId, oneShot: session.anonymous, signal: abort.signal, logger })) {
+    for await (const response of runTaskForTransport({
+      core,
+      query: body.query,
+      contextId: session.contextId,
+      oneShot: session.anonymous,
+      signal: abort.signal,
+      logger,
+    })) {
       const data = responseToJson(response);
       events.push({ event: response.type, data });
       if (response.type === 'result') result = data;
@@ -114,10 +118,7 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
     ['/health', 'GET'],
   ] as const) {
     app.all(path, (c) =>
-      errorResponse(
-        new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${path}; use ${allow}.` }),
-        { Allow: allow },
-      ),
+      errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${path}; use ${allow}.` }), { Allow: allow }),
     );
   }
   return app;

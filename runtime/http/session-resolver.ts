@@ -16,10 +16,7 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * is not a bearer token, or a token that is unknown or expired, throws
  * `SessionInvalidError` (401): never a silent fallback to anonymous.
  */
-export async function resolveRequestSession(
-  store: SessionStore,
-  authorization: string | null | undefined,
-): Promise<RequestSession> {
+export async function resolveRequestSession(store: SessionStore, authorization: string | null | undefined): Promise<RequestSession> {
   if (authorization === null || authorization === undefined || authorization.trim() === '') {
     return { contextId: randomUUID(), anonymous: true };
   }

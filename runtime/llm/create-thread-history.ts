@@ -4,8 +4,7 @@ import { KvThreadHistory } from './kv-thread-history.js';
 import { InProcessThreadHistory } from './in-process-thread-history.js';
 import type { ThreadHistory } from './thread-history.js';
 
-export type ThreadHistoryConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'llmHistoryMessages'> &
-  Partial<Pick<AgentConfig, 'kvKeyPrefix'>>;
+export type ThreadHistoryConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'llmHistoryMessages'> & Partial<Pick<AgentConfig, 'kvKeyPrefix'>>;
 
 /**
  * Builds the thread memory the configuration asks for: in-process for

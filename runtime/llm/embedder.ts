@@ -9,7 +9,6 @@ export interface Embedder {
   embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
 }
 
-
 /**
  * Embeds through Ollama's `/api/embed` with the official client: our
  * `framework-cli model serve` (model `all-minilm`) or a real Ollama.
@@ -53,7 +52,11 @@ export class OllamaEmbedder implements Embedder {
       });
     }
     if (!Array.isArray(embeddings) || embeddings.length !== texts.length) {
-      throw new ModelRuntimeError({ code: 'model_error', baseUrl: this.host, message: `The model runtime at ${this.host} answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${texts.length} text(s).` });
+      throw new ModelRuntimeError({
+        code: 'model_error',
+        baseUrl: this.host,
+        message: `The model runtime at ${this.host} answered ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${texts.length} text(s).`,
+      });
     }
     return embeddings;
   }

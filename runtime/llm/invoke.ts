@@ -46,11 +46,7 @@ async function prepare(llmConfig: LlmConfig, prompt: string, options: InvokeOpti
   const thread = threadId === undefined ? undefined : (options.history ?? getDefaultThreadHistory());
   const history = thread && threadId !== undefined ? await raceAbort(thread.load(threadId), signal) : [];
   const user: ChatMessage = { role: 'user', content: prompt };
-  const messages: ChatMessage[] = [
-    ...(options.system ? [{ role: 'system' as const, content: options.system }] : []),
-    ...history,
-    user,
-  ];
+  const messages: ChatMessage[] = [...(options.system ? [{ role: 'system' as const, content: options.system }] : []), ...history, user];
   const request: ChatRequest = {
     model: config.model,
     messages,
@@ -97,11 +93,7 @@ export async function invoke(llmConfig: LlmConfig, prompt: string, options: Invo
  *   process.stdout.write(chunk);
  * }
  */
-export async function* invokeStream(
-  llmConfig: LlmConfig,
-  prompt: string,
-  options: InvokeOptions = {},
-): AsyncIterable<string> {
+export async function* invokeStream(llmConfig: LlmConfig, prompt: string, options: InvokeOptions = {}): AsyncIterable<string> {
   const { model, request, remember } = await prepare(llmConfig, prompt, options);
   let reply = '';
   for await (const chunk of model.chatStream(request)) {

@@ -111,4 +111,3 @@ export class KvThreadHistory implements ThreadHistory {
     if (this.#ownsClient) await closeKvClient(this.#client);
   }
 }
-

@@ -3,15 +3,7 @@ import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import { CONFIG_DEFAULTS, type Env } from '../core/config.js';
 import type { ChatRequest, ChatResult, LanguageModel } from './language-model.js';
-import {
-  displayUrl,
-  linkedController,
-  mentionsMissingModel,
-  modelError,
-  modelNotFound,
-  normalizeModelError,
-  type RuntimeAddress,
-} from './model-errors.js';
+import { displayUrl, linkedController, mentionsMissingModel, modelError, modelNotFound, normalizeModelError, type RuntimeAddress } from './model-errors.js';
 
 export interface OllamaProviderOptions {
   /** The runtime's address; falls back to `OLLAMA_HOST`, then http://127.0.0.1:11434. */
@@ -104,11 +96,7 @@ export class OllamaLanguageModel implements LanguageModel {
         const { status_code: status, error: detail } = response.data;
         if (status === 404 && mentionsMissingModel(detail)) return modelNotFound(this.#address, request.model, error);
         if (status === 404) {
-          return modelError(
-            this.#address,
-            `HTTP 404 ${detail} (is ${SETTING} the runtime's root address, such as http://127.0.0.1:11434?)`,
-            error,
-          );
+          return modelError(this.#address, `HTTP 404 ${detail} (is ${SETTING} the runtime's root address, such as http://127.0.0.1:11434?)`, error);
         }
         return modelError(this.#address, `HTTP ${status} ${detail}`, error);
       }

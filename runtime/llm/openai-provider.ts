@@ -3,15 +3,7 @@ import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import type { Env } from '../core/config.js';
 import type { ChatRequest, ChatResult, LanguageModel } from './language-model.js';
-import {
-  displayUrl,
-  linkedController,
-  mentionsMissingModel,
-  modelError,
-  modelNotFound,
-  normalizeModelError,
-  type RuntimeAddress,
-} from './model-errors.js';
+import { displayUrl, linkedController, mentionsMissingModel, modelError, modelNotFound, normalizeModelError, type RuntimeAddress } from './model-errors.js';
 
 export interface OpenAiProviderOptions {
   /** Base address such as `http://127.0.0.1:11434/v1`; falls back to `OPENAI_BASE_URL`, then https://api.openai.com/v1. */
@@ -30,15 +22,11 @@ const MAX_ERROR_TEXT = 2000;
 /** Most an SSE event may buffer before the stream is rejected. */
 const MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
-const UsageSchema = z
-  .object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() })
-  .nullish();
+const UsageSchema = z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).nullish();
 
 const CompletionSchema = z.object({
   model: z.string().optional(),
-  choices: z
-    .array(z.object({ message: z.object({ content: z.string().nullish() }), finish_reason: z.string().nullish() }))
-    .min(1),
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullish() }), finish_reason: z.string().nullish() })).min(1),
   usage: UsageSchema,
 });
 
@@ -154,10 +142,7 @@ export class OpenAiLanguageModel implements LanguageModel {
       const parsed = CompletionSchema.safeParse(parseJson(text));
       if (!parsed.success) {
         const detail = errorDetail(parseJson(text));
-        throw modelError(
-          this.#address,
-          detail ? detail.message : `unexpected reply shape: ${z.prettifyError(parsed.error)}`,
-        );
+        throw modelError(this.#address, detail ? detail.message : `unexpected reply shape: ${z.prettifyError(parsed.error)}`);
       }
       const reply = parsed.data;
       const choice = reply.choices[0]!;
@@ -165,9 +150,7 @@ export class OpenAiLanguageModel implements LanguageModel {
         text: choice.message.content ?? '',
         model: reply.model ?? request.model,
         ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
-        ...(reply.usage
-          ? { usage: { promptTokens: reply.usage.prompt_tokens, completionTokens: reply.usage.completion_tokens } }
-          : {}),
+        ...(reply.usage ? { usage: { promptTokens: reply.usage.prompt_tokens, completionTokens: reply.usage.completion_tokens } } : {}),
       };
     } catch (error) {
       throw normalizeModelError(error, this.#address, request.signal);

@@ -81,7 +81,13 @@ export class AgentMemory {
 
   /** The session's working memory; an empty one when nothing was written yet. */
   async getWorkingMemory(): Promise<WorkingMemoryResponse> {
-    const found = await this.#call({ method: 'GET', path: `/v1/working-memory/${encodeURIComponent(this.contextId)}`, query: this.#scope(), schema: WorkingMemoryResponseSchema, notFound: 'undefined' });
+    const found = await this.#call({
+      method: 'GET',
+      path: `/v1/working-memory/${encodeURIComponent(this.contextId)}`,
+      query: this.#scope(),
+      schema: WorkingMemoryResponseSchema,
+      notFound: 'undefined',
+    });
     return found ?? this.#emptyWorkingMemory();
   }
 
@@ -91,22 +97,41 @@ export class AgentMemory {
    * writers of one session may overwrite each other, as with AMS).
    * Structured memories are promoted to long-term memory by the service.
    */
-  async addToWorkingMemory(options: { messages?: MemoryMessageInput[]; memories?: Array<{ text: string } & RememberOptions>; data?: Record<string, JsonValue>; ttlSeconds?: number }): Promise<WorkingMemoryResponse> {
+  async addToWorkingMemory(options: {
+    messages?: MemoryMessageInput[];
+    memories?: Array<{ text: string } & RememberOptions>;
+    data?: Record<string, JsonValue>;
+    ttlSeconds?: number;
+  }): Promise<WorkingMemoryResponse> {
     const { context_percentage_total_used: _a, context_percentage_until_summarization: _b, ...current } = await this.getWorkingMemory();
     const body = {
       ...current,
       messages: [...current.messages, ...(options.messages ?? []).map((m) => ({ ...m, created_at: m.created_at ?? new Date().toISOString() }))],
-      memories: [...current.memories, ...(options.memories ?? []).map(({ text, ...rest }) => ({ ...this.#record(text, rest), memory_type: rest.memoryType ?? 'semantic' }))],
+      memories: [
+        ...current.memories,
+        ...(options.memories ?? []).map(({ text, ...rest }) => ({ ...this.#record(text, rest), memory_type: rest.memoryType ?? 'semantic' })),
+      ],
       data: { ...current.data, ...options.data },
       ...(options.ttlSeconds === undefined ? {} : { ttl_seconds: options.ttlSeconds }),
     };
-    return this.#call({ method: 'PUT', path: `/v1/working-memory/${encodeURIComponent(this.contextId)}`, query: this.#scope(), body, schema: WorkingMemoryResponseSchema });
+    return this.#call({
+      method: 'PUT',
+      path: `/v1/working-memory/${encodeURIComponent(this.contextId)}`,
+      query: this.#scope(),
+      body,
+      schema: WorkingMemoryResponseSchema,
+    });
   }
 
   /** Stores a long-term memory; answers the id it is kept under (an existing one when it was a duplicate). */
   async remember(text: string, options: RememberOptions = {}): Promise<{ id: string; deduplicated: boolean }> {
     const record = this.#record(text, options);
-    const answer = await this.#call({ method: 'POST', path: '/v1/long-term-memory/', body: { memories: [record], deduplicate: options.deduplicate ?? true }, schema: CreateAnswerSchema });
+    const answer = await this.#call({
+      method: 'POST',
+      path: '/v1/long-term-memory/',
+      body: { memories: [record], deduplicate: options.deduplicate ?? true },
+      schema: CreateAnswerSchema,
+    });
     return { id: answer.ids?.[0] ?? record.id, deduplicated: answer.deduplicated?.[0] ?? false };
   }
 
@@ -134,7 +159,11 @@ export class AgentMemory {
     const body = {
       query,
       session: { session_id: this.contextId, ...this.#scope() },
-      long_term_search: { limit: options.limit ?? 10, ...this.#filters(), ...(options.distanceThreshold === undefined ? {} : { distance_threshold: options.distanceThreshold }) },
+      long_term_search: {
+        limit: options.limit ?? 10,
+        ...this.#filters(),
+        ...(options.distanceThreshold === undefined ? {} : { distance_threshold: options.distanceThreshold }),
+      },
     };
     return this.#call({ method: 'POST', path: '/v1/memory/prompt', body, schema: MemoryPromptResponseSchema });
   }
@@ -189,9 +218,29 @@ export class AgentMemory {
     };
   }
 
-  async #call<S extends z.ZodType>(request: { method: string; path: string; query?: Record<string, string | string[]>; body?: unknown; schema: S; notFound: 'undefined' }): Promise<z.output<S> | undefined>;
-  async #call<S extends z.ZodType>(request: { method: string; path: string; query?: Record<string, string | string[]>; body?: unknown; schema: S; }): Promise<z.output<S>>;
-  async #call<S extends z.ZodType>(request: { method: string; path: string; query?: Record<string, string | string[]>; body?: unknown; schema: S; notFound?: 'undefined' }): Promise<z.output<S> | undefined> {
+  async #call<S extends z.ZodType>(request: {
+    method: string;
+    path: string;
+    query?: Record<string, string | string[]>;
+    body?: unknown;
+    schema: S;
+    notFound: 'undefined';
+  }): Promise<z.output<S> | undefined>;
+  async #call<S extends z.ZodType>(request: {
+    method: string;
+    path: string;
+    query?: Record<string, string | string[]>;
+    body?: unknown;
+    schema: S;
+  }): Promise<z.output<S>>;
+  async #call<S extends z.ZodType>(request: {
+    method: string;
+    path: string;
+    query?: Record<string, string | string[]>;
+    body?: unknown;
+    schema: S;
+    notFound?: 'undefined';
+  }): Promise<z.output<S> | undefined> {
     const target = new URL(`${this.url}${request.path}`);
     for (const [name, value] of Object.entries(request.query ?? {})) for (const v of [value].flat()) target.searchParams.append(name, v);
     const where = `${request.method} ${target.pathname}`;
@@ -204,7 +253,11 @@ export class AgentMemory {
       });
     } catch (cause) {
       const timedOut = cause instanceof Error && cause.name === 'TimeoutError';
-      const detail = timedOut ? `no answer within ${this.#timeoutMs} ms` : cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause);
+      const detail = timedOut
+        ? `no answer within ${this.#timeoutMs} ms`
+        : cause instanceof Error
+          ? ((cause.cause as Error | undefined)?.message ?? cause.message)
+          : String(cause);
       throw new MemoryServiceError({
         code: 'memory_unavailable',
         url: this.url,
@@ -218,7 +271,9 @@ export class AgentMemory {
     if (!response.ok) {
       const error = MemoryErrorBodySchema.safeParse(json);
       const serviceCode = error.success ? error.data.code : undefined;
-      const said = error.success ? (error.data.message ?? (typeof error.data.detail === 'string' ? error.data.detail : JSON.stringify(error.data.detail))) : text.slice(0, 200);
+      const said = error.success
+        ? (error.data.message ?? (typeof error.data.detail === 'string' ? error.data.detail : JSON.stringify(error.data.detail)))
+        : text.slice(0, 200);
       throw new MemoryServiceError({
         code: response.status === 503 ? 'memory_unavailable' : 'memory_error',
         url: this.url,
@@ -229,7 +284,12 @@ export class AgentMemory {
     }
     const parsed = request.schema.safeParse(json);
     if (!parsed.success) {
-      throw new MemoryServiceError({ code: 'memory_error', url: this.url, status: response.status, message: `The memory service at ${this.url} answered ${where} with something that is not the memory API: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}.` });
+      throw new MemoryServiceError({
+        code: 'memory_error',
+        url: this.url,
+        status: response.status,
+        message: `The memory service at ${this.url} answered ${where} with something that is not the memory API: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}.`,
+      });
     }
     return parsed.data;
   }

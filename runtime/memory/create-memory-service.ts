@@ -39,7 +39,10 @@ const OptimizeQuerySchema = z.strictObject({
   optimize_query: z
     .string()
     .optional()
-    .refine((value) => value?.toLowerCase() !== 'true', 'optimize_query=true needs a language model to rewrite the query, which this memory server does not use; leave it out'),
+    .refine(
+      (value) => value?.toLowerCase() !== 'true',
+      'optimize_query=true needs a language model to rewrite the query, which this memory server does not use; leave it out',
+    ),
 });
 
 const DeleteQuerySchema = z.strictObject({
@@ -50,7 +53,8 @@ const DeleteQuerySchema = z.strictObject({
 function singleValued(queries: Record<string, string[]>): Record<string, string> {
   const single: Record<string, string> = {};
   for (const [key, values] of Object.entries(queries)) {
-    if (values.length > 1) throw new BadRequestError({ code: 'invalid_request', message: `Invalid query string: ${key} is given ${values.length} times; give it once.` });
+    if (values.length > 1)
+      throw new BadRequestError({ code: 'invalid_request', message: `Invalid query string: ${key} is given ${values.length} times; give it once.` });
     single[key] = values[0]!;
   }
   return single;
@@ -80,10 +84,12 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MEMORY_MAX_BODY_BYTES;
   const app = createBaseApp({
     logger: options.logger ?? silentLogger,
-    notFoundHint: '; the memory service serves /v1/health, /v1/working-memory/{session_id}, /v1/long-term-memory/, /v1/long-term-memory/search and /v1/memory/prompt',
+    notFoundHint:
+      '; the memory service serves /v1/health, /v1/working-memory/{session_id}, /v1/long-term-memory/, /v1/long-term-memory/search and /v1/memory/prompt',
   });
   app.use(amsErrorDetail());
-  const body = async <S extends z.ZodType>(c: Context, schema: S, what: string) => parseRequest({ schema, raw: await readJsonBody(c, { maxBytes, wellFormedText: true }), what });
+  const body = async <S extends z.ZodType>(c: Context, schema: S, what: string) =>
+    parseRequest({ schema, raw: await readJsonBody(c, { maxBytes, wellFormedText: true }), what });
   const query = <S extends z.ZodType>(c: Context, schema: S) => parseRequest({ schema, raw: singleValued(c.req.queries()), what: 'query string' });
   const session = (c: Context) => {
     const q = query(c, SessionQuerySchema);
@@ -132,7 +138,9 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
     ['/v1/memory/prompt', 'POST'],
   ] as const) {
     app.all(route, (c) =>
-      errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.` }), { Allow: allow }),
+      errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}.` }), {
+        Allow: allow,
+      }),
     );
   }
   return app;

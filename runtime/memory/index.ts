@@ -42,7 +42,13 @@ export {
 } from './working-memory.js';
 export { MemoryFiltersSchema, recordFilter, type MemoryFilters, type TagFilter } from './memory-filters.js';
 export { SearchRequestSchema, type SearchRequest } from './memory-search.js';
-export { MemoryPromptRequestSchema, MemoryPromptResponseSchema, type MemoryPromptRequest, type MemoryPromptResponse, type PromptMessage } from './memory-prompt.js';
+export {
+  MemoryPromptRequestSchema,
+  MemoryPromptResponseSchema,
+  type MemoryPromptRequest,
+  type MemoryPromptResponse,
+  type PromptMessage,
+} from './memory-prompt.js';
 export {
   AckResponseSchema,
   CreateMemoriesRequestSchema,

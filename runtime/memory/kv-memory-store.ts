@@ -94,7 +94,10 @@ export class KvMemoryStore implements MemoryStore {
     if (raw === null) return undefined;
     const parsed = WorkingMemorySchema.safeParse(parseJsonOrUndefined(raw));
     if (!parsed.success) {
-      throw new FrameworkError({ code: 'internal_error', message: `The working memory of session "${ref.sessionId}" in ${this.location} is not valid; delete it (DELETE /v1/working-memory/${ref.sessionId}) and write it again.` });
+      throw new FrameworkError({
+        code: 'internal_error',
+        message: `The working memory of session "${ref.sessionId}" in ${this.location} is not valid; delete it (DELETE /v1/working-memory/${ref.sessionId}) and write it again.`,
+      });
     }
     return parsed.data;
   }
@@ -117,7 +120,10 @@ export class KvMemoryStore implements MemoryStore {
     });
     const dim = String(prepared[0]!.vector.length);
     if (prepared.some(({ vector }) => String(vector.length) !== dim)) {
-      throw new InvalidModelOutputError({ message: 'The embedding model gave vectors of different lengths in one batch', output: prepared.map(({ vector }) => vector.length).join(', ') });
+      throw new InvalidModelOutputError({
+        message: 'The embedding model gave vectors of different lengths in one batch',
+        output: prepared.map(({ vector }) => vector.length).join(', '),
+      });
     }
     const epoch = randomUUID();
     const keys = this.#keys;
@@ -127,7 +133,19 @@ export class KvMemoryStore implements MemoryStore {
         queuePut(
           pipeline,
           [keys.record(record.id), keys.dedupe(hash), keys.meta, keys.log, keys.ids],
-          [record.id, JSON.stringify(record), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), hash, options.deduplicate ? '1' : '0', epoch, this.embeddingModel, dim, this.#logLength, keys.recordPrefix, keys.dedupePrefix],
+          [
+            record.id,
+            JSON.stringify(record),
+            Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength),
+            hash,
+            options.deduplicate ? '1' : '0',
+            epoch,
+            this.embeddingModel,
+            dim,
+            this.#logLength,
+            keys.recordPrefix,
+            keys.dedupePrefix,
+          ],
         );
       }
       return runPipeline(pipeline);
@@ -140,7 +158,12 @@ export class KvMemoryStore implements MemoryStore {
         this.#cache.checkModel(reply.model, reply.dim);
         throw new ConfigError({
           context: `The long-term memories at ${this.location} have ${reply.dim} dimensions`,
-          issues: [{ variable: 'EMBEDDING_MODEL', message: `"${this.embeddingModel}" gives ${dim}-dimensional vectors; use another key prefix (KV_PREFIX) for this model` }],
+          issues: [
+            {
+              variable: 'EMBEDDING_MODEL',
+              message: `"${this.embeddingModel}" gives ${dim}-dimensional vectors; use another key prefix (KV_PREFIX) for this model`,
+            },
+          ],
         });
       }
       if (reply.kind === 'dup') return { id: reply.id, deduplicated: true, record: parseRecord(reply.doc) };

@@ -63,7 +63,11 @@ const text = (role: PromptMessage['role'], body: string): PromptMessage => ({ ro
  * promptMessages({ query: 'What do I drink?', longTerm: { memories: [], total: 0, next_offset: null } }).at(-1);
  * // { role: 'user', content: { type: 'text', text: 'What do I drink?' } }
  */
-export function promptMessages(options: { query: string; workingMemory?: WorkingMemory | undefined; longTerm?: MemoryRecordResults | undefined }): PromptMessage[] {
+export function promptMessages(options: {
+  query: string;
+  workingMemory?: WorkingMemory | undefined;
+  longTerm?: MemoryRecordResults | undefined;
+}): PromptMessage[] {
   const messages: PromptMessage[] = [];
   const memory = options.workingMemory;
   if (memory?.context) messages.push(text('system', `## A summary of the conversation so far:\n${memory.context}`));

@@ -35,11 +35,7 @@ const HAS_ZONE = /(Z|[+-]\d\d:?\d\d)$/i;
  */
 export const DateTimeSchema = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const ms =
-    typeof value === 'number'
-      ? Math.abs(value) > 2e10
-        ? value
-        : value * 1000
-      : Date.parse(HAS_ZONE.test(value.trim()) ? value.trim() : `${value.trim()}Z`);
+    typeof value === 'number' ? (Math.abs(value) > 2e10 ? value : value * 1000) : Date.parse(HAS_ZONE.test(value.trim()) ? value.trim() : `${value.trim()}Z`);
   if (!Number.isFinite(ms) || Number.isNaN(new Date(ms).getTime())) {
     ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 datetime such as 2025-01-31T12:00:00Z' });
     return z.NEVER;
@@ -49,7 +45,12 @@ export const DateTimeSchema = z.union([z.string(), z.number()]).transform((value
 
 /** Tags (topics, entities, extracted_from): commas are refused, as AMS stores them comma-separated. */
 const TagListSchema = z
-  .array(z.string().min(1, 'must not be empty').refine((tag) => !tag.includes(','), 'must not contain a comma'))
+  .array(
+    z
+      .string()
+      .min(1, 'must not be empty')
+      .refine((tag) => !tag.includes(','), 'must not contain a comma'),
+  )
   .nullable()
   .optional()
   .transform((value) => value ?? null);

@@ -65,10 +65,7 @@ export interface AppliedChange {
 }
 
 /** What the put script answered. */
-export type PutReply =
-  | ({ kind: 'ok' } & AppliedChange)
-  | { kind: 'dup'; id: string; doc: string }
-  | { kind: 'model'; model: string; dim: string };
+export type PutReply = ({ kind: 'ok' } & AppliedChange) | { kind: 'dup'; id: string; doc: string } | { kind: 'model'; model: string; dim: string };
 
 const ChangeReplySchema = z.tuple([z.literal('ok'), z.string(), z.coerce.number().int(), z.string(), z.string()]);
 const PutReplySchema = z.union([
@@ -106,12 +103,20 @@ function command(target: Redis | ChainableCommander, name: string): ScriptCall {
 }
 
 /** Queues a put on a pipeline of a client that has the scripts (see `defineMemoryScripts` for an example). */
-export function queuePut(pipeline: ChainableCommander, keys: readonly [string, string, string, string, string], args: readonly [string, string, Buffer, string, '0' | '1', string, string, string, number, string, string]): void {
+export function queuePut(
+  pipeline: ChainableCommander,
+  keys: readonly [string, string, string, string, string],
+  args: readonly [string, string, Buffer, string, '0' | '1', string, string, string, number, string, string],
+): void {
   command(pipeline, PUT_COMMAND)(...keys, ...args);
 }
 
 /** Queues a delete on a pipeline of a client that has the scripts; its reply reads with `parseDeleteReply`. */
-export function queueDelete(pipeline: ChainableCommander, keys: readonly [string, string, string, string], args: readonly [string, string, number, string]): void {
+export function queueDelete(
+  pipeline: ChainableCommander,
+  keys: readonly [string, string, string, string],
+  args: readonly [string, string, number, string],
+): void {
   command(pipeline, DELETE_COMMAND)(...keys, ...args);
 }
 

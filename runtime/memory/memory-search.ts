@@ -39,7 +39,11 @@ export const SearchRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['search_mode'], message: `${unsupported(`"${request.search_mode}" search`)}; use "semantic"` });
     }
     if (request.recency_boost === true || request.server_side_recency === true) {
-      ctx.addIssue({ code: 'custom', path: [request.recency_boost === true ? 'recency_boost' : 'server_side_recency'], message: `${unsupported('recency re-ranking')}; results are ordered by distance` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [request.recency_boost === true ? 'recency_boost' : 'server_side_recency'],
+        message: `${unsupported('recency re-ranking')}; results are ordered by distance`,
+      });
     }
     for (const key of Object.keys(request) as Array<keyof typeof request>) {
       if (key.startsWith('recency_') && key !== 'recency_boost' && request[key] !== undefined && request[key] !== null) {

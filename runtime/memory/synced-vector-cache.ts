@@ -131,7 +131,12 @@ export class SyncedVectorCache {
     if (model === undefined || model === this.options.embeddingModel) return;
     throw new ConfigError({
       context: `The long-term memories at ${this.options.location} (${this.options.keys.meta}) were embedded with model "${model}" (${dim ?? '?'} dimensions)`,
-      issues: [{ variable: 'EMBEDDING_MODEL', message: `is "${this.options.embeddingModel}"; set EMBEDDING_MODEL=${model}, or use another key prefix (KV_PREFIX) for the new model` }],
+      issues: [
+        {
+          variable: 'EMBEDDING_MODEL',
+          message: `is "${this.options.embeddingModel}"; set EMBEDDING_MODEL=${model}, or use another key prefix (KV_PREFIX) for the new model`,
+        },
+      ],
     });
   }
 
@@ -156,7 +161,10 @@ export class SyncedVectorCache {
       // Catch up with what was written while loading.
       if (await this.#follow()) return;
     }
-    throw new StoreUnavailableError({ store: this.options.location, cause: new Error(`the long-term memories changed faster than they could be loaded (${MAX_LOADS} tries)`) });
+    throw new StoreUnavailableError({
+      store: this.options.location,
+      cause: new Error(`the long-term memories changed faster than they could be loaded (${MAX_LOADS} tries)`),
+    });
   }
 
   async #readMeta(): Promise<Meta> {

@@ -51,7 +51,9 @@ export class SystemMemory {
     if (options.embedder.model !== options.store.embeddingModel) {
       throw new ConfigError({
         context: 'The embedder and the memory store disagree',
-        issues: [{ variable: 'options.embedder', message: `uses model "${options.embedder.model}" but the store holds vectors of "${options.store.embeddingModel}"` }],
+        issues: [
+          { variable: 'options.embedder', message: `uses model "${options.embedder.model}" but the store holds vectors of "${options.store.embeddingModel}"` },
+        ],
       });
     }
     this.store = options.store;
@@ -78,10 +80,18 @@ export class SystemMemory {
    * background); if the model runtime is down they stay unpersisted
    * (`persisted_at: null`) and are promoted by a later PUT.
    */
-  async putWorkingMemory(options: { sessionId: string; update: WorkingMemoryUpdate; namespace?: string | undefined; userId?: string | undefined }): Promise<WorkingMemoryResponse> {
+  async putWorkingMemory(options: {
+    sessionId: string;
+    update: WorkingMemoryUpdate;
+    namespace?: string | undefined;
+    userId?: string | undefined;
+  }): Promise<WorkingMemoryResponse> {
     const { sessionId, update } = options;
     if (update.session_id !== undefined && update.session_id !== sessionId) {
-      throw new BadRequestError({ code: 'invalid_request', message: `The body's session_id "${update.session_id}" is not the session of the path ("${sessionId}").` });
+      throw new BadRequestError({
+        code: 'invalid_request',
+        message: `The body's session_id "${update.session_id}" is not the session of the path ("${sessionId}").`,
+      });
     }
     const namespace = agree('namespace', update.namespace, options.namespace);
     const userId = agree('user_id', update.user_id, options.userId);
@@ -94,7 +104,11 @@ export class SystemMemory {
         for (const record of pending) record.persisted_at = at;
       } catch (error) {
         if (!FrameworkError.isInstance(error) || !MODEL_FAILURES.has(error.code)) throw error;
-        this.#logger.warn('working-memory records not promoted to long-term memory; a later PUT retries', { session: sessionId, count: pending.length, ...errorFields(error) });
+        this.#logger.warn('working-memory records not promoted to long-term memory; a later PUT retries', {
+          session: sessionId,
+          count: pending.length,
+          ...errorFields(error),
+        });
       }
     }
     await this.store.putWorkingMemory(memory);
@@ -172,7 +186,13 @@ export class SystemMemory {
 
   async #search(query: MemoryQuery): Promise<MemoryRecordResults> {
     const vector = query.text === '' ? undefined : (await this.#embed([query.text]))[0];
-    const { hits, total } = await this.store.search({ vector, filters: query.filters, distanceThreshold: query.distanceThreshold, limit: query.limit, offset: query.offset });
+    const { hits, total } = await this.store.search({
+      vector,
+      filters: query.filters,
+      distanceThreshold: query.distanceThreshold,
+      limit: query.limit,
+      offset: query.offset,
+    });
     const end = query.offset + query.limit;
     return {
       memories: hits.map(({ record, dist }) => ({ ...record, dist, score: vector ? Math.max(0, 1 - dist) : null, score_type: vector ? 'semantic' : null })),
@@ -204,7 +224,10 @@ function withScope(options: { filters: MemoryFilters; ref: SessionRef | undefine
 /** A scope given both in the body and the query must be the same. */
 function agree(field: string, body: string | undefined, query: string | undefined): string | undefined {
   if (body !== undefined && query !== undefined && body !== query) {
-    throw new BadRequestError({ code: 'invalid_request', message: `${field} is "${body}" in the body but "${query}" in the query string; send one, or the same.` });
+    throw new BadRequestError({
+      code: 'invalid_request',
+      message: `${field} is "${body}" in the body but "${query}" in the query string; send one, or the same.`,
+    });
   }
   return body ?? query;
 }

@@ -32,7 +32,10 @@ export function normalize(vector: ArrayLike<number>): Float32Array {
   for (const x of unit) norm += x * x;
   norm = Math.sqrt(norm);
   if (!Number.isFinite(norm) || norm === 0) {
-    throw new InvalidModelOutputError({ message: 'The embedding model gave a vector that is all zeros or not finite; it cannot be compared', output: JSON.stringify(Array.from(vector).slice(0, 8)) });
+    throw new InvalidModelOutputError({
+      message: 'The embedding model gave a vector that is all zeros or not finite; it cannot be compared',
+      output: JSON.stringify(Array.from(vector).slice(0, 8)),
+    });
   }
   for (let i = 0; i < unit.length; i++) unit[i]! /= norm;
   return unit;
@@ -126,7 +129,10 @@ export class VectorCache {
       total++;
       best.offer(candidates[i]!, dist);
     }
-    const hits = best.sorted().slice(search.offset).map(({ slot, dist }) => ({ record: this.#records[slot]!, dist: Math.max(0, dist) }));
+    const hits = best
+      .sorted()
+      .slice(search.offset)
+      .map(({ slot, dist }) => ({ record: this.#records[slot]!, dist: Math.max(0, dist) }));
     return { hits, total };
   }
 

@@ -82,7 +82,12 @@ export function workingMemoryFromUpdate(options: { sessionId: string; update: Wo
     messages: update.messages,
     memories: update.memories.map((record) =>
       completeRecord({
-        record: { ...record, session_id: record.session_id ?? sessionId, namespace: record.namespace ?? update.namespace, user_id: record.user_id ?? update.user_id },
+        record: {
+          ...record,
+          session_id: record.session_id ?? sessionId,
+          namespace: record.namespace ?? update.namespace,
+          user_id: record.user_id ?? update.user_id,
+        },
         at,
       }),
     ),

@@ -81,7 +81,8 @@ export class BertEncoder {
       }
       return tensor.data;
     };
-    if (h % 8 !== 0 || inter % 8 !== 0 || h % this.config.num_attention_heads !== 0 || (h / this.config.num_attention_heads) % 8 !== 0) throw new Error(`unsupported BERT sizes: hidden ${h}, intermediate ${inter}`);
+    if (h % 8 !== 0 || inter % 8 !== 0 || h % this.config.num_attention_heads !== 0 || (h / this.config.num_attention_heads) % 8 !== 0)
+      throw new Error(`unsupported BERT sizes: hidden ${h}, intermediate ${inter}`);
     const linearBytes = (out: number, input: number) => align16(out * input * 4) + align16(out * 4);
     const weightBytes = this.config.num_hidden_layers * (4 * linearBytes(h, h) + linearBytes(inter, h) + linearBytes(h, inter));
     this.#memory = new WebAssembly.Memory({ initial: Math.ceil(weightBytes / PAGE) + 1 });
@@ -286,6 +287,16 @@ function erf(x: number): number {
   // Abramowitz and Stegun 7.1.26 is 1.5e-7; this is Numerical Recipes' erfc, 1.2e-7.
   const z = Math.abs(x);
   const t = 1 / (1 + 0.5 * z);
-  const r = t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
+  const r =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
   return x >= 0 ? 1 - r : r - 1;
 }

@@ -3,7 +3,11 @@ import { z } from 'zod';
 
 /** The parts of a Hugging Face `tokenizer.json` (BERT, WordPiece) that are read. */
 const TokenizerJsonSchema = z.object({
-  normalizer: z.object({ lowercase: z.boolean().default(true), strip_accents: z.boolean().nullable().default(null) }).passthrough().nullable().optional(),
+  normalizer: z
+    .object({ lowercase: z.boolean().default(true), strip_accents: z.boolean().nullable().default(null) })
+    .passthrough()
+    .nullable()
+    .optional(),
   model: z.object({
     type: z.literal('WordPiece'),
     unk_token: z.string(),

@@ -69,7 +69,10 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   // Unloads a model when its keep-alive runs out after its last request.
   const timers = new KeepAliveTimers({
     onExpire: (name) => {
-      engines.get(name)?.unload().catch((error: unknown) => logger.error('unloading a model failed', errorFields(error)));
+      engines
+        .get(name)
+        ?.unload()
+        .catch((error: unknown) => logger.error('unloading a model failed', errorFields(error)));
       embedders.get(name)?.unload();
     },
   });
@@ -82,7 +85,8 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   async function embedderFor(name: string): Promise<EmbeddingEngine> {
     const stored = await options.store.get(name);
     if (!stored) throw notFound(name);
-    if (stored.kind !== 'embedding') throw new ModelRequestError({ status: 400, message: `model '${name}' does not support embeddings; use an embedding model such as all-minilm` });
+    if (stored.kind !== 'embedding')
+      throw new ModelRequestError({ status: 400, message: `model '${name}' does not support embeddings; use an embedding model such as all-minilm` });
     const existing = embedders.get(stored.name);
     if (existing) return existing;
     const embedder = new EmbeddingEngine({ model: stored });
@@ -93,7 +97,8 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   async function engineFor(name: string, endpoint: 'chat' | 'generate'): Promise<LlamaEngine> {
     const stored = await options.store.get(name);
     if (!stored) throw notFound(name);
-    if (stored.kind === 'embedding') throw new ModelRequestError({ status: 400, message: `model '${name}' is an embedding model and does not support ${endpoint}; use /api/embed` });
+    if (stored.kind === 'embedding')
+      throw new ModelRequestError({ status: 400, message: `model '${name}' is an embedding model and does not support ${endpoint}; use /api/embed` });
     const existing = engines.get(stored.name);
     if (existing) return existing;
     const engine = new LlamaEngine({ model: stored, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }) });
@@ -130,7 +135,12 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     c.json({
       models: [...engines.values(), ...embedders.values()]
         .filter((e) => e.loadedAt)
-        .map((e) => ({ ...describe(e.model), expires_at: timers.expiresAt(e.model.name) ?? '9999-12-31T23:59:59Z', size_vram: 0, context_length: e.contextSize })),
+        .map((e) => ({
+          ...describe(e.model),
+          expires_at: timers.expiresAt(e.model.name) ?? '9999-12-31T23:59:59Z',
+          size_vram: 0,
+          context_length: e.contextSize,
+        })),
     }),
   );
 
@@ -162,7 +172,9 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     const embedder = await embedderFor(body.model);
     const inputs = body.input === undefined ? [] : typeof body.input === 'string' ? [body.input] : body.input;
     timers.begin(embedder.model.name, keepAlive);
-    const result = await embedder.embed({ inputs, truncate: body.truncate, signal: clientAbort(c).signal }).finally(() => timers.end(embedder.model.name, keepAlive));
+    const result = await embedder
+      .embed({ inputs, truncate: body.truncate, signal: clientAbort(c).signal })
+      .finally(() => timers.end(embedder.model.name, keepAlive));
     if (keepAlive === 0) embedder.unload();
     return c.json({
       model: modelTag(body.model),
@@ -179,9 +191,9 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     const embedder = await embedderFor(body.model);
     timers.begin(embedder.model.name, keepAlive);
     // Ollama answers an empty prompt with an empty vector.
-    const result = await (body.prompt === '' ? Promise.resolve({ embeddings: [[]] }) : embedder.embed({ inputs: [body.prompt], truncate: true, signal: clientAbort(c).signal })).finally(() =>
-      timers.end(embedder.model.name, keepAlive),
-    );
+    const result = await (
+      body.prompt === '' ? Promise.resolve({ embeddings: [[]] }) : embedder.embed({ inputs: [body.prompt], truncate: true, signal: clientAbort(c).signal })
+    ).finally(() => timers.end(embedder.model.name, keepAlive));
     if (keepAlive === 0) embedder.unload();
     return c.json({ embedding: result.embeddings[0] ?? [] });
   });
@@ -322,7 +334,10 @@ async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<
   };
   engine
     .generate({ ...request, onText })
-    .then((result) => push({ kind: 'done', result }), (error: unknown) => push({ kind: 'error', error }))
+    .then(
+      (result) => push({ kind: 'done', result }),
+      (error: unknown) => push({ kind: 'error', error }),
+    )
     .finally(() => {
       g.settled();
       firstSettled();
@@ -369,7 +384,14 @@ async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<
 async function loadOrUnload(engine: LlamaEngine, model: string, unload: boolean, empty: Record<string, unknown>) {
   const loadDuration = unload ? 0 : await engine.load();
   if (unload) await engine.unload();
-  return { model, created_at: new Date().toISOString(), ...empty, done: true, done_reason: unload ? 'unload' : 'load', ...(unload ? {} : { load_duration: loadDuration }) };
+  return {
+    model,
+    created_at: new Date().toISOString(),
+    ...empty,
+    done: true,
+    done_reason: unload ? 'unload' : 'load',
+    ...(unload ? {} : { load_duration: loadDuration }),
+  };
 }
 
 async function readJson(c: Context, maxBytes: number): Promise<unknown> {

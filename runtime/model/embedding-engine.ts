@@ -65,15 +65,22 @@ export class EmbeddingEngine {
     const started = performance.now();
     const folder = dirname(this.model.path);
     const files = { weights: this.model.path, config: join(folder, 'config.json') };
-    const encoder: Promise<Encoder> = existsSync(fileURLToPath(WORKER_SCRIPT)) ? EncoderWorker.start({ script: WORKER_SCRIPT, ...files }) : InProcessEncoder.load(files);
-    const loading = Promise.all([BertTokenizer.load(join(folder, 'tokenizer.json')), readBertConfig(files.config), encoder]).then(([tokenizer, config, encoder]) => ({
-      tokenizer,
-      maxTokens: Math.min(EMBEDDING_CONTEXT_LENGTH, config.max_position_embeddings),
-      encoder,
-    }));
+    const encoder: Promise<Encoder> = existsSync(fileURLToPath(WORKER_SCRIPT))
+      ? EncoderWorker.start({ script: WORKER_SCRIPT, ...files })
+      : InProcessEncoder.load(files);
+    const loading = Promise.all([BertTokenizer.load(join(folder, 'tokenizer.json')), readBertConfig(files.config), encoder]).then(
+      ([tokenizer, config, encoder]) => ({
+        tokenizer,
+        maxTokens: Math.min(EMBEDDING_CONTEXT_LENGTH, config.max_position_embeddings),
+        encoder,
+      }),
+    );
     // A failed load closes the encoder if it started, and lets the next request try again.
     loading.catch(() => {
-      void encoder.then((e) => e.close(), () => {});
+      void encoder.then(
+        (e) => e.close(),
+        () => {},
+      );
       if (this.#loading === loading) this.#loading = undefined;
     });
     this.#loading = loading;

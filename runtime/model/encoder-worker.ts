@@ -6,7 +6,8 @@ export interface EncoderRequest {
   sequences: number[][];
 }
 /** What the embedding worker answers. */
-export type EncoderReply = { type: 'ready' } | { type: 'failed'; message: string } | { type: 'result'; embeddings: Float32Array[] } | { type: 'error'; message: string };
+export type EncoderReply =
+  { type: 'ready' } | { type: 'failed'; message: string } | { type: 'result'; embeddings: Float32Array[] } | { type: 'error'; message: string };
 
 interface Job {
   sequences: number[][];

@@ -107,7 +107,8 @@ export async function pullFromHf(options: {
 
     options.report({ status: 'verifying', model: name });
     const digest = await sha256File(temp);
-    if (expected && digest !== expected) throw fail(`Checksum mismatch for ${url}: x-linked-etag says sha256 ${expected}, got ${digest}. Nothing was registered.`);
+    if (expected && digest !== expected)
+      throw fail(`Checksum mismatch for ${url}: x-linked-etag says sha256 ${expected}, got ${digest}. Nothing was registered.`);
     await rename(temp, target);
     const stored = await options.store.save({
       name,

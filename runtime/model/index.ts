@@ -30,4 +30,3 @@ export { EmbeddingEngine, EMBEDDING_CONTEXT_LENGTH, type EmbedResult } from './e
 export { LlamaEngine, type EngineMessage, type EngineOptions, type EngineRequest, type EngineResult } from './llama-engine.js';
 export { ModelPullError } from './model-pull-error.js';
 export { ModelRequestError } from './model-request-error.js';
-

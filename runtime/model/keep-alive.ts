@@ -3,7 +3,7 @@ import { ModelRequestError } from './model-request-error.js';
 /** Ollama's default: a model stays loaded 5 minutes after its last request. */
 export const DEFAULT_KEEP_ALIVE_MS = 5 * 60_000;
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const DURATION = /^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
 
@@ -32,7 +32,10 @@ export function parseKeepAlive(value: string | number | undefined, fallback: num
 }
 
 function invalid(value: string): ModelRequestError {
-  return new ModelRequestError({ status: 400, message: `invalid keep_alive ${JSON.stringify(value)}: use seconds (a number) or a duration such as "5m", "1h", "30s"` });
+  return new ModelRequestError({
+    status: 400,
+    message: `invalid keep_alive ${JSON.stringify(value)}: use seconds (a number) or a duration such as "5m", "1h", "30s"`,
+  });
 }
 
 interface Entry {
@@ -87,10 +90,13 @@ export class KeepAliveTimers {
       return;
     }
     if (ms === Infinity) return;
-    entry.timer = setTimeout(() => {
-      this.#entries.delete(name);
-      this.#onExpire(name);
-    }, Math.min(ms, 2 ** 31 - 1));
+    entry.timer = setTimeout(
+      () => {
+        this.#entries.delete(name);
+        this.#onExpire(name);
+      },
+      Math.min(ms, 2 ** 31 - 1),
+    );
     entry.timer.unref();
   }
 

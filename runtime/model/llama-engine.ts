@@ -150,7 +150,7 @@ export class LlamaEngine {
     try {
       const messages = [...request.messages];
       const last = messages.at(-1);
-      const prompt = last?.role === 'user' ? (messages.pop()!.content) : '';
+      const prompt = last?.role === 'user' ? messages.pop()!.content : '';
       const history: ChatHistoryItem[] = messages.map((m): ChatHistoryItem => {
         if (m.role === 'system') return { type: 'system', text: m.content };
         if (m.role === 'assistant') return { type: 'model', response: [m.content] };

@@ -9,7 +9,11 @@ export class ModelRequestError extends FrameworkError {
   readonly status: 400 | 404 | 501 | 503;
 
   constructor(options: { status: 400 | 404 | 501 | 503; message: string; cause?: unknown }) {
-    super({ code: options.status === 404 ? 'model_not_found' : options.status === 503 ? 'model_runtime_unavailable' : 'invalid_request', message: options.message, cause: options.cause });
+    super({
+      code: options.status === 404 ? 'model_not_found' : options.status === 503 ? 'model_runtime_unavailable' : 'invalid_request',
+      message: options.message,
+      cause: options.cause,
+    });
     this.status = options.status;
   }
 }

@@ -18,7 +18,12 @@ export function resolveOllamaHost(options: { host?: string; env?: NodeJS.Process
 /** The path on the `FROM` line of a Modelfile, when there is one. */
 export function modelfileFromPath(modelfile: string): string | undefined {
   const line = modelfile.split('\n').find((l) => /^FROM\s+/i.test(l.trim()));
-  return line?.trim().replace(/^FROM\s+/i, '').trim() || undefined;
+  return (
+    line
+      ?.trim()
+      .replace(/^FROM\s+/i, '')
+      .trim() || undefined
+  );
 }
 
 /** The sha256 named by an Ollama blob file (`sha256-<hex>`), when it has one. */

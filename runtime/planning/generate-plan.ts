@@ -117,7 +117,6 @@ export async function generatePlan(options: GeneratePlanOptions): Promise<PlanRe
   });
 }
 
-
 /** The actions in order, without repeats (small models loop); compared ignoring case and spacing. */
 function withoutRepeats(actions: readonly string[]): string[] {
   const seen = new Set<string>();

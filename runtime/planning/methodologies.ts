@@ -82,11 +82,7 @@ function failureReason(error: unknown): string {
  * @example
  * const { methodology, rationale } = await selectMethodology('Organise a team offsite', llmConfig);
  */
-export async function selectMethodology(
-  query: string,
-  llmConfig: LlmConfig,
-  options: SelectMethodologyOptions = {},
-): Promise<MethodologySelection> {
+export async function selectMethodology(query: string, llmConfig: LlmConfig, options: SelectMethodologyOptions = {}): Promise<MethodologySelection> {
   const { signal, logger = silentLogger } = options;
   const methodologies = Object.entries(DESCRIPTIONS)
     .map(([name, description]) => `- ${name}: ${description}`)

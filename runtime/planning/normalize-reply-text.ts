@@ -17,11 +17,5 @@ const SEPARATORS = /[^\p{L}\p{N}]+/gu;
  * normalizeReplyText('Change step #2.')   // 'change step 2'
  */
 export function normalizeReplyText(text: string): string {
-  return text
-    .toLowerCase()
-    .normalize('NFD')
-    .replace(COMBINING_MARKS, '')
-    .replace(APOSTROPHES, '')
-    .replace(SEPARATORS, ' ')
-    .trim();
+  return text.toLowerCase().normalize('NFD').replace(COMBINING_MARKS, '').replace(APOSTROPHES, '').replace(SEPARATORS, ' ').trim();
 }

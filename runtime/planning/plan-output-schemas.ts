@@ -18,7 +18,11 @@ const NAME_BY_KEY = new Map<string, Methodology>(METHODOLOGIES.map((m) => [m.toL
 
 /** `Pólya`, `polya`, ` wbs ` → the canonical name; anything else stays as written (and fails the enum). */
 function canonicalMethodology(name: string): string {
-  const key = name.normalize('NFD').replace(/\p{Diacritic}/gu, '').trim().toLowerCase();
+  const key = name
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .trim()
+    .toLowerCase();
   return NAME_BY_KEY.get(key) ?? name;
 }
 

@@ -117,7 +117,11 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
     }
 
     /** Runs a memory write; a failure becomes a status, not a failed task. */
-    async function* remember(what: { en: string; es: string }, language: SummaryLanguage, write: (memory: PlannerMemory) => Promise<void>): AsyncGenerator<AgentResponse> {
+    async function* remember(
+      what: { en: string; es: string },
+      language: SummaryLanguage,
+      write: (memory: PlannerMemory) => Promise<void>,
+    ): AsyncGenerator<AgentResponse> {
       if (!memory) return;
       try {
         await write(memory);

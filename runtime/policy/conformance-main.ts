@@ -36,9 +36,7 @@ function main(argv: string[]): number {
     return 2;
   }
   const report = runConformance({ dir });
-  const failures = report.results
-    .filter((r) => r.status === 'failed')
-    .map((r) => ({ file: r.file, note: r.note, reason: r.reason ?? '' }));
+  const failures = report.results.filter((r) => r.status === 'failed').map((r) => ({ file: r.file, note: r.note, reason: r.reason ?? '' }));
   if (json) {
     const doc = {
       total: report.total,
@@ -58,9 +56,13 @@ function main(argv: string[]): number {
   for (const name of names) {
     const f = report.folders[name];
     if (f === undefined) continue;
-    lines.push(`${name.padEnd(width)}  ${String(f.total).padStart(5)}  ${String(f.passed).padStart(6)}  ${String(f.failed).padStart(6)}  ${String(f.unsupported).padStart(11)}  ${String(f.skipped).padStart(7)}`);
+    lines.push(
+      `${name.padEnd(width)}  ${String(f.total).padStart(5)}  ${String(f.passed).padStart(6)}  ${String(f.failed).padStart(6)}  ${String(f.unsupported).padStart(11)}  ${String(f.skipped).padStart(7)}`,
+    );
   }
-  lines.push(`${'TOTAL'.padEnd(width)}  ${String(report.total).padStart(5)}  ${String(report.passed).padStart(6)}  ${String(report.failed).padStart(6)}  ${String(report.unsupported).padStart(11)}  ${String(report.skipped).padStart(7)}`);
+  lines.push(
+    `${'TOTAL'.padEnd(width)}  ${String(report.total).padStart(5)}  ${String(report.passed).padStart(6)}  ${String(report.failed).padStart(6)}  ${String(report.unsupported).padStart(11)}  ${String(report.skipped).padStart(7)}`,
+  );
   if (failures.length > 0) {
     lines.push('', 'Failures:');
     for (const f of failures) lines.push(`  ${f.file}: ${f.note}\n    ${f.reason.split('\n').join('\n    ')}`);

@@ -105,7 +105,10 @@ function normalizeBinding(v: Value, sort: boolean): Value {
 }
 
 function describe(rows: Value[]): string {
-  return JSON.stringify(rows.map((r) => toJS(r)), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  return JSON.stringify(
+    rows.map((r) => toJS(r)),
+    (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v),
+  );
 }
 
 /** Runs one case. Never throws. */
@@ -125,7 +128,8 @@ export function runCase(loaded: LoadedCase): CaseResult {
       input = v;
     } else if (c.input !== undefined) input = fromJS(c.input);
     const rows = policy.query(c.query, { inputValue: input, strictBuiltinErrors: c.strict_error === true });
-    if (wantsError) return { ...base, status: 'failed', reason: `expected error ${c.want_error_code ?? ''} ${c.want_error ?? ''} but got ${rows.length} result(s)` };
+    if (wantsError)
+      return { ...base, status: 'failed', reason: `expected error ${c.want_error_code ?? ''} ${c.want_error ?? ''} but got ${rows.length} result(s)` };
     if (c.want_result === undefined) return { ...base, status: 'failed', reason: 'case has no want_result or want_error' };
     const got = new RegoSet();
     const gotRows: Value[] = [];

@@ -141,7 +141,10 @@ export class CompiledPolicy {
         segs = path.split(path.includes('/') ? '/' : '.').filter((s) => s !== '');
         if (segs[0] === 'data') segs = segs.slice(1);
       } else segs = [...path];
-      ref = new DataRefT(this.compiled.root, segs.map((s) => new ConstT(s)));
+      ref = new DataRefT(
+        this.compiled.root,
+        segs.map((s) => new ConstT(s)),
+      );
       this.paths.set(key, ref);
     }
     const shared = new Shared(options ?? {});

@@ -55,10 +55,7 @@ export class PolicyError extends Error {
   constructor(options: PolicyErrorOptions) {
     const errors = options.errors ?? [];
     const own = `${prefix(options.location)}${options.code}: ${options.detail}`;
-    const message =
-      errors.length > 1
-        ? `${errors.length} errors occurred:\n${errors.map((e) => e.message).join('\n')}`
-        : own;
+    const message = errors.length > 1 ? `${errors.length} errors occurred:\n${errors.map((e) => e.message).join('\n')}` : own;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PolicyError';
     this.code = options.code;
@@ -72,9 +69,7 @@ export class PolicyError extends Error {
   }
 
   toJSON(): { code: string; message: string; location?: SourceLocation } {
-    return this.location === undefined
-      ? { code: this.code, message: this.detail }
-      : { code: this.code, message: this.detail, location: this.location };
+    return this.location === undefined ? { code: this.code, message: this.detail } : { code: this.code, message: this.detail, location: this.location };
   }
 }
 

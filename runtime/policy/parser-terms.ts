@@ -5,19 +5,7 @@
  * Refs and calls only continue with adjacent tokens (`a.b[c](d)`), so a
  * newline or space ends a term.
  */
-import {
-  type Body,
-  type CallTerm,
-  type Expr,
-  type Loc,
-  mkRef,
-  mkVar,
-  opRef,
-  type RefTerm,
-  type Term,
-  type VarTerm,
-  type With,
-} from './ast.js';
+import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, type RefTerm, type Term, type VarTerm, type With } from './ast.js';
 import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
@@ -339,8 +327,16 @@ export class TermParser {
       } else break;
       if (ref !== undefined) {
         const h = ref[0] as Term;
-        if (h.type !== 'var' && h.type !== 'array' && h.type !== 'object' && h.type !== 'set' && h.type !== 'call' &&
-          h.type !== 'arraycomp' && h.type !== 'setcomp' && h.type !== 'objectcomp') {
+        if (
+          h.type !== 'var' &&
+          h.type !== 'array' &&
+          h.type !== 'object' &&
+          h.type !== 'set' &&
+          h.type !== 'call' &&
+          h.type !== 'arraycomp' &&
+          h.type !== 'setcomp' &&
+          h.type !== 'objectcomp'
+        ) {
           this.fail(`illegal ref (head cannot be ${h.type})`, t);
         }
       }

@@ -6,17 +6,7 @@
  * @example
  * const mod = parseModule('package a\nallow if input.x == 1', 'a.rego');
  */
-import {
-  type Body,
-  type Expr,
-  type Head,
-  type Import,
-  type Module,
-  mkRef,
-  type RefTerm,
-  type Rule,
-  type Term,
-} from './ast.js';
+import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
 import { PolicyError } from './errors.js';
 import { tokenize } from './lexer.js';
 import { KEYWORDS, TermParser } from './parser-terms.js';

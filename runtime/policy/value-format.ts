@@ -83,6 +83,13 @@ export function formatValue(v: Value): string {
         if (v.size === 0) return 'set()';
         return '{' + v.values().map(formatValue).join(', ') + '}';
       }
-      return '{' + v.entries().map(([k, x]) => formatValue(k) + ': ' + formatValue(x)).join(', ') + '}';
+      return (
+        '{' +
+        v
+          .entries()
+          .map(([k, x]) => formatValue(k) + ': ' + formatValue(x))
+          .join(', ') +
+        '}'
+      );
   }
 }

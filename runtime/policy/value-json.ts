@@ -80,7 +80,14 @@ export function stringifyJSON(v: Value): string {
       if (v instanceof RegoDecimal) return v.toString();
       if (Array.isArray(v)) return '[' + v.map(stringifyJSON).join(',') + ']';
       if (v instanceof RegoSet) return '[' + v.values().map(stringifyJSON).join(',') + ']';
-      return '{' + v.entries().map(([k, x]) => JSON.stringify(keyString(k)) + ':' + stringifyJSON(x)).join(',') + '}';
+      return (
+        '{' +
+        v
+          .entries()
+          .map(([k, x]) => JSON.stringify(keyString(k)) + ':' + stringifyJSON(x))
+          .join(',') +
+        '}'
+      );
   }
 }
 

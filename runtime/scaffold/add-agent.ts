@@ -105,9 +105,7 @@ export async function scaffoldAgent(options: AddAgentOptions & AgentExtras): Pro
   };
   const created: string[] = [];
   for (const from of [join(toolkit.templatesDir, 'agent'), ...(options.overlays ?? [])]) {
-    created.push(
-      ...(await renderTree({ from, to: agentDir, root, data, names: { name }, exclude: options.withWebInterface ? [] : ['web-interface.ts.eta'] })),
-    );
+    created.push(...(await renderTree({ from, to: agentDir, root, data, names: { name }, exclude: options.withWebInterface ? [] : ['web-interface.ts.eta'] })));
   }
 
   await writeAgentCard({ path: join(root, cardPath(name)), card });

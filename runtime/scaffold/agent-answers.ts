@@ -49,7 +49,9 @@ async function ask(options: PromptStreams): Promise<{ tasks: TaskAnswer[]; skill
   }
   const skills: SkillAnswer[] = [];
   for (;;) {
-    const name = (await input({ message: skills.length === 0 ? 'Skill for the agent card (empty to finish):' : 'Another skill (empty to finish):' }, context)).trim();
+    const name = (
+      await input({ message: skills.length === 0 ? 'Skill for the agent card (empty to finish):' : 'Another skill (empty to finish):' }, context)
+    ).trim();
     if (name === '') break;
     const description = (await input({ message: `Describe the skill "${name}":`, default: name }, context)).trim();
     skills.push({ name, description });
@@ -80,7 +82,10 @@ export function parseNamedPair(options: { value: string; flag: string }): { name
   const name = (at < 0 ? options.value : options.value.slice(0, at)).trim();
   const description = (at < 0 ? '' : options.value.slice(at + 1)).trim();
   if (name === '') {
-    throw new FrameworkError({ code: 'invalid_request', message: `${options.flag} ${JSON.stringify(options.value)} has no name; write ${options.flag} "<name>:<description>".` });
+    throw new FrameworkError({
+      code: 'invalid_request',
+      message: `${options.flag} ${JSON.stringify(options.value)} has no name; write ${options.flag} "<name>:<description>".`,
+    });
   }
   return { name, description: description || name };
 }

@@ -35,7 +35,11 @@ export function buildAgentCard(options: { name: string; description: string; por
     defaultInputModes: ['text', 'text/plain'],
     defaultOutputModes: ['text', 'text/plain'],
     skills: options.skills.map((skill, index) => ({
-      id: skill.name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || `skill_${index + 1}`,
+      id:
+        skill.name
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '_')
+          .replace(/^_|_$/g, '') || `skill_${index + 1}`,
       name: skill.name,
       description: skill.description,
       tags: [options.name],

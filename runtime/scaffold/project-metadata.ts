@@ -31,7 +31,10 @@ export async function readProjectFile(options: { root: string }): Promise<Projec
   const parsed = ProjectFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new FrameworkError({ code: 'invalid_request', message: `${path} is not a valid project file: ${issue?.path.join('.') || '(root)'} ${issue?.message ?? 'is invalid'}; fix or restore it.` });
+    throw new FrameworkError({
+      code: 'invalid_request',
+      message: `${path} is not a valid project file: ${issue?.path.join('.') || '(root)'} ${issue?.message ?? 'is invalid'}; fix or restore it.`,
+    });
   }
   return parsed.data;
 }
@@ -46,7 +49,10 @@ export async function readProjectFile(options: { root: string }): Promise<Projec
 export async function writeProjectFile(options: { root: string; project: ProjectFile }): Promise<void> {
   const parsed = ProjectFileSchema.safeParse(options.project);
   if (!parsed.success) {
-    throw new FrameworkError({ code: 'internal_error', message: `The scaffold produced an invalid project file: ${parsed.error.issues[0]?.message ?? 'unknown problem'}` });
+    throw new FrameworkError({
+      code: 'internal_error',
+      message: `The scaffold produced an invalid project file: ${parsed.error.issues[0]?.message ?? 'unknown problem'}`,
+    });
   }
   await writeFile(join(options.root, PROJECT_FILE), `${JSON.stringify(parsed.data, null, 2)}\n`);
 }

@@ -33,7 +33,12 @@ export function cardPath(agent: string): string {
 export function coreServices(): ServiceSpec[] {
   return [
     service({ name: 'model', kind: 'model', port: LOCAL_PORTS.model, args: ['model', 'serve', '--addr', `127.0.0.1:${LOCAL_PORTS.model}`], optional: true }),
-    service({ name: 'policy', kind: 'policy', port: LOCAL_PORTS.policy, args: ['policy', 'serve', PROJECT_PATHS.policies, '--addr', `127.0.0.1:${LOCAL_PORTS.policy}`] }),
+    service({
+      name: 'policy',
+      kind: 'policy',
+      port: LOCAL_PORTS.policy,
+      args: ['policy', 'serve', PROJECT_PATHS.policies, '--addr', `127.0.0.1:${LOCAL_PORTS.policy}`],
+    }),
     service({
       name: 'guardian',
       kind: 'guardian',
@@ -45,7 +50,16 @@ export function coreServices(): ServiceSpec[] {
       name: 'semantic-layer',
       kind: 'semantic-layer',
       port: LOCAL_PORTS.semanticLayer,
-      args: ['serve', 'semantic-layer', '--addr', `127.0.0.1:${LOCAL_PORTS.semanticLayer}`, '--cards', PROJECT_PATHS.cards, '--store-dir', PROJECT_PATHS.semanticStore],
+      args: [
+        'serve',
+        'semantic-layer',
+        '--addr',
+        `127.0.0.1:${LOCAL_PORTS.semanticLayer}`,
+        '--cards',
+        PROJECT_PATHS.cards,
+        '--store-dir',
+        PROJECT_PATHS.semanticStore,
+      ],
       env: { OLLAMA_HOST: LOCAL_URLS.model },
       optional: true,
     }),
@@ -116,7 +130,12 @@ export interface SwarmMemory {
  * @example
  * agentEnvironment({ name: 'helper', port: 8002 }).AGENT_CARD; // 'services/semantic_layer/agent_cards/helper.json'
  */
-export function agentEnvironment(options: { name: string; port: number; memory?: SwarmMemory; urls?: { guardian: string; policy: string; model: string } }): Record<string, string> {
+export function agentEnvironment(options: {
+  name: string;
+  port: number;
+  memory?: SwarmMemory;
+  urls?: { guardian: string; policy: string; model: string };
+}): Record<string, string> {
   const urls = options.urls ?? LOCAL_URLS;
   return {
     AGENT_NAME: options.name,

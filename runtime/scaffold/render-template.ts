@@ -8,8 +8,7 @@ export type TemplateData = Readonly<Record<string, unknown>>;
 /** Helpers available in every template as `it.h`. */
 export const TEMPLATE_HELPERS = {
   /** A TypeScript string literal of `value`: single-quoted, or double-quoted when it holds a single quote. */
-  str: (value: string): string =>
-    value.includes("'") ? JSON.stringify(value) : `'${JSON.stringify(value).slice(1, -1).replace(/\\"/g, '"')}'`,
+  str: (value: string): string => (value.includes("'") ? JSON.stringify(value) : `'${JSON.stringify(value).slice(1, -1).replace(/\\"/g, '"')}'`),
   /** `value` safe inside a one-line comment or JSDoc (no line breaks, no `*\/`). */
   comment: (value: string): string => value.replace(/\s+/g, ' ').replace(/\*\//g, '* /').trim(),
   /** A JSON value on one line. */

@@ -29,7 +29,9 @@ function checkCommon(name: unknown, what: string): string {
 export function validateProjectName(options: { name: unknown }): string {
   const name = checkCommon(options.name, 'project');
   if (!PROJECT_NAME.test(name)) {
-    refuse(`The project name "${name}" is not valid: use lower-case letters, digits, ".", "_" or "-", starting with a letter or digit (for example "${suggest(name) || 'demo'}").`);
+    refuse(
+      `The project name "${name}" is not valid: use lower-case letters, digits, ".", "_" or "-", starting with a letter or digit (for example "${suggest(name) || 'demo'}").`,
+    );
   }
   return name;
 }
@@ -44,7 +46,9 @@ export function validateProjectName(options: { name: unknown }): string {
 export function validateAgentName(options: { name: unknown }): string {
   const name = checkCommon(options.name, 'agent');
   if (!AGENT_NAME.test(name)) {
-    refuse(`The agent name "${name}" is not valid: use lower-case letters, digits, "_" or "-", starting with a letter (for example "${suggest(name) || 'helper'}").`);
+    refuse(
+      `The agent name "${name}" is not valid: use lower-case letters, digits, "_" or "-", starting with a letter (for example "${suggest(name) || 'helper'}").`,
+    );
   }
   return name;
 }
@@ -59,7 +63,9 @@ export function validateTaskName(options: { name: unknown }): string {
   const name = checkCommon(options.name, 'task');
   if (name === 'route_to_task') refuse('The task name "route_to_task" is reserved for the router every agent gets; choose another name.');
   if (!TASK_NAME.test(name)) {
-    refuse(`The task name "${name}" is not valid: use lower-case letters, digits, "_" or "-", starting with a letter (for example "${suggest(name) || 'answer'}").`);
+    refuse(
+      `The task name "${name}" is not valid: use lower-case letters, digits, "_" or "-", starting with a letter (for example "${suggest(name) || 'answer'}").`,
+    );
   }
   return name;
 }

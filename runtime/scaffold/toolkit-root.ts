@@ -46,7 +46,10 @@ export function toolkitInfo(): ToolkitInfo {
     }
     const parent = dirname(dir);
     if (parent === dir) {
-      throw new FrameworkError({ code: 'internal_error', message: 'Cannot find the framework_core package (its package.json) above the scaffold code; reinstall framework-cli.' });
+      throw new FrameworkError({
+        code: 'internal_error',
+        message: 'Cannot find the framework_core package (its package.json) above the scaffold code; reinstall framework-cli.',
+      });
     }
     dir = parent;
   }

@@ -33,7 +33,12 @@ export function cardId(name: string): string {
  */
 export function cardText(card: AgentCardJson): string {
   const skills = (Array.isArray(card.skills) ? card.skills : []).filter(isPlainObject);
-  const sentences = [card.description ?? '', ...skills.map((skill) => (typeof skill.description === 'string' && skill.description ? skill.description : typeof skill.name === 'string' ? skill.name : ''))]
+  const sentences = [
+    card.description ?? '',
+    ...skills.map((skill) =>
+      typeof skill.description === 'string' && skill.description ? skill.description : typeof skill.name === 'string' ? skill.name : '',
+    ),
+  ]
     .map((text) => text.trim().replace(/[.]+$/, ''))
     .filter(Boolean);
   return sentences.length > 0 ? `${sentences.join('. ')}.` : card.name;
@@ -115,7 +120,10 @@ export class CardIndex {
   /** Embeds and stores `cards` (replacing by id); returns how many were stored. */
   async index(cards: readonly CardOnDisk[], options: { signal?: AbortSignal } = {}): Promise<number> {
     if (cards.length === 0) return 0;
-    const vectors = await this.#embedder.embed(cards.map((card) => card.text), options);
+    const vectors = await this.#embedder.embed(
+      cards.map((card) => card.text),
+      options,
+    );
     const records: VectorRecord[] = cards.map((card, i) => ({
       id: card.id,
       vector: vectors[i] ?? [],
@@ -164,6 +172,10 @@ export class CardIndex {
     const records = stored ? [...stored.values()] : await this.#store.list('agent_cards');
     const gone = records.filter((record) => !present.has(record.id));
     for (const record of gone) this.#logger.warn('card is not present on disk', { uri: record.uri, fix: `add its JSON to ${this.dir}` });
-    if (gone.length > 0) await this.#store.delete('agent_cards', gone.map((record) => record.id));
+    if (gone.length > 0)
+      await this.#store.delete(
+        'agent_cards',
+        gone.map((record) => record.id),
+      );
   }
 }

@@ -72,7 +72,12 @@ export class CollectionMirror {
    * (`ids[label]`), without adding them to the index again: `records[p]`
    * has its unit vector at row `p` of `vectors`, and `positions` maps ids to `p`.
    */
-  restore(options: { ids: ReadonlyArray<string | null>; records: readonly MirroredRecord[]; positions: ReadonlyMap<string, number>; vectors: Float32Array }): void {
+  restore(options: {
+    ids: ReadonlyArray<string | null>;
+    records: readonly MirroredRecord[];
+    positions: ReadonlyMap<string, number>;
+    vectors: Float32Array;
+  }): void {
     this.#grow(options.ids.length);
     options.ids.forEach((id, label) => {
       const position = id === null ? undefined : options.positions.get(id);

@@ -52,7 +52,10 @@ export function createSemanticLayerApp(options: SemanticLayerAppOptions): Hono &
       return existing.transport.handleRequest(c.req.raw);
     }
     if (sessionId) {
-      return c.json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session terminated: unknown or expired MCP session; start a new one.' } }, 404);
+      return c.json(
+        { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session terminated: unknown or expired MCP session; start a new one.' } },
+        404,
+      );
     }
     const server = buildServer(options, logger);
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -97,40 +100,64 @@ function buildServer(options: SemanticLayerAppOptions, logger: Logger): McpServe
     }
   };
 
-  server.registerTool(Tools.TOOL_NAMES.searchDocuments, {
-    description: 'Searches stored documents by meaning. Returns up to max_results hits (default 3) with content, metadata and a cosine score.',
-    inputSchema: Tools.SearchDocumentsInput,
-    outputSchema: Tools.SearchDocumentsOutput,
-  }, ({ query, max_results, filter }) => run('search_documents', async () => ({ hits: await service.searchDocuments(query, max_results, filter) })));
+  server.registerTool(
+    Tools.TOOL_NAMES.searchDocuments,
+    {
+      description: 'Searches stored documents by meaning. Returns up to max_results hits (default 3) with content, metadata and a cosine score.',
+      inputSchema: Tools.SearchDocumentsInput,
+      outputSchema: Tools.SearchDocumentsOutput,
+    },
+    ({ query, max_results, filter }) => run('search_documents', async () => ({ hits: await service.searchDocuments(query, max_results, filter) })),
+  );
 
-  server.registerTool(Tools.TOOL_NAMES.storeDocument, {
-    description: 'Stores a document (content and string metadata) with its embedding.',
-    inputSchema: Tools.StoreDocumentInput,
-    outputSchema: Tools.StoreDocumentOutput,
-  }, ({ content, metadata }) => run('store_document', () => service.storeDocument(content, metadata ?? {})));
+  server.registerTool(
+    Tools.TOOL_NAMES.storeDocument,
+    {
+      description: 'Stores a document (content and string metadata) with its embedding.',
+      inputSchema: Tools.StoreDocumentInput,
+      outputSchema: Tools.StoreDocumentOutput,
+    },
+    ({ content, metadata }) => run('store_document', () => service.storeDocument(content, metadata ?? {})),
+  );
 
-  server.registerTool(Tools.TOOL_NAMES.findAgent, {
-    description: 'Finds the agent whose card best matches a query, if any is similar enough.',
-    inputSchema: Tools.FindAgentInput,
-    outputSchema: Tools.FindAgentOutput,
-  }, ({ query }) => run('find_agent', () => service.findAgent(query)));
+  server.registerTool(
+    Tools.TOOL_NAMES.findAgent,
+    {
+      description: 'Finds the agent whose card best matches a query, if any is similar enough.',
+      inputSchema: Tools.FindAgentInput,
+      outputSchema: Tools.FindAgentOutput,
+    },
+    ({ query }) => run('find_agent', () => service.findAgent(query)),
+  );
 
-  server.registerTool(Tools.TOOL_NAMES.listAgents, {
-    description: 'Lists every indexed agent card.',
-    outputSchema: Tools.ListAgentsOutput,
-  }, () => run('list_agents', async () => ({ agents: await service.listAgents() })));
+  server.registerTool(
+    Tools.TOOL_NAMES.listAgents,
+    {
+      description: 'Lists every indexed agent card.',
+      outputSchema: Tools.ListAgentsOutput,
+    },
+    () => run('list_agents', async () => ({ agents: await service.listAgents() })),
+  );
 
-  server.registerTool(Tools.TOOL_NAMES.getAgentCard, {
-    description: 'Returns the card of the agent with this name, or null.',
-    inputSchema: Tools.GetAgentCardInput,
-    outputSchema: Tools.GetAgentCardOutput,
-  }, ({ name }) => run('get_agent_card', async () => ({ agent: await service.getAgentCard(name) })));
+  server.registerTool(
+    Tools.TOOL_NAMES.getAgentCard,
+    {
+      description: 'Returns the card of the agent with this name, or null.',
+      inputSchema: Tools.GetAgentCardInput,
+      outputSchema: Tools.GetAgentCardOutput,
+    },
+    ({ name }) => run('get_agent_card', async () => ({ agent: await service.getAgentCard(name) })),
+  );
 
-  server.registerTool(Tools.TOOL_NAMES.recommendAgents, {
-    description: 'Recommends up to max_agents agents (default 3) for a task, best first, with scores.',
-    inputSchema: Tools.RecommendAgentsInput,
-    outputSchema: Tools.RecommendAgentsOutput,
-  }, ({ task, max_agents }) => run('recommend_agents', async () => ({ agents: await service.recommendAgents(task, max_agents) })));
+  server.registerTool(
+    Tools.TOOL_NAMES.recommendAgents,
+    {
+      description: 'Recommends up to max_agents agents (default 3) for a task, best first, with scores.',
+      inputSchema: Tools.RecommendAgentsInput,
+      outputSchema: Tools.RecommendAgentsOutput,
+    },
+    ({ task, max_agents }) => run('recommend_agents', async () => ({ agents: await service.recommendAgents(task, max_agents) })),
+  );
 
   return server;
 }

@@ -5,7 +5,10 @@ import type { VectorStore } from './vector-store.js';
 import { WeaviateVectorStore } from './weaviate-vector-store.js';
 
 /** The vector store the configuration names: LanceDB in VECTOR_STORE_DIR (default), or Weaviate at VECTOR_STORE_URL. */
-export async function createVectorStore(config: Pick<SemanticConfig, 'vectorStore' | 'storeDir' | 'vectorStoreUrl'>, options: { logger?: Logger } = {}): Promise<VectorStore> {
+export async function createVectorStore(
+  config: Pick<SemanticConfig, 'vectorStore' | 'storeDir' | 'vectorStoreUrl'>,
+  options: { logger?: Logger } = {},
+): Promise<VectorStore> {
   if (config.vectorStore === 'weaviate') {
     return WeaviateVectorStore.connect({ url: config.vectorStoreUrl ?? '', ...(options.logger ? { logger: options.logger } : {}) });
   }

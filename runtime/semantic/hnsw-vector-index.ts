@@ -53,7 +53,8 @@ export class HnswVectorIndex implements VectorIndex {
   static load(options: { path: string; dimensions: number; threads?: number }): HnswVectorIndex {
     const index = HnswVectorIndex.create(options);
     index.#index.load(options.path);
-    if (index.#index.dimensions() !== options.dimensions) throw new Error(`${options.path} holds ${index.#index.dimensions()}-dimensional vectors, not ${options.dimensions}`);
+    if (index.#index.dimensions() !== options.dimensions)
+      throw new Error(`${options.path} holds ${index.#index.dimensions()}-dimensional vectors, not ${options.dimensions}`);
     return index;
   }
 
@@ -63,7 +64,8 @@ export class HnswVectorIndex implements VectorIndex {
 
   add(labels: readonly number[], vectors: Float32Array): void {
     if (labels.length === 0) return;
-    if (vectors.length !== labels.length * this.dimensions) throw new RangeError(`${labels.length} labels need ${labels.length * this.dimensions} floats, got ${vectors.length}`);
+    if (vectors.length !== labels.length * this.dimensions)
+      throw new RangeError(`${labels.length} labels need ${labels.length * this.dimensions} floats, got ${vectors.length}`);
     const keys = BigUint64Array.from(labels, (label) => BigInt(label));
     const present = this.#index.contains(keys);
     const replaced = (Array.isArray(present) ? present : [present]).map((held, i) => (held ? keys[i]! : undefined)).filter((key) => key !== undefined);

@@ -19,7 +19,16 @@ export { startSemanticLayer, type RunningSemanticLayer } from './start-semantic-
 export { loadSemanticConfig, SEMANTIC_DEFAULTS, type SemanticConfig } from './semantic-config.js';
 export { MCPToolkit, DEFAULT_SEMANTIC_LAYER_URL, type MCPToolkitOptions, type ToolOutcome } from './mcp-toolkit.js';
 export { TOOL_NAMES, type AgentCardJson, type DocumentHit } from './tool-contract.js';
-export { answerFromDocuments, contextFrom, ragPrompt, registerRagStep, NO_INFORMATION_ANSWER, RAG_MAX_RESULTS, type DocumentSearch, type RagSource } from './rag.js';
+export {
+  answerFromDocuments,
+  contextFrom,
+  ragPrompt,
+  registerRagStep,
+  NO_INFORMATION_ANSWER,
+  RAG_MAX_RESULTS,
+  type DocumentSearch,
+  type RagSource,
+} from './rag.js';
 
 export { OllamaEmbedder, type Embedder } from '../llm/embedder.js';
 export { HnswVectorIndex, HNSW_SETTINGS } from './hnsw-vector-index.js';

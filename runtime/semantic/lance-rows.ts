@@ -68,7 +68,10 @@ export function recordsToArrow(options: { records: readonly VectorRecord[]; vect
     strings(records.map((r) => r.content)),
     strings(records.map((r) => r.uri)),
     strings(records.map((r) => JSON.stringify(r.metadata))),
-    vectorFromArray(records.map((r) => metadataTags({ metadata: r.metadata })), TAGS_TYPE).data[0]!,
+    vectorFromArray(
+      records.map((r) => metadataTags({ metadata: r.metadata })),
+      TAGS_TYPE,
+    ).data[0]!,
   ];
   const struct = makeData({ type: new Struct(schema.fields), length: records.length, nullCount: 0, children });
   return new Table(schema, [new RecordBatch(schema, struct)]);

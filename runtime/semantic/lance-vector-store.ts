@@ -9,7 +9,15 @@ import { HnswVectorIndex } from './hnsw-vector-index.js';
 import { lanceSchema, recordsToArrow, rowMetadata, rowToStored, rowVector, vectorDimensions, type LanceRow } from './lance-rows.js';
 import { loadSavedIndex, saveIndex } from './mirror-file.js';
 import { VectorStoreUnavailableError } from './vector-store-unavailable-error.js';
-import { isValidVector, type CollectionName, type SearchOptions, type StoredRecord, type VectorHit, type VectorRecord, type VectorStore } from './vector-store.js';
+import {
+  isValidVector,
+  type CollectionName,
+  type SearchOptions,
+  type StoredRecord,
+  type VectorHit,
+  type VectorRecord,
+  type VectorStore,
+} from './vector-store.js';
 
 const COLLECTIONS: readonly CollectionName[] = ['documents', 'agent_cards'];
 const DELETE_CHUNK = 500;
@@ -149,7 +157,11 @@ export class LanceVectorStore implements VectorStore {
     const table = this.#table(collection);
     if (!table) return undefined;
     return this.#run(`reading ${id} from ${collection}`, async () => {
-      const [row] = (await table.query().where(`id = ${sqlString({ value: id })}`).limit(1).toArray()) as LanceRow[];
+      const [row] = (await table
+        .query()
+        .where(`id = ${sqlString({ value: id })}`)
+        .limit(1)
+        .toArray()) as LanceRow[];
       return row ? this.#stored(row) : undefined;
     });
   }
@@ -214,7 +226,10 @@ export class LanceVectorStore implements VectorStore {
     const table = await this.#db.createEmptyTable(collection, lanceSchema({ dimensions }), { mode: 'create', existOk: true });
     const existing = vectorDimensions({ schema: await table.schema() });
     if (existing !== dimensions) {
-      throw new BadRequestError({ code: 'invalid_request', message: `The ${collection} table holds ${existing}-dimensional vectors; refused ${dimensions}-dimensional ones.` });
+      throw new BadRequestError({
+        code: 'invalid_request',
+        message: `The ${collection} table holds ${existing}-dimensional vectors; refused ${dimensions}-dimensional ones.`,
+      });
     }
     this.#tables.set(collection, table);
     this.#dimensions ??= dimensions;
@@ -264,7 +279,8 @@ export class LanceVectorStore implements VectorStore {
     }
     const vectors = units.subarray(0, records.length * dimensions);
     const saved = loadSavedIndex({ dir: this.location, collection, version, dimensions });
-    const savedMatches = saved !== undefined && saved.ids.filter((id) => id !== null).length === records.length && saved.ids.every((id) => id === null || positions.has(id));
+    const savedMatches =
+      saved !== undefined && saved.ids.filter((id) => id !== null).length === records.length && saved.ids.every((id) => id === null || positions.has(id));
     if (saved && savedMatches) {
       const mirror = new CollectionMirror({ index: saved.index });
       mirror.restore({ ids: saved.ids, records, positions, vectors });
@@ -274,14 +290,23 @@ export class LanceVectorStore implements VectorStore {
       mirror.upsert(records, vectors);
       if (records.length > 0) saveIndex({ dir: this.location, collection, version, mirror });
     }
-    this.#logger.info('lancedb collection mirrored', { dir: this.location, collection, records: records.length, index: saved && savedMatches ? 'loaded' : 'built', ms: Math.round(performance.now() - started) });
+    this.#logger.info('lancedb collection mirrored', {
+      dir: this.location,
+      collection,
+      records: records.length,
+      index: saved && savedMatches ? 'loaded' : 'built',
+      ms: Math.round(performance.now() - started),
+    });
   }
 
   /** Runs `operation` after the collection's earlier writes, so the table version and the mirror move together. */
   #serial<T>(collection: CollectionName, operation: () => Promise<T>): Promise<T> {
     const previous = this.#queues.get(collection) ?? Promise.resolve();
     const next = previous.then(operation, operation);
-    this.#queues.set(collection, next.catch(() => undefined));
+    this.#queues.set(
+      collection,
+      next.catch(() => undefined),
+    );
     return next;
   }
 
@@ -290,7 +315,9 @@ export class LanceVectorStore implements VectorStore {
     clearTimeout(this.#saveTimers.get(collection));
     const timer = setTimeout(() => {
       this.#saveTimers.delete(collection);
-      this.#serial(collection, () => this.#save(collection)).catch((cause: unknown) => this.#logger.warn('could not save the vector index; it will be rebuilt on the next start', { dir: this.location, collection, error: describe(cause) }));
+      this.#serial(collection, () => this.#save(collection)).catch((cause: unknown) =>
+        this.#logger.warn('could not save the vector index; it will be rebuilt on the next start', { dir: this.location, collection, error: describe(cause) }),
+      );
     }, SAVE_DELAY_MS);
     timer.unref();
     this.#saveTimers.set(collection, timer);

@@ -137,7 +137,12 @@ export class MCPToolkit {
 function toOutcome(result: Awaited<ReturnType<Client['callTool']>>): ToolOutcome {
   const structured = (result as { structuredContent?: Record<string, unknown> }).structuredContent;
   if (result.isError) {
-    const text = Array.isArray(result.content) ? result.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ').trim() : '';
+    const text = Array.isArray(result.content)
+      ? result.content
+          .map((part) => (part.type === 'text' ? part.text : ''))
+          .join(' ')
+          .trim()
+      : '';
     return { error: typeof structured?.error === 'string' ? structured.error : text || 'the tool failed' };
   }
   return structured ?? {};

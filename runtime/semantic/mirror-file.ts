@@ -23,7 +23,12 @@ export function mirrorPaths(dir: string, collection: string): { index: string; m
  * was written since, or a save was cut short) or unreadable: the caller
  * rebuilds it from the store.
  */
-export function loadSavedIndex(options: { dir: string; collection: string; version: number; dimensions: number }): { index: HnswVectorIndex; ids: Array<string | null> } | undefined {
+export function loadSavedIndex(options: {
+  dir: string;
+  collection: string;
+  version: number;
+  dimensions: number;
+}): { index: HnswVectorIndex; ids: Array<string | null> } | undefined {
   const paths = mirrorPaths(options.dir, options.collection);
   try {
     const manifest = MirrorManifestSchema.parse(JSON.parse(readFileSync(paths.manifest, 'utf8')));
@@ -42,7 +47,12 @@ export function saveIndex(options: { dir: string; collection: string; version: n
   rmSync(paths.manifest, { force: true });
   options.mirror.index.save(`${paths.index}.tmp`);
   renameSync(`${paths.index}.tmp`, paths.index);
-  const manifest: MirrorManifest = { format: 1, version: options.version, dimensions: options.mirror.index.dimensions, ids: options.mirror.labelIds().map((id) => id ?? null) };
+  const manifest: MirrorManifest = {
+    format: 1,
+    version: options.version,
+    dimensions: options.mirror.index.dimensions,
+    ids: options.mirror.labelIds().map((id) => id ?? null),
+  };
   writeFileSync(`${paths.manifest}.tmp`, JSON.stringify(manifest));
   renameSync(`${paths.manifest}.tmp`, paths.manifest);
 }

@@ -38,7 +38,12 @@ const SemanticEnvSchema = z.object({
   SEMANTIC_LAYER_HOST: z.string().trim().min(1).optional(),
   SEMANTIC_LAYER_PORT: ENV_FIELDS.portOrZero.optional(),
   AGENT_CARDS_DIR: z.string().min(1).optional(),
-  VECTOR_STORE: z.string().trim().toLowerCase().pipe(z.enum(['lancedb', 'weaviate'], { error: 'must be lancedb or weaviate' })).optional(),
+  VECTOR_STORE: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['lancedb', 'weaviate'], { error: 'must be lancedb or weaviate' }))
+    .optional(),
   VECTOR_STORE_DIR: z.string().min(1).optional(),
   VECTOR_STORE_URL: ENV_FIELDS.url.optional(),
   OLLAMA_HOST: ENV_FIELDS.url.optional(),

@@ -33,7 +33,10 @@ export class SemanticService {
     if (content.trim() === '') throw new BadRequestError({ code: 'invalid_request', message: 'content must not be empty.' });
     const bytes = Buffer.byteLength(content, 'utf8');
     if (bytes > this.#o.maxContentBytes) {
-      throw new BadRequestError({ code: 'payload_too_large', message: `content is ${bytes} bytes; the limit is ${this.#o.maxContentBytes} (SEMANTIC_MAX_CONTENT_BYTES). Split the document.` });
+      throw new BadRequestError({
+        code: 'payload_too_large',
+        message: `content is ${bytes} bytes; the limit is ${this.#o.maxContentBytes} (SEMANTIC_MAX_CONTENT_BYTES). Split the document.`,
+      });
     }
     checkMetadata(metadata);
     const [vector] = await this.#o.embedder.embed([content]);
@@ -81,7 +84,12 @@ export class SemanticService {
   async health(): Promise<{ status: 'ok' | 'degraded'; vectorized_cards: number; indexed: boolean; reason?: string }> {
     const count = await this.#o.cards.vectorizedCount();
     if (count > 0) return { status: 'ok', vectorized_cards: count, indexed: this.#indexed };
-    return { status: 'degraded', vectorized_cards: 0, indexed: this.#indexed, reason: this.#indexed ? `no agent card in ${this.#o.cards.dir} has a vector` : 'waiting for the model runtime to embed the agent cards' };
+    return {
+      status: 'degraded',
+      vectorized_cards: 0,
+      indexed: this.#indexed,
+      reason: this.#indexed ? `no agent card in ${this.#o.cards.dir} has a vector` : 'waiting for the model runtime to embed the agent cards',
+    };
   }
 
   /**
@@ -97,7 +105,10 @@ export class SemanticService {
         break;
       } catch (error) {
         if (options.signal?.aborted) throw error;
-        this.#logger.warn('agent cards could not be embedded; the model runtime is unavailable, retrying', { retryInMs: delay, error: (error as Error).message });
+        this.#logger.warn('agent cards could not be embedded; the model runtime is unavailable, retrying', {
+          retryInMs: delay,
+          error: (error as Error).message,
+        });
         await sleep(delay, options.signal);
         delay = Math.min(delay * 2, options.maxDelayMs ?? 10_000);
       }
@@ -119,7 +130,6 @@ export class SemanticService {
       .map((hit) => ({ card: parseCard(hit.content), score: hit.score }))
       .filter((hit): hit is { card: AgentCardJson; score: number } => hit.card !== undefined);
   }
-
 }
 
 function parseCard(content: string): AgentCardJson | undefined {
@@ -147,8 +157,13 @@ function checkLimit(value: number, field: string): number {
 function checkMetadata(metadata: unknown): void {
   if (!isPlainObject(metadata)) throw new BadRequestError({ code: 'invalid_request', message: 'metadata must be an object of string keys to string values.' });
   for (const [key, value] of Object.entries(metadata)) {
-    if (typeof value !== 'string') throw new BadRequestError({ code: 'invalid_request', message: `metadata.${key} must be a string (got ${Array.isArray(value) ? 'array' : typeof value}).` });
-    if (key.length === 0 || key.includes('=')) throw new BadRequestError({ code: 'invalid_request', message: `metadata key ${JSON.stringify(key)} must be non-empty and must not contain "=".` });
+    if (typeof value !== 'string')
+      throw new BadRequestError({
+        code: 'invalid_request',
+        message: `metadata.${key} must be a string (got ${Array.isArray(value) ? 'array' : typeof value}).`,
+      });
+    if (key.length === 0 || key.includes('='))
+      throw new BadRequestError({ code: 'invalid_request', message: `metadata key ${JSON.stringify(key)} must be non-empty and must not contain "=".` });
   }
 }
 
@@ -156,9 +171,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
     timer.unref();
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

@@ -31,7 +31,12 @@ export interface RunningSemanticLayer {
  * @example
  * const layer = await startSemanticLayer({ config: loadSemanticConfig() });
  */
-export async function startSemanticLayer(options: { config: SemanticConfig; logger?: Logger; embedder?: Embedder; store?: VectorStore }): Promise<RunningSemanticLayer> {
+export async function startSemanticLayer(options: {
+  config: SemanticConfig;
+  logger?: Logger;
+  embedder?: Embedder;
+  store?: VectorStore;
+}): Promise<RunningSemanticLayer> {
   const { config } = options;
   const logger = options.logger ?? silentLogger;
   const store = options.store ?? (await createVectorStore(config, { logger }));

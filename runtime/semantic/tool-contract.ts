@@ -18,7 +18,9 @@ export const DEFAULT_MAX_RESULTS = 3;
 export const MAX_RESULTS_LIMIT = 50;
 
 /** Document metadata: string keys to string values. */
-export const MetadataSchema = z.record(z.string(), z.string({ error: 'metadata values must be strings' }), { error: 'metadata must be an object of string keys to string values' });
+export const MetadataSchema = z.record(z.string(), z.string({ error: 'metadata values must be strings' }), {
+  error: 'metadata must be an object of string keys to string values',
+});
 
 export const SearchDocumentsInput = {
   query: z.string({ error: 'query must be a string' }),

@@ -82,9 +82,7 @@ export async function probeWeaviate(options: { baseUrl: string; timeoutMs: numbe
     const response = await fetch(url, { signal: AbortSignal.timeout(options.timeoutMs) });
     // Drain the (empty) body so the socket is released.
     await response.arrayBuffer().catch(() => undefined);
-    return response.ok
-      ? { ready: true, detail: `${url} answered ${response.status}` }
-      : { ready: false, detail: `${url} answered ${response.status}` };
+    return response.ok ? { ready: true, detail: `${url} answered ${response.status}` } : { ready: false, detail: `${url} answered ${response.status}` };
   } catch (error) {
     return { ready: false, detail: `${url} did not answer: ${describeFetchError(error, options.timeoutMs)}` };
   }

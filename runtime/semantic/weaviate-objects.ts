@@ -26,7 +26,6 @@ export function weaviateUuid(options: { id: string }): string {
   return generateUuid5(options.id);
 }
 
-
 /**
  * The `where` filter for `SearchOptions.filter`: `metadata_tags` contains all
  * of the pairs; `undefined` when there is nothing to filter on.

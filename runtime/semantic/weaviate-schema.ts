@@ -51,7 +51,6 @@ export function weaviateClassSchema(options: { collection: CollectionName }) {
   };
 }
 
-
 /** How an existing class differs from ours, as far as this store cares. */
 export interface SchemaGaps {
   /** Our properties the class lacks; they can be added in place. */

@@ -3,7 +3,15 @@ import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import type { Logger } from '../core/logger.js';
 import { VectorStoreUnavailableError } from './vector-store-unavailable-error.js';
-import { isValidVector, type CollectionName, type SearchOptions, type StoredRecord, type VectorHit, type VectorRecord, type VectorStore } from './vector-store.js';
+import {
+  isValidVector,
+  type CollectionName,
+  type SearchOptions,
+  type StoredRecord,
+  type VectorHit,
+  type VectorRecord,
+  type VectorStore,
+} from './vector-store.js';
 import { describeError, openWeaviateClient, parseWeaviateUrl, probeWeaviate, type WeaviateEndpoint } from './weaviate-connection.js';
 import { fromWeaviateObject, hitFromWeaviateObject, objectVector, tagFilter, toWeaviateObject, weaviateUuid } from './weaviate-objects.js';
 import { schemaGaps, WEAVIATE_CLASSES, WEAVIATE_PROPERTY_NAMES, weaviateClassSchema } from './weaviate-schema.js';
@@ -69,8 +77,7 @@ export class WeaviateVectorStore implements VectorStore {
   static async connect(options: WeaviateVectorStoreOptions): Promise<WeaviateVectorStore> {
     const endpoint = parseWeaviateUrl({ url: options.url, grpcPort: options.grpcPort });
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const unavailable = (detail: string, cause?: unknown) =>
-      new VectorStoreUnavailableError({ kind: 'weaviate', location: endpoint.baseUrl, detail, cause });
+    const unavailable = (detail: string, cause?: unknown) => new VectorStoreUnavailableError({ kind: 'weaviate', location: endpoint.baseUrl, detail, cause });
 
     // Probe first: a plain HTTP check fails fast and clearly, before the client opens a gRPC channel.
     const probe = await probeWeaviate({ baseUrl: endpoint.baseUrl, timeoutMs });
@@ -91,7 +98,11 @@ export class WeaviateVectorStore implements VectorStore {
       await client.close().catch(() => undefined);
       throw FrameworkError.isInstance(cause) ? cause : unavailable(`could not prepare the AgentCard and Document classes: ${describeError(cause)}`, cause);
     }
-    options.logger?.info('weaviate vector store connected', { url: endpoint.baseUrl, grpc: `${endpoint.grpcHost}:${endpoint.grpcPort}`, dimensions: store.#dimensions });
+    options.logger?.info('weaviate vector store connected', {
+      url: endpoint.baseUrl,
+      grpc: `${endpoint.grpcHost}:${endpoint.grpcPort}`,
+      dimensions: store.#dimensions,
+    });
     return store;
   }
 
@@ -192,10 +203,7 @@ export class WeaviateVectorStore implements VectorStore {
     await this.#run(`deleting ${ids.length} object(s) from ${WEAVIATE_CLASSES[collection]}`, async () => {
       const handle = this.#collection(collection);
       await handle.data.deleteMany(
-        Filters.or(
-          handle.filter.byId().containsAny(ids.map((id) => weaviateUuid({ id }))),
-          handle.filter.byProperty('card_id').containsAny([...ids]),
-        ),
+        Filters.or(handle.filter.byId().containsAny(ids.map((id) => weaviateUuid({ id }))), handle.filter.byProperty('card_id').containsAny([...ids])),
       );
     });
   }
@@ -252,7 +260,11 @@ export class WeaviateVectorStore implements VectorStore {
       this.#logger?.info('weaviate property added', { url: this.location, class: name, property: spec.name });
     }
     if (gaps.mistokenized.length > 0) {
-      this.#logger?.warn('weaviate class does not tokenize these filter properties as whole fields; filters may match loosely', { url: this.location, class: name, properties: gaps.mistokenized });
+      this.#logger?.warn('weaviate class does not tokenize these filter properties as whole fields; filters may match loosely', {
+        url: this.location,
+        class: name,
+        properties: gaps.mistokenized,
+      });
     }
   }
 

@@ -4,8 +4,7 @@ import { KvSessionStore } from './kv-session-store.js';
 import { InProcessSessionStore } from './in-process-session-store.js';
 import type { SessionStore } from './session-store.js';
 
-export type SessionStoreConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'sessionTtlSeconds'> &
-  Partial<Pick<AgentConfig, 'kvKeyPrefix'>>;
+export type SessionStoreConfig = Pick<AgentConfig, 'sessionBackend' | 'sessionKvUrl' | 'sessionTtlSeconds'> & Partial<Pick<AgentConfig, 'kvKeyPrefix'>>;
 
 /**
  * The session store the configuration asks for: `memory` (this process only)

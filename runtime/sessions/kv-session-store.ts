@@ -141,4 +141,3 @@ function lastReply(replies: Array<[error: Error | null, result: unknown]> | null
   for (const [error] of replies) if (error) throw error;
   return replies.at(-1)?.[1];
 }
-

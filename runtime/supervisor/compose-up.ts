@@ -14,7 +14,13 @@ export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yam
  * await checkDocker();
  */
 export async function checkDocker(options: { env?: Readonly<Record<string, string | undefined>> } = {}): Promise<void> {
-  const result = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], { reject: false, shell: false, stdin: 'ignore', timeout: 20_000, ...(options.env ? { env: options.env, extendEnv: false } : {}) });
+  const result = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], {
+    reject: false,
+    shell: false,
+    stdin: 'ignore',
+    timeout: 20_000,
+    ...(options.env ? { env: options.env, extendEnv: false } : {}),
+  });
   if (!result.failed) return;
   const fix = 'install and start Docker (or Podman with the docker command), or run without --containers to start the services as processes';
   if (result.exitCode === undefined) {

@@ -15,7 +15,10 @@ export async function runBuild(options: { root: string; command: readonly string
   if (file === undefined) return;
   const result = await execa(file, args, { cwd: options.root, env: serviceEnv({}), extendEnv: false, shell: false, reject: false, all: true, stdin: 'ignore' });
   if (result.failed) {
-    const output = String(result.all ?? '').split('\n').slice(-20).join('\n');
+    const output = String(result.all ?? '')
+      .split('\n')
+      .slice(-20)
+      .join('\n');
     throw new FrameworkError({
       code: 'build_failed',
       message: `The build (${options.command.join(' ')}) failed: ${result.shortMessage}${output ? `\n${output}` : ''}${/Cannot find module/.test(output) ? '\nRun `npm install` in the project first.' : ''}`,

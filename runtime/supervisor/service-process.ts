@@ -28,7 +28,13 @@ export class ServiceProcess {
   #running = true;
   readonly #kill: (signal: NodeJS.Signals) => void;
 
-  constructor(options: { file: string; args: readonly string[]; cwd: string; env: Readonly<Record<string, string>>; onLine: (stream: 'stdout' | 'stderr', line: string) => void }) {
+  constructor(options: {
+    file: string;
+    args: readonly string[];
+    cwd: string;
+    env: Readonly<Record<string, string>>;
+    onLine: (stream: 'stdout' | 'stderr', line: string) => void;
+  }) {
     const child = execa(options.file, options.args, {
       cwd: options.cwd,
       env: options.env,

@@ -36,7 +36,10 @@ export async function startDetached(options: {
 }): Promise<RunState> {
   const { root } = options;
   if (!existsSync(MAIN)) throw new SupervisorError({ code: 'supervisor_failed', message: `The supervisor entry ${MAIN} is missing; run npm run build.` });
-  writeStackFile({ root, stack: { cliPath: options.cliPath, services: [...options.services], ...(options.healthTimeoutMs ? { healthTimeoutMs: options.healthTimeoutMs } : {}) } });
+  writeStackFile({
+    root,
+    stack: { cliPath: options.cliPath, services: [...options.services], ...(options.healthTimeoutMs ? { healthTimeoutMs: options.healthTimeoutMs } : {}) },
+  });
   clearRunState({ root });
   const logPath = join(root, SUPERVISOR_LOG);
   writeFileSync(logPath, '');
@@ -71,12 +74,20 @@ export async function startDetached(options: {
       }
     }
     if (exited || pid === undefined) {
-      throw new SupervisorError({ code: 'supervisor_failed', message: `The background supervisor stopped before the stack was healthy; see ${logPath}.`, lastLines: tail(logPath, 20) });
+      throw new SupervisorError({
+        code: 'supervisor_failed',
+        message: `The background supervisor stopped before the stack was healthy; see ${logPath}.`,
+        lastLines: tail(logPath, 20),
+      });
     }
     if (options.signal?.aborted || Date.now() > deadline) {
       process.kill(pid, 'SIGTERM');
       const why = options.signal?.aborted ? 'Interrupted' : 'Timed out';
-      throw new SupervisorError({ code: 'supervisor_stopped', message: `${why} while waiting for the stack to get healthy; the background supervisor was told to stop.`, lastLines: tail(logPath, 20) });
+      throw new SupervisorError({
+        code: 'supervisor_stopped',
+        message: `${why} while waiting for the stack to get healthy; the background supervisor was told to stop.`,
+        lastLines: tail(logPath, 20),
+      });
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -45,7 +45,10 @@ export function startOrder<T extends OrderedService>(options: { services: readon
   while (ordered.length < candidates.length) {
     const next = candidates.find((s) => !done.has(s.name) && s.dependsOn.every((d) => done.has(d)));
     if (next === undefined) {
-      const cycle = findCycle(candidates.filter((s) => !done.has(s.name)), byName);
+      const cycle = findCycle(
+        candidates.filter((s) => !done.has(s.name)),
+        byName,
+      );
       throw new ConfigError({
         issues: [{ variable: `services[${cycle[0]}].dependsOn`, message: `dependencies form a cycle: ${cycle.join(' → ')}; remove one of them` }],
         context: 'Invalid services in .framework/project.json',

@@ -17,7 +17,13 @@ export class SupervisorError extends FrameworkError {
   readonly service: string | undefined;
   readonly lastLines: readonly string[];
 
-  constructor(options: { code: 'service_gave_up' | 'supervisor_stopped' | 'supervisor_failed'; message: string; service?: string; lastLines?: readonly string[]; cause?: unknown }) {
+  constructor(options: {
+    code: 'service_gave_up' | 'supervisor_stopped' | 'supervisor_failed';
+    message: string;
+    service?: string;
+    lastLines?: readonly string[];
+    cause?: unknown;
+  }) {
     super({ code: options.code, message: options.message, cause: options.cause });
     this.service = options.service;
     this.lastLines = options.lastLines ?? [];

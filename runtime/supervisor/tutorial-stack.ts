@@ -43,9 +43,20 @@ export function prepareTutorialStack(options: { root: string; toolkitRoot: strin
   const plannerCard = card('planner', 'planner', port('planner'));
   const webCard = card('planner', 'web', port('web'));
   const a2a = { A2A_KEYS_FILE: keysFile, GUARDIAN_URL: `http://127.0.0.1:${port('guardian')}`, A2A_VALIDATION_MODE: 'strict' };
-  const service = (spec: Omit<ServiceSpec, 'healthPath' | 'optional'> & { healthPath?: string }): ServiceSpec => ({ healthPath: '/health', optional: false, ...spec });
+  const service = (spec: Omit<ServiceSpec, 'healthPath' | 'optional'> & { healthPath?: string }): ServiceSpec => ({
+    healthPath: '/health',
+    optional: false,
+    ...spec,
+  });
   return [
-    service({ name: 'policy', kind: 'policy', port: port('policy'), args: ['policy', 'serve', join(options.toolkitRoot, 'policies'), '--addr', `127.0.0.1:${port('policy')}`, '--no-watch'], env: {}, dependsOn: [] }),
+    service({
+      name: 'policy',
+      kind: 'policy',
+      port: port('policy'),
+      args: ['policy', 'serve', join(options.toolkitRoot, 'policies'), '--addr', `127.0.0.1:${port('policy')}`, '--no-watch'],
+      env: {},
+      dependsOn: [],
+    }),
     service({
       name: 'guardian',
       kind: 'guardian',

@@ -5,7 +5,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermissionError } from '../../runtime/a2a/errors/permission-error.js';
 import { SignatureError } from '../../runtime/a2a/errors/signature-error.js';
 import type { RunningAgent } from '../../runtime/agent/run-agent.js';
-import { collect, describeEvent, makeKeys, message, partValue, probeAgent, runProbe, scratchDir, sdkClient, startStack, writeCard, type Probe } from './support.js';
+import {
+  collect,
+  describeEvent,
+  makeKeys,
+  message,
+  partValue,
+  probeAgent,
+  runProbe,
+  scratchDir,
+  sdkClient,
+  startStack,
+  writeCard,
+  type Probe,
+} from './support.js';
 import { runAgent } from '../../runtime/agent/run-agent.js';
 
 let stack: Awaited<ReturnType<typeof startStack>>;
@@ -193,12 +206,15 @@ describe('refusals at the transport edge', () => {
     expect(probe.calls.length).toBe(before);
   });
 
-
   it('refuses a plain SDK client without a signature with 401', async () => {
     const before = probe.calls.length;
     const plain = await new ClientFactory({ transports: [new JsonRpcTransportFactory({})] }).createFromUrl(running.url);
     await expect(plain.sendMessage(send('result unsigned'))).rejects.toThrow(/401/);
-    const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }) });
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }),
+    });
     expect(res.status).toBe(401);
     expect(((await res.json()) as { code: string }).code).toBe('signature_invalid');
     expect(probe.calls.length).toBe(before);

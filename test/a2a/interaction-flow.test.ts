@@ -26,7 +26,12 @@ beforeAll(async () => {
   keys = makeKeys(['orchestrator', 'planner', 'untrusted']);
   const built = probeAgent('database');
   probe = built.probe;
-  running = await runProbe(built.core, built.agent, { AGENT_CARD: cardPath, A2A_KEYS: keys.json, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: stack.guardian.url });
+  running = await runProbe(built.core, built.agent, {
+    AGENT_CARD: cardPath,
+    A2A_KEYS: keys.json,
+    A2A_VALIDATION_MODE: 'strict',
+    GUARDIAN_URL: stack.guardian.url,
+  });
   target = running.card!;
   // What the callers' side reads: the same keys, the same Guardian, strict mode.
   env = { A2A_KEYS: keys.json, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: stack.guardian.url };
@@ -131,7 +136,12 @@ describe('AgentInteractionFlow.runWorkflow', () => {
   it('keeps the result of a target that does not stream (one blocking answer)', async () => {
     const cardPath = await writeCard(scratch.dir, 'nostream', { capabilities: { streaming: 'False', pushNotifications: 'False' } });
     const built = probeAgent('nostream');
-    const other = await runProbe(built.core, built.agent, { AGENT_CARD: cardPath, A2A_KEYS: keys.json, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: stack.guardian.url });
+    const other = await runProbe(built.core, built.agent, {
+      AGENT_CARD: cardPath,
+      A2A_KEYS: keys.json,
+      A2A_VALIDATION_MODE: 'strict',
+      GUARDIAN_URL: stack.guardian.url,
+    });
     try {
       expect(other.card?.capabilities?.streaming).toBe(false);
       const chunks = await collect(agentConnection(card('orchestrator'), other.card!, 'result please', { env }));

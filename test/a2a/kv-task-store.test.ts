@@ -36,7 +36,6 @@ function open(options: { ttlSeconds?: number; url?: string } = {}): KvTaskStore 
   return store;
 }
 
-
 beforeAll(() => {
   admin = new Redis(REDIS_URL);
 });

@@ -117,7 +117,16 @@ export function message(payload: string | Record<string, unknown>, options: { co
     typeof payload === 'string'
       ? { content: { $case: 'text', value: payload }, metadata: undefined, filename: '', mediaType: 'text/plain' }
       : { content: { $case: 'data', value: payload }, metadata: undefined, filename: '', mediaType: 'application/json' };
-  return { messageId: randomUUID(), contextId: options.contextId ?? '', taskId: '', role: Role.ROLE_USER, parts: [part], metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId: options.contextId ?? '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [part],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** Everything an async iterable yields. */
@@ -132,9 +141,17 @@ export function describeEvent(event: StreamResponse): [string, string, unknown] 
   const payload = event.payload;
   switch (payload?.$case) {
     case 'task':
-      return ['task', TaskState[payload.value.status?.state ?? 0] ?? 'unknown', payload.value.status?.message ? partValue(payload.value.status.message.parts) : undefined];
+      return [
+        'task',
+        TaskState[payload.value.status?.state ?? 0] ?? 'unknown',
+        payload.value.status?.message ? partValue(payload.value.status.message.parts) : undefined,
+      ];
     case 'statusUpdate':
-      return ['status', TaskState[payload.value.status?.state ?? 0] ?? 'unknown', payload.value.status?.message ? partValue(payload.value.status.message.parts) : undefined];
+      return [
+        'status',
+        TaskState[payload.value.status?.state ?? 0] ?? 'unknown',
+        payload.value.status?.message ? partValue(payload.value.status.message.parts) : undefined,
+      ];
     case 'artifactUpdate':
       return ['artifact', payload.value.artifact?.name ?? '', partValue(payload.value.artifact?.parts ?? [])];
     case 'message':

@@ -116,7 +116,9 @@ describe('agentConnection to a target that is down', () => {
     const target = cardFromConfig({ name: 'executor', description: 'e', version: '1.0.0', url: `http://127.0.0.1:${port}/` });
     // An explicit allow-all validator: the refusal must come from the connection, not the policy.
     const validator = new A2AValidator({ mode: 'disabled' });
-    const error = await collect(agentConnection(source, target, 'hello', { validator, keys: keys.ring, keyId: 'orchestrator-1', env: {} })).catch((e: unknown) => e);
+    const error = await collect(agentConnection(source, target, 'hello', { validator, keys: keys.ring, keyId: 'orchestrator-1', env: {} })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AgentNotReadyError);
     expect((error as Error).message.startsWith(`target agent not ready at http://127.0.0.1:${port}`)).toBe(true);
   });

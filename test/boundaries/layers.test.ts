@@ -46,7 +46,9 @@ describe('layers point down', () => {
   });
 
   it('the policy engine (everything in runtime/policy outside server/ and tools/) depends on nothing of ours', () => {
-    const engine = relativeImports.filter((i) => i.from.startsWith('runtime/policy/') && !/^runtime\/policy\/(server|tools)\//.test(i.from) && i.from !== 'runtime/policy/index.ts');
+    const engine = relativeImports.filter(
+      (i) => i.from.startsWith('runtime/policy/') && !/^runtime\/policy\/(server|tools)\//.test(i.from) && i.from !== 'runtime/policy/index.ts',
+    );
     expect(engine.filter((i) => !i.to.startsWith('runtime/policy/')).map((i) => `${i.from} -> ${i.to}`)).toEqual([]);
   });
 

@@ -11,7 +11,6 @@ import { startService, type Service } from '../support/processes.js';
 import { collectSse } from '../support/sse-client.js';
 import { linkDependencies } from '../support/project-deps.js';
 
-
 /** `tsc -p .` in `root` with the linked TypeScript. */
 function compile(root: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -45,7 +44,10 @@ describe('framework-cli create project / add agent', () => {
     expect(project.created).toContain('.framework/project.json');
     const root = project.root;
 
-    const added = await runCliInProcess(['add', 'agent', 'helper', '--description', 'Helps people', '--task', 'greet:Greets the user', '--no-interactive', '--json'], { cwd: root });
+    const added = await runCliInProcess(
+      ['add', 'agent', 'helper', '--description', 'Helps people', '--task', 'greet:Greets the user', '--no-interactive', '--json'],
+      { cwd: root },
+    );
     expect(added.code, added.stderr).toBe(0);
     const agent = json<{ agent: string; port: number; created: string[]; updated: string[] }>(added.stdout);
     expect(agent).toMatchObject({ agent: 'helper', port: 8002, updated: ['.framework/project.json', 'compose.yaml'] });
@@ -58,7 +60,12 @@ describe('framework-cli create project / add agent', () => {
     expect(built.code).toBe(0);
 
     const port = await freePort();
-    const helper = await startService({ name: 'helper', cwd: root, port, args: ['serve', 'agent', '--module', 'dist/agents/helper/app.js', '--port', String(port)] });
+    const helper = await startService({
+      name: 'helper',
+      cwd: root,
+      port,
+      args: ['serve', 'agent', '--module', 'dist/agents/helper/app.js', '--port', String(port)],
+    });
     services.push(helper);
     const { events, status } = await collectSse(`${helper.url}/stream`, { body: { query: 'greet: hello there' } });
     expect(status).toBe(200);
@@ -116,8 +123,22 @@ describe('framework-cli create swarm', () => {
       await writeFile(join(root, agent.card), JSON.stringify({ ...card, url: `http://127.0.0.1:${ports[agent.name]}/` }));
     }
     const opaUrl = `http://127.0.0.1:${ports.policy}`;
-    services.push(await startService({ name: 'policy', cwd: root, port: ports.policy!, args: ['policy', 'serve', 'services/guardian/policies', '--addr', `127.0.0.1:${ports.policy}`] }));
-    services.push(await startService({ name: 'guardian', cwd: root, port: ports.guardian!, args: ['serve', 'guardian', '--addr', `127.0.0.1:${ports.guardian}`, '--opa-url', opaUrl] }));
+    services.push(
+      await startService({
+        name: 'policy',
+        cwd: root,
+        port: ports.policy!,
+        args: ['policy', 'serve', 'services/guardian/policies', '--addr', `127.0.0.1:${ports.policy}`],
+      }),
+    );
+    services.push(
+      await startService({
+        name: 'guardian',
+        cwd: root,
+        port: ports.guardian!,
+        args: ['serve', 'guardian', '--addr', `127.0.0.1:${ports.guardian}`, '--opa-url', opaUrl],
+      }),
+    );
     for (const name of ['executor', 'planner', 'orchestrator']) {
       const spec = project.services.find((s) => s.name === name)!;
       const args = (spec.args ?? []).map((arg, i, all) => (all[i - 1] === '--port' ? String(ports[name]) : arg));
@@ -125,7 +146,10 @@ describe('framework-cli create swarm', () => {
       services.push(await startService({ name, cwd: root, port: ports[name]!, args, env }));
     }
 
-    const { events } = await collectSse(`http://127.0.0.1:${ports.orchestrator}/stream`, { body: { query: 'Book the room; send the invitations' }, timeoutMs: 30_000 });
+    const { events } = await collectSse(`http://127.0.0.1:${ports.orchestrator}/stream`, {
+      body: { query: 'Book the room; send the invitations' },
+      timeoutMs: 30_000,
+    });
     const result = events.find((e) => e.event === 'result');
     expect(result, JSON.stringify(events)).toBeDefined();
     const answer = json<{ delegatedTo: string; answer: string }>(result!.data);

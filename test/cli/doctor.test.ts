@@ -45,7 +45,11 @@ describe('framework-cli doctor', () => {
     expect(code).toBe(1);
     const report = JSON.parse(stdout) as DoctorReport;
     expect(report.ok).toBe(false);
-    expect(report.checks.find((c) => c.name === 'policy engine')).toMatchObject({ status: 'missing', required: true, fix: expect.stringContaining('policy serve') });
+    expect(report.checks.find((c) => c.name === 'policy engine')).toMatchObject({
+      status: 'missing',
+      required: true,
+      fix: expect.stringContaining('policy serve'),
+    });
   });
 
   it('prints a table with marks and the fix on the next line', async () => {

@@ -140,9 +140,16 @@ const SUCCESS: Record<string, Case> = {
   'policy serve': { args: () => ['policy', 'serve', 'policies', '--addr', '127.0.0.1:0'], stopWhen: STOP_AT_LISTENING },
   'serve agent': { args: () => ['serve', 'agent', '--port', '0'], stopWhen: STOP_AT_LISTENING },
   'serve guardian': { args: () => ['serve', 'guardian', '--addr', '127.0.0.1:0', '--opa-url', closedUrl], stopWhen: STOP_AT_LISTENING },
-  'serve semantic-layer': { args: () => ['serve', 'semantic-layer', '--addr', '127.0.0.1:0', ...cardsAndStore()], env: () => ({ OLLAMA_HOST: closedUrl }), stopWhen: STOP_AT_LISTENING },
+  'serve semantic-layer': {
+    args: () => ['serve', 'semantic-layer', '--addr', '127.0.0.1:0', ...cardsAndStore()],
+    env: () => ({ OLLAMA_HOST: closedUrl }),
+    stopWhen: STOP_AT_LISTENING,
+  },
   // It starts without Redis and the model runtime (its health says so); nothing is written.
-  'serve memory': { args: () => ['serve', 'memory', '--addr', '127.0.0.1:0', '--kv-url', closedUrl.replace('http', 'redis'), '--ollama-host', closedUrl], stopWhen: STOP_AT_LISTENING },
+  'serve memory': {
+    args: () => ['serve', 'memory', '--addr', '127.0.0.1:0', '--kv-url', closedUrl.replace('http', 'redis'), '--ollama-host', closedUrl],
+    stopWhen: STOP_AT_LISTENING,
+  },
   'create project': { args: () => ['create', 'project', 'demo', '--dir', join(temp('create'), 'demo')], check: (doc) => expect(doc.name).toBe('demo') },
   'create swarm': { args: () => ['create', 'swarm', 'flock', '--dir', join(temp('swarm'), 'flock')] },
   'add agent': { args: async () => ['add', 'agent', 'helper', '--description', 'Answers questions', '--no-interactive', '--dir', await newProject()] },
@@ -154,7 +161,10 @@ const SUCCESS: Record<string, Case> = {
       expect(docs.at(-1)).toMatchObject({ detached: false, stopped: true });
     },
   },
-  status: { args: () => ['status', '--dir', detached], check: (doc) => expect(doc).toMatchObject({ running: true, services: [{ name: 'policy', health: 'ok' }] }) },
+  status: {
+    args: () => ['status', '--dir', detached],
+    check: (doc) => expect(doc).toMatchObject({ running: true, services: [{ name: 'policy', health: 'ok' }] }),
+  },
   logs: { args: () => ['logs', 'policy', '--dir', detached, '-n', '5'], check: (doc) => expect(doc.lines).toBeInstanceOf(Array) },
   // Last: it stops the detached stack the cases above read.
   down: { args: () => ['down', '--dir', detached], check: (doc) => expect(doc.stopped).toEqual(['policy']) },
@@ -162,11 +172,18 @@ const SUCCESS: Record<string, Case> = {
 
 /** Failures with an error document (beyond the bad flag every command gets). */
 const FAILURE: Record<string, Case> = {
-  chat: { args: () => ['chat', closedUrl, '--message', 'hello'], env: () => ({ XDG_CONFIG_HOME: temp('chat-config') }), check: (doc) => expect(doc).toMatchObject({ error: { code: 'agent_not_ready' } }) },
+  chat: {
+    args: () => ['chat', closedUrl, '--message', 'hello'],
+    env: () => ({ XDG_CONFIG_HOME: temp('chat-config') }),
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'agent_not_ready' } }),
+  },
   'model pull': { args: () => ['model', 'pull', 'no-such-model'], env: () => ({ OLLAMA_HOST: closedUrl }) },
   'model serve': { args: () => ['model', 'serve', '--addr', `127.0.0.1:${takenPort}`] },
   'policy check': { args: () => ['policy', 'check', join(tmpdir(), 'fw-json-no-such-dir')] },
-  'policy eval': { args: () => ['policy', 'eval', '-d', 'policies', 'data.x['], check: (doc) => expect(doc).toMatchObject({ error: { code: 'rego_parse_error' } }) },
+  'policy eval': {
+    args: () => ['policy', 'eval', '-d', 'policies', 'data.x['],
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'rego_parse_error' } }),
+  },
   'policy test': {
     args: () => ['policy', 'test', brokenPolicies()],
     check: (doc) => expect(doc).toMatchObject({ error: { code: 'policy_compile_error', message: expect.stringContaining('rego_unsafe_var_error') } }),
@@ -174,7 +191,10 @@ const FAILURE: Record<string, Case> = {
   'policy serve': { args: () => ['policy', 'serve', 'policies', '--addr', `127.0.0.1:${takenPort}`] },
   'serve agent': { args: () => ['serve', 'agent', '--port', String(takenPort)] },
   'serve guardian': { args: () => ['serve', 'guardian', '--addr', `127.0.0.1:${takenPort}`] },
-  'serve semantic-layer': { args: () => ['serve', 'semantic-layer', '--addr', `127.0.0.1:${takenPort}`, ...cardsAndStore()], env: () => ({ OLLAMA_HOST: closedUrl }) },
+  'serve semantic-layer': {
+    args: () => ['serve', 'semantic-layer', '--addr', `127.0.0.1:${takenPort}`, ...cardsAndStore()],
+    env: () => ({ OLLAMA_HOST: closedUrl }),
+  },
   'serve memory': { args: () => ['serve', 'memory', '--addr', `127.0.0.1:${takenPort}`] },
   'create project': { args: () => ['create', 'project', 'Not A Name', '--dir', temp('badname')] },
   'add agent': { args: () => ['add', 'agent', 'helper', '--description', 'x', '--no-interactive', '--dir', temp('not-a-project')] },

@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AbortedError,
-  AgentResponse,
-  FrameworkCore,
-  FrameworkError,
-  InProcessSessionStore,
-  UnknownStepError,
-  UnknownTaskError,
-} from '../../runtime/index.js';
+import { AbortedError, AgentResponse, FrameworkCore, FrameworkError, InProcessSessionStore, UnknownStepError, UnknownTaskError } from '../../runtime/index.js';
 import { responseToJson } from '../../runtime/core/task-events.js';
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
@@ -109,9 +101,7 @@ describe('FrameworkCore tasks', () => {
   it('throws UnknownTaskError naming the registered tasks', async () => {
     const agent = new FrameworkCore();
     agent.task({ name: 'plan' }, async function* () {});
-    await expect(collect(agent.executeTask('missing', { query: '' }))).rejects.toThrow(
-      /Unknown task 'missing'. Registered tasks: plan/,
-    );
+    await expect(collect(agent.executeTask('missing', { query: '' }))).rejects.toThrow(/Unknown task 'missing'. Registered tasks: plan/);
   });
 
   it('rejects a yielded value that is not an AgentResponse', async () => {

@@ -11,7 +11,11 @@ import { closedPort } from './support.js';
 describe('checkNode', () => {
   it('accepts the running Node and refuses one older than 20.19', () => {
     expect(checkNode()).toMatchObject({ name: 'node', status: 'ok', required: true });
-    expect(checkNode({ version: '20.18.3' })).toMatchObject({ status: 'missing', detail: expect.stringContaining('older than 20.19.0'), fix: expect.stringContaining('Node 20.19.0') });
+    expect(checkNode({ version: '20.18.3' })).toMatchObject({
+      status: 'missing',
+      detail: expect.stringContaining('older than 20.19.0'),
+      fix: expect.stringContaining('Node 20.19.0'),
+    });
     expect(checkNode({ version: '22.1.0' }).status).toBe('ok');
   });
 });
@@ -19,7 +23,11 @@ describe('checkNode', () => {
 describe('checkVectorStore', () => {
   it('accepts a writable LanceDB directory, or one that can be created', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fw-doctor-vs-'));
-    expect(await checkVectorStore({ env: { VECTOR_STORE_DIR: dir } })).toMatchObject({ status: 'ok', detail: `LanceDB directory ${dir} writable`, required: true });
+    expect(await checkVectorStore({ env: { VECTOR_STORE_DIR: dir } })).toMatchObject({
+      status: 'ok',
+      detail: `LanceDB directory ${dir} writable`,
+      required: true,
+    });
     const later = await checkVectorStore({ env: {}, cwd: dir });
     expect(later.status).toBe('ok');
     expect(later.detail).toContain(`${join(dir, '.framework/semantic')} will be created`);
@@ -29,7 +37,11 @@ describe('checkVectorStore', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fw-doctor-vs-'));
     writeFileSync(join(dir, 'file'), 'x');
     const check = await checkVectorStore({ env: { VECTOR_STORE_DIR: join(dir, 'file', 'lance') } });
-    expect(check).toMatchObject({ status: 'missing', detail: expect.stringContaining(`${join(dir, 'file')} is not a directory`), fix: expect.stringContaining('VECTOR_STORE_DIR') });
+    expect(check).toMatchObject({
+      status: 'missing',
+      detail: expect.stringContaining(`${join(dir, 'file')} is not a directory`),
+      fix: expect.stringContaining('VECTOR_STORE_DIR'),
+    });
   });
 
   it('asks Weaviate for readiness when VECTOR_STORE=weaviate', async () => {

@@ -98,7 +98,11 @@ describe('checkModelRuntime', () => {
 
 describe('checkPolicyEngine', () => {
   it('is ok when our policy server answers /health', async () => {
-    expect(await checkPolicyEngine({ env: { OPA_URL: policy.url } })).toMatchObject({ name: 'policy engine', status: 'ok', detail: `healthy at ${policy.url}/health` });
+    expect(await checkPolicyEngine({ env: { OPA_URL: policy.url } })).toMatchObject({
+      name: 'policy engine',
+      status: 'ok',
+      detail: `healthy at ${policy.url}/health`,
+    });
   });
 
   it('is missing at a configured address that does not answer, a warning at the default one', async () => {
@@ -130,7 +134,10 @@ describe('checkGuardian', () => {
 
   it('is missing when GUARDIAN_URL points at nothing', async () => {
     const port = await closedPort();
-    expect(await checkGuardian({ env: { GUARDIAN_URL: `http://127.0.0.1:${port}` } })).toMatchObject({ status: 'missing', fix: expect.stringContaining('serve guardian') });
+    expect(await checkGuardian({ env: { GUARDIAN_URL: `http://127.0.0.1:${port}` } })).toMatchObject({
+      status: 'missing',
+      fix: expect.stringContaining('serve guardian'),
+    });
   });
 });
 
@@ -144,7 +151,9 @@ describe('checkSemanticLayer', () => {
 
   it('is a warning when our Semantic Layer is up but degraded, with its reason', async () => {
     const project = await tempProject();
-    const layer = await startSemanticLayer({ config: layerConfig({ cardsDir: project.cardsDir, storeDir: project.storeDir, ollamaHost: `http://127.0.0.1:${await closedPort()}` }) });
+    const layer = await startSemanticLayer({
+      config: layerConfig({ cardsDir: project.cardsDir, storeDir: project.storeDir, ollamaHost: `http://127.0.0.1:${await closedPort()}` }),
+    });
     try {
       const check = await checkSemanticLayer({ env: { SEMANTIC_LAYER_URL: layer.mcpUrl } });
       expect(check).toMatchObject({ status: 'warn', detail: expect.stringContaining('waiting for the model runtime') });
@@ -171,11 +180,22 @@ describe('checkMemoryService', () => {
   it('is ok with its Redis up, a warning naming the store when Redis is down, and a warning for something else', async () => {
     const prefix = `fwtest:doctor-${process.pid}-${Date.now()}:`;
     const up = await startMemoryService({ port: 0, kvUrl: REDIS_URL, keyPrefix: prefix, ollamaHost: `http://127.0.0.1:${await closedPort()}`, env: {} });
-    const down = await startMemoryService({ port: 0, kvUrl: `redis://127.0.0.1:${await closedPort()}`, ollamaHost: `http://127.0.0.1:${await closedPort()}`, env: {} });
+    const down = await startMemoryService({
+      port: 0,
+      kvUrl: `redis://127.0.0.1:${await closedPort()}`,
+      ollamaHost: `http://127.0.0.1:${await closedPort()}`,
+      env: {},
+    });
     try {
       expect(await checkMemoryService({ env: { AGENT_MEMORY_URL: up.url } })).toMatchObject({ status: 'ok', detail: `healthy at ${up.url}/v1/health` });
-      expect(await checkMemoryService({ env: { AGENT_MEMORY_URL: down.url } })).toMatchObject({ status: 'warn', detail: expect.stringContaining('cannot reach its key-value store at redis://127.0.0.1:') });
-      expect(await checkMemoryService({ env: { AGENT_MEMORY_URL: guardian.url } })).toMatchObject({ status: 'warn', detail: expect.stringContaining('not as a memory service does') });
+      expect(await checkMemoryService({ env: { AGENT_MEMORY_URL: down.url } })).toMatchObject({
+        status: 'warn',
+        detail: expect.stringContaining('cannot reach its key-value store at redis://127.0.0.1:'),
+      });
+      expect(await checkMemoryService({ env: { AGENT_MEMORY_URL: guardian.url } })).toMatchObject({
+        status: 'warn',
+        detail: expect.stringContaining('not as a memory service does'),
+      });
     } finally {
       await up.close();
       await down.close();

@@ -18,7 +18,18 @@ describe('runDoctor', () => {
     const report = await runDoctor({ env: { KV_URL: 'redis://127.0.0.1:6379', OPA_URL: policy.url, HOME: process.env.HOME ?? '' }, ports: [knownPort(8181)!] });
     expect(report.ok).toBe(true);
     const names = report.checks.map((c) => c.name);
-    expect(names).toEqual(['node', 'redis', 'model runtime', 'model store', 'policy engine', 'semantic layer', 'memory service', 'vector store', 'docker', 'port 8181']);
+    expect(names).toEqual([
+      'node',
+      'redis',
+      'model runtime',
+      'model store',
+      'policy engine',
+      'semantic layer',
+      'memory service',
+      'vector store',
+      'docker',
+      'port 8181',
+    ]);
     expect(report.checks.find((c) => c.name === 'policy engine')?.status).toBe('ok');
   });
 
@@ -34,7 +45,11 @@ describe('runDoctor', () => {
     const url = `http://127.0.0.1:${silent.port}`;
     try {
       const started = Date.now();
-      const report = await runDoctor({ env: { OPA_URL: url, OLLAMA_HOST: url, GUARDIAN_URL: url, SEMANTIC_LAYER_URL: `${url}/mcp`, AGENT_MEMORY_URL: url }, timeoutMs: 800, ports: [] });
+      const report = await runDoctor({
+        env: { OPA_URL: url, OLLAMA_HOST: url, GUARDIAN_URL: url, SEMANTIC_LAYER_URL: `${url}/mcp`, AGENT_MEMORY_URL: url },
+        timeoutMs: 800,
+        ports: [],
+      });
       const elapsed = Date.now() - started;
       const slow = report.checks.filter((c) => c.detail.includes('no answer within 800 ms'));
       expect(slow.map((c) => c.name).sort()).toEqual(['guardian', 'memory service', 'model runtime', 'policy engine', 'semantic layer']);

@@ -86,7 +86,15 @@ afterAll(async () => {
 /** Signed headers for `body` to the executor at path `/`. */
 function signed(options: { body: string; key?: TestKey; source?: string; now?: number }): Record<string, string> {
   const key = options.key ?? planner;
-  return signRequest({ method: 'POST', path: '/', body: options.body, source: options.source ?? key.agent, target: 'executor', key: key.key, ...(options.now === undefined ? {} : { now: options.now }) });
+  return signRequest({
+    method: 'POST',
+    path: '/',
+    body: options.body,
+    source: options.source ?? key.agent,
+    target: 'executor',
+    key: key.key,
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
 }
 
 /**
@@ -95,7 +103,11 @@ function signed(options: { body: string; key?: TestKey; source?: string; now?: n
  * failure, the message text for a policy decision). Matching by digest, not
  * by position, keeps late lines of earlier requests out.
  */
-async function refusal(service: Service, response: Response, digest: string): Promise<{ status: number; body: { code: string; message: string }; audit: AuditLine[] }> {
+async function refusal(
+  service: Service,
+  response: Response,
+  digest: string,
+): Promise<{ status: number; body: { code: string; message: string }; audit: AuditLine[] }> {
   const body = (await response.json()) as { code: string; message: string };
   const audit = await auditLinesWhere(service, (line) => line.message_sha256 === digest);
   return { status: response.status, body, audit };
@@ -123,7 +135,11 @@ describe('signature checks at the executor (raw signed requests)', () => {
 
   it('refuses the right key id signed with the wrong secret', async () => {
     const body = sendMessageBody('Book the room');
-    const { status, body: answer, audit } = await refusal(executor, await postA2A(`${executor.url}/`, body, signed({ body, key: forged })), messageDigest(body));
+    const {
+      status,
+      body: answer,
+      audit,
+    } = await refusal(executor, await postA2A(`${executor.url}/`, body, signed({ body, key: forged })), messageDigest(body));
     expect(status).toBe(401);
     expect(answer.code).toBe('signature_invalid');
     expect(audit[0]!.reason).toMatch(/^bad_signature: /);
@@ -131,7 +147,11 @@ describe('signature checks at the executor (raw signed requests)', () => {
 
   it('refuses a key id it does not know', async () => {
     const body = sendMessageBody('Book the room');
-    const { status, body: answer, audit } = await refusal(executor, await postA2A(`${executor.url}/`, body, signed({ body, key: stranger })), messageDigest(body));
+    const {
+      status,
+      body: answer,
+      audit,
+    } = await refusal(executor, await postA2A(`${executor.url}/`, body, signed({ body, key: stranger })), messageDigest(body));
     expect(status).toBe(401);
     expect(answer.code).toBe('signature_invalid');
     expect(answer.message).toContain('stranger-1');
@@ -162,7 +182,11 @@ describe('signature checks at the executor (raw signed requests)', () => {
 
   it('refuses a timestamp 301 s old', async () => {
     const body = sendMessageBody('Book the room');
-    const { status, body: answer, audit } = await refusal(executor, await postA2A(`${executor.url}/`, body, signed({ body, now: Date.now() - 301_000 })), messageDigest(body));
+    const {
+      status,
+      body: answer,
+      audit,
+    } = await refusal(executor, await postA2A(`${executor.url}/`, body, signed({ body, now: Date.now() - 301_000 })), messageDigest(body));
     expect(status).toBe(401);
     expect(answer.code).toBe('signature_invalid');
     expect(audit[0]!.reason).toMatch(/^stale_timestamp: /);
@@ -261,7 +285,8 @@ describe('the validator against the real Guardian', () => {
   });
 
   it('with the Guardian down: strict denies, permissive and disabled allow', async () => {
-    const validate = (mode: string) => getValidator({ env: { GUARDIAN_URL: downUrl, A2A_VALIDATION_MODE: mode } }).validateA2AAccess(plannerCard, executorCard, 'Book the room');
+    const validate = (mode: string) =>
+      getValidator({ env: { GUARDIAN_URL: downUrl, A2A_VALIDATION_MODE: mode } }).validateA2AAccess(plannerCard, executorCard, 'Book the room');
     const [strictAllowed, strictReason] = await validate('strict');
     expect(strictAllowed).toBe(false);
     expect(strictReason).toMatch(/unavailable/);
@@ -274,7 +299,10 @@ describe('the validator against the real Guardian', () => {
 
   it('permissive with the Guardian up still denies untrusted → database with the policy reason', async () => {
     const validator = getValidator({ env: { GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'permissive' } });
-    expect(await validator.validateA2AAccess(virtualCard('untrusted'), virtualCard('database'), 'SELECT 1')).toEqual([false, 'untrusted agents may not call the database']);
+    expect(await validator.validateA2AAccess(virtualCard('untrusted'), virtualCard('database'), 'SELECT 1')).toEqual([
+      false,
+      'untrusted agents may not call the database',
+    ]);
   });
 
   it('with neither GUARDIAN_URL nor OPA_URL: strict by default, and denied', async () => {

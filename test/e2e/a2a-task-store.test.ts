@@ -59,7 +59,9 @@ function client(url: string): Promise<Client> {
 
 /** Sends one action and returns the completed task the executor answered with. */
 async function sendAction(url: string, action: string): Promise<Task> {
-  const answer = await (await client(url)).sendMessage({ tenant: '', message: userMessage({ payload: action }), configuration: undefined, metadata: undefined });
+  const answer = await (
+    await client(url)
+  ).sendMessage({ tenant: '', message: userMessage({ payload: action }), configuration: undefined, metadata: undefined });
   expect('status' in answer, 'SendMessage answers with a task').toBe(true);
   return answer as Task;
 }

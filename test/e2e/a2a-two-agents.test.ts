@@ -115,7 +115,9 @@ describe('planner → executor over A2A, as processes (strict, signed)', () => {
   });
 
   it('proposes a plan in a session, waits, and on approval has the executor run it over A2A', async () => {
-    const session = (await (await fetch(`${planner.url}/session/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { session_token: string };
+    const session = (await (
+      await fetch(`${planner.url}/session/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    ).json()) as { session_token: string };
     const post = async (query: string) =>
       (await (
         await fetch(`${planner.url}/query`, {

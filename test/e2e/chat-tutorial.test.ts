@@ -178,7 +178,25 @@ describe('chat REPL in a real terminal (tmux)', () => {
     const home = await mkdtemp(join(tmpdir(), 'fw-chat-tty-'));
     try {
       const command = [process.execPath, CLI, 'chat', stack.planner.url].map((part) => `'${part}'`).join(' ');
-      await tmux('new-session', '-d', '-s', 'chat', '-x', '120', '-y', '50', '-c', REPO_ROOT, '-e', `XDG_CONFIG_HOME=${home}`, '-e', 'LOG_LEVEL=warn', '-e', 'CI=true', command);
+      await tmux(
+        'new-session',
+        '-d',
+        '-s',
+        'chat',
+        '-x',
+        '120',
+        '-y',
+        '50',
+        '-c',
+        REPO_ROOT,
+        '-e',
+        `XDG_CONFIG_HOME=${home}`,
+        '-e',
+        'LOG_LEVEL=warn',
+        '-e',
+        'CI=true',
+        command,
+      );
       await waitForScreen(/Started a new session/, 'the REPL to start a session');
       await tmux('send-keys', '-t', 'chat', '-l', 'Print the agenda; book the speakers');
       await tmux('send-keys', '-t', 'chat', 'Enter');
@@ -192,7 +210,15 @@ describe('chat REPL in a real terminal (tmux)', () => {
       expect(await screen()).toMatch(/Step 1\/2: Print the agenda/);
 
       await tmux('send-keys', '-t', 'chat', 'C-c');
-      await waitFor(async () => !(await tmux('list-sessions').then(() => true, () => false)), 'the REPL to exit on Ctrl-C', 10_000);
+      await waitFor(
+        async () =>
+          !(await tmux('list-sessions').then(
+            () => true,
+            () => false,
+          )),
+        'the REPL to exit on Ctrl-C',
+        10_000,
+      );
       expect((await stat(tokenFile(home))).mode & 0o777).toBe(0o600);
     } finally {
       await rm(home, { recursive: true, force: true });

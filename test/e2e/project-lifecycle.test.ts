@@ -38,7 +38,19 @@ describe('from create project to a running agent', () => {
     root = join(base, 'demo');
     const created = await runCli(['create', 'project', 'demo', '--dir', root, '--json']);
     expect(created.code).toBe(0);
-    const added = await runCli(['add', 'agent', 'helper', '--description', 'Answers questions', '--task', 'answer:Answers a question', '--no-interactive', '--dir', root, '--json']);
+    const added = await runCli([
+      'add',
+      'agent',
+      'helper',
+      '--description',
+      'Answers questions',
+      '--task',
+      'answer:Answers a question',
+      '--no-interactive',
+      '--dir',
+      root,
+      '--json',
+    ]);
     expect(added.code).toBe(0);
     await linkDependencies(root);
     const original = await readFile(join(root, '.framework', 'project.json'), 'utf8');

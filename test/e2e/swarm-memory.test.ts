@@ -38,7 +38,11 @@ async function prepare(projectRoot: string): Promise<Record<number, number>> {
   const ports: Record<number, number> = {};
   for (const port of DEFAULT_PORTS) ports[port] = await freePort();
   const move = (text: string) =>
-    DEFAULT_PORTS.reduce((t, port) => t.replaceAll(`:${port}`, `:${ports[port]}`).replaceAll(`"port": ${port},`, `"port": ${ports[port]},`).replaceAll(`"${port}"`, `"${ports[port]}"`), text);
+    DEFAULT_PORTS.reduce(
+      (t, port) =>
+        t.replaceAll(`:${port}`, `:${ports[port]}`).replaceAll(`"port": ${port},`, `"port": ${ports[port]},`).replaceAll(`"${port}"`, `"${ports[port]}"`),
+      text,
+    );
   const file = join(projectRoot, '.framework', 'project.json');
   const project = JSON.parse(move(await readFile(file, 'utf8'))) as { services: { name: string; kind: string; env: Record<string, string> }[] };
   for (const service of project.services) {
@@ -55,7 +59,10 @@ async function up(projectRoot: string): Promise<string[]> {
   const result = await runCli(['up', '--detach', '--dir', projectRoot, '--json'], { timeoutMs: 240_000 });
   expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
   const stack = JSON.parse(result.stdout) as { services: { name: string; state: string }[] };
-  expect(stack.services.every((s) => s.state === 'healthy'), result.stdout).toBe(true);
+  expect(
+    stack.services.every((s) => s.state === 'healthy'),
+    result.stdout,
+  ).toBe(true);
   return stack.services.map((s) => s.name);
 }
 
@@ -73,8 +80,16 @@ describe('a swarm with system memory under framework-cli up', () => {
     expect(await up(root)).toEqual(['model', 'policy', 'guardian', 'semantic-layer', 'memory', 'orchestrator', 'planner', 'executor']);
     const first = await collectSse(`${planner}/stream`, { body: { query: 'Book the conference room; send the invitations to the team' }, timeoutMs: 60_000 });
     const firstResult = JSON.parse(first.events.find((e) => e.event === 'result')?.data ?? 'null') as { actions: string[]; recalled: string[] } | null;
-    expect(firstResult, JSON.stringify(first.events)).toMatchObject({ actions: ['Book the conference room', 'send the invitations to the team'], recalled: [] });
-    expect(first.events.filter((e) => e.event === 'status').map((e) => e.data).join('\n')).not.toMatch(/System memory could not/);
+    expect(firstResult, JSON.stringify(first.events)).toMatchObject({
+      actions: ['Book the conference room', 'send the invitations to the team'],
+      recalled: [],
+    });
+    expect(
+      first.events
+        .filter((e) => e.event === 'status')
+        .map((e) => e.data)
+        .join('\n'),
+    ).not.toMatch(/System memory could not/);
 
     const down = await runCli(['down', '--dir', root, '--json'], { timeoutMs: 60_000 });
     expect(down.code).toBe(0);
@@ -84,6 +99,8 @@ describe('a swarm with system memory under framework-cli up', () => {
     const statuses = again.events.filter((e) => e.event === 'status').map((e) => e.data);
     expect(statuses, JSON.stringify(again.events)).toContain('Recalled 1 related past result(s) from system memory');
     const againResult = JSON.parse(again.events.find((e) => e.event === 'result')!.data) as { recalled: string[] };
-    expect(againResult.recalled).toEqual([expect.stringMatching(/^Task: Book the conference room; send the invitations to the team\nResults:\n1\. Book the conference room → /)]);
+    expect(againResult.recalled).toEqual([
+      expect.stringMatching(/^Task: Book the conference room; send the invitations to the team\nResults:\n1\. Book the conference room → /),
+    ]);
   }, 600_000);
 });

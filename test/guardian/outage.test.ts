@@ -49,7 +49,13 @@ describe('Guardian with the policy engine down', () => {
   it('audits the unavailability as a denial with the reason', async () => {
     const { events } = AuditListResponseSchema.parse(await (await fetch(`${guardian.url}/v1/audit`)).json());
     expect(events).toEqual([
-      expect.objectContaining({ source: 'orchestrator', target: 'planner', decision: 'denied', checked_by: 'guardian', reason: expect.stringContaining(opaUrl) }),
+      expect.objectContaining({
+        source: 'orchestrator',
+        target: 'planner',
+        decision: 'denied',
+        checked_by: 'guardian',
+        reason: expect.stringContaining(opaUrl),
+      }),
     ]);
   });
 });

@@ -55,7 +55,10 @@ describe('framework-cli serve guardian', () => {
     }
     expect(JSON.parse(stdout.trim().split('\n').slice(1).join('\n'))).toEqual({ url: `http://127.0.0.1:${port}`, stopped: true });
     // A2A_ENABLE_AUDIT_LOG=true: each audit event is also a JSON line on stderr.
-    const audit = stderr.split('\n').filter((line) => line.includes('"audit":"a2a"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const audit = stderr
+      .split('\n')
+      .filter((line) => line.includes('"audit":"a2a"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(audit).toEqual([expect.objectContaining({ source: 'untrusted', target: 'database', decision: 'denied', checked_by: 'guardian' })]);
   });
 

@@ -6,7 +6,9 @@ import type { A2AValidationInput } from '../../runtime/a2a/validation-input.js';
 export const POLICIES_DIR = fileURLToPath(new URL('../../policies', import.meta.url));
 
 /** The shipped policies served by our policy engine, and a Guardian in front of it; both on free ports. */
-export async function startStack(options: Partial<StartGuardianOptions> = {}): Promise<{ policy: RunningPolicyServer; guardian: RunningGuardian; close(): Promise<void> }> {
+export async function startStack(
+  options: Partial<StartGuardianOptions> = {},
+): Promise<{ policy: RunningPolicyServer; guardian: RunningGuardian; close(): Promise<void> }> {
   const policy = await startPolicyServer({ dir: POLICIES_DIR, port: 0, host: '127.0.0.1', watch: false });
   const guardian = await startGuardian({ port: 0, ...options, opaUrl: options.opaUrl ?? policy.url });
   return {

@@ -61,7 +61,13 @@ describe('POST /v1/a2a/validate against the example access policy', () => {
     const res = await fetch(`${stack.guardian.url}/v1/audit?limit=2`);
     const { events } = AuditListResponseSchema.parse(await res.json());
     expect(events).toEqual([
-      expect.objectContaining({ source: 'executor', target: 'semantic-layer', decision: 'allowed', checked_by: 'guardian', message_sha256: messageDigest('preview text') }),
+      expect.objectContaining({
+        source: 'executor',
+        target: 'semantic-layer',
+        decision: 'allowed',
+        checked_by: 'guardian',
+        message_sha256: messageDigest('preview text'),
+      }),
       expect.objectContaining({
         source: 'untrusted',
         target: 'database',
@@ -94,7 +100,11 @@ describe('POST /v1/a2a/validate with a bad request', () => {
   it('refuses a body that is not JSON, not an object, of another type, or too big', async () => {
     await expectError(await post(validateUrl, undefined, { raw: '{"source_agent": ' }), 400, 'invalid_json');
     await expectError(await post(validateUrl, []), 400, 'invalid_request');
-    await expectError(await post(validateUrl, undefined, { raw: 'source=planner', contentType: 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
+    await expectError(
+      await post(validateUrl, undefined, { raw: 'source=planner', contentType: 'application/x-www-form-urlencoded' }),
+      415,
+      'unsupported_media_type',
+    );
     const big = validationInput('planner', 'orchestrator', 'x'.repeat(5000));
     await expectError(await post(validateUrl, big), 413, 'payload_too_large');
   });

@@ -42,10 +42,11 @@ async function rawServer(handler: Parameters<typeof createServer>[1]): Promise<{
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -144,7 +145,10 @@ describe('FrontDoorClient failures', () => {
       expect(failure).toBeInstanceOf(AgentNotReadyError);
       expect((failure as Error).message).toMatch(/no answer within 200 ms/);
       const events = await collect(new FrontDoorClient({ url: slow.url, connectTimeoutMs: 200 }).stream({ query: 'x' }));
-      expect(events).toEqual([{ type: 'status', text: 'working' }, { type: 'result', data: { done: true } }]);
+      expect(events).toEqual([
+        { type: 'status', text: 'working' },
+        { type: 'result', data: { done: true } },
+      ]);
     } finally {
       await silent.close();
       await slow.close();

@@ -184,7 +184,12 @@ describe('bad input', () => {
   const cases: [string, () => Promise<Response>, number, string][] = [
     ['non-JSON body', () => post('/stream', '{"query":'), 400, 'invalid_json'],
     ['empty body', () => post('/stream', ''), 400, 'invalid_json'],
-    ['wrong content type', () => fetch(`${running.url}/stream`, { method: 'POST', body: 'query=x', headers: { 'Content-Type': 'text/plain' } }), 415, 'unsupported_media_type'],
+    [
+      'wrong content type',
+      () => fetch(`${running.url}/stream`, { method: 'POST', body: 'query=x', headers: { 'Content-Type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    ],
     ['no content type', () => fetch(`${running.url}/query`, { method: 'POST', body: new Uint8Array([123, 125]) }), 415, 'unsupported_media_type'],
     ['missing query', () => post('/stream', {}), 400, 'invalid_request'],
     ['non-string query', () => post('/query', { query: 42 }), 400, 'invalid_request'],

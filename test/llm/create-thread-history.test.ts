@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../runtime/core/errors/config-error.js';
-import {
-  createThreadHistory,
-  getDefaultThreadHistory,
-  readThreadHistoryConfig,
-  setDefaultThreadHistory,
-} from '../../runtime/llm/create-thread-history.js';
+import { createThreadHistory, getDefaultThreadHistory, readThreadHistoryConfig, setDefaultThreadHistory } from '../../runtime/llm/create-thread-history.js';
 import { KvThreadHistory } from '../../runtime/llm/kv-thread-history.js';
 import { InProcessThreadHistory } from '../../runtime/llm/in-process-thread-history.js';
 
@@ -25,9 +20,7 @@ describe('createThreadHistory', () => {
   });
 
   it('kv without a URL is a ConfigError naming SESSION_KV_URL', () => {
-    expect(() => createThreadHistory({ sessionBackend: 'kv', sessionKvUrl: undefined, llmHistoryMessages: 6 })).toThrow(
-      /SESSION_KV_URL/,
-    );
+    expect(() => createThreadHistory({ sessionBackend: 'kv', sessionKvUrl: undefined, llmHistoryMessages: 6 })).toThrow(/SESSION_KV_URL/);
   });
 });
 
@@ -37,12 +30,13 @@ describe('readThreadHistoryConfig', () => {
   });
 
   it('reads SESSION_BACKEND, SESSION_KV_URL falling back to KV_URL, and LLM_HISTORY_MESSAGES', () => {
-    expect(
-      readThreadHistoryConfig({ SESSION_BACKEND: ' KV ', KV_URL: 'redis://kv:6379', LLM_HISTORY_MESSAGES: '12' }),
-    ).toEqual({ sessionBackend: 'kv', sessionKvUrl: 'redis://kv:6379', llmHistoryMessages: 12, kvKeyPrefix: 'fw:' });
-    expect(
-      readThreadHistoryConfig({ SESSION_BACKEND: 'kv', SESSION_KV_URL: 'redis://a:1', KV_URL: 'redis://b:2' }).sessionKvUrl,
-    ).toBe('redis://a:1');
+    expect(readThreadHistoryConfig({ SESSION_BACKEND: ' KV ', KV_URL: 'redis://kv:6379', LLM_HISTORY_MESSAGES: '12' })).toEqual({
+      sessionBackend: 'kv',
+      sessionKvUrl: 'redis://kv:6379',
+      llmHistoryMessages: 12,
+      kvKeyPrefix: 'fw:',
+    });
+    expect(readThreadHistoryConfig({ SESSION_BACKEND: 'kv', SESSION_KV_URL: 'redis://a:1', KV_URL: 'redis://b:2' }).sessionKvUrl).toBe('redis://a:1');
   });
 
   it('names every bad variable in one ConfigError', () => {

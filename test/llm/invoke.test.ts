@@ -71,13 +71,7 @@ describe('invoke and thread history', () => {
   it('sends at most maxMessages of history, the most recent ones', async () => {
     const history = new InProcessThreadHistory({ maxMessages: 4 });
     for (const prompt of ['p1', 'p2', 'p3', 'p4']) await invoke(llmConfig, prompt, { threadId: 'capped', history });
-    expect(sentMessages(3).map((m) => m.content)).toEqual([
-      'p2',
-      'echo: p2 (3 messages)',
-      'p3',
-      'echo: p3 (5 messages)',
-      'p4',
-    ]);
+    expect(sentMessages(3).map((m) => m.content)).toEqual(['p2', 'echo: p2 (3 messages)', 'p3', 'echo: p3 (5 messages)', 'p4']);
     expect(await history.load('capped')).toHaveLength(4);
   });
 

@@ -35,10 +35,7 @@ describe('KvThreadHistory on a real Redis', () => {
     const memory = open();
     expect(memory.backend).toBe('kv');
     await memory.append('t1', [user('hi'), assistant('hello')]);
-    expect(await admin.lrange(`${prefix}thread:t1`, 0, -1)).toEqual([
-      JSON.stringify(user('hi')),
-      JSON.stringify(assistant('hello')),
-    ]);
+    expect(await admin.lrange(`${prefix}thread:t1`, 0, -1)).toEqual([JSON.stringify(user('hi')), JSON.stringify(assistant('hello'))]);
     expect(await memory.load('t1')).toEqual([user('hi'), assistant('hello')]);
     expect(await memory.load('never-seen')).toEqual([]);
   });

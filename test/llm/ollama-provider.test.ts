@@ -84,9 +84,7 @@ describe('Ollama provider wire format', () => {
 
   it('the explicit base_url wins over OLLAMA_HOST', () => {
     vi.stubEnv('OLLAMA_HOST', 'http://10.0.0.9:1');
-    expect(createLanguageModel({ provider: 'ollama', model: 'm', base_url: 'http://127.0.0.1:4000' }).baseUrl).toBe(
-      'http://127.0.0.1:4000',
-    );
+    expect(createLanguageModel({ provider: 'ollama', model: 'm', base_url: 'http://127.0.0.1:4000' }).baseUrl).toBe('http://127.0.0.1:4000');
   });
 
   it('an error line inside the stream rejects with model_error carrying the runtime message', async () => {
@@ -106,7 +104,11 @@ describe('Ollama provider wire format', () => {
   });
 
   it('other HTTP errors are model_error with the runtime message', async () => {
-    server = await startOllamaStandIn({ reply: () => { throw new Error('boom in the runtime'); } });
+    server = await startOllamaStandIn({
+      reply: () => {
+        throw new Error('boom in the runtime');
+      },
+    });
     const error = await invoke({ provider: 'ollama', model: 'test-model', base_url: server.url }, 'hi').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelRuntimeError);
     expect((error as ModelRuntimeError).code).toBe('model_error');

@@ -70,10 +70,9 @@ describe('OpenAI-compatible provider wire format', () => {
 
   it('a rejected key is a model_error carrying the server message, never the key', async () => {
     server = await startOpenAiStandIn({ apiKey: 'sk-right' });
-    const error = await invoke(
-      { provider: 'openai', model: 'test-model', base_url: `${server.url}/v1`, api_key: 'sk-wrong-secret' },
-      'hi',
-    ).catch((e: unknown) => e);
+    const error = await invoke({ provider: 'openai', model: 'test-model', base_url: `${server.url}/v1`, api_key: 'sk-wrong-secret' }, 'hi').catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ModelRuntimeError);
     expect((error as ModelRuntimeError).code).toBe('model_error');
     expect((error as Error).message).toContain('401');

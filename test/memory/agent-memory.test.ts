@@ -14,7 +14,11 @@ describe('AgentMemory against the memory service over HTTP', () => {
     expect(() => new AgentMemory({ env: {} })).toThrow(/options\.url or AGENT_MEMORY_URL: is required[\s\S]*options\.contextId or CONTEXT_ID: is required/);
     const fromEnv = new AgentMemory({ env: { AGENT_MEMORY_URL: 'http://127.0.0.1:8000/', CONTEXT_ID: 'demo' } });
     expect([fromEnv.url, fromEnv.contextId]).toEqual(['http://127.0.0.1:8000', 'demo']);
-    const explicit = new AgentMemory({ url: 'http://127.0.0.1:9000', contextId: 'mine', env: { AGENT_MEMORY_URL: 'http://127.0.0.1:8000', CONTEXT_ID: 'demo' } });
+    const explicit = new AgentMemory({
+      url: 'http://127.0.0.1:9000',
+      contextId: 'mine',
+      env: { AGENT_MEMORY_URL: 'http://127.0.0.1:8000', CONTEXT_ID: 'demo' },
+    });
     expect([explicit.url, explicit.contextId]).toEqual(['http://127.0.0.1:9000', 'mine']);
     expect(() => new AgentMemory({ url: 'not a url', contextId: 'x', env: {} })).toThrow(/AGENT_MEMORY_URL: must be an absolute URL/);
   });

@@ -18,10 +18,20 @@ describe('bad input to the memory service', () => {
   it('refuses bad bodies with 400, 413 and 415', async () => {
     const { app } = open();
     await refused(call(app, 'POST', '/v1/long-term-memory/', { memories: [{ id: 'x' }] }), 400, 'invalid_request', 'memories.0.text: is required');
-    await refused(call(app, 'POST', '/v1/long-term-memory/', { memories: [{ id: 'x', text: '   ' }] }), 400, 'invalid_request', 'memories.0.text: must not be empty');
+    await refused(
+      call(app, 'POST', '/v1/long-term-memory/', { memories: [{ id: 'x', text: '   ' }] }),
+      400,
+      'invalid_request',
+      'memories.0.text: must not be empty',
+    );
     await refused(call(app, 'POST', '/v1/long-term-memory/', { memories: [{ text: 'no id' }] }), 400, 'invalid_request', 'memories.0.id: is required');
     await refused(call(app, 'POST', '/v1/long-term-memory/', { memories: 'all of them' }), 400, 'invalid_request', 'memories:');
-    await refused(call(app, 'POST', '/v1/long-term-memory/', { memories: [{ id: 'x', text: 't', topics: ['a,b'] }] }), 400, 'invalid_request', 'must not contain a comma');
+    await refused(
+      call(app, 'POST', '/v1/long-term-memory/', { memories: [{ id: 'x', text: 't', topics: ['a,b'] }] }),
+      400,
+      'invalid_request',
+      'must not contain a comma',
+    );
     await refused(call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', limit: 'ten' }), 400, 'invalid_request', 'limit:');
     await refused(call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', limit: 1000 }), 400, 'invalid_request', 'limit:');
     await refused(call(app, 'PUT', '/v1/working-memory/s1', { messages: [{ role: 'user' }] }), 400, 'invalid_request', 'messages.0.content: is required');
@@ -31,7 +41,11 @@ describe('bad input to the memory service', () => {
     await refused(call(app, 'POST', '/v1/memory/prompt', { query: 'hi' }), 400, 'invalid_request', 'send a session, a long_term_search, or both');
 
     const raw = async (body: string, contentType?: string) => {
-      const res = await app.request('/v1/long-term-memory/search', { method: 'POST', body, ...(contentType ? { headers: { 'content-type': contentType } } : {}) });
+      const res = await app.request('/v1/long-term-memory/search', {
+        method: 'POST',
+        body,
+        ...(contentType ? { headers: { 'content-type': contentType } } : {}),
+      });
       return { status: res.status, body: await res.json() };
     };
     await refused(raw('{"text": ', 'application/json'), 400, 'invalid_json', 'not valid JSON');
@@ -42,12 +56,37 @@ describe('bad input to the memory service', () => {
 
   it('refuses what this server does not do, rather than doing something else', async () => {
     const { app } = open();
-    await refused(call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'keyword' }), 400, 'invalid_request', '"keyword" search is not supported');
-    await refused(call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'hybrid' }), 400, 'invalid_request', '"hybrid" search is not supported');
-    await refused(call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', recency_boost: true }), 400, 'invalid_request', 'recency re-ranking is not supported');
-    await refused(call(app, 'POST', '/v1/long-term-memory/search?optimize_query=true', { text: 'x' }), 400, 'invalid_request', 'optimize_query=true needs a language model');
+    await refused(
+      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'keyword' }),
+      400,
+      'invalid_request',
+      '"keyword" search is not supported',
+    );
+    await refused(
+      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'hybrid' }),
+      400,
+      'invalid_request',
+      '"hybrid" search is not supported',
+    );
+    await refused(
+      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', recency_boost: true }),
+      400,
+      'invalid_request',
+      'recency re-ranking is not supported',
+    );
+    await refused(
+      call(app, 'POST', '/v1/long-term-memory/search?optimize_query=true', { text: 'x' }),
+      400,
+      'invalid_request',
+      'optimize_query=true needs a language model',
+    );
     await refused(call(app, 'GET', '/v1/working-memory/s1?model_name=gpt-4o'), 400, 'invalid_request', 'model_name is not supported');
-    await refused(call(app, 'POST', '/v1/memory/prompt', { query: 'q', session: { session_id: 's1', context_window_max: 500 } }), 400, 'invalid_request', 'context_window_max is not supported');
+    await refused(
+      call(app, 'POST', '/v1/memory/prompt', { query: 'q', session: { session_id: 's1', context_window_max: 500 } }),
+      400,
+      'invalid_request',
+      'context_window_max is not supported',
+    );
   });
 
   it('refuses filters it does not understand instead of ignoring them', async () => {

@@ -21,11 +21,22 @@ describe('long-term memory', () => {
     expect(found.total).toBe(3);
     const [first, second] = found.memories;
     expect(first!.dist).toBeLessThan(second!.dist);
-    expect(first).toMatchObject({ text: 'The user drinks green tea every morning', namespace: 'rel', topics: ['food'], memory_type: 'semantic', score_type: 'semantic', persisted_at: expect.any(String) });
+    expect(first).toMatchObject({
+      text: 'The user drinks green tea every morning',
+      namespace: 'rel',
+      topics: ['food'],
+      memory_type: 'semantic',
+      score_type: 'semantic',
+      persisted_at: expect.any(String),
+    });
     expect(first!.score).toBeCloseTo(1 - first!.dist, 6);
 
     // A distance threshold keeps only the near one; limit/offset page through the rest.
-    const near = await search(app, { text: 'What beverage does the user have at breakfast?', namespace: { eq: 'rel' }, distance_threshold: (first!.dist + second!.dist) / 2 });
+    const near = await search(app, {
+      text: 'What beverage does the user have at breakfast?',
+      namespace: { eq: 'rel' },
+      distance_threshold: (first!.dist + second!.dist) / 2,
+    });
     expect(near.memories.map((m) => m.id)).toEqual(['tea']);
     const page = await search(app, { text: 'What beverage does the user have at breakfast?', namespace: { eq: 'rel' }, limit: 1, offset: 1 });
     expect(page).toMatchObject({ total: 3, next_offset: 2 });
@@ -75,7 +86,8 @@ describe('long-term memory', () => {
       { id: 'n-b', text: 'The launch code word is pineapple express', namespace: 'team-b', user_id: 'alice' },
       { id: 'n-c', text: 'The launch code word is mango', namespace: 'team-a', user_id: 'bob' },
     ]);
-    const ids = async (filters: Record<string, unknown>) => (await search(app, { text: 'What is the launch code word?', ...filters })).memories.map((m) => m.id).sort();
+    const ids = async (filters: Record<string, unknown>) =>
+      (await search(app, { text: 'What is the launch code word?', ...filters })).memories.map((m) => m.id).sort();
     expect(await ids({ namespace: { eq: 'team-a' } })).toEqual(['n-a', 'n-c']);
     expect(await ids({ namespace: { eq: 'team-b' } })).toEqual(['n-b']);
     expect(await ids({ namespace: { eq: 'team-a' }, user_id: { eq: 'alice' } })).toEqual(['n-a']);
@@ -126,7 +138,11 @@ describe('long-term memory', () => {
         { role: 'assistant', content: 'How many guests?' },
       ],
     });
-    const res = await call(app, 'POST', '/v1/memory/prompt', { query: 'What should I cook for the user?', session: { session_id: 'dinner', namespace: 'chef' }, long_term_search: true });
+    const res = await call(app, 'POST', '/v1/memory/prompt', {
+      query: 'What should I cook for the user?',
+      session: { session_id: 'dinner', namespace: 'chef' },
+      long_term_search: true,
+    });
     expect(res.status).toBe(200);
     const prompt = MemoryPromptResponseSchema.parse(res.body);
     expect(prompt.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'system', 'user']);
@@ -136,7 +152,10 @@ describe('long-term memory', () => {
     expect(prompt.long_term_memories?.map((m) => m.id)).toEqual(['p1']);
 
     const none = await call(app, 'POST', '/v1/memory/prompt', { query: 'anything', long_term_search: { namespace: { eq: 'empty-ns' } } });
-    expect(none.body.messages.map((m: { content: { text: string } }) => m.content.text)).toEqual(["## Long term memories related to the user's query\n No relevant long-term memories found.", 'anything']);
+    expect(none.body.messages.map((m: { content: { text: string } }) => m.content.text)).toEqual([
+      "## Long term memories related to the user's query\n No relevant long-term memories found.",
+      'anything',
+    ]);
     expect(none.body.long_term_memories).toBeNull();
   });
 });

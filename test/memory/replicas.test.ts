@@ -6,8 +6,10 @@ import { call, modelRuntime, openMemory, privateRedis, remember, search } from '
 
 const scope = redisScope();
 const models = modelRuntime();
-const open = (options: { keyPrefix?: string; kvUrl?: string } = {}) => scope.track(openMemory({ keyPrefix: options.keyPrefix ?? scope.prefix, ollamaHost: models.url(), ...(options.kvUrl ? { kvUrl: options.kvUrl } : {}) }));
-const ids = async (app: Parameters<typeof search>[0], namespace: string) => (await search(app, { text: 'what is known', namespace: { eq: namespace }, limit: 100 })).memories.map((m) => m.id).sort();
+const open = (options: { keyPrefix?: string; kvUrl?: string } = {}) =>
+  scope.track(openMemory({ keyPrefix: options.keyPrefix ?? scope.prefix, ollamaHost: models.url(), ...(options.kvUrl ? { kvUrl: options.kvUrl } : {}) }));
+const ids = async (app: Parameters<typeof search>[0], namespace: string) =>
+  (await search(app, { text: 'what is known', namespace: { eq: namespace }, limit: 100 })).memories.map((m) => m.id).sort();
 
 const privateServer = privateRedis();
 
@@ -40,7 +42,10 @@ describe('memory across restarts and replicas', () => {
     expect(await ids(a.app, 'rep')).toEqual(['a1', 'b1']);
     // B replaces A's record, A deletes B's: each sees the other's change.
     await remember(b.app, [{ id: 'a1', text: 'Rewritten by replica B', namespace: 'rep' }]);
-    expect((await search(a.app, { text: 'rewritten', namespace: { eq: 'rep' }, limit: 1 })).memories[0]).toMatchObject({ id: 'a1', text: 'Rewritten by replica B' });
+    expect((await search(a.app, { text: 'rewritten', namespace: { eq: 'rep' }, limit: 1 })).memories[0]).toMatchObject({
+      id: 'a1',
+      text: 'Rewritten by replica B',
+    });
     await call(a.app, 'DELETE', '/v1/long-term-memory?memory_ids=b1');
     expect(await ids(b.app, 'rep')).toEqual(['a1']);
     // Deduplication holds across replicas too.
@@ -94,8 +99,16 @@ describe('memory across restarts and replicas', () => {
     const record = (id: string) => completeRecord({ record: LongTermRecordInputSchema.parse({ id, text: `text ${id}` }), at: new Date().toISOString() });
     await first.putRecords({ records: [{ record: record('a1'), vector: [1, 0, 0] }], deduplicate: true });
     const second = scope.track(new KvMemoryStore({ url: REDIS_URL, keyPrefix, embeddingModel: 'model-b' }));
-    await expect(second.search({ vector: [1, 0, 0], filters: {}, limit: 1, offset: 0 })).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('EMBEDDING_MODEL: is "model-b"; set EMBEDDING_MODEL=model-a') });
-    await expect(second.putRecords({ records: [{ record: record('b1'), vector: [0, 1, 0] }], deduplicate: true })).rejects.toMatchObject({ code: 'invalid_config' });
-    await expect(first.putRecords({ records: [{ record: record('a2'), vector: [0, 1] }], deduplicate: true })).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('2-dimensional') });
+    await expect(second.search({ vector: [1, 0, 0], filters: {}, limit: 1, offset: 0 })).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringContaining('EMBEDDING_MODEL: is "model-b"; set EMBEDDING_MODEL=model-a'),
+    });
+    await expect(second.putRecords({ records: [{ record: record('b1'), vector: [0, 1, 0] }], deduplicate: true })).rejects.toMatchObject({
+      code: 'invalid_config',
+    });
+    await expect(first.putRecords({ records: [{ record: record('a2'), vector: [0, 1] }], deduplicate: true })).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringContaining('2-dimensional'),
+    });
   });
 });

@@ -27,8 +27,13 @@ describe('framework-cli serve memory', () => {
       const health = await fetch(`${service.url}/v1/health`);
       expect(health.status).toBe(200);
       expect(MemoryHealthSchema.parse(await health.json())).toMatchObject({ status: 'ok', kv_store: 'up' });
-      expect((await post(`${service.url}/v1/long-term-memory/`, { memories: [{ id: 'cli-1', text: 'The build server is called Hopper', namespace: 'cli' }] })).status).toBe(200);
-      const found = MemoryRecordResultsSchema.parse(await (await post(`${service.url}/v1/long-term-memory/search`, { text: 'What is the name of the CI machine?', namespace: { eq: 'cli' } })).json());
+      expect(
+        (await post(`${service.url}/v1/long-term-memory/`, { memories: [{ id: 'cli-1', text: 'The build server is called Hopper', namespace: 'cli' }] }))
+          .status,
+      ).toBe(200);
+      const found = MemoryRecordResultsSchema.parse(
+        await (await post(`${service.url}/v1/long-term-memory/search`, { text: 'What is the name of the CI machine?', namespace: { eq: 'cli' } })).json(),
+      );
       expect(found.memories.map((m) => m.id)).toEqual(['cli-1']);
       // KV_PREFIX from the environment was used.
       expect(await scope.admin().exists(`${scope.prefix}mem:rec:cli-1`)).toBe(1);
@@ -36,7 +41,12 @@ describe('framework-cli serve memory', () => {
       await service.stop();
     }
     expect(service.process.exitCode).toBe(0);
-    const last = service.output().trim().split('\n').filter((line) => line.startsWith('{"url"')).at(-1);
+    const last = service
+      .output()
+      .trim()
+      .split('\n')
+      .filter((line) => line.startsWith('{"url"'))
+      .at(-1);
     expect(JSON.parse(last!)).toEqual({ url: service.url, stopped: true });
   });
 

@@ -63,7 +63,12 @@ export interface MemoryUnderTest {
 
 export function openMemory(options: { keyPrefix: string; ollamaHost: string; kvUrl?: string; logger?: Logger; maxBodyBytes?: number }): MemoryUnderTest {
   const embedder = new OllamaEmbedder({ host: options.ollamaHost, model: 'all-minilm' });
-  const store = new KvMemoryStore({ url: options.kvUrl ?? REDIS_URL, keyPrefix: options.keyPrefix, embeddingModel: embedder.model, ...(options.logger ? { logger: options.logger } : {}) });
+  const store = new KvMemoryStore({
+    url: options.kvUrl ?? REDIS_URL,
+    keyPrefix: options.keyPrefix,
+    embeddingModel: embedder.model,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const memory = new SystemMemory({ store, embedder, ...(options.logger ? { logger: options.logger } : {}) });
   const app = createMemoryService({ memory, ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}) });
   return { app, memory, store, close: () => store.close() };
@@ -87,7 +92,10 @@ export async function remember(app: Hono, memories: Array<Record<string, unknown
 }
 
 /** Searches; fails the test on anything but 200. */
-export async function search(app: Hono, request: Record<string, unknown>): Promise<{ memories: Array<Record<string, any>>; total: number; next_offset: number | null }> {
+export async function search(
+  app: Hono,
+  request: Record<string, unknown>,
+): Promise<{ memories: Array<Record<string, any>>; total: number; next_offset: number | null }> {
   const res = await call(app, 'POST', '/v1/long-term-memory/search', request);
   if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;

@@ -3,7 +3,8 @@ import { MemoryFiltersSchema, recordFilter } from '../../runtime/memory/memory-f
 import { completeRecord, LongTermRecordInputSchema, type MemoryRecord } from '../../runtime/memory/memory-records.js';
 import { normalize, VectorCache } from '../../runtime/memory/vector-cache.js';
 
-const record = (fields: Record<string, unknown>): MemoryRecord => completeRecord({ record: LongTermRecordInputSchema.parse({ text: 'text', ...fields }), at: '2025-01-01T00:00:00.000Z' });
+const record = (fields: Record<string, unknown>): MemoryRecord =>
+  completeRecord({ record: LongTermRecordInputSchema.parse({ text: 'text', ...fields }), at: '2025-01-01T00:00:00.000Z' });
 const all = () => true;
 
 /** The exact nearest ids by brute force, for comparison. */
@@ -18,7 +19,7 @@ function exact(vectors: Map<string, Float32Array>, query: Float32Array, k: numbe
 describe('VectorCache', () => {
   it('finds the exact nearest records, pages, thresholds, and reuses the slots of removed ones', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
     const cache = new VectorCache();
     const vectors = new Map<string, Float32Array>();
     for (let i = 0; i < 300; i++) {
@@ -44,7 +45,10 @@ describe('VectorCache', () => {
     const near = cache.search({ vector: query, filter: all, distanceThreshold: top.hits[2]!.dist, limit: 10, offset: 0 });
     expect(near.hits.map((h) => h.record.id)).toEqual(exact(vectors, query, 3));
     expect(near.total).toBe(3);
-    expect(cache.search({ vector: fresh, filter: all, limit: 1, offset: 0 }).hits[0]).toEqual({ record: expect.objectContaining({ id: 'late' }), dist: expect.closeTo(0, 5) });
+    expect(cache.search({ vector: fresh, filter: all, limit: 1, offset: 0 }).hits[0]).toEqual({
+      record: expect.objectContaining({ id: 'late' }),
+      dist: expect.closeTo(0, 5),
+    });
   });
 
   it('filters before scoring and lists newest first without a query', () => {
@@ -54,7 +58,10 @@ describe('VectorCache', () => {
     cache.upsert(record({ id: 'c', namespace: 'x', created_at: '2025-03-01T00:00:00Z' }), normalize([0, 1]));
     const inX = recordFilter(MemoryFiltersSchema.parse({ namespace: { eq: 'x' } }));
     expect(cache.search({ vector: normalize([1, 0]), filter: inX, limit: 10, offset: 0 }).hits.map((h) => h.record.id)).toEqual(['a', 'c']);
-    expect(cache.search({ vector: undefined, filter: all, limit: 2, offset: 0 })).toEqual({ hits: [expect.objectContaining({ dist: 0 }), expect.objectContaining({ dist: 0 })], total: 3 });
+    expect(cache.search({ vector: undefined, filter: all, limit: 2, offset: 0 })).toEqual({
+      hits: [expect.objectContaining({ dist: 0 }), expect.objectContaining({ dist: 0 })],
+      total: 3,
+    });
     expect(cache.search({ vector: undefined, filter: all, limit: 10, offset: 0 }).hits.map((h) => h.record.id)).toEqual(['c', 'b', 'a']);
   });
 

@@ -47,7 +47,11 @@ describe('working memory', () => {
     const { app } = open();
     const res = await call(app, 'GET', '/v1/working-memory/never-written');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ code: 'not_found', message: expect.stringContaining('Session never-written not found'), detail: expect.stringContaining('Session never-written not found') });
+    expect(res.body).toEqual({
+      code: 'not_found',
+      message: expect.stringContaining('Session never-written not found'),
+      detail: expect.stringContaining('Session never-written not found'),
+    });
   });
 
   it('keeps one working memory per namespace and user', async () => {

@@ -5,7 +5,13 @@ const vocab = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', 'hello', ',', 'world', '!', '
 const tokenizer = new BertTokenizer({
   json: {
     normalizer: { type: 'BertNormalizer', lowercase: true, strip_accents: null },
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: Object.fromEntries(vocab.map((t, i) => [t, i])) },
+    model: {
+      type: 'WordPiece',
+      unk_token: '[UNK]',
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab: Object.fromEntries(vocab.map((t, i) => [t, i])),
+    },
   },
 });
 const ids = (...tokens: string[]) => tokens.map((t) => vocab.indexOf(t));

@@ -20,7 +20,11 @@ afterAll(async () => {
 
 const dot = (a: readonly number[], b: readonly number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 const post = (path: string, body: unknown) =>
-  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 describe('embeddings with the ollama client', () => {
   it('embeds one input as a normalised 384-dimension vector, with counts', async () => {
@@ -74,7 +78,10 @@ describe('embeddings with the ollama client', () => {
   });
 
   it('answers unknown models with 404 and malformed bodies with 400', async () => {
-    await expect(client.embed({ model: 'no-such-model', input: 'hi' })).rejects.toMatchObject({ status_code: 404, error: expect.stringContaining("model 'no-such-model' not found") });
+    await expect(client.embed({ model: 'no-such-model', input: 'hi' })).rejects.toMatchObject({
+      status_code: 404,
+      error: expect.stringContaining("model 'no-such-model' not found"),
+    });
     const legacy = await post('/api/embeddings', { model: 'no-such-model', prompt: 'hi' });
     expect(legacy.status).toBe(404);
     for (const body of ['{"model":', { input: 'hi' }, { model: 'all-minilm', input: 42 }, { model: 'all-minilm', input: ['a', 1] }]) {
@@ -91,6 +98,9 @@ describe('embeddings with the ollama client', () => {
     });
     const generate = await post('/api/generate', { model: 'all-minilm', prompt: 'hi', stream: false });
     expect(generate.status).toBe(400);
-    await expect(client.embed({ model: 'smollm2', input: 'hi' })).rejects.toMatchObject({ status_code: 400, error: expect.stringContaining('does not support embeddings') });
+    await expect(client.embed({ model: 'smollm2', input: 'hi' })).rejects.toMatchObject({
+      status_code: 400,
+      error: expect.stringContaining('does not support embeddings'),
+    });
   });
 });

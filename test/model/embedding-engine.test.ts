@@ -12,7 +12,11 @@ import { defaultEmbeddingStore } from './support/default-model.js';
 const compiledUrl = new URL('../../dist/runtime/model/embedding-engine.js', import.meta.url);
 const compiled = existsSync(fileURLToPath(compiledUrl)) && existsSync(fileURLToPath(new URL('../../dist/runtime/model/embedding-worker.js', import.meta.url)));
 
-const SENTENCES = ['A man is eating food.', 'A man is eating a piece of bread.', 'Sentence number 3 is about agents that plan, call tools and remember what users said.'];
+const SENTENCES = [
+  'A man is eating food.',
+  'A man is eating a piece of bread.',
+  'Sentence number 3 is about agents that plan, call tools and remember what users said.',
+];
 const LONG = 'word '.repeat(400);
 const dot = (a: readonly number[], b: readonly number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
@@ -103,7 +107,7 @@ describe.skipIf(!compiled)('EmbeddingEngine in a worker thread (compiled dist/)'
     expect(dot(embeddings[0]!, reference[0]!)).toBeCloseTo(1, 5);
   });
 
-  it('does not keep a process alive once idle (the worker is unref\'d)', async () => {
+  it("does not keep a process alive once idle (the worker is unref'd)", async () => {
     const script = [
       `const { EmbeddingEngine } = await import(${JSON.stringify(compiledUrl.href)});`,
       `const engine = new EmbeddingEngine({ model: ${JSON.stringify(model)} });`,

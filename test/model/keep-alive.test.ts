@@ -21,7 +21,9 @@ describe('parseKeepAlive', () => {
 
   it('rejects what is not a duration with a 400', () => {
     for (const bad of ['10', 'soon', '5 minutes', '']) {
-      expect(() => parseKeepAlive(bad, DEFAULT_KEEP_ALIVE_MS)).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining('invalid keep_alive') }));
+      expect(() => parseKeepAlive(bad, DEFAULT_KEEP_ALIVE_MS)).toThrow(
+        expect.objectContaining({ status: 400, message: expect.stringContaining('invalid keep_alive') }),
+      );
     }
   });
 });

@@ -32,7 +32,7 @@ describe('model server with the ollama client', () => {
     expect((await client.version()).version).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('chats without streaming, with Ollama\'s counts', async () => {
+  it("chats without streaming, with Ollama's counts", async () => {
     const reply = await client.chat({ model: 'smollm2', messages: [{ role: 'user', content: 'Say hello.' }], stream: false, options: short });
     expect(reply.message.role).toBe('assistant');
     expect(reply.message.content.length).toBeGreaterThan(0);
@@ -88,8 +88,7 @@ describe('model server with the ollama client', () => {
   });
 
   it('answers malformed bodies and an over-long prompt with 400', async () => {
-    const post = (path: string, body: string) =>
-      fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const post = (path: string, body: string) => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const broken = await post('/api/chat', '{"model":');
     expect(broken.status).toBe(400);
     expect(await broken.json()).toEqual({ error: expect.stringContaining('invalid JSON') });
@@ -108,7 +107,11 @@ describe('model server with the ollama client', () => {
     const response = await fetch(`${server.url}/api/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'smollm2', messages: [{ role: 'user', content: 'Write a very long story about a dragon, with many chapters.' }], options: { num_predict: 2000, temperature: 0 } }),
+      body: JSON.stringify({
+        model: 'smollm2',
+        messages: [{ role: 'user', content: 'Write a very long story about a dragon, with many chapters.' }],
+        options: { num_predict: 2000, temperature: 0 },
+      }),
       signal: controller.signal,
     });
     const reader = response.body!.getReader();
@@ -131,11 +134,9 @@ describe('model server with the toolkit', () => {
   });
 
   it('answers invoke() of the ollama provider, with a JSON schema passed through', async () => {
-    const text = await invoke(
-      { provider: 'ollama', model: 'smollm2', temperature: 0, base_url: server.url },
-      'Give a fruit name and its colour as JSON.',
-      { format: { type: 'object', properties: { fruit: { type: 'string' }, colour: { type: 'string' } }, required: ['fruit', 'colour'] } },
-    );
+    const text = await invoke({ provider: 'ollama', model: 'smollm2', temperature: 0, base_url: server.url }, 'Give a fruit name and its colour as JSON.', {
+      format: { type: 'object', properties: { fruit: { type: 'string' }, colour: { type: 'string' } }, required: ['fruit', 'colour'] },
+    });
     expect(z.object({ fruit: z.string(), colour: z.string() }).safeParse(JSON.parse(text)).success).toBe(true);
   }, 60_000);
 });
@@ -179,7 +180,8 @@ describe('model server queue bound', () => {
     const small = await startModelServer({ store, host: '127.0.0.1', port: 0, maxQueue: 0 });
     try {
       const busyClient = new Ollama({ host: small.url });
-      const ask = () => busyClient.chat({ model: 'smollm2', messages: [{ role: 'user', content: 'Hi' }], stream: false, options: { temperature: 0, num_predict: 24 } });
+      const ask = () =>
+        busyClient.chat({ model: 'smollm2', messages: [{ role: 'user', content: 'Hi' }], stream: false, options: { temperature: 0, num_predict: 24 } });
       // The first to arrive loads the model and generates for a while; the others find it busy.
       const settled = await Promise.allSettled([ask(), ask(), ask()]);
       expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(1);

@@ -50,12 +50,21 @@ describe('POST /api/pull', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     const response = await fetch(`${server.url}/api/pull`, { method: 'POST', body: JSON.stringify({ model: 'smollm2', insecure: true }) });
     expect(response.headers.get('content-type')).toBe('application/x-ndjson');
-    const lines = (await response.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.map((l) => l.status)).toEqual(['pulling manifest', `downloading sha256:${smollm2.sha256}`, 'verifying sha256 digest', 'writing manifest', 'success']);
+    const lines = (await response.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.status)).toEqual([
+      'pulling manifest',
+      `downloading sha256:${smollm2.sha256}`,
+      'verifying sha256 digest',
+      'writing manifest',
+      'success',
+    ]);
     expect(lines[1]).toMatchObject({ total: smollm2.size, completed: smollm2.size });
   });
 
-  it('answers an unknown model with Ollama\'s error: a stream line, or a 500 without streaming', async () => {
+  it("answers an unknown model with Ollama's error: a stream line, or a 500 without streaming", async () => {
     const streamed = await (async () => {
       for await (const _ of await client.pull({ model: 'no-such-model', stream: true })) void _;
     })().catch((e: unknown) => e);

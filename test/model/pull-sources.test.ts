@@ -32,9 +32,7 @@ async function emptyStore(): Promise<ModelStore> {
 
 function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })),
-  );
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
 }
 
 beforeAll(async () => {
@@ -160,8 +158,17 @@ describe('pull from a Hugging Face URI (through HF_ENDPOINT)', () => {
     const store = await emptyStore();
     const events: PullProgress[] = [];
     const model = await pullModel({ store, name: 'hf:owner/SmolLM2-GGUF/q4/SmolLM2-135M.Q4_1.gguf', onProgress: (p) => events.push(p) });
-    expect(model).toMatchObject({ name: 'SmolLM2-135M.Q4_1', sha256: smollm2.sha256, size: smollm2.size, source: 'hf:owner/SmolLM2-GGUF/q4/SmolLM2-135M.Q4_1.gguf' });
-    expect(createHash('sha256').update(await import('node:fs/promises').then((f) => f.readFile(model.path))).digest('hex')).toBe(smollm2.sha256);
+    expect(model).toMatchObject({
+      name: 'SmolLM2-135M.Q4_1',
+      sha256: smollm2.sha256,
+      size: smollm2.size,
+      source: 'hf:owner/SmolLM2-GGUF/q4/SmolLM2-135M.Q4_1.gguf',
+    });
+    expect(
+      createHash('sha256')
+        .update(await import('node:fs/promises').then((f) => f.readFile(model.path)))
+        .digest('hex'),
+    ).toBe(smollm2.sha256);
     const downloads = events.filter((e) => e.status === 'downloading');
     expect(downloads.at(-1)).toMatchObject({ total: smollm2.size, completed: smollm2.size });
     const completed = downloads.map((e) => e.completed ?? 0);
@@ -190,7 +197,9 @@ describe('pull from a Hugging Face URI (through HF_ENDPOINT)', () => {
     etag = 'f'.repeat(64);
     try {
       const store = await emptyStore();
-      const error = (await pullModel({ store, name: 'hf:owner/SmolLM2-GGUF/q4/SmolLM2-135M.Q4_1.gguf', hfEndpoint: hub.url }).catch((e: unknown) => e)) as Error;
+      const error = (await pullModel({ store, name: 'hf:owner/SmolLM2-GGUF/q4/SmolLM2-135M.Q4_1.gguf', hfEndpoint: hub.url }).catch(
+        (e: unknown) => e,
+      )) as Error;
       expect(error.message).toMatch(/Checksum mismatch .*x-linked-etag says sha256 f{64}, got [0-9a-f]{64}/);
       expect(await store.list()).toEqual([]);
       expect(await readdir(join(store.blobsDir, 'hf', 'owner', 'SmolLM2-GGUF', 'q4'))).toEqual([]);

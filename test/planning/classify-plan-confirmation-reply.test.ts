@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_MAX_PLAN_AGE_MS,
-  classifyPlanConfirmationReply,
-} from '../../runtime/planning/classify-plan-confirmation-reply.js';
+import { DEFAULT_MAX_PLAN_AGE_MS, classifyPlanConfirmationReply } from '../../runtime/planning/classify-plan-confirmation-reply.js';
 import { CONFIRMATION_VOCABULARY } from '../../runtime/planning/confirmation-vocabulary.js';
 import { normalizeReplyText } from '../../runtime/planning/normalize-reply-text.js';
 import type { PendingPlan } from '../../runtime/planning/plan-records.js';
@@ -34,24 +31,21 @@ describe('classifyPlanConfirmationReply: reply table', () => {
     expect(CONFIRMATION_CASES.length).toBeGreaterThanOrEqual(80);
   });
 
-  it.each(CONFIRMATION_CASES.map((c) => [JSON.stringify(c.reply) ?? String(c.reply), c.context ?? 'fresh', c] as const))(
-    '%s (%s)',
-    (_label, context, c) => {
-      const result = classifyPlanConfirmationReply(c.reply, CONTEXTS[context], { now: NOW });
-      if (c.expected === null) {
-        expect(result).toBeNull();
-        return;
-      }
-      const replyText = typeof c.reply === 'string' ? c.reply.trim() : String(c.reply);
-      expect(result).toEqual({
-        classification: c.expected,
-        pending_plan: PLAN,
-        original_query: PLAN.original_query,
-        ...(c.expected === 'plan_modify_feedback' ? { feedback: c.feedback ?? replyText } : {}),
-        ...(c.referencedPlanId === undefined ? {} : { referenced_plan_id: c.referencedPlanId }),
-      });
-    },
-  );
+  it.each(CONFIRMATION_CASES.map((c) => [JSON.stringify(c.reply) ?? String(c.reply), c.context ?? 'fresh', c] as const))('%s (%s)', (_label, context, c) => {
+    const result = classifyPlanConfirmationReply(c.reply, CONTEXTS[context], { now: NOW });
+    if (c.expected === null) {
+      expect(result).toBeNull();
+      return;
+    }
+    const replyText = typeof c.reply === 'string' ? c.reply.trim() : String(c.reply);
+    expect(result).toEqual({
+      classification: c.expected,
+      pending_plan: PLAN,
+      original_query: PLAN.original_query,
+      ...(c.expected === 'plan_modify_feedback' ? { feedback: c.feedback ?? replyText } : {}),
+      ...(c.referencedPlanId === undefined ? {} : { referenced_plan_id: c.referencedPlanId }),
+    });
+  });
 });
 
 describe('classifyPlanConfirmationReply: plan age and context', () => {
@@ -158,7 +152,9 @@ describe('classifyPlanConfirmationReply: robustness', () => {
       expect(input.plan).toBeDefined();
       expect(first.pending_plan).toEqual(input.plan);
       expect(first.original_query).toBe(input.plan?.original_query);
-      expect(Object.keys(first).every((key) => ['classification', 'pending_plan', 'original_query', 'feedback', 'referenced_plan_id'].includes(key))).toBe(true);
+      expect(Object.keys(first).every((key) => ['classification', 'pending_plan', 'original_query', 'feedback', 'referenced_plan_id'].includes(key))).toBe(
+        true,
+      );
       if (first.classification === 'plan_modify_feedback') {
         expect(typeof first.feedback).toBe('string');
         expect(first.feedback).toBe(first.feedback?.trim());
@@ -183,7 +179,10 @@ describe('classifyPlanConfirmationReply: robustness', () => {
       dateNow: Date.now,
     };
     // The classifier swallows exceptions, so the traps record calls instead of throwing.
-    const trap = (name: string) => ((..._args: unknown[]) => { calls.push(name); }) as never;
+    const trap = (name: string) =>
+      ((..._args: unknown[]) => {
+        calls.push(name);
+      }) as never;
     const results: unknown[] = [];
     try {
       globalThis.fetch = trap('fetch');
@@ -191,7 +190,10 @@ describe('classifyPlanConfirmationReply: robustness', () => {
       globalThis.setInterval = trap('setInterval');
       globalThis.setImmediate = trap('setImmediate');
       globalThis.queueMicrotask = trap('queueMicrotask');
-      Date.now = () => { calls.push('Date.now'); return NOW; };
+      Date.now = () => {
+        calls.push('Date.now');
+        return NOW;
+      };
       for (const c of CONFIRMATION_CASES) {
         const context = CONTEXTS[c.context ?? 'fresh'];
         results.push(classifyPlanConfirmationReply(c.reply, context, { now: NOW }));

@@ -58,7 +58,10 @@ describe('plan confirmation through the front door', () => {
 
     const approval = await ask(b, 'Sure, go ahead!', token);
     expect(texts(approval, 'status')).toEqual(['Step 1/3: Book a venue', 'Step 2/3: invite the team', 'Step 3/3: order lunch']);
-    expect(approval.result).toEqual({ actions: ['Book a venue', 'invite the team', 'order lunch'], outcomes: ['Done: Book a venue', 'Done: invite the team', 'Done: order lunch'] });
+    expect(approval.result).toEqual({
+      actions: ['Book a venue', 'invite the team', 'order lunch'],
+      outcomes: ['Done: Book a venue', 'Done: invite the team', 'Done: order lunch'],
+    });
     expect(log.executed).toEqual(['Book a venue', 'invite the team', 'order lunch']);
 
     // The plan is gone: a second "yes" is a new request, not a second run.

@@ -57,7 +57,9 @@ describe('planner with system memory', () => {
     log.pastResults!.length = 0;
     const related = await ask(planner, 'Reserve plane tickets to Madrid for the sales team');
     expect(texts(related, 'status')).toContain('Recalled 1 related past result(s) from system memory');
-    expect(log.pastResults![0]).toEqual([expect.stringMatching(/^Task: Book flights to Madrid.*\n1\. Book flights to Madrid for the sales team → Done: Book flights/s)]);
+    expect(log.pastResults![0]).toEqual([
+      expect.stringMatching(/^Task: Book flights to Madrid.*\n1\. Book flights to Madrid for the sales team → Done: Book flights/s),
+    ]);
 
     log.pastResults!.length = 0;
     const unrelated = await ask(planner, 'Water the plants in the lobby');
@@ -71,7 +73,10 @@ describe('planner with system memory', () => {
     try {
       const turn = await ask(lonely, 'Print the agenda');
       expect(texts(turn, 'status')).toEqual(
-        expect.arrayContaining([expect.stringMatching(/^System memory could not recall past results \(.*\); going on without it$/), expect.stringMatching(/^System memory could not record the results/)]),
+        expect.arrayContaining([
+          expect.stringMatching(/^System memory could not recall past results \(.*\); going on without it$/),
+          expect.stringMatching(/^System memory could not record the results/),
+        ]),
       );
       expect(turn.result).toMatchObject({ actions: ['Print the agenda'], outcomes: ['Done: Print the agenda'] });
     } finally {

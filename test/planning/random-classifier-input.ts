@@ -32,8 +32,16 @@ const VOCABULARY_WORDS = Object.values(CONFIRMATION_VOCABULARY)
 const OTHER_WORDS = ['weather', 'Paris', 'flight', 'the', 'plan', 'step', 'paso', 'but', 'pero', 'de', 'PLAN_CONFIRM_APPROVE', '3'];
 const SEPARATORS = [' ', ', ', '! ', '... ', '\t', '  ', '\n', ' ¿', '? '];
 const CODE_POINT_RANGES: ReadonlyArray<readonly [number, number]> = [
-  [0x20, 0x7e], [0xc0, 0xff], [0x300, 0x36f], [0x4e00, 0x4e80], [0x1f600, 0x1f64f],
-  [0xd800, 0xdfff], [0x2000, 0x200f], [0x0, 0x1f], [0x3000, 0x3000], [0xfeff, 0xfeff],
+  [0x20, 0x7e],
+  [0xc0, 0xff],
+  [0x300, 0x36f],
+  [0x4e00, 0x4e80],
+  [0x1f600, 0x1f64f],
+  [0xd800, 0xdfff],
+  [0x2000, 0x200f],
+  [0x0, 0x1f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
 ];
 
 function randomUnicode(random: Random, length: number): string {
@@ -60,9 +68,24 @@ function wordSoup(random: Random): string {
 
 function hostile(random: Random): unknown {
   if (random() < 0.5) {
-    return new Proxy({}, { get: () => { throw new Error('hostile get'); }, has: () => { throw new Error('hostile has'); } });
+    return new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('hostile get');
+        },
+        has: () => {
+          throw new Error('hostile has');
+        },
+      },
+    );
   }
-  return Object.defineProperty({}, 'text', { enumerable: true, get: () => { throw new Error('hostile text'); } });
+  return Object.defineProperty({}, 'text', {
+    enumerable: true,
+    get: () => {
+      throw new Error('hostile text');
+    },
+  });
 }
 
 function randomQuery(random: Random): unknown {
@@ -81,7 +104,14 @@ function randomQuery(random: Random): unknown {
     case 7:
       return pick(random, [null, undefined, true, false, 10n, Symbol('q'), () => 'yes', new Date(0), /yes/, new Map()]);
     case 8:
-      return pick(random, [{ text: wordSoup(random) }, { text: wordSoup(random), context_id: 'c' }, { text: int(random, 9) }, { context_id: 'c' }, [wordSoup(random)], { text: { text: 'yes' } }]);
+      return pick(random, [
+        { text: wordSoup(random) },
+        { text: wordSoup(random), context_id: 'c' },
+        { text: int(random, 9) },
+        { context_id: 'c' },
+        [wordSoup(random)],
+        { text: { text: 'yes' } },
+      ]);
     case 9:
       return JSON.stringify(random() < 0.7 ? { text: wordSoup(random) } : { other: wordSoup(random) });
     case 10:
@@ -103,7 +133,9 @@ function randomContext(random: Random, plan: PendingPlan): { context: Readonly<R
     case 5:
       return { context: {} };
     case 6:
-      return { context: { pending_plan: pick(random, [null, 'plan', 42, [], { ...plan, actions: [] }, { ...plan, plan_id: '' }, { ...plan, created_at: 'soon' }]) } };
+      return {
+        context: { pending_plan: pick(random, [null, 'plan', 42, [], { ...plan, actions: [] }, { ...plan, plan_id: '' }, { ...plan, created_at: 'soon' }]) },
+      };
     case 7:
       return { context: pick(random, [null, undefined, 'ctx', 7, [plan]]) as unknown as Record<string, unknown> };
     case 8:

@@ -209,7 +209,9 @@ describe('builtin errors', () => {
   });
 
   it('reports OPA builtins this engine does not implement as unsupported when called', () => {
-    const policy = compilePolicy({ modules: { 'x.rego': 'package t\n\np := graphql.parse_schema("s")\nq := 1 if { graphql.parse_schema("s") with graphql.parse_schema as {} }\n' } });
+    const policy = compilePolicy({
+      modules: { 'x.rego': 'package t\n\np := graphql.parse_schema("s")\nq := 1 if { graphql.parse_schema("s") with graphql.parse_schema as {} }\n' },
+    });
     expect(policy.query('data.t.q = x').map((b) => b.x)).toEqual([1]);
     const e = errorOf(() => policy.query('data.t.p = x'));
     expect(e?.code).toBe('unsupported');

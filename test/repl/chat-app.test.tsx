@@ -41,7 +41,6 @@ afterEach(() => {
   cleanup();
 });
 
-
 describe('ChatApp with a planner (sessions in Redis)', () => {
   const scope = redisScope();
   const log: PlannerLog = { planned: [], executed: [] };

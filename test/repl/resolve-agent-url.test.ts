@@ -30,7 +30,11 @@ describe('resolveAgentUrl', () => {
   it('finds a project agent by name from a subfolder, preferring the running stack', async () => {
     await writeProject([agentService('planner', 8002), { name: 'policy', kind: 'policy', port: 8181, args: ['policy', 'serve'] }]);
     await mkdir(join(root, 'agents', 'planner'), { recursive: true });
-    expect(resolveAgentUrl({ agent: 'planner', cwd: join(root, 'agents', 'planner') })).toEqual({ url: 'http://127.0.0.1:8002', source: 'project', name: 'planner' });
+    expect(resolveAgentUrl({ agent: 'planner', cwd: join(root, 'agents', 'planner') })).toEqual({
+      url: 'http://127.0.0.1:8002',
+      source: 'project',
+      name: 'planner',
+    });
     expect(() => resolveAgentUrl({ agent: 'policy', cwd: root })).toThrow(/no agent "policy"; its agents: planner/);
 
     await mkdir(join(root, '.framework', 'run'), { recursive: true });

@@ -38,7 +38,13 @@ async function project() {
 describe('addAgent', () => {
   it('generates the agent folder, its card and its key', async () => {
     const summary = await addAgent({ root, ...HELPER });
-    expect(summary).toMatchObject({ agent: 'helper', port: 8002, card: 'services/semantic_layer/agent_cards/helper.json', tasks: ['greet', 'sum-up'], keyId: 'helper-1' });
+    expect(summary).toMatchObject({
+      agent: 'helper',
+      port: 8002,
+      card: 'services/semantic_layer/agent_cards/helper.json',
+      tasks: ['greet', 'sum-up'],
+      keyId: 'helper-1',
+    });
     for (const file of ['app.ts', 'agent-helper.ts', 'steps.ts', 'tasks.ts', 'tools.ts', 'prompts.ts', 'config/config.ts', 'main.ts', 'Dockerfile']) {
       expect(summary.created).toContain(`agents/helper/${file}`);
     }
@@ -58,7 +64,12 @@ describe('addAgent', () => {
     await addAgent({ root, ...HELPER });
     const path = join(root, 'services/semantic_layer/agent_cards/helper.json');
     const raw = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
-    expect(raw).toMatchObject({ name: 'helper', url: 'http://127.0.0.1:8002/', version: '0.1.0', capabilities: { streaming: 'True', pushNotifications: 'False' } });
+    expect(raw).toMatchObject({
+      name: 'helper',
+      url: 'http://127.0.0.1:8002/',
+      version: '0.1.0',
+      capabilities: { streaming: 'True', pushNotifications: 'False' },
+    });
     const [card] = await loadAgentCard(path);
     expect(card.name).toBe('helper');
     expect(card.skills.map((s) => [s.id, s.name, s.description])).toEqual([['greeting', 'Greeting', 'Says hello']]);

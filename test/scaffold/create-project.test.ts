@@ -43,12 +43,30 @@ describe('createProject', () => {
     const dir = join(base, 'demo');
     await createProject({ dir, name: 'demo' });
     const project = ProjectFileSchema.parse(JSON.parse(await readFile(join(dir, '.framework/project.json'), 'utf8')));
-    expect(project).toMatchObject({ name: 'demo', kind: 'project', build: ['node', 'node_modules/typescript/bin/tsc', '-p', '.'], toolkitVersion: toolkitInfo().version });
+    expect(project).toMatchObject({
+      name: 'demo',
+      kind: 'project',
+      build: ['node', 'node_modules/typescript/bin/tsc', '-p', '.'],
+      toolkitVersion: toolkitInfo().version,
+    });
     const byName = Object.fromEntries(project.services.map((s) => [s.name, s]));
     expect(byName.policy).toMatchObject({ kind: 'policy', port: 8181, args: ['policy', 'serve', 'services/guardian/policies', '--addr', '127.0.0.1:8181'] });
-    expect(byName.guardian).toMatchObject({ port: 11438, dependsOn: ['policy'], args: ['serve', 'guardian', '--addr', '127.0.0.1:11438', '--opa-url', 'http://127.0.0.1:8181'] });
+    expect(byName.guardian).toMatchObject({
+      port: 11438,
+      dependsOn: ['policy'],
+      args: ['serve', 'guardian', '--addr', '127.0.0.1:11438', '--opa-url', 'http://127.0.0.1:8181'],
+    });
     expect(byName['semantic-layer']).toMatchObject({ port: 10100, optional: true });
-    expect(byName['semantic-layer']?.args).toEqual(['serve', 'semantic-layer', '--addr', '127.0.0.1:10100', '--cards', 'services/semantic_layer/agent_cards', '--store-dir', '.framework/semantic']);
+    expect(byName['semantic-layer']?.args).toEqual([
+      'serve',
+      'semantic-layer',
+      '--addr',
+      '127.0.0.1:10100',
+      '--cards',
+      'services/semantic_layer/agent_cards',
+      '--store-dir',
+      '.framework/semantic',
+    ]);
     expect(byName.model).toMatchObject({ kind: 'model', port: 11434, optional: true, args: ['model', 'serve', '--addr', '127.0.0.1:11434'] });
   });
 

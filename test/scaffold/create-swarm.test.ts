@@ -36,7 +36,9 @@ describe('createSwarm', () => {
       expect(card.name).toBe(agent.name);
       expect(ring.signingKeyFor(agent.name).agent).toBe(agent.name);
     }
-    expect(summary.created).toEqual(expect.arrayContaining(['agents/orchestrator/peers.ts', 'agents/planner/peers.ts', 'agents/orchestrator/web-interface.ts']));
+    expect(summary.created).toEqual(
+      expect.arrayContaining(['agents/orchestrator/peers.ts', 'agents/planner/peers.ts', 'agents/orchestrator/web-interface.ts']),
+    );
     expect(summary.created).not.toContain('agents/executor/peers.ts');
     expect(await readFile(join(root, 'agents/planner/tasks.ts'), 'utf8')).toContain("EXECUTOR = 'executor'");
   });
@@ -44,7 +46,9 @@ describe('createSwarm', () => {
   it('writes an a2a_access policy allowing orchestrator → anyone and planner → executor, with passing tests', async () => {
     const report = runPolicyTests(await loadPolicySet([join(root, 'services/guardian/policies')]));
     const swarmTests = report.results.filter((r) => r.name.startsWith('data.a2a_access_test.')).map((r) => r.name);
-    expect(swarmTests).toEqual(expect.arrayContaining(['data.a2a_access_test.test_orchestrator_may_call_anyone', 'data.a2a_access_test.test_planner_may_call_executor']));
+    expect(swarmTests).toEqual(
+      expect.arrayContaining(['data.a2a_access_test.test_orchestrator_may_call_anyone', 'data.a2a_access_test.test_planner_may_call_executor']),
+    );
     expect(report.results.filter((r) => r.outcome !== 'pass')).toEqual([]);
   });
 

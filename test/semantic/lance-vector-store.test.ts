@@ -24,9 +24,14 @@ afterEach(async () => {
 });
 
 function doc(options: { id: string; vector: number[]; content?: string; metadata?: Record<string, string>; uri?: string }): VectorRecord {
-  return { id: options.id, vector: options.vector, content: options.content ?? `content of ${options.id}`, metadata: options.metadata ?? {}, uri: options.uri ?? '' };
+  return {
+    id: options.id,
+    vector: options.vector,
+    content: options.content ?? `content of ${options.id}`,
+    metadata: options.metadata ?? {},
+    uri: options.uri ?? '',
+  };
 }
-
 
 function unit(vector: number[]): number[] {
   const norm = Math.hypot(...vector);
@@ -185,7 +190,10 @@ describe('LanceVectorStore', () => {
 
   it('deletes by id and counts', async () => {
     store = await LanceVectorStore.open({ dir });
-    await store.upsert('documents', ['a', 'b', "c'd", 'e'].map((id, i) => doc({ id, vector: [1, i] })));
+    await store.upsert(
+      'documents',
+      ['a', 'b', "c'd", 'e'].map((id, i) => doc({ id, vector: [1, i] })),
+    );
     await store.delete('documents', ['a', "c'd", 'never-stored']);
     expect(await store.count('documents')).toBe(2);
     expect(await store.get('documents', "c'd")).toBeUndefined();
@@ -260,7 +268,15 @@ describe('LanceVectorStore', () => {
     await store.delete('documents', ['d2']);
     expect((await store.search('documents', vectors[1]!, { limit: 1 }))[0]?.id).not.toBe('d1');
     expect((await store.search('documents', vectors[2]!, { limit: 3 })).map((hit) => hit.id)).not.toContain('d2');
-    expect((await store.search('documents', vectors[0]!.map((x) => -x), { limit: 1 }))[0]).toMatchObject({ id: 'd1', metadata: { shard: '9' } });
+    expect(
+      (
+        await store.search(
+          'documents',
+          vectors[0]!.map((x) => -x),
+          { limit: 1 },
+        )
+      )[0],
+    ).toMatchObject({ id: 'd1', metadata: { shard: '9' } });
     expect(await store.search('documents', query, { limit: 5, filter: { shard: '9' } })).toHaveLength(1);
     await store.close();
 
@@ -268,7 +284,15 @@ describe('LanceVectorStore', () => {
     logger = recordingLogger();
     store = await LanceVectorStore.open({ dir, logger });
     expect(logger.entries.find((e) => e.message === 'lancedb collection mirrored')?.fields).toMatchObject({ records: 1_999, index: 'loaded' });
-    expect((await store.search('documents', vectors[0]!.map((x) => -x), { limit: 1 }))[0]?.id).toBe('d1');
+    expect(
+      (
+        await store.search(
+          'documents',
+          vectors[0]!.map((x) => -x),
+          { limit: 1 },
+        )
+      )[0]?.id,
+    ).toBe('d1');
     expect((await store.search('documents', vectors[3]!, { limit: 1 }))[0]?.id).toBe('d3');
     await store.close();
 

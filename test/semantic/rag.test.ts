@@ -13,7 +13,7 @@ let models: RunningModelServer;
 let toolkit: MCPToolkit;
 
 beforeAll(async () => {
-  stack = await startLayerStack({ });
+  stack = await startLayerStack({});
   ({ models, toolkit } = stack);
   await stack.toolkit.storeDocument('The office wifi password is printed on the router in room 12.', { source: 'handbook.md' });
   await stack.toolkit.storeDocument('Lunch is served in the canteen from 12:00 to 14:00.', { source: 'canteen.md' });
@@ -29,7 +29,13 @@ describe('the retrieval-augmented pattern', () => {
       { id: 'a', content: 'one', metadata: { source: 'x' }, score: 0.9 },
       { id: 'b', content: 'two', metadata: {}, score: 0.5 },
     ];
-    expect(contextFrom(hits)).toEqual({ context: 'one\ntwo', sources: [{ id: 'a', metadata: { source: 'x' }, score: 0.9 }, { id: 'b', metadata: {}, score: 0.5 }] });
+    expect(contextFrom(hits)).toEqual({
+      context: 'one\ntwo',
+      sources: [
+        { id: 'a', metadata: { source: 'x' }, score: 0.9 },
+        { id: 'b', metadata: {}, score: 0.5 },
+      ],
+    });
     expect(contextFrom({ error: 'down' })).toEqual({ context: '', sources: [] });
     expect(ragPrompt('Q?', 'C')).toMatch(/only the context[\s\S]*do not have that information[\s\S]*Context:\nC\n\nQuestion: Q\?/);
   });

@@ -32,7 +32,14 @@ describe('the Semantic Layer over MCP', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(layer.mcpUrl)));
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual(['find_agent', 'get_agent_card', 'list_agents', 'recommend_agents', 'search_documents', 'store_document']);
+      expect(tools.map((tool) => tool.name).sort()).toEqual([
+        'find_agent',
+        'get_agent_card',
+        'list_agents',
+        'recommend_agents',
+        'search_documents',
+        'store_document',
+      ]);
       const search = tools.find((tool) => tool.name === 'search_documents');
       expect(search?.inputSchema.properties).toHaveProperty('query');
       expect(search?.outputSchema?.properties).toHaveProperty('hits');

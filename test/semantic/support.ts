@@ -65,7 +65,8 @@ export function layerConfig(overrides: Partial<SemanticConfig> & { cardsDir: str
 /** A logger that keeps its lines, to check the spec's log messages. */
 export function recordingLogger(): { lines: string[]; logger: Logger } {
   const lines: string[] = [];
-  const log = (level: string) => (message: string, fields?: Record<string, unknown>) => lines.push(`${level} ${message} ${fields ? JSON.stringify(fields) : ''}`);
+  const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    lines.push(`${level} ${message} ${fields ? JSON.stringify(fields) : ''}`);
   return { lines, logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') } };
 }
 

@@ -55,14 +55,27 @@ const record = (over: Partial<VectorRecord> = {}): VectorRecord => ({
 describe('parseWeaviateUrl', () => {
   it('maps http host and port, with gRPC on the same host at 50051 by default', () => {
     expect(parseWeaviateUrl({ url: 'http://127.0.0.1:8081' })).toEqual({
-      httpHost: '127.0.0.1', httpPort: 8081, httpSecure: false, httpPath: '',
-      grpcHost: '127.0.0.1', grpcPort: 50051, grpcSecure: false, baseUrl: 'http://127.0.0.1:8081',
+      httpHost: '127.0.0.1',
+      httpPort: 8081,
+      httpSecure: false,
+      httpPath: '',
+      grpcHost: '127.0.0.1',
+      grpcPort: 50051,
+      grpcSecure: false,
+      baseUrl: 'http://127.0.0.1:8081',
     });
   });
 
   it('uses 443 and secure gRPC for https, keeps a proxy path, takes a gRPC port', () => {
     const endpoint = parseWeaviateUrl({ url: 'https://vectors.example.com/weaviate/', grpcPort: 443 });
-    expect(endpoint).toMatchObject({ httpHost: 'vectors.example.com', httpPort: 443, httpSecure: true, httpPath: '/weaviate', grpcPort: 443, grpcSecure: true });
+    expect(endpoint).toMatchObject({
+      httpHost: 'vectors.example.com',
+      httpPort: 443,
+      httpSecure: true,
+      httpPath: '/weaviate',
+      grpcPort: 443,
+      grpcSecure: true,
+    });
     expect(endpoint.baseUrl).toBe('https://vectors.example.com/weaviate');
     expect(parseWeaviateUrl({ url: 'http://weaviate' }).httpPort).toBe(80);
   });
@@ -159,9 +172,18 @@ describe('record ⇄ Weaviate object', () => {
 
   it('tolerates objects written by others: no card_id, bad metadata_json', () => {
     const read = fromWeaviateObject({
-      object: { uuid: '3f2504e0-4f89-11d3-9a0c-0305e82c3301', properties: { uri: 'file:///x.json', metadata_json: '{not json', metadata_tags: ['lang=en', 'a%3Db=c', 'junk'] } },
+      object: {
+        uuid: '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+        properties: { uri: 'file:///x.json', metadata_json: '{not json', metadata_tags: ['lang=en', 'a%3Db=c', 'junk'] },
+      },
     });
-    expect(read).toEqual({ id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301', content: '', metadata: { lang: 'en', 'a=b': 'c' }, uri: 'file:///x.json', hasVector: false });
+    expect(read).toEqual({
+      id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+      content: '',
+      metadata: { lang: 'en', 'a=b': 'c' },
+      uri: 'file:///x.json',
+      hasVector: false,
+    });
     // JSON of the wrong shape also falls back to the tags.
     expect(fromWeaviateObject({ object: { uuid: 'u', properties: { metadata_json: '{"n":1}', metadata_tags: ['k=v'] } } }).metadata).toEqual({ k: 'v' });
   });
@@ -216,7 +238,10 @@ describe('readiness against a real HTTP server', () => {
       await hanging.close();
     });
     const started = Date.now();
-    expect(await probeWeaviate({ baseUrl: hanging.url, timeoutMs: 300 })).toEqual({ ready: false, detail: `${hanging.url}/v1/.well-known/ready did not answer: no answer within 300 ms` });
+    expect(await probeWeaviate({ baseUrl: hanging.url, timeoutMs: 300 })).toEqual({
+      ready: false,
+      detail: `${hanging.url}/v1/.well-known/ready did not answer: no answer within 300 ms`,
+    });
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
@@ -252,7 +277,10 @@ describe('connect', () => {
   it('fails with store_unavailable when Weaviate answers 503 (starting up)', async () => {
     const fake = await fakeWeaviateRest({ readyStatus: 503 });
     closers.push(fake.close);
-    await expect(WeaviateVectorStore.connect({ url: fake.url, timeoutMs: 1000 })).rejects.toMatchObject({ code: 'store_unavailable', message: expect.stringMatching(/answered 503/) });
+    await expect(WeaviateVectorStore.connect({ url: fake.url, timeoutMs: 1000 })).rejects.toMatchObject({
+      code: 'store_unavailable',
+      message: expect.stringMatching(/answered 503/),
+    });
   });
 
   it('fails within its timeout with store_unavailable when REST answers but the gRPC port is closed', async () => {
@@ -279,7 +307,13 @@ describe('validation before the network', () => {
     vi.spyOn(console, 'warn').mockImplementation(() => undefined); // the client logs each gRPC retry
     const fake = await fakeWeaviateRest({ readyStatus: 200 });
     closers.push(fake.close);
-    const client = await weaviate.connectToCustom({ httpHost: '127.0.0.1', httpPort: fake.port, grpcPort: await freePort(), skipInitChecks: true, timeout: { query: 1, insert: 1 } });
+    const client = await weaviate.connectToCustom({
+      httpHost: '127.0.0.1',
+      httpPort: fake.port,
+      grpcPort: await freePort(),
+      skipInitChecks: true,
+      timeout: { query: 1, insert: 1 },
+    });
     const store = WeaviateVectorStore.fromClient({ client, url: fake.url, timeoutMs: 1000, ...options });
     closers.push(() => store.close());
     return { store, fake };
@@ -299,7 +333,10 @@ describe('validation before the network', () => {
 
   it('refuses a vector of the wrong dimension, and a bad query vector', async () => {
     const { store, fake } = await offlineStore({ dimensions: 3 });
-    await expect(store.upsert('documents', [record({ id: 'doc-1', vector: [1, 2] })])).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('"doc-1"') });
+    await expect(store.upsert('documents', [record({ id: 'doc-1', vector: [1, 2] })])).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('"doc-1"'),
+    });
     await expect(store.search('documents', [1, 2], { limit: 3 })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(store.search('documents', [], { limit: 3 })).rejects.toMatchObject({ code: 'invalid_request' });
     expect(fake.requests).toEqual([]);
@@ -324,7 +361,12 @@ describe('validation before the network', () => {
 
   it('turns failed reads into store_unavailable', async () => {
     const { store } = await offlineStore();
-    for (const attempt of [() => store.count('documents'), () => store.get('agent_cards', 'x'), () => store.list('agent_cards'), () => store.search('documents', [1, 0, 0], { limit: 1 })]) {
+    for (const attempt of [
+      () => store.count('documents'),
+      () => store.get('agent_cards', 'x'),
+      () => store.list('agent_cards'),
+      () => store.search('documents', [1, 0, 0], { limit: 1 }),
+    ]) {
       await expect(attempt()).rejects.toMatchObject({ code: 'store_unavailable' });
     }
   });

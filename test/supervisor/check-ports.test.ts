@@ -20,14 +20,26 @@ async function listen(): Promise<number> {
 describe('checkPorts', () => {
   it('passes when every port is free', async () => {
     const [a, b] = [await freePort(), await freePort()];
-    await expect(checkPorts({ services: [{ name: 'policy', port: a }, { name: 'planner', port: b }] })).resolves.toBeUndefined();
+    await expect(
+      checkPorts({
+        services: [
+          { name: 'policy', port: a },
+          { name: 'planner', port: b },
+        ],
+      }),
+    ).resolves.toBeUndefined();
     expect(await isPortFree({ port: a })).toBe(true);
   });
 
   it('names the service, the port and the fix when a real socket listens there', async () => {
     const taken = await listen();
     const free = await freePort();
-    const error = await checkPorts({ services: [{ name: 'policy', port: free }, { name: 'planner', port: taken }] }).catch((e: unknown) => e);
+    const error = await checkPorts({
+      services: [
+        { name: 'policy', port: free },
+        { name: 'planner', port: taken },
+      ],
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PortsInUseError);
     const ports = error as PortsInUseError;
     expect(ports.code).toBe('port_in_use');
@@ -38,8 +50,14 @@ describe('checkPorts', () => {
 
   it('reports two services claiming one port, and takes another fix', async () => {
     const port = await freePort();
-    await expect(checkPorts({ services: [{ name: 'planner', port }, { name: 'web', port }], fix: 'use --port-offset' })).rejects.toThrow(
-      `web: port ${port} is also the port of planner; use --port-offset`,
-    );
+    await expect(
+      checkPorts({
+        services: [
+          { name: 'planner', port },
+          { name: 'web', port },
+        ],
+        fix: 'use --port-offset',
+      }),
+    ).rejects.toThrow(`web: port ${port} is also the port of planner; use --port-offset`);
   });
 });

@@ -29,7 +29,15 @@ describe('lastLines / followFiles', () => {
     await writeFile(a, 'old\n');
     const seen: string[] = [];
     const controller = new AbortController();
-    const following = followFiles({ files: [{ name: 'a', file: a }, { name: 'b', file: b }], signal: controller.signal, intervalMs: 20, onLine: (name, line) => seen.push(`${name}:${line}`) });
+    const following = followFiles({
+      files: [
+        { name: 'a', file: a },
+        { name: 'b', file: b },
+      ],
+      signal: controller.signal,
+      intervalMs: 20,
+      onLine: (name, line) => seen.push(`${name}:${line}`),
+    });
     await appendFile(a, 'one\ntw');
     await appendFile(b, 'first\n');
     await waitFor(async () => seen.length === 2, 'two lines');
@@ -47,7 +55,14 @@ describe('run state', () => {
   it('writes, reads and clears state.json; tells live pids from dead ones', async () => {
     const root = await scratch();
     expect(readRunState({ root })).toBeUndefined();
-    writeRunState({ root, state: { supervisorPid: process.pid, startedAt: new Date().toISOString(), services: [{ name: 'x', pid: 2 ** 22 + 12345, port: 1, url: 'http://127.0.0.1:1', log: 'x.log' }] } });
+    writeRunState({
+      root,
+      state: {
+        supervisorPid: process.pid,
+        startedAt: new Date().toISOString(),
+        services: [{ name: 'x', pid: 2 ** 22 + 12345, port: 1, url: 'http://127.0.0.1:1', log: 'x.log' }],
+      },
+    });
     const state = readRunState({ root })!;
     expect(state).toMatchObject({ supervisorPid: process.pid, status: 'healthy', services: [{ name: 'x', state: 'healthy', restarts: 0 }] });
     expect(isAlive(process.pid)).toBe(true);

@@ -9,14 +9,27 @@ const names = (services: Array<{ name: string }>) => services.map((s) => s.name)
 describe('startOrder', () => {
   it('orders by kind when nothing depends on anything: model, policy, guardian, semantic-layer, memory, agents', () => {
     const order = startOrder({
-      services: [svc('planner', 'agent'), svc('memory', 'memory'), svc('guardian', 'guardian'), svc('semantic-layer', 'semantic-layer'), svc('policy', 'policy'), svc('model', 'model')],
+      services: [
+        svc('planner', 'agent'),
+        svc('memory', 'memory'),
+        svc('guardian', 'guardian'),
+        svc('semantic-layer', 'semantic-layer'),
+        svc('policy', 'policy'),
+        svc('model', 'model'),
+      ],
     });
     expect(names(order)).toEqual(['model', 'policy', 'guardian', 'semantic-layer', 'memory', 'planner']);
   });
 
   it('keeps the listed order within a kind and puts dependencies first, even against the kind order', () => {
     const order = startOrder({
-      services: [svc('planner', 'agent', ['executor']), svc('executor', 'agent'), svc('web', 'agent', ['planner']), svc('policy', 'policy', ['model']), svc('model', 'model')],
+      services: [
+        svc('planner', 'agent', ['executor']),
+        svc('executor', 'agent'),
+        svc('web', 'agent', ['planner']),
+        svc('policy', 'policy', ['model']),
+        svc('model', 'model'),
+      ],
     });
     expect(names(order)).toEqual(['model', 'policy', 'executor', 'planner', 'web']);
     const odd = startOrder({ services: [svc('policy', 'policy', ['helper']), svc('helper', 'agent')] });

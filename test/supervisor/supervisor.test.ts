@@ -143,7 +143,9 @@ describe('Supervisor', () => {
     process.env.FRAMEWORK_TEST_SECRET = 'must-not-leak';
     const printEnv = ['node', '-e', 'console.log("ENV " + Object.keys(process.env).sort().join(",")); setInterval(() => {}, 1000)'];
     try {
-      const optional = await stack([{ name: 'quiet', kind: 'agent', port, command: printEnv, env: { OWN_SETTING: 'yes' }, optional: true }], { healthTimeoutMs: 1_500 });
+      const optional = await stack([{ name: 'quiet', kind: 'agent', port, command: printEnv, env: { OWN_SETTING: 'yes' }, optional: true }], {
+        healthTimeoutMs: 1_500,
+      });
       await optional.supervisor.start();
       await waitFor(async () => optional.events.some((e) => e.type === 'log' && e.line.startsWith('ENV ')), 'the env line');
       const envLine = optional.events.find((e) => e.type === 'log' && e.line.startsWith('ENV ')) as { line: string };
@@ -159,7 +161,9 @@ describe('Supervisor', () => {
     }
 
     const required = await stack([{ name: 'quiet', kind: 'agent', port, command: printEnv }], { healthTimeoutMs: 1_500 });
-    await expect(required.supervisor.start()).rejects.toThrow(`quiet did not answer http://127.0.0.1:${port}/health with 2xx within 1.5 s; the stack was stopped.`);
+    await expect(required.supervisor.start()).rejects.toThrow(
+      `quiet did not answer http://127.0.0.1:${port}/health with 2xx within 1.5 s; the stack was stopped.`,
+    );
     expect(brief(required.events)).toEqual(['starting:quiet', 'gave_up:quiet', 'stopped:quiet']);
   }, 30_000);
 

@@ -22,7 +22,14 @@ export interface Service {
  * only PATH, HOME, LOG_LEVEL and `env` in its environment, and waits until `GET <url>/health` answers 2xx.
  * The process is stopped again when it does not get healthy.
  */
-export async function startService(options: { name: string; args: readonly string[]; port: number; env?: Record<string, string>; timeoutMs?: number; cwd?: string }): Promise<Service> {
+export async function startService(options: {
+  name: string;
+  args: readonly string[];
+  port: number;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  cwd?: string;
+}): Promise<Service> {
   const child = spawn(process.execPath, [CLI, ...options.args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...options.env },
@@ -72,5 +79,10 @@ export type ChildAgent = Service;
  */
 export async function startAgentProcess(options: { env?: Record<string, string>; args?: string[] } = {}): Promise<ChildAgent> {
   const port = await freePort();
-  return startService({ name: 'agent', args: ['serve', 'agent', '--port', String(port), ...(options.args ?? [])], port, ...(options.env ? { env: options.env } : {}) });
+  return startService({
+    name: 'agent',
+    args: ['serve', 'agent', '--port', String(port), ...(options.args ?? [])],
+    port,
+    ...(options.env ? { env: options.env } : {}),
+  });
 }

@@ -15,11 +15,11 @@ export class RedisProcess {
   /** Starts the server and resolves once it accepts connections. */
   async start(): Promise<void> {
     if (this.#child) throw new Error('redis-server is already running');
-    const child = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
-    );
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      shell: false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     this.#child = child;
     let output = '';
     await new Promise<void>((resolve, reject) => {

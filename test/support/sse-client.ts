@@ -23,10 +23,7 @@ const DEFAULT_EVENTS = ['status', 'result', 'text', 'input_required'];
  * `fetch` option carries the method and body) and collects the events until
  * the server ends the stream. The response status and headers are kept.
  */
-export function collectSse(
-  url: string,
-  options: StreamOptions,
-): Promise<{ events: ReceivedEvent[]; status: number; headers: Headers }> {
+export function collectSse(url: string, options: StreamOptions): Promise<{ events: ReceivedEvent[]; status: number; headers: Headers }> {
   return new Promise((resolve, reject) => {
     const events: ReceivedEvent[] = [];
     let status = 0;

@@ -38,7 +38,8 @@ export default class AddAgent extends ScaffoldCommand {
         if (!process.stdin.isTTY) {
           throw new FrameworkError({
             code: 'invalid_request',
-            message: 'No tasks or skills were given and standard input is not a terminal, so they cannot be asked for: pass --task name:description (and --skill name:description), or --no-interactive for one task "answer".',
+            message:
+              'No tasks or skills were given and standard input is not a terminal, so they cannot be asked for: pass --task name:description (and --skill name:description), or --no-interactive for one task "answer".',
           });
         }
         // Under --json the questions go to standard error, so standard output stays one JSON document.

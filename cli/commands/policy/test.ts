@@ -7,7 +7,11 @@ import { runPolicyTests, type PolicyTestReport } from '../../../runtime/policy/t
 export default class PolicyTest extends PolicyCommand {
   static override description = 'Run every test_* rule in a policy directory, like `opa test`: a test passes when it is true.';
 
-  static override examples = ['<%= config.bin %> policy test policies', '<%= config.bin %> policy test policies -v --run trading', '<%= config.bin %> policy test policies --json'];
+  static override examples = [
+    '<%= config.bin %> policy test policies',
+    '<%= config.bin %> policy test policies -v --run trading',
+    '<%= config.bin %> policy test policies --json',
+  ];
 
   static override args = {
     dir: Args.directory({ description: 'policy directory (modules and their tests)', required: true, exists: true }),

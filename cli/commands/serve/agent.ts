@@ -29,8 +29,17 @@ export default class ServeAgent extends JsonCommand {
   static override flags = {
     module: Flags.string({ char: 'm', description: 'JavaScript module exporting { core, agent } (default: an example agent)', exclusive: ['example'] }),
     example: Flags.string({ description: 'built-in example agent to run', options: ['hello', 'planner', 'executor'], default: 'hello' }),
-    'a2a-only': Flags.boolean({ description: 'serve the A2A endpoint only, no front door (an executor)', default: false, exclusive: ['minimal', 'chat-compat'] }),
-    port: Flags.integer({ char: 'p', description: 'port of the agent, front door and A2A (default: AGENT_PORT, else the port of AGENT_CARD\'s URL, else 8002)', min: 0, max: 65535 }),
+    'a2a-only': Flags.boolean({
+      description: 'serve the A2A endpoint only, no front door (an executor)',
+      default: false,
+      exclusive: ['minimal', 'chat-compat'],
+    }),
+    port: Flags.integer({
+      char: 'p',
+      description: "port of the agent, front door and A2A (default: AGENT_PORT, else the port of AGENT_CARD's URL, else 8002)",
+      min: 0,
+      max: 65535,
+    }),
     host: Flags.string({ description: 'address to bind (default: AGENT_HOST, else 127.0.0.1)' }),
     minimal: Flags.boolean({ description: 'minimal front door: only POST /stream, data-only events', default: false }),
     'chat-compat': Flags.boolean({ description: 'also answer the Ollama chat API for chat web interfaces', default: false }),

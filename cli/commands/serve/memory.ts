@@ -9,7 +9,7 @@ import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class ServeMemory extends JsonCommand {
   static override description =
-    'Run the system memory service (the REST API of Redis\'s Agent Memory Server: GET /v1/health, GET|PUT|DELETE /v1/working-memory/<session>, POST /v1/long-term-memory/, POST /v1/long-term-memory/search, DELETE /v1/long-term-memory, POST /v1/memory/prompt) over Redis, embedding through the model runtime, until interrupted. ' +
+    "Run the system memory service (the REST API of Redis's Agent Memory Server: GET /v1/health, GET|PUT|DELETE /v1/working-memory/<session>, POST /v1/long-term-memory/, POST /v1/long-term-memory/search, DELETE /v1/long-term-memory, POST /v1/memory/prompt) over Redis, embedding through the model runtime, until interrupted. " +
     'Flags win over MEMORY_HOST, MEMORY_PORT, KV_URL and OLLAMA_HOST; KV_PREFIX, EMBEDDING_MODEL (all-minilm) and MEMORY_MAX_BODY_BYTES are read from the environment.';
 
   static override examples = [
@@ -64,7 +64,11 @@ export default class ServeMemory extends JsonCommand {
       if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;
     }
-    return serveUntilStopped(this, service, `Memory service listening on ${service.url}, over ${redactUrl(kvUrl)}, embedding with ${config.embeddingModel} at ${ollamaHost}`);
+    return serveUntilStopped(
+      this,
+      service,
+      `Memory service listening on ${service.url}, over ${redactUrl(kvUrl)}, embedding with ${config.embeddingModel} at ${ollamaHost}`,
+    );
   }
 }
 

@@ -1,14 +1,7 @@
 import { FrameworkError } from '../../core/framework-error.js';
 
 /** Why a signed agent-to-agent request was refused before anything ran. */
-export type SignatureFailure =
-  | 'unsigned'
-  | 'malformed'
-  | 'unknown_key'
-  | 'agent_mismatch'
-  | 'bad_signature'
-  | 'stale_timestamp'
-  | 'replayed_nonce';
+export type SignatureFailure = 'unsigned' | 'malformed' | 'unknown_key' | 'agent_mismatch' | 'bad_signature' | 'stale_timestamp' | 'replayed_nonce';
 
 /** A request's HMAC signature headers are missing or do not verify; a 401 at the edge. */
 export class SignatureError extends FrameworkError {

@@ -80,7 +80,9 @@ export class KeyRing {
   }
 
   toString(): string {
-    return `KeyRing(${this.list().map((key) => `${key.id}→${key.agent}`).join(', ')})`;
+    return `KeyRing(${this.list()
+      .map((key) => `${key.id}→${key.agent}`)
+      .join(', ')})`;
   }
 
   [inspect.custom](): string {

@@ -13,15 +13,18 @@ export interface LoadKeyRingOptions {
 /** The directory name that holds agent cards; a keys file inside one is refused. */
 const CARDS_DIRECTORY = 'agent_cards';
 
-const KeyEntrySchema = z.object({
-  id: z
-    .string({ error: (issue) => (issue.input === undefined ? 'is missing' : 'must be a string') })
-    .regex(KEY_ID_PATTERN, { error: 'must be 1-64 of letters, digits, ".", "_" or "-"' }),
-  agent: z
-    .string({ error: (issue) => (issue.input === undefined ? 'is missing' : 'must be a string') })
-    .regex(AGENT_NAME_PATTERN, { error: 'must be a lower-case agent name (a-z, 0-9, ".", "_", "-"; starting with a letter or digit)' }),
-  secret: z.string({ error: (issue) => (issue.input === undefined ? 'is missing' : 'must be a string (base64 or base64url)') }),
-}, { error: 'must be an object {"id","agent","secret"}' });
+const KeyEntrySchema = z.object(
+  {
+    id: z
+      .string({ error: (issue) => (issue.input === undefined ? 'is missing' : 'must be a string') })
+      .regex(KEY_ID_PATTERN, { error: 'must be 1-64 of letters, digits, ".", "_" or "-"' }),
+    agent: z
+      .string({ error: (issue) => (issue.input === undefined ? 'is missing' : 'must be a string') })
+      .regex(AGENT_NAME_PATTERN, { error: 'must be a lower-case agent name (a-z, 0-9, ".", "_", "-"; starting with a letter or digit)' }),
+    secret: z.string({ error: (issue) => (issue.input === undefined ? 'is missing' : 'must be a string (base64 or base64url)') }),
+  },
+  { error: 'must be an object {"id","agent","secret"}' },
+);
 
 const KeysDocumentSchema = z.object(
   {
@@ -109,9 +112,7 @@ function readKeysFile(options: { path: string; source: string; issues: ConfigIss
   if (process.platform !== 'win32') {
     const mode = statSync(path).mode & 0o777;
     if ((mode & 0o077) !== 0) {
-      warnings.push(
-        `${source} is accessible to group or others (mode ${mode.toString(8).padStart(3, '0')}); it holds secrets, so run: chmod 600 '${path}'`,
-      );
+      warnings.push(`${source} is accessible to group or others (mode ${mode.toString(8).padStart(3, '0')}); it holds secrets, so run: chmod 600 '${path}'`);
     }
   }
   return text;

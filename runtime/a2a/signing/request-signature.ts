@@ -161,7 +161,9 @@ export async function verifyRequest(o: VerifyRequestOptions): Promise<VerifiedCa
     throw fail('unsigned', `This agent accepts only signed agent-to-agent requests; sign the request with signRequest (the ${allHeaders()} headers).`);
   }
   if (agent === undefined || keyId === undefined || timestamp === undefined || nonce === undefined || signature === undefined) {
-    const missing = Object.entries(values).filter(([, value]) => value === undefined).map(([name]) => headerOf(name));
+    const missing = Object.entries(values)
+      .filter(([, value]) => value === undefined)
+      .map(([name]) => headerOf(name));
     throw fail('malformed', `The request is missing the signature header(s) ${missing.join(', ')}; send all of ${allHeaders()}.`);
   }
   const bad = [

@@ -16,9 +16,7 @@ export function createBaseApp(options: { logger: Logger; notFoundHint?: string }
     return errorResponse(error);
   });
   app.notFound((c) =>
-    errorResponse(
-      new BadRequestError({ code: 'not_found', message: `No route ${c.req.method} ${c.req.path}${options.notFoundHint ?? ''}.` }),
-    ),
+    errorResponse(new BadRequestError({ code: 'not_found', message: `No route ${c.req.method} ${c.req.path}${options.notFoundHint ?? ''}.` })),
   );
   return app;
 }

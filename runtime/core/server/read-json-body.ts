@@ -69,7 +69,10 @@ function checkJsonShape(root: unknown, wellFormedText: boolean): void {
 }
 
 function illFormed(): BadRequestError {
-  return new BadRequestError({ code: 'invalid_request', message: 'The request body holds a lone UTF-16 surrogate (such as "\\ud800") in a string; send well-formed Unicode text.' });
+  return new BadRequestError({
+    code: 'invalid_request',
+    message: 'The request body holds a lone UTF-16 surrogate (such as "\\ud800") in a string; send well-formed Unicode text.',
+  });
 }
 
 /** True when the request declares or carries a body. */

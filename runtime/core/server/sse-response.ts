@@ -42,12 +42,15 @@ async function pumpToNode<T>(res: ServerResponse, options: SseResponseOptions<T>
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   let lastWrite = Date.now();
   // One timer per stream (not per event): a comment goes out after keepAliveMs of silence.
-  const keepAlive = setInterval(() => {
-    if (Date.now() - lastWrite >= keepAliveMs && !res.writableEnded) {
-      lastWrite = Date.now();
-      res.write(KEEP_ALIVE);
-    }
-  }, Math.max(1, Math.floor(keepAliveMs / 3)));
+  const keepAlive = setInterval(
+    () => {
+      if (Date.now() - lastWrite >= keepAliveMs && !res.writableEnded) {
+        lastWrite = Date.now();
+        res.write(KEEP_ALIVE);
+      }
+    },
+    Math.max(1, Math.floor(keepAliveMs / 3)),
+  );
   keepAlive.unref();
   let corked = false;
   try {

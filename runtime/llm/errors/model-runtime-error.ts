@@ -7,12 +7,7 @@ import { FrameworkError } from '../../core/framework-error.js';
 export class ModelRuntimeError extends FrameworkError {
   readonly baseUrl: string;
 
-  constructor(options: {
-    code: 'model_runtime_unavailable' | 'model_error';
-    baseUrl: string;
-    message: string;
-    cause?: unknown;
-  }) {
+  constructor(options: { code: 'model_runtime_unavailable' | 'model_error'; baseUrl: string; message: string; cause?: unknown }) {
     super({ code: options.code, message: options.message, cause: options.cause });
     this.baseUrl = options.baseUrl;
   }

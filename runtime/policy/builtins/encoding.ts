@@ -147,8 +147,7 @@ function queryEscape(s: string): string {
   return out;
 }
 
-const isHex = (c: number | undefined): boolean =>
-  c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
+const isHex = (c: number | undefined): boolean => c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
 
 /** Go's `url.QueryUnescape`. */
 function queryUnescape(s: string): string {

@@ -18,7 +18,18 @@ import { isNumber, type RegoObject, RegoSet, typeName, type Value } from '../val
 import { formatNumber } from '../value-format.js';
 import { asObject, asString, type BuiltinDefinition, BuiltinError } from './registry.js';
 import { fmtG } from './sprintf.js';
-import { type ControlNode, GoFloat, GoInt, type GoVal, JsonNumber, type Node, type Operand, parseTemplate, type Pipe, TemplateError } from './go-template-parse.js';
+import {
+  type ControlNode,
+  GoFloat,
+  GoInt,
+  type GoVal,
+  JsonNumber,
+  type Node,
+  type Operand,
+  parseTemplate,
+  type Pipe,
+  TemplateError,
+} from './go-template-parse.js';
 
 // ---------------------------------------------------------------- evaluation
 
@@ -42,7 +53,14 @@ function fmtValue(v: GoVal): string {
   if (v instanceof GoInt) return v.v.toString();
   if (v instanceof GoFloat) return (v.v < 0 ? '-' : '') + fmtG(Math.abs(v.v), undefined);
   if (Array.isArray(v)) return '[' + v.map((x) => fmtValue(x)).join(' ') + ']';
-  return 'map[' + [...v.keys()].sort().map((k) => `${k}:${fmtValue(v.get(k))}`).join(' ') + ']';
+  return (
+    'map[' +
+    [...v.keys()]
+      .sort()
+      .map((k) => `${k}:${fmtValue(v.get(k))}`)
+      .join(' ') +
+    ']'
+  );
 }
 
 type Kind = 'bool' | 'int' | 'float' | 'string' | 'nil' | 'other';

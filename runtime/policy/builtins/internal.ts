@@ -76,7 +76,11 @@ export const internalBuiltins: BuiltinDefinition[] = [
           }
           v = p.values()[0] as Value;
         } else if (Array.isArray(p) || p instanceof RegoObject) {
-          throw new PolicyError({ code: 'eval_builtin_error', detail: `illegal argument type: ${Array.isArray(p) ? 'array' : 'object'}`, location: ctx.location });
+          throw new PolicyError({
+            code: 'eval_builtin_error',
+            detail: `illegal argument type: ${Array.isArray(p) ? 'array' : 'object'}`,
+            location: ctx.location,
+          });
         } else v = p;
         out += typeof v === 'string' ? v : formatValue(v);
       }

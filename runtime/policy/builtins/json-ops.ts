@@ -12,7 +12,9 @@ function parsePath(p: Value): Value[] {
       .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
   }
   if (Array.isArray(p)) return p;
-  throw BuiltinError.type(`operand 2 must be one of {set, array} containing string paths or array of path segments but got ${p === null ? 'null' : p instanceof RegoObject ? 'object' : typeof p === 'bigint' ? 'number' : typeof p}`);
+  throw BuiltinError.type(
+    `operand 2 must be one of {set, array} containing string paths or array of path segments but got ${p === null ? 'null' : p instanceof RegoObject ? 'object' : typeof p === 'bigint' ? 'number' : typeof p}`,
+  );
 }
 
 function paths(v: Value | undefined): Value[][] {

@@ -91,7 +91,8 @@ function marshalWithOptions(v: Value, opts: RegoObject): string {
     switch (k) {
       case 'prefix':
       case 'indent':
-        if (typeof val !== 'string') throw BuiltinError.type(`operand 2 key ${k} failed cast to string: operand ${idx} must be string but got ${typeName(val)}`);
+        if (typeof val !== 'string')
+          throw BuiltinError.type(`operand 2 key ${k} failed cast to string: operand ${idx} must be string but got ${typeName(val)}`);
         if (k === 'prefix') prefix = val;
         else indent = val;
         implicitPretty = true;
@@ -321,7 +322,6 @@ function validJSON(text: string): boolean {
   r.skipSpace();
   return r.atEnd();
 }
-
 
 export const jsonBuiltins: BuiltinDefinition[] = [
   { name: 'json.marshal', args: ['any'], result: 'string', impl: ([v]) => goJSON(v as Value) },

@@ -159,7 +159,10 @@ export function verifySignature(alg: string, key: KeyObject | Buffer, data: Buff
       case 'RS':
         return (kt === 'rsa' || kt === 'rsa-pss') && verify(hash, data, { key: key as KeyObject, padding: constants.RSA_PKCS1_PADDING }, sig);
       case 'PS':
-        return (kt === 'rsa' || kt === 'rsa-pss') && verify(hash, data, { key: key as KeyObject, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, sig);
+        return (
+          (kt === 'rsa' || kt === 'rsa-pss') &&
+          verify(hash, data, { key: key as KeyObject, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, sig)
+        );
       case 'ES':
         return kt === 'ec' && verify(hash, data, { key: key as KeyObject, dsaEncoding: 'der' }, ecdsaDer(sig));
       default:

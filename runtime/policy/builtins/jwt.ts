@@ -7,7 +7,17 @@
 import { parseNumberText } from '../value-json.js';
 import { compare, isNumber, RegoObject, type Value } from '../value.js';
 import { goJSON, unmarshalJSON } from './json.js';
-import { JWT_ALGORITHMS, KeyError, keysFromCertOrJwk, publicOf, publicOnly, signingKeyFromJwk, signJws, verifySignature, type VerificationKey } from './jwt-keys.js';
+import {
+  JWT_ALGORITHMS,
+  KeyError,
+  keysFromCertOrJwk,
+  publicOf,
+  publicOnly,
+  signingKeyFromJwk,
+  signJws,
+  verifySignature,
+  type VerificationKey,
+} from './jwt-keys.js';
 import { asObject, asString, type BuiltinContext, type BuiltinDefinition, BuiltinError } from './registry.js';
 
 // ---------------------------------------------------------------- encoding
@@ -380,7 +390,9 @@ function verifier(name: string, alg: string): BuiltinDefinition {
 export const jwtBuiltins: BuiltinDefinition[] = [
   { name: 'io.jwt.decode', args: ['string'], result: 'array', impl: ([t], ctx) => decode(t, ctx) },
   { name: 'io.jwt.decode_verify', args: ['string', 'object'], result: 'array', nondeterministic: true, impl: ([t, c], ctx) => decodeVerify(t, c, ctx) },
-  ...['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512'].map((alg) => verifier(`io.jwt.verify_${alg.toLowerCase()}`, alg)),
+  ...['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512'].map((alg) =>
+    verifier(`io.jwt.verify_${alg.toLowerCase()}`, alg),
+  ),
   verifier('io.jwt.verify_eddsa', 'EdDSA'),
   {
     name: 'io.jwt.encode_sign',

@@ -121,9 +121,7 @@ function mergedStrings(r: AddressRange): string[] {
   if (r.net !== null) return [netString(r.net)];
   const v4 = r.first >= V4_BASE && r.first <= V4_BASE + 0xffffffffn && r.last <= V4_BASE + 0xffffffffn;
   if (v4) {
-    return coverRange(r.first - V4_BASE, r.last - V4_BASE, 32).map(([ip, ones]) =>
-      netString({ ip: fromBig(ip, 4), mask: cidrMask(ones, 32) }),
-    );
+    return coverRange(r.first - V4_BASE, r.last - V4_BASE, 32).map(([ip, ones]) => netString({ ip: fromBig(ip, 4), mask: cidrMask(ones, 32) }));
   }
   return coverRange(r.first, r.last, 128).map(([ip, ones]) => netString({ ip: fromBig(ip, 16), mask: cidrMask(ones, 128) }));
 }

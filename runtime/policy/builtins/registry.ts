@@ -35,17 +35,7 @@ import { type SourceLocation, unsupported } from '../errors.js';
 import { OPA_BUILTIN_ARITY } from './known-names.js';
 
 /** Argument/result type names, for arity checks and documentation. */
-export type ArgType =
-  | 'any'
-  | 'null'
-  | 'boolean'
-  | 'number'
-  | 'string'
-  | 'array'
-  | 'object'
-  | 'set'
-  | 'collection'
-  | (string & {});
+export type ArgType = 'any' | 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'set' | 'collection' | (string & {});
 
 export interface BuiltinContext {
   /** Location of the call being evaluated. */

@@ -288,7 +288,13 @@ export function goSprintf(format: string, values: readonly Value[]): string {
     out += formatOne(verb, a, spec);
   }
   if (argi < args.length) {
-    out += '%!(EXTRA ' + args.slice(argi).map((a) => `${typeName(a)}=${goValue(a)}`).join(', ') + ')';
+    out +=
+      '%!(EXTRA ' +
+      args
+        .slice(argi)
+        .map((a) => `${typeName(a)}=${goValue(a)}`)
+        .join(', ') +
+      ')';
   }
   return out;
 }

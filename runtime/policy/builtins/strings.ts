@@ -3,16 +3,7 @@
  * as OPA does, not UTF-16 units.
  */
 import { RegoObject, RegoSet, type Value } from '../value.js';
-import {
-  asInt,
-  asIterable,
-  asNumberValue,
-  asString,
-  BuiltinError,
-  type BuiltinDefinition,
-  operandElementError,
-  operandTypeError,
-} from './registry.js';
+import { asInt, asIterable, asNumberValue, asString, BuiltinError, type BuiltinDefinition, operandElementError, operandTypeError } from './registry.js';
 import { truncate } from './numeric.js';
 
 function runes(s: string): string[] {
@@ -45,7 +36,8 @@ function trimSet(s: string, cutset: string, left: boolean, right: boolean): stri
   return r.slice(a, b).join('');
 }
 
-const GO_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const GO_SPACE =
+  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 
 function splitGo(s: string, sep: string, n: number): string[] {
   if (n === 0) return [];

@@ -184,20 +184,7 @@ export function nextChunk(layout: string): Chunk {
 
 export const LONG_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 export const SHORT_DAYS = LONG_DAYS.map((d) => d.slice(0, 3));
-export const LONG_MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
+export const LONG_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 export const SHORT_MONTHS = LONG_MONTHS.map((m) => m.slice(0, 3));
 
 export function weekdayName(weekday: number): string {

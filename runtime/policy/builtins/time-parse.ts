@@ -8,16 +8,7 @@
  * matters for inputs that fail to parse anyway.
  */
 import { BuiltinError } from './registry.js';
-import {
-  isDigitAt,
-  LONG_DAYS,
-  LONG_MONTHS,
-  nextChunk,
-  quote,
-  SHORT_DAYS,
-  SHORT_MONTHS,
-  type Kind,
-} from './time-layout.js';
+import { isDigitAt, LONG_DAYS, LONG_MONTHS, nextChunk, quote, SHORT_DAYS, SHORT_MONTHS, type Kind } from './time-layout.js';
 import { daysBefore, daysIn, isLeap } from './time-zone.js';
 
 /** The fields `time.Parse` read, before they become an instant. */
@@ -167,9 +158,7 @@ function parseNanoseconds(value: string, nbytes: number): { ns: number; range: s
 
 function parseError(layout: string, value: string, elem: string, valueElem: string, message = ''): BuiltinError {
   if (message === '') {
-    return new BuiltinError(
-      `parsing time ${quote(value)} as ${quote(layout)}: cannot parse ${quote(valueElem)} as ${quote(elem)}`,
-    );
+    return new BuiltinError(`parsing time ${quote(value)} as ${quote(layout)}: cannot parse ${quote(valueElem)} as ${quote(elem)}`);
   }
   return new BuiltinError(`parsing time ${quote(value)}${message}`);
 }
@@ -385,10 +374,7 @@ export function parseLayout(layout: string, value: string): ParsedTime {
 }
 
 /** A numeric zone offset ("-0700", "+05:30", "-07", ...) at the start of `value`. */
-function parseNumericZone(
-  kind: Kind,
-  value: string,
-): { offset: number; rest: string; range: string; bad: boolean } {
+function parseNumericZone(kind: Kind, value: string): { offset: number; rest: string; range: string; bad: boolean } {
   let hh: string;
   let mm = '00';
   let ss = '00';

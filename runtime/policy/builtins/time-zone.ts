@@ -90,7 +90,7 @@ export function daysBefore(month: number): number {
 
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 // ---------------------------------------------------------------------------

@@ -13,19 +13,7 @@ import { bigNum, isNumber, type NumberValue, type Value } from '../value.js';
 import { asNumber, asString, BuiltinError, operandTypeError, type BuiltinDefinition } from './registry.js';
 import { formatTime, NAMED_LAYOUTS, quote, RFC3339_NANO, weekdayName } from './time-layout.js';
 import { parseLayout } from './time-parse.js';
-import {
-  abbreviation,
-  civilTime,
-  daysFromCivil,
-  daysIn,
-  floorDiv,
-  loadZone,
-  NS_PER_SEC,
-  offsetAt,
-  UTC_ZONE,
-  wallToUnix,
-  type Zone,
-} from './time-zone.js';
+import { abbreviation, civilTime, daysFromCivil, daysIn, floorDiv, loadZone, NS_PER_SEC, offsetAt, UTC_ZONE, wallToUnix, type Zone } from './time-zone.js';
 
 const MIN_NS = -(1n << 63n);
 const MAX_NS = (1n << 63n) - 1n;
@@ -103,8 +91,7 @@ function localAbbreviationOffset(name: string, wallSec: number): number | null {
 /** Go's `time.Parse` to nanoseconds since the epoch. */
 function parseNs(layout: string, value: string): bigint {
   const p = parseLayout(layout, value);
-  const wall =
-    BigInt(daysFromCivil(p.year, p.month, p.day)) * SECONDS_PER_DAY + BigInt(p.hour * 3600 + p.minute * 60 + p.second);
+  const wall = BigInt(daysFromCivil(p.year, p.month, p.day)) * SECONDS_PER_DAY + BigInt(p.hour * 3600 + p.minute * 60 + p.second);
   let sec = wall;
   if (!p.utc) {
     if (p.zoneOffset !== -1) {

@@ -64,7 +64,13 @@ const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 
-type Resolved = { kind: 'str'; v: string } | { kind: 'null' } | { kind: 'bool'; v: boolean } | { kind: 'int'; v: bigint } | { kind: 'float'; v: number } | { kind: 'timestamp'; v: string };
+type Resolved =
+  | { kind: 'str'; v: string }
+  | { kind: 'null' }
+  | { kind: 'bool'; v: boolean }
+  | { kind: 'int'; v: bigint }
+  | { kind: 'float'; v: number }
+  | { kind: 'timestamp'; v: string };
 
 /** Go's `strconv.ParseInt(s, 0, 64)` then `ParseUint`, as one range check. */
 function parseGoInt(s: string): bigint | null {
@@ -82,7 +88,10 @@ const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** go-yaml's timestamp check: `2006-1-2`, with an optional `T15:4:5.999Z07:00` (or ` 15:4:5.999`). */
 function isTimestamp(s: string): boolean {
-  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))|(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?))?$/.exec(s);
+  const m =
+    /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))|(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?))?$/.exec(
+      s,
+    );
   if (m === null) return false;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
@@ -307,7 +316,8 @@ function yamlNumber(n: number | bigint | RegoDecimal): string {
 }
 
 const isBreak = (c: number): boolean => c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
-const isPrintable = (c: number): boolean => c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
+const isPrintable = (c: number): boolean =>
+  c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
 const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
 
 interface ScalarAnalysis {
@@ -564,7 +574,6 @@ function marshalYaml(v: Value): string {
   e.w.writeIndent(-1);
   return e.w.out;
 }
-
 
 export const yamlBuiltins: BuiltinDefinition[] = [
   { name: 'yaml.marshal', args: ['any'], result: 'string', impl: ([v]) => marshalYaml(v as Value) },

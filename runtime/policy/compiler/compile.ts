@@ -214,7 +214,8 @@ export class Compiler {
         const kind = this.withTargetKind(w, errors);
         if (kind === undefined) continue;
         let value = w.value;
-        if (kind === 'function' && value.type === 'var' && this.builtins.resolve(value.name) !== undefined) value = { type: 'ref', terms: [value], loc: value.loc };
+        if (kind === 'function' && value.type === 'var' && this.builtins.resolve(value.name) !== undefined)
+          value = { type: 'ref', terms: [value], loc: value.loc };
         const isFuncValue = kind === 'function' && this.isFunctionRef(value);
         if (!isFuncValue && requiresEval(value)) {
           const v = mkVar(this.gen.temp(), value.loc);

@@ -255,7 +255,10 @@ export class LocalRewriter {
         return t;
       }
       case 'ref':
-        return { ...t, terms: t.terms.map((x, i) => (i === 0 && x.type === 'var' && (x.name === 'data' || x.name === 'input') ? x : this.term(x, scopes, markSeen))) };
+        return {
+          ...t,
+          terms: t.terms.map((x, i) => (i === 0 && x.type === 'var' && (x.name === 'data' || x.name === 'input') ? x : this.term(x, scopes, markSeen))),
+        };
       case 'array':
         return { ...t, items: t.items.map((x) => this.term(x, scopes, markSeen)) };
       case 'set':

@@ -163,7 +163,10 @@ class Resolver {
         if (this.ignored(t.name, ignore)) return t;
         const g = this.globals.get(t.name);
         if (g === undefined) return t;
-        return mkRef(g.map((x, i) => (i === 0 ? { ...x, loc: t.loc } : x)), t.loc);
+        return mkRef(
+          g.map((x, i) => (i === 0 ? { ...x, loc: t.loc } : x)),
+          t.loc,
+        );
       }
       case 'ref': {
         const head = t.terms[0] as Term;

@@ -172,7 +172,9 @@ function checkPackageConflict(rule: Rule, packages: Module[] | undefined, errors
 function checkConflicts(node: RuleNode, errors: PolicyError[]): void {
   if (node.hasRules) {
     const all = [...node.rules, ...node.defaults];
-    const kinds = new Set(all.map((r) => (r.kind === 'complete' && r.suffix.length > 0 ? 'object' : r.kind === 'multi' && r.suffix.length > 0 ? 'object' : r.kind)));
+    const kinds = new Set(
+      all.map((r) => (r.kind === 'complete' && r.suffix.length > 0 ? 'object' : r.kind === 'multi' && r.suffix.length > 0 ? 'object' : r.kind)),
+    );
     const first = all[0] as PreparedRule;
     if (kinds.size > 1) {
       errors.push(typeErr(`conflicting rules ${node.name} found`, first.rule));

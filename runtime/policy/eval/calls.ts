@@ -10,9 +10,7 @@ import type { Value } from '../value.js';
 import { Env, type ValK } from './env.js';
 import { callFunction } from './rules.js';
 
-export type CallTarget =
-  | { kind: 'builtin'; def: BuiltinDefinition; key: string }
-  | { kind: 'function'; node: RuleNode; key: string };
+export type CallTarget = { kind: 'builtin'; def: BuiltinDefinition; key: string } | { kind: 'function'; node: RuleNode; key: string };
 
 const FAILED: unique symbol = Symbol('failed');
 

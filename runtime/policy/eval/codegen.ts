@@ -163,7 +163,12 @@ export class CodeGen {
           break;
         }
         const { target, arity } = this.callTarget(e.op, e.loc);
-        fn = callExpr(target, e.args.map((a) => this.term(a, scope)), arity, e.loc);
+        fn = callExpr(
+          target,
+          e.args.map((a) => this.term(a, scope)),
+          arity,
+          e.loc,
+        );
         break;
       }
       case 'every':
@@ -284,7 +289,11 @@ export class CodeGen {
         return new CompT('object', this.body(t.body, scope), this.term(t.key, scope), this.term(t.value, scope), t.loc);
       case 'call': {
         const { target } = this.callTarget(t.op, t.loc);
-        return new CallT(target, t.args.map((a) => this.term(a, scope)), t.loc);
+        return new CallT(
+          target,
+          t.args.map((a) => this.term(a, scope)),
+          t.loc,
+        );
       }
     }
   }

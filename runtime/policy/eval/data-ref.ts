@@ -62,7 +62,17 @@ function leaves(env: Env, node: RuleNode): RegoObject {
   return out;
 }
 
-function step(env: Env, f: Frame, node: RuleNode | undefined, base: Value | undefined, path: Value[], key: Value, ops: readonly CTerm[], i: number, k: ValK): boolean {
+function step(
+  env: Env,
+  f: Frame,
+  node: RuleNode | undefined,
+  base: Value | undefined,
+  path: Value[],
+  key: Value,
+  ops: readonly CTerm[],
+  i: number,
+  k: ValK,
+): boolean {
   // Paths are only needed to apply `with data...` replacements.
   const childPath = env.overrides === null ? path : path.concat([key]);
   if (env.overrides !== null && env.overridden(childPath)) {
@@ -88,7 +98,16 @@ function step(env: Env, f: Frame, node: RuleNode | undefined, base: Value | unde
 }
 
 /** Walks a `data` ref from `node`/`base` at `path`, operand `i` onwards. */
-export function walkData(env: Env, f: Frame, node: RuleNode | undefined, base: Value | undefined, path: Value[], ops: readonly CTerm[], i: number, k: ValK): boolean {
+export function walkData(
+  env: Env,
+  f: Frame,
+  node: RuleNode | undefined,
+  base: Value | undefined,
+  path: Value[],
+  ops: readonly CTerm[],
+  i: number,
+  k: ValK,
+): boolean {
   if (i === ops.length) {
     const v = extent(env, node, base, path);
     return v !== undefined && k(v);
@@ -186,4 +205,3 @@ export class DataRefT implements CTerm {
     return this.eval(env, f, (x) => (x === v || equalValue(x, v)) && k());
   }
 }
-

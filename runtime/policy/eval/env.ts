@@ -49,10 +49,7 @@ export class Shared implements BuiltinContext {
   }
 }
 
-export type FuncReplacement =
-  | { kind: 'value'; value: Value }
-  | { kind: 'builtin'; def: BuiltinDefinition }
-  | { kind: 'function'; node: RuleNode };
+export type FuncReplacement = { kind: 'value'; value: Value } | { kind: 'builtin'; def: BuiltinDefinition } | { kind: 'function'; node: RuleNode };
 
 export interface DataOverrides {
   /** Replaced paths (below `data`), in the order they were applied. */

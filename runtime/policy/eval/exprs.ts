@@ -53,12 +53,12 @@ export function unifyTerms(env: Env, f: Frame, a: CTerm, b: CTerm, k: K): boolea
       if (match === undefined) return false;
       pairs.push([va2, match[1]]);
     }
-    const go = (i: number): boolean => (i === pairs.length ? k() : unifyTerms(env, f, (pairs[i] as [CTerm, CTerm])[0], (pairs[i] as [CTerm, CTerm])[1], () => go(i + 1)));
+    const go = (i: number): boolean =>
+      i === pairs.length ? k() : unifyTerms(env, f, (pairs[i] as [CTerm, CTerm])[0], (pairs[i] as [CTerm, CTerm])[1], () => go(i + 1));
     return go(0);
   }
   return unbound();
 }
-
 
 export function unifyExpr(a: CTerm, b: CTerm): ExprFn {
   return (env, f, k) => unifyTerms(env, f, a, b, k);

@@ -54,10 +54,7 @@ function conflictList(values: Array<[Value, SourceLocation]>): string {
 }
 
 function completeConflict(rt: NodeRuntime, a: [Value, SourceLocation], b: [Value, SourceLocation]): PolicyError {
-  return conflict(
-    `complete rules must not produce multiple outputs: rule ${rt.name} produced conflicting values:${conflictList([a, b])}`,
-    b[1],
-  );
+  return conflict(`complete rules must not produce multiple outputs: rule ${rt.name} produced conflicting values:${conflictList([a, b])}`, b[1]);
 }
 
 function enter(env: Env): void {
@@ -218,7 +215,11 @@ function objectKey(env: Env, node: RuleNode, rt: NodeRuntime, key: Value): Value
     if (v !== undefined) {
       const cur = out.get(key);
       if (cur === undefined) out.set(key, v);
-      else if (!equal(cur, v)) throw conflict(`object keys must be unique: rule ${rt.name} produced conflicting values for key ${formatValue(key)}`, (rt.rules[0] as CompiledBranch).loc);
+      else if (!equal(cur, v))
+        throw conflict(
+          `object keys must be unique: rule ${rt.name} produced conflicting values for key ${formatValue(key)}`,
+          (rt.rules[0] as CompiledBranch).loc,
+        );
     }
   }
   return out.get(key);
@@ -247,7 +248,11 @@ function evalObject(env: Env, node: RuleNode, rt: NodeRuntime): Value {
     if (v === undefined) continue;
     const cur = out.get(c.key);
     if (cur === undefined) out.set(c.key, v);
-    else if (!equal(cur, v)) throw conflict(`object keys must be unique: rule ${rt.name} produced conflicting values for key ${formatValue(c.key)}`, (rt.rules[0] as CompiledBranch).loc);
+    else if (!equal(cur, v))
+      throw conflict(
+        `object keys must be unique: rule ${rt.name} produced conflicting values for key ${formatValue(c.key)}`,
+        (rt.rules[0] as CompiledBranch).loc,
+      );
   }
   return out;
 }

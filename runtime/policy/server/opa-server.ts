@@ -90,9 +90,7 @@ export function createPolicyServer(options: PolicyServerOptions): Hono {
     return c.json({});
   });
 
-  app.get('/v1/policies', (c) =>
-    c.json({ result: (store.current?.modules ?? []).map((m) => ({ id: m.id, raw: m.source })) }),
-  );
+  app.get('/v1/policies', (c) => c.json({ result: (store.current?.modules ?? []).map((m) => ({ id: m.id, raw: m.source })) }));
   app.get('/v1/policies/*', (c) => {
     const id = decodeURIComponent(c.req.path.slice('/v1/policies/'.length));
     const found = store.current?.modules.find((m) => m.id === id);

@@ -41,6 +41,8 @@ export async function readInputFile(path: string): Promise<Value> {
   try {
     return /\.ya?ml$/i.test(path) ? fromJS(parseYaml(text)) : parseJSON(text);
   } catch (error) {
-    throw new PolicyLoadError([{ code: 'invalid_input', message: `input file is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(error as Error).message}`, file: path }]);
+    throw new PolicyLoadError([
+      { code: 'invalid_input', message: `input file is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(error as Error).message}`, file: path },
+    ]);
   }
 }

@@ -53,7 +53,14 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp } = {}
         outcome = 'error';
         detail = error.message;
       }
-      results.push({ name, file: source.id, row: rule.loc.row, outcome, ...(detail === undefined ? {} : { detail }), durationNs: Number(process.hrtime.bigint() - started) });
+      results.push({
+        name,
+        file: source.id,
+        row: rule.loc.row,
+        outcome,
+        ...(detail === undefined ? {} : { detail }),
+        durationNs: Number(process.hrtime.bigint() - started),
+      });
     }
   }
   return {

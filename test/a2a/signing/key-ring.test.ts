@@ -39,7 +39,7 @@ describe('KeyRing', () => {
     expect(ring.signingKeyFor('orchestrator', 'orch-2').id).toBe('orch-2');
   });
 
-  it('names A2A_KEY_ID when the choice is ambiguous, missing or another agent\'s', () => {
+  it("names A2A_KEY_ID when the choice is ambiguous, missing or another agent's", () => {
     const ambiguous = configError(() => ring.signingKeyFor('orchestrator'));
     expect(ambiguous.message).toContain('A2A_KEY_ID');
     expect(ambiguous.message).toContain('orch-1, orch-2');

@@ -70,7 +70,13 @@ describe('KvNonceStore with Redis unreachable', () => {
     const nonces = createNonceStore({ sessionBackend: 'kv', sessionKvUrl: 'redis://user:hunter2@127.0.0.1:1', kvKeyPrefix: prefix });
     track(nonces);
     const error = await verifyRequest({
-      method: 'GET', path: '/x', body: '', header: (name) => headers[name], self: 'orchestrator', keys: new KeyRing([key]), nonces,
+      method: 'GET',
+      path: '/x',
+      body: '',
+      header: (name) => headers[name],
+      self: 'orchestrator',
+      keys: new KeyRing([key]),
+      nonces,
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).not.toContain('hunter2');

@@ -78,7 +78,15 @@ async function failure(call: Promise<unknown>, expected: SignatureFailure): Prom
 
 describe('canonicalRequest', () => {
   it('joins the scheme and fields with newlines, method upper-cased', () => {
-    const fields = { method: 'post', path: '/a2a?x=1', timestamp: '1700000000', nonce: 'n'.repeat(22), source: 'planner', target: 'orchestrator', bodySha256: 'ab' };
+    const fields = {
+      method: 'post',
+      path: '/a2a?x=1',
+      timestamp: '1700000000',
+      nonce: 'n'.repeat(22),
+      source: 'planner',
+      target: 'orchestrator',
+      bodySha256: 'ab',
+    };
     expect(canonicalRequest(fields)).toBe(['FW1-HMAC-SHA256', 'POST', '/a2a?x=1', '1700000000', 'n'.repeat(22), 'planner', 'orchestrator', 'ab'].join('\n'));
     expect(() => canonicalRequest({ ...fields, path: '/a\nb' })).toThrow(TypeError);
   });
@@ -93,9 +101,13 @@ describe('signRequest', () => {
     expect(headers[SIGNATURE_HEADERS.timestamp]).toBe('1700000000');
     const nonce = headers[SIGNATURE_HEADERS.nonce]!;
     expect(nonce).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    const canonical = ['FW1-HMAC-SHA256', 'POST', '/a2a', '1700000000', nonce, 'planner', 'orchestrator', createHash('sha256').update(BODY).digest('hex')].join('\n');
+    const canonical = ['FW1-HMAC-SHA256', 'POST', '/a2a', '1700000000', nonce, 'planner', 'orchestrator', createHash('sha256').update(BODY).digest('hex')].join(
+      '\n',
+    );
     expect(headers[SIGNATURE_HEADERS.signature]).toBe(createHmac('sha256', Buffer.alloc(32, 0x11)).update(canonical).digest('base64url'));
-    expect(signRequest({ method: 'POST', path: '/a2a', body: BODY, source: 'planner', target: 'orchestrator', key: plannerKey })[SIGNATURE_HEADERS.nonce]).not.toBe(nonce);
+    expect(
+      signRequest({ method: 'POST', path: '/a2a', body: BODY, source: 'planner', target: 'orchestrator', key: plannerKey })[SIGNATURE_HEADERS.nonce],
+    ).not.toBe(nonce);
   });
 
   it('refuses to sign for an agent the key does not belong to, and bad nonces', () => {
@@ -140,7 +152,7 @@ describe('verifyRequest', () => {
     expect(error.message).toContain('ghost-1');
   });
 
-  it('refuses an agent header that is not the key\'s agent (the planner cannot claim to be the orchestrator)', async () => {
+  it("refuses an agent header that is not the key's agent (the planner cannot claim to be the orchestrator)", async () => {
     const request = signed();
     request.headers[SIGNATURE_HEADERS.agent] = 'orchestrator';
     await failure(verify(request, { self: 'critic' }), 'agent_mismatch');

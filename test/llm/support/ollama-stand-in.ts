@@ -1,13 +1,4 @@
-import {
-  echoReply,
-  sleep,
-  splitReply,
-  startStandIn,
-  writeSlowly,
-  type ReplyScript,
-  type ScriptedMessage,
-  type StandInServer,
-} from './http-stand-in.js';
+import { echoReply, sleep, splitReply, startStandIn, writeSlowly, type ReplyScript, type ScriptedMessage, type StandInServer } from './http-stand-in.js';
 
 export interface OllamaStandInOptions {
   /** Models it has; any other name gets Ollama's 404. Default `['test-model']`. */

@@ -1,13 +1,4 @@
-import {
-  echoReply,
-  sleep,
-  splitReply,
-  startStandIn,
-  writeSlowly,
-  type ReplyScript,
-  type ScriptedMessage,
-  type StandInServer,
-} from './http-stand-in.js';
+import { echoReply, sleep, splitReply, startStandIn, writeSlowly, type ReplyScript, type ScriptedMessage, type StandInServer } from './http-stand-in.js';
 
 export interface OpenAiStandInOptions {
   /** Models it has; any other name gets a 404 `model_not_found`. Default `['test-model']`. */

@@ -3,7 +3,9 @@ import { errorOf, run, value } from '../helpers.js';
 
 describe('bits, graph, rand, http.send and render_template builtins', () => {
   it('computes bitwise operations exactly', () => {
-    expect(value('package t\n\np := [bits.and(12, 10), bits.or(12, 10), bits.xor(12, 10), bits.negate(5), bits.rsh(-8, 1)]\n', 't.p')).toEqual([8, 14, 6, -6, -4]);
+    expect(value('package t\n\np := [bits.and(12, 10), bits.or(12, 10), bits.xor(12, 10), bits.negate(5), bits.rsh(-8, 1)]\n', 't.p')).toEqual([
+      8, 14, 6, -6, -4,
+    ]);
     expect(run('package t\n', 'x := bits.lsh(9223372036854775807, 1)')).toEqual([{ x: 18446744073709551614n }]);
     const e = errorOf(() => run('package t\n', 'x := bits.and(7.2, 42)', { strictBuiltinErrors: true }));
     expect(e?.code).toBe('eval_type_error');
@@ -28,7 +30,8 @@ describe('bits, graph, rand, http.send and render_template builtins', () => {
   });
 
   it('renders Go templates', () => {
-    const src = 'package t\n\np := strings.render_template(`{{range $i, $n := .xs}}{{if $i}},{{end}}hi {{$n}}{{end}} {{.missing}} {{len .xs}}`, {"xs": ["a", "b"]})\n';
+    const src =
+      'package t\n\np := strings.render_template(`{{range $i, $n := .xs}}{{if $i}},{{end}}hi {{$n}}{{end}} {{.missing}} {{len .xs}}`, {"xs": ["a", "b"]})\n';
     expect(value(src, 't.p')).toBe('hi a,hi b <undefined> 2');
     expect(errorOf(() => value('package t\n\np := strings.render_template(`{{printf "%d" 1}}`, {})\n', 't.p'))?.code).toBe('unsupported');
   });

@@ -28,8 +28,18 @@ describe('json.marshal', () => {
   });
 
   it('writes non-string keys as their JSON text and numbers exactly', () => {
-    expect(j('json.marshal', RegoObject.fromEntries([[1, 'a'], [[1, '<'], 'b']]))).toBe('{"1":"a","[1,\\"\\\\u003c\\"]":"b"}');
-    expect(j('json.marshal', [12345678901234567890n, 1.5, new RegoDecimal(1234567890123456789n, -19)])).toBe('[12345678901234567890,1.5,0.1234567890123456789]');
+    expect(
+      j(
+        'json.marshal',
+        RegoObject.fromEntries([
+          [1, 'a'],
+          [[1, '<'], 'b'],
+        ]),
+      ),
+    ).toBe('{"1":"a","[1,\\"\\\\u003c\\"]":"b"}');
+    expect(j('json.marshal', [12345678901234567890n, 1.5, new RegoDecimal(1234567890123456789n, -19)])).toBe(
+      '[12345678901234567890,1.5,0.1234567890123456789]',
+    );
   });
 });
 
@@ -46,7 +56,9 @@ describe('json.marshal_with_options', () => {
   it('rejects unknown or mistyped options', () => {
     expect(err('json.marshal_with_options', doc, fromJS({ foo: 1 }))).toBe('operand 2 object contained unknown key foo');
     expect(err('json.marshal_with_options', doc, fromJS({ pretty: 1 }))).toBe('operand 2 key pretty failed cast to bool');
-    expect(err('json.marshal_with_options', doc, fromJS({ indent: 1 }))).toBe('operand 2 key indent failed cast to string: operand 0 must be string but got number');
+    expect(err('json.marshal_with_options', doc, fromJS({ indent: 1 }))).toBe(
+      'operand 2 key indent failed cast to string: operand 0 must be string but got number',
+    );
     expect(err('json.marshal_with_options', doc, RegoObject.fromEntries([[1, 'x']]))).toBe(
       'operand 2 failed to stringify key 1 at index 0: operand 0 must be string but got number',
     );
@@ -126,7 +138,22 @@ describe('yaml.marshal', () => {
   });
 
   it('quotes strings that would read back as something else', () => {
-    const doc = fromJS({ a: 'true', b: '', c: 'x: y', d: '123', e: '2020-01-01', f: 'yes', g: '- item', h: '#c', i: 'a #b', j: 'a# b', k: "it's", l: '1:20', m: 'null', n: 'é😀' });
+    const doc = fromJS({
+      a: 'true',
+      b: '',
+      c: 'x: y',
+      d: '123',
+      e: '2020-01-01',
+      f: 'yes',
+      g: '- item',
+      h: '#c',
+      i: 'a #b',
+      j: 'a# b',
+      k: "it's",
+      l: '1:20',
+      m: 'null',
+      n: 'é😀',
+    });
     expect(j('yaml.marshal', doc)).toBe(
       'a: "true"\nb: ""\nc: \'x: y\'\nd: "123"\ne: "2020-01-01"\nf: "yes"\ng: \'- item\'\nh: \'#c\'\ni: \'a #b\'\nj: a# b\nk: it\'s\nl: "1:20"\nm: "null"\n"n": "é\\U0001F600"\n',
     );

@@ -42,12 +42,15 @@ describe('io.jwt builtins', () => {
 
   it('applies decode_verify constraints like OPA', () => {
     const token = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJleHAiOjEuNTg5Mzg1NzcxMTIzNGUrMDksImlzcyI6Inh4eCJ9.PZ2z6VfHt9YdvHHUbilkTnw4R9TK3_V0LV1h-q0k9xg';
-    const at = (time: string, extra = ''): unknown => run('package t\n', `x := io.jwt.decode_verify("${token}", {"secret": "secret", "time": ${time}${extra}})`)[0]?.x;
+    const at = (time: string, extra = ''): unknown =>
+      run('package t\n', `x := io.jwt.decode_verify("${token}", {"secret": "secret", "time": ${time}${extra}})`)[0]?.x;
     expect(at('1589385771123400000')).toEqual([false, {}, {}]);
     expect((at('1589385770123400000') as unknown[])[0]).toBe(true);
     expect(at('1589385770123400000', ', "iss": "other"')).toEqual([false, {}, {}]);
     expect(errorOf(() => run('package t\n', 'x := io.jwt.decode_verify("a.b.c", {})', strict))?.message).toContain('no key constraint');
-    expect(errorOf(() => run('package t\n', 'x := io.jwt.decode_verify("a.b.c", {"secret": "s", "foo": 1})', strict))?.message).toContain('unknown token validation constraint: foo');
+    expect(errorOf(() => run('package t\n', 'x := io.jwt.decode_verify("a.b.c", {"secret": "s", "foo": 1})', strict))?.message).toContain(
+      'unknown token validation constraint: foo',
+    );
   });
 
   it('reports malformed tokens with OPA messages', () => {

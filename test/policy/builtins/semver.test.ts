@@ -15,7 +15,20 @@ describe('semver.is_valid', () => {
   });
 
   it('rejects everything else, including non-strings', () => {
-    for (const v of ['1.2', '1.2.3x', '0x1.3.4', '-1.2.3', '1.2.3.4', '0.88.0-11_e4e5dcabb', '0.88.0+11_e4e5dcabb', 'vv1.2.3', 'V1.2.3', '1.2.3-a..b', '99999999999999999999.0.0', '']) {
+    for (const v of [
+      '1.2',
+      '1.2.3x',
+      '0x1.3.4',
+      '-1.2.3',
+      '1.2.3.4',
+      '0.88.0-11_e4e5dcabb',
+      '0.88.0+11_e4e5dcabb',
+      'vv1.2.3',
+      'V1.2.3',
+      '1.2.3-a..b',
+      '99999999999999999999.0.0',
+      '',
+    ]) {
       expect(s('semver.is_valid', v), v).toBe(false);
     }
     expect(s('semver.is_valid', 1)).toBe(false);

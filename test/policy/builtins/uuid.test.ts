@@ -70,7 +70,15 @@ describe('uuid.parse', () => {
   });
 
   it('is undefined for strings that are not UUIDs', () => {
-    for (const s of ['', 'foo', '00000000000-123-222-222', 'HijVnnS1-GGGG-1234-12345678', '00000000-0000-4000-8000-00000000000g', '00000000+0000-4000-8000-000000000000', 'urn:uid:c2fc67c2-47f2-11ee-b67a-9f3619c7493f']) {
+    for (const s of [
+      '',
+      'foo',
+      '00000000000-123-222-222',
+      'HijVnnS1-GGGG-1234-12345678',
+      '00000000-0000-4000-8000-00000000000g',
+      '00000000+0000-4000-8000-000000000000',
+      'urn:uid:c2fc67c2-47f2-11ee-b67a-9f3619c7493f',
+    ]) {
       expect(parse(s), s).toBeUndefined();
     }
   });

@@ -66,10 +66,7 @@ describe("OPA's Data API", () => {
 
   it('POST /v0/data takes the bare input and answers the bare value, 404 when undefined', async () => {
     const response = await post('/v0/data/trading/deny', { amount: 60000, metadata: { requests_last_minute: 500 } });
-    expect(response.json).toEqual([
-      'amount 60000 exceeds the maximum of 50000',
-      'rate limit exceeded: 500 requests in the last minute (at most 100)',
-    ]);
+    expect(response.json).toEqual(['amount 60000 exceeds the maximum of 50000', 'rate limit exceeded: 500 requests in the last minute (at most 100)']);
     const missing = await post('/v0/data/trading/nothing', {});
     expect(missing).toMatchObject({ status: 404, json: { code: 'undefined_document' } });
   });
@@ -98,7 +95,11 @@ describe("OPA's Data API", () => {
     await post('/v1/data/a2a_access/allow', { input: { ...call('orchestrator', 'x').input, secret: 'hunter2' } });
     const log = join(dir, '..', `${dir.split('/').pop()}-decisions.log`);
     await waitFor(async () => readFileSync(log, 'utf8').includes('"erased"'), 'the decision line');
-    const line = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.erased);
+    const line = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.erased);
     expect(line).toMatchObject({ path: 'a2a_access/allow', result: true, erased: ['/input/secret'] });
     expect(line.input.secret).toBeUndefined();
     expect(typeof line.decision_id).toBe('string');

@@ -76,8 +76,12 @@ describe('EventView', () => {
 
 describe('ErrorLine', () => {
   it('adds a hint line when there is one', () => {
-    const app = render(<ErrorLine message="Cannot reach the agent at http://127.0.0.1:9 (connection refused)." hint="Is the agent running? Try framework-cli up." />);
-    expect(screen(app)).toBe(['✖ Cannot reach the agent at http://127.0.0.1:9 (connection refused).', '  Is the agent running? Try framework-cli up.'].join('\n'));
+    const app = render(
+      <ErrorLine message="Cannot reach the agent at http://127.0.0.1:9 (connection refused)." hint="Is the agent running? Try framework-cli up." />,
+    );
+    expect(screen(app)).toBe(
+      ['✖ Cannot reach the agent at http://127.0.0.1:9 (connection refused).', '  Is the agent running? Try framework-cli up.'].join('\n'),
+    );
   });
 
   it('is one line without a hint', () => {

@@ -54,7 +54,10 @@ describe('PlanCard', () => {
 
   it('shows the text inside the card when the agent sent no structured plan', () => {
     const frame = screen(render(<PlanCard event={planEvent('Plan:\n1. first\n2. second\nApprove?')} pending />));
-    const inside = frame.split('\n').slice(1, -1).map((line) => line.replace(/^│ (.*?)\s*│$/, '$1'));
+    const inside = frame
+      .split('\n')
+      .slice(1, -1)
+      .map((line) => line.replace(/^│ (.*?)\s*│$/, '$1'));
     expect(inside).toEqual(['Plan:', '1. first', '2. second', 'Approve?', '', PLAN_KEY_LEGEND]);
   });
 
