@@ -20,8 +20,8 @@ export function HelpText() {
         </Text>
       ))}
       <Text bold>Keys</Text>
-      <Text>{'  '}Ctrl-C cancel the running request; at the prompt, quit</Text>
-      <Text>{'  '}↑ / ↓ walk through the messages sent</Text>
+      <Text>{'  Ctrl-C   cancel the running request; at the prompt, quit'}</Text>
+      <Text>{'  ↑ / ↓    walk through the messages sent'}</Text>
       <Text>
         {'  '}On a plan with an empty line: {PLAN_KEY_LEGEND}
       </Text>

@@ -162,6 +162,18 @@ describe('iteration', () => {
     expect(value(src, 't.p', { xs: [] })).toBe(true);
   });
 
+  it('every over something that is not a collection is undefined, as in OPA, so it never grants access', () => {
+    const src = 'package t\n\ndefault allow := false\nallow if { every r in input.roles { r != "banned" } }\n';
+    expect(value(src, 't.allow', { roles: ['reader', 'writer'] })).toBe(true);
+    expect(value(src, 't.allow', { roles: ['reader', 'banned'] })).toBe(false);
+    for (const roles of ['banned', 'reader', 42, 0, true, false, null]) expect(value(src, 't.allow', { roles })).toBe(false);
+    expect(value(src, 't.allow', {})).toBe(false);
+    // Objects and sets are collections: every iterates their values.
+    expect(value(src, 't.allow', { roles: { a: 'reader' } })).toBe(true);
+    expect(value('package t\n\np if { every x in {1, 2} { x > 0 } }\n', 't.p')).toBe(true);
+    expect(value('package t\n\np if { every x in "abc" { true } }\n', 't.p')).toBeUndefined();
+  });
+
   it('evaluates comprehensions and some-in', () => {
     const src = `package t
 

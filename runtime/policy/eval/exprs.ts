@@ -5,7 +5,7 @@
  * before returning (backtracking).
  */
 import { PolicyError, type SourceLocation } from '../errors.js';
-import { equal as equalKey, type RegoObject, type Value } from '../value.js';
+import { equal as equalKey, RegoObject, RegoSet, type Value } from '../value.js';
 import { invoke, type CallTarget } from './calls.js';
 import { Env, type DataOverrides, type ExprFn, type Frame, type FuncReplacement, type K } from './env.js';
 import { enumerate, setPath } from './paths.js';
@@ -108,9 +108,17 @@ export function notExpr(inner: ExprFn): ExprFn {
   };
 }
 
+/**
+ * `every k, v in domain { body }`: true when the body holds for each member.
+ * As in OPA, a domain that is not a collection (a number, string, boolean or
+ * null) makes the expression undefined, not vacuously true: `every r in
+ * input.roles { r != "banned" }` must not pass when `roles` is the string
+ * "banned".
+ */
 export function everyExpr(domain: CTerm, key: CTerm | undefined, value: CTerm, body: ExprFn): ExprFn {
   return (env, f, k) =>
     domain.eval(env, f, (dv) => {
+      if (!isCollection(dv)) return false;
       let all = true;
       enumerate(dv, (kv, vv) => {
         let ok = false;
@@ -170,4 +178,8 @@ export function withExpr(inner: ExprFn, withs: CompiledWith[]): ExprFn {
     }
     return inner(new Env(input, env.data, env.shared, overrides, funcs), f, k);
   };
+}
+
+function isCollection(value: Value | undefined): boolean {
+  return Array.isArray(value) || value instanceof RegoObject || value instanceof RegoSet;
 }
