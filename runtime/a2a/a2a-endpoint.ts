@@ -6,7 +6,7 @@ import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { errorResponse } from '../core/server/http-error.js';
 import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
-import { readBodyText } from '../core/server/read-json-body.js';
+import { checkJsonDepth, readBodyText } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 
@@ -73,6 +73,12 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
     } catch {
       return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Invalid JSON payload.' } });
     }
+    try {
+      checkJsonDepth(rpc);
+    } catch (error) {
+      // Deeper input would overflow the SDK's validation (a stack overflow, once a 500).
+      return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${(error as Error).message}` } }, 400);
+    }
     await options.guard.authorize(caller, messageOf(rpc));
     return answer(c, rpc, caller);
   });
@@ -84,9 +90,15 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       requestedVersion: requestHeader(c, A2A_VERSION_HEADER) ?? '0.3',
       requestedExtensions: Extensions.parseServiceParameter(requestHeader(c, 'A2A-Extensions')),
     });
-    let outcome;
     try {
       validateVersion(context.requestedVersion, options.card, 'JSONRPC');
+    } catch (error) {
+      // The client's mistake, not ours: one line at warn, no stack.
+      logger.warn('A2A request refused: unsupported protocol version', { requested: context.requestedVersion, error: (error as Error).message });
+      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+    }
+    let outcome;
+    try {
       outcome = await transport.handle(rpc as Record<string, unknown>, context);
     } catch (error) {
       logger.error('A2A request failed', errorFields(error));

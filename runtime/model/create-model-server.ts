@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { clientAbort } from '../core/server/node-bindings.js';
-import { readBodyText } from '../core/server/read-json-body.js';
+import { checkJsonDepth, readBodyText } from '../core/server/read-json-body.js';
 import { EmbeddingEngine } from './embedding-engine.js';
 import { DEFAULT_KEEP_ALIVE_MS, KeepAliveTimers, parseKeepAlive } from './keep-alive.js';
 import { canonicalModelName } from './known-models.js';
@@ -397,11 +397,18 @@ async function loadOrUnload(engine: LlamaEngine, model: string, unload: boolean,
 async function readJson(c: Context, maxBytes: number): Promise<unknown> {
   const text = await readBodyText(c, maxBytes);
   if (text.trim() === '') throw new ModelRequestError({ status: 400, message: 'missing request body' });
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new ModelRequestError({ status: 400, message: `invalid JSON in request body: ${(error as Error).message}` });
   }
+  try {
+    checkJsonDepth(value);
+  } catch (error) {
+    throw new ModelRequestError({ status: 400, message: (error as Error).message });
+  }
+  return value;
 }
 
 function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {

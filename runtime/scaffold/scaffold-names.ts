@@ -45,6 +45,9 @@ export function validateProjectName(options: { name: unknown }): string {
  */
 export function validateAgentName(options: { name: unknown }): string {
   const name = checkCommon(options.name, 'agent');
+  // A folder the TypeScript build leaves out (tsc skips node_modules): the agent would never be compiled.
+  if (name === 'node_modules')
+    refuse('The agent name "node_modules" is not usable: the build skips folders of that name, so the agent would never be compiled. Choose another name.');
   if (!AGENT_NAME.test(name)) {
     refuse(
       `The agent name "${name}" is not valid: use lower-case letters, digits, "_" or "-", starting with a letter (for example "${suggest(name) || 'helper'}").`,

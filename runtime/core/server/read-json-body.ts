@@ -43,6 +43,15 @@ export async function readJsonBody(c: Context, options: ReadJsonBodyOptions): Pr
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
+/**
+ * Refuses parsed JSON nested deeper than `MAX_JSON_DEPTH` with a
+ * `BadRequestError` (400), for bodies a service parses itself: deeper
+ * input would overflow the recursion of validators and handlers.
+ */
+export function checkJsonDepth(value: unknown): void {
+  checkJsonShape(value, false);
+}
+
 /** Walks parsed JSON without recursion: too deep, or (when asked) a lone surrogate in a string or key, is a 400. */
 function checkJsonShape(root: unknown, wellFormedText: boolean): void {
   const pending: Array<[value: unknown, depth: number]> = [[root, 0]];

@@ -74,6 +74,15 @@ export function createPolicyServer(options: PolicyServerOptions): Hono {
     return opaError(500, { code: 'internal_error', message: 'the policy server failed while handling the request; see its log' });
   });
   app.notFound((c) => opaError(404, { code: 'resource_not_found', message: `no route ${c.req.method} ${c.req.path}` }));
+  // Paths are percent-decoded below; a malformed escape (`/v1/data/%E0%A4%A`) is the client's error, not a 500.
+  app.use('*', async (c, next) => {
+    try {
+      decodeURIComponent(c.req.path);
+    } catch {
+      return opaError(400, { code: 'invalid_parameter', message: `the path ${JSON.stringify(c.req.path)} holds a malformed percent-encoding` });
+    }
+    await next();
+  });
 
   app.get('/health', (c) => {
     const status = store.status;
