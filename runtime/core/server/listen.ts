@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
@@ -11,16 +11,83 @@ export interface Listening {
   close(): Promise<void>;
 }
 
+/** How long a client may take, and how many connections it may hold, on every server of the toolkit. */
+export interface ConnectionLimits {
+  /** Time to send the request headers (HTTP_HEADERS_TIMEOUT_MS, default 10 s). */
+  headersTimeoutMs: number;
+  /** Time to send the whole request, body included (HTTP_BODY_TIMEOUT_MS, default 30 s). A response, however long it streams, is not limited. */
+  bodyTimeoutMs: number;
+  /** A connection with no bytes either way for this long is closed (HTTP_IDLE_TIMEOUT_MS, default 5 min; streams send keep-alives well within it). */
+  idleTimeoutMs: number;
+  /** Open connections allowed from one client address (HTTP_MAX_CONNECTIONS_PER_CLIENT, default 1024); more are closed at once. */
+  maxConnectionsPerClient: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
+  idleTimeoutMs: 300_000,
+  maxConnectionsPerClient: 1024,
+};
+
+/** The limits: the explicit option, then the environment variable, then the default. */
+export function connectionLimits(options: { limits?: Partial<ConnectionLimits>; env?: Readonly<Record<string, string | undefined>> } = {}): ConnectionLimits {
+  const env = options.env ?? process.env;
+  const read = (key: keyof ConnectionLimits, variable: string): number => {
+    const given = options.limits?.[key];
+    if (given !== undefined) return given;
+    const raw = env[variable];
+    if (raw === undefined || raw.trim() === '') return DEFAULT_CONNECTION_LIMITS[key];
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1) {
+      throw new FrameworkError({ code: 'invalid_config', message: `${variable} must be a positive whole number (got "${raw}").` });
+    }
+    return value;
+  };
+  return {
+    headersTimeoutMs: read('headersTimeoutMs', 'HTTP_HEADERS_TIMEOUT_MS'),
+    bodyTimeoutMs: read('bodyTimeoutMs', 'HTTP_BODY_TIMEOUT_MS'),
+    idleTimeoutMs: read('idleTimeoutMs', 'HTTP_IDLE_TIMEOUT_MS'),
+    maxConnectionsPerClient: read('maxConnectionsPerClient', 'HTTP_MAX_CONNECTIONS_PER_CLIENT'),
+  };
+}
+
 /**
  * Serves a Hono app on `host:port` (port 0 picks a free one). Resolves once
  * the socket listens; a taken port rejects with a message saying what to change.
+ * Slow clients are cut off (`ConnectionLimits`): headers and the whole
+ * request must arrive in time, idle connections close, and one address may
+ * hold only so many connections.
  */
-export function listen(app: Hono, options: { host: string; port: number; portHint?: string }): Promise<Listening> {
+export function listen(
+  app: Hono,
+  options: { host: string; port: number; portHint?: string; limits?: Partial<ConnectionLimits>; env?: Readonly<Record<string, string | undefined>> },
+): Promise<Listening> {
+  const limits = connectionLimits(options);
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }) as Server;
-    // Streams are long-lived; the idle request timeout must not cut them.
-    server.requestTimeout = 0;
+    // Node checks the request timers every `connectionsCheckingInterval`: keep it well below the shortest limit.
+    const connectionsCheckingInterval = Math.max(100, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.bodyTimeoutMs) / 4)));
+    const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port, serverOptions: { connectionsCheckingInterval } }) as Server;
+    server.headersTimeout = limits.headersTimeoutMs;
+    // Covers receiving the request only; a response streams for as long as it needs.
+    server.requestTimeout = Math.max(limits.bodyTimeoutMs, limits.headersTimeoutMs);
     server.keepAliveTimeout = 5_000;
+    server.setTimeout(limits.idleTimeoutMs, (socket: Socket) => socket.destroy());
+    const perClient = new Map<string, number>();
+    server.on('connection', (socket: Socket) => {
+      const address = socket.remoteAddress ?? 'unknown';
+      const open = (perClient.get(address) ?? 0) + 1;
+      if (open > limits.maxConnectionsPerClient) {
+        socket.destroy();
+        return;
+      }
+      perClient.set(address, open);
+      socket.once('close', () => {
+        const left = (perClient.get(address) ?? 1) - 1;
+        if (left <= 0) perClient.delete(address);
+        else perClient.set(address, left);
+      });
+    });
     const onError = (error: NodeJS.ErrnoException) => {
       server.close();
       if (error.code === 'EADDRINUSE') {
