@@ -140,6 +140,7 @@ function frontDoor(options: Assembly, config: AgentConfig, sessions: SessionStor
         maxBodyBytes: config.maxBodyBytes,
         keepAliveMs: options.keepAliveMs,
         chatCompat: options.chatCompat ?? false,
+        sessionStartsPerMinute: config.sessionStartsPerMinute,
       });
 }
 

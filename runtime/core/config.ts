@@ -97,6 +97,7 @@ const EnvSchema = z.object({
   KV_URL: url.optional(),
   KV_PREFIX: kvPrefix.optional(),
   SESSION_TTL: positiveInt.optional(),
+  SESSION_START_LIMIT: z.coerce.number({ error: 'must be a whole number (0 turns the limit off)' }).int().min(0).optional(),
   MAX_BODY_BYTES: positiveInt.optional(),
   LLM_HISTORY_MESSAGES: positiveInt.optional(),
 });
@@ -130,6 +131,7 @@ export const CONFIG_DEFAULTS = {
   a2aValidationMode: 'strict',
   sessionBackend: 'memory',
   sessionTtlSeconds: 3600,
+  sessionStartsPerMinute: 600,
   maxBodyBytes: 1024 * 1024,
   llmHistoryMessages: 40,
   kvKeyPrefix: 'fw:',
@@ -180,6 +182,8 @@ export interface SessionConfig {
   /** SESSION_KV_URL, falling back to KV_URL. */
   sessionKvUrl: string | undefined;
   sessionTtlSeconds: number;
+  /** Sessions one client address may start per minute (SESSION_START_LIMIT, default 600; 0 = no limit). */
+  sessionStartsPerMinute: number;
   llmHistoryMessages: number;
   /** Prefix of every Redis key the stores write (KV_PREFIX); default `fw:`. */
   kvKeyPrefix: string;
@@ -191,6 +195,7 @@ const SessionEnvSchema = EnvSchema.pick({
   KV_URL: true,
   KV_PREFIX: true,
   SESSION_TTL: true,
+  SESSION_START_LIMIT: true,
   LLM_HISTORY_MESSAGES: true,
 });
 
@@ -209,6 +214,7 @@ function resolveSessionConfig(e: z.output<typeof SessionEnvSchema>): SessionConf
     sessionBackend,
     sessionKvUrl,
     sessionTtlSeconds: e.SESSION_TTL ?? CONFIG_DEFAULTS.sessionTtlSeconds,
+    sessionStartsPerMinute: e.SESSION_START_LIMIT ?? CONFIG_DEFAULTS.sessionStartsPerMinute,
     llmHistoryMessages: e.LLM_HISTORY_MESSAGES ?? CONFIG_DEFAULTS.llmHistoryMessages,
     kvKeyPrefix: e.KV_PREFIX ?? CONFIG_DEFAULTS.kvKeyPrefix,
   };

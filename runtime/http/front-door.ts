@@ -8,7 +8,7 @@ import type { SessionStore } from '../sessions/session-store.js';
 import { createBaseApp } from '../core/server/base-app.js';
 import { mountChatCompat } from './chat-compat.js';
 import { errorResponse } from '../core/server/http-error.js';
-import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
+import { clientAbort, nodeBindings, requestHeader } from '../core/server/node-bindings.js';
 import { hasBody, readJsonBody } from '../core/server/read-json-body.js';
 import { resolveRequestSession } from './session-resolver.js';
 import type { SseEvent } from '../core/server/sse.js';
@@ -29,6 +29,8 @@ export interface FrontDoorOptions {
   keepAliveMs?: number;
   /** Also answer the Ollama chat API, so chat web interfaces can talk to the agent. */
   chatCompat?: boolean;
+  /** Sessions one client address may start per minute (SESSION_START_LIMIT); default 600, 0 = no limit. */
+  sessionStartsPerMinute?: number;
 }
 
 /** Body of POST /stream and POST /query. */
@@ -53,6 +55,14 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * @example
  * const app = createFrontDoor({ core, agent: { name: 'echo', version: '1.0.0' }, sessions });
  */
+/** Sessions one client address may start per minute unless configured. */
+export const DEFAULT_SESSION_STARTS_PER_MINUTE = 600;
+
+/** The address of the connection (the proxy's, behind one: forwarded headers are not trusted). */
+function clientAddress(c: Context): string {
+  return nodeBindings(c)?.incoming.socket.remoteAddress ?? 'unknown';
+}
+
 export function createFrontDoor(options: FrontDoorOptions): Hono {
   const { core, sessions } = options;
   const logger = options.logger ?? silentLogger;
@@ -63,6 +73,15 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
 
   app.post('/session/start', async (c) => {
     await readOptionalObject(c, maxBytes);
+    // A flood of starts from one address (which once evicted live sessions) is refused, per address and minute.
+    const admitted = await sessions.admitStart(clientAddress(c), options.sessionStartsPerMinute ?? DEFAULT_SESSION_STARTS_PER_MINUTE);
+    if (!admitted.allowed) {
+      return c.json(
+        { code: 'rate_limited', message: `Too many sessions started from this address; try again in ${admitted.retryAfterSeconds} s (SESSION_START_LIMIT).` },
+        429,
+        { 'Retry-After': String(admitted.retryAfterSeconds) },
+      );
+    }
     const started = await sessions.start();
     return c.json({
       session_token: started.token,

@@ -36,6 +36,14 @@ export class ExpiringMap<V> {
     }
   }
 
+  /** Removes the oldest entry; false when there is none. */
+  evictOldest(): boolean {
+    const oldest = this.#entries.keys().next();
+    if (oldest.done === true) return false;
+    this.#entries.delete(oldest.value);
+    return true;
+  }
+
   delete(key: string): void {
     this.#entries.delete(key);
   }

@@ -9,7 +9,11 @@ export interface InProcessSessionStoreOptions {
   ttlSeconds: number;
   /** Clock in milliseconds since the epoch; default `Date.now`. */
   now?: () => number;
-  /** Most entries kept per kind (sessions, contexts, fingerprints); the oldest go first. Default 100 000. */
+  /**
+   * Most entries kept per kind (sessions, contexts, fingerprints). Past it the
+   * oldest go first, and for sessions the oldest never used (resolved) go
+   * before any in use, so a flood of starts cannot log users out. Default 100 000.
+   */
   maxEntries?: number;
 }
 
@@ -28,7 +32,12 @@ export class InProcessSessionStore implements SessionStore {
   readonly ttlSeconds: number;
 
   readonly #now: () => number;
-  readonly #sessions: ExpiringMap<Session>;
+  /** Sessions never resolved yet, and sessions in use: eviction takes from the first while it has any. */
+  readonly #fresh: ExpiringMap<Session>;
+  readonly #used: ExpiringMap<Session>;
+  readonly #maxSessions: number;
+  /** client → [window start, starts counted in it] */
+  readonly #starts: ExpiringMap<[number, number]>;
   /** contextId → (key → JSON value), the same shape as the Redis hash of the kv backend. */
   readonly #contexts: ExpiringMap<Map<string, string>>;
   readonly #conversations: ExpiringMap<string>;
@@ -38,7 +47,10 @@ export class InProcessSessionStore implements SessionStore {
     this.ttlSeconds = checkTtlSeconds(options.ttlSeconds);
     this.#now = options.now ?? Date.now;
     const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
-    this.#sessions = new ExpiringMap({ maxEntries });
+    this.#maxSessions = maxEntries;
+    this.#fresh = new ExpiringMap({ maxEntries });
+    this.#used = new ExpiringMap({ maxEntries });
+    this.#starts = new ExpiringMap({ maxEntries });
     this.#contexts = new ExpiringMap({ maxEntries });
     this.#conversations = new ExpiringMap({ maxEntries });
     const intervalMs = Math.min(this.ttlSeconds * 1000, MAX_SWEEP_INTERVAL_MS);
@@ -48,19 +60,46 @@ export class InProcessSessionStore implements SessionStore {
 
   /** How many entries of each kind are held, expired ones not yet swept included. */
   entryCounts(): { sessions: number; contexts: number; conversations: number } {
-    return { sessions: this.#sessions.size, contexts: this.#contexts.size, conversations: this.#conversations.size };
+    return { sessions: this.#fresh.size + this.#used.size, contexts: this.#contexts.size, conversations: this.#conversations.size };
+  }
+
+  async admitStart(client: string, perMinute: number): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
+    if (perMinute <= 0) return { allowed: true, retryAfterSeconds: 0 };
+    const now = this.#now();
+    const window = Math.floor(now / 60_000) * 60_000;
+    const [start, count] = this.#starts.get(client, now) ?? [window, 0];
+    const counted = start === window ? count + 1 : 1;
+    this.#starts.set(client, [window, counted], window + 60_000);
+    return counted <= perMinute
+      ? { allowed: true, retryAfterSeconds: 0 }
+      : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window + 60_000 - now) / 1000)) };
   }
 
   async start(options: { contextId?: string } = {}): Promise<StartedSession> {
-    const { session, token, tokenHash } = mintSession({ now: this.#now(), ttlSeconds: this.ttlSeconds, contextId: options.contextId });
-    this.#sessions.set(tokenHash, session, session.expiresAt);
+    const now = this.#now();
+    const { session, token, tokenHash } = mintSession({ now, ttlSeconds: this.ttlSeconds, contextId: options.contextId });
+    this.#fresh.set(tokenHash, session, session.expiresAt);
+    // Over the bound: never-used sessions go first (the fresh map already dropped its own oldest), then the oldest in use.
+    while (this.#fresh.size + this.#used.size > this.#maxSessions) {
+      // Keep the session just made: with no other fresh one, the oldest in use goes.
+      if (this.#fresh.size > 1) this.#fresh.evictOldest();
+      else this.#used.evictOldest();
+    }
     return { ...session, token };
   }
 
   async resolve(token: string): Promise<Session | undefined> {
     if (!isPlausibleToken(token)) return undefined;
-    const session = this.#sessions.get(hashToken(token), this.#now());
-    return session === undefined ? undefined : { ...session };
+    const hash = hashToken(token);
+    const now = this.#now();
+    let session = this.#used.get(hash, now);
+    if (session === undefined) {
+      session = this.#fresh.get(hash, now);
+      if (session === undefined) return undefined;
+      this.#fresh.delete(hash);
+      this.#used.set(hash, session, session.expiresAt);
+    }
+    return { ...session };
   }
 
   async getContext(contextId: string): Promise<Record<string, unknown>> {
@@ -94,7 +133,9 @@ export class InProcessSessionStore implements SessionStore {
 
   #sweep(): void {
     const now = this.#now();
-    this.#sessions.sweep(now);
+    this.#fresh.sweep(now);
+    this.#used.sweep(now);
+    this.#starts.sweep(now);
     this.#contexts.sweep(now);
     this.#conversations.sweep(now);
   }

@@ -64,6 +64,21 @@ export class KvSessionStore implements SessionStore {
     }
   }
 
+  async admitStart(client: string, perMinute: number): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
+    if (perMinute <= 0) return { allowed: true, retryAfterSeconds: 0 };
+    const now = this.#now();
+    const window = Math.floor(now / 60_000);
+    const key = this.#key('session-starts', `${window}:${client}`);
+    // One count per client and minute, shared by every replica on this Redis.
+    const count = await this.#call(async (client) => {
+      const [[, counted]] = (await client.multi().incr(key).expire(key, 120).exec()) as [[unknown, number], unknown];
+      return counted;
+    });
+    return count <= perMinute
+      ? { allowed: true, retryAfterSeconds: 0 }
+      : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000)) };
+  }
+
   async start(options: { contextId?: string } = {}): Promise<StartedSession> {
     const { session, token, tokenHash } = mintSession({ now: this.#now(), ttlSeconds: this.ttlSeconds, contextId: options.contextId });
     const key = this.#key('session', tokenHash);
@@ -115,7 +130,7 @@ export class KvSessionStore implements SessionStore {
     if (this.#ownsClient) await closeKvClient(this.#client);
   }
 
-  #key(kind: 'session' | 'context' | 'conv', id: string): string {
+  #key(kind: 'session' | 'context' | 'conv' | 'session-starts', id: string): string {
     return `${this.#prefix}${kind}:${id}`;
   }
 

@@ -28,6 +28,13 @@ export interface SessionStore extends ContextStore {
   readonly location: string;
   readonly ttlSeconds: number;
 
+  /**
+   * Counts one session start by `client` (an address) in the current minute;
+   * `allowed` is false past `perMinute`, with the seconds until the window
+   * turns. Replicas sharing a `kv` store share the count.
+   */
+  admitStart(client: string, perMinute: number): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+
   /** Starts a session bound to `contextId` (a fresh random one when omitted). */
   start(options?: { contextId?: string }): Promise<StartedSession>;
   /** The session of a token, or `undefined` when the token is unknown or expired. */

@@ -116,9 +116,12 @@ describe('loadSessionConfig', () => {
       sessionBackend: 'kv',
       sessionKvUrl: 'redis://h:1',
       sessionTtlSeconds: 3600,
+      sessionStartsPerMinute: 600,
       llmHistoryMessages: 40,
       kvKeyPrefix: 'fw:',
     });
+    expect(loadSessionConfig({ env: { SESSION_START_LIMIT: '0' } }).sessionStartsPerMinute).toBe(0);
     expect(() => loadSessionConfig({ env: { SESSION_TTL: 'soon' } })).toThrow(ConfigError);
+    expect(() => loadSessionConfig({ env: { SESSION_START_LIMIT: '-1' } })).toThrow(ConfigError);
   });
 });
