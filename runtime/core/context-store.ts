@@ -11,6 +11,13 @@ export interface ContextStore {
    * is removed. Resolves to the merged context.
    */
   updateContext(contextId: string, patch: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>>;
+  /**
+   * Removes `key` from the context when it still holds `expected` (compared
+   * as JSON, the stored form), atomically: of several callers claiming the
+   * same value at once, on one process or several replicas, exactly one gets
+   * `true`. For one-time decisions such as approving a plan.
+   */
+  claimContextValue(contextId: string, key: string, expected: unknown): Promise<boolean>;
 }
 
 /**
@@ -33,5 +40,12 @@ export class InProcessContextStore implements ContextStore {
     }
     this.#contexts.set(contextId, merged);
     return structuredClone(merged);
+  }
+
+  async claimContextValue(contextId: string, key: string, expected: unknown): Promise<boolean> {
+    const context = this.#contexts.get(contextId);
+    if (!context || !Object.hasOwn(context, key) || JSON.stringify(context[key]) !== JSON.stringify(expected)) return false;
+    delete context[key];
+    return true;
   }
 }

@@ -222,6 +222,15 @@ export class FrameworkCore {
     return this.#sessions.updateContext(contextId, patch);
   }
 
+  /**
+   * Removes `key` from a conversation's session context when it still holds
+   * `expected`; exactly one of several concurrent callers (replicas
+   * included, with a shared store) gets `true`. For one-time decisions.
+   */
+  async claimSessionContextValue(contextId: string, key: string, expected: unknown): Promise<boolean> {
+    return this.#sessions.claimContextValue(contextId, key, expected);
+  }
+
   /** Uses `store` for session context from now on (the front door shares its session store this way). */
   useSessions(store: ContextStore): void {
     this.#sessions = store;

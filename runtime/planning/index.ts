@@ -35,3 +35,4 @@ export { registerPlannerTask, defaultStepStatus, type PlannerOptions, type Actio
 
 export type { PlannerMemory, PastTaskResult } from './planner-memory.js';
 export { literalPlan, splitActions } from './literal-plan.js';
+export { claimPendingPlan, type ClaimSessionContextValue } from './pending-plan.js';

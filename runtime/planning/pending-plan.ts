@@ -36,6 +36,22 @@ export async function clearPendingPlan(updateSessionContext: UpdateSessionContex
   await updateSessionContext(contextId, { [PENDING_PLAN_KEY]: undefined, [AWAITING_MODIFICATION_KEY]: undefined });
 }
 
+/** How a one-time claim is made: `agent.claimSessionContextValue` bound to the agent. */
+export type ClaimSessionContextValue = (contextId: string, key: string, expected: unknown) => Promise<boolean>;
+
+/**
+ * Takes the pending plan out of the conversation, once: `stored` is the
+ * value as read from the session context. Of several replies deciding the
+ * same plan at the same instant (on several replicas too), exactly one gets
+ * `true`; the others must not act on it.
+ *
+ * @example
+ * if (await claimPendingPlan((id, key, value) => agent.claimSessionContextValue(id, key, value), contextId, session.pending_plan)) run(plan);
+ */
+export async function claimPendingPlan(claim: ClaimSessionContextValue, contextId: string, stored: unknown): Promise<boolean> {
+  return claim(contextId, PENDING_PLAN_KEY, stored);
+}
+
 /** Marks the conversation as waiting for the user to say what to change. */
 export async function markAwaitingModification(updateSessionContext: UpdateSessionContext, contextId: string): Promise<void> {
   await updateSessionContext(contextId, { [AWAITING_MODIFICATION_KEY]: true });

@@ -2,8 +2,8 @@ import { AgentResponse, PLAN_CONFIRMATION } from '../core/agent-response.js';
 import type { FrameworkCore, StepContext } from '../core/framework-core.js';
 import { parseTaskInput } from '../core/task-input.js';
 import { classifyPlanConfirmationReply, DEFAULT_MAX_PLAN_AGE_MS } from './classify-plan-confirmation-reply.js';
-import { clearPendingPlan, markAwaitingModification, recordPendingPlan } from './pending-plan.js';
-import { PlanResultSchema, type PendingPlan, type PlanResult } from './plan-records.js';
+import { claimPendingPlan, clearPendingPlan, markAwaitingModification, recordPendingPlan } from './pending-plan.js';
+import { PENDING_PLAN_KEY, PlanResultSchema, type PendingPlan, type PlanResult } from './plan-records.js';
 import { formatPlanSummary, guessLanguage, toDisplayPlan, type SummaryLanguage } from './plan-summary.js';
 import type { PastTaskResult, PlannerMemory } from './planner-memory.js';
 
@@ -190,14 +190,27 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
       yield AgentResponse.text(TEXT[language].notPending);
       return;
     }
+    // Approving or rejecting takes the plan out of the session once: a second reply deciding it at the same
+    // instant (another replica, a regenerated chat reply) finds it gone and runs nothing.
+    const decide = async (): Promise<boolean> => {
+      const claimed = await claimPendingPlan((id, key, value) => agent.claimSessionContextValue(id, key, value), contextId, session[PENDING_PLAN_KEY]);
+      if (claimed) await clearPendingPlan(update, contextId);
+      return claimed;
+    };
     switch (reply.classification) {
       case 'plan_confirmed':
-        await clearPendingPlan(update, contextId);
+        if (!(await decide())) {
+          yield AgentResponse.text(TEXT[language].notPending);
+          return;
+        }
         yield* remember({ en: 'clear the pending plan', es: 'borrar el plan pendiente' }, language, (m) => m.clearPendingClarification({ contextId }));
         yield* execute(pending, pending.original_query, language);
         return;
       case 'plan_rejected':
-        await clearPendingPlan(update, contextId);
+        if (!(await decide())) {
+          yield AgentResponse.text(TEXT[language].notPending);
+          return;
+        }
         yield* remember({ en: 'clear the pending plan', es: 'borrar el plan pendiente' }, language, (m) => m.clearPendingClarification({ contextId }));
         yield AgentResponse.text(TEXT[language].cancelled);
         return;

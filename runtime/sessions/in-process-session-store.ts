@@ -119,6 +119,14 @@ export class InProcessSessionStore implements SessionStore {
     return decodeFields(fields);
   }
 
+  async claimContextValue(contextId: string, key: string, expected: unknown): Promise<boolean> {
+    const fields = this.#contexts.get(contextId, this.#now());
+    if (fields === undefined || fields.get(key) !== JSON.stringify(expected)) return false;
+    fields.delete(key);
+    if (fields.size === 0) this.#contexts.delete(contextId);
+    return true;
+  }
+
   async rememberConversation(fingerprint: string, contextId: string): Promise<void> {
     this.#conversations.set(fingerprint, contextId, this.#now() + this.ttlSeconds * 1000);
   }

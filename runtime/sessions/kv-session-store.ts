@@ -26,6 +26,9 @@ const StoredSessionSchema = z.object({
   expiresAt: z.number(),
 });
 
+/** Deletes field ARGV[1] of hash KEYS[1] when it equals ARGV[2]; returns 1 when it did. */
+const CLAIM_FIELD = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0";
+
 /**
  * A `SessionStore` in Redis, shared by every replica that uses the same
  * Redis and key prefix. Keys expire with the store's TTL in Redis itself.
@@ -114,6 +117,15 @@ export class KvSessionStore implements SessionStore {
       return lastReply(await tx.exec());
     });
     return decodeFields(Object.entries(fields as Record<string, string>));
+  }
+
+  async claimContextValue(contextId: string, key: string, expected: unknown): Promise<boolean> {
+    const json = JSON.stringify(expected);
+    if (json === undefined) return false;
+    const contextKey = this.#key('context', contextId);
+    // Compare-and-delete in one script: Redis runs it whole, so two replicas cannot both claim.
+    const removed = await this.#call((client) => client.eval(CLAIM_FIELD, 1, contextKey, key, json));
+    return removed === 1;
   }
 
   async rememberConversation(fingerprint: string, contextId: string): Promise<void> {
