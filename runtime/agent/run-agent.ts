@@ -141,6 +141,8 @@ function frontDoor(options: Assembly, config: AgentConfig, sessions: SessionStor
         keepAliveMs: options.keepAliveMs,
         chatCompat: options.chatCompat ?? false,
         sessionStartsPerMinute: config.sessionStartsPerMinute,
+        chatApiKeys: config.chatApiKeys,
+        chatAnonymousContinuation: config.chatAnonymousContinuation,
       });
 }
 

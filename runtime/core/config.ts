@@ -100,7 +100,12 @@ const EnvSchema = z.object({
   SESSION_START_LIMIT: z.coerce.number({ error: 'must be a whole number (0 turns the limit off)' }).int().min(0).optional(),
   MAX_BODY_BYTES: positiveInt.optional(),
   LLM_HISTORY_MESSAGES: positiveInt.optional(),
-});
+  CHAT_API_KEYS: z
+    .string()
+    .transform((raw) => raw.split(',').map((key) => key.trim()).filter((key) => key !== ''))
+    .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters'))),
+  CHAT_ANONYMOUS_CONTINUATION: bool.optional(),
+}).partial({ CHAT_API_KEYS: true });
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -121,6 +126,10 @@ export interface AgentConfig extends SessionConfig, A2AConfig {
   agentMemoryUrl: string | undefined;
   contextId: string | undefined;
   maxBodyBytes: number;
+  /** API keys a chat interface sends as `Authorization: Bearer` to the chat-compatibility endpoints (CHAT_API_KEYS, comma-separated). */
+  chatApiKeys: string[];
+  /** Let callers without identity continue a conversation by its history (CHAT_ANONYMOUS_CONTINUATION; unsafe with more than one user). */
+  chatAnonymousContinuation: boolean;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -267,6 +276,8 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     agentMemoryUrl: e.AGENT_MEMORY_URL,
     contextId: e.CONTEXT_ID,
     maxBodyBytes: e.MAX_BODY_BYTES ?? CONFIG_DEFAULTS.maxBodyBytes,
+    chatApiKeys: e.CHAT_API_KEYS ?? [],
+    chatAnonymousContinuation: e.CHAT_ANONYMOUS_CONTINUATION ?? false,
   };
 }
 

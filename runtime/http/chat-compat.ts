@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import type { Hono } from 'hono';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Context, Hono } from 'hono';
 import { stream as honoStream } from 'hono/streaming';
 import { z } from 'zod';
 import type { AgentResponse } from '../core/agent-response.js';
@@ -8,7 +8,7 @@ import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { AgentIdentity } from './agent-identity.js';
-import { clientAbort } from '../core/server/node-bindings.js';
+import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
 import { readJsonBody } from '../core/server/read-json-body.js';
 import { assertNever } from '../core/assert-never.js';
 import { runTaskForTransport } from '../core/task-events.js';
@@ -18,10 +18,16 @@ import { runTaskForTransport } from '../core/task-events.js';
  * interfaces (Open WebUI and the like) speak, with the agent listed as a model.
  *
  * Chat APIs carry no conversation id: the client resends the whole history.
- * Each conversation gets its own context: after a reply, the fingerprint of
- * the history including that reply is remembered in the session store, and a
- * request whose earlier messages have a known fingerprint continues that
- * context. A history we never answered starts a new one.
+ * Conversations are bound to who is calling, so one caller can never reach
+ * another's: `Authorization: Bearer` with one of the agent's API keys
+ * (CHAT_API_KEYS) or a session token. With an API key, Open WebUI's forwarded
+ * `X-OpenWebUI-User-Id` and `X-OpenWebUI-Chat-Id` headers name the user and
+ * the chat (a chat id maps to its own context directly). Otherwise, after a
+ * reply, the fingerprint of the caller and the history including that reply
+ * is remembered, and a request whose earlier messages match it continues that
+ * context. A caller without identity gets a new conversation every time,
+ * unless the operator allows anonymous continuation (unsafe with more than
+ * one user: anyone replaying a history continues it).
  */
 export interface ChatCompatOptions {
   core: FrameworkCore;
@@ -29,7 +35,25 @@ export interface ChatCompatOptions {
   agent: AgentIdentity;
   logger: Logger;
   maxBodyBytes: number;
+  /** Keys accepted as `Authorization: Bearer`; when any is set, every chat request needs a key or a session token. */
+  apiKeys?: readonly string[];
+  /** Continue conversations of callers without identity by their history alone (CHAT_ANONYMOUS_CONTINUATION). */
+  anonymousContinuation?: boolean;
 }
+
+/** Who is calling, as far as the request proves it. */
+interface Caller {
+  /** Stable scope of the caller's conversations; undefined for an anonymous caller. */
+  scope: string | undefined;
+  /** The chat the caller named (Open WebUI's chat id), when trusted. */
+  chatId: string | undefined;
+}
+
+/** Background prompts of Open WebUI (titles, tags, follow-up questions): never the agent's task. */
+const BACKGROUND_TASK = /^\s*### Task:/;
+
+/** Longest reply kept to answer a regenerated request without running the task again. */
+const MAX_REMEMBERED_REPLY = 64 * 1024;
 
 const ChatMessageSchema = z.looseObject({
   role: z.enum(['system', 'user', 'assistant', 'tool']),
@@ -70,7 +94,50 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
     }),
   );
 
+  const doneMessage = (content: string) => ({
+    model: modelName,
+    created_at: new Date().toISOString(),
+    message: { role: 'assistant', content },
+    done: true,
+    done_reason: 'stop',
+  });
+  /** A reply given without running the task: one JSON object, or as NDJSON with the content then the final line. */
+  const answerWith = (c: Context, content: string, stream: boolean): Response => {
+    if (!stream) return c.json(doneMessage(content));
+    const partial = { model: modelName, created_at: new Date().toISOString(), message: { role: 'assistant', content }, done: false };
+    return c.body(`${JSON.stringify(partial)}\n${JSON.stringify(doneMessage(''))}\n`, 200, { 'Content-Type': 'application/x-ndjson' });
+  };
+  // Background tasks get a harmless answer every task kind can parse; the agent's task never runs for them.
+  const backgroundAnswer = (c: Context, stream: boolean) => answerWith(c, JSON.stringify({ title: options.agent.name, tags: [], follow_ups: [] }), stream);
+  const replay = (c: Context, reply: string, stream: boolean) => answerWith(c, reply, stream);
+
+  const keyHashes = (options.apiKeys ?? []).map((key) => createHash('sha256').update(key).digest());
+
+  /** The caller of a request; a bearer that is neither a key nor a live session token is refused. */
+  async function callerOf(header: (name: string) => string | undefined): Promise<Caller | 'refused'> {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(header('authorization') ?? '')?.[1];
+    if (bearer === undefined) return keyHashes.length > 0 ? 'refused' : { scope: options.anonymousContinuation ? 'anonymous' : undefined, chatId: undefined };
+    const hash = createHash('sha256').update(bearer).digest();
+    if (keyHashes.some((known) => timingSafeEqual(known, hash))) {
+      const user = header('x-openwebui-user-id');
+      const chat = header('x-openwebui-chat-id');
+      return { scope: `key:${hash.toString('base64url').slice(0, 16)}${user ? `|user:${user}` : ''}`, chatId: chat || undefined };
+    }
+    const session = await options.sessions.resolve(bearer);
+    return session ? { scope: `session:${session.contextId}`, chatId: undefined } : 'refused';
+  }
+
   app.post('/api/chat', async (c) => {
+    const caller = await callerOf((name) => requestHeader(c, name));
+    if (caller === 'refused') {
+      return c.json(
+        { error: "unauthorized: send Authorization: Bearer with one of this agent's API keys (CHAT_API_KEYS) or a session token from POST /session/start" },
+        401,
+        {
+          'WWW-Authenticate': 'Bearer realm="agent chat"',
+        },
+      );
+    }
     const raw = await readJsonBody(c, { maxBytes: options.maxBodyBytes });
     const parsed = ChatRequestSchema.safeParse(raw);
     if (!parsed.success) {
@@ -85,9 +152,21 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
     if (!last || last.role !== 'user') {
       throw new BadRequestError({ code: 'invalid_request', message: 'The last chat message must come from the user.' });
     }
+    if (BACKGROUND_TASK.test(last.content)) return backgroundAnswer(c, request.stream !== false);
     const earlier = conversation.slice(0, -1);
-    const known = earlier.length > 0 ? await options.sessions.findConversation(fingerprint(earlier)) : undefined;
+    const scoped = (messages: readonly Pick<ChatMessage, 'role' | 'content'>[], kind: string) => `${kind}:${fingerprint(messages, `${caller.scope}`)}`;
+    const known =
+      caller.chatId !== undefined
+        ? `chat-${createHash('sha256').update(`${caller.scope}\u0000${caller.chatId}`).digest('hex').slice(0, 32)}`
+        : caller.scope !== undefined && earlier.length > 0
+          ? await options.sessions.findConversation(scoped(earlier, 'conv'))
+          : undefined;
     const contextId = known ?? randomUUID();
+    // A regenerated reply resends the same history: answer it from memory rather than run the task (and apply a plan change)
+    // twice. Not for a first message: two new chats may well open alike, and a first message starts a new context anyway.
+    const answeredKey = caller.scope === undefined || earlier.length === 0 ? undefined : scoped(conversation, 'answered');
+    const answered = answeredKey === undefined ? undefined : await options.sessions.findConversation(answeredKey);
+    if (answered !== undefined) return replay(c, answered, request.stream !== false);
 
     const abort = clientAbort(c);
     const started = process.hrtime.bigint();
@@ -100,7 +179,11 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
     });
     let reply = '';
     let pieces = 0;
-    const remember = () => options.sessions.rememberConversation(fingerprint([...conversation, { role: 'assistant', content: reply }]), contextId);
+    const remember = async () => {
+      if (caller.scope === undefined) return; // an anonymous conversation cannot be continued: nothing to remember
+      await options.sessions.rememberConversation(scoped([...conversation, { role: 'assistant', content: reply }], 'conv'), contextId);
+      if (answeredKey !== undefined && reply.length <= MAX_REMEMBERED_REPLY) await options.sessions.rememberConversation(answeredKey, reply);
+    };
     const chunk = (content: string, done: boolean) => ({
       model: modelName,
       created_at: new Date().toISOString(),
@@ -146,9 +229,10 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
   });
 }
 
-/** Stable key of a chat history (roles and contents only). */
-export function fingerprint(messages: readonly Pick<ChatMessage, 'role' | 'content'>[]): string {
+/** Stable key of a chat history (roles and contents only) within a caller's `scope`. */
+export function fingerprint(messages: readonly Pick<ChatMessage, 'role' | 'content'>[], scope = ''): string {
   const hash = createHash('sha256');
+  hash.update(`${scope}\u0002`);
   // Contents are trimmed: chat windows often drop the trailing blank lines of a reply.
   for (const m of messages) hash.update(`${m.role}\u0000${m.content.trim()}\u0001`);
   return hash.digest('base64url');

@@ -29,6 +29,10 @@ export interface FrontDoorOptions {
   keepAliveMs?: number;
   /** Also answer the Ollama chat API, so chat web interfaces can talk to the agent. */
   chatCompat?: boolean;
+  /** API keys of the chat-compatibility endpoints (CHAT_API_KEYS). */
+  chatApiKeys?: readonly string[];
+  /** Continue anonymous chat conversations by their history (CHAT_ANONYMOUS_CONTINUATION; unsafe with more than one user). */
+  chatAnonymousContinuation?: boolean;
   /** Sessions one client address may start per minute (SESSION_START_LIMIT); default 600, 0 = no limit. */
   sessionStartsPerMinute?: number;
 }
@@ -128,7 +132,17 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
     return c.json({ context_id: session.contextId, events, result, ...(error ? { error } : {}) });
   });
 
-  if (options.chatCompat) mountChatCompat(app, { core, sessions, agent: options.agent, logger, maxBodyBytes: maxBytes });
+  if (options.chatCompat) {
+    mountChatCompat(app, {
+      core,
+      sessions,
+      agent: options.agent,
+      logger,
+      maxBodyBytes: maxBytes,
+      ...(options.chatApiKeys ? { apiKeys: options.chatApiKeys } : {}),
+      ...(options.chatAnonymousContinuation === undefined ? {} : { anonymousContinuation: options.chatAnonymousContinuation }),
+    });
+  }
 
   for (const [path, allow] of [
     ['/stream', 'POST'],

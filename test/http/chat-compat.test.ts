@@ -6,11 +6,17 @@ import { runAgent } from '../../runtime/agent/run-agent.js';
 
 let running: RunningAgent;
 let client: Ollama;
+const API_KEY = 'test-chat-key-0123456789abcdef';
 
 beforeAll(async () => {
   const fixture = createFixtureAgent('helper');
-  running = await runAgent(fixture.core, fixture.agent, { port: 0, chatCompat: true, env: { AGENT_NAME: 'helper', LOG_LEVEL: 'error' } });
-  client = new Ollama({ host: running.url });
+  running = await runAgent(fixture.core, fixture.agent, {
+    port: 0,
+    chatCompat: true,
+    env: { AGENT_NAME: 'helper', LOG_LEVEL: 'error', CHAT_API_KEYS: API_KEY },
+  });
+  // The official client, as a chat interface configured with the agent's API key.
+  client = new Ollama({ host: running.url, headers: { Authorization: `Bearer ${API_KEY}` } });
 });
 afterAll(() => running.close());
 
@@ -60,7 +66,11 @@ describe('chat-UI compatibility (the Ollama chat API, through the official ollam
 
   it('answers an unknown model and a bad request as Ollama does', async () => {
     await expect(client.chat({ model: 'other', messages: [{ role: 'user', content: 'x' }] })).rejects.toThrow(/model 'other' not found/);
-    const bad = await fetch(`${running.url}/api/chat`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"model":"helper"}' });
+    const bad = await fetch(`${running.url}/api/chat`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${API_KEY}` },
+      body: '{"model":"helper"}',
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/messages/);
   });
