@@ -2,6 +2,7 @@ import { A2A_VERSION_HEADER, Extensions, type AgentCard } from '@a2a-js/sdk';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler, type User } from '@a2a-js/sdk/server';
 import type { Context, Hono } from 'hono';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
+import { FrameworkError } from '../core/framework-error.js';
 import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { errorResponse } from '../core/server/http-error.js';
@@ -9,6 +10,7 @@ import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
 import { checkJsonDepth, readBodyText } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
+import { SIGNATURE_HEADERS, SIGNATURE_SCHEME } from './signing/request-signature.js';
 
 /** Where the agent card is served (A2A well-known path). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -41,6 +43,9 @@ type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: un
  * the official SDK's `JsonRpcTransportHandler`. Each JSON-RPC request is
  * admitted by the guard (signature, then policy) before the SDK parses it.
  */
+/** The challenge of a 401: the HMAC scheme and the headers a request must carry (see README, A2A). */
+const WWW_AUTHENTICATE = `${SIGNATURE_SCHEME} realm="a2a", headers="${Object.values(SIGNATURE_HEADERS).join(' ')}"`;
+
 export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   const logger = options.logger ?? silentLogger;
   const transport = new JsonRpcTransportHandler(options.requestHandler);
@@ -61,12 +66,19 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
     }
     const body = await readBodyText(c, options.maxBodyBytes);
     const url = new URL(c.req.url);
-    const caller = await options.guard.authenticate({
-      method: c.req.method,
-      path: `${url.pathname}${url.search}`,
-      body,
-      header: (name) => requestHeader(c, name),
-    });
+    let caller: AdmittedCaller;
+    try {
+      caller = await options.guard.authenticate({
+        method: c.req.method,
+        path: `${url.pathname}${url.search}`,
+        body,
+        header: (name) => requestHeader(c, name),
+      });
+    } catch (error) {
+      // Tell a standard client how to sign (RFC 9110 §11.6.1), with the 401.
+      if (FrameworkError.isInstance(error) && error.code === 'signature_invalid') return errorResponse(error, { 'WWW-Authenticate': WWW_AUTHENTICATE });
+      throw error;
+    }
     let rpc: unknown;
     try {
       rpc = JSON.parse(body);
