@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lock } from 'proper-lockfile';
 import { z } from 'zod';
@@ -26,6 +26,9 @@ type SessionsFile = z.infer<typeof FileSchema>;
 /** The file name under the configuration directory. */
 export const SESSIONS_FILE = 'sessions.json';
 
+/** A lock file older than this is left over from a run that died: it is broken, not waited on. */
+export const STALE_LOCK_MS = 5_000;
+
 /**
  * Saved session tokens, keyed by agent URL, in one JSON file readable by its
  * owner only (mode 0600, in a directory made 0700). Each change is a
@@ -42,10 +45,13 @@ export const SESSIONS_FILE = 'sessions.json';
 export class SessionTokenStore {
   readonly path: string;
   readonly #dir: string;
+  readonly #warn: (message: string) => void;
 
-  constructor(options: { dir: string }) {
+  /** `warn` hears about permissions that were too open (default: standard error). */
+  constructor(options: { dir: string; warn?: (message: string) => void }) {
     this.#dir = options.dir;
     this.path = join(options.dir, SESSIONS_FILE);
+    this.#warn = options.warn ?? ((message) => process.stderr.write(`warning: ${message}\n`));
   }
 
   async get(agentUrl: string): Promise<SavedSession | undefined> {
@@ -80,6 +86,15 @@ export class SessionTokenStore {
   async #read(): Promise<SessionsFile> {
     let text: string;
     try {
+      // lstat: a symlink planted at the path is never followed to chmod its target (the next save replaces it).
+      const info = await lstat(this.path);
+      if (info.isFile() && (info.mode & 0o077) !== 0) {
+        // Tokens are bearer credentials: a file others can read is a leak waiting to happen.
+        this.#warn(
+          `${this.path} was readable by other users (mode ${(info.mode & 0o777).toString(8)}); it is now 600. Its tokens may have been read: start new sessions with --new-session.`,
+        );
+        await chmod(this.path, 0o600);
+      }
       text = await readFile(this.path, 'utf8');
     } catch {
       return { version: 1, sessions: {} };
@@ -96,13 +111,7 @@ export class SessionTokenStore {
   /** Reads, lets `edit` change the file (it returns whether it did), and writes it back, all under the lock. */
   async #change(edit: (file: SessionsFile) => boolean): Promise<void> {
     await this.#prepareDir();
-    const release = await lock(this.#dir, {
-      lockfilePath: `${this.path}.lock`,
-      realpath: false,
-      retries: { retries: 50, minTimeout: 10, maxTimeout: 100 },
-      // Held for milliseconds; if it ever went stale, the worst case is one lost entry, not a crash.
-      onCompromised: () => undefined,
-    });
+    const release = await this.#lock();
     try {
       const file = await this.#read();
       if (edit(file)) await this.#write(file);
@@ -111,13 +120,47 @@ export class SessionTokenStore {
     }
   }
 
-  /** Creates the directory user-only, or makes an existing one so (a symlinked one, as dotfile managers make, is followed). */
+  /** The lock, held for milliseconds; a lock left by a dead run (older than STALE_LOCK_MS, whatever it is) is removed, not obeyed. */
+  async #lock(): Promise<() => Promise<void>> {
+    const lockPath = `${this.path}.lock`;
+    const options = {
+      lockfilePath: lockPath,
+      realpath: false,
+      stale: STALE_LOCK_MS,
+      retries: { retries: 50, minTimeout: 10, maxTimeout: 100 },
+      // If it ever went stale while held, the worst case is one lost entry, not a crash.
+      onCompromised: () => undefined,
+    };
+    try {
+      return await lock(this.#dir, options);
+    } catch (error) {
+      // proper-lockfile breaks its own stale lock directories; a stale plain file (or anything else) at the path it cannot.
+      const info = await lstat(lockPath).catch(() => undefined);
+      if (!info || Date.now() - info.mtimeMs < STALE_LOCK_MS) throw error;
+      await rm(lockPath, { recursive: true, force: true });
+      return lock(this.#dir, options);
+    }
+  }
+
+  /**
+   * Creates the directory user-only, or makes an existing one so. A symlinked
+   * one (as dotfile managers make) is followed but never changed: its target
+   * is someone's choice; a warning says when it is open to others.
+   */
   async #prepareDir(): Promise<void> {
     await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    const link = await lstat(this.#dir);
     const info = await stat(this.#dir);
     if (!info.isDirectory())
       throw new Error(`${this.#dir} is not a directory; the chat keeps its session tokens there. Remove it or set FRAMEWORK_CLI_CONFIG_DIR.`);
-    if ((info.mode & 0o077) !== 0) await chmod(this.#dir, 0o700);
+    if ((info.mode & 0o077) === 0) return;
+    if (link.isSymbolicLink()) {
+      this.#warn(
+        `${this.#dir} links to a folder other users can open (mode ${(info.mode & 0o777).toString(8)}); the session tokens in it are kept 600, but consider making the folder 700.`,
+      );
+      return;
+    }
+    await chmod(this.#dir, 0o700);
   }
 
   async #write(file: SessionsFile): Promise<void> {
