@@ -62,50 +62,57 @@ const llmConfigFromJson = z.string().transform((raw, ctx) => {
 });
 
 /** The environment variables of the spec's "Agent configuration" table, and a few of ours. */
-const EnvSchema = z.object({
-  AGENT_NAME: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be a lower-case name (a-z, 0-9, ".", "_", "-")'),
-  AGENT_DISPLAY_NAME: z.string().optional(),
-  AGENT_DESCRIPTION: z.string().optional(),
-  AGENT_VERSION: z.string().optional(),
-  AGENT_HOST: z.string().min(1).optional(),
-  AGENT_PORT: port.optional(),
-  WEB_INTERFACE_PORT: port.optional(),
-  AGENT_CARD: z.string().min(1).optional(),
-  MODEL_NAME: z.string().min(1).optional(),
-  OLLAMA_HOST: url.optional(),
-  LLM_CONFIG: llmConfigFromJson.optional(),
-  LOG_LEVEL: logLevel.optional(),
-  GUARDIAN_URL: url.optional(),
-  OPA_URL: url.optional(),
-  A2A_VALIDATION_MODE: z.string().trim().toLowerCase().pipe(z.enum(A2A_VALIDATION_MODES)).optional(),
-  A2A_ENABLE_AUDIT_LOG: bool.optional(),
-  A2A_ACCEPT_UNSIGNED: bool.optional(),
-  A2A_KEY_ID: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -')
-    .optional(),
-  A2A_TIMEOUT_MS: positiveInt.optional(),
-  AGENT_MEMORY_URL: url.optional(),
-  CONTEXT_ID: z.string().min(1).optional(),
-  SESSION_BACKEND: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(['memory', 'kv']))
-    .optional(),
-  SESSION_KV_URL: url.optional(),
-  KV_URL: url.optional(),
-  KV_PREFIX: kvPrefix.optional(),
-  SESSION_TTL: positiveInt.optional(),
-  SESSION_START_LIMIT: z.coerce.number({ error: 'must be a whole number (0 turns the limit off)' }).int().min(0).optional(),
-  MAX_BODY_BYTES: positiveInt.optional(),
-  LLM_HISTORY_MESSAGES: positiveInt.optional(),
-  CHAT_API_KEYS: z
-    .string()
-    .transform((raw) => raw.split(',').map((key) => key.trim()).filter((key) => key !== ''))
-    .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters'))),
-  CHAT_ANONYMOUS_CONTINUATION: bool.optional(),
-}).partial({ CHAT_API_KEYS: true });
+const EnvSchema = z
+  .object({
+    AGENT_NAME: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be a lower-case name (a-z, 0-9, ".", "_", "-")'),
+    AGENT_DISPLAY_NAME: z.string().optional(),
+    AGENT_DESCRIPTION: z.string().optional(),
+    AGENT_VERSION: z.string().optional(),
+    AGENT_HOST: z.string().min(1).optional(),
+    AGENT_PORT: port.optional(),
+    WEB_INTERFACE_PORT: port.optional(),
+    AGENT_CARD: z.string().min(1).optional(),
+    MODEL_NAME: z.string().min(1).optional(),
+    OLLAMA_HOST: url.optional(),
+    LLM_CONFIG: llmConfigFromJson.optional(),
+    LOG_LEVEL: logLevel.optional(),
+    GUARDIAN_URL: url.optional(),
+    OPA_URL: url.optional(),
+    A2A_VALIDATION_MODE: z.string().trim().toLowerCase().pipe(z.enum(A2A_VALIDATION_MODES)).optional(),
+    A2A_ENABLE_AUDIT_LOG: bool.optional(),
+    A2A_ACCEPT_UNSIGNED: bool.optional(),
+    A2A_KEY_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -')
+      .optional(),
+    A2A_TIMEOUT_MS: positiveInt.optional(),
+    AGENT_MEMORY_URL: url.optional(),
+    CONTEXT_ID: z.string().min(1).optional(),
+    SESSION_BACKEND: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(['memory', 'kv']))
+      .optional(),
+    SESSION_KV_URL: url.optional(),
+    KV_URL: url.optional(),
+    KV_PREFIX: kvPrefix.optional(),
+    SESSION_TTL: positiveInt.optional(),
+    SESSION_START_LIMIT: z.coerce.number({ error: 'must be a whole number (0 turns the limit off)' }).int().min(0).optional(),
+    MAX_BODY_BYTES: positiveInt.optional(),
+    LLM_HISTORY_MESSAGES: positiveInt.optional(),
+    CHAT_API_KEYS: z
+      .string()
+      .transform((raw) =>
+        raw
+          .split(',')
+          .map((key) => key.trim())
+          .filter((key) => key !== ''),
+      )
+      .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters'))),
+    CHAT_ANONYMOUS_CONTINUATION: bool.optional(),
+  })
+  .partial({ CHAT_API_KEYS: true });
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
