@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { httpStatus: 415, jsonRpcCode: -32600 },
   payload_too_large: { httpStatus: 413, jsonRpcCode: -32600 },
   rate_limited: { httpStatus: 429, jsonRpcCode: -32029 },
+  conflict: { httpStatus: 409, jsonRpcCode: -32600 },
   not_found: { httpStatus: 404, jsonRpcCode: -32601 },
   method_not_allowed: { httpStatus: 405, jsonRpcCode: -32601 },
   unknown_task: { httpStatus: 404, jsonRpcCode: -32601 },

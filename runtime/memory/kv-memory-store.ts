@@ -145,6 +145,7 @@ export class KvMemoryStore implements MemoryStore {
             this.#logLength,
             keys.recordPrefix,
             keys.dedupePrefix,
+            JSON.stringify([record.namespace, record.user_id]),
           ],
         );
       }
@@ -164,6 +165,12 @@ export class KvMemoryStore implements MemoryStore {
               message: `"${this.embeddingModel}" gives ${dim}-dimensional vectors; use another key prefix (KV_PREFIX) for this model`,
             },
           ],
+        });
+      }
+      if (reply.kind === 'scope') {
+        throw new FrameworkError({
+          code: 'conflict',
+          message: `Memory id "${reply.id}" is already used in another namespace or by another user; choose another id (a record is never replaced from another scope).`,
         });
       }
       if (reply.kind === 'dup') return { id: reply.id, deduplicated: true, record: parseRecord(reply.doc) };

@@ -13,14 +13,17 @@ import { z } from 'zod';
  */
 
 /**
- * KEYS: record, dedupe set, meta, log, ids. ARGV: id, doc, vec, hash, dedupe(1|0), epoch, model, dim, maxlen, record prefix, dedupe prefix.
+ * KEYS: record, dedupe set, meta, log, ids. ARGV: id, doc, vec, hash, dedupe(1|0), epoch, model, dim, maxlen, record prefix, dedupe prefix, scope.
  * The dedupe set holds every id whose record has that hash (also those written with dedupe off), so deleting one copy leaves the others findable.
+ * `scope` (namespace and user as JSON) is kept with the record: an id held in another scope is refused ('scope'), never replaced.
  */
 const PUT = `
 local meta = redis.call('HMGET', KEYS[3], 'model', 'dim')
 if meta[1] and (meta[1] ~= ARGV[7] or meta[2] ~= ARGV[8]) then
   return {'model', meta[1], meta[2] or ''}
 end
+local held = redis.call('HGET', KEYS[1], 'scope')
+if held and held ~= ARGV[12] then return {'scope', ARGV[1]} end
 if ARGV[5] == '1' then
   for _, other in ipairs(redis.call('SMEMBERS', KEYS[2])) do
     if other ~= ARGV[1] then
@@ -31,7 +34,7 @@ if ARGV[5] == '1' then
 end
 local old = redis.call('HGET', KEYS[1], 'hash')
 if old and old ~= ARGV[4] then redis.call('SREM', ARGV[11] .. old, ARGV[1]) end
-redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'vec', ARGV[3], 'hash', ARGV[4])
+redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'vec', ARGV[3], 'hash', ARGV[4], 'scope', ARGV[12])
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('SADD', KEYS[5], ARGV[1])
 redis.call('HSETNX', KEYS[3], 'epoch', ARGV[6])
@@ -65,13 +68,15 @@ export interface AppliedChange {
 }
 
 /** What the put script answered. */
-export type PutReply = ({ kind: 'ok' } & AppliedChange) | { kind: 'dup'; id: string; doc: string } | { kind: 'model'; model: string; dim: string };
+export type PutReply =
+  ({ kind: 'ok' } & AppliedChange) | { kind: 'dup'; id: string; doc: string } | { kind: 'model'; model: string; dim: string } | { kind: 'scope'; id: string };
 
 const ChangeReplySchema = z.tuple([z.literal('ok'), z.string(), z.coerce.number().int(), z.string(), z.string()]);
 const PutReplySchema = z.union([
   ChangeReplySchema.transform(([, id, ver, streamId, epoch]): PutReply => ({ kind: 'ok', id, ver, streamId, epoch })),
   z.tuple([z.literal('dup'), z.string(), z.string()]).transform(([, id, doc]): PutReply => ({ kind: 'dup', id, doc })),
   z.tuple([z.literal('model'), z.string(), z.string()]).transform(([, model, dim]): PutReply => ({ kind: 'model', model, dim })),
+  z.tuple([z.literal('scope'), z.string()]).transform(([, id]): PutReply => ({ kind: 'scope', id })),
 ]);
 const DeleteReplySchema = z.union([
   ChangeReplySchema.transform(([, id, ver, streamId, epoch]): AppliedChange => ({ id, ver, streamId, epoch })),
@@ -106,7 +111,7 @@ function command(target: Redis | ChainableCommander, name: string): ScriptCall {
 export function queuePut(
   pipeline: ChainableCommander,
   keys: readonly [string, string, string, string, string],
-  args: readonly [string, string, Buffer, string, '0' | '1', string, string, string, number, string, string],
+  args: readonly [string, string, Buffer, string, '0' | '1', string, string, string, number, string, string, string],
 ): void {
   command(pipeline, PUT_COMMAND)(...keys, ...args);
 }
