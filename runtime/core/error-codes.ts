@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   unknown_task: { httpStatus: 404, jsonRpcCode: -32601 },
   unknown_step: { httpStatus: 404, jsonRpcCode: -32601 },
   session_invalid: { httpStatus: 401, jsonRpcCode: -32001 },
+  unauthorized: { httpStatus: 401, jsonRpcCode: -32001 },
   permission_denied: { httpStatus: 403, jsonRpcCode: -32003 },
   signature_invalid: { httpStatus: 401, jsonRpcCode: -32009 },
   invalid_agent_card: { httpStatus: 400, jsonRpcCode: -32602 },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Env } from '../core/config.js';
 import { parseJsonOrUndefined, type JsonValue } from '../core/json.js';
-import { agentMemoryConfig } from './memory-config.js';
+import { agentMemoryConfig, readTokenFile } from './memory-config.js';
 import { MemoryPromptResponseSchema, type MemoryPromptResponse } from './memory-prompt.js';
 import { MemoryRecordResultsSchema, type MemoryMessageInput, type MemoryRecordResult, type MemoryType } from './memory-records.js';
 import { AckResponseSchema, MemoryErrorBodySchema } from './memory-responses.js';
@@ -18,6 +18,8 @@ export interface AgentMemoryOptions {
   namespace?: string;
   /** Keeps memories apart per user, like `namespace`. */
   userId?: string;
+  /** Bearer token of a memory service in token mode; default AGENT_MEMORY_TOKEN, else the first line of AGENT_MEMORY_TOKEN_FILE. */
+  token?: string;
   /** How long one call may take; default 30 s (embedding runs on the model runtime). */
   timeoutMs?: number;
   /** Where unset options are read from; default `process.env`. */
@@ -70,10 +72,13 @@ export class AgentMemory {
   readonly userId: string | undefined;
   readonly #timeoutMs: number;
 
+  readonly #token: string | undefined;
+
   constructor(options: AgentMemoryOptions = {}) {
     const config = agentMemoryConfig({ url: options.url, contextId: options.contextId, ...(options.env ? { env: options.env } : {}) });
     this.url = config.url;
     this.contextId = config.contextId;
+    this.#token = options.token ?? memoryToken(options.env ?? process.env);
     this.namespace = options.namespace;
     this.userId = options.userId;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
@@ -248,7 +253,11 @@ export class AgentMemory {
     try {
       response = await fetch(target, {
         method: request.method,
-        ...(request.body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) }),
+        headers: {
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(this.#token === undefined ? {} : { authorization: `Bearer ${this.#token}` }),
+        },
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
     } catch (cause) {
@@ -293,4 +302,12 @@ export class AgentMemory {
     }
     return parsed.data;
   }
+}
+
+/** AGENT_MEMORY_TOKEN, else the first token of AGENT_MEMORY_TOKEN_FILE (what `create swarm` writes); undefined when neither is set. */
+function memoryToken(env: Env): string | undefined {
+  const direct = env.AGENT_MEMORY_TOKEN?.trim();
+  if (direct) return direct;
+  const file = env.AGENT_MEMORY_TOKEN_FILE?.trim();
+  return file ? readTokenFile(file, 'AGENT_MEMORY_TOKEN_FILE')[0] : undefined;
 }

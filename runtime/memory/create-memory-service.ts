@@ -1,9 +1,11 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { parseRequest } from '../core/server/parse-request.js';
 import { createBaseApp } from '../core/server/base-app.js';
+import { FrameworkError } from '../core/framework-error.js';
 import { errorResponse } from '../core/server/http-error.js';
 import { readJsonBody } from '../core/server/read-json-body.js';
 import { amsErrorDetail } from './ams-error-detail.js';
@@ -19,6 +21,8 @@ export interface MemoryServiceOptions {
   logger?: Logger;
   /** Largest accepted request body; default 1 MiB (larger: 413). */
   maxBodyBytes?: number;
+  /** Bearer tokens of the token mode (as the Agent Memory Server's); empty or absent: no authentication. Health stays open. */
+  authTokens?: readonly string[];
 }
 
 export const DEFAULT_MEMORY_MAX_BODY_BYTES = 1024 * 1024;
@@ -88,6 +92,19 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
       '; the memory service serves /v1/health, /v1/working-memory/{session_id}, /v1/long-term-memory/, /v1/long-term-memory/search and /v1/memory/prompt',
   });
   app.use(amsErrorDetail());
+  const tokenHashes = (options.authTokens ?? []).map((token) => createHash('sha256').update(token).digest());
+  if (tokenHashes.length > 0) {
+    app.use(async (c, next) => {
+      if (c.req.method === 'GET' && (c.req.path === '/v1/health' || c.req.path === '/health')) return next();
+      const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
+      const hash = bearer === undefined ? undefined : createHash('sha256').update(bearer).digest();
+      if (hash && tokenHashes.some((known) => timingSafeEqual(known, hash))) return next();
+      return errorResponse(
+        new FrameworkError({ code: 'unauthorized', message: "Send Authorization: Bearer with one of the memory service's tokens (MEMORY_AUTH_TOKENS)." }),
+        { 'WWW-Authenticate': 'Bearer realm="memory"' },
+      );
+    });
+  }
   const body = async <S extends z.ZodType>(c: Context, schema: S, what: string) =>
     parseRequest({ schema, raw: await readJsonBody(c, { maxBytes, wellFormedText: true }), what });
   const query = <S extends z.ZodType>(c: Context, schema: S) => parseRequest({ schema, raw: singleValued(c.req.queries()), what: 'query string' });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { FrameworkError } from '../core/framework-error.js';
@@ -27,7 +28,40 @@ export interface MemoryConfig {
   embeddingModel: string;
   maxBodyBytes: number;
   logLevel: LogLevel;
+  /** Bearer tokens accepted (MEMORY_AUTH_TOKENS, or one per line in MEMORY_AUTH_TOKENS_FILE); empty: no authentication. */
+  authTokens: string[];
+  /** MEMORY_AUTH: `token` requires tokens, `disabled` serves anyone; unset: tokens required beyond loopback (see `checkMemoryAuth`). */
+  authMode: 'token' | 'disabled' | undefined;
 }
+
+/**
+ * Refuses to serve without authentication where others can reach the service:
+ * on a host beyond loopback (or with MEMORY_AUTH=token) tokens are required,
+ * unless MEMORY_AUTH=disabled says otherwise. Throws `ConfigError`.
+ */
+export function checkMemoryAuth(config: Pick<MemoryConfig, 'authTokens' | 'authMode'>, host: string): void {
+  if (config.authTokens.length > 0 || config.authMode === 'disabled') return;
+  if (config.authMode !== 'token' && isLoopback(host)) return;
+  throw new ConfigError({
+    context: 'The memory service needs authentication',
+    issues: [
+      {
+        variable: 'MEMORY_AUTH_TOKENS',
+        message: `no token is set while ${config.authMode === 'token' ? 'MEMORY_AUTH=token' : `it listens on ${host}, beyond this machine`}; set MEMORY_AUTH_TOKENS or MEMORY_AUTH_TOKENS_FILE (or MEMORY_AUTH=disabled to serve anyone, not recommended)`,
+      },
+    ],
+  });
+}
+
+const TokenList = z
+  .string()
+  .transform((raw) =>
+    raw
+      .split(/[,\n]/)
+      .map((token) => token.trim())
+      .filter((token) => token !== ''),
+  )
+  .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters')));
 
 const MemoryEnvSchema = z.object({
   MEMORY_HOST: z.string().trim().min(1).optional(),
@@ -38,7 +72,15 @@ const MemoryEnvSchema = z.object({
   EMBEDDING_MODEL: z.string().trim().min(1).optional(),
   MEMORY_MAX_BODY_BYTES: ENV_FIELDS.positiveInt.optional(),
   LOG_LEVEL: ENV_FIELDS.logLevel.optional(),
+  MEMORY_AUTH: z.enum(['token', 'disabled'], { error: 'must be token or disabled' }).optional(),
+  MEMORY_AUTH_TOKENS: TokenList.optional(),
+  MEMORY_AUTH_TOKENS_FILE: z.string().min(1).optional(),
 });
+
+/** True for addresses only this machine can reach. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
 
 /**
  * The memory service's configuration: MEMORY_HOST / MEMORY_PORT
@@ -53,8 +95,13 @@ const MemoryEnvSchema = z.object({
  */
 export function loadMemoryConfig(options: { env?: Env; overrides?: Env } = {}): MemoryConfig {
   const e = readEnvironment(MemoryEnvSchema, { ...options, context: 'Invalid memory service configuration' });
+  const host = e.MEMORY_HOST ?? MEMORY_DEFAULTS.host;
+  const fromFile = e.MEMORY_AUTH_TOKENS_FILE === undefined ? [] : readTokenFile(e.MEMORY_AUTH_TOKENS_FILE, 'MEMORY_AUTH_TOKENS_FILE');
+  const authTokens = e.MEMORY_AUTH === 'disabled' ? [] : [...(e.MEMORY_AUTH_TOKENS ?? []), ...fromFile];
   return {
-    host: e.MEMORY_HOST ?? MEMORY_DEFAULTS.host,
+    authTokens,
+    authMode: e.MEMORY_AUTH,
+    host,
     port: e.MEMORY_PORT ?? MEMORY_DEFAULTS.port,
     kvUrl: e.KV_URL ?? MEMORY_DEFAULTS.kvUrl,
     keyPrefix: e.KV_PREFIX ?? MEMORY_DEFAULTS.keyPrefix,
@@ -100,4 +147,19 @@ export function agentMemoryConfig(options: { url?: string | undefined; contextId
       issues: (error as ConfigError).issues.map((issue) => ({ variable: named[issue.variable] ?? issue.variable, message: issue.message })),
     });
   }
+}
+
+/** Tokens from a file, one per line (or comma-separated); a missing or empty file is a `ConfigError` naming the variable. */
+export function readTokenFile(path: string, variable: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError({ issues: [{ variable, message: `cannot read ${path}: ${(error as Error).message}` }] });
+  }
+  const parsed = TokenList.safeParse(text);
+  if (!parsed.success || parsed.data.length === 0) {
+    throw new ConfigError({ issues: [{ variable, message: `${path} must hold tokens of at least 16 characters, one per line` }] });
+  }
+  return parsed.data;
 }

@@ -4,7 +4,7 @@ import { listen } from '../core/server/listen.js';
 import { OllamaEmbedder, type Embedder } from '../llm/embedder.js';
 import { createMemoryService } from './create-memory-service.js';
 import { KvMemoryStore } from './kv-memory-store.js';
-import { loadMemoryConfig } from './memory-config.js';
+import { checkMemoryAuth, loadMemoryConfig } from './memory-config.js';
 import { SystemMemory } from './system-memory.js';
 
 export interface StartMemoryServiceOptions {
@@ -60,10 +60,12 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
   const embedder = options.embedder ?? new OllamaEmbedder({ host: config.ollamaHost, model: config.embeddingModel });
   const store = new KvMemoryStore({ url: config.kvUrl, keyPrefix: config.keyPrefix, embeddingModel: embedder.model, logger });
   try {
+    const host = options.host ?? config.host;
+    checkMemoryAuth(config, host);
     const memory = new SystemMemory({ store, embedder, logger });
-    const app = createMemoryService({ memory, logger, maxBodyBytes: options.maxBodyBytes ?? config.maxBodyBytes });
+    const app = createMemoryService({ memory, logger, maxBodyBytes: options.maxBodyBytes ?? config.maxBodyBytes, authTokens: config.authTokens });
     const listening = await listen(app, {
-      host: options.host ?? config.host,
+      host,
       port: options.port ?? config.port,
       portHint: 'pass --addr 127.0.0.1:<port> or set MEMORY_PORT',
     });

@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { addMemoryServices, memoryServiceNames, readCompose, writeCompose } from './compose-file.js';
 import { scaffoldAgent, type AddAgentSummary } from './add-agent.js';
 import { scaffoldProject } from './create-project.js';
@@ -72,6 +74,11 @@ export async function createSwarm(options: CreateSwarmOptions): Promise<CreateSw
   const compose = await readCompose({ path: composePath });
   addMemoryServices({ compose, project: name });
   await writeCompose({ path: composePath, compose });
+  // The memory service answers only requests bearing this token; the agents read it from the same file.
+  const tokenPath = join(root, PROJECT_PATHS.memoryToken);
+  await mkdir(dirname(tokenPath), { recursive: true, mode: 0o700 });
+  await writeFile(tokenPath, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  created.add(PROJECT_PATHS.memoryToken);
   const projectFile = await readProjectFile({ root });
   projectFile.services.push(memoryService());
   await writeProjectFile({ root, project: projectFile });

@@ -11,6 +11,8 @@ export const PROJECT_PATHS = {
   policies: 'services/guardian/policies',
   cards: 'services/semantic_layer/agent_cards',
   keysFile: '.framework/secrets/a2a-keys.json',
+  /** The token the swarm's agents send to its memory service (mode 0600). */
+  memoryToken: '.framework/secrets/memory-token',
   semanticStore: '.framework/semantic',
   compose: 'compose.yaml',
 } as const;
@@ -84,7 +86,7 @@ export function memoryService(): ServiceSpec {
       kind: 'memory',
       port: LOCAL_PORTS.memory,
       args: ['serve', 'memory', '--addr', `127.0.0.1:${LOCAL_PORTS.memory}`],
-      env: { KV_URL: LOCAL_KV_URL, OLLAMA_HOST: LOCAL_URLS.model },
+      env: { KV_URL: LOCAL_KV_URL, OLLAMA_HOST: LOCAL_URLS.model, MEMORY_AUTH_TOKENS_FILE: PROJECT_PATHS.memoryToken },
       dependsOn: ['model'],
     }),
     healthPath: '/v1/health',
@@ -151,7 +153,9 @@ export function agentEnvironment(options: {
     A2A_KEYS_FILE: PROJECT_PATHS.keysFile,
     SESSION_BACKEND: 'memory',
     SESSION_TTL: '3600',
-    ...(options.memory ? { AGENT_MEMORY_URL: options.memory.agentMemoryUrl, CONTEXT_ID: options.memory.contextId } : {}),
+    ...(options.memory
+      ? { AGENT_MEMORY_URL: options.memory.agentMemoryUrl, CONTEXT_ID: options.memory.contextId, AGENT_MEMORY_TOKEN_FILE: PROJECT_PATHS.memoryToken }
+      : {}),
   };
 }
 
