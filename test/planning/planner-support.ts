@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import { deleteKeys } from '../support/redis-keys.js';
 import { FrameworkAgent } from '../../runtime/core/framework-agent.js';
 import { FrameworkCore } from '../../runtime/core/framework-core.js';
 import type { RunningAgent } from '../../runtime/agent/run-agent.js';
@@ -75,3 +78,27 @@ export async function startSession(agent: RunningAgent): Promise<string> {
 export const kinds = (turn: Turn) => turn.events.map((e) => e.event);
 export const texts = (turn: Turn, kind: string) => turn.events.filter((e) => e.event === kind).map((e) => String(e.data.text));
 export const uniquePrefix = () => `fwtest:${randomUUID().slice(0, 8)}:`;
+
+/**
+ * Two planner replicas sharing sessions in Redis under a fresh prefix, for
+ * one test file: started before its tests, closed and their keys deleted after.
+ */
+export function plannerPair(): { log: PlannerLog; a: () => RunningAgent; b: () => RunningAgent } {
+  const prefix = uniquePrefix();
+  const log: PlannerLog = { planned: [], executed: [] };
+  let replicas: [RunningAgent, RunningAgent] | undefined;
+  beforeAll(async () => {
+    replicas = await Promise.all([startPlannerReplica({ prefix, log }), startPlannerReplica({ prefix, log })]);
+  });
+  afterAll(async () => {
+    await Promise.all((replicas ?? []).map((replica) => replica.close()));
+    const redis = new Redis('redis://127.0.0.1:6379');
+    await deleteKeys(redis, prefix);
+    await redis.quit();
+  });
+  const replica = (i: 0 | 1) => () => {
+    if (!replicas) throw new Error('plannerPair: the replicas exist only inside tests');
+    return replicas[i];
+  };
+  return { log, a: replica(0), b: replica(1) };
+}

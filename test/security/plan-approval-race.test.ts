@@ -1,31 +1,22 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { FrameworkCore } from '../../runtime/core/framework-core.js';
 import { InProcessSessionStore } from '../../runtime/sessions/in-process-session-store.js';
 import { KvSessionStore } from '../../runtime/sessions/kv-session-store.js';
-import { ask, startPlannerReplica, startSession, texts, uniquePrefix, type PlannerLog } from '../planning/planner-support.js';
-import { deleteKeys } from '../support/redis-keys.js';
+import { ask, plannerPair, startSession, texts, uniquePrefix } from '../planning/planner-support.js';
 
 // Attack (or bad luck): two approvals of the same plan arriving at the same
 // instant on two replicas both ran it. A decision now claims the pending plan
 // atomically in the session store (a compare-and-delete script in Redis), so
 // a plan runs at most once.
 
+const pair = plannerPair();
+const log = pair.log;
 const prefix = uniquePrefix();
-const log: PlannerLog = { planned: [], executed: [] };
 let a: RunningAgent;
 let b: RunningAgent;
-const redis = new Redis('redis://127.0.0.1:6379');
-
-beforeAll(async () => {
-  [a, b] = await Promise.all([startPlannerReplica({ prefix, log }), startPlannerReplica({ prefix, log })]);
-});
-
-afterAll(async () => {
-  await Promise.all([a?.close(), b?.close()]);
-  await deleteKeys(redis, prefix);
-  await redis.quit();
+beforeAll(() => {
+  [a, b] = [pair.a(), pair.b()];
 });
 
 describe('two approvals of one plan at the same instant', () => {
