@@ -1,7 +1,8 @@
 import { isPlainObject } from '../core/json.js';
 import { parseTaskInput } from '../core/task-input.js';
-import { CONFIRMATION_VOCABULARY, NUMBER_PLACEHOLDER, type PhrasesByLanguage } from './confirmation-vocabulary.js';
+import { CONFIRMATION_VOCABULARY, NUMBER_PLACEHOLDER } from './confirmation-vocabulary.js';
 import { normalizeReplyText } from './normalize-reply-text.js';
+import { readDecision, replyTokens, type ReplyDecision } from './reply-grammar.js';
 import {
   AWAITING_MODIFICATION_KEY,
   PENDING_PLAN_KEY,
@@ -25,10 +26,7 @@ export interface ClassifyPlanConfirmationOptions {
   maxPlanAgeMs?: number;
 }
 
-/** The classes a reply made only of vocabulary phrases can have. */
-type PhraseClass = Exclude<PlanConfirmationClass, 'plan_modify_feedback'>;
-
-const SENTINEL_CLASSES: Readonly<Record<string, PhraseClass>> = {
+const SENTINEL_CLASSES: Readonly<Record<string, PlanConfirmationClass>> = {
   [PLAN_CONFIRM_APPROVE]: 'plan_confirmed',
   [PLAN_CONFIRM_REJECT]: 'plan_rejected',
   [PLAN_CONFIRM_MODIFY]: 'plan_modify_requested',
@@ -38,24 +36,14 @@ const SENTINEL_PATTERN = new RegExp(`^(${Object.keys(SENTINEL_CLASSES).join('|')
 /** ISO-8601 date or date-time; a date-time without an offset is read as UTC so the result never depends on the host's time zone. */
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:([Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|z|[+-]\d{2}:\d{2})?)?$/;
 
-function normalizedSet(byLanguage: PhrasesByLanguage): ReadonlySet<string> {
-  return new Set(
-    Object.values(byLanguage)
-      .flat()
-      .map(normalizeReplyText)
-      .filter((phrase) => phrase.length > 0),
-  );
-}
+const DECISION_CLASSES: Readonly<Record<ReplyDecision, PlanConfirmationClass>> = {
+  approve: 'plan_confirmed',
+  reject: 'plan_rejected',
+  modify: 'plan_modify_requested',
+  unclear: 'plan_unclear',
+};
 
-/** Checked in this order: when a reply could read as two classes, the one that executes nothing wins. */
-const PHRASES: ReadonlyArray<readonly [PhraseClass, ReadonlySet<string>]> = [
-  ['plan_rejected', normalizedSet(CONFIRMATION_VOCABULARY.reject)],
-  ['plan_modify_requested', normalizedSet(CONFIRMATION_VOCABULARY.modify_request)],
-  ['plan_confirmed', normalizedSet(CONFIRMATION_VOCABULARY.approve)],
-];
-const FILLERS = normalizedSet(CONFIRMATION_VOCABULARY.filler);
-const NUMBER_WORDS = normalizedSet(CONFIRMATION_VOCABULARY.number_word);
-const MAX_PHRASE_TOKENS = Math.max(1, ...[...PHRASES.flatMap(([, set]) => [...set]), ...FILLERS].map((phrase) => phrase.split(' ').length));
+const NUMBER_WORDS: ReadonlySet<string> = new Set(Object.values(CONFIRMATION_VOCABULARY.number_word).flat().map(normalizeReplyText));
 
 /** Cue patterns as token lists, indexed by their first token; `#` is kept as a placeholder token. */
 const CUES_BY_FIRST_TOKEN: ReadonlyMap<string, ReadonlyArray<readonly string[]>> = (() => {
@@ -88,10 +76,14 @@ const CUES_BY_FIRST_TOKEN: ReadonlyMap<string, ReadonlyArray<readonly string[]>>
  * 1. A sentinel (`PLAN_CONFIRM_APPROVE|REJECT|MODIFY`, exact, after trimming),
  *    optionally followed by whitespace and a plan id, which is returned as
  *    `referenced_plan_id` (the caller compares it with the pending plan's).
- * 2. A reply whose normalised tokens (see `normalizeReplyText`) are entirely
- *    covered by phrases of ONE class of `CONFIRMATION_VOCABULARY` plus fillers
- *    (at least one phrase) gets that class: "yes please go ahead", "ok thanks",
- *    "no thanks", "Sí, por favor, adelante".
+ * 2. A reply made only of decision pieces (see `readDecision` and
+ *    `REPLY_GRAMMAR`: idioms, verb phrases with their inflections, clitics,
+ *    objects, subject and modal frames and negation, hedges, fillers and
+ *    emoji, in English, Spanish or both) gets their decision:
+ *    `plan_confirmed` ("yes please go ahead", "Dale, ejecútalo", "👍"),
+ *    `plan_rejected` ("I turn this plan down", "rechazo esta propuesta", "don't run it"),
+ *    `plan_modify_requested` ("I want to make a few changes", "quisiera ajustar algunas cosas"),
+ *    `plan_unclear` ("not yet", "I'm not sure", "todavía no", "yes no").
  * 3. Otherwise, with `awaiting_plan_modification === true` in the context, any
  *    non-empty reply is `plan_modify_feedback` (even without a cue).
  * 4. Otherwise a reply containing a modification cue is `plan_modify_feedback`.
@@ -105,7 +97,7 @@ const CUES_BY_FIRST_TOKEN: ReadonlyMap<string, ReadonlyArray<readonly string[]>>
  * - A new request that happens to contain a cue verb ("add milk to my list") reads as feedback: cues win.
  * - While awaiting feedback, a bare change request ("change it", `PLAN_CONFIRM_MODIFY`) stays
  *   `plan_modify_requested` (the caller asks again) rather than becoming the feedback "change it".
- * - A reply that normalises to nothing ("", "!!!", "👍") is `null`, even while awaiting feedback.
+ * - A reply that normalises to nothing ("", "!!!") is `null`, even while awaiting feedback.
  * - A query that is not text: a JSON string or object with a string `text` is read
  *   with `parseTaskInput`; numbers and booleans are stringified; anything else is `null`.
  *
@@ -156,12 +148,12 @@ function classify(query: unknown, sessionContext: Readonly<Record<string, unknow
     return result(sentinelClass, planId === undefined ? {} : { referenced_plan_id: planId });
   }
 
-  const normalized = normalizeReplyText(reply);
-  if (normalized.length === 0) return null;
-  const tokens = normalized.split(' ');
+  const clauses = replyTokens(reply);
+  const tokens = clauses.filter((token) => token !== ',');
+  if (tokens.length === 0) return null;
 
-  const phraseClass = classifyByPhrases(tokens);
-  if (phraseClass !== null) return result(phraseClass);
+  const decision = readDecision(clauses);
+  if (decision !== null) return result(DECISION_CLASSES[decision]);
   if (sessionContext[AWAITING_MODIFICATION_KEY] === true || hasModificationCue(tokens)) {
     return result('plan_modify_feedback', { feedback: reply });
   }
@@ -193,34 +185,6 @@ function replyText(query: unknown): string | null {
   } catch {
     return typeof query === 'string' ? query : null;
   }
-}
-
-function classifyByPhrases(tokens: readonly string[]): PhraseClass | null {
-  for (const [phraseClass, phrases] of PHRASES) {
-    if (isCoveredBy(tokens, phrases)) return phraseClass;
-  }
-  return null;
-}
-
-/**
- * Dynamic programming over token positions: state 0 = unreachable, 1 = reached
- * with fillers only, 2 = reached with at least one phrase of the class.
- */
-function isCoveredBy(tokens: readonly string[], phrases: ReadonlySet<string>): boolean {
-  const state = new Uint8Array(tokens.length + 1);
-  state[0] = 1;
-  for (let start = 0; start < tokens.length; start += 1) {
-    const from = state[start] ?? 0;
-    if (from === 0) continue;
-    let key = '';
-    for (let length = 1; length <= MAX_PHRASE_TOKENS && start + length <= tokens.length; length += 1) {
-      key = length === 1 ? (tokens[start] ?? '') : `${key} ${tokens[start + length - 1] ?? ''}`;
-      const end = start + length;
-      const reached = phrases.has(key) ? 2 : FILLERS.has(key) ? from : 0;
-      if (reached > (state[end] ?? 0)) state[end] = reached;
-    }
-  }
-  return state[tokens.length] === 2;
 }
 
 function hasModificationCue(tokens: readonly string[]): boolean {

@@ -24,6 +24,10 @@ export const PendingPlanSchema = PlanResultSchema.extend({
   /** ISO-8601 time it was proposed; older than the allowed age, it counts as gone. */
   created_at: z.string(),
   original_query: z.string(),
+  /** The objective shown, when an edit renamed it (otherwise the original query). */
+  objective: z.string().optional(),
+  /** The plan this one was edited from; that plan can no longer be approved. */
+  previous_plan_id: z.string().optional(),
 });
 export type PendingPlan = z.infer<typeof PendingPlanSchema>;
 
@@ -31,8 +35,12 @@ export type PendingPlan = z.infer<typeof PendingPlanSchema>;
 export const PENDING_PLAN_KEY = 'pending_plan';
 export const AWAITING_MODIFICATION_KEY = 'awaiting_plan_modification';
 
-/** What the user decided about a pending plan. */
-export type PlanConfirmationClass = 'plan_confirmed' | 'plan_rejected' | 'plan_modify_requested' | 'plan_modify_feedback';
+/**
+ * What the user decided about a pending plan. `plan_unclear`: the reply is
+ * about the plan but decides nothing ("not yet", "no estoy seguro", "yes… no"):
+ * the planner asks again and the plan stays pending.
+ */
+export type PlanConfirmationClass = 'plan_confirmed' | 'plan_rejected' | 'plan_modify_requested' | 'plan_modify_feedback' | 'plan_unclear';
 
 /** The classifier's answer when the reply is about the pending plan. */
 export interface PlanConfirmationResult {
@@ -45,11 +53,16 @@ export interface PlanConfirmationResult {
   referenced_plan_id?: string;
 }
 
+/** How a step of an edited plan differs from the plan before the edit. */
+export type StepChange = 'added' | 'changed' | 'moved';
+
 /** A task of the display plan. */
 export interface DisplayTask {
   /** `action_1`, `action_2`, ... */
   task_id: string;
   description: string;
+  /** Set on an edited plan for a step that is new, reworded or in a new place. */
+  change?: StepChange;
 }
 
 /** The plan as shown to the user. */
@@ -58,4 +71,8 @@ export interface DisplayPlan {
   methodology: string;
   methodology_rationale: string;
   tasks: DisplayTask[];
+  /** On an edited plan: the steps taken out. */
+  removed?: string[];
+  /** On an edited plan: true when the objective was renamed. */
+  objective_changed?: boolean;
 }

@@ -80,7 +80,7 @@ describe('classifyPlanConfirmationReply: plan age and context', () => {
   });
 
   it('takes awaiting_plan_modification only when it is exactly true', () => {
-    const reply = 'make it cheaper';
+    const reply = 'focus on budget hotels';
     expect(classifyPlanConfirmationReply(reply, { pending_plan: PLAN, awaiting_plan_modification: 'true' }, { now: NOW })).toBeNull();
     expect(classifyPlanConfirmationReply(reply, CONTEXTS.awaiting, { now: NOW })?.feedback).toBe(reply);
   });
@@ -135,7 +135,7 @@ describe('confirmation vocabulary', () => {
 describe('classifyPlanConfirmationReply: robustness', () => {
   it('never throws, returns null or a well-formed result, and is deterministic (3000 random inputs)', () => {
     const random = seededRandom(20250601);
-    const classes = new Set(['plan_confirmed', 'plan_rejected', 'plan_modify_requested', 'plan_modify_feedback']);
+    const classes = new Set(['plan_confirmed', 'plan_rejected', 'plan_modify_requested', 'plan_modify_feedback', 'plan_unclear']);
     const seen = new Set<string>();
     for (let i = 0; i < 3000; i += 1) {
       const input = randomClassifierInput(random, { plan: PLAN, now: NOW });

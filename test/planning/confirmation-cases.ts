@@ -57,6 +57,7 @@ const approvals: ConfirmationCase[] = [
   'just do it',
   'yes\tplease',
   'yes\n\ngo ahead',
+  '👍',
   'Sí',
   'si',
   'SÍ!',
@@ -104,7 +105,6 @@ const rejections: ConfirmationCase[] = [
   'do not',
   'Never mind',
   'forget it',
-  'not now',
   'no no no',
   'Don’t do it',
   'cancel the plan, please',
@@ -183,12 +183,21 @@ const newRequests: ConfirmationCase[] = [
   'reserva un hotel en Lisboa',
   'tell me a joke',
   'yes but',
-  'ok no',
   '',
   '   ',
   '!!!',
-  '👍',
 ].map((reply) => ({ reply, expected: null }));
+
+const undecided: ConfirmationCase[] = [
+  // Decided: a reply about the plan that decides nothing asks again; it is neither an approval nor a new request.
+  'not now',
+  'ok no',
+  'yes no',
+  'not yet',
+  'todavía no',
+  "I'm not sure",
+  "don't cancel it",
+].map((reply) => ({ reply, expected: 'plan_unclear' }));
 
 const sentinels: ConfirmationCase[] = [
   { reply: 'PLAN_CONFIRM_APPROVE', expected: 'plan_confirmed' },
@@ -255,6 +264,7 @@ export const CONFIRMATION_CASES: readonly ConfirmationCase[] = [
   ...changeRequests,
   ...feedback,
   ...newRequests,
+  ...undecided,
   ...sentinels,
   ...structured,
   ...awaiting,
