@@ -7,6 +7,7 @@ import { loadAgentConfig } from '../core/config.js';
 import { FrameworkAgent } from '../core/framework-agent.js';
 import { FrameworkCore } from '../core/framework-core.js';
 import type { LlmConfig } from '../core/llm-config.js';
+import { editPlanWithModel } from '../planning/edit-plan.js';
 import { generatePlan } from '../planning/generate-plan.js';
 import { literalPlan } from '../planning/literal-plan.js';
 import { AgentMemory } from '../memory/agent-memory.js';
@@ -41,6 +42,14 @@ export function createPlannerAgent(options: { env?: Readonly<Record<string, stri
   let llmConfig: LlmConfig | undefined | null = null;
   const model = () => (llmConfig === null ? (llmConfig = loadAgentConfig({ env, overrides: { AGENT_NAME: 'planner' } }).llmConfig) : llmConfig);
 
+  // A bad model configuration is reported by the first task that needs the model, as before.
+  let configured: LlmConfig | undefined;
+  try {
+    configured = model();
+  } catch {
+    configured = undefined;
+  }
+
   // System memory (alpha) when the swarm provides it: AGENT_MEMORY_URL and CONTEXT_ID.
   const memory = env.AGENT_MEMORY_URL ? plannerMemory(new AgentMemory({ env })) : undefined;
 
@@ -49,6 +58,13 @@ export function createPlannerAgent(options: { env?: Readonly<Record<string, stri
       const config = model();
       return config ? generatePlan({ query, llmConfig: config, signal, pastResults }) : literalPlan(query);
     },
+    // Edits the parser reads are applied without a model; with a model, what it cannot place goes to the model.
+    ...(configured
+      ? {
+          editPlan: async ({ objective, actions, request, problem }, { signal }) =>
+            editPlanWithModel({ objective, actions, request, llmConfig: configured, signal, ...(problem === undefined ? {} : { problem }) }),
+        }
+      : {}),
     executeAction: async ({ action, contextId, index }, { signal }) => {
       const [self, executor] = await loadCards();
       const flow = new AgentInteractionFlow({ env, ...(contextId ? { contextId } : {}), signal }).setSourceCard(self);

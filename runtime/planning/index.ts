@@ -23,11 +23,14 @@ export {
   type PlanConfirmationResult,
   type DisplayPlan,
   type DisplayTask,
+  type StepChange,
 } from './plan-records.js';
 export { classifyPlanConfirmationReply, DEFAULT_MAX_PLAN_AGE_MS, type ClassifyPlanConfirmationOptions } from './classify-plan-confirmation-reply.js';
-export { CONFIRMATION_VOCABULARY, type ConfirmationVocabulary } from './confirmation-vocabulary.js';
+export { CONFIRMATION_VOCABULARY, REPLY_GRAMMAR, type ConfirmationVocabulary, type ReplyGrammar } from './confirmation-vocabulary.js';
+export { parsePlanEdits, applyPlanEdits, type PlanEdit, type StepPosition, type ParsedPlanEdits, type EditedPlan, type ApplyResult } from './plan-edits.js';
+export { editPlanWithModel, lostSteps, type EditPlanWithModelOptions } from './edit-plan.js';
 export { recordPendingPlan, clearPendingPlan, markAwaitingModification, type UpdateSessionContext } from './pending-plan.js';
-export { formatPlanSummary, toDisplayPlan, guessLanguage, type SummaryLanguage } from './plan-summary.js';
+export { formatPlanSummary, toDisplayPlan, guessLanguage, type SummaryLanguage, type PlanChanges } from './plan-summary.js';
 export { listMethodologies, selectMethodology, DEFAULT_METHODOLOGY, type MethodologySelection, type SelectMethodologyOptions } from './methodologies.js';
 export { cleanLlmJson } from './clean-llm-json.js';
 export { generatePlan, type GeneratePlanOptions } from './generate-plan.js';

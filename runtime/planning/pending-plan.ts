@@ -7,6 +7,8 @@ export type UpdateSessionContext = (contextId: string, patch: Readonly<Record<st
 /**
  * Records `planResult` as the conversation's pending plan, with a new plan id
  * and the time it was proposed, and clears `awaiting_plan_modification`.
+ * `objective` (a renamed objective) and `previousPlanId` (the plan it was
+ * edited from) are kept with it when given.
  * Returns the pending plan as stored.
  *
  * @example
@@ -17,7 +19,7 @@ export async function recordPendingPlan(
   contextId: string,
   planResult: PlanResult,
   query: string,
-  options: { now?: Date } = {},
+  options: { now?: Date; objective?: string; previousPlanId?: string } = {},
 ): Promise<PendingPlan> {
   const pending: PendingPlan = PendingPlanSchema.parse({
     actions: planResult.actions,
@@ -26,6 +28,8 @@ export async function recordPendingPlan(
     plan_id: randomUUID(),
     created_at: (options.now ?? new Date()).toISOString(),
     original_query: query,
+    ...(options.objective === undefined ? {} : { objective: options.objective }),
+    ...(options.previousPlanId === undefined ? {} : { previous_plan_id: options.previousPlanId }),
   });
   await updateSessionContext(contextId, { [PENDING_PLAN_KEY]: pending, [AWAITING_MODIFICATION_KEY]: undefined });
   return pending;

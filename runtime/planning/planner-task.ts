@@ -2,9 +2,11 @@ import { AgentResponse, PLAN_CONFIRMATION } from '../core/agent-response.js';
 import type { FrameworkCore, StepContext } from '../core/framework-core.js';
 import { parseTaskInput } from '../core/task-input.js';
 import { classifyPlanConfirmationReply, DEFAULT_MAX_PLAN_AGE_MS } from './classify-plan-confirmation-reply.js';
+import { lostSteps } from './edit-plan.js';
+import { applyPlanEdits, parsePlanEdits, type EditedPlan } from './plan-edits.js';
 import { claimPendingPlan, clearPendingPlan, markAwaitingModification, recordPendingPlan } from './pending-plan.js';
-import { PENDING_PLAN_KEY, PlanResultSchema, type PendingPlan, type PlanResult } from './plan-records.js';
-import { formatPlanSummary, guessLanguage, toDisplayPlan, type SummaryLanguage } from './plan-summary.js';
+import { PENDING_PLAN_KEY, PlanResultSchema, type PendingPlan, type PlanResult, type StepChange } from './plan-records.js';
+import { formatPlanSummary, guessLanguage, toDisplayPlan, type PlanChanges, type SummaryLanguage } from './plan-summary.js';
 import type { PastTaskResult, PlannerMemory } from './planner-memory.js';
 
 /** A sentinel reply: a client's button, never a request to plan. */
@@ -24,6 +26,19 @@ export interface PlannerOptions {
   plan: (input: { query: string; contextId: string | undefined; pastResults: readonly string[] }, context: StepContext) => Promise<PlanResult>;
   /** The `execute_action` step: carries out one action (locally, or by delegating over A2A). */
   executeAction: (input: { action: string; contextId: string | undefined; index: number; total: number }, context: StepContext) => Promise<ActionOutcome>;
+  /**
+   * The `edit_plan` step, for changes the edit parser cannot place ("make it
+   * cheaper"): returns the whole plan with the change made (for example
+   * `editPlanWithModel`). Edits the parser reads ("change step 2 to …",
+   * "remove step 3", "add … at the end") never reach it. A result that drops,
+   * rewords or reorders steps the person did not mention is refused and
+   * asked for once more, then the person is asked to rephrase. Without it,
+   * only the parser's edits are understood.
+   */
+  editPlan?: (
+    input: { objective: string; actions: readonly string[]; request: string; problem?: string; contextId: string | undefined },
+    context: StepContext,
+  ) => Promise<readonly string[]>;
   /** Name of the task; default `route_to_task`. */
   taskName?: string;
   /** Status(es) shown before each action; default "Step i/n: <action>". */
@@ -49,6 +64,13 @@ const TEXT = {
     notPending: 'That plan is no longer waiting for a decision (it was replaced, cancelled or expired). Nothing was executed.',
     expired: 'That plan expired before a decision was made, so nothing was executed. Send your request again for a new plan.',
     noPlan: 'There is no plan waiting for a decision in this conversation. Nothing was executed.',
+    unclear: 'No problem, the plan is still waiting. Reply "yes" to run it, "no" to cancel it, or say what to change.',
+    revising: 'Revising the plan...',
+    cannotApply: (problem: string) => `I could not make that change: ${problem}`,
+    notUnderstood: (parts: string) => `I could not tell how to change the plan for: ${parts}.`,
+    editHelp:
+      'Say it like: "change step 2 to ...", "remove step 3", "add ... at the end" (or "before step 2", "after step 1"), "move step 4 before step 1", "swap steps 1 and 2", "rename the objective to ...".',
+    modelLost: (steps: string) => `The revised plan left out or rewrote steps you did not mention (${steps}), so I kept the plan as it was.`,
   },
   es: {
     planning: 'Planificando...',
@@ -59,6 +81,13 @@ const TEXT = {
     notPending: 'Ese plan ya no espera una decisión (se reemplazó, canceló o caducó). No se ejecutó nada.',
     expired: 'Ese plan caducó antes de que se decidiera, así que no se ejecutó nada. Envía tu petición de nuevo para un plan nuevo.',
     noPlan: 'No hay ningún plan esperando una decisión en esta conversación. No se ejecutó nada.',
+    unclear: 'De acuerdo, el plan sigue esperando. Responde "sí" para ejecutarlo, "no" para cancelarlo, o di qué cambiar.',
+    revising: 'Revisando el plan...',
+    cannotApply: (problem: string) => `No pude hacer ese cambio: ${problem}`,
+    notUnderstood: (parts: string) => `No supe cómo cambiar el plan con: ${parts}.`,
+    editHelp:
+      'Dilo así: "cambia el paso 2 por ...", "quita el paso 3", "añade ... al final" (o "antes del paso 2", "después del paso 1"), "mueve el paso 4 antes del paso 1", "intercambia los pasos 1 y 2", "cambia el objetivo a ...".',
+    modelLost: (steps: string) => `El plan revisado quitaba o reescribía pasos que no mencionaste (${steps}), así que mantuve el plan como estaba.`,
   },
 } as const;
 
@@ -96,6 +125,24 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
     );
     return { outcome: outcome.outcome };
   });
+
+  const editPlan = options.editPlan;
+  if (editPlan) {
+    core.step({ name: 'edit_plan' }, async (args, context) => {
+      const actions = Array.isArray(args.actions) ? args.actions.map(String) : [];
+      const edited = await editPlan(
+        {
+          objective: String(args.objective ?? ''),
+          actions,
+          request: String(args.request ?? ''),
+          ...(typeof args.problem === 'string' ? { problem: args.problem } : {}),
+          contextId: optionalString(args.context_id),
+        },
+        context,
+      );
+      return { actions: PlanResultSchema.shape.actions.parse(edited) };
+    });
+  }
 
   core.task({ name: options.taskName ?? 'route_to_task', taskId: 'plan' }, async function* ({ query, contextId, oneShot, agent }) {
     const { text } = parseTaskInput(query);
@@ -149,13 +196,97 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
       yield AgentResponse.status(TEXT[language].planning);
       const past = yield* recall(request, language);
       const plan = PlanResultSchema.parse(await agent.executeStep('plan', { query: request, context_id: id, past_results: past }));
-      const pending = await recordPendingPlan(update, id, plan, request);
-      const display = toDisplayPlan(plan, request);
+      yield* offer(plan, request, id, language);
+    }
+
+    /** Records `plan` as the pending plan and asks for a decision; an edited plan keeps its lineage and shows its changes. */
+    async function* offer(
+      plan: PlanResult,
+      request: string,
+      id: string,
+      language: SummaryLanguage,
+      edit?: { from: PendingPlan; objective: string; changes: PlanChanges },
+    ): AsyncGenerator<AgentResponse> {
+      const objective = edit?.objective ?? request;
+      const pending = await recordPendingPlan(update, id, plan, request, {
+        ...(edit && edit.objective !== request ? { objective: edit.objective } : {}),
+        ...(edit ? { previousPlanId: edit.from.plan_id } : {}),
+      });
+      const display = toDisplayPlan(plan, objective, edit?.changes);
       const question = formatPlanSummary(display, { language });
       yield* remember({ en: 'record the pending plan', es: 'guardar el plan pendiente' }, language, (m) =>
         m.recordPendingClarification({ contextId: id, planId: pending.plan_id, request, question }),
       );
-      yield AgentResponse.inputRequired(question, { actionType: PLAN_CONFIRMATION, data: { plan_id: pending.plan_id, plan: display } });
+      const lineage = edit ? { previous_plan_id: edit.from.plan_id } : {};
+      yield AgentResponse.inputRequired(question, { actionType: PLAN_CONFIRMATION, data: { plan_id: pending.plan_id, plan: display, ...lineage } });
+    }
+
+    /** Asks the person to say the change another way; the plan stays pending and the next reply is read as the change. */
+    async function* askToRephrase(id: string, language: SummaryLanguage, why: string): AsyncGenerator<AgentResponse> {
+      await markAwaitingModification(update, id);
+      yield AgentResponse.inputRequired(`${why}\n${TEXT[language].editHelp}`);
+    }
+
+    /**
+     * Applies a change to the pending plan: the edits the parser reads, at once and
+     * without a model; what it cannot place goes to `edit_plan` when there is one.
+     */
+    async function* revise(pending: PendingPlan, request: string, id: string, language: SummaryLanguage): AsyncGenerator<AgentResponse> {
+      const t = TEXT[language];
+      const parsed = parsePlanEdits(request, { steps: pending.actions.length });
+      const applied = applyPlanEdits(pending.actions, parsed.edits);
+      if (!applied.ok) {
+        yield* askToRephrase(id, language, t.cannotApply(applied.problem));
+        return;
+      }
+      let edited: EditedPlan = applied.plan;
+      const objective = edited.objective ?? pending.objective ?? pending.original_query;
+      if (parsed.unplaced.length > 0) {
+        const unplaced = parsed.unplaced.join('; ');
+        if (!editPlan) {
+          yield* askToRephrase(id, language, t.notUnderstood(parsed.unplaced.map((part) => `"${part}"`).join(', ')));
+          return;
+        }
+        yield AgentResponse.status(t.revising);
+        const byModel = yield* editWithModel(edited, objective, unplaced, id, language);
+        if (byModel === null) return;
+        edited = byModel;
+      }
+      // The plan the person saw is replaced once: a decision about it arriving at the same instant finds it gone.
+      if (!(await decide(id))) {
+        yield AgentResponse.text(t.notPending);
+        return;
+      }
+      const plan: PlanResult = { actions: edited.actions, methodology: pending.methodology, methodology_rationale: pending.methodology_rationale };
+      const changes: PlanChanges = { changes: edited.changes, removed: edited.removed, objectiveChanged: edited.objective !== undefined };
+      yield* offer(plan, pending.original_query, id, language, { from: pending, objective, changes });
+    }
+
+    /** Runs `edit_plan` for what the parser could not place; null (after asking to rephrase) when the model would change steps nobody mentioned, twice. */
+    async function* editWithModel(
+      before: EditedPlan,
+      objective: string,
+      request: string,
+      id: string,
+      language: SummaryLanguage,
+    ): AsyncGenerator<AgentResponse, EditedPlan | null> {
+      let problem: string | undefined;
+      let lost: string[] = [];
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const result = await agent.executeStep('edit_plan', {
+          objective,
+          actions: before.actions,
+          request,
+          context_id: id,
+          ...(problem === undefined ? {} : { problem }),
+        });
+        const actions = PlanResultSchema.shape.actions.parse(result.actions);
+        lost = lostSteps(before.actions, actions, request);
+        if (lost.length === 0) return mergeChanges(before, actions);
+        problem = `it dropped, reworded or reordered steps the person did not mention: ${lost.map((step) => `"${step}"`).join(', ')}. Keep them word for word, in order.`;
+      }
+      yield* askToRephrase(id, language, TEXT[language].modelLost(lost.map((step) => `"${step}"`).join(', ')));
+      return null;
     }
 
     if (!contextId || oneShot) {
@@ -168,6 +299,13 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
     }
 
     const session = await agent.getSessionContext(contextId);
+    // Approving, rejecting or editing takes the plan out of the session once: a second reply deciding it at the
+    // same instant (another replica, a regenerated chat reply) finds it gone and runs nothing.
+    async function decide(id: string): Promise<boolean> {
+      const claimed = await claimPendingPlan((cid, key, value) => agent.claimSessionContextValue(cid, key, value), id, session[PENDING_PLAN_KEY]);
+      if (claimed) await clearPendingPlan(update, id);
+      return claimed;
+    }
     const reply = classifyPlanConfirmationReply(text, session, { now, maxPlanAgeMs });
     if (reply === null) {
       // A decision about a plan that has expired applies to nothing: say so rather than plan "yes".
@@ -190,16 +328,9 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
       yield AgentResponse.text(TEXT[language].notPending);
       return;
     }
-    // Approving or rejecting takes the plan out of the session once: a second reply deciding it at the same
-    // instant (another replica, a regenerated chat reply) finds it gone and runs nothing.
-    const decide = async (): Promise<boolean> => {
-      const claimed = await claimPendingPlan((id, key, value) => agent.claimSessionContextValue(id, key, value), contextId, session[PENDING_PLAN_KEY]);
-      if (claimed) await clearPendingPlan(update, contextId);
-      return claimed;
-    };
     switch (reply.classification) {
       case 'plan_confirmed':
-        if (!(await decide())) {
+        if (!(await decide(contextId))) {
           yield AgentResponse.text(TEXT[language].notPending);
           return;
         }
@@ -207,7 +338,7 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
         yield* execute(pending, pending.original_query, language);
         return;
       case 'plan_rejected':
-        if (!(await decide())) {
+        if (!(await decide(contextId))) {
           yield AgentResponse.text(TEXT[language].notPending);
           return;
         }
@@ -219,10 +350,42 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
         yield AgentResponse.inputRequired(TEXT[language].whatToChange);
         return;
       case 'plan_modify_feedback':
-        yield* propose(`${pending.original_query}\n\n${reply.feedback ?? text}`, contextId, language);
+        yield* revise(pending, reply.feedback ?? text, contextId, language);
+        return;
+      case 'plan_unclear':
+        yield AgentResponse.inputRequired(TEXT[language].unclear, {
+          actionType: PLAN_CONFIRMATION,
+          data: { plan_id: pending.plan_id, plan: displayOf(pending) },
+        });
         return;
     }
   });
+}
+
+/** The pending plan as its card shows it. */
+function displayOf(pending: PendingPlan) {
+  return toDisplayPlan(pending, pending.objective ?? pending.original_query);
+}
+
+/**
+ * The model's edit of `before` with the change marks carried over: a step kept
+ * keeps its mark, a new text is `added`, and the steps of `before` it no
+ * longer has join the removed ones.
+ */
+function mergeChanges(before: EditedPlan, actions: readonly string[]): EditedPlan {
+  const unused = before.actions.map((action, i) => ({ key: action.trim().toLowerCase(), change: before.changes[i], action }));
+  const changes: (StepChange | undefined)[] = actions.map((action) => {
+    const at = unused.findIndex((old) => old.key === action.trim().toLowerCase());
+    if (at === -1) return 'added';
+    const [kept] = unused.splice(at, 1);
+    return kept?.change;
+  });
+  return {
+    actions: [...actions],
+    changes,
+    removed: [...before.removed, ...unused.filter((old) => old.change !== 'added').map((old) => old.action)],
+    ...(before.objective === undefined ? {} : { objective: before.objective }),
+  };
 }
 
 /** The spec's status before each action: "Step i/n: <action>". */

@@ -71,3 +71,25 @@ Reply with the JSON object only: no prose, no code fences.`;
 export function fillPrompt(template: string, values: Readonly<Record<string, string>>): string {
   return template.replace(/\{(\w+)\}/g, (slot, name: string) => (Object.hasOwn(values, name) ? values[name]! : slot));
 }
+
+/** System prompt of a plan edit the parser could not place. */
+export const PLAN_EDIT_SYSTEM =
+  'You edit an existing plan as a person asks. Change only what they ask for: keep every other step word for word and in its order. ' +
+  'Answer with a single JSON object and nothing else, with one key, "actions": the whole edited plan as a list of strings.';
+
+/** Slots: `objective`, `steps` (numbered lines), `request`, `problem` (empty, or PLAN_EDIT_PROBLEM filled). */
+export const PLAN_EDIT_PROMPT = `Objective: {objective}
+
+Current plan:
+{steps}
+
+The person asks:
+"""
+{request}
+"""
+{problem}
+Reply with the whole edited plan as a JSON object whose key "actions" holds every step, first step first. Steps the person did not mention stay exactly as they are.`;
+
+/** Slot: `problem` (what the previous attempt did wrong). */
+export const PLAN_EDIT_PROBLEM = `
+Your previous answer could not be used: {problem}`;

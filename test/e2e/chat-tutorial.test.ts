@@ -70,7 +70,7 @@ describe('chat --json (NDJSON script mode)', () => {
     const saved = JSON.parse(await readFile(tokenFile(configHome), 'utf8')) as { sessions: Record<string, { token: string; plan_id?: string }> };
     expect(saved.sessions[url]).toMatchObject({ plan_id: firstPlanId });
 
-    const modified = await chat([url, '--modify', 'order catering', '--json']);
+    const modified = await chat([url, '--modify', 'add a step to order catering', '--json']);
     expect(modified.code).toBe(0);
     expect(modified.lines[0]).toMatchObject({ event: 'session', data: { status: 'resumed' } });
     const asked = modified.lines.filter((line) => line.event === 'input_required');

@@ -83,28 +83,31 @@ describe('plan confirmation through the front door', () => {
     expect(log.executed).toEqual([]);
   });
 
-  it('modify without details asks what to change; the details re-plan from the original request plus the changes', async () => {
+  it('modify without details asks what to change; the details edit the pending plan, without planning again', async () => {
     reset();
     const token = await startSession(a);
     await ask(a, 'Write the report; send it to the board', token);
     const question = await ask(b, 'I want to change it', token);
     expect(question.events).toEqual([{ event: 'input_required', data: { text: expect.stringContaining('What would you like to change') } }]);
     const revised = await ask(a, 'Add a step to proofread it', token);
-    expect(texts(revised, 'status')).toEqual(['Planning...']);
-    expect(log.planned.at(-1)).toBe('Write the report; send it to the board\n\nAdd a step to proofread it');
+    expect(log.planned).toEqual(['Write the report; send it to the board']);
+    expect(kinds(revised)).toEqual(['input_required']);
     expect(revised.events.at(-1)?.data.action_type).toBe('plan_confirmation');
     const approved = await ask(b, 'PLAN_CONFIRM_APPROVE', token);
-    expect(approved.result?.actions).toEqual(['Write the report', 'send it to the board', 'Add a step to proofread it']);
+    expect(approved.result?.actions).toEqual(['Write the report', 'send it to the board', 'proofread it']);
     expect(log.executed).toHaveLength(3);
   });
 
-  it('feedback with details in one reply re-plans at once', async () => {
+  it('feedback with details in one reply edits the plan at once', async () => {
     reset();
     const token = await startSession(b);
     await ask(b, 'Call the supplier; sign the contract', token);
     const revised = await ask(a, 'change step 2 to email the contract instead', token);
-    expect(kinds(revised)).toEqual(['status', 'input_required']);
-    expect(log.planned.at(-1)).toBe('Call the supplier; sign the contract\n\nchange step 2 to email the contract instead');
+    expect(kinds(revised)).toEqual(['input_required']);
+    expect(revised.events[0]?.data.data).toMatchObject({
+      plan: { tasks: [{ description: 'Call the supplier' }, { description: 'email the contract', change: 'changed' }] },
+    });
+    expect(log.planned).toEqual(['Call the supplier; sign the contract']);
     expect(log.executed).toEqual([]);
   });
 

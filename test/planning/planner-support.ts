@@ -30,6 +30,7 @@ export async function startPlannerReplica(options: {
   plan?: (query: string) => Promise<PlanResult>;
   maxPlanAgeMs?: number;
   memory?: PlannerMemory;
+  editPlan?: PlannerOptions['editPlan'];
 }): Promise<RunningAgent> {
   const core = new FrameworkCore();
   const planner: PlannerOptions = {
@@ -44,6 +45,7 @@ export async function startPlannerReplica(options: {
     },
     ...(options.maxPlanAgeMs === undefined ? {} : { maxPlanAgeMs: options.maxPlanAgeMs }),
     ...(options.memory ? { memory: options.memory } : {}),
+    ...(options.editPlan ? { editPlan: options.editPlan } : {}),
   };
   registerPlannerTask(core, planner);
   const agent = new FrameworkAgent({ agentName: 'planner', description: 'test planner' });
