@@ -17,11 +17,17 @@ export type ChatEvent = AgentResponse | SessionNotice;
 /** The structured plan an `input_required` of action type `plan_confirmation` carries (json event format). */
 export const PlanCardSchema = z.object({
   plan_id: z.string().optional(),
+  /** Set when the plan is an edit of another one (which can no longer be approved). */
+  previous_plan_id: z.string().optional(),
   plan: z.object({
     objective: z.string(),
     methodology: z.string(),
     methodology_rationale: z.string().optional(),
-    tasks: z.array(z.object({ task_id: z.string().optional(), description: z.string() })),
+    tasks: z.array(
+      z.object({ task_id: z.string().optional(), description: z.string(), change: z.enum(['added', 'changed', 'moved']).optional().catch(undefined) }),
+    ),
+    removed: z.array(z.string()).optional().catch(undefined),
+    objective_changed: z.boolean().optional().catch(undefined),
   }),
 });
 export type PlanCard = z.infer<typeof PlanCardSchema>;

@@ -92,17 +92,20 @@ describe('ChatApp with a planner (sessions in Redis)', () => {
     expect(log.executed).toEqual([]);
   });
 
-  it('m asks what to change, and the typed answer brings a new plan card', async () => {
+  it('m asks what to change, and the typed answer brings a revised plan card that shows the changes', async () => {
     const { app } = await startChat({ url: planner.url });
     await proposePlan(app);
     await press(app, 'm');
     await waitForText(app, '? What would you like to change in the plan?');
     await waitForText(app, 'Type your answer, then Enter');
-    await submitLine(app, 'also rent a car');
-    await waitForText(app, '3. also rent a car');
+    await submitLine(app, 'remove step 1 and also rent a car');
+    await waitForText(app, 'Revised plan');
+    await waitForText(app, /\+2\. rent a car \(added\)/);
+    await waitForText(app, /- .+ \(removed\)/);
     await waitForText(app, LEGEND);
-    expect(count(app, 'Proposed plan')).toBe(2);
-    expect(log.planned).toEqual([REQUEST, `${REQUEST}\n\nalso rent a car`]);
+    expect(count(app, 'Proposed plan')).toBe(1);
+    // Edits the parser reads never plan again.
+    expect(log.planned).toEqual([REQUEST]);
     expect(log.executed).toEqual([]);
   });
 

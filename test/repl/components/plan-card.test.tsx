@@ -27,6 +27,41 @@ const STRUCTURED = planEvent('Proposed plan\nObjective: book flights; reserve ho
 });
 
 describe('PlanCard', () => {
+  it('shows a revised plan with its changes: steps added, changed and moved, and the ones removed', () => {
+    const revised = planEvent('Revised plan\n...', {
+      plan_id: 'p-2',
+      previous_plan_id: 'p-1',
+      plan: {
+        objective: 'Summer trip',
+        objective_changed: true,
+        methodology: 'WBS',
+        methodology_rationale: '',
+        tasks: [
+          { task_id: 'action_1', description: 'reserve hotel', change: 'moved' },
+          { task_id: 'action_2', description: 'book cheap flights', change: 'changed' },
+          { task_id: 'action_3', description: 'rent a car', change: 'added' },
+          { task_id: 'action_4', description: 'pack' },
+        ],
+        removed: ['buy a guidebook'],
+      },
+    });
+    const inside = screen(render(<PlanCard event={revised} />))
+      .split('\n')
+      .slice(1, -1)
+      .map((line) => line.replace(/^│ (.*?)\s*│$/, '$1'));
+    expect(inside).toEqual([
+      'Revised plan',
+      'Objective: Summer trip (changed)',
+      'Methodology: WBS',
+      'Tasks:',
+      '  ↕1. reserve hotel (moved)',
+      '  ~2. book cheap flights (changed)',
+      '  +3. rent a car (added)',
+      '   4. pack',
+      '  - buy a guidebook (removed)',
+    ]);
+  });
+
   it('shows a structured plan in a bordered box with the key legend while pending', () => {
     const lines = screen(render(<PlanCard event={STRUCTURED} pending />)).split('\n');
     expect(lines[0]).toMatch(/^╭─+╮$/);
