@@ -41,8 +41,6 @@ export interface InvokeOptions {
 }
 
 interface Prepared {
-  model: LanguageModel;
-  request: ChatRequest;
   /** Runs the model (and tools) with `step`, yielding text chunks. */
   run(step: (model: LanguageModel, withTools: boolean) => ModelStep): AsyncGenerator<string, ToolLoopResult>;
   /** Appends the exchange to the thread, when there is one. */
@@ -87,8 +85,6 @@ async function prepare(llmConfig: LlmConfig, prompt: string, options: InvokeOpti
     ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
   };
   return {
-    model,
-    request,
     run: (step) => toolLoop(step(model, tools !== undefined), request, loopOptions),
     async remember({ added }) {
       if (thread && threadId !== undefined) await thread.append(threadId, [user, ...added]);
@@ -99,15 +95,22 @@ async function prepare(llmConfig: LlmConfig, prompt: string, options: InvokeOpti
 /**
  * Sends `prompt` to the model `llmConfig` names and resolves to its reply.
  *
+ * With `tools`, the tools the model asks for run between its replies (see
+ * `InvokeOptions.tools`) and the result is its first reply without tool
+ * calls; a thread keeps the tool calls and results too.
+ *
  * Rejects with `ConfigError` (bad `llmConfig`), `ModelNotFoundError`,
- * `ModelRuntimeError`, `StoreUnavailableError` (thread history down) or
- * `AbortedError`.
+ * `ModelRuntimeError`, `StoreUnavailableError` (thread history down),
+ * `ToolLoopLimitError` (still asking for tools after `maxToolSteps` rounds),
+ * `AbortedError`, `TypeError`/`RangeError` for bad options (such as two tools
+ * with one name), or whatever `onToolCall` throws.
  *
  * @example
  * const llmConfig = { provider: 'ollama', model: 'smollm2', temperature: 0 } as const;
  * await invoke(llmConfig, 'My name is Ada.', { threadId: 'c1' });
  * const answer = await invoke(llmConfig, 'What is my name?', { threadId: 'c1' }); // sees the first exchange
  * const plan = JSON.parse(await invoke(llmConfig, 'List three steps as JSON', { format: 'json' }));
+ * const weather = await invoke(llmConfig, 'Weather in Paris?', { tools: [getWeather], onToolCall: (e) => console.log(e.name, e.result ?? e.error) });
  */
 export async function invoke(llmConfig: LlmConfig, prompt: string, options: InvokeOptions = {}): Promise<string> {
   const { run, remember } = await prepare(llmConfig, prompt, options);
@@ -120,7 +123,9 @@ export async function invoke(llmConfig: LlmConfig, prompt: string, options: Invo
 
 /**
  * Like `invoke`, but yields the reply as text chunks while the model writes
- * it. The thread is updated only when the stream completes: not when it is
+ * it. With `tools`, tool rounds run between the model's replies; text the
+ * model writes beside its tool calls is yielded too (most models write none).
+ * The thread is updated only when the stream completes: not when it is
  * aborted, fails, or the consumer stops early.
  *
  * @example
