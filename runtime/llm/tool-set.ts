@@ -12,6 +12,10 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
 const validators = new WeakMap<object, ValidateFunction>();
 
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 function validatorOf(tool: AgentTool): ValidateFunction {
   const cached = validators.get(tool.inputSchema);
   if (cached) return cached;
@@ -19,7 +23,7 @@ function validatorOf(tool: AgentTool): ValidateFunction {
   try {
     validate = ajv.compile(tool.inputSchema);
   } catch (error) {
-    throw new TypeError(`invoke({ tools }): tool '${tool.name}' has an invalid inputSchema: ${error instanceof Error ? error.message : String(error)}`);
+    throw new TypeError(`invoke({ tools }): tool '${tool.name}' has an invalid inputSchema: ${describe(error)}`, { cause: error });
   }
   validators.set(tool.inputSchema, validate);
   return validate;
@@ -39,15 +43,11 @@ export function parseToolCall(call: ChatToolCall): ParsedToolCall {
   try {
     return { call: { ...call, arguments: JSON.parse(text) as unknown } };
   } catch (error) {
-    return { call, parseError: `arguments are not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { call, parseError: `arguments are not valid JSON (${describe(error)})` };
   }
 }
 
 type Outcome = { result: unknown; content: string } | { error: string };
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * The tools of one `invoke`: checked when built (unique valid names, a
