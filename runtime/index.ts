@@ -26,7 +26,7 @@ export {
   type TaskInfo,
   type TaskOptions,
 } from './core/framework-core.js';
-export { FrameworkAgent, type AgentTool, type FrameworkAgentOptions } from './core/framework-agent.js';
+export { FrameworkAgent, type FrameworkAgentOptions } from './core/framework-agent.js';
 export { AgentResponse, PLAN_CONFIRMATION, type AgentResponseType } from './core/agent-response.js';
 export { parseTaskInput, DEFAULT_CONTEXT_ID, type ParsedTaskInput, type TaskQuery } from './core/task-input.js';
 export {
@@ -55,6 +55,7 @@ export { BadRequestError, type BadRequestCode } from './core/errors/bad-request-
 export { ConfigError, type ConfigIssue } from './core/errors/config-error.js';
 export { ModelNotFoundError } from './llm/errors/model-not-found-error.js';
 export { ModelRuntimeError } from './llm/errors/model-runtime-error.js';
+export { ToolLoopLimitError } from './llm/errors/tool-loop-limit-error.js';
 export { SessionInvalidError } from './sessions/errors/session-invalid-error.js';
 export { StoreUnavailableError } from './core/errors/store-unavailable-error.js';
 export { UnknownStepError } from './core/errors/unknown-step-error.js';
@@ -81,8 +82,9 @@ export { createSessionStore, type SessionStoreConfig } from './sessions/create-s
 // Model calls, thread history and embeddings.
 export { invoke, invokeStream, type InvokeOptions } from './llm/invoke.js';
 export { createLanguageModel } from './llm/create-language-model.js';
-export type { ChatFormat, ChatRequest, ChatResult, LanguageModel } from './llm/language-model.js';
-export type { ChatMessage, ThreadHistory } from './llm/thread-history.js';
+export type { ChatFormat, ChatRequest, ChatResult, ChatStreamEvent, ChatTool, ChatUsage, LanguageModel } from './llm/language-model.js';
+export type { ChatMessage, ChatToolCall, ThreadHistory } from './llm/thread-history.js';
+export type { AgentTool, AgentToolContext, ToolCallEvent } from './llm/agent-tool.js';
 export { InProcessThreadHistory } from './llm/in-process-thread-history.js';
 export { KvThreadHistory } from './llm/kv-thread-history.js';
 export { createThreadHistory, getDefaultThreadHistory, setDefaultThreadHistory } from './llm/create-thread-history.js';

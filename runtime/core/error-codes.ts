@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   model_runtime_unavailable: { httpStatus: 503, jsonRpcCode: -32006 },
   model_error: { httpStatus: 502, jsonRpcCode: -32007 },
   invalid_model_output: { httpStatus: 502, jsonRpcCode: -32012 },
+  tool_loop_limit: { httpStatus: 502, jsonRpcCode: -32015 },
   memory_unavailable: { httpStatus: 503, jsonRpcCode: -32013 },
   memory_error: { httpStatus: 502, jsonRpcCode: -32014 },
   invalid_config: { httpStatus: 500, jsonRpcCode: -32603 },

@@ -1,13 +1,7 @@
+import type { AgentTool } from './agent-tool.js';
 import type { LlmConfig } from './llm-config.js';
 
-/** A tool an agent may call; shaped like the MCP / function-calling tool description. */
-export interface AgentTool {
-  name: string;
-  description: string;
-  /** JSON schema of the arguments. */
-  inputSchema?: Readonly<Record<string, unknown>>;
-  run?: (args: Readonly<Record<string, unknown>>) => Promise<unknown>;
-}
+export type { AgentTool } from './agent-tool.js';
 
 export interface FrameworkAgentOptions {
   agentName: string;

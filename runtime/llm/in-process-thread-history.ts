@@ -1,4 +1,4 @@
-import type { ChatMessage, ThreadHistory } from './thread-history.js';
+import { copyChatMessage, type ChatMessage, type ThreadHistory } from './thread-history.js';
 
 export interface InProcessThreadHistoryOptions {
   /** Messages kept per thread; the oldest are dropped beyond it. */
@@ -43,13 +43,13 @@ export class InProcessThreadHistory implements ThreadHistory {
     const messages = this.#threads.get(threadId);
     if (!messages) return [];
     this.#touch(threadId, messages);
-    return messages.map((m) => ({ ...m }));
+    return messages.map(copyChatMessage);
   }
 
   async append(threadId: string, messages: readonly ChatMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const current = this.#threads.get(threadId) ?? [];
-    const next = [...current, ...messages.map((m) => ({ role: m.role, content: m.content }))].slice(-this.maxMessages);
+    const next = [...current, ...messages.map(copyChatMessage)].slice(-this.maxMessages);
     this.#touch(threadId, next);
     while (this.#threads.size > this.maxThreads) {
       const oldest = this.#threads.keys().next();

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { clientLocation, closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
 import { requirePositiveInt } from './in-process-thread-history.js';
-import type { ChatMessage, ThreadHistory } from './thread-history.js';
+import { copyChatMessage, type ChatMessage, type ThreadHistory } from './thread-history.js';
 
 export interface KvThreadHistoryOptions {
   /** Redis URL; a client is created and closed by this memory. Ignored when `client` is given. */
@@ -21,8 +21,11 @@ export const DEFAULT_THREAD_TTL_SECONDS = 7 * 24 * 3600;
 
 /** Stored entries are validated on the way back: Redis content is network input. */
 const ChatMessageSchema = z.object({
-  role: z.enum(['system', 'user', 'assistant']),
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
   content: z.string(),
+  tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.unknown() })).optional(),
+  tool_call_id: z.string().optional(),
+  name: z.string().optional(),
 });
 
 function parseEntry(raw: string): ChatMessage | undefined {
@@ -33,7 +36,7 @@ function parseEntry(raw: string): ChatMessage | undefined {
     return undefined;
   }
   const parsed = ChatMessageSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
+  return parsed.success ? copyChatMessage(parsed.data as ChatMessage) : undefined;
 }
 
 /**
@@ -88,7 +91,7 @@ export class KvThreadHistory implements ThreadHistory {
   async append(threadId: string, messages: readonly ChatMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const key = this.#key(threadId);
-    const entries = messages.map((m) => JSON.stringify({ role: m.role, content: m.content }));
+    const entries = messages.map((m) => JSON.stringify(copyChatMessage(m)));
     await kvCall(this.location, this.#client, async (client) => {
       const results = await client
         .multi()

@@ -1,8 +1,10 @@
-import { Ollama, type ChatRequest as OllamaChatRequest } from 'ollama';
+import { randomUUID } from 'node:crypto';
+import { Ollama, type ChatRequest as OllamaChatRequest, type Message as OllamaMessage } from 'ollama';
 import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import { CONFIG_DEFAULTS, type Env } from '../core/config.js';
-import type { ChatRequest, ChatResult, LanguageModel } from './language-model.js';
+import type { ChatRequest, ChatResult, ChatStreamEvent, LanguageModel } from './language-model.js';
+import type { ChatMessage, ChatToolCall } from './thread-history.js';
 import { displayUrl, linkedController, mentionsMissingModel, modelError, modelNotFound, normalizeModelError, type RuntimeAddress } from './model-errors.js';
 
 export interface OllamaProviderOptions {
@@ -15,7 +17,12 @@ export interface OllamaProviderOptions {
 /** What we use of an Ollama `/api/chat` reply or stream line. */
 const OllamaChatChunkSchema = z.object({
   model: z.string().optional(),
-  message: z.object({ content: z.string() }).optional(),
+  message: z
+    .object({
+      content: z.string().default(''),
+      tool_calls: z.array(z.object({ id: z.string().optional(), function: z.object({ name: z.string(), arguments: z.unknown() }) })).optional(),
+    })
+    .optional(),
   done: z.boolean().optional(),
   done_reason: z.string().optional(),
   prompt_eval_count: z.number().optional(),
@@ -26,6 +33,39 @@ const OllamaChatChunkSchema = z.object({
 const ResponseErrorSchema = z.object({ status_code: z.number(), error: z.string() });
 
 const SETTING = 'OLLAMA_HOST or llmConfig.base_url';
+
+type OllamaTool = NonNullable<OllamaChatRequest['tools']>[number];
+type OllamaChunk = z.infer<typeof OllamaChatChunkSchema>;
+
+/** Ollama sends arguments as an object; a stored call may hold text the model sent elsewhere. */
+function argumentsObject(value: unknown): Record<string, unknown> {
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return {};
+    }
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function toOllamaMessage(message: ChatMessage): OllamaMessage {
+  const out: OllamaMessage = { role: message.role, content: message.content };
+  if (message.tool_calls?.length) {
+    out.tool_calls = message.tool_calls.map((call) => ({ function: { name: call.name, arguments: argumentsObject(call.arguments) } }));
+  }
+  if (message.role === 'tool' && message.name !== undefined) out.tool_name = message.name;
+  return out;
+}
+
+/** The tool calls of one reply or stream line; Ollama gives no ids before 0.12, so missing ones are generated. */
+function toolCallsOf(chunk: OllamaChunk): ChatToolCall[] {
+  return (chunk.message?.tool_calls ?? []).map((call) => ({
+    id: call.id || `call_${randomUUID()}`,
+    name: call.function.name,
+    arguments: call.function.arguments ?? {},
+  }));
+}
 
 function withScheme(host: string): string {
   return host.includes('://') ? host : `http://${host}`;
@@ -83,7 +123,15 @@ export class OllamaLanguageModel implements LanguageModel {
   #body(request: ChatRequest): Omit<OllamaChatRequest, 'stream'> {
     return {
       model: request.model,
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      messages: request.messages.map(toOllamaMessage),
+      ...(request.tools?.length
+        ? {
+            tools: request.tools.map((tool): OllamaTool => ({
+              type: 'function',
+              function: { name: tool.name, description: tool.description, parameters: tool.inputSchema as OllamaTool['function']['parameters'] },
+            })),
+          }
+        : {}),
       ...(request.format === undefined ? {} : { format: request.format }),
       ...(request.temperature === undefined ? {} : { options: { temperature: request.temperature } }),
     };
@@ -104,7 +152,7 @@ export class OllamaLanguageModel implements LanguageModel {
     return normalizeModelError(error, this.#address, request.signal);
   }
 
-  #parse(value: unknown): z.infer<typeof OllamaChatChunkSchema> {
+  #parse(value: unknown): OllamaChunk {
     const parsed = OllamaChatChunkSchema.safeParse(value);
     if (!parsed.success) throw modelError(this.#address, `unexpected reply shape: ${z.prettifyError(parsed.error)}`);
     return parsed.data;
@@ -115,8 +163,10 @@ export class OllamaLanguageModel implements LanguageModel {
     const { controller, dispose } = linkedController(request.signal);
     try {
       const reply = this.#parse(await this.#client(controller.signal).chat({ ...this.#body(request), stream: false }));
+      const toolCalls = toolCallsOf(reply);
       return {
         text: reply.message?.content ?? '',
+        ...(toolCalls.length ? { toolCalls } : {}),
         model: reply.model ?? request.model,
         ...(reply.done_reason === undefined ? {} : { finishReason: reply.done_reason }),
         usage: { promptTokens: reply.prompt_eval_count, completionTokens: reply.eval_count },
@@ -129,17 +179,31 @@ export class OllamaLanguageModel implements LanguageModel {
   }
 
   async *chatStream(request: ChatRequest): AsyncIterable<string> {
+    for await (const event of this.chatEvents(request)) if (event.type === 'text') yield event.text;
+  }
+
+  async *chatEvents(request: ChatRequest): AsyncIterable<ChatStreamEvent> {
     throwIfAborted(request.signal);
     const { controller, dispose } = linkedController(request.signal);
     let completed = false;
     try {
       const stream = await this.#client(controller.signal).chat({ ...this.#body(request), stream: true });
+      const toolCalls: ChatToolCall[] = [];
+      let last: OllamaChunk | undefined;
       for await (const value of stream) {
         const chunk = this.#parse(value);
+        last = chunk;
         const text = chunk.message?.content;
-        if (text) yield text;
+        if (text) yield { type: 'text', text };
+        toolCalls.push(...toolCallsOf(chunk));
       }
       completed = true;
+      if (toolCalls.length) yield { type: 'tool-calls', toolCalls };
+      yield {
+        type: 'finish',
+        ...(last?.done_reason === undefined ? {} : { finishReason: last.done_reason }),
+        usage: { promptTokens: last?.prompt_eval_count, completionTokens: last?.eval_count },
+      };
     } catch (error) {
       throw this.#mapError(error, request);
     } finally {

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import type { Env } from '../core/config.js';
-import type { ChatRequest, ChatResult, LanguageModel } from './language-model.js';
+import type { ChatRequest, ChatResult, ChatStreamEvent, ChatUsage, LanguageModel } from './language-model.js';
+import type { ChatMessage, ChatToolCall } from './thread-history.js';
 import { displayUrl, linkedController, mentionsMissingModel, modelError, modelNotFound, normalizeModelError, type RuntimeAddress } from './model-errors.js';
 
 export interface OpenAiProviderOptions {
@@ -24,21 +26,42 @@ const MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
 const UsageSchema = z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).nullish();
 
+/** `arguments` is JSON text on this wire; the tool loop parses it. */
+const ToolCallSchema = z.object({
+  id: z.string().nullish(),
+  function: z.object({ name: z.string(), arguments: z.string().nullish() }),
+});
+
 const CompletionSchema = z.object({
   model: z.string().optional(),
-  choices: z.array(z.object({ message: z.object({ content: z.string().nullish() }), finish_reason: z.string().nullish() })).min(1),
+  choices: z
+    .array(
+      z.object({
+        message: z.object({ content: z.string().nullish(), tool_calls: z.array(ToolCallSchema).nullish() }),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .min(1),
   usage: UsageSchema,
+});
+
+/** A streamed piece of a tool call: the first names it, later ones append to its arguments text. */
+const ToolCallDeltaSchema = z.object({
+  index: z.number().int().nonnegative(),
+  id: z.string().nullish(),
+  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
 });
 
 const CompletionChunkSchema = z.object({
   choices: z
     .array(
       z.object({
-        delta: z.object({ content: z.string().nullish() }).nullish(),
+        delta: z.object({ content: z.string().nullish(), tool_calls: z.array(ToolCallDeltaSchema).nullish() }).nullish(),
         finish_reason: z.string().nullish(),
       }),
     )
     .default([]),
+  usage: UsageSchema,
 });
 
 const ErrorBodySchema = z.object({
@@ -59,6 +82,29 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+function toOpenAiMessage(message: ChatMessage): Record<string, unknown> {
+  if (message.role === 'tool') return { role: 'tool', tool_call_id: message.tool_call_id ?? '', content: message.content };
+  if (message.role === 'assistant' && message.tool_calls?.length) {
+    return {
+      role: 'assistant',
+      content: message.content || null,
+      tool_calls: message.tool_calls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: {
+          name: call.name,
+          arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+        },
+      })),
+    };
+  }
+  return { role: message.role, content: message.content };
+}
+
+function toolCall(id: string | null | undefined, name: string, args: string | null | undefined): ChatToolCall {
+  return { id: id || `call_${randomUUID()}`, name, arguments: args ?? '' };
 }
 
 function errorDetail(value: unknown): ErrorDetail | undefined {
@@ -95,9 +141,15 @@ export class OpenAiLanguageModel implements LanguageModel {
   async #post(request: ChatRequest, stream: boolean, signal: AbortSignal): Promise<Response> {
     const body: Record<string, unknown> = {
       model: request.model,
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      messages: request.messages.map(toOpenAiMessage),
       stream,
     };
+    if (request.tools?.length) {
+      body.tools = request.tools.map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+      }));
+    }
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.format === 'json') body.response_format = { type: 'json_object' };
     else if (request.format !== undefined) {
@@ -146,8 +198,10 @@ export class OpenAiLanguageModel implements LanguageModel {
       }
       const reply = parsed.data;
       const choice = reply.choices[0]!;
+      const toolCalls = (choice.message.tool_calls ?? []).map((call) => toolCall(call.id, call.function.name, call.function.arguments));
       return {
         text: choice.message.content ?? '',
+        ...(toolCalls.length ? { toolCalls } : {}),
         model: reply.model ?? request.model,
         ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
         ...(reply.usage ? { usage: { promptTokens: reply.usage.prompt_tokens, completionTokens: reply.usage.completion_tokens } } : {}),
@@ -160,6 +214,10 @@ export class OpenAiLanguageModel implements LanguageModel {
   }
 
   async *chatStream(request: ChatRequest): AsyncIterable<string> {
+    for await (const event of this.chatEvents(request)) if (event.type === 'text') yield event.text;
+  }
+
+  async *chatEvents(request: ChatRequest): AsyncIterable<ChatStreamEvent> {
     throwIfAborted(request.signal);
     const { controller, dispose } = linkedController(request.signal);
     let completed = false;
@@ -173,6 +231,10 @@ export class OpenAiLanguageModel implements LanguageModel {
         .getReader();
 
       let finished = false;
+      let finishReason: string | undefined;
+      let usage: ChatUsage | undefined;
+      /** Tool calls by their stream index, arguments text accumulated. */
+      const calls = new Map<number, { id?: string | null; name: string; args: string }>();
       for (;;) {
         const { done, value: event } = await reader.read();
         if (done) break;
@@ -189,14 +251,28 @@ export class OpenAiLanguageModel implements LanguageModel {
         if (!chunk.success) {
           throw modelError(this.#address, `unexpected stream chunk: ${data.slice(0, 200)}`);
         }
+        if (chunk.data.usage) usage = { promptTokens: chunk.data.usage.prompt_tokens, completionTokens: chunk.data.usage.completion_tokens };
         for (const choice of chunk.data.choices) {
           const text = choice.delta?.content;
-          if (text) yield text;
-          if (choice.finish_reason) finished = true;
+          if (text) yield { type: 'text', text };
+          for (const delta of choice.delta?.tool_calls ?? []) {
+            const call = calls.get(delta.index) ?? { name: '', args: '' };
+            if (delta.id) call.id = delta.id;
+            if (delta.function?.name && !call.name) call.name = delta.function.name;
+            if (delta.function?.arguments) call.args += delta.function.arguments;
+            calls.set(delta.index, call);
+          }
+          if (choice.finish_reason) {
+            finished = true;
+            finishReason = choice.finish_reason;
+          }
         }
       }
       if (!finished) throw modelError(this.#address, 'the stream ended before the reply was complete');
       completed = true;
+      const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => toolCall(call.id, call.name, call.args));
+      if (toolCalls.length) yield { type: 'tool-calls', toolCalls };
+      yield { type: 'finish', ...(finishReason ? { finishReason } : {}), ...(usage ? { usage } : {}) };
     } catch (error) {
       throw normalizeModelError(error, this.#address, request.signal);
     } finally {

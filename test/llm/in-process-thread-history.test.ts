@@ -17,6 +17,18 @@ describe('InProcessThreadHistory', () => {
     expect(await memory.load('c')).toEqual([]);
   });
 
+  it('keeps tool calls and tool results, as copies the caller cannot change', async () => {
+    const memory = new InProcessThreadHistory({ maxMessages: 10 });
+    const call: ChatMessage = { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'lookup', arguments: { word: 'agent' } }] };
+    const result: ChatMessage = { role: 'tool', content: '{"found":true}', tool_call_id: 'c1', name: 'lookup' };
+    await memory.append('t', [user('define agent'), call, result]);
+    (call.tool_calls![0]!.arguments as { word: string }).word = 'changed';
+    const loaded = await memory.load('t');
+    expect(loaded).toEqual([user('define agent'), { ...call, tool_calls: [{ id: 'c1', name: 'lookup', arguments: { word: 'agent' } }] }, result]);
+    loaded[1]!.tool_calls!.length = 0;
+    expect((await memory.load('t'))[1]!.tool_calls).toHaveLength(1);
+  });
+
   it('keeps only the last maxMessages of a thread', async () => {
     const memory = new InProcessThreadHistory({ maxMessages: 3 });
     for (let i = 1; i <= 5; i++) await memory.append('t', [user(String(i))]);

@@ -71,6 +71,27 @@ describe('KvThreadHistory on a real Redis', () => {
     expect(await memory.load('corrupt')).toEqual([user('good 1'), assistant('good 2')]);
   });
 
+  it('stores and loads tool calls and tool results, dropping keys outside the message shape', async () => {
+    const memory = open();
+    const call: ChatMessage = { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'lookup', arguments: { word: 'agent', n: [1, 2] } }] };
+    const result: ChatMessage = { role: 'tool', content: '{"found":true}', tool_call_id: 'c1', name: 'lookup' };
+    await memory.append('tools', [user('define agent'), call, { ...result, extra: 'not stored' } as ChatMessage, assistant('An agent is...')]);
+    expect(JSON.parse((await admin.lindex(`${prefix}thread:tools`, 2))!)).toEqual(result);
+    expect(await open().load('tools')).toEqual([user('define agent'), call, result, assistant('An agent is...')]);
+  });
+
+  it('skips stored tool entries of the wrong shape', async () => {
+    const memory = open();
+    const key = `${prefix}thread:bad-tools`;
+    await admin.rpush(
+      key,
+      JSON.stringify({ role: 'assistant', content: '', tool_calls: [{ id: 1, name: 'x' }] }),
+      JSON.stringify({ role: 'tool', content: 'ok', tool_call_id: 7 }),
+      JSON.stringify({ role: 'tool', content: 'ok', tool_call_id: 'c', name: 'x' }),
+    );
+    expect(await memory.load('bad-tools')).toEqual([{ role: 'tool', content: 'ok', tool_call_id: 'c', name: 'x' }]);
+  });
+
   it('clear() deletes the thread', async () => {
     const memory = open();
     await memory.append('gone', [user('x')]);

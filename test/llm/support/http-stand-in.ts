@@ -92,18 +92,61 @@ export async function writeSlowly(res: ServerResponse, parts: readonly string[],
   if (!res.destroyed) res.end();
 }
 
+/**
+ * A message as the stand-in received it, in its wire format (Ollama's
+ * `tool_name`, OpenAI's `tool_call_id`, ...). On the OpenAI wire an assistant
+ * message carrying only tool calls has `content: null`.
+ */
 export interface ScriptedMessage {
   role: string;
   content: string;
+  tool_calls?: any[];
+  tool_call_id?: string;
+  tool_name?: string;
 }
 
-/** What a stand-in answers to `messages`; the default echoes the last user message and counts the history. */
-export type ReplyScript = (messages: ScriptedMessage[], model: string) => string;
+/** A scripted tool call; `arguments` as text is sent verbatim on the OpenAI wire (to script unparsable JSON). */
+export interface ScriptedToolCall {
+  /** Omitted: Ollama sends none (as before 0.12); the OpenAI stand-in makes one up. */
+  id?: string;
+  name: string;
+  arguments: Record<string, unknown> | string;
+}
+
+/** A reply asking for tool calls, with optional text beside them. */
+export interface ScriptedToolTurn {
+  content?: string;
+  toolCalls: ScriptedToolCall[];
+}
+
+/**
+ * What a stand-in answers to `messages`: text, or tool calls. The default
+ * echoes the last user message and counts the history.
+ */
+export type ReplyScript = (messages: ScriptedMessage[], model: string) => string | ScriptedToolTurn;
 
 export const echoReply: ReplyScript = (messages) => {
   const last = [...messages].reverse().find((m) => m.role === 'user');
   return `echo: ${last?.content ?? ''} (${messages.length} messages)`;
 };
+
+/** The messages after the last user message: this `invoke`'s tool rounds so far. */
+export function sinceLastUser(messages: readonly ScriptedMessage[]): ScriptedMessage[] {
+  const index = messages.map((m) => m.role).lastIndexOf('user');
+  return messages.slice(index + 1);
+}
+
+/**
+ * Asks for `calls` until tool results arrive, then answers
+ * `answer: <result contents joined by |>`.
+ */
+export function toolCallingReply(calls: ScriptedToolCall[]): ReplyScript {
+  return (messages) => {
+    const results = sinceLastUser(messages).filter((m) => m.role === 'tool');
+    if (results.length === 0) return { toolCalls: calls };
+    return `answer: ${results.map((r) => r.content).join(' | ')}`;
+  };
+}
 
 /** Splits a reply into streamed pieces: words with their following space. */
 export function splitReply(text: string): string[] {

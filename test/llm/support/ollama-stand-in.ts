@@ -34,23 +34,30 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
     }
     if (options.responseDelayMs) await sleep(options.responseDelayMs);
     if (res.destroyed) return;
-    const text = reply(body.messages ?? [], model);
+    const scripted = reply(body.messages ?? [], model);
+    const text = typeof scripted === 'string' ? scripted : (scripted.content ?? '');
+    const toolCalls =
+      typeof scripted === 'string'
+        ? undefined
+        : scripted.toolCalls.map((call) => ({ ...(call.id ? { id: call.id } : {}), function: { name: call.name, arguments: call.arguments } }));
     const createdAt = new Date().toISOString();
-    const line = (content: string, done: boolean) =>
+    const line = (content: string, done: boolean, calls?: unknown[]) =>
       JSON.stringify({
         model,
         created_at: createdAt,
-        message: { role: 'assistant', content },
+        message: { role: 'assistant', content, ...(calls ? { tool_calls: calls } : {}) },
         done,
         ...(done ? { done_reason: 'stop', prompt_eval_count: 7, eval_count: 11 } : {}),
       });
     if (body.stream === false) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(line(text, true));
+      res.end(line(text, true, toolCalls));
       return;
     }
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    const parts = splitReply(text).map((piece) => `${line(piece, false)}\n`);
+    const parts = text === '' && toolCalls ? [] : splitReply(text).map((piece) => `${line(piece, false)}\n`);
+    // Ollama streams a reply's tool calls whole, in one line before the final one.
+    if (toolCalls) parts.push(`${line('', false, toolCalls)}\n`);
     if (options.streamError) parts.splice(1, parts.length - 1, `${JSON.stringify({ error: options.streamError })}\n`);
     else parts.push(`${line('', true)}\n`);
     await writeSlowly(res, parts, options.chunkDelayMs ?? 0);

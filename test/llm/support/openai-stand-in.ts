@@ -47,7 +47,17 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions = {}): Pr
     }
     if (options.responseDelayMs) await sleep(options.responseDelayMs);
     if (res.destroyed) return;
-    const text = reply(body.messages ?? [], model);
+    const scripted = reply(body.messages ?? [], model);
+    const text = typeof scripted === 'string' ? scripted : (scripted.content ?? '');
+    const toolCalls =
+      typeof scripted === 'string'
+        ? undefined
+        : scripted.toolCalls.map((call, i) => ({
+            id: call.id ?? `call_stand_in_${i}`,
+            type: 'function',
+            function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+          }));
+    const finishReason = toolCalls ? 'tool_calls' : 'stop';
     const id = 'chatcmpl-stand-in';
     const created = Math.floor(Date.now() / 1000);
     if (!body.stream) {
@@ -56,7 +66,13 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions = {}): Pr
         object: 'chat.completion',
         created,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: toolCalls && !text ? null : text, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+            finish_reason: finishReason,
+          },
+        ],
         usage: { prompt_tokens: 7, completion_tokens: 11, total_tokens: 18 },
       });
       return;
@@ -70,10 +86,20 @@ export async function startOpenAiStandIn(options: OpenAiStandInOptions = {}): Pr
         model,
         choices: [{ index: 0, delta, finish_reason: finish }],
       })}\n\n`;
+    // Tool calls stream as OpenAI does: id and name first, then the arguments text in pieces.
+    const toolParts = (toolCalls ?? []).flatMap((call, index) => {
+      const args = call.function.arguments;
+      const half = Math.ceil(args.length / 2);
+      return [
+        event({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, null),
+        ...[args.slice(0, half), args.slice(half)].filter(Boolean).map((piece) => event({ tool_calls: [{ index, function: { arguments: piece } }] }, null)),
+      ];
+    });
     const parts = [
-      event({ role: 'assistant', content: '' }, null),
-      ...splitReply(text).map((piece) => event({ content: piece }, null)),
-      event({}, 'stop'),
+      event({ role: 'assistant', content: toolCalls && !text ? null : '' }, null),
+      ...(toolCalls && !text ? [] : splitReply(text).map((piece) => event({ content: piece }, null))),
+      ...toolParts,
+      event({}, finishReason),
       'data: [DONE]\n\n',
     ];
     await writeSlowly(res, parts, options.chunkDelayMs ?? 0);
