@@ -91,7 +91,7 @@ describe.each(PROVIDERS)('$wire provider tool calls', ({ wire, start, open }) =>
   });
 });
 
-describe('Ollama tool calls without ids (Ollama before 0.12)', () => {
+describe('Ollama tool calls without ids (older Ollama versions)', () => {
   let server: StandInServer | undefined;
   afterEach(async () => {
     await server?.close();
