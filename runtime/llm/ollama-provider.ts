@@ -58,7 +58,7 @@ function toOllamaMessage(message: ChatMessage): OllamaMessage {
   return out;
 }
 
-/** The tool calls of one reply or stream line; Ollama gives no ids before 0.12, so missing ones are generated. */
+/** The tool calls of one reply or stream line; older Ollama versions send no ids, so missing ones are generated. */
 function toolCallsOf(chunk: OllamaChunk): ChatToolCall[] {
   return (chunk.message?.tool_calls ?? []).map((call) => ({
     id: call.id || `call_${randomUUID()}`,

@@ -47,7 +47,8 @@ const CompletionSchema = z.object({
 
 /** A streamed piece of a tool call: the first names it, later ones append to its arguments text. */
 const ToolCallDeltaSchema = z.object({
-  index: z.number().int().nonnegative(),
+  /** Some servers leave it out; the call's position in the delta is used then. */
+  index: z.number().int().nonnegative().optional(),
   id: z.string().nullish(),
   function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
 });
@@ -255,12 +256,13 @@ export class OpenAiLanguageModel implements LanguageModel {
         for (const choice of chunk.data.choices) {
           const text = choice.delta?.content;
           if (text) yield { type: 'text', text };
-          for (const delta of choice.delta?.tool_calls ?? []) {
-            const call = calls.get(delta.index) ?? { name: '', args: '' };
+          for (const [position, delta] of (choice.delta?.tool_calls ?? []).entries()) {
+            const index = delta.index ?? position;
+            const call = calls.get(index) ?? { name: '', args: '' };
             if (delta.id) call.id = delta.id;
             if (delta.function?.name && !call.name) call.name = delta.function.name;
             if (delta.function?.arguments) call.args += delta.function.arguments;
-            calls.set(delta.index, call);
+            calls.set(index, call);
           }
           if (choice.finish_reason) {
             finished = true;

@@ -63,7 +63,7 @@ export async function* toolLoop(step: ModelStep, request: ChatRequest, options: 
     throwIfAborted(request.signal);
     let text = '';
     const toolCalls: ChatToolCall[] = [];
-    for await (const event of step({ ...sent, messages })) {
+    for await (const event of step({ ...sent, messages: [...messages] })) {
       if (event.type === 'text') {
         text += event.text;
         yield event.text;

@@ -6,4 +6,4 @@
  * are exported one by one, and a snapshot test keeps the list deliberate.
  */
 export { collectResponses } from './collect-responses.js';
-export { ScriptedLanguageModel, type ScriptedLanguageModelOptions, type ScriptedReply } from './scripted-language-model.js';
+export { ScriptedLanguageModel, type ScriptedLanguageModelOptions, type ScriptedReply, type ScriptedToolCalls } from './scripted-language-model.js';

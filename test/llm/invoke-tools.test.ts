@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { errorCodeInfo } from '../../runtime/core/error-codes.js';
 import { AbortedError } from '../../runtime/core/errors/aborted-error.js';
+import { FrameworkError } from '../../runtime/core/framework-error.js';
 import type { LlmConfig } from '../../runtime/core/llm-config.js';
 import type { AgentTool, ToolCallEvent } from '../../runtime/llm/agent-tool.js';
 import { ToolLoopLimitError } from '../../runtime/llm/errors/tool-loop-limit-error.js';
@@ -152,6 +154,9 @@ describe.each(WIRES)('invoke with tools over the $wire wire', ({ wire, start, co
     const error = await invoke(llmConfig, 'Loop', { tools: [tool], maxToolSteps: 2 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolLoopLimitError);
     expect(error).toMatchObject({ code: 'tool_loop_limit', maxToolSteps: 2, pendingTools: ['get_weather'] });
+    expect(FrameworkError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/after 2 rounds of tool calls; raise invoke\(\{ maxToolSteps \}\)/);
+    expect(errorCodeInfo('tool_loop_limit')).toEqual({ httpStatus: 502, jsonRpcCode: -32015 });
     expect(run).toHaveBeenCalledTimes(2);
     expect(server.requests).toHaveLength(3);
   });

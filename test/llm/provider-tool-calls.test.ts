@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatRequest, ChatStreamEvent, LanguageModel } from '../../runtime/llm/language-model.js';
 import { OllamaLanguageModel } from '../../runtime/llm/ollama-provider.js';
 import { OpenAiLanguageModel } from '../../runtime/llm/openai-provider.js';
-import type { ReplyScript, StandInServer } from './support/http-stand-in.js';
+import { startStandIn, type ReplyScript, type StandInServer } from './support/http-stand-in.js';
 import { startOllamaStandIn } from './support/ollama-stand-in.js';
 import { startOpenAiStandIn } from './support/openai-stand-in.js';
 
@@ -91,7 +91,7 @@ describe.each(PROVIDERS)('$wire provider tool calls', ({ wire, start, open }) =>
   });
 });
 
-describe('Ollama tool calls without ids (Ollama before 0.12)', () => {
+describe('Ollama tool calls without ids (older Ollama versions)', () => {
   let server: StandInServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -141,6 +141,58 @@ describe('OpenAI streamed tool-call deltas', () => {
         { id: 'k1', name: 'lookup', arguments: JSON.stringify(long) },
         { id: 'k2', name: 'lookup', arguments: '{"word":"y"}' },
       ],
+    });
+  });
+
+  it('reads whole calls in one chunk, with or without index, split at arbitrary byte boundaries', async () => {
+    server = await startStandIn(async (_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (delta: unknown, finish: string | null = null) =>
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\r\n\r\n`;
+      const wire =
+        chunk({ role: 'assistant', content: '' }) +
+        // As Ollama's /v1 sends them: complete calls, indexed, in one delta.
+        chunk({
+          tool_calls: [
+            { index: 0, id: 'o1', type: 'function', function: { name: 'lookup', arguments: '{"word":"ü"}' } },
+            { index: 1, id: 'o2', type: 'function', function: { name: 'lookup', arguments: '{"word":"b"}' } },
+          ],
+        }) +
+        chunk({}, 'tool_calls') +
+        'data: [DONE]\n\n';
+      const bytes = Buffer.from(wire, 'utf8');
+      for (let i = 0; i < bytes.length; i += 5) {
+        res.write(bytes.subarray(i, i + 5));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      res.end();
+    });
+    const model = new OpenAiLanguageModel({ baseUrl: server.url });
+    const events = await collect(model.chatEvents(REQUEST));
+    expect(events.find((e) => e.type === 'tool-calls')).toEqual({
+      type: 'tool-calls',
+      toolCalls: [
+        { id: 'o1', name: 'lookup', arguments: '{"word":"ü"}' },
+        { id: 'o2', name: 'lookup', arguments: '{"word":"b"}' },
+      ],
+    });
+  });
+
+  it('takes a call without index as the one at its position in the delta', async () => {
+    server = await startStandIn((_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ delta, finish_reason: finish }] })}\n\n`;
+      res.end(
+        chunk({ tool_calls: [{ id: 'n1', function: { name: 'lookup', arguments: '{"wo' } }] }) +
+          chunk({ tool_calls: [{ function: { arguments: 'rd":"z"}' } }] }) +
+          chunk({}, 'tool_calls') +
+          'data: [DONE]\n\n',
+      );
+    });
+    const events = await collect(new OpenAiLanguageModel({ baseUrl: server.url }).chatEvents(REQUEST));
+    expect(events.find((e) => e.type === 'tool-calls')).toEqual({
+      type: 'tool-calls',
+      toolCalls: [{ id: 'n1', name: 'lookup', arguments: '{"word":"z"}' }],
     });
   });
 });

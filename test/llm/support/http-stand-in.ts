@@ -107,7 +107,7 @@ export interface ScriptedMessage {
 
 /** A scripted tool call; `arguments` as text is sent verbatim on the OpenAI wire (to script unparsable JSON). */
 export interface ScriptedToolCall {
-  /** Omitted: Ollama sends none (as before 0.12); the OpenAI stand-in makes one up. */
+  /** Omitted: no id on the Ollama wire (as older Ollama versions send); the OpenAI stand-in makes one up. */
   id?: string;
   name: string;
   arguments: Record<string, unknown> | string;
