@@ -8,7 +8,7 @@ export interface EngineMessage {
   content: string;
 }
 
-/** Sampling and length options, with Ollama's names. */
+/** Sampling and length options, with Ollama's names; unset ones take Ollama's defaults (`OLLAMA_SAMPLING_DEFAULTS`). */
 export interface EngineOptions {
   temperature?: number;
   num_predict?: number;
@@ -18,7 +18,24 @@ export interface EngineOptions {
   top_k?: number;
   top_p?: number;
   min_p?: number;
+  repeat_penalty?: number;
+  /** Recent tokens the repeat, presence and frequency penalties look at; 0 turns them off, -1 means the whole context. */
+  repeat_last_n?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
 }
+
+/** Ollama's sampling defaults (its `api.DefaultOptions`). */
+export const OLLAMA_SAMPLING_DEFAULTS = {
+  temperature: 0.8,
+  top_k: 40,
+  top_p: 0.9,
+  min_p: 0,
+  repeat_penalty: 1.1,
+  repeat_last_n: 64,
+  presence_penalty: 0,
+  frequency_penalty: 0,
+} as const satisfies EngineOptions;
 
 export interface EngineRequest {
   messages: readonly EngineMessage[];
@@ -41,7 +58,6 @@ export interface EngineResult {
 }
 
 const DEFAULT_CONTEXT = 2048;
-const DEFAULT_TEMPERATURE = 0.8;
 
 const ns = (ms: number) => Math.round(ms * 1e6);
 
@@ -172,13 +188,15 @@ export class LlamaEngine {
       const started = performance.now();
       let firstAt: number | undefined;
       let evalCount = 0;
+      const sampling = { ...OLLAMA_SAMPLING_DEFAULTS, ...options };
       const result = await session.promptWithMeta(prompt, {
         maxTokens,
-        temperature: options.temperature ?? DEFAULT_TEMPERATURE,
-        ...(options.seed === undefined ? {} : { seed: options.seed }),
-        ...(options.top_k === undefined ? {} : { topK: options.top_k }),
-        ...(options.top_p === undefined ? {} : { topP: options.top_p }),
-        ...(options.min_p === undefined ? {} : { minP: options.min_p }),
+        temperature: sampling.temperature,
+        topK: Math.max(0, sampling.top_k),
+        topP: sampling.top_p,
+        minP: sampling.min_p,
+        repeatPenalty: repeatPenalty(sampling, contextSize),
+        ...(options.seed === undefined || options.seed < 0 ? {} : { seed: options.seed }),
         ...(options.stop?.length ? { customStopTriggers: options.stop } : {}),
         ...(grammar ? { grammar } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
@@ -236,4 +254,17 @@ export class LlamaEngine {
     await model?.dispose();
     await llama?.dispose();
   }
+}
+
+/** node-llama-cpp's repeat penalty for Ollama's options, or `false` when they turn it off. */
+function repeatPenalty(options: Required<Omit<EngineOptions, 'num_predict' | 'num_ctx' | 'seed' | 'stop'>>, contextSize: number) {
+  const lastTokens = options.repeat_last_n < 0 ? contextSize : options.repeat_last_n;
+  const off = options.repeat_penalty === 1 && options.presence_penalty === 0 && options.frequency_penalty === 0;
+  if (lastTokens === 0 || off) return false as const;
+  return {
+    lastTokens,
+    penalty: options.repeat_penalty,
+    presencePenalty: options.presence_penalty,
+    frequencyPenalty: options.frequency_penalty,
+  };
 }
