@@ -20,6 +20,7 @@ import {
   OllamaGenerateRequestSchema,
   OllamaPullRequestSchema,
   OllamaShowRequestSchema,
+  refuseUnsupported,
   type OllamaChatRequest,
   type OllamaOptions,
 } from './ollama-wire.js';
@@ -126,7 +127,6 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       timers.begin(name, defaultKeepAlive);
       return () => timers.end(name, defaultKeepAlive);
     },
-    checkDimensions,
   };
   app.route('/v1', openAiRoutes({ pool, maxBodyBytes: maxBytes, logger }));
   app.onError((error, c) => {
@@ -186,7 +186,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     const body = parseModelRequest(OllamaEmbedRequestSchema, await readModelRequest(c, maxBytes));
     const keepAlive = keepAliveOf(body.keep_alive);
     const embedder = await embedderFor(body.model);
-    checkDimensions(embedder, body.dimensions);
+    embedder.checkDimensions(body.dimensions);
     const inputs = body.input === undefined ? [] : typeof body.input === 'string' ? [body.input] : body.input;
     timers.begin(embedder.model.name, keepAlive);
     const result = await embedder
@@ -219,6 +219,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     const body = parseModelRequest(OllamaChatRequestSchema, await readModelRequest(c, maxBytes));
     const keepAlive = keepAliveOf(body.keep_alive);
     const engine = await engineFor(body.model, 'chat');
+    refuseUnsupported(body.model, body);
     const model = modelTag(body.model);
     const name = engine.model.name;
     timers.begin(name, keepAlive);
@@ -242,6 +243,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     const body = parseModelRequest(OllamaGenerateRequestSchema, await readModelRequest(c, maxBytes));
     const keepAlive = keepAliveOf(body.keep_alive);
     const engine = await engineFor(body.model, 'generate');
+    refuseUnsupported(body.model, body);
     const model = modelTag(body.model);
     const name = engine.model.name;
     timers.begin(name, keepAlive);
@@ -254,6 +256,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       messages,
       format: formatOf(body.format),
       options: engineOptions(body.options),
+      ...(body.raw ? { raw: true } : {}),
       stream: body.stream,
       line: (text) => ({ response: text }),
     });
@@ -305,6 +308,8 @@ interface Generation {
   messages: readonly EngineMessage[];
   format: 'json' | Record<string, unknown> | undefined;
   options: EngineOptions;
+  /** Ollama's `raw`: the prompt goes to the model without the chat template. */
+  raw?: boolean;
   stream: boolean;
   /** The request-specific part of a line carrying `text`. */
   line: (text: string) => Record<string, unknown>;
@@ -326,7 +331,13 @@ async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<
     eval_count: result.evalCount,
     eval_duration: result.evalDuration,
   });
-  const request = { messages: g.messages, options: g.options, signal: abort.signal, ...(g.format ? { format: g.format } : {}) };
+  const request = {
+    messages: g.messages,
+    options: g.options,
+    signal: abort.signal,
+    ...(g.format ? { format: g.format } : {}),
+    ...(g.raw ? { raw: true } : {}),
+  };
   const generation = { engine, request, settled: g.settled, unloadAfter: g.unloadAfter };
   if (!g.stream) return c.json(final(await runGeneration(generation)));
 
@@ -417,17 +428,4 @@ function details(m: StoredModel) {
 function describe(m: StoredModel) {
   const tag = modelTag(m.name);
   return { name: tag, model: tag, size: m.size, digest: m.sha256, details: details(m) };
-}
-
-/**
- * Refuses a `dimensions` other than the model's own: shortening a vector
- * only keeps its meaning for models trained for it, which ours are not.
- */
-export function checkDimensions(embedder: EmbeddingEngine, dimensions: number | undefined): void {
-  const own = embedder.model.embeddingLength;
-  if (dimensions === undefined || dimensions === own) return;
-  throw new ModelRequestError({
-    status: 400,
-    message: `model '${embedder.model.name}' makes ${own ?? 'fixed-size'} dimension vectors and cannot shorten them; leave dimensions out${own ? ` or set it to ${own}` : ''}`,
-  });
 }

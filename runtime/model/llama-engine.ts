@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { ChatHistoryItem, Llama, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import type { ChatHistoryItem, Llama, LlamaChatSession, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { ModelRequestError } from './model-request-error.js';
 import type { StoredModel } from './model-store.js';
 
@@ -42,6 +42,8 @@ export interface EngineRequest {
   /** `"json"` for any JSON, an object for a JSON schema. */
   format?: 'json' | Record<string, unknown>;
   options?: EngineOptions;
+  /** Ollama's `raw`: give the model the last user message as it is, without the chat template. */
+  raw?: boolean;
   signal?: AbortSignal;
   onText?: (text: string) => void;
 }
@@ -158,25 +160,16 @@ export class LlamaEngine {
     request.signal?.throwIfAborted();
     const loadMs = await this.#load();
     const model = this.#loaded!;
+    const lib = this.#lib!;
     const options = request.options ?? {};
     const contextSize = Math.max(256, Math.min(options.num_ctx ?? DEFAULT_CONTEXT, model.trainContextSize));
     const context = await this.#contextOf(contextSize);
     const grammar = await this.#grammar(request.format);
-    const session = new this.#lib!.LlamaChatSession({ contextSequence: context.getSequence(), autoDisposeSequence: true });
+    const contextSequence = context.getSequence();
+    const session = request.raw ? undefined : new lib.LlamaChatSession({ contextSequence, autoDisposeSequence: true });
+    const completion = request.raw ? new lib.LlamaCompletion({ contextSequence, autoDisposeSequence: true }) : undefined;
     try {
-      const messages = [...request.messages];
-      const last = messages.at(-1);
-      const prompt = last?.role === 'user' ? messages.pop()!.content : '';
-      const history: ChatHistoryItem[] = messages.map((m): ChatHistoryItem => {
-        if (m.role === 'system') return { type: 'system', text: m.content };
-        if (m.role === 'assistant') return { type: 'model', response: [m.content] };
-        return { type: 'user', text: m.content };
-      });
-      session.setChatHistory(history);
-      const { contextText } = session.chatWrapper.generateContextState({
-        chatHistory: [...history, { type: 'user', text: prompt }, { type: 'model', response: [] }],
-      });
-      const promptTokens = contextText.tokenize(model.tokenizer).length;
+      const { prompt, promptTokens } = session ? chatPrompt(session, request.messages, model) : rawPrompt(request.messages, model);
       if (promptTokens >= contextSize) {
         throw new ModelRequestError({
           status: 400,
@@ -189,7 +182,7 @@ export class LlamaEngine {
       let firstAt: number | undefined;
       let evalCount = 0;
       const sampling = { ...OLLAMA_SAMPLING_DEFAULTS, ...options };
-      const result = await session.promptWithMeta(prompt, {
+      const generation = {
         maxTokens,
         temperature: sampling.temperature,
         topK: Math.max(0, sampling.top_k),
@@ -200,17 +193,20 @@ export class LlamaEngine {
         ...(options.stop?.length ? { customStopTriggers: options.stop } : {}),
         ...(grammar ? { grammar } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
-        onToken: (tokens) => {
+        onToken: (tokens: readonly unknown[]) => {
           firstAt ??= performance.now();
           evalCount += tokens.length;
         },
         ...(request.onText ? { onTextChunk: request.onText } : {}),
-      });
+      };
+      const { text, stopReason } = session
+        ? await session.promptWithMeta(prompt, generation).then((r) => ({ text: r.responseText, stopReason: r.stopReason }))
+        : await completion!.generateCompletionWithMeta(prompt, generation).then((r) => ({ text: r.response, stopReason: r.metadata.stopReason }));
       const ended = performance.now();
       request.signal?.throwIfAborted();
       return {
-        text: result.responseText,
-        doneReason: result.stopReason === 'maxTokens' ? 'length' : 'stop',
+        text,
+        doneReason: stopReason === 'maxTokens' ? 'length' : 'stop',
         promptEvalCount: promptTokens,
         promptEvalDuration: ns((firstAt ?? ended) - started),
         evalCount,
@@ -218,7 +214,8 @@ export class LlamaEngine {
         loadDuration: ns(loadMs),
       };
     } finally {
-      session.dispose();
+      session?.dispose();
+      completion?.dispose();
     }
   }
 
@@ -254,6 +251,28 @@ export class LlamaEngine {
     await model?.dispose();
     await llama?.dispose();
   }
+}
+
+/** The last user message as the prompt, the messages before it as the session's history, and the templated prompt's length. */
+function chatPrompt(session: LlamaChatSession, messages: readonly EngineMessage[], model: LlamaModel) {
+  const earlier = [...messages];
+  const prompt = earlier.at(-1)?.role === 'user' ? earlier.pop()!.content : '';
+  const history: ChatHistoryItem[] = earlier.map((m): ChatHistoryItem => {
+    if (m.role === 'system') return { type: 'system', text: m.content };
+    if (m.role === 'assistant') return { type: 'model', response: [m.content] };
+    return { type: 'user', text: m.content };
+  });
+  session.setChatHistory(history);
+  const { contextText } = session.chatWrapper.generateContextState({
+    chatHistory: [...history, { type: 'user', text: prompt }, { type: 'model', response: [] }],
+  });
+  return { prompt, promptTokens: contextText.tokenize(model.tokenizer).length };
+}
+
+/** Ollama's `raw`: the last user message's text as it is, with no template (system messages are dropped, as Ollama does). */
+function rawPrompt(messages: readonly EngineMessage[], model: LlamaModel) {
+  const prompt = messages.findLast((m) => m.role === 'user')?.content ?? '';
+  return { prompt, promptTokens: model.tokenize(prompt).length + 1 };
 }
 
 /** node-llama-cpp's repeat penalty for Ollama's options, or `false` when they turn it off. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ModelRequestError } from './model-request-error.js';
 
 /**
  * Request bodies of Ollama's API. Every field Ollama accepts is accepted
@@ -148,4 +149,26 @@ export function withoutNulls(value: unknown): unknown {
     out[key] = OPAQUE_KEYS.has(key) ? item : withoutNulls(item);
   }
   return out;
+}
+
+/**
+ * Refuses, with Ollama's 400 and wording where it has one, what no model
+ * here can do: thinking, images, insertion (`suffix`), rather than answering
+ * as if it had been done. `template` (a Go template) and `context` (another
+ * server's token ids) cannot be honoured either. Empty values pass.
+ */
+export function refuseUnsupported(
+  model: string,
+  body: Partial<Pick<OllamaGenerateRequest, 'think' | 'images' | 'suffix' | 'template' | 'context'>> & {
+    messages?: ReadonlyArray<{ images?: string[] | undefined }>;
+  },
+): void {
+  const refuse = (message: string) => {
+    throw new ModelRequestError({ status: 400, message });
+  };
+  if (body.think !== undefined && body.think !== false) refuse(`"${model}" does not support thinking`);
+  if (body.images?.length || body.messages?.some((m) => m.images?.length)) refuse(`"${model}" does not support image input`);
+  if (body.suffix) refuse(`"${model}" does not support insert`);
+  if (body.template) refuse("template is not supported by this server: the model's own chat template is used");
+  if (body.context?.length) refuse('context is not supported by this server: send the conversation as /api/chat messages');
 }

@@ -30,8 +30,6 @@ export interface ModelPool {
   embedder(name: string): Promise<EmbeddingEngine>;
   /** Marks the model in use under the default keep-alive; call the result when the request ends. */
   hold(name: string): () => void;
-  /** Refuses a `dimensions` the embedding model cannot give. */
-  checkDimensions(embedder: EmbeddingEngine, dimensions: number | undefined): void;
 }
 
 /**
@@ -96,11 +94,7 @@ export function openAiRoutes(options: { pool: ModelPool; maxBodyBytes: number; l
   app.post('/embeddings', async (c) => {
     const body = parseModelRequest(EmbeddingRequestSchema, await readModelRequest(c, maxBodyBytes));
     const embedder = await pool.embedder(body.model);
-    try {
-      pool.checkDimensions(embedder, body.dimensions);
-    } catch (error) {
-      throw error instanceof ModelRequestError ? new ModelRequestError({ status: 400, message: error.message, param: 'dimensions' }) : error;
-    }
+    embedder.checkDimensions(body.dimensions);
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     const release = pool.hold(embedder.model.name);
     const result = await embedder.embed({ inputs, truncate: true, signal: clientAbort(c).signal }).finally(release);

@@ -26,7 +26,7 @@ const postJson = (path: string, body: unknown) =>
 const generate = async (options: Record<string, unknown>, prompt = 'List the numbers from 1 to 30.') => {
   const response = await postJson('/api/generate', { model: 'smollm2', prompt, stream: false, options: { temperature: 0, num_predict: 20, ...options } });
   expect(response.status).toBe(200);
-  return (await response.json()) as { response: string; done_reason: string; eval_count: number };
+  return (await response.json()) as { response: string; done_reason: string; eval_count: number; prompt_eval_count: number };
 };
 
 describe('the root route', () => {
@@ -142,6 +142,26 @@ describe('request bodies as Ollama reads them', () => {
     expect(embedded.status).toBe(200);
   });
 
+  it('refuses what no model here can do, as Ollama refuses it', async () => {
+    const chat = (extra: Record<string, unknown>, message: Record<string, unknown> = {}) =>
+      postJson('/api/chat', { model: 'smollm2', messages: [{ role: 'user', content: 'Hi', ...message }], stream: false, ...extra });
+    const cases: Array<[Promise<Response>, RegExp]> = [
+      [chat({ think: true }), /"smollm2" does not support thinking/],
+      [chat({ think: 'high' }), /does not support thinking/],
+      [chat({}, { images: ['aGVsbG8='] }), /does not support image input/],
+      [postJson('/api/generate', { model: 'smollm2', prompt: 'def f(', suffix: 'return 1' }), /"smollm2" does not support insert/],
+      [postJson('/api/generate', { model: 'smollm2', prompt: 'Hi', template: '{{ .Prompt }}' }), /template is not supported/],
+      [postJson('/api/generate', { model: 'smollm2', prompt: 'Hi', context: [1, 2, 3] }), /context is not supported/],
+    ];
+    for (const [pending, message] of cases) {
+      const response = await pending;
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toMatch(message);
+    }
+    const unknown = await postJson('/api/chat', { model: 'no-such-model', messages: [], think: true });
+    expect(unknown.status).toBe(404);
+  });
+
   it('refuses an option of the wrong type, and a dimensions the model cannot give', async () => {
     const typed = await postJson('/api/chat', { model: 'smollm2', messages: [{ role: 'user', content: 'Hi' }], options: { temperature: 'hot' } });
     expect(typed.status).toBe(400);
@@ -149,6 +169,20 @@ describe('request bodies as Ollama reads them', () => {
     const shorter = await postJson('/api/embed', { model: 'all-minilm', input: 'hi', dimensions: 128 });
     expect(shorter.status).toBe(400);
     expect(((await shorter.json()) as { error: string }).error).toMatch(/384/);
+  });
+});
+
+describe('raw generation', () => {
+  it('sends a raw prompt without the chat template', async () => {
+    const prompt = 'The capital of France is';
+    const templated = await generate({ num_predict: 4 }, prompt);
+    const response = await postJson('/api/generate', { model: 'smollm2', prompt, raw: true, stream: false, options: { temperature: 0, num_predict: 4 } });
+    expect(response.status).toBe(200);
+    const raw = (await response.json()) as { response: string; prompt_eval_count: number };
+    // The template adds a default system prompt and role markers around these 5 words.
+    expect(raw.prompt_eval_count).toBeLessThan(10);
+    expect(templated.prompt_eval_count).toBeGreaterThan(raw.prompt_eval_count + 5);
+    expect(raw.response).toMatch(/Paris/);
   });
 });
 

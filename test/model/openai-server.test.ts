@@ -5,8 +5,8 @@ import { invoke, invokeStream } from '../../runtime/llm/invoke.js';
 import { startModelServer, type RunningModelServer } from '../../runtime/model/start-model-server.js';
 import { defaultEmbeddingStore, defaultModelStore } from './support/default-model.js';
 
-// Generation shares two cores with the rest of the suite: allow for that.
-vi.setConfig({ testTimeout: 60_000 });
+// Generation shares two cores with the rest of the suite (and a JSON reply runs to 60 tokens): allow for that.
+vi.setConfig({ testTimeout: 120_000 });
 
 // The real default models (SmolLM2-135M, all-MiniLM-L6-v2) through the official openai client, on /v1.
 let server: RunningModelServer;
@@ -208,6 +208,8 @@ describe("OpenAI's error shape", () => {
       ['/v1/embeddings', { model: 'all-minilm', input: [1, 2, 3] }, 'input'],
       ['/v1/embeddings', { model: 'smollm2', input: 'hi' }, null],
       ['/v1/completions', { model: 'smollm2', prompt: 'hi', echo: true }, 'echo'],
+      // Found before the first token, so a stream still gets a status code.
+      ['/v1/chat/completions', { model: 'smollm2', messages: [{ role: 'user', content: 'word '.repeat(2500) }], stream: true }, null],
     ];
     for (const [path, body, param] of cases) {
       const response = await post(path, body);
