@@ -1,17 +1,18 @@
 import { resolve } from 'node:path';
 import { Hono, type Context } from 'hono';
-import { z } from 'zod';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { clientAbort } from '../core/server/node-bindings.js';
-import { checkJsonDepth, readBodyText } from '../core/server/read-json-body.js';
 import { EmbeddingEngine } from './embedding-engine.js';
 import { DEFAULT_KEEP_ALIVE_MS, KeepAliveTimers, parseKeepAlive } from './keep-alive.js';
-import { canonicalModelName } from './known-models.js';
+import { modelTag } from './known-models.js';
 import { LlamaEngine, type EngineMessage, type EngineOptions, type EngineResult } from './llama-engine.js';
+import { errorText, generationBody, runGeneration, startGeneration } from './generation-events.js';
 import { ModelRequestError } from './model-request-error.js';
 import type { ModelStore, StoredModel } from './model-store.js';
 import { ollamaPullLines } from './ollama-pull.js';
+import { openAiRoutes, type ModelPool } from './openai-routes.js';
+import { parseModelRequest, readModelRequest } from './read-model-request.js';
 import {
   OllamaChatRequestSchema,
   OllamaEmbeddingsRequestSchema,
@@ -19,7 +20,9 @@ import {
   OllamaGenerateRequestSchema,
   OllamaPullRequestSchema,
   OllamaShowRequestSchema,
+  refuseUnsupported,
   type OllamaChatRequest,
+  type OllamaOptions,
 } from './ollama-wire.js';
 
 export interface ModelServerOptions {
@@ -46,13 +49,12 @@ export interface ModelServer {
 /** Reported by `GET /api/version`. */
 export const MODEL_SERVER_VERSION = '0.1.0';
 
-type Produced = { kind: 'text'; text: string } | { kind: 'done'; result: EngineResult } | { kind: 'error'; error: unknown };
-
 /**
  * An HTTP server speaking the part of Ollama's API that the `ollama` client
  * and chat front ends use (`/api/chat`, `/api/generate`, `/api/tags`,
  * `/api/show`, `/api/ps`, `/api/version`, `/api/embed`, `/api/embeddings`,
- * `/api/pull`),
+ * `/api/pull`) and, under `/v1`, OpenAI's API as Ollama serves it
+ * (`openAiRoutes`),
  * over the models of a `ModelStore`: chat models run by node-llama-cpp,
  * embedding models by `EmbeddingEngine`. Errors are `{"error": message}` with Ollama's status.
  *
@@ -94,11 +96,14 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     return embedder;
   }
 
-  async function engineFor(name: string, endpoint: 'chat' | 'generate'): Promise<LlamaEngine> {
+  async function engineFor(name: string, endpoint: string): Promise<LlamaEngine> {
     const stored = await options.store.get(name);
     if (!stored) throw notFound(name);
     if (stored.kind === 'embedding')
-      throw new ModelRequestError({ status: 400, message: `model '${name}' is an embedding model and does not support ${endpoint}; use /api/embed` });
+      throw new ModelRequestError({
+        status: 400,
+        message: `model '${name}' is an embedding model and does not support ${endpoint}; use /api/embed or /v1/embeddings`,
+      });
     const existing = engines.get(stored.name);
     if (existing) return existing;
     const engine = new LlamaEngine({ model: stored, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }) });
@@ -114,6 +119,16 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   }
 
   const app = new Hono();
+  const pool: ModelPool = {
+    store: options.store,
+    chatEngine: (name) => engineFor(name, 'chat completions'),
+    embedder: embedderFor,
+    hold: (name) => {
+      timers.begin(name, defaultKeepAlive);
+      return () => timers.end(name, defaultKeepAlive);
+    },
+  };
+  app.route('/v1', openAiRoutes({ pool, maxBodyBytes: maxBytes, logger }));
   app.onError((error, c) => {
     if (error instanceof ModelRequestError) return c.json({ error: error.message }, error.status);
     if (FrameworkError.isInstance(error) && error.code === 'payload_too_large') return c.json({ error: error.message }, 413);
@@ -123,7 +138,8 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   });
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
 
-  app.get('/', (c) => c.text('Ollama is running'));
+  // An explicit init: @hono/node-server fails (500) on Hono's HEAD answer built from a response without one.
+  app.get('/', () => new Response('Ollama is running', { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' } }));
   app.get('/api/version', (c) => c.json({ version: MODEL_SERVER_VERSION }));
 
   app.get('/api/tags', async (c) => {
@@ -145,7 +161,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   );
 
   app.post('/api/show', async (c) => {
-    const body = parseBody(OllamaShowRequestSchema, await readJson(c, maxBytes));
+    const body = parseModelRequest(OllamaShowRequestSchema, await readModelRequest(c, maxBytes));
     const name = (body.model || body.name)!;
     const stored = await options.store.get(name);
     if (!stored) throw notFound(name);
@@ -167,9 +183,10 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
 
   app.post('/api/embed', async (c) => {
     const started = performance.now();
-    const body = parseBody(OllamaEmbedRequestSchema, await readJson(c, maxBytes));
+    const body = parseModelRequest(OllamaEmbedRequestSchema, await readModelRequest(c, maxBytes));
     const keepAlive = keepAliveOf(body.keep_alive);
     const embedder = await embedderFor(body.model);
+    embedder.checkDimensions(body.dimensions);
     const inputs = body.input === undefined ? [] : typeof body.input === 'string' ? [body.input] : body.input;
     timers.begin(embedder.model.name, keepAlive);
     const result = await embedder
@@ -186,7 +203,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   });
 
   app.post('/api/embeddings', async (c) => {
-    const body = parseBody(OllamaEmbeddingsRequestSchema, await readJson(c, maxBytes));
+    const body = parseModelRequest(OllamaEmbeddingsRequestSchema, await readModelRequest(c, maxBytes));
     const keepAlive = keepAliveOf(body.keep_alive);
     const embedder = await embedderFor(body.model);
     timers.begin(embedder.model.name, keepAlive);
@@ -199,9 +216,10 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   });
 
   app.post('/api/chat', async (c) => {
-    const body = parseBody(OllamaChatRequestSchema, await readJson(c, maxBytes));
+    const body = parseModelRequest(OllamaChatRequestSchema, await readModelRequest(c, maxBytes));
     const keepAlive = keepAliveOf(body.keep_alive);
     const engine = await engineFor(body.model, 'chat');
+    refuseUnsupported(body.model, body);
     const model = modelTag(body.model);
     const name = engine.model.name;
     timers.begin(name, keepAlive);
@@ -222,9 +240,10 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   });
 
   app.post('/api/generate', async (c) => {
-    const body = parseBody(OllamaGenerateRequestSchema, await readJson(c, maxBytes));
+    const body = parseModelRequest(OllamaGenerateRequestSchema, await readModelRequest(c, maxBytes));
     const keepAlive = keepAliveOf(body.keep_alive);
     const engine = await engineFor(body.model, 'generate');
+    refuseUnsupported(body.model, body);
     const model = modelTag(body.model);
     const name = engine.model.name;
     timers.begin(name, keepAlive);
@@ -237,13 +256,14 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       messages,
       format: formatOf(body.format),
       options: engineOptions(body.options),
+      ...(body.raw ? { raw: true } : {}),
       stream: body.stream,
       line: (text) => ({ response: text }),
     });
   });
 
   app.post('/api/pull', async (c) => {
-    const body = parseBody(OllamaPullRequestSchema, await readJson(c, maxBytes));
+    const body = parseModelRequest(OllamaPullRequestSchema, await readModelRequest(c, maxBytes));
     const abort = clientAbort(c);
     const lines = ollamaPullLines({ store: options.store, name: (body.model || body.name)!, signal: abort.signal });
     if (!body.stream) {
@@ -288,6 +308,8 @@ interface Generation {
   messages: readonly EngineMessage[];
   format: 'json' | Record<string, unknown> | undefined;
   options: EngineOptions;
+  /** Ollama's `raw`: the prompt goes to the model without the chat template. */
+  raw?: boolean;
   stream: boolean;
   /** The request-specific part of a line carrying `text`. */
   line: (text: string) => Record<string, unknown>;
@@ -309,72 +331,35 @@ async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<
     eval_count: result.evalCount,
     eval_duration: result.evalDuration,
   });
-  const request = { messages: g.messages, options: g.options, signal: abort.signal, ...(g.format ? { format: g.format } : {}) };
-
-  if (!g.stream) {
-    const pending = engine.generate(request);
-    pending.then(g.settled, g.settled);
-    if (g.unloadAfter) engine.unload().catch(() => undefined);
-    return c.json(final(await pending));
-  }
-
-  // Errors found before the first token (unknown schema, prompt too long) still get a status code.
-  const events: Produced[] = [];
-  let wake: (() => void) | undefined;
-  const push = (event: Produced) => {
-    events.push(event);
-    wake?.();
+  const request = {
+    messages: g.messages,
+    options: g.options,
+    signal: abort.signal,
+    ...(g.format ? { format: g.format } : {}),
+    ...(g.raw ? { raw: true } : {}),
   };
-  let firstSettled!: () => void;
-  const first = new Promise<void>((resolve) => (firstSettled = resolve));
-  const onText = (text: string) => {
-    if (text === '') return;
-    push({ kind: 'text', text });
-    firstSettled();
-  };
-  engine
-    .generate({ ...request, onText })
-    .then(
-      (result) => push({ kind: 'done', result }),
-      (error: unknown) => push({ kind: 'error', error }),
-    )
-    .finally(() => {
-      g.settled();
-      firstSettled();
-    });
-  if (g.unloadAfter) engine.unload().catch(() => undefined);
-  await first;
-  const early = events[0];
-  if (early?.kind === 'error') throw early.error;
+  const generation = { engine, request, settled: g.settled, unloadAfter: g.unloadAfter };
+  if (!g.stream) return c.json(final(await runGeneration(generation)));
 
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      while (events.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-      const event = events.shift()!;
-      const send = (value: unknown) => controller.enqueue(encoder.encode(`${JSON.stringify(value)}\n`));
+  const events = await startGeneration(generation);
+  const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+  const body = generationBody({
+    events,
+    abort,
+    render: (event) => {
       switch (event.kind) {
         case 'text':
-          send({ model: g.model, created_at: new Date().toISOString(), ...g.line(event.text), done: false });
-          return;
+          return line({ model: g.model, created_at: new Date().toISOString(), ...g.line(event.text), done: false });
         case 'done':
-          send(final(event.result));
-          controller.close();
-          return;
+          return line(final(event.result));
         case 'error':
           // Ollama reports an error after the stream started as a line with `error`.
-          send({ error: event.error instanceof Error ? event.error.message : String(event.error) });
-          controller.close();
-          return;
+          return line({ error: errorText(event.error) });
         default: {
           const never: never = event;
           throw new Error(`unexpected event ${JSON.stringify(never)}`);
         }
       }
-    },
-    cancel() {
-      abort.abort(new Error('client disconnected'));
     },
   });
   return new Response(body, { headers: { 'Content-Type': 'application/x-ndjson' } });
@@ -394,55 +379,40 @@ async function loadOrUnload(engine: LlamaEngine, model: string, unload: boolean,
   };
 }
 
-async function readJson(c: Context, maxBytes: number): Promise<unknown> {
-  const text = await readBodyText(c, maxBytes);
-  if (text.trim() === '') throw new ModelRequestError({ status: 400, message: 'missing request body' });
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ModelRequestError({ status: 400, message: `invalid JSON in request body: ${(error as Error).message}` });
-  }
-  try {
-    checkJsonDepth(value);
-  } catch (error) {
-    throw new ModelRequestError({ status: 400, message: (error as Error).message });
-  }
-  return value;
-}
-
-function parseBody<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ModelRequestError({ status: 400, message: z.prettifyError(parsed.error).replace(/\n/g, '; ') });
-  return parsed.data;
-}
-
 function notFound(name: string): ModelRequestError {
   return new ModelRequestError({ status: 404, message: `model '${name}' not found, try pulling it first` });
-}
-
-function modelTag(name: string): string {
-  return `${canonicalModelName(name)}:latest`;
 }
 
 function formatOf(format: OllamaChatRequest['format']): 'json' | Record<string, unknown> | undefined {
   return format === '' || format === undefined ? undefined : format;
 }
 
-function engineOptions(options: OllamaChatRequest['options']): EngineOptions {
+/** The options of an Ollama request that the engine acts on; the others are accepted and ignored. */
+function engineOptions(options: OllamaOptions | undefined): EngineOptions {
   if (!options) return {};
-  const { temperature, num_predict, num_ctx, seed, stop, top_k, top_p, min_p } = options;
-  return {
-    ...(temperature === undefined ? {} : { temperature }),
-    ...(num_predict === undefined ? {} : { num_predict }),
-    ...(num_ctx === undefined ? {} : { num_ctx }),
-    ...(seed === undefined ? {} : { seed }),
-    ...(stop === undefined ? {} : { stop: typeof stop === 'string' ? [stop] : stop }),
-    ...(top_k === undefined ? {} : { top_k }),
-    ...(top_p === undefined ? {} : { top_p }),
-    ...(min_p === undefined ? {} : { min_p }),
-  };
+  const { stop, ...rest } = options;
+  const picked: EngineOptions = {};
+  for (const key of ENGINE_OPTION_KEYS) {
+    const value = rest[key];
+    if (typeof value === 'number') picked[key] = value;
+  }
+  if (stop !== undefined) picked.stop = typeof stop === 'string' ? [stop] : stop;
+  return picked;
 }
+
+const ENGINE_OPTION_KEYS = [
+  'temperature',
+  'num_predict',
+  'num_ctx',
+  'seed',
+  'top_k',
+  'top_p',
+  'min_p',
+  'repeat_penalty',
+  'repeat_last_n',
+  'presence_penalty',
+  'frequency_penalty',
+] as const satisfies ReadonlyArray<Exclude<keyof EngineOptions, 'stop'>>;
 
 function details(m: StoredModel) {
   return {

@@ -89,6 +89,20 @@ export class EmbeddingEngine {
     return Math.round((performance.now() - started) * 1e6);
   }
 
+  /**
+   * Refuses (400) a `dimensions` other than the model's own: shortening a
+   * vector keeps its meaning only for models trained for it, which ours are not.
+   */
+  checkDimensions(dimensions: number | undefined): void {
+    const own = this.model.embeddingLength;
+    if (dimensions === undefined || dimensions === own) return;
+    throw new ModelRequestError({
+      status: 400,
+      param: 'dimensions',
+      message: `model '${this.model.name}' makes ${own ?? 'fixed-size'} dimension vectors and cannot shorten them; leave dimensions out${own ? ` or set it to ${own}` : ''}`,
+    });
+  }
+
   /** Embeds each input; with `truncate: false` an input longer than the context is a 400. */
   async embed(request: { inputs: readonly string[]; truncate: boolean; signal?: AbortSignal }): Promise<EmbedResult> {
     const loadDuration = await this.load();

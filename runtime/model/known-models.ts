@@ -82,6 +82,11 @@ export function canonicalModelName(name: string): string {
   return trimmed.endsWith(':latest') ? trimmed.slice(0, -':latest'.length) : trimmed;
 }
 
+/** A model's name as Ollama reports it, with its tag: `smollm2` → `smollm2:latest`. */
+export function modelTag(name: string): string {
+  return `${canonicalModelName(name)}:latest`;
+}
+
 export function findKnownModel(name: string): KnownModel | undefined {
   const canonical = canonicalModelName(name);
   return KNOWN_MODELS.find((m) => m.name === canonical);

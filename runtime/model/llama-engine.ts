@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { ChatHistoryItem, Llama, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import type { ChatHistoryItem, Llama, LlamaChatSession, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { ModelRequestError } from './model-request-error.js';
 import type { StoredModel } from './model-store.js';
 
@@ -8,7 +8,7 @@ export interface EngineMessage {
   content: string;
 }
 
-/** Sampling and length options, with Ollama's names. */
+/** Sampling and length options, with Ollama's names; unset ones take Ollama's defaults (`OLLAMA_SAMPLING_DEFAULTS`). */
 export interface EngineOptions {
   temperature?: number;
   num_predict?: number;
@@ -18,13 +18,32 @@ export interface EngineOptions {
   top_k?: number;
   top_p?: number;
   min_p?: number;
+  repeat_penalty?: number;
+  /** Recent tokens the repeat, presence and frequency penalties look at; 0 turns them off, -1 means the whole context. */
+  repeat_last_n?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
 }
+
+/** Ollama's sampling defaults (its `api.DefaultOptions`). */
+export const OLLAMA_SAMPLING_DEFAULTS = {
+  temperature: 0.8,
+  top_k: 40,
+  top_p: 0.9,
+  min_p: 0,
+  repeat_penalty: 1.1,
+  repeat_last_n: 64,
+  presence_penalty: 0,
+  frequency_penalty: 0,
+} as const satisfies EngineOptions;
 
 export interface EngineRequest {
   messages: readonly EngineMessage[];
   /** `"json"` for any JSON, an object for a JSON schema. */
   format?: 'json' | Record<string, unknown>;
   options?: EngineOptions;
+  /** Ollama's `raw`: give the model the last user message as it is, without the chat template. */
+  raw?: boolean;
   signal?: AbortSignal;
   onText?: (text: string) => void;
 }
@@ -41,7 +60,6 @@ export interface EngineResult {
 }
 
 const DEFAULT_CONTEXT = 2048;
-const DEFAULT_TEMPERATURE = 0.8;
 
 const ns = (ms: number) => Math.round(ms * 1e6);
 
@@ -142,25 +160,16 @@ export class LlamaEngine {
     request.signal?.throwIfAborted();
     const loadMs = await this.#load();
     const model = this.#loaded!;
+    const lib = this.#lib!;
     const options = request.options ?? {};
     const contextSize = Math.max(256, Math.min(options.num_ctx ?? DEFAULT_CONTEXT, model.trainContextSize));
     const context = await this.#contextOf(contextSize);
     const grammar = await this.#grammar(request.format);
-    const session = new this.#lib!.LlamaChatSession({ contextSequence: context.getSequence(), autoDisposeSequence: true });
+    const contextSequence = context.getSequence();
+    const session = request.raw ? undefined : new lib.LlamaChatSession({ contextSequence, autoDisposeSequence: true });
+    const completion = request.raw ? new lib.LlamaCompletion({ contextSequence, autoDisposeSequence: true }) : undefined;
     try {
-      const messages = [...request.messages];
-      const last = messages.at(-1);
-      const prompt = last?.role === 'user' ? messages.pop()!.content : '';
-      const history: ChatHistoryItem[] = messages.map((m): ChatHistoryItem => {
-        if (m.role === 'system') return { type: 'system', text: m.content };
-        if (m.role === 'assistant') return { type: 'model', response: [m.content] };
-        return { type: 'user', text: m.content };
-      });
-      session.setChatHistory(history);
-      const { contextText } = session.chatWrapper.generateContextState({
-        chatHistory: [...history, { type: 'user', text: prompt }, { type: 'model', response: [] }],
-      });
-      const promptTokens = contextText.tokenize(model.tokenizer).length;
+      const { prompt, promptTokens } = session ? chatPrompt(session, request.messages, model) : rawPrompt(request.messages, model);
       if (promptTokens >= contextSize) {
         throw new ModelRequestError({
           status: 400,
@@ -172,27 +181,32 @@ export class LlamaEngine {
       const started = performance.now();
       let firstAt: number | undefined;
       let evalCount = 0;
-      const result = await session.promptWithMeta(prompt, {
+      const sampling = { ...OLLAMA_SAMPLING_DEFAULTS, ...options };
+      const generation = {
         maxTokens,
-        temperature: options.temperature ?? DEFAULT_TEMPERATURE,
-        ...(options.seed === undefined ? {} : { seed: options.seed }),
-        ...(options.top_k === undefined ? {} : { topK: options.top_k }),
-        ...(options.top_p === undefined ? {} : { topP: options.top_p }),
-        ...(options.min_p === undefined ? {} : { minP: options.min_p }),
+        temperature: sampling.temperature,
+        topK: Math.max(0, sampling.top_k),
+        topP: sampling.top_p,
+        minP: sampling.min_p,
+        repeatPenalty: repeatPenalty(sampling, contextSize),
+        ...(options.seed === undefined || options.seed < 0 ? {} : { seed: options.seed }),
         ...(options.stop?.length ? { customStopTriggers: options.stop } : {}),
         ...(grammar ? { grammar } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
-        onToken: (tokens) => {
+        onToken: (tokens: readonly unknown[]) => {
           firstAt ??= performance.now();
           evalCount += tokens.length;
         },
         ...(request.onText ? { onTextChunk: request.onText } : {}),
-      });
+      };
+      const { text, stopReason } = session
+        ? await session.promptWithMeta(prompt, generation).then((r) => ({ text: r.responseText, stopReason: r.stopReason }))
+        : await completion!.generateCompletionWithMeta(prompt, generation).then((r) => ({ text: r.response, stopReason: r.metadata.stopReason }));
       const ended = performance.now();
       request.signal?.throwIfAborted();
       return {
-        text: result.responseText,
-        doneReason: result.stopReason === 'maxTokens' ? 'length' : 'stop',
+        text,
+        doneReason: stopReason === 'maxTokens' ? 'length' : 'stop',
         promptEvalCount: promptTokens,
         promptEvalDuration: ns((firstAt ?? ended) - started),
         evalCount,
@@ -200,7 +214,8 @@ export class LlamaEngine {
         loadDuration: ns(loadMs),
       };
     } finally {
-      session.dispose();
+      session?.dispose();
+      completion?.dispose();
     }
   }
 
@@ -236,4 +251,39 @@ export class LlamaEngine {
     await model?.dispose();
     await llama?.dispose();
   }
+}
+
+/** The last user message as the prompt, the messages before it as the session's history, and the templated prompt's length. */
+function chatPrompt(session: LlamaChatSession, messages: readonly EngineMessage[], model: LlamaModel) {
+  const earlier = [...messages];
+  const prompt = earlier.at(-1)?.role === 'user' ? earlier.pop()!.content : '';
+  const history: ChatHistoryItem[] = earlier.map((m): ChatHistoryItem => {
+    if (m.role === 'system') return { type: 'system', text: m.content };
+    if (m.role === 'assistant') return { type: 'model', response: [m.content] };
+    return { type: 'user', text: m.content };
+  });
+  session.setChatHistory(history);
+  const { contextText } = session.chatWrapper.generateContextState({
+    chatHistory: [...history, { type: 'user', text: prompt }, { type: 'model', response: [] }],
+  });
+  return { prompt, promptTokens: contextText.tokenize(model.tokenizer).length };
+}
+
+/** Ollama's `raw`: the last user message's text as it is, with no template (system messages are dropped, as Ollama does). */
+function rawPrompt(messages: readonly EngineMessage[], model: LlamaModel) {
+  const prompt = messages.findLast((m) => m.role === 'user')?.content ?? '';
+  return { prompt, promptTokens: model.tokenize(prompt).length + 1 };
+}
+
+/** node-llama-cpp's repeat penalty for Ollama's options, or `false` when they turn it off. */
+function repeatPenalty(options: Required<Omit<EngineOptions, 'num_predict' | 'num_ctx' | 'seed' | 'stop'>>, contextSize: number) {
+  const lastTokens = options.repeat_last_n < 0 ? contextSize : options.repeat_last_n;
+  const off = options.repeat_penalty === 1 && options.presence_penalty === 0 && options.frequency_penalty === 0;
+  if (lastTokens === 0 || off) return false as const;
+  return {
+    lastTokens,
+    penalty: options.repeat_penalty,
+    presencePenalty: options.presence_penalty,
+    frequencyPenalty: options.frequency_penalty,
+  };
 }
