@@ -3,7 +3,8 @@ import type { ToolCallEvent } from './agent-tool.js';
 import { ToolLoopLimitError } from './errors/tool-loop-limit-error.js';
 import type { ChatRequest, ChatStreamEvent, LanguageModel } from './language-model.js';
 import type { ChatMessage, ChatToolCall } from './thread-history.js';
-import { parseToolCall, type ToolSet } from './tool-set.js';
+import { ToolLoopPause, ToolLoopPausedError, type ToolLoopResume } from './tool-pause.js';
+import { parseToolCall, type ParsedToolCall, type ToolSet } from './tool-set.js';
 
 export const DEFAULT_MAX_TOOL_STEPS = 8;
 
@@ -52,13 +53,43 @@ export interface ToolLoopResult {
  * back, until it answers without tool calls. Yields text chunks as they come
  * (of the final reply, and any text the model writes alongside tool calls).
  * More than `maxToolSteps` rounds of tool calls reject with
- * `ToolLoopLimitError`.
+ * `ToolLoopLimitError`. A tool that throws `ToolLoopPause` stops the loop
+ * with `ToolLoopPausedError`; `resume` (its state and the answer to the
+ * paused call) goes on from there: the rest of that round's calls, then the
+ * model again (`maxToolSteps` counts from the resume).
  */
-export async function* toolLoop(step: ModelStep, request: ChatRequest, options: ToolLoopOptions): AsyncGenerator<string, ToolLoopResult> {
+export async function* toolLoop(
+  step: ModelStep,
+  request: ChatRequest,
+  options: ToolLoopOptions,
+  resume?: ToolLoopResume,
+): AsyncGenerator<string, ToolLoopResult> {
   const { tools } = options;
-  const messages = [...request.messages];
-  const added: ChatMessage[] = [];
+  const messages = resume ? [...resume.state.messages] : [...request.messages];
+  const added: ChatMessage[] = resume ? [...resume.state.added] : [];
   const sent: ChatRequest = tools ? { ...request, tools: tools.definitions } : request;
+  const runCalls = async (calls: readonly ParsedToolCall[]) => {
+    for (const [i, call] of calls.entries()) {
+      let result: ChatMessage;
+      try {
+        result = await tools!.run(call, {
+          ...(request.signal ? { signal: request.signal } : {}),
+          ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
+        });
+      } catch (error) {
+        if (error instanceof ToolLoopPause) throw new ToolLoopPausedError(error, { messages: [...messages], added: [...added], pending: calls.slice(i) });
+        throw error;
+      }
+      messages.push(result);
+      added.push(result);
+    }
+  };
+  if (resume) {
+    if (!tools) throw new TypeError('a paused tool loop can only be resumed with its tools');
+    messages.push(resume.answer);
+    added.push(resume.answer);
+    await runCalls(resume.state.pending.slice(1));
+  }
   for (let round = 0; ; round++) {
     throwIfAborted(request.signal);
     let text = '';
@@ -80,13 +111,6 @@ export async function* toolLoop(step: ModelStep, request: ChatRequest, options: 
     const assistant: ChatMessage = { role: 'assistant', content: text, tool_calls: parsed.map((p) => p.call) };
     messages.push(assistant);
     added.push(assistant);
-    for (const call of parsed) {
-      const result = await tools.run(call, {
-        ...(request.signal ? { signal: request.signal } : {}),
-        ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
-      });
-      messages.push(result);
-      added.push(result);
-    }
+    await runCalls(parsed);
   }
 }

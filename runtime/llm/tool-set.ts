@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { raceAbort } from '../core/abort.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
 import type { AgentTool, ToolCallEvent } from './agent-tool.js';
+import { ToolLoopPause } from './tool-pause.js';
 import type { ChatTool } from './language-model.js';
 import type { ChatMessage, ChatToolCall } from './thread-history.js';
 
@@ -76,7 +77,8 @@ export class ToolSet {
   /**
    * Runs one call and returns the `tool` message for the model. Unknown
    * tools, unparsable or invalid arguments and throwing tools become an
-   * `{"error": ...}` message; only an abort rejects (`AbortedError`).
+   * `{"error": ...}` message; only an abort (`AbortedError`) and a
+   * `ToolLoopPause` thrown by the tool reject.
    */
   async run(parsed: ParsedToolCall, options: { signal?: AbortSignal; onToolCall?: (event: ToolCallEvent) => void | Promise<void> }): Promise<ChatMessage> {
     const { call } = parsed;
@@ -102,6 +104,8 @@ export class ToolSet {
       result = await raceAbort(running, signal);
     } catch (error) {
       if (signal?.aborted) throw new AbortedError({ cause: signal.reason });
+      // A pause is not a failure: the loop stops before this call (see ToolLoopPause).
+      if (error instanceof ToolLoopPause) throw error;
       return { error: `tool '${call.name}' failed: ${describe(error)}` };
     }
     try {
