@@ -5,7 +5,12 @@ import { isPlainObject } from './json.js';
  * names of the front door and the event kinds of every stream in the toolkit.
  */
 export type AgentResponse =
-  | { readonly type: 'status'; readonly text: string }
+  | {
+      readonly type: 'status';
+      readonly text: string;
+      /** Structured form of the status for clients that render it (a tool call: `{tool, arguments, result}`). */
+      readonly data?: Readonly<Record<string, unknown>>;
+    }
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'result'; readonly data: Readonly<Record<string, unknown>> }
   | {
@@ -39,8 +44,10 @@ function requireString(value: unknown, what: string): string {
  * });
  */
 export const AgentResponse = {
-  status(text: string): AgentResponse {
-    return { type: 'status', text: requireString(text, 'AgentResponse.status(text)') };
+  status(text: string, options: { data?: Readonly<Record<string, unknown>> } = {}): AgentResponse {
+    requireString(text, 'AgentResponse.status(text)');
+    if (options.data !== undefined && !isPlainObject(options.data)) throw new TypeError('AgentResponse.status(text, { data }) takes a plain object');
+    return { type: 'status', text, ...(options.data === undefined ? {} : { data: options.data }) };
   },
   text(text: string): AgentResponse {
     return { type: 'text', text: requireString(text, 'AgentResponse.text(text)') };
@@ -67,6 +74,7 @@ export const AgentResponse = {
     if (!isPlainObject(value) || typeof value.type !== 'string' || !TYPES.has(value.type)) return false;
     switch (value.type as AgentResponseType) {
       case 'status':
+        return typeof value.text === 'string' && (value.data === undefined || isPlainObject(value.data));
       case 'text':
         return typeof value.text === 'string';
       case 'input_required':

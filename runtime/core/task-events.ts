@@ -47,6 +47,7 @@ export async function* runTaskForTransport(request: TaskRunRequest): AsyncGenera
 export function responseToJson(response: AgentResponse): Record<string, unknown> {
   switch (response.type) {
     case 'status':
+      return { text: response.text, ...(response.data === undefined ? {} : { data: { ...response.data } }) };
     case 'text':
       return { text: response.text };
     case 'input_required':

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentResponse } from '../core/agent-response.js';
 
 const TextPayloadSchema = z.object({ text: z.string() });
+const StatusPayloadSchema = z.object({ text: z.string(), data: z.record(z.string(), z.unknown()).optional() });
 const InputRequiredPayloadSchema = z.object({
   text: z.string(),
   action_type: z.string().optional(),
@@ -49,8 +50,11 @@ function textOf(data: string): string {
 export function parseFrontDoorEvent(received: ReceivedSseEvent): AgentResponse | undefined {
   const { event, data } = received;
   switch (event) {
-    case 'status':
-      return AgentResponse.status(textOf(data));
+    case 'status': {
+      const parsed = data.startsWith('{') ? StatusPayloadSchema.safeParse(parseJson(data)) : undefined;
+      if (!parsed?.success) return AgentResponse.status(data);
+      return AgentResponse.status(parsed.data.text, parsed.data.data === undefined ? {} : { data: parsed.data.data });
+    }
     case 'text':
       return AgentResponse.text(textOf(data));
     case 'input_required': {
