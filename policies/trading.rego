@@ -31,9 +31,13 @@ deny contains msg if {
 	msg := sprintf("rate limit exceeded: %v requests in the last minute (at most %v)", [input.metadata.requests_last_minute, max_requests_per_minute])
 }
 
+# The actions that are trades: the spec's "trade", and the trader example's
+# tool call "place_trade" (action = the tool's name).
+trade_actions := {"trade", "place_trade"}
+
 # Trades from 5000 up to below 50000 need a person's approval.
 require_approval if {
-	input.action == "trade"
+	input.action in trade_actions
 	input.amount >= approval_threshold
 	input.amount < max_amount
 }

@@ -45,3 +45,9 @@ test_only_trades_need_approval if {
 	not trading.require_approval with input as object.union(trade(10000, 1), {"action": "quote"})
 	trading.allow with input as object.union(trade(10000, 1), {"action": "quote"})
 }
+
+test_the_trader_examples_tool_call_is_a_trade if {
+	trading.require_approval with input as object.union(trade(10000, 1), {"action": "place_trade"})
+	trading.allow with input as object.union(trade(100, 1), {"action": "place_trade"})
+	"amount 60000 exceeds the maximum of 50000" in trading.deny with input as object.union(trade(60000, 1), {"action": "place_trade"})
+}

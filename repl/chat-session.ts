@@ -5,6 +5,7 @@ import { FrameworkError } from '../runtime/core/framework-error.js';
 import { FrontDoorClient, type FrontDoorSession } from '../runtime/http/front-door-client.js';
 import type { ChatEvent, SessionNotice } from './chat-event.js';
 import { planIdOf } from './chat-event.js';
+import { TOOL_APPROVAL, TOOL_APPROVE, TOOL_REJECT } from '../runtime/tools/tool-approval.js';
 import { decisionMessage, type PlanDecisionKind } from './plan-decision.js';
 import type { SessionTokenStore } from './session-token-store.js';
 
@@ -38,6 +39,8 @@ export class ChatSession {
   #token: string | undefined;
   #anonymous = false;
   #planId: string | undefined;
+  /** The tool call waiting for approval, when the agent's last question was one. */
+  #approvalId: string | undefined;
   #contextId: string | undefined;
   /** Whether the agent's last answer asked for input (a plan, a question), so the next message is a reply. */
   #awaitingInput = false;
@@ -68,6 +71,7 @@ export class ChatSession {
       if (saved) {
         this.#token = saved.token;
         this.#planId = saved.plan_id;
+        this.#approvalId = saved.approval_id || undefined;
         this.#contextId = saved.context_id;
         this.#awaitingInput = saved.awaiting_input ?? false;
         return notice('resumed', `Resumed your session with ${this.agentUrl}.`, saved.context_id);
@@ -102,7 +106,12 @@ export class ChatSession {
     if (this.#token === undefined && !this.#anonymous) yield await this.open(options.signal ? { signal: options.signal } : {});
     let asked = false;
     let unsent = false;
-    for await (const event of this.#send(decisionMessage({ kind: decision.kind, planId: this.#planId }), { reply: true, signal: options.signal })) {
+    // A tool call waiting for approval is decided with its own sentinels; a plan with the plan's.
+    const message =
+      this.#approvalId !== undefined && decision.kind !== 'modify'
+        ? `${decision.kind === 'approve' ? TOOL_APPROVE : TOOL_REJECT} ${this.#approvalId}`
+        : decisionMessage({ kind: decision.kind, planId: this.#planId });
+    for await (const event of this.#send(message, { reply: true, signal: options.signal })) {
       if (event.type === 'input_required') asked = event.actionType !== PLAN_CONFIRMATION;
       if (event.type === 'session' && event.unsent) unsent = true;
       yield event;
@@ -139,6 +148,16 @@ export class ChatSession {
     let awaiting: boolean | undefined;
     for await (const event of this.#client.stream({ query: message, ...(token ? { token } : {}), ...(signal ? { signal } : {}) })) {
       if (event.type !== 'status') awaiting = event.type === 'input_required';
+      if (event.type !== 'status') {
+        const approvalId =
+          event.type === 'input_required' && event.actionType === TOOL_APPROVAL && typeof event.data?.approval_id === 'string'
+            ? event.data.approval_id
+            : undefined;
+        if (approvalId !== this.#approvalId) {
+          this.#approvalId = approvalId;
+          if (token) await this.#store.update(this.agentUrl, token, { approval_id: approvalId ?? '' });
+        }
+      }
       if (event.type === 'input_required' && event.actionType === PLAN_CONFIRMATION) {
         // A plan without an id (or an unreadable one) must not leave an older plan's id to be approved.
         const planId = planIdOf(event);
@@ -171,6 +190,7 @@ export class ChatSession {
     this.#token = started.token;
     this.#anonymous = false;
     this.#planId = undefined;
+    this.#approvalId = undefined;
     this.#awaitingInput = false;
     this.#contextId = started.contextId;
     await this.#store.save(this.agentUrl, {

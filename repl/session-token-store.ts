@@ -12,6 +12,8 @@ export const SavedSessionSchema = z.object({
   saved_at: z.string(),
   /** The plan last proposed on this session, so `--approve` names the plan it approves. */
   plan_id: z.string().optional(),
+  /** The tool call last waiting for approval on this session (empty once decided), so `--approve` names it. */
+  approval_id: z.string().optional(),
   /** Whether the agent's last answer on this session asked for input, so the next message is a reply. */
   awaiting_input: z.boolean().optional(),
 });

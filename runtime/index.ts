@@ -85,8 +85,25 @@ export { createLanguageModel } from './llm/create-language-model.js';
 export type { ChatFormat, ChatRequest, ChatResult, ChatStreamEvent, ChatTool, ChatUsage, LanguageModel } from './llm/language-model.js';
 export type { ChatMessage, ChatToolCall, ThreadHistory } from './llm/thread-history.js';
 export type { AgentTool, AgentToolContext, ToolCallEvent } from './llm/agent-tool.js';
+export { ToolLoopPause, ToolLoopPausedError, type PausedToolLoop, type ToolLoopResume } from './llm/tool-pause.js';
 export { InProcessThreadHistory } from './llm/in-process-thread-history.js';
 export { KvThreadHistory } from './llm/kv-thread-history.js';
 export { createThreadHistory, getDefaultThreadHistory, setDefaultThreadHistory } from './llm/create-thread-history.js';
 
 export { OllamaEmbedder, type Embedder } from './llm/embedder.js';
+
+// Agents that act: policy-gated tool calls with a person's approval.
+export { registerToolAgentTask, type ToolAgentOptions } from './tools/tool-agent.js';
+export { ToolGate, parseToolPolicies, type ToolGateOptions, type ToolDecision, type GatedToolCall } from './tools/tool-gate.js';
+export {
+  classifyToolApprovalReply,
+  formatToolApproval,
+  TOOL_APPROVAL,
+  TOOL_APPROVE,
+  TOOL_REJECT,
+  PENDING_TOOL_APPROVAL_KEY,
+  DEFAULT_APPROVAL_TTL_MS,
+  PendingToolApprovalSchema,
+  type PendingToolApproval,
+  type ToolApprovalReply,
+} from './tools/tool-approval.js';

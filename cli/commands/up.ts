@@ -13,7 +13,7 @@ import { startDetached } from '../../runtime/supervisor/start-detached.js';
 import { startOrder } from '../../runtime/supervisor/start-order.js';
 import type { SupervisorEvent } from '../../runtime/supervisor/supervisor-event.js';
 import { SupervisorError } from '../../runtime/supervisor/supervisor-error.js';
-import { prepareTutorialStack } from '../../runtime/supervisor/tutorial-stack.js';
+import { prepareTradingStack, prepareTutorialStack } from '../../runtime/supervisor/tutorial-stack.js';
 import { failWith } from '../fail-with.js';
 import { formatTable } from '../format-table.js';
 
@@ -37,13 +37,14 @@ export default class Up extends JsonCommand {
   static override description =
     'Start the services of the project (.framework/project.json) as child processes in dependency order, each once the ones before it answer GET /health; ' +
     'restart crashed ones with back-off, and stop everything in reverse order on Ctrl+C. With --detach the stack runs in the background ' +
-    '(see status, logs, down); with --example tutorial it runs the tutorial (policy engine, Guardian, executor, planner, web interface) instead.';
+    '(see status, logs, down); with --example tutorial it runs the tutorial (policy engine, Guardian, executor, planner, web interface) instead, with --example trading the trading example (policy engine, Guardian, trader).';
 
   static override examples = [
     '<%= config.bin %> up',
     '<%= config.bin %> up --detach --json',
     '<%= config.bin %> up --example tutorial --detach',
     '<%= config.bin %> up --example tutorial --port-offset 1000',
+    '<%= config.bin %> up --example trading',
     '<%= config.bin %> up --containers --dir projects/demo',
   ];
 
@@ -53,7 +54,7 @@ export default class Up extends JsonCommand {
   static override jsonLines = true;
 
   static override flags = {
-    example: Flags.string({ description: "run a built-in stack instead of the project's", options: ['tutorial'] }),
+    example: Flags.string({ description: "run a built-in stack instead of the project's", options: ['tutorial', 'trading'] }),
     containers: Flags.boolean({
       description: "run the project's compose.yaml with docker compose instead of child processes",
       default: false,
@@ -92,6 +93,10 @@ export default class Up extends JsonCommand {
         const portOffset = flags['port-offset'] ?? parseOffset(process.env.FRAMEWORK_PORT_OFFSET);
         services = prepareTutorialStack({ root, toolkitRoot: this.config.root, portOffset });
         fix = "shift the tutorial's ports with --port-offset <n> (or FRAMEWORK_PORT_OFFSET)";
+      } else if (flags.example === 'trading') {
+        const portOffset = flags['port-offset'] ?? parseOffset(process.env.FRAMEWORK_PORT_OFFSET);
+        services = prepareTradingStack({ toolkitRoot: this.config.root, portOffset });
+        fix = "shift the example's ports with --port-offset <n> (or FRAMEWORK_PORT_OFFSET)";
       } else {
         const project = loadProject({ root });
         services = project.services;

@@ -12,6 +12,8 @@ export const DEFAULT_PORTS = {
   planner: 8100,
   executor: 8101,
   tutorialWeb: 8103,
+  /** The trading example's trader. */
+  trader: 8104,
   guardian: 11438,
   /** The policy engine (OPA's port). */
   policy: 8181,

@@ -93,3 +93,49 @@ export function prepareTutorialStack(options: { root: string; toolkitRoot: strin
     }),
   ];
 }
+
+/**
+ * The trading example's stack: the policy engine over `<toolkit>/policies`
+ * (with `trading.rego`), the Guardian, and the trader agent
+ * (`serve agent --example trader`), whose every trade the Guardian decides
+ * in strict mode. `portOffset` shifts every port.
+ *
+ * @example
+ * const services = prepareTradingStack({ toolkitRoot: config.root });
+ */
+export function prepareTradingStack(options: { toolkitRoot: string; portOffset?: number }): ServiceSpec[] {
+  const offset = options.portOffset ?? 0;
+  const policy = DEFAULT_PORTS.policy + offset;
+  const guardian = DEFAULT_PORTS.guardian + offset;
+  const trader = DEFAULT_PORTS.trader + offset;
+  const base = { healthPath: '/health', optional: false } as const;
+  return [
+    {
+      ...base,
+      name: 'policy',
+      kind: 'policy',
+      port: policy,
+      args: ['policy', 'serve', join(options.toolkitRoot, 'policies'), '--addr', `127.0.0.1:${policy}`, '--no-watch'],
+      env: {},
+      dependsOn: [],
+    },
+    {
+      ...base,
+      name: 'guardian',
+      kind: 'guardian',
+      port: guardian,
+      args: ['serve', 'guardian', '--addr', `127.0.0.1:${guardian}`, '--opa-url', `http://127.0.0.1:${policy}`],
+      env: {},
+      dependsOn: ['policy'],
+    },
+    {
+      ...base,
+      name: 'trader',
+      kind: 'agent',
+      port: trader,
+      args: ['serve', 'agent', '--example', 'trader', '--port', String(trader)],
+      env: { GUARDIAN_URL: `http://127.0.0.1:${guardian}`, A2A_VALIDATION_MODE: 'strict', TOOL_POLICIES: 'place_trade:trading' },
+      dependsOn: ['guardian'],
+    },
+  ];
+}

@@ -5,10 +5,11 @@ import { loadAgentModule, type AgentModule } from '../../../runtime/core/load-ag
 import { createExecutorAgent } from '../../../runtime/examples/executor-agent.js';
 import { createHelloAgent } from '../../../runtime/examples/hello-agent.js';
 import { createPlannerAgent } from '../../../runtime/examples/planner-agent.js';
+import { createTraderAgent } from '../../../runtime/examples/trader-agent.js';
 import { serveUntilStopped } from '../../serve-until-stopped.js';
 import { runAgent } from '../../../runtime/agent/run-agent.js';
 
-const EXAMPLES = { hello: createHelloAgent, planner: createPlannerAgent, executor: createExecutorAgent } as const;
+const EXAMPLES = { hello: createHelloAgent, planner: createPlannerAgent, executor: createExecutorAgent, trader: createTraderAgent } as const;
 
 export default class ServeAgent extends JsonCommand {
   static override description =
@@ -19,6 +20,7 @@ export default class ServeAgent extends JsonCommand {
     '<%= config.bin %> serve agent --port 8100 --chat-compat',
     'SESSION_BACKEND=kv SESSION_KV_URL=redis://127.0.0.1:6379 <%= config.bin %> serve agent --module dist/agents/planner/main.js',
     'AGENT_CARD=agent_cards/executor.json A2A_KEYS_FILE=~/.config/framework/a2a-keys.json <%= config.bin %> serve agent --example executor --a2a-only',
+    'GUARDIAN_URL=http://127.0.0.1:8080 <%= config.bin %> serve agent --example trader --port 8104',
   ];
 
   static override enableJsonFlag = true;
@@ -28,7 +30,7 @@ export default class ServeAgent extends JsonCommand {
 
   static override flags = {
     module: Flags.string({ char: 'm', description: 'JavaScript module exporting { core, agent } (default: an example agent)', exclusive: ['example'] }),
-    example: Flags.string({ description: 'built-in example agent to run', options: ['hello', 'planner', 'executor'], default: 'hello' }),
+    example: Flags.string({ description: 'built-in example agent to run', options: ['hello', 'planner', 'executor', 'trader'], default: 'hello' }),
     'a2a-only': Flags.boolean({
       description: 'serve the A2A endpoint only, no front door (an executor)',
       default: false,

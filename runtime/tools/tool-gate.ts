@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import type { A2AValidationMode } from '../core/config.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+
+/** One tool call as the model asked for it. */
+export interface GatedToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** What the Guardian (or, without an answer, the validation mode) decided about one tool call. */
+export type ToolDecision =
+  | { action: 'allow'; reasons: string[]; decidedBy: 'guardian' | 'mode' | 'ungated' }
+  | { action: 'deny'; reasons: string[]; decidedBy: 'guardian' | 'mode' }
+  | { action: 'require_approval'; reasons: string[]; decidedBy: 'guardian' };
+
+export interface ToolGateOptions {
+  /** The Guardian's address; without it every gated call is decided by `mode` as "Guardian unavailable". */
+  guardianUrl?: string | undefined;
+  /** As for A2A calls: `strict` denies without an answer, `permissive` allows, `disabled` skips the Guardian. */
+  mode: A2AValidationMode;
+  /** The agent making the calls: `source_agent` of the policy input. */
+  agent: { name: string; description?: string; url?: string };
+  /** Which policy package decides which tool (`{ place_trade: 'trading' }`); `*` for every other tool. A tool with no package runs ungated. */
+  policies: Readonly<Record<string, string>>;
+  /** Where the amount is in a tool's arguments (a dotted path); default `amount`. Per tool, or `*`. */
+  amountPaths?: Readonly<Record<string, string>>;
+  /** Milliseconds to wait for the Guardian; default 5000. */
+  timeoutMs?: number;
+  logger?: Logger;
+  /** Clock, for tests; default `Date.now`. */
+  now?: () => number;
+}
+
+const DecisionSchema = z.object({ allow: z.boolean(), deny: z.array(z.string()), require_approval: z.boolean() });
+const WINDOW_MS = 60_000;
+
+/**
+ * Reads `TOOL_POLICIES` (`tool:package,tool:package`, `*:package` for every
+ * other tool) and `TOOL_AMOUNT_PATHS` (`tool:path`). Throws a `TypeError`
+ * naming the bad entry.
+ *
+ * @example
+ * parseToolPolicies('place_trade:trading,*:tools'); // { place_trade: 'trading', '*': 'tools' }
+ */
+export function parseToolPolicies(text: string | undefined, setting = 'TOOL_POLICIES'): Record<string, string> {
+  const policies: Record<string, string> = {};
+  for (const entry of (text ?? '').split(',').map((part) => part.trim())) {
+    if (entry === '') continue;
+    const match = /^([A-Za-z0-9_*-]+)\s*:\s*([A-Za-z_][A-Za-z0-9_.]*)$/.exec(entry);
+    if (!match) throw new TypeError(`${setting}: "${entry}" is not tool:package (for example place_trade:trading)`);
+    policies[match[1] as string] = match[2] as string;
+  }
+  return policies;
+}
+
+function valueAt(value: unknown, path: string): unknown {
+  let current = value;
+  for (const key of path.split('.')) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/**
+ * Asks the Guardian before each tool call, with the spec's domain policy
+ * input: `source_agent` (the agent), `target_agent` `{name: <tool>}`,
+ * `action` (the tool's name), `amount` (from the arguments, when a number is
+ * there), `context` (`context_id`, timestamp) and `metadata` (the arguments
+ * and the agent's `requests_last_minute`: gated calls in the last 60 s, this
+ * one included, counted in this process).
+ *
+ * Never throws: a Guardian that cannot be asked, or answers something that is
+ * not a decision, is decided by the mode, exactly as for A2A calls (`strict`
+ * denies, `permissive` allows, `disabled` never asks).
+ *
+ * @example
+ * const gate = new ToolGate({ guardianUrl: 'http://127.0.0.1:8090', mode: 'strict', agent: { name: 'trader' }, policies: { place_trade: 'trading' } });
+ * await gate.decide({ id: 'c1', name: 'place_trade', arguments: { symbol: 'ACME', amount: 10000 } }, { contextId: 'ctx' });
+ * // { action: 'require_approval', reasons: [...], decidedBy: 'guardian' }
+ */
+export class ToolGate {
+  readonly #options: ToolGateOptions;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #recent: number[] = [];
+
+  constructor(options: ToolGateOptions) {
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The package that decides `tool`, or undefined when it runs ungated. */
+  packageOf(tool: string): string | undefined {
+    return this.#options.policies[tool] ?? this.#options.policies['*'];
+  }
+
+  async decide(call: GatedToolCall, options: { contextId?: string | undefined; signal?: AbortSignal } = {}): Promise<ToolDecision> {
+    const pkg = this.packageOf(call.name);
+    if (pkg === undefined) return { action: 'allow', reasons: [], decidedBy: 'ungated' };
+    const { mode, guardianUrl } = this.#options;
+    if (mode === 'disabled') return this.#audit(call, { action: 'allow', reasons: ['validation disabled: the Guardian was not asked'], decidedBy: 'mode' });
+    const now = this.#now();
+    while (this.#recent.length > 0 && (this.#recent[0] as number) <= now - WINDOW_MS) this.#recent.shift();
+    this.#recent.push(now);
+    if (!guardianUrl) return this.#unavailable(call, 'no Guardian is configured (GUARDIAN_URL)');
+    const amountPath = this.#options.amountPaths?.[call.name] ?? this.#options.amountPaths?.['*'] ?? 'amount';
+    const amount = valueAt(call.arguments, amountPath);
+    const input = {
+      source_agent: this.#options.agent,
+      target_agent: { name: call.name },
+      action: call.name,
+      ...(typeof amount === 'number' && Number.isFinite(amount) ? { amount } : {}),
+      context: { ...(options.contextId ? { context_id: options.contextId } : {}), timestamp: new Date(now).toISOString() },
+      metadata: { arguments: call.arguments, requests_last_minute: this.#recent.length, tool_call_id: call.id },
+    };
+    const url = `${guardianUrl.replace(/\/+$/, '')}/v1/policies/${pkg.split('.').map(encodeURIComponent).join('/')}/evaluate`;
+    const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 5000);
+    let answer: z.infer<typeof DecisionSchema>;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(input),
+        signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+      });
+      const text = await response.text();
+      if (!response.ok) return this.#unavailable(call, `the Guardian answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+      const parsed = DecisionSchema.safeParse(JSON.parse(text));
+      if (!parsed.success) return this.#unavailable(call, 'the Guardian answered something that is not {allow, deny, require_approval}');
+      answer = parsed.data;
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const detail = timeout.aborted
+        ? `no answer within ${this.#options.timeoutMs ?? 5000} ms`
+        : error instanceof Error
+          ? error.cause instanceof Error
+            ? error.cause.message
+            : error.message
+          : String(error);
+      return this.#unavailable(call, `the Guardian could not be asked (${detail})`);
+    }
+    if (answer.deny.length > 0) return this.#audit(call, { action: 'deny', reasons: answer.deny, decidedBy: 'guardian' });
+    if (answer.require_approval)
+      return this.#audit(call, { action: 'require_approval', reasons: [`policy ${pkg} requires a person's approval`], decidedBy: 'guardian' });
+    if (answer.allow) return this.#audit(call, { action: 'allow', reasons: [], decidedBy: 'guardian' });
+    return this.#audit(call, { action: 'deny', reasons: [`not allowed by policy ${pkg}`], decidedBy: 'guardian' });
+  }
+
+  #unavailable(call: GatedToolCall, why: string): ToolDecision {
+    if (this.#options.mode === 'permissive') return this.#audit(call, { action: 'allow', reasons: [`permissive mode: ${why}`], decidedBy: 'mode' });
+    return this.#audit(call, { action: 'deny', reasons: [`strict mode: ${why}`], decidedBy: 'mode' });
+  }
+
+  /** Every decision about a gated call goes to the log: denials and approvals at warn, the rest at info. */
+  #audit(call: GatedToolCall, decision: ToolDecision): ToolDecision {
+    const fields = {
+      agent: this.#options.agent.name,
+      tool: call.name,
+      tool_call_id: call.id,
+      decision: decision.action,
+      decided_by: decision.decidedBy,
+      reasons: decision.reasons,
+    };
+    if (decision.action === 'allow') this.#logger.info('tool call allowed', fields);
+    else this.#logger.warn(decision.action === 'deny' ? 'tool call denied' : 'tool call needs approval', fields);
+    return decision;
+  }
+}
