@@ -120,8 +120,9 @@ describe('model server with the ollama client', () => {
     const started = Date.now();
     const next = await client.chat({ model: 'smollm2', messages: [{ role: 'user', content: 'Hi' }], stream: false, options: { ...short, num_predict: 2 } });
     expect(next.done).toBe(true);
-    // Uncancelled, this prompt at temperature 0 runs all 2000 tokens (about 50 s on two cores).
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Uncancelled, this prompt at temperature 0 runs all 2000 tokens (about 50 s on two quiet cores, far more on a busy
+    // machine); the bound only tells "stopped" from "ran to the end", with room for a loaded CI machine.
+    expect(Date.now() - started).toBeLessThan(40_000);
   });
 });
 
