@@ -234,6 +234,12 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
     async function* revise(pending: PendingPlan, request: string, id: string, language: SummaryLanguage): AsyncGenerator<AgentResponse> {
       const t = TEXT[language];
       const parsed = parsePlanEdits(request, { steps: pending.actions.length });
+      if (parsed.edits.length === 0 && parsed.unplaced.length === 0) {
+        // Only politeness ("ok, please"): nothing to change yet.
+        await markAwaitingModification(update, id);
+        yield AgentResponse.inputRequired(t.whatToChange);
+        return;
+      }
       const applied = applyPlanEdits(pending.actions, parsed.edits);
       if (!applied.ok) {
         yield* askToRephrase(id, language, t.cannotApply(applied.problem));

@@ -206,6 +206,15 @@ describe('plan edits without a model', () => {
     expect(card(revised).plan.removed).toEqual(['Pick a date']);
   });
 
+  it('asks what to change when the awaited change is only politeness, and changes nothing', async () => {
+    const { token, planId } = await propose(a, REQUEST_EN);
+    await ask(b, 'I want to make a few changes', token);
+    const again = await ask(a, 'hmm, please', token);
+    expect(again.events).toEqual([{ event: 'input_required', data: { text: expect.stringContaining('What would you like to change') } }]);
+    const approved = await ask(b, `PLAN_CONFIRM_APPROVE ${planId}`, token);
+    expect(approved.result?.actions).toEqual(REQUEST_EN.split('; '));
+  });
+
   it('says why a change cannot be made, and the plan stays as it was', async () => {
     const { token, planId } = await propose(a, REQUEST_EN);
     const refused = await ask(b, 'remove step 7', token);
