@@ -60,7 +60,8 @@ export function ChatApp({ session, forceNew = false, onExit }: ChatAppProps) {
   const change = (next: string) => {
     if (planKeysArmed && value === '') {
       const kind = PLAN_KEYS[next];
-      if (kind) {
+      // A tool call is approved or rejected as asked: m starts a typed reply there.
+      if (kind && !(kind === 'modify' && chat.pendingTool)) {
         chat.decide(kind);
         return;
       }
@@ -118,7 +119,14 @@ export function ChatApp({ session, forceNew = false, onExit }: ChatAppProps) {
       {busy ? (
         <Text dimColor>Ctrl-C cancels</Text>
       ) : (
-        <PromptInput value={value} onChange={change} onSubmit={submit} onRecall={recall} history={history} placeholder={placeholderOf(phase, replying)} />
+        <PromptInput
+          value={value}
+          onChange={change}
+          onSubmit={submit}
+          onRecall={recall}
+          history={history}
+          placeholder={placeholderOf(phase, replying, chat.pendingTool)}
+        />
       )}
     </Box>
   );
@@ -144,9 +152,10 @@ function runCommand(name: ChatCommandName, options: { chat: Chat; quit: () => vo
 }
 
 /** What the empty prompt suggests, by phase. */
-function placeholderOf(phase: ChatPhase, replying: boolean): string {
+function placeholderOf(phase: ChatPhase, replying: boolean, pendingTool: boolean): string {
   switch (phase) {
     case 'plan':
+      if (pendingTool) return replying ? 'Type your reply to the tool call, then Enter' : 'a / r, or type a reply';
       return replying ? 'Type your reply to the plan, then Enter' : 'a / r / m, or type a reply';
     case 'question':
       return 'Type your answer, then Enter';

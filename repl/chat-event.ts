@@ -1,3 +1,4 @@
+import { TOOL_APPROVAL } from '../runtime/tools/tool-approval.js';
 import { z } from 'zod';
 import { PLAN_CONFIRMATION, type AgentResponse } from '../runtime/core/agent-response.js';
 
@@ -41,6 +42,33 @@ export type PlanConfirmation = Extract<AgentResponse, { type: 'input_required' }
  */
 export function isPlanConfirmation(event: ChatEvent): event is PlanConfirmation {
   return event.type === 'input_required' && event.actionType === PLAN_CONFIRMATION;
+}
+
+/** An `input_required` that asks a person to approve one tool call. */
+export type ToolApprovalRequest = Extract<AgentResponse, { type: 'input_required' }> & { readonly actionType: typeof TOOL_APPROVAL };
+
+export function isToolApproval(event: ChatEvent): event is ToolApprovalRequest {
+  return event.type === 'input_required' && event.actionType === TOOL_APPROVAL;
+}
+
+/** A question decided with keys: a plan (approve, reject, modify) or a tool call (approve, reject). */
+export function isDecisionCard(event: ChatEvent): event is PlanConfirmation | ToolApprovalRequest {
+  return isPlanConfirmation(event) || isToolApproval(event);
+}
+
+export const ToolApprovalCardSchema = z.object({
+  approval_id: z.string(),
+  tool: z.string(),
+  arguments: z.unknown(),
+  reasons: z.array(z.string()).catch([]),
+});
+export type ToolApprovalCard = z.infer<typeof ToolApprovalCardSchema>;
+
+/** The structured tool call of a tool approval, or undefined when the agent sent only text. */
+export function toolApprovalOf(event: ChatEvent): ToolApprovalCard | undefined {
+  if (!isToolApproval(event) || event.data === undefined) return undefined;
+  const parsed = ToolApprovalCardSchema.safeParse(event.data);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** The structured plan of a plan confirmation, or undefined when the agent sent only text. */

@@ -1,5 +1,5 @@
 import { assertNever } from '../../runtime/core/assert-never.js';
-import { isPlanConfirmation, type ChatEvent } from '../chat-event.js';
+import { isPlanConfirmation, isToolApproval, type ChatEvent } from '../chat-event.js';
 import { ErrorLine } from './error-line.js';
 import { MessageText } from './message-text.js';
 import { PlanCard } from './plan-card.js';
@@ -7,6 +7,7 @@ import { QuestionLine } from './question-line.js';
 import { ResultBlock } from './result-block.js';
 import { SessionLine } from './session-line.js';
 import { StatusLine } from './status-line.js';
+import { ToolApprovalCard } from './tool-approval-card.js';
 
 /**
  * One chat event, drawn by the component of its kind. `live` marks the
@@ -25,7 +26,8 @@ export function EventView({ event, live = false }: { event: ChatEvent; live?: bo
     case 'result':
       return <ResultBlock data={event.data} />;
     case 'input_required':
-      return isPlanConfirmation(event) ? <PlanCard event={event} pending={live} /> : <QuestionLine text={event.text} />;
+      if (isPlanConfirmation(event)) return <PlanCard event={event} pending={live} />;
+      return isToolApproval(event) ? <ToolApprovalCard event={event} pending={live} /> : <QuestionLine text={event.text} />;
     case 'error':
       return <ErrorLine message={`${event.message} (${event.code})`} />;
     case 'session':

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { isPlanConfirmation, type ChatEvent } from '../chat-event.js';
+import { isDecisionCard, isToolApproval, type ChatEvent } from '../chat-event.js';
 import type { ChatSession } from '../chat-session.js';
 import { describeChatError } from '../describe-chat-error.js';
 import type { PlanDecisionKind } from '../plan-decision.js';
@@ -25,6 +25,8 @@ export interface Chat {
   /** Whether the live entry is active: a status while its request runs (a spinner), a plan once its keys decide it. */
   readonly liveActive: boolean;
   readonly phase: ChatPhase;
+  /** In the `plan` phase: true when the card waiting is a tool call (approve or reject only), not a plan. */
+  readonly pendingTool: boolean;
   /** Sends a message (ignored while a request runs). */
   send(text: string): void;
   /** Sends a plan decision (ignored while a request runs). */
@@ -64,6 +66,7 @@ const DECISION_LABELS: Readonly<Record<PlanDecisionKind, string>> = {
 export function useChat(session: ChatSession, options: UseChatOptions = {}): Chat {
   const [transcript, setTranscript] = useState<readonly TranscriptItem[]>([]);
   const [phase, setPhaseState] = useState<ChatPhase>('starting');
+  const [pendingTool, setPendingTool] = useState(false);
   const phaseRef = useRef<ChatPhase>('starting');
   const nextId = useRef(0);
   const running = useRef<AbortController | undefined>(undefined);
@@ -107,7 +110,10 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
             continue;
           }
           answered = true;
-          if (event.type === 'input_required') asked = isPlanConfirmation(event) ? 'plan' : 'question';
+          if (event.type === 'input_required') {
+            asked = isDecisionCard(event) ? 'plan' : 'question';
+            setPendingTool(isToolApproval(event));
+          }
         }
         if (controller.signal.aborted) append({ kind: 'info', text: 'Cancelled.' });
         setPhase(controller.signal.aborted ? 'idle' : after(true));
@@ -187,8 +193,8 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
     const live = last !== undefined && isLive(last, phase) ? last : undefined;
     const settled = live ? transcript.slice(0, -1) : transcript;
     const liveActive = live !== undefined && (phase === 'plan' || (live.kind === 'event' && live.event.type === 'status'));
-    return { transcript, settled, live, liveActive, phase, send, decide, cancel, newSession, append };
-  }, [transcript, phase, send, decide, cancel, newSession, append]);
+    return { transcript, settled, live, liveActive, phase, pendingTool, send, decide, cancel, newSession, append };
+  }, [transcript, phase, pendingTool, send, decide, cancel, newSession, append]);
 }
 
 /**
@@ -199,5 +205,5 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
  */
 function isLive(item: TranscriptItem, phase: ChatPhase): boolean {
   if (item.kind !== 'event') return false;
-  return (phase === 'streaming' && (item.event.type === 'status' || isPlanConfirmation(item.event))) || (phase === 'plan' && isPlanConfirmation(item.event));
+  return (phase === 'streaming' && (item.event.type === 'status' || isDecisionCard(item.event))) || (phase === 'plan' && isDecisionCard(item.event));
 }
