@@ -17,6 +17,7 @@ export { SemanticService, type SemanticServiceOptions } from './semantic-service
 export { createSemanticLayerApp, MCP_PATH, type SemanticLayerAppOptions } from './create-semantic-layer.js';
 export { startSemanticLayer, type RunningSemanticLayer } from './start-semantic-layer.js';
 export { loadSemanticConfig, SEMANTIC_DEFAULTS, type SemanticConfig } from './semantic-config.js';
+export { mcpTools } from './mcp-tools.js';
 export { MCPToolkit, DEFAULT_SEMANTIC_LAYER_URL, type MCPToolkitOptions, type ToolOutcome } from './mcp-toolkit.js';
 export { TOOL_NAMES, type AgentCardJson, type DocumentHit } from './tool-contract.js';
 export {

@@ -89,19 +89,44 @@ export class MCPToolkit {
    * When every attempt fails, the result is `{error}` naming the last cause.
    */
   async callWithRetry(toolName: string, options: { maxRetries?: number }, params: Record<string, unknown>): Promise<ToolOutcome> {
+    try {
+      return toOutcome(await this.callToolResult(toolName, params, options));
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /**
+   * Calls a tool and resolves to MCP's raw `CallToolResult` (content,
+   * `structuredContent`, `isError`), with the same reconnection and retries as
+   * `callWithRetry`; rejects when every attempt fails.
+   */
+  async callToolResult(
+    toolName: string,
+    params: Record<string, unknown>,
+    options: { maxRetries?: number } = {},
+  ): Promise<Awaited<ReturnType<Client['callTool']>>> {
+    return this.#withRetry(toolName, options, (client) => client.callTool({ name: toolName, arguments: params }, undefined, { timeout: this.#o.timeoutMs }));
+  }
+
+  /** The server's tools (name, description, input schema), through the same session and retries. */
+  async listTools(): Promise<Awaited<ReturnType<Client['listTools']>>['tools']> {
+    const listed = await this.#withRetry('tools/list', {}, (client) => client.listTools(undefined, { timeout: this.#o.timeoutMs }));
+    return listed.tools;
+  }
+
+  async #withRetry<T>(what: string, options: { maxRetries?: number }, call: (client: Client) => Promise<T>): Promise<T> {
     const maxRetries = options.maxRetries ?? this.#o.maxRetries;
     let delay = this.#o.retryDelayMs;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const client = await this.#connect();
-        const result = await client.callTool({ name: toolName, arguments: params }, undefined, { timeout: this.#o.timeoutMs });
-        return toOutcome(result);
+        return await call(await this.#connect());
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         if (!isConnectionProblem(error) || attempt >= maxRetries) {
-          return { error: attempt > 0 ? `${reason} (after ${attempt + 1} attempts)` : reason };
+          throw new Error(attempt > 0 ? `${reason} (after ${attempt + 1} attempts)` : reason, { cause: error });
         }
-        this.#logger.warn('Semantic Layer connection lost; reconnecting', { tool: toolName, attempt: attempt + 1, reason });
+        this.#logger.warn('Semantic Layer connection lost; reconnecting', { tool: what, attempt: attempt + 1, reason });
         await this.#reset();
         await new Promise((resolve) => setTimeout(resolve, delay));
         delay *= 2;
