@@ -145,6 +145,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       timers.begin(name, defaultKeepAlive);
       return () => timers.end(name, defaultKeepAlive);
     },
+    ...(options.forceToolCall ? { forceToolCall: true } : {}),
   };
   app.route('/v1', openAiRoutes({ pool, maxBodyBytes: maxBytes, logger }));
   app.onError((error, c) => {
