@@ -6,7 +6,16 @@ import { clientAbort } from '../core/server/node-bindings.js';
 import { EmbeddingEngine } from './embedding-engine.js';
 import { DEFAULT_KEEP_ALIVE_MS, KeepAliveTimers, parseKeepAlive } from './keep-alive.js';
 import { modelTag } from './known-models.js';
-import { LlamaEngine, type EngineMessage, type EngineOptions, type EngineResult } from './llama-engine.js';
+import {
+  LlamaEngine,
+  type EngineMessage,
+  type EngineOptions,
+  type EngineResult,
+  type EngineTool,
+  type EngineToolCall,
+  type EngineToolChoice,
+} from './llama-engine.js';
+import { argumentsValue } from './tool-calling.js';
 import { errorText, generationBody, runGeneration, startGeneration } from './generation-events.js';
 import { ModelRequestError } from './model-request-error.js';
 import type { ModelStore, StoredModel } from './model-store.js';
@@ -22,6 +31,7 @@ import {
   OllamaShowRequestSchema,
   refuseUnsupported,
   type OllamaChatRequest,
+  type OllamaMessage,
   type OllamaOptions,
 } from './ollama-wire.js';
 
@@ -38,6 +48,14 @@ export interface ModelServerOptions {
    * Default: `OLLAMA_KEEP_ALIVE`, then 5 minutes.
    */
   keepAlive?: string | number;
+  /**
+   * On `/api/chat`, when tools are offered and the last message is the
+   * user's, make the reply a call to one of them (its arguments generated
+   * under the tool's schema) instead of letting the model choose. For small
+   * models that never call tools on their own; Ollama lets the model choose,
+   * which is the default here too.
+   */
+  forceToolCall?: boolean;
 }
 
 export interface ModelServer {
@@ -127,6 +145,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       timers.begin(name, defaultKeepAlive);
       return () => timers.end(name, defaultKeepAlive);
     },
+    ...(options.forceToolCall ? { forceToolCall: true } : {}),
   };
   app.route('/v1', openAiRoutes({ pool, maxBodyBytes: maxBytes, logger }));
   app.onError((error, c) => {
@@ -227,15 +246,24 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       const answer = loadOrUnload(engine, model, keepAlive === 0, { message: { role: 'assistant', content: '' } });
       return c.json(await answer.finally(() => timers.end(name, keepAlive)));
     }
+    const tools = (body.tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
+    const forced = options.forceToolCall === true && tools.length > 0 && body.messages.at(-1)?.role === 'user';
     return respond(c, engine, {
       model,
       unloadAfter: keepAlive === 0,
       settled: () => timers.end(name, keepAlive),
-      messages: body.messages,
+      messages: body.messages.map(ollamaEngineMessage),
       format: formatOf(body.format),
       options: engineOptions(body.options),
+      ...(tools.length > 0 ? { tools, toolChoice: forced ? 'required' : 'auto' } : {}),
       stream: body.stream,
-      line: (text) => ({ message: { role: 'assistant', content: text } }),
+      line: (text, toolCalls) => ({
+        message: {
+          role: 'assistant',
+          content: text,
+          ...(toolCalls?.length ? { tool_calls: toolCalls.map((call) => ({ function: { name: call.name, arguments: call.arguments } })) } : {}),
+        },
+      }),
     });
   });
 
@@ -310,9 +338,11 @@ interface Generation {
   options: EngineOptions;
   /** Ollama's `raw`: the prompt goes to the model without the chat template. */
   raw?: boolean;
+  tools?: EngineTool[];
+  toolChoice?: EngineToolChoice;
   stream: boolean;
-  /** The request-specific part of a line carrying `text`. */
-  line: (text: string) => Record<string, unknown>;
+  /** The request-specific part of a line carrying `text` (and the reply's tool calls). */
+  line: (text: string, toolCalls?: readonly EngineToolCall[]) => Record<string, unknown>;
 }
 
 async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<Response> {
@@ -321,7 +351,7 @@ async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<
   const final = (result: EngineResult) => ({
     model: g.model,
     created_at: new Date().toISOString(),
-    ...g.line(g.stream ? '' : result.text),
+    ...g.line(g.stream ? '' : result.text, g.stream ? undefined : result.toolCalls),
     done: true,
     done_reason: result.doneReason,
     total_duration: Math.round((performance.now() - started) * 1e6),
@@ -337,6 +367,8 @@ async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<
     signal: abort.signal,
     ...(g.format ? { format: g.format } : {}),
     ...(g.raw ? { raw: true } : {}),
+    ...(g.tools ? { tools: g.tools } : {}),
+    ...(g.toolChoice ? { toolChoice: g.toolChoice } : {}),
   };
   const generation = { engine, request, settled: g.settled, unloadAfter: g.unloadAfter };
   if (!g.stream) return c.json(final(await runGeneration(generation)));
@@ -350,8 +382,12 @@ async function respond(c: Context, engine: LlamaEngine, g: Generation): Promise<
       switch (event.kind) {
         case 'text':
           return line({ model: g.model, created_at: new Date().toISOString(), ...g.line(event.text), done: false });
-        case 'done':
-          return line(final(event.result));
+        case 'done': {
+          // Ollama streams a reply's tool calls as one line of their own before the last line.
+          const calls = event.result.toolCalls;
+          const callLine = calls?.length ? line({ model: g.model, created_at: new Date().toISOString(), ...g.line('', calls), done: false }) : '';
+          return `${callLine}${line(final(event.result))}`;
+        }
         case 'error':
           // Ollama reports an error after the stream started as a line with `error`.
           return line({ error: errorText(event.error) });
@@ -376,6 +412,18 @@ async function loadOrUnload(engine: LlamaEngine, model: string, unload: boolean,
     done: true,
     done_reason: unload ? 'unload' : 'load',
     ...(unload ? {} : { load_duration: loadDuration }),
+  };
+}
+
+/** An Ollama chat message as the engine's: tool calls with their arguments, a tool result with its tool's name. */
+function ollamaEngineMessage(m: OllamaMessage): EngineMessage {
+  return {
+    role: m.role,
+    content: m.content,
+    ...(m.tool_calls?.length
+      ? { toolCalls: m.tool_calls.map((call) => ({ name: call.function.name, arguments: argumentsValue(call.function.arguments) })) }
+      : {}),
+    ...(m.tool_name ? { toolName: m.tool_name } : {}),
   };
 }
 

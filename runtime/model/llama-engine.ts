@@ -1,11 +1,20 @@
 import { availableParallelism } from 'node:os';
-import type { ChatHistoryItem, Llama, LlamaChatSession, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import type { ChatHistoryItem, ChatModelFunctions, ChatWrapper, Llama, LlamaChatSession, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { ModelRequestError } from './model-request-error.js';
 import type { StoredModel } from './model-store.js';
+import { forcedCallWrapper, functionsOf, toolChatHistory, type EngineTool, type EngineToolCall, type EngineToolChoice } from './tool-calling.js';
+
+export type { EngineTool, EngineToolCall, EngineToolChoice } from './tool-calling.js';
 
 export interface EngineMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** An assistant message's tool calls. */
+  toolCalls?: readonly EngineToolCall[];
+  /** A tool message: the id of the call it answers (OpenAI). */
+  toolCallId?: string;
+  /** A tool message: the name of the tool that ran (Ollama). */
+  toolName?: string;
 }
 
 /** Sampling and length options, with Ollama's names; unset ones take Ollama's defaults (`OLLAMA_SAMPLING_DEFAULTS`). */
@@ -44,6 +53,10 @@ export interface EngineRequest {
   options?: EngineOptions;
   /** Ollama's `raw`: give the model the last user message as it is, without the chat template. */
   raw?: boolean;
+  /** Tools the model may call; its calls come back in `EngineResult.toolCalls`, with arguments that match each tool's schema. */
+  tools?: readonly EngineTool[];
+  /** Default `auto`. */
+  toolChoice?: EngineToolChoice;
   signal?: AbortSignal;
   onText?: (text: string) => void;
 }
@@ -51,6 +64,8 @@ export interface EngineRequest {
 /** Counts and durations (nanoseconds), as Ollama reports them. */
 export interface EngineResult {
   text: string;
+  /** The tool calls the reply ended with (the reply is then done with reason `stop`). */
+  toolCalls?: EngineToolCall[];
   doneReason: 'stop' | 'length';
   promptEvalCount: number;
   promptEvalDuration: number;
@@ -145,6 +160,44 @@ export class LlamaEngine {
     }
   }
 
+  /**
+   * What a request with tools (or with tool calls and results in its
+   * messages) needs: the functions offered, the chat wrapper (one that forces
+   * a call for `required` or a named tool) and the chat history.
+   */
+  async #tools(request: EngineRequest, hasGrammar: boolean): Promise<ToolSetup | undefined> {
+    const offered = request.tools ?? [];
+    const usesTools = offered.length > 0 || request.messages.some((m) => m.role === 'tool' || m.toolCalls?.length);
+    if (request.raw || !usesTools) return undefined;
+    const choice = request.toolChoice ?? 'auto';
+    const functions = functionsOf(offered, choice);
+    const refuse = (message: string) => new ModelRequestError({ status: 400, message });
+    if (functions && hasGrammar) throw refuse('a format (or response_format) cannot be combined with tools: the tool call arguments have their own grammar');
+    const forced = choice === 'required' || typeof choice === 'object';
+    if (forced && !functions)
+      throw refuse(
+        typeof choice === 'object' ? `tool_choice names '${choice.name}', which is not among the tools` : 'tool_choice is required but no tools were given',
+      );
+    if (forced && typeof choice === 'object' && Object.keys(functions!).length === 0)
+      throw refuse(`tool_choice names '${choice.name}', which is not among the tools`);
+    for (const tool of offered) {
+      if (!tool.parameters) continue;
+      try {
+        await this.#llama!.createGrammarForJsonSchema(tool.parameters as Parameters<Llama['createGrammarForJsonSchema']>[0]);
+      } catch (error) {
+        throw refuse(`unsupported parameters schema for tool '${tool.name}': ${(error as Error).message}`);
+      }
+    }
+    const lib = this.#lib!;
+    const base = lib.resolveChatWrapper(this.#loaded!);
+    const { history, continues } = toolChatHistory(request.messages);
+    return {
+      wrapper: forced ? forcedCallWrapper(base, lib) : base,
+      functions,
+      history: continues ? history : [...history, { type: 'model', response: [] }],
+    };
+  }
+
   /** Runs one generation after those queued before it; rejects with a 503 when too many wait. */
   generate(request: EngineRequest): Promise<EngineResult> {
     if (this.#pending > this.#maxQueue) {
@@ -165,11 +218,17 @@ export class LlamaEngine {
     const contextSize = Math.max(256, Math.min(options.num_ctx ?? DEFAULT_CONTEXT, model.trainContextSize));
     const context = await this.#contextOf(contextSize);
     const grammar = await this.#grammar(request.format);
+    const tools = await this.#tools(request, grammar !== undefined);
     const contextSequence = context.getSequence();
-    const session = request.raw ? undefined : new lib.LlamaChatSession({ contextSequence, autoDisposeSequence: true });
+    const chat = tools ? new lib.LlamaChat({ contextSequence, autoDisposeSequence: true, chatWrapper: tools.wrapper }) : undefined;
+    const session = request.raw || chat ? undefined : new lib.LlamaChatSession({ contextSequence, autoDisposeSequence: true });
     const completion = request.raw ? new lib.LlamaCompletion({ contextSequence, autoDisposeSequence: true }) : undefined;
     try {
-      const { prompt, promptTokens } = session ? chatPrompt(session, request.messages, model) : rawPrompt(request.messages, model);
+      const { prompt, promptTokens } = chat
+        ? toolPrompt(tools!, model)
+        : session
+          ? chatPrompt(session, request.messages, model)
+          : rawPrompt(request.messages, model);
       if (promptTokens >= contextSize) {
         throw new ModelRequestError({
           status: 400,
@@ -182,7 +241,7 @@ export class LlamaEngine {
       let firstAt: number | undefined;
       let evalCount = 0;
       const sampling = { ...OLLAMA_SAMPLING_DEFAULTS, ...options };
-      const generation = {
+      const common = {
         maxTokens,
         temperature: sampling.temperature,
         topK: Math.max(0, sampling.top_k),
@@ -191,7 +250,6 @@ export class LlamaEngine {
         repeatPenalty: repeatPenalty(sampling, contextSize),
         ...(options.seed === undefined || options.seed < 0 ? {} : { seed: options.seed }),
         ...(options.stop?.length ? { customStopTriggers: options.stop } : {}),
-        ...(grammar ? { grammar } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
         onToken: (tokens: readonly unknown[]) => {
           firstAt ??= performance.now();
@@ -199,13 +257,21 @@ export class LlamaEngine {
         },
         ...(request.onText ? { onTextChunk: request.onText } : {}),
       };
-      const { text, stopReason } = session
-        ? await session.promptWithMeta(prompt, generation).then((r) => ({ text: r.responseText, stopReason: r.stopReason }))
-        : await completion!.generateCompletionWithMeta(prompt, generation).then((r) => ({ text: r.response, stopReason: r.metadata.stopReason }));
+      const generation = { ...common, ...(grammar ? { grammar } : {}) };
+      const { text, stopReason, toolCalls } = chat
+        ? await chat
+            .generateResponse(tools!.history, tools!.functions ? { ...common, functions: tools!.functions } : generation)
+            .then((r) => ({ text: r.response, stopReason: r.metadata.stopReason, toolCalls: r.functionCalls ?? [] }))
+        : session
+          ? await session.promptWithMeta(prompt, generation).then((r) => ({ text: r.responseText, stopReason: r.stopReason, toolCalls: [] }))
+          : await completion!
+              .generateCompletionWithMeta(prompt, generation)
+              .then((r) => ({ text: r.response, stopReason: r.metadata.stopReason, toolCalls: [] }));
       const ended = performance.now();
       request.signal?.throwIfAborted();
       return {
         text,
+        ...(toolCalls.length > 0 ? { toolCalls: toolCalls.map((c) => ({ name: c.functionName, arguments: c.params as unknown })) } : {}),
         doneReason: stopReason === 'maxTokens' ? 'length' : 'stop',
         promptEvalCount: promptTokens,
         promptEvalDuration: ns((firstAt ?? ended) - started),
@@ -214,6 +280,7 @@ export class LlamaEngine {
         loadDuration: ns(loadMs),
       };
     } finally {
+      chat?.dispose();
       session?.dispose();
       completion?.dispose();
     }
@@ -267,6 +334,22 @@ function chatPrompt(session: LlamaChatSession, messages: readonly EngineMessage[
     chatHistory: [...history, { type: 'user', text: prompt }, { type: 'model', response: [] }],
   });
   return { prompt, promptTokens: contextText.tokenize(model.tokenizer).length };
+}
+
+interface ToolSetup {
+  wrapper: ChatWrapper;
+  functions: ChatModelFunctions | undefined;
+  /** The conversation, ending with the (empty or continued) response to generate. */
+  history: ChatHistoryItem[];
+}
+
+/** The templated length of a conversation with tools (the prompt itself is in `tools.history`). */
+function toolPrompt(tools: ToolSetup, model: LlamaModel) {
+  const { contextText } = tools.wrapper.generateContextState({
+    chatHistory: tools.history,
+    ...(tools.functions ? { availableFunctions: tools.functions } : {}),
+  });
+  return { prompt: '', promptTokens: contextText.tokenize(model.tokenizer).length };
 }
 
 /** Ollama's `raw`: the last user message's text as it is, with no template (system messages are dropped, as Ollama does). */

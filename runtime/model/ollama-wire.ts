@@ -59,19 +59,42 @@ const KeepAliveSchema = z.union([z.string(), z.number()]).optional();
 // `think`: a boolean, or a level for models that take one ("high", "medium", "low"); accepted, no model here thinks.
 const ThinkSchema = z.union([z.boolean(), z.enum(['high', 'medium', 'low'])]).optional();
 
+/** A tool call in an assistant message sent back: Ollama's `arguments` is an object (a JSON string is read too). */
+export const OllamaToolCallSchema = z.object({
+  id: z.string().optional(),
+  function: z.object({
+    index: int.optional(),
+    name: z.string().min(1),
+    arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).default({}),
+  }),
+});
+
 export const OllamaMessageSchema = z.object({
   role: z.enum(['system', 'user', 'assistant', 'tool']),
   // An assistant message carrying only tool calls has no content.
   content: z.string().default(''),
   images: z.array(z.string()).optional(),
   thinking: z.string().optional(),
+  tool_calls: z.array(OllamaToolCallSchema).optional(),
   tool_name: z.string().optional(),
+});
+export type OllamaMessage = z.infer<typeof OllamaMessageSchema>;
+
+/** A tool offered to the model (`tools` of `/api/chat`); the same shape as OpenAI's. */
+export const OllamaToolSchema = z.object({
+  type: z.literal('function').default('function'),
+  function: z.object({
+    name: z.string().min(1, 'a tool needs a function name'),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  }),
 });
 
 /** `POST /api/chat` body. */
 export const OllamaChatRequestSchema = z.object({
   model: z.string().min(1, 'model is required'),
   messages: z.array(OllamaMessageSchema).default([]),
+  tools: z.array(OllamaToolSchema).optional(),
   stream: z.boolean().default(true),
   format: FormatSchema,
   options: OllamaOptionsSchema.optional(),
@@ -131,8 +154,8 @@ export const OllamaPullRequestSchema = z
   .object({ model: z.string().optional(), name: z.string().optional(), insecure: z.boolean().optional(), stream: z.boolean().default(true) })
   .refine((b) => Boolean(b.model || b.name), 'model is required');
 
-/** Keys under which a JSON `null` is data (a JSON schema may say `"const": null`), not "not set". */
-const OPAQUE_KEYS = new Set(['format', 'response_format', 'tools', 'schema']);
+/** Keys under which a JSON `null` is data (a JSON schema may say `"const": null`; tool call arguments), not "not set". */
+const OPAQUE_KEYS = new Set(['format', 'response_format', 'tools', 'schema', 'arguments']);
 
 /**
  * The parsed body with every `null` object property removed (except inside

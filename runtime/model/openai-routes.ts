@@ -6,7 +6,7 @@ import { clientAbort } from '../core/server/node-bindings.js';
 import type { EmbeddingEngine } from './embedding-engine.js';
 import { errorText, generationBody, runGeneration, startGeneration, type GenerationEvent } from './generation-events.js';
 import { modelTag } from './known-models.js';
-import type { EngineMessage, EngineOptions, EngineRequest, EngineResult, LlamaEngine } from './llama-engine.js';
+import type { EngineMessage, EngineOptions, EngineRequest, EngineResult, EngineToolCall, EngineToolChoice, LlamaEngine } from './llama-engine.js';
 import { ModelRequestError } from './model-request-error.js';
 import type { ModelStore, StoredModel } from './model-store.js';
 import {
@@ -20,6 +20,7 @@ import {
   type OpenAiMessage,
 } from './openai-wire.js';
 import { parseModelRequest, readModelRequest } from './read-model-request.js';
+import { argumentsValue } from './tool-calling.js';
 
 /** What the OpenAI routes share with Ollama's: the store, the loaded engines and their keep-alive. */
 export interface ModelPool {
@@ -30,6 +31,8 @@ export interface ModelPool {
   embedder(name: string): Promise<EmbeddingEngine>;
   /** Marks the model in use under the default keep-alive; call the result when the request ends. */
   hold(name: string): () => void;
+  /** Make a reply to a user message that comes with tools (and no `tool_choice`) a call (`ModelServerOptions.forceToolCall`). */
+  forceToolCall?: boolean;
 }
 
 /**
@@ -69,12 +72,33 @@ export function openAiRoutes(options: { pool: ModelPool; maxBodyBytes: number; l
     const messages = body.messages.map(engineMessage);
     const engine = await pool.chatEngine(body.model);
     const format = formatOf(body.response_format);
+    const tools = (body.tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
+    const toolChoice = toolChoiceOf(body, pool.forceToolCall === true);
+    if (tools.length === 0 && (toolChoice === 'required' || typeof toolChoice === 'object')) {
+      throw new ModelRequestError({ status: 400, message: 'tool_choice asks for a tool call but no tools were given', param: 'tool_choice' });
+    }
     return complete(c, engine, pool.hold(engine.model.name), {
       body,
-      request: { messages, options: sampling(body, body.max_completion_tokens ?? body.max_tokens), ...(format ? { format } : {}) },
+      request: {
+        messages,
+        options: sampling(body, body.max_completion_tokens ?? body.max_tokens),
+        ...(format ? { format } : {}),
+        ...(tools.length > 0 ? { tools, toolChoice } : {}),
+      },
       id: `chatcmpl-${randomId()}`,
       object: 'chat.completion',
-      choice: (text, streamed) => (streamed ? { delta: { role: 'assistant', content: text } } : { message: { role: 'assistant', content: text } }),
+      choice: (text, streamed, toolCalls) => {
+        if (!toolCalls?.length) return streamed ? { delta: { role: 'assistant', content: text } } : { message: { role: 'assistant', content: text } };
+        // OpenAI's tool calls: `arguments` as a JSON string, an id the tool result names; indexed when streamed.
+        const calls = toolCalls.map((call, index) => ({
+          ...(streamed ? { index } : {}),
+          id: `call_${randomId()}`,
+          type: 'function',
+          function: { name: call.name, arguments: JSON.stringify(call.arguments ?? {}) },
+        }));
+        const message = { role: 'assistant', content: text === '' ? null : text, tool_calls: calls };
+        return streamed ? { delta: message } : { message };
+      },
     });
   });
 
@@ -119,8 +143,8 @@ interface Completion {
   request: Omit<EngineRequest, 'signal' | 'onText'>;
   id: string;
   object: 'chat.completion' | 'text_completion';
-  /** A choice's request-specific part carrying `text` (a `delta` when streamed). */
-  choice: (text: string, streamed: boolean) => Record<string, unknown>;
+  /** A choice's request-specific part carrying `text` and the tool calls (a `delta` when streamed). */
+  choice: (text: string, streamed: boolean, toolCalls?: readonly EngineToolCall[]) => Record<string, unknown>;
 }
 
 /** Answers a (chat) completion as one JSON object, or as server-sent events ending with `data: [DONE]`. */
@@ -136,7 +160,7 @@ async function complete(c: Context, engine: LlamaEngine, settled: () => void, k:
     return c.json({
       ...head,
       object: k.object,
-      choices: [{ index: 0, ...k.choice(result.text, false), finish_reason: result.doneReason }],
+      choices: [{ index: 0, ...k.choice(result.text, false, result.toolCalls), finish_reason: finishReason(result) }],
       usage: usage(result),
     });
   }
@@ -150,7 +174,10 @@ async function complete(c: Context, engine: LlamaEngine, settled: () => void, k:
       case 'text':
         return data(chunk(event.text, null));
       case 'done': {
-        const last = data(chunk('', event.result.doneReason));
+        const calls = event.result.toolCalls?.length
+          ? data({ ...head, object, choices: [{ index: 0, ...k.choice('', true, event.result.toolCalls), finish_reason: null }] })
+          : '';
+        const last = `${calls}${data(chunk('', finishReason(event.result)))}`;
         const counts = k.body.stream_options?.include_usage ? data({ ...head, object, choices: [], usage: usage(event.result) }) : '';
         return `${last}${counts}data: [DONE]\n\n`;
       }
@@ -181,6 +208,18 @@ function sampling(body: ChatCompletionRequest | CompletionRequest, maxTokens: nu
   };
 }
 
+/** `tool_calls` when the reply is tool calls, else the engine's reason. */
+function finishReason(result: EngineResult): string {
+  return result.toolCalls?.length ? 'tool_calls' : result.doneReason;
+}
+
+/** The request's `tool_choice` for the engine; without one, `auto` (or `required` after a user message under `forceToolCall`). */
+function toolChoiceOf(body: ChatCompletionRequest, forceToolCall: boolean): EngineToolChoice {
+  const choice = body.tool_choice;
+  if (choice === undefined) return forceToolCall && body.messages.at(-1)?.role === 'user' ? 'required' : 'auto';
+  return typeof choice === 'string' ? choice : { name: choice.function.name };
+}
+
 function formatOf(format: ChatCompletionRequest['response_format']): EngineRequest['format'] {
   if (!format || format.type === 'text') return undefined;
   if (format.type === 'json_object') return 'json';
@@ -190,7 +229,14 @@ function formatOf(format: ChatCompletionRequest['response_format']): EngineReque
 function engineMessage(message: OpenAiMessage, index: number): EngineMessage {
   const role = message.role === 'developer' ? 'system' : message.role;
   const { content } = message;
-  if (content === undefined || typeof content === 'string') return { role, content: content ?? '' };
+  const tools = {
+    ...(message.tool_calls?.length
+      ? { toolCalls: message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: argumentsValue(call.function.arguments) })) }
+      : {}),
+    ...(message.tool_call_id ? { toolCallId: message.tool_call_id } : {}),
+    ...(role === 'tool' && message.name ? { toolName: message.name } : {}),
+  };
+  if (content === undefined || typeof content === 'string') return { role, content: content ?? '', ...tools };
   const texts = content.map((part, j) => {
     if (part.type === 'text' && typeof part.text === 'string') return part.text;
     throw new ModelRequestError({
@@ -199,7 +245,7 @@ function engineMessage(message: OpenAiMessage, index: number): EngineMessage {
       param: `messages.${index}.content.${j}`,
     });
   });
-  return { role, content: texts.join('') };
+  return { role, content: texts.join(''), ...tools };
 }
 
 function modelObject(m: StoredModel) {

@@ -8,12 +8,38 @@ import { z } from 'zod';
 
 const ContentPartSchema = z.looseObject({ type: z.string(), text: z.string().optional() });
 
+/** A tool call in an assistant message sent back; `arguments` is a JSON string. */
+const OpenAiToolCallSchema = z.object({
+  id: z.string(),
+  type: z.literal('function').default('function'),
+  function: z.object({ name: z.string().min(1), arguments: z.string().default('{}') }),
+});
+
 export const OpenAiMessageSchema = z.object({
   role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
   // An assistant message with only tool calls has no content.
   content: z.union([z.string(), z.array(ContentPartSchema)]).optional(),
   name: z.string().optional(),
+  tool_calls: z.array(OpenAiToolCallSchema).optional(),
+  tool_call_id: z.string().optional(),
 });
+
+/** A tool offered to the model. */
+export const OpenAiToolSchema = z.object({
+  type: z.literal('function', { error: "only tools of type 'function' are supported" }),
+  function: z.object({
+    name: z.string().min(1, 'a tool needs a function name'),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().optional(),
+  }),
+});
+
+/** `tool_choice`: `auto`, `none`, `required`, or one named function. */
+export const ToolChoiceSchema = z.union([
+  z.enum(['auto', 'none', 'required']),
+  z.object({ type: z.literal('function'), function: z.object({ name: z.string().min(1) }) }),
+]);
 export type OpenAiMessage = z.infer<typeof OpenAiMessageSchema>;
 
 const notSupported = (what: string) => `${what} is not supported by this server`;
@@ -54,6 +80,10 @@ export const ChatCompletionRequestSchema = z.object({
   messages: z.array(OpenAiMessageSchema).min(1, 'messages must hold at least one message'),
   max_completion_tokens: z.number().int().positive().optional(),
   response_format: ResponseFormatSchema.optional(),
+  tools: z.array(OpenAiToolSchema).optional(),
+  tool_choice: ToolChoiceSchema.optional(),
+  // Accepted; the model makes at most the calls it makes, in order.
+  parallel_tool_calls: z.boolean().optional(),
   logprobs: z.literal(false, { error: notSupported('logprobs') }).optional(),
   top_logprobs: z.literal(0, { error: notSupported('top_logprobs') }).optional(),
 });

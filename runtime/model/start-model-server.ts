@@ -25,6 +25,8 @@ export async function startModelServer(options: {
   maxQueue?: number;
   /** Keep-alive of a request without `keep_alive`; default `OLLAMA_KEEP_ALIVE`, then 5 minutes. */
   keepAlive?: string | number;
+  /** On `/api/chat`, answer a user message that comes with tools with a call to one of them (see `ModelServerOptions.forceToolCall`). */
+  forceToolCall?: boolean;
 }): Promise<RunningModelServer> {
   const { host: _host, port: _port, ...serverOptions } = options;
   const server = createModelServer(serverOptions);

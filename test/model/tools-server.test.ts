@@ -1,0 +1,159 @@
+import { Ollama, type Tool } from 'ollama';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import type { AgentTool } from '../../runtime/llm/agent-tool.js';
+import { invoke } from '../../runtime/llm/invoke.js';
+import { startModelServer, type RunningModelServer } from '../../runtime/model/start-model-server.js';
+import { defaultModelStore } from './support/default-model.js';
+
+// Generation shares two cores with the rest of the suite: allow for that.
+vi.setConfig({ testTimeout: 120_000 });
+
+// The real default chat model (SmolLM2-135M) asked for tool calls. It never calls a tool on its own, so
+// the server forces a call where the wire format allows it (forceToolCall on /api/chat, tool_choice on /v1).
+let server: RunningModelServer;
+let ollama: Ollama;
+let openai: OpenAI;
+
+beforeAll(async () => {
+  const { store } = await defaultModelStore();
+  server = await startModelServer({ store, host: '127.0.0.1', port: 0, forceToolCall: true });
+  ollama = new Ollama({ host: server.url });
+  openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+}, 300_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const weatherTool: Tool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Get the current weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+const weatherParameters = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+const WeatherArguments = z.object({ city: z.string() }).strict();
+const question = { role: 'user', content: 'What is the weather in Paris?' } as const;
+
+describe('tools on /api/chat with the ollama client', () => {
+  it('answers with a tool call whose arguments match the schema', async () => {
+    const reply = await ollama.chat({ model: 'smollm2', messages: [question], tools: [weatherTool], options: { temperature: 0 } });
+    expect(reply.done_reason).toBe('stop');
+    expect(reply.message.content).toBe('');
+    expect(reply.message.tool_calls).toHaveLength(1);
+    const call = reply.message.tool_calls![0]!;
+    expect(call.function.name).toBe('get_weather');
+    expect(WeatherArguments.parse(call.function.arguments).city.length).toBeGreaterThan(0);
+  });
+
+  it('streams the tool call as a line of its own', async () => {
+    const stream = await ollama.chat({ model: 'smollm2', messages: [question], tools: [weatherTool], options: { temperature: 0 }, stream: true });
+    const parts = [];
+    for await (const part of stream) parts.push(part);
+    const calls = parts.flatMap((p) => p.message.tool_calls ?? []);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.function.name).toBe('get_weather');
+    WeatherArguments.parse(calls[0]!.function.arguments);
+    expect(parts.at(-1)).toMatchObject({ done: true, done_reason: 'stop' });
+    expect(parts.map((p) => p.message.content).join('')).toBe('');
+  });
+
+  it('answers with text once the tool result is in the conversation', async () => {
+    const first = await ollama.chat({ model: 'smollm2', messages: [question], tools: [weatherTool], options: { temperature: 0 } });
+    const reply = await ollama.chat({
+      model: 'smollm2',
+      messages: [question, first.message, { role: 'tool', tool_name: 'get_weather', content: JSON.stringify({ temperature: 18, sky: 'sunny' }) }],
+      tools: [weatherTool],
+      options: { temperature: 0, num_predict: 40 },
+    });
+    expect(reply.message.tool_calls ?? []).toEqual([]);
+    expect(reply.message.content.trim().length).toBeGreaterThan(0);
+  });
+});
+
+describe('tools on /v1/chat/completions with the openai client', () => {
+  const tools: OpenAI.ChatCompletionTool[] = [
+    { type: 'function', function: { name: 'get_weather', description: 'Get the current weather for a city', parameters: weatherParameters } },
+  ];
+
+  it('answers tool_choice required with tool_calls and finish_reason tool_calls', async () => {
+    const reply = await openai.chat.completions.create({ model: 'smollm2', messages: [question], tools, tool_choice: 'required', temperature: 0 });
+    const choice = reply.choices[0]!;
+    expect(choice.finish_reason).toBe('tool_calls');
+    expect(choice.message.tool_calls).toHaveLength(1);
+    const call = choice.message.tool_calls![0]!;
+    expect(call.type).toBe('function');
+    expect(call.id).toMatch(/^call_/);
+    if (call.type !== 'function') throw new Error('expected a function call');
+    expect(call.function.name).toBe('get_weather');
+    WeatherArguments.parse(JSON.parse(call.function.arguments));
+  });
+
+  it('streams a named tool_choice as delta.tool_calls with an index', async () => {
+    const stream = await openai.chat.completions.create({
+      model: 'smollm2',
+      messages: [question],
+      tools,
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      temperature: 0,
+      stream: true,
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const deltas = chunks.flatMap((c) => c.choices.flatMap((choice) => choice.delta.tool_calls ?? []));
+    expect(deltas).toHaveLength(1);
+    expect(deltas[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'get_weather' } });
+    expect(deltas[0]!.id).toMatch(/^call_/);
+    WeatherArguments.parse(JSON.parse(deltas[0]!.function!.arguments!));
+    const finishes = chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter(Boolean);
+    expect(finishes).toEqual(['tool_calls']);
+  });
+
+  it('answers with text once the tool result is in the conversation', async () => {
+    const first = await openai.chat.completions.create({ model: 'smollm2', messages: [question], tools, tool_choice: 'required', temperature: 0 });
+    const call = first.choices[0]!.message.tool_calls![0]!;
+    const reply = await openai.chat.completions.create({
+      model: 'smollm2',
+      messages: [question, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify({ temperature: 18, sky: 'sunny' }) }],
+      tools,
+      tool_choice: 'none',
+      temperature: 0,
+      max_tokens: 40,
+    });
+    expect(reply.choices[0]!.message.tool_calls ?? []).toEqual([]);
+    expect(['stop', 'length']).toContain(reply.choices[0]!.finish_reason);
+    expect(reply.choices[0]!.message.content!.trim().length).toBeGreaterThan(0);
+  });
+
+  it('refuses tool_choice naming a tool that is not offered', async () => {
+    const error = await openai.chat.completions
+      .create({ model: 'smollm2', messages: [question], tools, tool_choice: { type: 'function', function: { name: 'nope' } } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toMatch(/nope/);
+  });
+});
+
+describe("the toolkit's invoke() with tools through the ollama provider", () => {
+  it('runs the tool the model calls and gets a final text', async () => {
+    const calls: unknown[] = [];
+    const getWeather: AgentTool = {
+      name: 'get_weather',
+      description: 'Get the current weather for a city',
+      inputSchema: weatherParameters,
+      run: (args) => {
+        calls.push(args);
+        return { temperature: 18, sky: 'sunny' };
+      },
+    };
+    const llm = { provider: 'ollama' as const, model: 'smollm2', temperature: 0, base_url: server.url };
+    const answer = await invoke(llm, question.content, { tools: [getWeather] });
+    expect(calls).toHaveLength(1);
+    WeatherArguments.parse(calls[0]);
+    expect(answer.trim().length).toBeGreaterThan(0);
+  });
+});
