@@ -195,7 +195,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
         'general.file_type': stored.quantization ?? '',
         ...(stored.embeddingLength === undefined ? {} : { [`${stored.family ?? 'unknown'}.embedding_length`]: stored.embeddingLength }),
       },
-      capabilities: [stored.kind === 'embedding' ? 'embedding' : 'completion'],
+      capabilities: stored.kind === 'embedding' ? ['embedding'] : ['completion', 'tools'],
       modified_at: stored.modifiedAt,
     });
   });

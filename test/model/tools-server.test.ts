@@ -40,6 +40,10 @@ const WeatherArguments = z.object({ city: z.string() }).strict();
 const question = { role: 'user', content: 'What is the weather in Paris?' } as const;
 
 describe('tools on /api/chat with the ollama client', () => {
+  it('lists tools among the chat model capabilities', async () => {
+    expect((await ollama.show({ model: 'smollm2' })).capabilities).toEqual(['completion', 'tools']);
+  });
+
   it('answers with a tool call whose arguments match the schema', async () => {
     const reply = await ollama.chat({ model: 'smollm2', messages: [question], tools: [weatherTool], options: { temperature: 0 } });
     expect(reply.done_reason).toBe('stop');
@@ -127,6 +131,13 @@ describe('tools on /v1/chat/completions with the openai client', () => {
     expect(reply.choices[0]!.message.tool_calls ?? []).toEqual([]);
     expect(['stop', 'length']).toContain(reply.choices[0]!.finish_reason);
     expect(reply.choices[0]!.message.content!.trim().length).toBeGreaterThan(0);
+  });
+
+  it('refuses a response_format together with tools', async () => {
+    const error = await openai.chat.completions
+      .create({ model: 'smollm2', messages: [question], tools, response_format: { type: 'json_object' } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
   it('refuses tool_choice naming a tool that is not offered', async () => {

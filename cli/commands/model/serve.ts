@@ -10,7 +10,11 @@ export default class ModelServe extends JsonCommand {
   static override description =
     'Serve the models of the model store with the Ollama API (/api/chat, /api/generate, /api/tags, /api/show, /api/ps, /api/version) until interrupted.';
 
-  static override examples = ['<%= config.bin %> model serve', '<%= config.bin %> model serve --addr 127.0.0.1:11435'];
+  static override examples = [
+    '<%= config.bin %> model serve',
+    '<%= config.bin %> model serve --addr 127.0.0.1:11435',
+    '<%= config.bin %> model serve --force-tool-call',
+  ];
 
   static override enableJsonFlag = true;
 
@@ -19,6 +23,11 @@ export default class ModelServe extends JsonCommand {
 
   static override flags = {
     addr: Flags.string({ char: 'a', description: 'address to listen on, host:port', default: '127.0.0.1:11434' }),
+    'force-tool-call': Flags.boolean({
+      description:
+        'answer a user message that comes with tools with a call to one of them (for small models such as smollm2 that never call a tool on their own); /v1 requests with a tool_choice keep theirs',
+      default: false,
+    }),
   };
 
   async run(): Promise<{ url: string; stopped: true }> {
@@ -28,7 +37,13 @@ export default class ModelServe extends JsonCommand {
     const store = new ModelStore({ dir: resolveModelsDir() });
     let running: RunningModelServer;
     try {
-      running = await startModelServer({ store, host: addr.host, port: addr.port, logger: createLogger({ name: 'model' }) });
+      running = await startModelServer({
+        store,
+        host: addr.host,
+        port: addr.port,
+        logger: createLogger({ name: 'model' }),
+        ...(flags['force-tool-call'] ? { forceToolCall: true } : {}),
+      });
     } catch (error) {
       if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;
