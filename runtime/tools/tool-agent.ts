@@ -55,7 +55,9 @@ class EventQueue {
   take(): ToolEvent[] {
     return this.#items.splice(0);
   }
+  /** Resolves at the next push, or at once when events are already waiting (pushed while the reader was busy). */
   wait(): Promise<void> {
+    if (this.#items.length > 0) return Promise.resolve();
     return new Promise((resolve) => (this.#wake = resolve));
   }
 }
