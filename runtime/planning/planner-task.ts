@@ -1,3 +1,4 @@
+import { InvalidModelOutputError } from '../core/errors/invalid-model-output-error.js';
 import { AgentResponse, PLAN_CONFIRMATION } from '../core/agent-response.js';
 import type { FrameworkCore, StepContext } from '../core/framework-core.js';
 import { parseTaskInput } from '../core/task-input.js';
@@ -71,6 +72,7 @@ const TEXT = {
     editHelp:
       'Say it like: "change step 2 to ...", "remove step 3", "add ... at the end" (or "before step 2", "after step 1"), "move step 4 before step 1", "swap steps 1 and 2", "rename the objective to ...".',
     modelLost: (steps: string) => `The revised plan left out or rewrote steps you did not mention (${steps}), so I kept the plan as it was.`,
+    modelUnusable: 'The model did not give a usable revised plan, so I kept the plan as it was.',
   },
   es: {
     planning: 'Planificando...',
@@ -88,6 +90,7 @@ const TEXT = {
     editHelp:
       'Dilo así: "cambia el paso 2 por ...", "quita el paso 3", "añade ... al final" (o "antes del paso 2", "después del paso 1"), "mueve el paso 4 antes del paso 1", "intercambia los pasos 1 y 2", "cambia el objetivo a ...".',
     modelLost: (steps: string) => `El plan revisado quitaba o reescribía pasos que no mencionaste (${steps}), así que mantuve el plan como estaba.`,
+    modelUnusable: 'El modelo no dio un plan revisado utilizable, así que mantuve el plan como estaba.',
   },
 } as const;
 
@@ -140,7 +143,10 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
         },
         context,
       );
-      return { actions: PlanResultSchema.shape.actions.parse(edited) };
+      const parsed = PlanResultSchema.shape.actions.safeParse(edited);
+      if (!parsed.success)
+        throw new InvalidModelOutputError({ message: `editPlan did not return a plan: ${parsed.error.message}`, output: JSON.stringify(edited) ?? '' });
+      return { actions: parsed.data };
     });
   }
 
@@ -279,17 +285,30 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
       let problem: string | undefined;
       let lost: string[] = [];
       for (let attempt = 0; attempt < 2; attempt += 1) {
-        const result = await agent.executeStep('edit_plan', {
-          objective,
-          actions: before.actions,
-          request,
-          context_id: id,
-          ...(problem === undefined ? {} : { problem }),
-        });
-        const actions = PlanResultSchema.shape.actions.parse(result.actions);
+        let actions: string[];
+        try {
+          const result = await agent.executeStep('edit_plan', {
+            objective,
+            actions: before.actions,
+            request,
+            context_id: id,
+            ...(problem === undefined ? {} : { problem }),
+          });
+          actions = PlanResultSchema.shape.actions.parse(result.actions);
+        } catch (error) {
+          // An answer that is not a plan counts as a failed attempt, like one that loses steps: asked again, then the person.
+          if (!(error instanceof InvalidModelOutputError)) throw error;
+          lost = [];
+          problem = `the answer was not a plan: ${error.message}`;
+          continue;
+        }
         lost = lostSteps(before.actions, actions, request);
         if (lost.length === 0) return mergeChanges(before, actions);
         problem = `it dropped, reworded or reordered steps the person did not mention: ${lost.map((step) => `"${step}"`).join(', ')}. Keep them word for word, in order.`;
+      }
+      if (lost.length === 0) {
+        yield* askToRephrase(id, language, TEXT[language].modelUnusable);
+        return null;
       }
       yield* askToRephrase(id, language, TEXT[language].modelLost(lost.map((step) => `"${step}"`).join(', ')));
       return null;

@@ -285,6 +285,18 @@ describe('plan edits with a model', () => {
     expect(String(model.requests[1]?.messages.at(-1)?.content)).toContain('"Send the invitations"');
   });
 
+  it('an answer that is not a plan is asked for again, then the person is asked to rephrase; the task does not fail', async () => {
+    useScript(['Sure! I made it cheaper.']);
+    const { token, planId } = await propose(withModel, REQUEST_EN);
+    const refused = await ask(withModel, 'make the room cheaper', token);
+    expect(kinds(refused)).toEqual(['status', 'input_required']);
+    expect(String(refused.events.at(-1)?.data.text)).toContain('did not give a usable revised plan');
+    expect(model.requests).toHaveLength(2);
+    expect(String(model.requests[1]?.messages.at(-1)?.content)).toContain('the answer was not a plan');
+    const approved = await ask(withModel, `PLAN_CONFIRM_APPROVE ${planId}`, token);
+    expect(approved.result?.actions).toEqual(REQUEST_EN.split('; '));
+  });
+
   it('after a second bad edit, asks the person to rephrase and keeps the plan', async () => {
     useScript(['{"actions": ["Book a cheap room"]}']);
     const { token, planId } = await propose(withModel, REQUEST_EN);
