@@ -1,4 +1,5 @@
-import { A2A_VERSION_HEADER, Extensions, type AgentCard } from '@a2a-js/sdk';
+import { createHash } from 'node:crypto';
+import { A2A_VERSION_HEADER, Extensions, SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler, type User } from '@a2a-js/sdk/server';
 import type { Context, Hono } from 'hono';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
@@ -46,23 +47,63 @@ type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: un
 /** The challenge of a 401: the HMAC scheme and the headers a request must carry (see README, A2A). */
 const WWW_AUTHENTICATE = `${SIGNATURE_SCHEME} realm="a2a", headers="${Object.values(SIGNATURE_HEADERS).join(' ')}"`;
 
+/** How long a client may cache the card (it changes only when the agent restarts with a new card). */
+const CARD_MAX_AGE_SECONDS = 300;
+
+/** The name under which the card declares the request-signing scheme. */
+export const SIGNATURE_SCHEME_NAME = 'fw1-hmac';
+
+const SIGNATURE_SCHEME_DESCRIPTION =
+  `Every JSON-RPC request is signed with the calling agent's shared HMAC-SHA256 key (${SIGNATURE_SCHEME}). ` +
+  `Send the headers ${Object.values(SIGNATURE_HEADERS).join(', ')}: the signature is base64url HMAC-SHA256 over the lines ` +
+  `"${SIGNATURE_SCHEME}", upper-case method, path with query, unix timestamp in seconds, nonce, caller agent name, this agent's name and the body's SHA-256 (hex), joined by newlines. ` +
+  'Keys are exchanged out of band (A2A_KEYS_FILE); an unsigned or badly signed request gets 401 with a WWW-Authenticate challenge.';
+
+/**
+ * The card as served: the agent's card with the signing scheme declared
+ * (A2A `securitySchemes` / `securityRequirements`, in the protocol's JSON
+ * form) when this agent requires signed requests.
+ */
+function publicCard(card: AgentCard, signatureRequired: boolean): unknown {
+  if (!signatureRequired) return card;
+  const scheme = SecurityScheme.toJSON({
+    scheme: { $case: 'httpAuthSecurityScheme', value: { scheme: SIGNATURE_SCHEME, bearerFormat: '', description: SIGNATURE_SCHEME_DESCRIPTION } },
+  });
+  return {
+    ...card,
+    securitySchemes: { ...(card.securitySchemes as object), [SIGNATURE_SCHEME_NAME]: scheme },
+    securityRequirements: [SecurityRequirement.toJSON({ schemes: { [SIGNATURE_SCHEME_NAME]: { list: [] } } })],
+  };
+}
+
+/** A refusal before the SDK sees the request, as a JSON-RPC error (-32600) that also names our error code. */
+function jsonRpcRefusal(status: number, code: string, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message, data: { code } } }, { status });
+}
+
 export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   const logger = options.logger ?? silentLogger;
   const transport = new JsonRpcTransportHandler(options.requestHandler);
   const rpcPath = new URL(options.card.supportedInterfaces[0]?.url ?? 'http://localhost/').pathname || '/';
   // Serialised per request: the URL may be fixed once the listening port is known.
-  app.get(
-    AGENT_CARD_PATH,
-    () => new Response(JSON.stringify(options.card), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' } }),
-  );
+  app.get(AGENT_CARD_PATH, (c) => {
+    const body = JSON.stringify(publicCard(options.card, options.guard.signatureRequired));
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    const headers = { 'content-type': 'application/json', 'cache-control': `public, max-age=${CARD_MAX_AGE_SECONDS}`, etag };
+    const ifNoneMatch = requestHeader(c, 'if-none-match');
+    if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*'))
+      return new Response(null, { status: 304, headers });
+    return new Response(body, { status: 200, headers });
+  });
 
   app.post(rpcPath, async (c) => {
     const contentType = requestHeader(c, 'content-type')?.split(';', 1)[0]?.trim().toLowerCase();
     if (contentType !== 'application/json' && contentType !== 'application/a2a+json') {
-      throw new BadRequestError({
-        code: 'unsupported_media_type',
-        message: `Send A2A JSON-RPC requests with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'none'}).`,
-      });
+      return jsonRpcRefusal(
+        415,
+        'unsupported_media_type',
+        `Send A2A JSON-RPC requests with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'none'}).`,
+      );
     }
     const body = await readBodyText(c, options.maxBodyBytes);
     const url = new URL(c.req.url);
@@ -91,6 +132,8 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       // Deeper input would overflow the SDK's validation (a stack overflow, once a 500).
       return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${(error as Error).message}` } }, 400);
     }
+    // A2A defines single requests only; the SDK would read an array as a malformed request object.
+    if (Array.isArray(rpc)) return jsonRpcRefusal(400, 'invalid_request', 'Invalid Request: A2A does not support JSON-RPC batches; send one request per call.');
     await options.guard.authorize(caller, messageOf(rpc));
     return answer(c, rpc, caller);
   });

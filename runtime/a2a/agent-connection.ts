@@ -2,6 +2,8 @@ import type { AgentCard } from '@a2a-js/sdk';
 import { statSync } from 'node:fs';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { loadA2AConfig, type Env } from '../core/config.js';
+import { AgentNotReadyError } from '../core/errors/agent-not-ready-error.js';
+import { FrameworkError } from '../core/framework-error.js';
 import { PermissionError } from './errors/permission-error.js';
 import type { Logger } from '../core/logger.js';
 import { chunksFromStream, type A2AChunk } from './a2a-chunk.js';
@@ -72,7 +74,26 @@ export async function* agentConnection(
     },
     options.signal ? { signal: options.signal } : {},
   );
-  for await (const event of stream) yield* chunksFromStream(event);
+  try {
+    for await (const event of stream) yield* chunksFromStream(event);
+  } catch (error) {
+    throw lostConnection(error, targetCard) ?? error;
+  }
+}
+
+/**
+ * The SDK reports a peer that vanished mid-stream (killed, restarted, network
+ * cut) as undici's bare `TypeError: terminated` or a socket error; name it.
+ */
+function lostConnection(error: unknown, target: AgentCard): AgentNotReadyError | undefined {
+  if (FrameworkError.isInstance(error) || !(error instanceof Error) || error.name === 'AbortError') return undefined;
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  const lost =
+    (error instanceof TypeError && error.message === 'terminated') ||
+    ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes((cause as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException).code ?? '');
+  if (!lost) return undefined;
+  const url = target.supportedInterfaces[0]?.url ?? '(no url)';
+  return new AgentNotReadyError({ url, lostAgent: target.name, detail: cause?.message ?? error.message, cause: error });
 }
 
 /**

@@ -52,6 +52,11 @@ export class A2ARequestGuard {
     this.#logger = options.logger ?? silentLogger;
   }
 
+  /** Whether requests must be signed (the card then declares the scheme). */
+  get signatureRequired(): boolean {
+    return !this.#options.acceptUnsigned;
+  }
+
   /** Checks the signature of the raw request; resolves to the caller. */
   async authenticate(request: { method: string; path: string; body: string; header: (name: string) => string | undefined }): Promise<AdmittedCaller> {
     const claimed = request.header(SIGNATURE_HEADERS.agent) ?? 'unknown';

@@ -79,7 +79,10 @@ describe('the A2A endpoint, through the official SDK client', () => {
   it('puts no key material in the card', async () => {
     const text = await (await fetch(`${running.url}/.well-known/agent-card.json`)).text();
     for (const secret of secrets) expect(text).not.toContain(secret);
-    expect(text).not.toMatch(/secret|orchestrator-1|probe-1|hmac/i);
+    // The card names the signing scheme (securitySchemes), never a key or its id.
+    const { securitySchemes, securityRequirements, ...rest } = JSON.parse(text) as Record<string, unknown>;
+    expect(JSON.stringify([securitySchemes, securityRequirements])).not.toMatch(/orchestrator-1|probe-1/);
+    expect(JSON.stringify(rest)).not.toMatch(/secret|orchestrator-1|probe-1|hmac/i);
   });
 
   it('sendMessage blocks until the task completes with the result artifact', async () => {
@@ -225,13 +228,13 @@ describe('refusals at the transport edge', () => {
     await expect(unsigned.sendMessage(send('result unsigned'))).rejects.toSatisfy((error: unknown) => error instanceof SignatureError);
   });
 
-  it('answers a bad content type with 415 JSON', async () => {
+  it('answers a bad content type with 415 and a JSON-RPC error', async () => {
     const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
     expect(res.status).toBe(415);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = (await res.json()) as { code: string; message: string };
-    expect(body.code).toBe('unsupported_media_type');
-    expect(body.message).toContain('"text/plain"');
+    const body = (await res.json()) as { jsonrpc: string; id: null; error: { code: number; message: string; data: { code: string } } };
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { code: 'unsupported_media_type' } } });
+    expect(body.error.message).toContain('"text/plain"');
   });
 
   it('answers GET on the JSON-RPC path with 405 and Allow: POST', async () => {

@@ -1,13 +1,20 @@
 import { FrameworkError } from '../framework-error.js';
 
-/** The agent to be called does not answer at its address (not started yet, or down). */
+/**
+ * The agent to be called does not answer at its address (not started yet, or
+ * down), or (`lostAgent` set) the connection to it broke in the middle of a call.
+ */
 export class AgentNotReadyError extends FrameworkError {
   readonly url: string;
 
-  constructor(options: { url: string; detail?: string; cause?: unknown }) {
+  constructor(options: { url: string; detail?: string; cause?: unknown; lostAgent?: string }) {
+    const detail = options.detail ? ` (${options.detail})` : '';
     super({
       code: 'agent_not_ready',
-      message: `target agent not ready at ${options.url}${options.detail ? ` (${options.detail})` : ''}. Start it, or wait for its GET /health to answer.`,
+      message:
+        options.lostAgent === undefined
+          ? `target agent not ready at ${options.url}${detail}. Start it, or wait for its GET /health to answer.`
+          : `connection to ${options.lostAgent} lost mid-call at ${options.url}${detail}: the agent stopped or restarted. Check its GET /health, then retry.`,
       cause: options.cause,
     });
     this.url = options.url;
