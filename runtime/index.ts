@@ -94,7 +94,7 @@ export { OllamaEmbedder, type Embedder } from './llm/embedder.js';
 
 // Agents that act: policy-gated tool calls with a person's approval.
 export { registerToolAgentTask, type ToolAgentOptions } from './tools/tool-agent.js';
-export { ToolGate, parseToolPolicies, type ToolGateOptions, type ToolDecision, type GatedToolCall } from './tools/tool-gate.js';
+export { ToolGate, parseToolPolicies, toolGateFromEnv, type ToolGateOptions, type ToolDecision, type GatedToolCall } from './tools/tool-gate.js';
 export {
   classifyToolApprovalReply,
   formatToolApproval,

@@ -1,5 +1,5 @@
 import type { AgentTool } from '../core/agent-tool.js';
-import { loadA2AConfig, loadAgentConfig } from '../core/config.js';
+import { loadAgentConfig } from '../core/config.js';
 import { FrameworkAgent } from '../core/framework-agent.js';
 import { FrameworkCore } from '../core/framework-core.js';
 import type { LlmConfig } from '../core/llm-config.js';
@@ -7,7 +7,7 @@ import { createLogger } from '../core/logger.js';
 import type { ChatRequest, ChatResult, LanguageModel } from '../llm/language-model.js';
 import type { ChatToolCall } from '../llm/thread-history.js';
 import { registerToolAgentTask } from '../tools/tool-agent.js';
-import { parseToolPolicies, ToolGate } from '../tools/tool-gate.js';
+import { toolGateFromEnv } from '../tools/tool-gate.js';
 
 /** Example prices (not market data): the same symbol always gets the same price. */
 function priceOf(symbol: string): number {
@@ -137,13 +137,10 @@ export function createTraderAgent(options: { env?: Readonly<Record<string, strin
     version: '0.1.0',
     tools,
   });
-  const a2a = loadA2AConfig({ env });
-  const gate = new ToolGate({
-    guardianUrl: a2a.guardianUrl,
-    mode: a2a.a2aValidationMode,
+  const gate = toolGateFromEnv({
+    env,
     agent: { name: agent.agentName, description: agent.description },
-    policies: parseToolPolicies(env.TOOL_POLICIES ?? 'place_trade:trading'),
-    ...(env.TOOL_AMOUNT_PATHS ? { amountPaths: parseToolPolicies(env.TOOL_AMOUNT_PATHS, 'TOOL_AMOUNT_PATHS') } : {}),
+    defaultPolicies: 'place_trade:trading',
     logger: createLogger({ name: 'trader' }),
   });
   const rules = new TraderRulesModel();

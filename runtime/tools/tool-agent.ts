@@ -29,6 +29,10 @@ export interface ToolAgentOptions {
   gate?: ToolGate;
   /** System prompt of every model call. */
   system?: string;
+  /** The user message sent for a request's text (a task's prompt template); default: the text itself. */
+  prompt?: (text: string) => string;
+  /** How the model's final reply is answered; default `AgentResponse.text(reply)`. */
+  respond?: (reply: string) => AgentResponse;
   /** Rounds of tool calls per request before `tool_loop_limit`; default 8. */
   maxToolSteps?: number;
   /** How long a call waits for approval; default 10 minutes. */
@@ -172,7 +176,7 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
       }
       if (options.history && conversation)
         await options.history.append(conversation, [{ role: 'user', content: resume ? pendingPrompt : prompt }, ...outcome.added]);
-      yield AgentResponse.text(outcome.reply);
+      yield options.respond ? options.respond(outcome.reply) : AgentResponse.text(outcome.reply);
     }
 
     /** A tool whose calls are asked of the gate first, and shown as they happen. */
@@ -261,6 +265,6 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
         }
       }
     }
-    yield* drive(text);
+    yield* drive(options.prompt ? options.prompt(text) : text);
   });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { A2AValidationMode } from '../core/config.js';
+import { loadA2AConfig, type A2AValidationMode, type Env } from '../core/config.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 
 /** One tool call as the model asked for it. */
@@ -169,4 +169,28 @@ export class ToolGate {
     else this.#logger.warn(decision.action === 'deny' ? 'tool call denied' : 'tool call needs approval', fields);
     return decision;
   }
+}
+
+/**
+ * The gate the environment describes, as every generated agent and the
+ * trader example build it: the Guardian and mode of the A2A settings
+ * (`GUARDIAN_URL`, `A2A_VALIDATION_MODE`), `TOOL_POLICIES` (else
+ * `defaultPolicies`) and `TOOL_AMOUNT_PATHS`. Throws `ConfigError` or a
+ * `TypeError` naming a bad setting. With no policy at all, every call runs
+ * ungated (set `TOOL_POLICIES=*:<package>` to gate every tool).
+ *
+ * @example
+ * const gate = toolGateFromEnv({ agent: { name: 'trader' }, defaultPolicies: 'place_trade:trading' });
+ */
+export function toolGateFromEnv(options: { agent: ToolGateOptions['agent']; env?: Env; defaultPolicies?: string; logger?: Logger }): ToolGate {
+  const env = options.env ?? process.env;
+  const a2a = loadA2AConfig({ env });
+  return new ToolGate({
+    guardianUrl: a2a.guardianUrl,
+    mode: a2a.a2aValidationMode,
+    agent: options.agent,
+    policies: parseToolPolicies(env.TOOL_POLICIES ?? options.defaultPolicies),
+    ...(env.TOOL_AMOUNT_PATHS ? { amountPaths: parseToolPolicies(env.TOOL_AMOUNT_PATHS, 'TOOL_AMOUNT_PATHS') } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
 }

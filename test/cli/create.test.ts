@@ -10,6 +10,8 @@ import { freePort } from '../support/net.js';
 import { startService, type Service } from '../support/processes.js';
 import { collectSse } from '../support/sse-client.js';
 import { linkDependencies } from '../support/project-deps.js';
+import { toolCallingReply } from '../llm/support/http-stand-in.js';
+import { startOllamaStandIn } from '../llm/support/ollama-stand-in.js';
 
 /** `tsc -p .` in `root` with the linked TypeScript. */
 function compile(root: string): Promise<{ code: number | null; output: string }> {
@@ -27,6 +29,8 @@ function json<T>(text: string): T {
 }
 
 let base: string;
+/** The project the first test makes and builds; the next test serves its agent again. */
+let demoRoot: string;
 const services: Service[] = [];
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'fw-cli-create-'));
@@ -43,6 +47,7 @@ describe('framework-cli create project / add agent', () => {
     const project = json<{ root: string; created: string[] }>(created.stdout);
     expect(project.created).toContain('.framework/project.json');
     const root = project.root;
+    demoRoot = root;
 
     const added = await runCliInProcess(
       ['add', 'agent', 'helper', '--description', 'Helps people', '--task', 'greet:Greets the user', '--no-interactive', '--json'],
@@ -72,6 +77,52 @@ describe('framework-cli create project / add agent', () => {
     expect(events.map((e) => e.event)).toEqual(['status', 'result']);
     expect(json<Record<string, unknown>>(events[1]?.data ?? '{}')).toMatchObject({ task: 'greet', answer: 'Greets the user: hello there', model: null });
     await helper.stop();
+  });
+
+  it('gives the generated agent its tools through the model, each call gated by TOOL_POLICIES', { timeout: 90_000 }, async () => {
+    // The helper made by the test above; its model is a stand-in that speaks Ollama's /api/chat and asks for current_time.
+    const root = demoRoot;
+    const model = await startOllamaStandIn({ reply: toolCallingReply([{ name: 'current_time', arguments: {} }]) });
+    try {
+      const serve = async (env: Record<string, string>) => {
+        const port = await freePort();
+        const helper = await startService({
+          name: 'helper',
+          cwd: root,
+          port,
+          args: ['serve', 'agent', '--module', 'dist/agents/helper/app.js', '--port', String(port)],
+          env: { MODEL_NAME: 'test-model', OLLAMA_HOST: model.url, ...env },
+        });
+        services.push(helper);
+        return helper;
+      };
+      const ungated = await serve({});
+      const asked = await collectSse(`${ungated.url}/stream`, { body: { query: 'greet: what time is it?' } });
+      expect(asked.status).toBe(200);
+      const calls = asked.events.filter((e) => e.event === 'status').map((e) => e.data);
+      expect(calls.some((text) => text.startsWith('Calling tool current_time'))).toBe(true);
+      const result = json<{ task: string; answer: string; model: string }>(asked.events.find((e) => e.event === 'result')?.data ?? '{}');
+      expect(result).toMatchObject({ task: 'greet', model: 'test-model' });
+      expect(result.answer).toMatch(/^answer: \{"now":"\d{4}-\d\d-\d\dT/); // the tool ran and its result went back to the model
+      // The task's prompt template shaped the user message the model got.
+      const userMessages = model.requests
+        .flatMap((r) => (r.body as { messages: { role: string; content: string }[] }).messages)
+        .filter((m) => m.role === 'user');
+      expect(userMessages.at(-1)?.content).toContain('what time is it?');
+      await ungated.stop();
+
+      // Gated, strict, and no Guardian to ask: the call is refused and never runs.
+      const gated = await serve({ TOOL_POLICIES: '*:tools', A2A_VALIDATION_MODE: 'strict' });
+      const refused = await collectSse(`${gated.url}/stream`, { body: { query: 'greet: what time is it?' } });
+      const statuses = refused.events.filter((e) => e.event === 'status').map((e) => e.data);
+      expect(statuses.some((text) => /^Tool current_time refused: .*Guardian/.test(text))).toBe(true);
+      const answer = json<{ answer: string }>(refused.events.find((e) => e.event === 'result')?.data ?? '{}').answer;
+      expect(answer).toContain('refused by policy');
+      expect(answer).not.toContain('"now"');
+      await gated.stop();
+    } finally {
+      await model.close();
+    }
   });
 
   it('reports refusals as one JSON document with a code, and exit code 1', async () => {
