@@ -1,6 +1,6 @@
 import type { AddressInfo, Socket } from 'node:net';
 import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { FrameworkError } from '../framework-error.js';
 
@@ -10,6 +10,9 @@ export interface Listening {
   readonly port: number;
   close(): Promise<void>;
 }
+
+/** Pending connections the kernel may queue before the server accepts them. */
+const LISTEN_BACKLOG = 4096;
 
 /** How long a client may take, and how many connections it may hold, on every server of the toolkit. */
 export interface ConnectionLimits {
@@ -67,7 +70,7 @@ export function listen(
   return new Promise((resolve, reject) => {
     // Node checks the request timers every `connectionsCheckingInterval`: keep it well below the shortest limit.
     const connectionsCheckingInterval = Math.max(100, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.bodyTimeoutMs) / 4)));
-    const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port, serverOptions: { connectionsCheckingInterval } }) as Server;
+    const server = createAdaptorServer({ fetch: app.fetch, hostname: options.host, serverOptions: { connectionsCheckingInterval } }) as Server;
     server.headersTimeout = limits.headersTimeoutMs;
     // Covers receiving the request only; a response streams for as long as it needs.
     server.requestTimeout = Math.max(limits.bodyTimeoutMs, limits.headersTimeoutMs);
@@ -116,5 +119,9 @@ export function listen(
           }),
       });
     });
+    // A deep accept queue: with Node's default (511) a burst of connections overflows it and the
+    // kernel drops their handshakes, so those clients wait seconds for retransmits (seen at 1,000
+    // concurrent streams). The kernel caps it at net.core.somaxconn.
+    server.listen({ port: options.port, host: options.host, backlog: LISTEN_BACKLOG });
   });
 }
