@@ -13,6 +13,8 @@ export interface PolicyClient {
   evaluate(path: string, input: unknown, options?: { signal?: AbortSignal }): Promise<unknown>;
   /** True when the engine answers its health check. */
   healthy(options?: { signal?: AbortSignal }): Promise<boolean>;
+  /** The policy modules the engine holds (OPA's `GET /v1/policies`), for bundles; rejects with `PolicyUnavailableError`. */
+  listPolicies?(options?: { signal?: AbortSignal }): Promise<{ id: string; raw: string }[]>;
 }
 
 export const DEFAULT_POLICY_TIMEOUT_MS = 2_000;
@@ -69,6 +71,26 @@ export class OpaPolicyClient implements PolicyClient {
       throw new PolicyUnavailableError({ url, detail: 'the answer is not a JSON object' });
     }
     return (body as { result?: unknown }).result;
+  }
+
+  async listPolicies(options: { signal?: AbortSignal } = {}): Promise<{ id: string; raw: string }[]> {
+    const url = `${this.url}/v1/policies`;
+    const response = await this.#fetch(url, { method: 'GET' }, options.signal);
+    const text = await response.text().catch((cause: unknown) => {
+      throw new PolicyUnavailableError({ url, detail: 'the answer was cut off', cause });
+    });
+    if (!response.ok) throw new PolicyUnavailableError({ url, detail: `HTTP ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}` });
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (cause) {
+      throw new PolicyUnavailableError({ url, detail: 'the answer is not JSON', cause });
+    }
+    const result = (body as { result?: unknown } | null)?.result;
+    if (!Array.isArray(result) || !result.every((m) => typeof m?.id === 'string' && typeof m?.raw === 'string')) {
+      throw new PolicyUnavailableError({ url, detail: 'the answer is not a list of {id, raw} policies' });
+    }
+    return (result as { id: string; raw: string }[]).map(({ id, raw }) => ({ id, raw }));
   }
 
   async healthy(options: { signal?: AbortSignal } = {}): Promise<boolean> {

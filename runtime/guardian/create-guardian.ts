@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { decideAccess, type AccessDecision } from '../a2a/access-decision.js';
 import { auditEvent } from '../a2a/audit-log.js';
@@ -14,7 +15,7 @@ import { parseAuditQuery } from './audit-query.js';
 import { AuditTrail } from './audit-trail.js';
 import { domainDecisionFrom, type DomainDecision } from './domain-decision.js';
 import { DomainPolicyInputSchema } from './domain-policy-input.js';
-import type { AuditListResponse, GuardianHealth } from './guardian-responses.js';
+import { POLICY_BUNDLE_PATH, type AuditListResponse, type GuardianHealth, type PolicyBundle } from './guardian-responses.js';
 import { parseRequest } from '../core/server/parse-request.js';
 
 export interface GuardianOptions {
@@ -41,6 +42,8 @@ const EVALUATE_SUFFIX = '/evaluate';
  * - `POST /v1/a2a/validate` (A2A validation input) → `{allowed, reason}`, audited
  * - `POST /v1/policies/{package path}/evaluate` (domain input) → `{allow, deny, require_approval}`
  * - `GET /v1/audit?limit=&since=` → `{events}` newest last
+ * - `GET /v1/bundles/policies` → `{revision, modules: [{id, raw}]}` with an `ETag` (304 on `If-None-Match`):
+ *   the policies the engine holds, for agents that decide in process (`ToolGate` with `decide: 'local'`)
  * - `GET /health` → 200 `{status: 'ok'}` or 503 `{status: 'degraded'}`
  *
  * @example
@@ -107,6 +110,17 @@ export function createGuardian(options: GuardianOptions): Hono {
     const decision = domainDecisionFrom({ document, path });
     logger.debug('domain decision', { package: path, ...decision });
     return c.json(decision satisfies DomainDecision);
+  });
+
+  app.get(POLICY_BUNDLE_PATH, async (c) => {
+    if (!policy.listPolicies)
+      throw new BadRequestError({ code: 'not_found', message: 'this policy engine client cannot list its policies, so no bundle is served' });
+    const modules = (await policy.listPolicies()).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const revision = createHash('sha256').update(JSON.stringify(modules)).digest('base64url').slice(0, 32);
+    const etag = `"${revision}"`;
+    const headers = { etag, 'cache-control': 'no-cache' };
+    if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
+    return c.json({ revision, modules } satisfies PolicyBundle, 200, headers);
   });
 
   app.get('/v1/audit', (c) => {

@@ -29,3 +29,12 @@ export const GuardianHealthSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('degraded'), policy_engine: z.literal('down'), policy_url: z.string() }),
 ]);
 export type GuardianHealth = z.infer<typeof GuardianHealthSchema>;
+
+/** Where the Guardian serves the policies it decides with, for agents that evaluate them in process. */
+export const POLICY_BUNDLE_PATH = '/v1/bundles/policies';
+
+/** `GET /v1/bundles/policies`: every policy module the engine holds, and a revision that changes with them (also the ETag). */
+export interface PolicyBundle {
+  revision: string;
+  modules: { id: string; raw: string }[];
+}

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { loadA2AConfig, type A2AValidationMode, type Env } from '../core/config.js';
+import { isPlainObject } from '../core/json.js';
 import { silentLogger, type Logger } from '../core/logger.js';
+import { domainDecisionFrom } from '../guardian/domain-decision.js';
+import { POLICY_BUNDLE_PATH } from '../guardian/guardian-responses.js';
+import { compilePolicy, type CompiledPolicy } from '../policy/engine.js';
+import { toJS } from '../policy/value-json.js';
 
 /** One tool call as the model asked for it. */
 export interface GatedToolCall {
@@ -11,9 +16,9 @@ export interface GatedToolCall {
 
 /** What the Guardian (or, without an answer, the validation mode) decided about one tool call. */
 export type ToolDecision =
-  | { action: 'allow'; reasons: string[]; decidedBy: 'guardian' | 'mode' | 'ungated' }
-  | { action: 'deny'; reasons: string[]; decidedBy: 'guardian' | 'mode' }
-  | { action: 'require_approval'; reasons: string[]; decidedBy: 'guardian' };
+  | { action: 'allow'; reasons: string[]; decidedBy: 'guardian' | 'bundle' | 'mode' | 'ungated' }
+  | { action: 'deny'; reasons: string[]; decidedBy: 'guardian' | 'bundle' | 'mode' }
+  | { action: 'require_approval'; reasons: string[]; decidedBy: 'guardian' | 'bundle' };
 
 export interface ToolGateOptions {
   /** The Guardian's address; without it every gated call is decided by `mode` as "Guardian unavailable". */
@@ -28,12 +33,29 @@ export interface ToolGateOptions {
   amountPaths?: Readonly<Record<string, string>>;
   /** Milliseconds to wait for the Guardian; default 5000. */
   timeoutMs?: number;
+  /**
+   * Where each call is decided: `guardian` (default) asks the Guardian over
+   * HTTP; `local` evaluates, in this process, the policies the Guardian
+   * serves (`GET /v1/bundles/policies`), fetched at the first gated call and
+   * re-checked every `bundleRefreshMs` in the background (ETag). A bundle the
+   * Guardian has not confirmed for `bundleMaxAgeMs` counts as the Guardian
+   * being unavailable, so `mode` decides (strict denies).
+   */
+  decide?: 'guardian' | 'local';
+  /** How often a local bundle is re-checked with the Guardian; default 5000 ms. */
+  bundleRefreshMs?: number;
+  /** How old a local bundle may get without the Guardian confirming it; default 60000 ms. */
+  bundleMaxAgeMs?: number;
   logger?: Logger;
   /** Clock, for tests; default `Date.now`. */
   now?: () => number;
 }
 
 const DecisionSchema = z.object({ allow: z.boolean(), deny: z.array(z.string()), require_approval: z.boolean() });
+const BundleSchema = z.object({ revision: z.string().min(1), modules: z.array(z.object({ id: z.string(), raw: z.string() })) });
+
+/** A decision from the Guardian (or the bundle), or why none could be had. */
+type Asked = { answer: z.infer<typeof DecisionSchema> } | { unavailable: string };
 const WINDOW_MS = 60_000;
 
 /**
@@ -86,6 +108,9 @@ export class ToolGate {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #recent: number[] = [];
+  #bundle: { revision: string; policy: CompiledPolicy; confirmedAt: number } | undefined;
+  #bundleError: string | undefined;
+  #refreshing: Promise<void> | undefined;
 
   constructor(options: ToolGateOptions) {
     this.#options = options;
@@ -117,6 +142,17 @@ export class ToolGate {
       context: { ...(options.contextId ? { context_id: options.contextId } : {}), timestamp: new Date(now).toISOString() },
       metadata: { arguments: call.arguments, requests_last_minute: this.#recent.length, tool_call_id: call.id },
     };
+    const asked = this.#options.decide === 'local' ? await this.#decideLocally(pkg, input) : await this.#askGuardian(guardianUrl, pkg, input, options.signal);
+    if ('unavailable' in asked) return this.#unavailable(call, asked.unavailable);
+    const answer = asked.answer;
+    const decidedBy = this.#options.decide === 'local' ? 'bundle' : 'guardian';
+    if (answer.deny.length > 0) return this.#audit(call, { action: 'deny', reasons: answer.deny, decidedBy });
+    if (answer.require_approval) return this.#audit(call, { action: 'require_approval', reasons: [`policy ${pkg} requires a person's approval`], decidedBy });
+    if (answer.allow) return this.#audit(call, { action: 'allow', reasons: [], decidedBy });
+    return this.#audit(call, { action: 'deny', reasons: [`not allowed by policy ${pkg}`], decidedBy });
+  }
+
+  async #askGuardian(guardianUrl: string, pkg: string, input: unknown, signal: AbortSignal | undefined): Promise<Asked> {
     const url = `${guardianUrl.replace(/\/+$/, '')}/v1/policies/${pkg.split('.').map(encodeURIComponent).join('/')}/evaluate`;
     const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 5000);
     let answer: z.infer<typeof DecisionSchema>;
@@ -125,15 +161,15 @@ export class ToolGate {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(input),
-        signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       const text = await response.text();
-      if (!response.ok) return this.#unavailable(call, `the Guardian answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+      if (!response.ok) return { unavailable: `the Guardian answered HTTP ${response.status}: ${text.slice(0, 300)}` };
       const parsed = DecisionSchema.safeParse(JSON.parse(text));
-      if (!parsed.success) return this.#unavailable(call, 'the Guardian answered something that is not {allow, deny, require_approval}');
+      if (!parsed.success) return { unavailable: 'the Guardian answered something that is not {allow, deny, require_approval}' };
       answer = parsed.data;
     } catch (error) {
-      if (options.signal?.aborted) throw error;
+      if (signal?.aborted) throw error;
       const detail = timeout.aborted
         ? `no answer within ${this.#options.timeoutMs ?? 5000} ms`
         : error instanceof Error
@@ -141,13 +177,62 @@ export class ToolGate {
             ? error.cause.message
             : error.message
           : String(error);
-      return this.#unavailable(call, `the Guardian could not be asked (${detail})`);
+      return { unavailable: `the Guardian could not be asked (${detail})` };
     }
-    if (answer.deny.length > 0) return this.#audit(call, { action: 'deny', reasons: answer.deny, decidedBy: 'guardian' });
-    if (answer.require_approval)
-      return this.#audit(call, { action: 'require_approval', reasons: [`policy ${pkg} requires a person's approval`], decidedBy: 'guardian' });
-    if (answer.allow) return this.#audit(call, { action: 'allow', reasons: [], decidedBy: 'guardian' });
-    return this.#audit(call, { action: 'deny', reasons: [`not allowed by policy ${pkg}`], decidedBy: 'guardian' });
+    return { answer };
+  }
+
+  /** Decides from the Guardian's policy bundle, evaluated here (see `decide: 'local'`). */
+  async #decideLocally(pkg: string, input: unknown): Promise<Asked> {
+    const now = Date.now();
+    const refreshMs = this.#options.bundleRefreshMs ?? 5_000;
+    if (this.#bundle === undefined || now - this.#bundle.confirmedAt >= refreshMs) {
+      const refresh = (this.#refreshing ??= this.#refreshBundle().finally(() => (this.#refreshing = undefined)));
+      if (this.#bundle === undefined) await refresh; // the first call waits; later ones decide with what they have
+    }
+    const bundle = this.#bundle;
+    if (bundle === undefined) return { unavailable: `no policy bundle from the Guardian (${this.#bundleError ?? 'not fetched'})` };
+    const maxAge = this.#options.bundleMaxAgeMs ?? 60_000;
+    if (now - bundle.confirmedAt > maxAge) {
+      return {
+        unavailable: `the policy bundle is stale: the Guardian has not confirmed it for ${Math.round((now - bundle.confirmedAt) / 1000)} s (${this.#bundleError ?? 'no answer'})`,
+      };
+    }
+    let document: unknown;
+    try {
+      const value = bundle.policy.evaluate(pkg.split('.'), input);
+      document = value === undefined ? undefined : toJS(value);
+    } catch (error) {
+      return { unavailable: `policy ${pkg} could not be evaluated (${error instanceof Error ? error.message : String(error)})` };
+    }
+    if (!isPlainObject(document)) return { unavailable: `the policy bundle has no package ${pkg}` };
+    return { answer: domainDecisionFrom({ document, path: pkg.replaceAll('.', '/') }) };
+  }
+
+  /** Fetches the bundle (conditionally, by ETag); keeps the last good one when the Guardian cannot be asked. */
+  async #refreshBundle(): Promise<void> {
+    const guardianUrl = this.#options.guardianUrl;
+    if (!guardianUrl) return;
+    const url = `${guardianUrl.replace(/\/+$/, '')}${POLICY_BUNDLE_PATH}`;
+    try {
+      const headers: Record<string, string> = this.#bundle ? { 'if-none-match': `"${this.#bundle.revision}"` } : {};
+      const response = await fetch(url, { headers, signal: AbortSignal.timeout(this.#options.timeoutMs ?? 5000) });
+      if (response.status === 304 && this.#bundle) {
+        this.#bundle.confirmedAt = Date.now();
+        this.#bundleError = undefined;
+        return;
+      }
+      const text = await response.text();
+      if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 300)}`);
+      const bundle = BundleSchema.parse(JSON.parse(text));
+      const policy = compilePolicy({ modules: bundle.modules.map((m) => ({ file: m.id, source: m.raw })) });
+      this.#bundle = { revision: bundle.revision, policy, confirmedAt: Date.now() };
+      this.#bundleError = undefined;
+      this.#logger.info('tool policy bundle loaded', { revision: bundle.revision, modules: bundle.modules.length });
+    } catch (error) {
+      this.#bundleError = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      this.#logger.warn('could not refresh the tool policy bundle from the Guardian', { url, error: this.#bundleError });
+    }
   }
 
   #unavailable(call: GatedToolCall, why: string): ToolDecision {
@@ -175,7 +260,8 @@ export class ToolGate {
  * The gate the environment describes, as every generated agent and the
  * trader example build it: the Guardian and mode of the A2A settings
  * (`GUARDIAN_URL`, `A2A_VALIDATION_MODE`), `TOOL_POLICIES` (else
- * `defaultPolicies`) and `TOOL_AMOUNT_PATHS`. Throws `ConfigError` or a
+ * `defaultPolicies`), `TOOL_AMOUNT_PATHS` and `TOOL_DECISIONS` (`guardian`,
+ * the default, or `local`: decide in process from the Guardian's bundle). Throws `ConfigError` or a
  * `TypeError` naming a bad setting. With no policy at all, every call runs
  * ungated (set `TOOL_POLICIES=*:<package>` to gate every tool).
  *
@@ -190,7 +276,14 @@ export function toolGateFromEnv(options: { agent: ToolGateOptions['agent']; env?
     mode: a2a.a2aValidationMode,
     agent: options.agent,
     policies: parseToolPolicies(env.TOOL_POLICIES ?? options.defaultPolicies),
+    decide: toolDecisions(env.TOOL_DECISIONS),
     ...(env.TOOL_AMOUNT_PATHS ? { amountPaths: parseToolPolicies(env.TOOL_AMOUNT_PATHS, 'TOOL_AMOUNT_PATHS') } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
+}
+
+function toolDecisions(value: string | undefined): 'guardian' | 'local' {
+  if (value === undefined || value === '' || value === 'guardian') return 'guardian';
+  if (value === 'local') return 'local';
+  throw new TypeError(`TOOL_DECISIONS: "${value}" is not guardian or local`);
 }
