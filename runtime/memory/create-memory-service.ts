@@ -9,6 +9,7 @@ import { FrameworkError } from '../core/framework-error.js';
 import { errorResponse } from '../core/server/http-error.js';
 import { readJsonBody } from '../core/server/read-json-body.js';
 import { amsErrorDetail } from './ams-error-detail.js';
+import { EditMemoryRequestSchema, ListSessionsQuerySchema, RecordScopeQuerySchema, type MemoryAccess } from './memory-edits.js';
 import { MemoryPromptRequestSchema, notSupported } from './memory-prompt.js';
 import { IdentifierSchema, ScopeSchema } from './memory-records.js';
 import { CreateMemoriesRequestSchema } from './memory-responses.js';
@@ -28,6 +29,7 @@ export interface MemoryServiceOptions {
 export const DEFAULT_MEMORY_MAX_BODY_BYTES = 1024 * 1024;
 
 const WORKING = '/v1/working-memory/:session_id';
+const MEMORY_BY_ID = '/v1/long-term-memory/:memory_id';
 
 // Query strings and the prompt's session are strict: a misspelt scope
 // (`userid=`) must be refused, not dropped, or the request reads more than it asked for.
@@ -51,7 +53,15 @@ const OptimizeQuerySchema = z.strictObject({
 
 const DeleteQuerySchema = z.strictObject({
   memory_ids: z.array(IdentifierSchema, { error: 'is required: the ids of the memories to delete' }).min(1, 'name at least one memory id'),
+  // Our addition: delete only within this namespace / user.
+  namespace: z.array(IdentifierSchema).max(1, 'give it once').optional(),
+  user_id: z.array(IdentifierSchema).max(1, 'give it once').optional(),
 });
+
+/** The owner fingerprint of a bearer token: records it creates are its own (token mode). */
+function ownerOf(token: string): string {
+  return createHash('sha256').update(`memory-owner:${token}`).digest('hex').slice(0, 32);
+}
 
 /** A query string as one value per key; a key given twice is refused (which one would win is a guess). */
 function singleValued(queries: Record<string, string[]>): Record<string, string> {
@@ -72,7 +82,10 @@ function singleValued(queries: Record<string, string[]>): Record<string, string>
  * - `GET|PUT|DELETE /v1/working-memory/{session_id}?namespace=&user_id=` (GET: 404 for a session never written)
  * - `POST /v1/long-term-memory/` `{memories, deduplicate}` → `{status, ids, deduplicated}`
  * - `POST /v1/long-term-memory/search` → `{memories, total, next_offset}` (semantic only)
- * - `DELETE /v1/long-term-memory?memory_ids=a&memory_ids=b` → `{status}`
+ * - `DELETE /v1/long-term-memory?memory_ids=a&memory_ids=b[&namespace=&user_id=]` → `{status}`; only the
+ *   caller's token's records in token mode, only that namespace / user when given
+ * - `GET|PATCH /v1/long-term-memory/{id}` → the record (404 outside the caller's access)
+ * - `GET /v1/working-memory/?limit=&offset=&namespace=&user_id=` → `{sessions, total}`
  * - `POST /v1/memory/prompt` `{query, session?, long_term_search?}` → `{messages, long_term_memories}`
  *
  * Errors are `{code, message, detail}` with the status of the error table
@@ -93,12 +106,17 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   });
   app.use(amsErrorDetail());
   const tokenHashes = (options.authTokens ?? []).map((token) => createHash('sha256').update(token).digest());
+  /** The owner fingerprint of each authenticated request (token mode). */
+  const owners = new WeakMap<Request, string>();
   if (tokenHashes.length > 0) {
     app.use(async (c, next) => {
       if (c.req.method === 'GET' && (c.req.path === '/v1/health' || c.req.path === '/health')) return next();
       const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
       const hash = bearer === undefined ? undefined : createHash('sha256').update(bearer).digest();
-      if (hash && tokenHashes.some((known) => timingSafeEqual(known, hash))) return next();
+      if (hash && tokenHashes.some((known) => timingSafeEqual(known, hash))) {
+        owners.set(c.req.raw, ownerOf(bearer!));
+        return next();
+      }
       return errorResponse(
         new FrameworkError({ code: 'unauthorized', message: "Send Authorization: Bearer with one of the memory service's tokens (MEMORY_AUTH_TOKENS)." }),
         { 'WWW-Authenticate': 'Bearer realm="memory"' },
@@ -114,6 +132,13 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
     return { sessionId, namespace: q.namespace, userId: q.user_id, recentMessagesLimit: q.recent_messages_limit };
   };
 
+  const access = (c: Context, scope: { namespace?: string | undefined; user_id?: string | undefined } = {}): MemoryAccess => ({
+    owner: owners.get(c.req.raw),
+    namespace: scope.namespace,
+    userId: scope.user_id,
+  });
+  const memoryId = (c: Context) => parseRequest({ schema: IdentifierSchema, raw: c.req.param('memory_id'), what: 'memory id' });
+
   for (const path of ['/v1/health', '/health']) {
     app.get(path, async (c) => {
       const { healthy, body: health } = await memory.health();
@@ -121,6 +146,10 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
     });
   }
 
+  app.get('/v1/working-memory/', async (c) => {
+    const q = query(c, ListSessionsQuerySchema);
+    return c.json(await memory.listSessions({ namespace: q.namespace, userId: q.user_id, limit: q.limit, offset: q.offset }));
+  });
   app.get(WORKING, async (c) => c.json(await memory.getWorkingMemory(session(c))));
   app.put(WORKING, async (c) => {
     const { sessionId, namespace, userId } = session(c);
@@ -130,15 +159,15 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   app.delete(WORKING, async (c) => c.json(await memory.deleteWorkingMemory(session(c))));
 
   for (const path of ['/v1/long-term-memory/', '/v1/long-term-memory']) {
-    app.post(path, async (c) => c.json(await memory.createMemories(await body(c, CreateMemoriesRequestSchema, 'memories'))));
+    app.post(path, async (c) => c.json(await memory.createMemories(await body(c, CreateMemoriesRequestSchema, 'memories'), access(c))));
   }
   app.post('/v1/long-term-memory/search', async (c) => {
     query(c, OptimizeQuerySchema);
     return c.json(await memory.search(await body(c, SearchRequestSchema, 'search')));
   });
   app.delete('/v1/long-term-memory', async (c) => {
-    const { memory_ids: ids } = parseRequest({ schema: DeleteQuerySchema, raw: c.req.queries(), what: 'query string' });
-    return c.json(await memory.deleteMemories(ids));
+    const q = parseRequest({ schema: DeleteQuerySchema, raw: c.req.queries(), what: 'query string' });
+    return c.json(await memory.deleteMemories(q.memory_ids, access(c, { namespace: q.namespace?.[0], user_id: q.user_id?.[0] })));
   });
   app.post('/v1/memory/prompt', async (c) => {
     query(c, OptimizeQuerySchema);
@@ -148,6 +177,7 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   for (const [route, allow] of [
     ['/v1/health', 'GET'],
     ['/health', 'GET'],
+    ['/v1/working-memory/', 'GET'],
     [WORKING, 'GET, PUT, DELETE'],
     ['/v1/long-term-memory/', 'POST'],
     ['/v1/long-term-memory', 'POST, DELETE'],
@@ -160,5 +190,17 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
       }),
     );
   }
+  // After the routes above, so `/v1/long-term-memory/search` is never read as a memory id.
+  app.get(MEMORY_BY_ID, async (c) => c.json(await memory.getMemory(memoryId(c), access(c, query(c, RecordScopeQuerySchema)))));
+  app.patch(MEMORY_BY_ID, async (c) => {
+    const id = memoryId(c);
+    const scope = query(c, RecordScopeQuerySchema);
+    return c.json(await memory.updateMemory(id, await body(c, EditMemoryRequestSchema, 'memory edit'), access(c, scope)));
+  });
+  app.all(MEMORY_BY_ID, (c) =>
+    errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${c.req.path}; use GET, PATCH.` }), {
+      Allow: 'GET, PATCH',
+    }),
+  );
   return app;
 }

@@ -4,13 +4,22 @@ import { StoreUnavailableError } from '../core/errors/store-unavailable-error.js
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import type { Embedder } from '../llm/embedder.js';
+import { withinAccess, withListsAsEmpty, type EditMemoryRequest, type MemoryAccess, type SessionListResponse } from './memory-edits.js';
 import type { MemoryFilters, TagFilter } from './memory-filters.js';
 import { promptMessages, type MemoryPromptRequest, type MemoryPromptResponse } from './memory-prompt.js';
-import { completeRecord, type MemoryRecord, type MemoryRecordResults } from './memory-records.js';
+import { DEFAULT_HYBRID_ALPHA, KeywordIndex, normalizeScores, rerankWithRecency } from './memory-ranking.js';
+import { completeRecord, type MemoryRecord, type MemoryRecordResult, type MemoryRecordResults } from './memory-records.js';
 import type { AckResponse, CreateMemoriesRequest, CreateMemoriesResponse, MemoryHealth } from './memory-responses.js';
 import { memoryQuery, type MemoryQuery, type SearchRequest } from './memory-search.js';
 import type { MemoryStore } from './memory-store.js';
-import { workingMemoryFromUpdate, workingMemoryResponse, type SessionRef, type WorkingMemoryResponse, type WorkingMemoryUpdate } from './working-memory.js';
+import {
+  workingMemoryFromUpdate,
+  workingMemoryResponse,
+  type SessionRef,
+  type WorkingMemory,
+  type WorkingMemoryResponse,
+  type WorkingMemoryUpdate,
+} from './working-memory.js';
 
 /** The codes of `ModelRuntimeError`: the model runtime is down or failed. */
 const MODEL_FAILURES = new Set(['model_runtime_unavailable', 'model_error']);
@@ -46,6 +55,7 @@ export class SystemMemory {
   readonly embedder: Embedder;
   readonly #logger: Logger;
   readonly #now: () => Date;
+  readonly #keywords = new KeywordIndex();
 
   constructor(options: SystemMemoryOptions) {
     if (options.embedder.model !== options.store.embeddingModel) {
@@ -64,7 +74,7 @@ export class SystemMemory {
 
   /** The session's working memory; a 404 `not_found` when it has none (as AMS). */
   async getWorkingMemory(options: SessionRef & { recentMessagesLimit?: number | undefined }): Promise<WorkingMemoryResponse> {
-    const memory = await this.store.getWorkingMemory(options);
+    const memory = (await this.#findSession(options))?.memory;
     if (memory === undefined) {
       throw new BadRequestError({
         code: 'not_found',
@@ -93,8 +103,12 @@ export class SystemMemory {
         message: `The body's session_id "${update.session_id}" is not the session of the path ("${sessionId}").`,
       });
     }
-    const namespace = agree('namespace', update.namespace, options.namespace);
-    const userId = agree('user_id', update.user_id, options.userId);
+    let namespace = agree('namespace', update.namespace, options.namespace);
+    let userId = agree('user_id', update.user_id, options.userId);
+    // As AMS finds a session by its id alone, a write that names less of its
+    // scope goes to that session rather than silently forking a second one.
+    const existing = await this.#findSession({ sessionId, namespace, userId });
+    if (existing) ({ namespace, userId } = existing.ref);
     const at = this.#now().toISOString();
     const memory = workingMemoryFromUpdate({ sessionId, update: { ...update, namespace, user_id: userId }, at });
     const pending = memory.memories.filter((record) => record.persisted_at === null);
@@ -116,15 +130,62 @@ export class SystemMemory {
   }
 
   async deleteWorkingMemory(ref: SessionRef): Promise<AckResponse> {
-    await this.store.deleteWorkingMemory(ref);
+    const found = await this.#findSession(ref);
+    await this.store.deleteWorkingMemory(found?.ref ?? ref);
     return { status: 'ok' };
   }
 
+  /** Session ids, oldest first, filtered by namespace and user when given (AMS `GET /v1/working-memory/`). */
+  async listSessions(options: { namespace?: string | undefined; userId?: string | undefined; limit: number; offset: number }): Promise<SessionListResponse> {
+    const { total, sessions } = await this.store.listSessions(options);
+    return { sessions: sessions.map((s) => s.sessionId), total };
+  }
+
+  /** One long-term memory by id; 404 when there is none within the caller's access. */
+  async getMemory(id: string, access: MemoryAccess = {}): Promise<MemoryRecord> {
+    const [record] = await this.#accessible([id], access);
+    if (!record) throw notFound(id);
+    return withListsAsEmpty(record);
+  }
+
+  /**
+   * Changes fields of a long-term memory (AMS PATCH): re-embedded when its
+   * text changes, moved when its namespace or user changes; 404 when there
+   * is none within the caller's access.
+   */
+  async updateMemory(id: string, edit: EditMemoryRequest, access: MemoryAccess = {}): Promise<MemoryRecord> {
+    const [record] = await this.#accessible([id], access);
+    if (!record) throw notFound(id);
+    const changes = Object.fromEntries(Object.entries(edit).filter(([, value]) => value !== undefined && value !== null));
+    const updated: MemoryRecord = { ...record, ...changes, updated_at: this.#now().toISOString() };
+    const [owner] = await this.store.getOwners([id]);
+    if (updated.namespace !== record.namespace || updated.user_id !== record.user_id) await this.store.deleteRecords([id]);
+    const [outcome] = await this.#storeRecords({ records: [updated], deduplicate: false });
+    if (owner !== undefined) await this.store.setOwners([id], owner);
+    return withListsAsEmpty(outcome!.record);
+  }
+
   /** Embeds and stores long-term memories (at once, not in the background as AMS). */
-  async createMemories(request: CreateMemoriesRequest): Promise<CreateMemoriesResponse> {
+  async createMemories(request: CreateMemoriesRequest, access: MemoryAccess = {}): Promise<CreateMemoriesResponse> {
     const at = this.#now().toISOString();
     const records = request.memories.map((input) => ({ ...completeRecord({ record: input, at }), persisted_at: at }));
+    if (access.owner !== undefined) {
+      // Token mode: a record of another token is never replaced.
+      const owners = await this.store.getOwners(records.map((r) => r.id));
+      const taken = records.find((_, i) => owners[i] !== undefined && owners[i] !== access.owner);
+      if (taken) {
+        throw new FrameworkError({
+          code: 'conflict',
+          message: `Memory id "${taken.id}" belongs to another token's caller; choose another id (a record is never replaced from another scope).`,
+        });
+      }
+    }
     const outcomes = await this.#storeRecords({ records, deduplicate: request.deduplicate });
+    if (access.owner !== undefined)
+      await this.store.setOwners(
+        outcomes.filter((o) => !o.deduplicated).map((o) => o.id),
+        access.owner,
+      );
     return { status: 'ok', ids: outcomes.map((o) => o.id), deduplicated: outcomes.map((o) => o.deduplicated) };
   }
 
@@ -133,8 +194,17 @@ export class SystemMemory {
     return this.#search(memoryQuery(request));
   }
 
-  async deleteMemories(ids: readonly string[]): Promise<AckResponse> {
-    const count = await this.store.deleteRecords(ids);
+  /**
+   * Deletes long-term memories by id, only those within the caller's access
+   * (its token's own records in token mode, the namespace / user when given):
+   * another scope's record counts as not found and stays.
+   */
+  async deleteMemories(ids: readonly string[], access: MemoryAccess = {}): Promise<AckResponse> {
+    const unique = [...new Set(ids)];
+    const scoped = access.owner !== undefined || access.namespace !== undefined || access.userId !== undefined;
+    const allowed = scoped ? (await this.#accessible(unique, access)).filter((r) => r !== undefined).map((r) => r.id) : unique;
+    const count = await this.store.deleteRecords(allowed);
+    await this.store.setOwners(allowed, undefined);
     return { status: `ok, deleted ${count} memories` };
   }
 
@@ -146,7 +216,7 @@ export class SystemMemory {
   async prompt(request: MemoryPromptRequest): Promise<MemoryPromptResponse> {
     const session = request.session ?? undefined;
     const ref = session ? { sessionId: session.session_id, namespace: session.namespace, userId: session.user_id } : undefined;
-    const workingMemory = ref ? await this.store.getWorkingMemory(ref) : undefined;
+    const workingMemory = ref ? (await this.#findSession(ref))?.memory : undefined;
     let longTerm: MemoryRecordResults | undefined;
     const search = request.long_term_search;
     if (search) {
@@ -184,21 +254,80 @@ export class SystemMemory {
     }
   }
 
+  /** The records by id that the caller may see (undefined for the others), in order. */
+  async #accessible(ids: readonly string[], access: MemoryAccess): Promise<Array<MemoryRecord | undefined>> {
+    const [records, owners] = await Promise.all([this.store.getRecords(ids), this.store.getOwners(ids)]);
+    return records.map((record, i) => (record && withinAccess(record, owners[i], access) ? record : undefined));
+  }
+
+  /**
+   * The session's working memory as AMS finds it: under its exact scope, or
+   * else the one session with this id whose scope matches what was given
+   * (a session stored with a user is found by its id alone). Two candidates
+   * are a 409 rather than a guess.
+   */
+  async #findSession(ref: SessionRef): Promise<{ ref: SessionRef; memory: WorkingMemory } | undefined> {
+    const exact = await this.store.getWorkingMemory(ref);
+    if (exact) return { ref, memory: exact };
+    const candidates = await this.store.findSessions(ref);
+    if (candidates.length === 0) return undefined;
+    if (candidates.length > 1) {
+      throw new FrameworkError({
+        code: 'conflict',
+        message: `Session ${ref.sessionId} exists in ${candidates.length} scopes (${candidates.map((c) => `namespace ${c.namespace ?? 'none'}, user ${c.userId ?? 'none'}`).join('; ')}); give namespace and user_id to choose one.`,
+      });
+    }
+    const memory = await this.store.getWorkingMemory(candidates[0]!);
+    return memory ? { ref: candidates[0]!, memory } : undefined;
+  }
+
   async #search(query: MemoryQuery): Promise<MemoryRecordResults> {
-    const vector = query.text === '' ? undefined : (await this.#embed([query.text]))[0];
-    const { hits, total } = await this.store.search({
-      vector,
-      filters: query.filters,
-      distanceThreshold: query.distanceThreshold,
-      limit: query.limit,
-      offset: query.offset,
-    });
+    const mode = query.text === '' ? 'semantic' : (query.mode ?? 'semantic');
+    const now = this.#now();
+    const recency = query.recency;
     const end = query.offset + query.limit;
-    return {
-      memories: hits.map(({ record, dist }) => ({ ...record, dist, score: vector ? Math.max(0, 1 - dist) : null, score_type: vector ? 'semantic' : null })),
-      total,
-      next_offset: end < total ? end : null,
+    const page = (memories: MemoryRecordResult[], total: number) => {
+      // As AMS: the page is re-ranked by similarity and recency unless recency_boost is false.
+      if (recency && !recency.serverSide && query.text !== '') memories = rerankWithRecency(memories, now, recency.params);
+      return { memories, total, next_offset: end < total ? end : null };
     };
+    if (mode === 'semantic') {
+      const vector = query.text === '' ? undefined : (await this.#embed([query.text]))[0];
+      const serverSide = vector !== undefined && recency?.serverSide === true;
+      const { hits, total } = await this.store.search({
+        vector,
+        filters: query.filters,
+        distanceThreshold: query.distanceThreshold,
+        limit: serverSide ? ALL : query.limit,
+        offset: serverSide ? 0 : query.offset,
+      });
+      const results = hits.map(({ record, dist }) => result(record, dist, vector ? Math.max(0, 1 - dist) : null, vector ? 'semantic' : null));
+      if (!serverSide) return page(results, total);
+      return page(rerankWithRecency(results, now, recency!.params).slice(query.offset, end), total);
+    }
+    // Keyword and hybrid: BM25 over every record (an in-process index synced with the store), blended with similarity for hybrid.
+    const [vector, everything, matching] = await Promise.all([
+      mode === 'hybrid' ? this.#embed([query.text]).then((v) => v[0]) : Promise.resolve(undefined),
+      this.store.search({ vector: undefined, filters: {}, limit: ALL, offset: 0 }),
+      this.store.search({ vector: undefined, filters: query.filters, limit: ALL, offset: 0 }),
+    ]);
+    this.#keywords.sync(everything.hits.map((hit) => hit.record));
+    const ids = new Set(matching.hits.map((hit) => hit.record.id));
+    const textScores = this.#keywords.scores(query.text, ids);
+    const textNorm = new Map([...textScores.keys()].map((id, i, keys) => [id, normalizeScores(keys.map((k) => textScores.get(k)!))[i]!]));
+    let candidates: Array<{ record: MemoryRecord; raw: number }>;
+    if (mode === 'keyword') {
+      candidates = matching.hits.filter((hit) => textScores.has(hit.record.id)).map((hit) => ({ record: hit.record, raw: textScores.get(hit.record.id)! }));
+    } else {
+      const alpha = query.hybridAlpha ?? DEFAULT_HYBRID_ALPHA;
+      const { hits } = await this.store.search({ vector, filters: query.filters, limit: ALL, offset: 0 });
+      candidates = hits.map(({ record, dist }) => ({ record, raw: (alpha * (2 - dist)) / 2 + (1 - alpha) * (textNorm.get(record.id) ?? 0) }));
+    }
+    candidates.sort((a, b) => b.raw - a.raw || a.record.id.localeCompare(b.record.id));
+    const scores = normalizeScores(candidates.map((c) => c.raw));
+    let results = candidates.map(({ record }, i) => result(record, Math.max(0, 1 - scores[i]!), scores[i]!, mode));
+    if (recency?.serverSide) results = rerankWithRecency(results, now, recency.params);
+    return page(results.slice(query.offset, end), results.length);
   }
 
   async #storeRecords(options: { records: MemoryRecord[]; deduplicate: boolean }) {
@@ -230,6 +359,17 @@ function agree(field: string, body: string | undefined, query: string | undefine
     });
   }
   return body ?? query;
+}
+
+/** Every match, for the searches that rank all matches themselves. */
+const ALL = Number.MAX_SAFE_INTEGER;
+
+function result(record: MemoryRecord, dist: number, score: number | null, scoreType: MemoryRecordResult['score_type']): MemoryRecordResult {
+  return { ...withListsAsEmpty(record), dist, score, score_type: scoreType };
+}
+
+function notFound(id: string): FrameworkError {
+  return new BadRequestError({ code: 'not_found', message: `Memory with ID ${id} not found` });
 }
 
 function scopeText(ref: SessionRef): string {

@@ -56,23 +56,25 @@ describe('bad input to the memory service', () => {
 
   it('refuses what this server does not do, rather than doing something else', async () => {
     const { app } = open();
+    // Keyword, hybrid and recency are served now (test/memory/keyword-hybrid.test.ts); their bad parameters are refused as AMS does.
     await refused(
-      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'keyword' }),
+      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'keyword', distance_threshold: 0.5 }),
       400,
       'invalid_request',
-      '"keyword" search is not supported',
+      'distance_threshold is only supported for semantic search mode',
+    );
+    await refused(call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'fuzzy' }), 400, 'invalid_request', 'search_mode');
+    await refused(
+      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'hybrid', hybrid_alpha: 2 }),
+      400,
+      'invalid_request',
+      'hybrid_alpha',
     );
     await refused(
-      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'hybrid' }),
+      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', recency_half_life_created_days: 0 }),
       400,
       'invalid_request',
-      '"hybrid" search is not supported',
-    );
-    await refused(
-      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', recency_boost: true }),
-      400,
-      'invalid_request',
-      'recency re-ranking is not supported',
+      'positive number of days',
     );
     await refused(
       call(app, 'POST', '/v1/long-term-memory/search?optimize_query=true', { text: 'x' }),
