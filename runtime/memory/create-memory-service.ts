@@ -10,7 +10,7 @@ import { errorResponse } from '../core/server/http-error.js';
 import { readJsonBody } from '../core/server/read-json-body.js';
 import { amsErrorDetail } from './ams-error-detail.js';
 import { EditMemoryRequestSchema, ListSessionsQuerySchema, RecordScopeQuerySchema, type MemoryAccess } from './memory-edits.js';
-import { MemoryPromptRequestSchema, notSupported } from './memory-prompt.js';
+import { MemoryPromptRequestSchema } from './memory-prompt.js';
 import { IdentifierSchema, ScopeSchema } from './memory-records.js';
 import { CreateMemoriesRequestSchema } from './memory-responses.js';
 import { SearchRequestSchema } from './memory-search.js';
@@ -37,18 +37,15 @@ const SessionQuerySchema = z.strictObject({
   namespace: ScopeSchema,
   user_id: ScopeSchema,
   recent_messages_limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1).optional(),
-  model_name: notSupported('model_name'),
-  context_window_max: notSupported('context_window_max'),
+  model_name: z.string().min(1).optional(),
+  context_window_max: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').positive().optional(),
 });
 
 const OptimizeQuerySchema = z.strictObject({
   optimize_query: z
-    .string()
+    .enum(['true', 'false', 'True', 'False', '1', '0'], { error: 'must be true or false' })
     .optional()
-    .refine(
-      (value) => value?.toLowerCase() !== 'true',
-      'optimize_query=true needs a language model to rewrite the query, which this memory server does not use; leave it out',
-    ),
+    .transform((value) => value === 'true' || value === 'True' || value === '1'),
 });
 
 const DeleteQuerySchema = z.strictObject({
@@ -129,7 +126,14 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   const session = (c: Context) => {
     const q = query(c, SessionQuerySchema);
     const sessionId = parseRequest({ schema: IdentifierSchema, raw: c.req.param('session_id'), what: 'session id' });
-    return { sessionId, namespace: q.namespace, userId: q.user_id, recentMessagesLimit: q.recent_messages_limit };
+    return {
+      sessionId,
+      namespace: q.namespace,
+      userId: q.user_id,
+      recentMessagesLimit: q.recent_messages_limit,
+      modelName: q.model_name,
+      contextWindowMax: q.context_window_max,
+    };
   };
 
   const access = (c: Context, scope: { namespace?: string | undefined; user_id?: string | undefined } = {}): MemoryAccess => ({
@@ -152,9 +156,9 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   });
   app.get(WORKING, async (c) => c.json(await memory.getWorkingMemory(session(c))));
   app.put(WORKING, async (c) => {
-    const { sessionId, namespace, userId } = session(c);
+    const { sessionId, namespace, userId, modelName, contextWindowMax } = session(c);
     const update = await body(c, WorkingMemoryUpdateSchema, 'working memory');
-    return c.json(await memory.putWorkingMemory({ sessionId, update, namespace, userId }));
+    return c.json(await memory.putWorkingMemory({ sessionId, update, namespace, userId, modelName, contextWindowMax }));
   });
   app.delete(WORKING, async (c) => c.json(await memory.deleteWorkingMemory(session(c))));
 
@@ -162,16 +166,19 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
     app.post(path, async (c) => c.json(await memory.createMemories(await body(c, CreateMemoriesRequestSchema, 'memories'), access(c))));
   }
   app.post('/v1/long-term-memory/search', async (c) => {
-    query(c, OptimizeQuerySchema);
-    return c.json(await memory.search(await body(c, SearchRequestSchema, 'search')));
+    const { optimize_query: optimizeQuery } = query(c, OptimizeQuerySchema);
+    const { query_optimized: optimized, ...results } = await memory.search(await body(c, SearchRequestSchema, 'search'), { optimizeQuery });
+    // Says whether optimize_query rewrote the text (not for keyword/hybrid, as AMS, nor without a language model).
+    if (optimizeQuery) c.header('X-Query-Optimized', optimized ? 'true' : 'false; this search mode or server does not rewrite queries');
+    return c.json(results);
   });
   app.delete('/v1/long-term-memory', async (c) => {
     const q = parseRequest({ schema: DeleteQuerySchema, raw: c.req.queries(), what: 'query string' });
     return c.json(await memory.deleteMemories(q.memory_ids, access(c, { namespace: q.namespace?.[0], user_id: q.user_id?.[0] })));
   });
   app.post('/v1/memory/prompt', async (c) => {
-    query(c, OptimizeQuerySchema);
-    return c.json(await memory.prompt(await body(c, MemoryPromptRequestSchema, 'memory prompt request')));
+    const { optimize_query: optimizeQuery } = query(c, OptimizeQuerySchema);
+    return c.json(await memory.prompt(await body(c, MemoryPromptRequestSchema, 'memory prompt request'), { optimizeQuery }));
   });
 
   for (const [route, allow] of [

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { StoreUnavailableError } from '../core/errors/store-unavailable-error.js';
@@ -7,8 +8,18 @@ import type { Embedder } from '../llm/embedder.js';
 import { withinAccess, withListsAsEmpty, type EditMemoryRequest, type MemoryAccess, type SessionListResponse } from './memory-edits.js';
 import type { MemoryFilters, TagFilter } from './memory-filters.js';
 import { promptMessages, type MemoryPromptRequest, type MemoryPromptResponse } from './memory-prompt.js';
+import {
+  contextPercentages,
+  extractMemories,
+  messageTokens,
+  optimizeQuery,
+  summarizeIfNeeded,
+  SUMMARIZATION_THRESHOLD,
+  tokenLimit,
+  type MemoryLanguageModel,
+} from './memory-model.js';
 import { DEFAULT_HYBRID_ALPHA, KeywordIndex, normalizeScores, rerankWithRecency } from './memory-ranking.js';
-import { completeRecord, type MemoryRecord, type MemoryRecordResult, type MemoryRecordResults } from './memory-records.js';
+import { completeRecord, type MemoryMessage, type MemoryRecord, type MemoryRecordResult, type MemoryRecordResults } from './memory-records.js';
 import type { AckResponse, CreateMemoriesRequest, CreateMemoriesResponse, MemoryHealth } from './memory-responses.js';
 import { memoryQuery, type MemoryQuery, type SearchRequest } from './memory-search.js';
 import type { MemoryStore } from './memory-store.js';
@@ -32,6 +43,13 @@ export interface SystemMemoryOptions {
   /** Embeds record texts and queries; its `model` must be the store's `embeddingModel`. */
   embedder: Embedder;
   logger?: Logger;
+  /**
+   * The generation model (our `model serve`, Ollama, or a scripted one):
+   * summarises working memory past its context window, extracts memories
+   * from messages in the background, and rewrites queries for
+   * `optimize_query`, as AMS does. Without it those are not done, and say so.
+   */
+  languageModel?: MemoryLanguageModel;
   /** Clock; default `() => new Date()`. */
   now?: () => Date;
 }
@@ -56,6 +74,9 @@ export class SystemMemory {
   readonly #logger: Logger;
   readonly #now: () => Date;
   readonly #keywords = new KeywordIndex();
+  readonly #lm: MemoryLanguageModel | undefined;
+  /** Background extractions under way (awaited by `settled()`). */
+  readonly #extracting = new Set<Promise<void>>();
 
   constructor(options: SystemMemoryOptions) {
     if (options.embedder.model !== options.store.embeddingModel) {
@@ -70,10 +91,11 @@ export class SystemMemory {
     this.embedder = options.embedder;
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? (() => new Date());
+    this.#lm = options.languageModel;
   }
 
   /** The session's working memory; a 404 `not_found` when it has none (as AMS). */
-  async getWorkingMemory(options: SessionRef & { recentMessagesLimit?: number | undefined }): Promise<WorkingMemoryResponse> {
+  async getWorkingMemory(options: SessionRef & { recentMessagesLimit?: number | undefined } & ContextWindow): Promise<WorkingMemoryResponse> {
     const memory = (await this.#findSession(options))?.memory;
     if (memory === undefined) {
       throw new BadRequestError({
@@ -81,7 +103,10 @@ export class SystemMemory {
         message: `Session ${options.sessionId} not found${scopeText(options)}; PUT /v1/working-memory/${encodeURIComponent(options.sessionId)} creates it.`,
       });
     }
-    return workingMemoryResponse({ memory, recentMessagesLimit: options.recentMessagesLimit });
+    const limit = tokenLimit({ ...options, own: this.#lm });
+    // As AMS: with a context window, the oldest messages past it are left out (at least one kept).
+    const messages = limit === undefined ? memory.messages : truncateToTokens(memory.messages, limit);
+    return withPercentages(workingMemoryResponse({ memory: { ...memory, messages }, recentMessagesLimit: options.recentMessagesLimit }), limit);
   }
 
   /**
@@ -90,13 +115,16 @@ export class SystemMemory {
    * background); if the model runtime is down they stay unpersisted
    * (`persisted_at: null`) and are promoted by a later PUT.
    */
-  async putWorkingMemory(options: {
-    sessionId: string;
-    update: WorkingMemoryUpdate;
-    namespace?: string | undefined;
-    userId?: string | undefined;
-  }): Promise<WorkingMemoryResponse> {
+  async putWorkingMemory(
+    options: {
+      sessionId: string;
+      update: WorkingMemoryUpdate;
+      namespace?: string | undefined;
+      userId?: string | undefined;
+    } & ContextWindow,
+  ): Promise<WorkingMemoryResponse> {
     const { sessionId, update } = options;
+    const limit = tokenLimit({ ...options, own: this.#lm });
     if (update.session_id !== undefined && update.session_id !== sessionId) {
       throw new BadRequestError({
         code: 'invalid_request',
@@ -110,7 +138,8 @@ export class SystemMemory {
     const existing = await this.#findSession({ sessionId, namespace, userId });
     if (existing) ({ namespace, userId } = existing.ref);
     const at = this.#now().toISOString();
-    const memory = workingMemoryFromUpdate({ sessionId, update: { ...update, namespace, user_id: userId }, at });
+    let memory = workingMemoryFromUpdate({ sessionId, update: { ...update, namespace, user_id: userId }, at });
+    if (limit !== undefined) memory = await this.#summarize(memory, limit);
     const pending = memory.memories.filter((record) => record.persisted_at === null);
     if (pending.length > 0) {
       try {
@@ -126,7 +155,76 @@ export class SystemMemory {
       }
     }
     await this.store.putWorkingMemory(memory);
-    return workingMemoryResponse({ memory });
+    this.#extractInBackground(memory);
+    return withPercentages(workingMemoryResponse({ memory }), limit);
+  }
+
+  /** Settles when the background extractions started so far are over (for tests and shutdown). */
+  async settled(): Promise<void> {
+    while (this.#extracting.size > 0) await Promise.allSettled([...this.#extracting]);
+  }
+
+  /** AMS's summarisation on write: the older messages folded into `context` once they pass 70 % of the limit. */
+  async #summarize(memory: WorkingMemory, limit: number): Promise<WorkingMemory> {
+    const used = memory.messages.reduce((sum, m) => sum + messageTokens(m), 0);
+    if (used <= Math.floor(limit * SUMMARIZATION_THRESHOLD)) return memory;
+    if (!this.#lm) {
+      throw new BadRequestError({
+        code: 'invalid_request',
+        message: `The messages (${used} tokens) pass ${SUMMARIZATION_THRESHOLD * 100}% of the context window (${limit}); summarising them needs a language model, which this memory server was not given (set MEMORY_GENERATION_MODEL). Leave out model_name / context_window_max to store them as they are.`,
+      });
+    }
+    return summarizeIfNeeded(memory, limit, this.#lm);
+  }
+
+  /**
+   * AMS's discrete extraction, in the background: the session's messages not
+   * yet extracted become long-term memories (with topics, entities and
+   * `extracted_from`) and are marked extracted. Failures are logged; the
+   * messages stay unmarked and a later write retries.
+   */
+  #extractInBackground(memory: WorkingMemory): void {
+    const lm = this.#lm;
+    if (!lm || memory.long_term_memory_strategy.strategy !== 'discrete') return;
+    const fresh = memory.messages.filter((m) => m.discrete_memory_extracted === 'f');
+    if (fresh.length === 0) return;
+    const run = (async () => {
+      const at = this.#now();
+      const extracted = await extractMemories(lm, fresh, at);
+      if (extracted.length > 0) {
+        await this.createMemories({
+          deduplicate: true,
+          memories: extracted.map((m) => ({
+            id: randomUUID(),
+            text: m.text,
+            memory_type: m.type,
+            topics: m.topics.length > 0 ? m.topics : null,
+            entities: m.entities.length > 0 ? m.entities : null,
+            event_date: m.eventDate,
+            session_id: memory.session_id,
+            namespace: memory.namespace ?? undefined,
+            user_id: memory.user_id ?? undefined,
+            extracted_from: fresh.map((f) => f.id),
+            discrete_memory_extracted: 't',
+            pinned: false,
+            access_count: 0,
+            persisted_at: null,
+            extraction_strategy: 'discrete',
+            extraction_strategy_config: {},
+          })),
+        });
+      }
+      const ref = { sessionId: memory.session_id, namespace: memory.namespace ?? undefined, userId: memory.user_id ?? undefined };
+      const current = await this.store.getWorkingMemory(ref);
+      if (!current) return;
+      const done = new Set(fresh.map((m) => m.id));
+      current.messages = current.messages.map((m) => (done.has(m.id) ? { ...m, discrete_memory_extracted: 't' } : m));
+      await this.store.putWorkingMemory(current);
+    })().catch((error: unknown) =>
+      this.#logger.warn('memory extraction failed; a later write of the session retries', { session: memory.session_id, ...errorFields(error) }),
+    );
+    this.#extracting.add(run);
+    void run.finally(() => this.#extracting.delete(run));
   }
 
   async deleteWorkingMemory(ref: SessionRef): Promise<AckResponse> {
@@ -190,8 +288,21 @@ export class SystemMemory {
   }
 
   /** Semantic search (or a filtered listing when there is no text), nearest first. */
-  search(request: SearchRequest): Promise<MemoryRecordResults> {
-    return this.#search(memoryQuery(request));
+  async search(request: SearchRequest, options: { optimizeQuery?: boolean } = {}): Promise<MemoryRecordResults & { query_optimized?: boolean }> {
+    const query = memoryQuery(request);
+    if (!options.optimizeQuery) return this.#search(query);
+    const optimized = await this.#optimize(query);
+    return { ...(await this.#search(optimized.query)), query_optimized: optimized.applied };
+  }
+
+  /**
+   * AMS's `optimize_query`: a semantic search's text rewritten by the
+   * language model; unchanged (and `applied: false`) for keyword and hybrid
+   * searches, as AMS, and when this server has no language model.
+   */
+  async #optimize(query: MemoryQuery): Promise<{ query: MemoryQuery; applied: boolean }> {
+    if (!this.#lm || query.text === '' || (query.mode ?? 'semantic') !== 'semantic') return { query, applied: false };
+    return { query: { ...query, text: await optimizeQuery(this.#lm, query.text) }, applied: true };
   }
 
   /**
@@ -213,10 +324,12 @@ export class SystemMemory {
    * memory and/or the related long-term memories. A long-term search is kept
    * inside the session's namespace and user unless it names its own.
    */
-  async prompt(request: MemoryPromptRequest): Promise<MemoryPromptResponse> {
+  async prompt(request: MemoryPromptRequest, options: { optimizeQuery?: boolean } = {}): Promise<MemoryPromptResponse> {
     const session = request.session ?? undefined;
     const ref = session ? { sessionId: session.session_id, namespace: session.namespace, userId: session.user_id } : undefined;
-    const workingMemory = ref ? (await this.#findSession(ref))?.memory : undefined;
+    let workingMemory = ref ? (await this.#findSession(ref))?.memory : undefined;
+    const limit = session ? tokenLimit({ modelName: session.model_name, contextWindowMax: session.context_window_max, own: this.#lm }) : undefined;
+    if (workingMemory && limit !== undefined) workingMemory = { ...workingMemory, messages: truncateToTokens(workingMemory.messages, limit) };
     let longTerm: MemoryRecordResults | undefined;
     const search = request.long_term_search;
     if (search) {
@@ -234,7 +347,7 @@ export class SystemMemory {
               const base = memoryQuery(search);
               return { ...base, text: request.query, filters: withScope({ filters: base.filters, ref }) };
             })();
-      longTerm = await this.#search(query);
+      longTerm = await this.#search(options.optimizeQuery ? (await this.#optimize(query)).query : query);
     }
     return {
       messages: promptMessages({ query: request.query, workingMemory, longTerm }),
@@ -359,6 +472,28 @@ function agree(field: string, body: string | undefined, query: string | undefine
     });
   }
   return body ?? query;
+}
+
+/** `model_name` / `context_window_max` of a working-memory request (AMS). */
+interface ContextWindow {
+  modelName?: string | undefined;
+  contextWindowMax?: number | undefined;
+}
+
+/** AMS's truncation: the oldest messages dropped until the rest fit in `limit` tokens, at least one kept. */
+function truncateToTokens<M extends MemoryMessage>(messages: readonly M[], limit: number): M[] {
+  let kept = [...messages];
+  let tokens = kept.reduce((sum, m) => sum + messageTokens(m), 0);
+  while (kept.length > 1 && tokens > limit) {
+    tokens -= messageTokens(kept[0]!);
+    kept = kept.slice(1);
+  }
+  return kept;
+}
+
+function withPercentages(response: WorkingMemoryResponse, limit: number | undefined): WorkingMemoryResponse {
+  const [total, untilSummary] = contextPercentages(response.messages, limit);
+  return { ...response, context_percentage_total_used: total, context_percentage_until_summarization: untilSummary };
 }
 
 /** Every match, for the searches that rank all matches themselves. */

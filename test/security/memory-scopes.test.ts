@@ -58,7 +58,9 @@ describe('deletes, reads and edits by id stay inside their scope', () => {
     const app = createMemoryService({ memory: opened.memory, authTokens: [ALICE, MALLORY] });
     const alice = as(app, ALICE);
     const mallory = as(app, MALLORY);
-    expect((await alice('POST', '/v1/long-term-memory/', { memories: [{ id: 'alice-secret', text: 'Alice hides the spare key under the mat' }] })).status).toBe(200);
+    expect((await alice('POST', '/v1/long-term-memory/', { memories: [{ id: 'alice-secret', text: 'Alice hides the spare key under the mat' }] })).status).toBe(
+      200,
+    );
 
     expect((await mallory('DELETE', '/v1/long-term-memory?memory_ids=alice-secret')).body.status).toBe('ok, deleted 0 memories');
     expect((await mallory('GET', '/v1/long-term-memory/alice-secret')).status).toBe(404);
