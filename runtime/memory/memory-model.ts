@@ -192,7 +192,7 @@ export const EXTRACTION_SCHEMA = {
           text: { type: 'string' },
           topics: { type: 'array', items: { type: 'string' } },
           entities: { type: 'array', items: { type: 'string' } },
-          event_date: { type: ['string', 'null'] },
+          event_date: { type: 'string' },
         },
         required: ['type', 'text', 'topics', 'entities'],
       },
