@@ -183,16 +183,17 @@ export async function summarizeIfNeeded<M extends { messages: MemoryMessage[]; c
 export const EXTRACTION_SCHEMA = {
   type: 'object',
   properties: {
+    // Bounded, so a small model cannot generate forever inside the grammar.
     memories: {
       type: 'array',
+      maxItems: 5,
       items: {
         type: 'object',
         properties: {
           type: { type: 'string', enum: ['episodic', 'semantic'] },
-          text: { type: 'string' },
-          topics: { type: 'array', items: { type: 'string' } },
-          entities: { type: 'array', items: { type: 'string' } },
-          event_date: { type: 'string' },
+          text: { type: 'string', maxLength: 200 },
+          topics: { type: 'array', maxItems: 3, items: { type: 'string', maxLength: 40 } },
+          entities: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 60 } },
         },
         required: ['type', 'text', 'topics', 'entities'],
       },
@@ -233,7 +234,7 @@ Extract two types of memories:
 2. SEMANTIC: User preferences and general knowledge. Example: "User prefers window seats when flying"
 
 Resolve pronouns, relative dates and places to what they refer to; call the application user "User".
-For each memory give: type ("episodic" or "semantic"), text, topics (at most 3), entities, event_date (ISO 8601 for episodic, else null).
+For each memory give: type ("episodic" or "semantic"), text, topics (at most 3), entities.
 Only extract information genuinely useful for future interactions. Return {"memories": []} when there is none.
 
 Message:
