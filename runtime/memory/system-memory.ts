@@ -96,6 +96,7 @@ export class SystemMemory {
 
   /** The session's working memory; a 404 `not_found` when it has none (as AMS). */
   async getWorkingMemory(options: SessionRef & { recentMessagesLimit?: number | undefined } & ContextWindow): Promise<WorkingMemoryResponse> {
+    const limit = tokenLimit({ ...options, own: this.#lm });
     const memory = (await this.#findSession(options))?.memory;
     if (memory === undefined) {
       throw new BadRequestError({
@@ -103,7 +104,6 @@ export class SystemMemory {
         message: `Session ${options.sessionId} not found${scopeText(options)}; PUT /v1/working-memory/${encodeURIComponent(options.sessionId)} creates it.`,
       });
     }
-    const limit = tokenLimit({ ...options, own: this.#lm });
     // As AMS: with a context window, the oldest messages past it are left out (at least one kept).
     const messages = limit === undefined ? memory.messages : truncateToTokens(memory.messages, limit);
     return withPercentages(workingMemoryResponse({ memory: { ...memory, messages }, recentMessagesLimit: options.recentMessagesLimit }), limit);
