@@ -79,7 +79,7 @@ export function normalizeScores(scores: readonly number[]): number[] {
  *
  * @example
  * const index = new KeywordIndex();
- * index.sync(records);
+ * index.sync(records, { complete: true });
  * index.scores('green tea', new Set(records.map((r) => r.id))); // Map id → BM25 score, only records sharing a word
  */
 export class KeywordIndex {
@@ -95,8 +95,13 @@ export class KeywordIndex {
     return this.#texts.size;
   }
 
-  /** Makes the index hold exactly `records` (by id and text). */
-  sync(records: readonly MemoryRecord[]): void {
+  /**
+   * Adds or re-indexes `records` (by id and text). With `complete` (the
+   * records are every stored one) it also drops the ids not among them;
+   * otherwise a deleted record lingers in the index until then, never
+   * answered since searches only keep the ids they are given.
+   */
+  sync(records: readonly MemoryRecord[], options: { complete: boolean }): void {
     const seen = new Set<string>();
     for (const { id, text } of records) {
       seen.add(id);
@@ -106,6 +111,7 @@ export class KeywordIndex {
       this.#search.add({ id, text });
       this.#texts.set(id, text);
     }
+    if (!options.complete) return;
     for (const id of [...this.#texts.keys()]) {
       if (seen.has(id)) continue;
       this.#search.discard(id);

@@ -418,23 +418,26 @@ export class SystemMemory {
       if (!serverSide) return page(results, total);
       return page(rerankWithRecency(results, now, recency!.params).slice(query.offset, end), total);
     }
-    // Keyword and hybrid: BM25 over every record (an in-process index synced with the store), blended with similarity for hybrid.
-    const [vector, everything, matching] = await Promise.all([
-      mode === 'hybrid' ? this.#embed([query.text]).then((v) => v[0]) : Promise.resolve(undefined),
-      this.store.search({ vector: undefined, filters: {}, limit: ALL, offset: 0 }),
-      this.store.search({ vector: undefined, filters: query.filters, limit: ALL, offset: 0 }),
-    ]);
-    this.#keywords.sync(everything.hits.map((hit) => hit.record));
-    const ids = new Set(matching.hits.map((hit) => hit.record.id));
-    const textScores = this.#keywords.scores(query.text, ids);
-    const textNorm = new Map([...textScores.keys()].map((id, i, keys) => [id, normalizeScores(keys.map((k) => textScores.get(k)!))[i]!]));
+    // Keyword and hybrid: BM25 over the matching records (an in-process index kept in step with what searches see),
+    // blended for hybrid with the vector similarity of every matching record.
+    // Hybrid ranks the nearest HYBRID_CANDIDATES (at least the page) by vector, as AMS's KNN-then-blend query does.
+    const vector = mode === 'hybrid' ? (await this.#embed([query.text]))[0] : undefined;
+    const limit = vector ? Math.max(HYBRID_CANDIDATES, query.offset + query.limit) : ALL;
+    const matching = (await this.store.search({ vector, filters: query.filters, limit, offset: 0 })).hits;
+    this.#keywords.sync(
+      matching.map((hit) => hit.record),
+      { complete: !vector && Object.keys(query.filters).length === 0 },
+    );
+    const textScores = this.#keywords.scores(query.text, new Set(matching.map((hit) => hit.record.id)));
     let candidates: Array<{ record: MemoryRecord; raw: number }>;
     if (mode === 'keyword') {
-      candidates = matching.hits.filter((hit) => textScores.has(hit.record.id)).map((hit) => ({ record: hit.record, raw: textScores.get(hit.record.id)! }));
+      candidates = matching.filter((hit) => textScores.has(hit.record.id)).map((hit) => ({ record: hit.record, raw: textScores.get(hit.record.id)! }));
     } else {
       const alpha = query.hybridAlpha ?? DEFAULT_HYBRID_ALPHA;
-      const { hits } = await this.store.search({ vector, filters: query.filters, limit: ALL, offset: 0 });
-      candidates = hits.map(({ record, dist }) => ({ record, raw: (alpha * (2 - dist)) / 2 + (1 - alpha) * (textNorm.get(record.id) ?? 0) }));
+      const textIds = [...textScores.keys()];
+      const textNormalized = normalizeScores(textIds.map((id) => textScores.get(id)!));
+      const textNorm = new Map(textIds.map((id, i) => [id, textNormalized[i]!]));
+      candidates = matching.map(({ record, dist }) => ({ record, raw: (alpha * (2 - dist)) / 2 + (1 - alpha) * (textNorm.get(record.id) ?? 0) }));
     }
     candidates.sort((a, b) => b.raw - a.raw || a.record.id.localeCompare(b.record.id));
     const scores = normalizeScores(candidates.map((c) => c.raw));
@@ -495,6 +498,9 @@ function withPercentages(response: WorkingMemoryResponse, limit: number | undefi
   const [total, untilSummary] = contextPercentages(response.messages, limit);
   return { ...response, context_percentage_total_used: total, context_percentage_until_summarization: untilSummary };
 }
+
+/** Nearest records a hybrid search blends with their keyword scores (AMS blends its KNN results). */
+const HYBRID_CANDIDATES = 200;
 
 /** Every match, for the searches that rank all matches themselves. */
 const ALL = Number.MAX_SAFE_INTEGER;
