@@ -59,7 +59,8 @@ describe.skipIf(!python)('the official AMS Python client against the memory serv
       edited: ['The user moved to Marseille', ['home']],
       search_after_edit: 'The user moved to Marseille',
       missing: 'MemoryNotFoundError',
-      no_recency_ids: ['py-new', 'py-old'],
+      // By meaning the old memory is nearer; AMS's recency (here 0.5 / 0.5) puts the fresh one first.
+      no_recency_ids: ['py-old', 'py-new'],
       recency_first: 'py-new',
       keyword: [['py-edit'], 'keyword'],
       hybrid: [['py-edit'], 'hybrid'],
