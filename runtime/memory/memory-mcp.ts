@@ -76,12 +76,13 @@ export function mountMemoryMcp(
   app: Hono,
   options: { memory: SystemMemory; logger: Logger; access: (request: Request) => MemoryAccess; maxSessions?: number },
 ): { closeSessions(): Promise<void> } {
-  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: McpServer }>();
+  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: McpServer; owner: string | undefined }>();
   const maxSessions = options.maxSessions ?? 1000;
   app.all(MEMORY_MCP_PATH, async (c) => {
     const sessionId = c.req.header('mcp-session-id');
     const existing = sessionId ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.transport.handleRequest(c.req.raw);
+    // A session is its opener's: another token presenting its id is treated as unknown.
+    if (existing && existing.owner === options.access(c.req.raw).owner) return existing.transport.handleRequest(c.req.raw);
     if (sessionId) {
       return c.json(
         { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session terminated: unknown or expired MCP session; start a new one.' } },
@@ -89,11 +90,12 @@ export function mountMemoryMcp(
       );
     }
     // The token of the request that opened the session scopes its tools (token mode).
-    const server = buildServer(options.memory, options.logger, options.access(c.req.raw));
+    const access = options.access(c.req.raw);
+    const server = buildServer(options.memory, options.logger, access);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        sessions.set(id, { transport, server, owner: access.owner });
         while (sessions.size > maxSessions) {
           const [oldest, entry] = sessions.entries().next().value!;
           sessions.delete(oldest);

@@ -1,5 +1,8 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import { listen } from '../../runtime/core/server/listen.js';
 import { createMemoryService } from '../../runtime/memory/create-memory-service.js';
 import { call, modelRuntime, openMemory, remember, search } from '../memory/support.js';
 import { redisScope } from '../support/redis-scope.js';
@@ -80,5 +83,56 @@ describe('deletes, reads and edits by id stay inside their scope', () => {
     expect((await call(app, 'GET', '/v1/long-term-memory/bob-note?namespace=mallory')).status).toBe(404);
     expect((await call(app, 'GET', '/v1/long-term-memory/bob-note')).body.text).toBe('Bob prefers window seats');
     expect((await call(app, 'DELETE', '/v1/long-term-memory?memory_ids=bob-note&namespace=bob&user_id=bob')).body.status).toBe('ok, deleted 1 memories');
+  });
+});
+
+// The same over MCP: the tools act with the token that opened the session,
+// and another token cannot take over that session by presenting its id.
+describe('memory MCP tools in token mode', () => {
+  const ALICE = 'alice-mcp-token-0123456789abcdef';
+  const MALLORY = 'mallory-mcp-token-0123456789abcdef';
+
+  it("cannot delete another token's record, nor use another token's MCP session", async () => {
+    const opened = scope.track(openMemory({ keyPrefix: scope.prefix, ollamaHost: models.url() }));
+    const server = await listen(createMemoryService({ memory: opened.memory, authTokens: [ALICE, MALLORY] }), { host: '127.0.0.1', port: 0 });
+    const connect = async (token: string) => {
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+      const client = new Client({ name: 'scope-test', version: '1.0.0' });
+      await client.connect(transport);
+      return { client, transport };
+    };
+    const alice = await connect(ALICE);
+    const mallory = await connect(MALLORY);
+    try {
+      await alice.client.callTool({ name: 'create_long_term_memories', arguments: { memories: [{ id: 'alice-mcp', text: 'Alice parks on level 3' }] } });
+      const deleted = await mallory.client.callTool({ name: 'delete_long_term_memories', arguments: { memory_ids: ['alice-mcp'] } });
+      expect(deleted.structuredContent).toEqual({ status: 'ok, deleted 0 memories' });
+      expect((await mallory.client.callTool({ name: 'get_long_term_memory', arguments: { memory_id: 'alice-mcp' } })).isError).toBe(true);
+      // Mallory's token on Alice's session id: refused as an unknown session.
+      const hijack = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${MALLORY}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': alice.transport.sessionId!,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: { name: 'delete_long_term_memories', arguments: { memory_ids: ['alice-mcp'] } },
+        }),
+      });
+      expect(hijack.status).toBe(404);
+      expect((await alice.client.callTool({ name: 'get_long_term_memory', arguments: { memory_id: 'alice-mcp' } })).structuredContent).toMatchObject({
+        text: 'Alice parks on level 3',
+      });
+    } finally {
+      await alice.client.close();
+      await mallory.client.close();
+      await server.close();
+    }
   });
 });
