@@ -21,7 +21,7 @@ import {
 import { DEFAULT_HYBRID_ALPHA, KeywordIndex, normalizeScores, rerankWithRecency } from './memory-ranking.js';
 import { completeRecord, type MemoryMessage, type MemoryRecord, type MemoryRecordResult, type MemoryRecordResults } from './memory-records.js';
 import type { AckResponse, CreateMemoriesRequest, CreateMemoriesResponse, MemoryHealth } from './memory-responses.js';
-import { memoryQuery, type MemoryQuery, type SearchRequest } from './memory-search.js';
+import { memoryQuery, SearchRequestSchema, type MemoryQuery, type SearchRequest } from './memory-search.js';
 import type { MemoryStore } from './memory-store.js';
 import {
   workingMemoryFromUpdate,
@@ -342,6 +342,8 @@ export class SystemMemory {
               distanceThreshold: undefined,
               limit: 20,
               offset: 0,
+              // AMS's default search request: recency re-ranking on.
+              recency: memoryQuery(SearchRequestSchema.parse({})).recency,
             }
           : (() => {
               const base = memoryQuery(search);
