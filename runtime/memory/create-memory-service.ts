@@ -79,7 +79,7 @@ function singleValued(queries: Record<string, string[]>): Record<string, string>
  * - `GET /v1/health` (also `/health`) → `{now, status, kv_store}`; 503 while Redis is down
  * - `GET|PUT|DELETE /v1/working-memory/{session_id}?namespace=&user_id=` (GET: 404 for a session never written)
  * - `POST /v1/long-term-memory/` `{memories, deduplicate}` → `{status, ids, deduplicated}`
- * - `POST /v1/long-term-memory/search` → `{memories, total, next_offset}` (semantic only)
+ * - `POST /v1/long-term-memory/search[?optimize_query=true]` → `{memories, total, next_offset}` (semantic, keyword or hybrid; recency re-ranking)
  * - `DELETE /v1/long-term-memory?memory_ids=a&memory_ids=b[&namespace=&user_id=]` → `{status}`; only the
  *   caller's token's records in token mode, only that namespace / user when given
  * - `GET|PATCH /v1/long-term-memory/{id}` → the record (404 outside the caller's access)
