@@ -173,10 +173,16 @@ export class AgentMemory {
     return this.#call({ method: 'POST', path: '/v1/memory/prompt', body, schema: MemoryPromptResponseSchema });
   }
 
-  /** Deletes long-term memories by id. */
-  async forget(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.#call({ method: 'DELETE', path: '/v1/long-term-memory', query: { memory_ids: [...ids] }, schema: AckResponseSchema });
+  /** Deletes long-term memories by id, only within this memory's namespace and user (another scope's record stays); answers how many were deleted. */
+  async forget(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const ack = await this.#call({
+      method: 'DELETE',
+      path: '/v1/long-term-memory',
+      query: { memory_ids: [...ids], ...this.#scope() },
+      schema: AckResponseSchema,
+    });
+    return Number(/deleted (\d+)/.exec(ack.status)?.[1] ?? 0);
   }
 
   #scope(): Record<string, string> {

@@ -9,7 +9,9 @@ import { FrameworkError } from '../core/framework-error.js';
 import { errorResponse } from '../core/server/http-error.js';
 import { readJsonBody } from '../core/server/read-json-body.js';
 import { amsErrorDetail } from './ams-error-detail.js';
-import { MemoryPromptRequestSchema, notSupported } from './memory-prompt.js';
+import { EditMemoryRequestSchema, ListSessionsQuerySchema, RecordScopeQuerySchema, type MemoryAccess } from './memory-edits.js';
+import { mountMemoryMcp } from './memory-mcp.js';
+import { MemoryPromptRequestSchema } from './memory-prompt.js';
 import { IdentifierSchema, ScopeSchema } from './memory-records.js';
 import { CreateMemoriesRequestSchema } from './memory-responses.js';
 import { SearchRequestSchema } from './memory-search.js';
@@ -28,6 +30,7 @@ export interface MemoryServiceOptions {
 export const DEFAULT_MEMORY_MAX_BODY_BYTES = 1024 * 1024;
 
 const WORKING = '/v1/working-memory/:session_id';
+const MEMORY_BY_ID = '/v1/long-term-memory/:memory_id';
 
 // Query strings and the prompt's session are strict: a misspelt scope
 // (`userid=`) must be refused, not dropped, or the request reads more than it asked for.
@@ -35,23 +38,28 @@ const SessionQuerySchema = z.strictObject({
   namespace: ScopeSchema,
   user_id: ScopeSchema,
   recent_messages_limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1).optional(),
-  model_name: notSupported('model_name'),
-  context_window_max: notSupported('context_window_max'),
+  model_name: z.string().min(1).optional(),
+  context_window_max: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').positive().optional(),
 });
 
 const OptimizeQuerySchema = z.strictObject({
   optimize_query: z
-    .string()
+    .enum(['true', 'false', 'True', 'False', '1', '0'], { error: 'must be true or false' })
     .optional()
-    .refine(
-      (value) => value?.toLowerCase() !== 'true',
-      'optimize_query=true needs a language model to rewrite the query, which this memory server does not use; leave it out',
-    ),
+    .transform((value) => value === 'true' || value === 'True' || value === '1'),
 });
 
 const DeleteQuerySchema = z.strictObject({
   memory_ids: z.array(IdentifierSchema, { error: 'is required: the ids of the memories to delete' }).min(1, 'name at least one memory id'),
+  // Our addition: delete only within this namespace / user.
+  namespace: z.array(IdentifierSchema).max(1, 'give it once').optional(),
+  user_id: z.array(IdentifierSchema).max(1, 'give it once').optional(),
 });
+
+/** The owner fingerprint of a bearer token: records it creates are its own (token mode). */
+function ownerOf(token: string): string {
+  return createHash('sha256').update(`memory-owner:${token}`).digest('hex').slice(0, 32);
+}
 
 /** A query string as one value per key; a key given twice is refused (which one would win is a guess). */
 function singleValued(queries: Record<string, string[]>): Record<string, string> {
@@ -71,8 +79,12 @@ function singleValued(queries: Record<string, string[]>): Record<string, string>
  * - `GET /v1/health` (also `/health`) → `{now, status, kv_store}`; 503 while Redis is down
  * - `GET|PUT|DELETE /v1/working-memory/{session_id}?namespace=&user_id=` (GET: 404 for a session never written)
  * - `POST /v1/long-term-memory/` `{memories, deduplicate}` → `{status, ids, deduplicated}`
- * - `POST /v1/long-term-memory/search` → `{memories, total, next_offset}` (semantic only)
- * - `DELETE /v1/long-term-memory?memory_ids=a&memory_ids=b` → `{status}`
+ * - `POST /v1/long-term-memory/search[?optimize_query=true]` → `{memories, total, next_offset}` (semantic, keyword or hybrid; recency re-ranking)
+ * - `DELETE /v1/long-term-memory?memory_ids=a&memory_ids=b[&namespace=&user_id=]` → `{status}`; only the
+ *   caller's token's records in token mode, only that namespace / user when given
+ * - `GET|PATCH /v1/long-term-memory/{id}` → the record (404 outside the caller's access)
+ * - `GET /v1/working-memory/?limit=&offset=&namespace=&user_id=` → `{sessions, total}`
+ * - `/mcp`: AMS's MCP tools over Streamable HTTP (see memory-mcp.ts)
  * - `POST /v1/memory/prompt` `{query, session?, long_term_search?}` → `{messages, long_term_memories}`
  *
  * Errors are `{code, message, detail}` with the status of the error table
@@ -89,16 +101,21 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   const app = createBaseApp({
     logger: options.logger ?? silentLogger,
     notFoundHint:
-      '; the memory service serves /v1/health, /v1/working-memory/{session_id}, /v1/long-term-memory/, /v1/long-term-memory/search and /v1/memory/prompt',
+      '; the memory service serves /v1/health, /v1/working-memory/{session_id}, /v1/long-term-memory/, /v1/long-term-memory/search, /v1/long-term-memory/{id}, /v1/memory/prompt and MCP at /mcp',
   });
   app.use(amsErrorDetail());
   const tokenHashes = (options.authTokens ?? []).map((token) => createHash('sha256').update(token).digest());
+  /** The owner fingerprint of each authenticated request (token mode). */
+  const owners = new WeakMap<Request, string>();
   if (tokenHashes.length > 0) {
     app.use(async (c, next) => {
       if (c.req.method === 'GET' && (c.req.path === '/v1/health' || c.req.path === '/health')) return next();
       const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
       const hash = bearer === undefined ? undefined : createHash('sha256').update(bearer).digest();
-      if (hash && tokenHashes.some((known) => timingSafeEqual(known, hash))) return next();
+      if (hash && tokenHashes.some((known) => timingSafeEqual(known, hash))) {
+        owners.set(c.req.raw, ownerOf(bearer!));
+        return next();
+      }
       return errorResponse(
         new FrameworkError({ code: 'unauthorized', message: "Send Authorization: Bearer with one of the memory service's tokens (MEMORY_AUTH_TOKENS)." }),
         { 'WWW-Authenticate': 'Bearer realm="memory"' },
@@ -111,8 +128,22 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   const session = (c: Context) => {
     const q = query(c, SessionQuerySchema);
     const sessionId = parseRequest({ schema: IdentifierSchema, raw: c.req.param('session_id'), what: 'session id' });
-    return { sessionId, namespace: q.namespace, userId: q.user_id, recentMessagesLimit: q.recent_messages_limit };
+    return {
+      sessionId,
+      namespace: q.namespace,
+      userId: q.user_id,
+      recentMessagesLimit: q.recent_messages_limit,
+      modelName: q.model_name,
+      contextWindowMax: q.context_window_max,
+    };
   };
+
+  const access = (c: Context, scope: { namespace?: string | undefined; user_id?: string | undefined } = {}): MemoryAccess => ({
+    owner: owners.get(c.req.raw),
+    namespace: scope.namespace,
+    userId: scope.user_id,
+  });
+  const memoryId = (c: Context) => parseRequest({ schema: IdentifierSchema, raw: c.req.param('memory_id'), what: 'memory id' });
 
   for (const path of ['/v1/health', '/health']) {
     app.get(path, async (c) => {
@@ -121,33 +152,41 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
     });
   }
 
+  app.get('/v1/working-memory/', async (c) => {
+    const q = query(c, ListSessionsQuerySchema);
+    return c.json(await memory.listSessions({ namespace: q.namespace, userId: q.user_id, limit: q.limit, offset: q.offset }));
+  });
   app.get(WORKING, async (c) => c.json(await memory.getWorkingMemory(session(c))));
   app.put(WORKING, async (c) => {
-    const { sessionId, namespace, userId } = session(c);
+    const { sessionId, namespace, userId, modelName, contextWindowMax } = session(c);
     const update = await body(c, WorkingMemoryUpdateSchema, 'working memory');
-    return c.json(await memory.putWorkingMemory({ sessionId, update, namespace, userId }));
+    return c.json(await memory.putWorkingMemory({ sessionId, update, namespace, userId, modelName, contextWindowMax }));
   });
   app.delete(WORKING, async (c) => c.json(await memory.deleteWorkingMemory(session(c))));
 
   for (const path of ['/v1/long-term-memory/', '/v1/long-term-memory']) {
-    app.post(path, async (c) => c.json(await memory.createMemories(await body(c, CreateMemoriesRequestSchema, 'memories'))));
+    app.post(path, async (c) => c.json(await memory.createMemories(await body(c, CreateMemoriesRequestSchema, 'memories'), access(c))));
   }
   app.post('/v1/long-term-memory/search', async (c) => {
-    query(c, OptimizeQuerySchema);
-    return c.json(await memory.search(await body(c, SearchRequestSchema, 'search')));
+    const { optimize_query: optimizeQuery } = query(c, OptimizeQuerySchema);
+    const { query_optimized: optimized, ...results } = await memory.search(await body(c, SearchRequestSchema, 'search'), { optimizeQuery });
+    // Says whether optimize_query rewrote the text (not for keyword/hybrid, as AMS, nor without a language model).
+    if (optimizeQuery) c.header('X-Query-Optimized', optimized ? 'true' : 'false; this search mode or server does not rewrite queries');
+    return c.json(results);
   });
   app.delete('/v1/long-term-memory', async (c) => {
-    const { memory_ids: ids } = parseRequest({ schema: DeleteQuerySchema, raw: c.req.queries(), what: 'query string' });
-    return c.json(await memory.deleteMemories(ids));
+    const q = parseRequest({ schema: DeleteQuerySchema, raw: c.req.queries(), what: 'query string' });
+    return c.json(await memory.deleteMemories(q.memory_ids, access(c, { namespace: q.namespace?.[0], user_id: q.user_id?.[0] })));
   });
   app.post('/v1/memory/prompt', async (c) => {
-    query(c, OptimizeQuerySchema);
-    return c.json(await memory.prompt(await body(c, MemoryPromptRequestSchema, 'memory prompt request')));
+    const { optimize_query: optimizeQuery } = query(c, OptimizeQuerySchema);
+    return c.json(await memory.prompt(await body(c, MemoryPromptRequestSchema, 'memory prompt request'), { optimizeQuery }));
   });
 
   for (const [route, allow] of [
     ['/v1/health', 'GET'],
     ['/health', 'GET'],
+    ['/v1/working-memory/', 'GET'],
     [WORKING, 'GET, PUT, DELETE'],
     ['/v1/long-term-memory/', 'POST'],
     ['/v1/long-term-memory', 'POST, DELETE'],
@@ -160,5 +199,19 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
       }),
     );
   }
+  // AMS's MCP tools at /mcp, behind the same token check; a session's tools act with the token that opened it.
+  mountMemoryMcp(app, { memory, logger: options.logger ?? silentLogger, access: (request) => ({ owner: owners.get(request) }) });
+  // After the routes above, so `/v1/long-term-memory/search` is never read as a memory id.
+  app.get(MEMORY_BY_ID, async (c) => c.json(await memory.getMemory(memoryId(c), access(c, query(c, RecordScopeQuerySchema)))));
+  app.patch(MEMORY_BY_ID, async (c) => {
+    const id = memoryId(c);
+    const scope = query(c, RecordScopeQuerySchema);
+    return c.json(await memory.updateMemory(id, await body(c, EditMemoryRequestSchema, 'memory edit'), access(c, scope)));
+  });
+  app.all(MEMORY_BY_ID, (c) =>
+    errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${c.req.path}; use GET, PATCH.` }), {
+      Allow: 'GET, PATCH',
+    }),
+  );
   return app;
 }

@@ -11,6 +11,7 @@ import { dedupeHash, memoryKeys, type MemoryKeys } from './memory-keys.js';
 import { MemoryRecordSchema, type MemoryRecord } from './memory-records.js';
 import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queuePut, runPipeline } from './memory-scripts.js';
 import type { MemoryStore, RecordToStore, StoredOutcome, StoreSearch } from './memory-store.js';
+import { findSessions, listSessions, queueIndexSession, queueUnindexSession, type IndexedSession } from './session-index.js';
 import { SyncedVectorCache } from './synced-vector-cache.js';
 import { normalize, type ScoredRecord } from './vector-cache.js';
 import { WorkingMemorySchema, type SessionRef, type WorkingMemory } from './working-memory.js';
@@ -105,11 +106,58 @@ export class KvMemoryStore implements MemoryStore {
   async putWorkingMemory(memory: WorkingMemory): Promise<void> {
     const key = this.#keys.working({ sessionId: memory.session_id, namespace: memory.namespace ?? undefined, userId: memory.user_id ?? undefined });
     const json = JSON.stringify(memory);
-    await this.#call((c) => (memory.ttl_seconds === null ? c.set(key, json) : c.set(key, json, 'EX', memory.ttl_seconds)));
+    const ref = { sessionId: memory.session_id, namespace: memory.namespace ?? undefined, userId: memory.user_id ?? undefined };
+    await this.#call((c) => {
+      const multi = c.multi();
+      if (memory.ttl_seconds === null) multi.set(key, json);
+      else multi.set(key, json, 'EX', memory.ttl_seconds);
+      queueIndexSession(multi, this.#keys, ref, Date.parse(memory.created_at) || Date.now());
+      return multi.exec();
+    });
   }
 
   async deleteWorkingMemory(ref: SessionRef): Promise<void> {
-    await this.#call((c) => c.del(this.#keys.working(ref)));
+    await this.#call((c) => {
+      const multi = c.multi().del(this.#keys.working(ref));
+      queueUnindexSession(multi, this.#keys, ref);
+      return multi.exec();
+    });
+  }
+
+  findSessions(ref: SessionRef): Promise<SessionRef[]> {
+    return this.#call((c) => findSessions(c, this.#keys, ref));
+  }
+
+  listSessions(options: { namespace?: string | undefined; userId?: string | undefined; limit: number; offset: number }): Promise<{
+    total: number;
+    sessions: IndexedSession[];
+  }> {
+    return this.#call((c) => listSessions(c, this.#keys, options));
+  }
+
+  async getRecords(ids: readonly string[]): Promise<Array<MemoryRecord | undefined>> {
+    if (ids.length === 0) return [];
+    const docs = await this.#call((c) => {
+      const pipeline = c.pipeline();
+      for (const id of ids) pipeline.hget(this.#keys.record(id), 'doc');
+      return runPipeline(pipeline);
+    });
+    return docs.map(([error, doc]) => {
+      if (error) throw error;
+      return typeof doc === 'string' ? parseRecord(doc) : undefined;
+    });
+  }
+
+  async getOwners(ids: readonly string[]): Promise<Array<string | undefined>> {
+    if (ids.length === 0) return [];
+    const owners = await this.#call((c) => c.hmget(this.#keys.owners, ...ids));
+    return owners.map((owner) => owner ?? undefined);
+  }
+
+  async setOwners(ids: readonly string[], owner: string | undefined): Promise<void> {
+    if (ids.length === 0) return;
+    if (owner === undefined) await this.#call((c) => c.hdel(this.#keys.owners, ...ids));
+    else await this.#call((c) => c.hset(this.#keys.owners, Object.fromEntries(ids.map((id) => [id, owner]))));
   }
 
   async putRecords(options: { records: readonly RecordToStore[]; deduplicate: boolean }): Promise<StoredOutcome[]> {

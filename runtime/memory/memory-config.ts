@@ -26,6 +26,10 @@ export interface MemoryConfig {
   keyPrefix: string;
   ollamaHost: string;
   embeddingModel: string;
+  /** MEMORY_GENERATION_MODEL: the model (at OLLAMA_HOST) that summarises, extracts and optimises queries; unset: none (those are not done). */
+  generationModel: string | undefined;
+  /** MEMORY_GENERATION_CONTEXT_TOKENS: its context window (default 8192). */
+  generationContextTokens: number;
   maxBodyBytes: number;
   logLevel: LogLevel;
   /** Bearer tokens accepted (MEMORY_AUTH_TOKENS, or one per line in MEMORY_AUTH_TOKENS_FILE); empty: no authentication. */
@@ -70,6 +74,8 @@ const MemoryEnvSchema = z.object({
   KV_PREFIX: ENV_FIELDS.kvPrefix.optional(),
   OLLAMA_HOST: ENV_FIELDS.url.optional(),
   EMBEDDING_MODEL: z.string().trim().min(1).optional(),
+  MEMORY_GENERATION_MODEL: z.string().trim().min(1).optional(),
+  MEMORY_GENERATION_CONTEXT_TOKENS: ENV_FIELDS.positiveInt.optional(),
   MEMORY_MAX_BODY_BYTES: ENV_FIELDS.positiveInt.optional(),
   LOG_LEVEL: ENV_FIELDS.logLevel.optional(),
   MEMORY_AUTH: z.enum(['token', 'disabled'], { error: 'must be token or disabled' }).optional(),
@@ -107,6 +113,8 @@ export function loadMemoryConfig(options: { env?: Env; overrides?: Env } = {}): 
     keyPrefix: e.KV_PREFIX ?? MEMORY_DEFAULTS.keyPrefix,
     ollamaHost: e.OLLAMA_HOST ?? MEMORY_DEFAULTS.ollamaHost,
     embeddingModel: e.EMBEDDING_MODEL ?? MEMORY_DEFAULTS.embeddingModel,
+    generationModel: e.MEMORY_GENERATION_MODEL,
+    generationContextTokens: e.MEMORY_GENERATION_CONTEXT_TOKENS ?? 8192,
     maxBodyBytes: e.MEMORY_MAX_BODY_BYTES ?? MEMORY_DEFAULTS.maxBodyBytes,
     logLevel: e.LOG_LEVEL ?? 'info',
   };

@@ -17,6 +17,12 @@ export interface MemoryKeys {
   readonly log: string;
   /** String (JSON) of one session's working memory. */
   working(ref: SessionRef): string;
+  /** Sorted set of every session `[namespace, user, session]` by first write (see session-index.ts). */
+  readonly sessionIndex: string;
+  /** Set of the `[namespace, user]` scopes holding one session id. */
+  sessionScopes(sessionId: string): string;
+  /** Hash: record id → owner (the hash of the bearer token that created it, token mode only). */
+  readonly owners: string;
 }
 
 /** One key component: "" for none, else URI-encoded (so never empty and never holding ":"). */
@@ -41,6 +47,9 @@ export function memoryKeys(prefix: string): MemoryKeys {
     meta: `${base}meta`,
     log: `${base}log`,
     working: (ref) => `${base}wm:${part(ref.namespace)}:${part(ref.userId)}:${part(ref.sessionId)}`,
+    sessionIndex: `${base}wm-index`,
+    sessionScopes: (sessionId) => `${base}wm-sid:${part(sessionId)}`,
+    owners: `${base}owners`,
   };
 }
 

@@ -3,20 +3,25 @@ import { IdentifierSchema, MemoryRecordResultSchema, ScopeSchema, type MemoryRec
 import { SearchRequestSchema } from './memory-search.js';
 import type { WorkingMemory } from './working-memory.js';
 
-/** A field AMS uses for token accounting, which this server does not do: refused unless null. */
-export const notSupported = (field: string) =>
-  z
-    .unknown()
-    .optional()
-    .refine((value) => value === undefined || value === null, `${field} is not supported by this memory server (it does no token accounting); leave it out`);
-
 /** The session part of a prompt request (AMS `WorkingMemoryRequest`). */
 export const PromptSessionSchema = z.strictObject({
   session_id: IdentifierSchema,
   namespace: ScopeSchema,
   user_id: ScopeSchema,
-  model_name: notSupported('model_name'),
-  context_window_max: notSupported('context_window_max'),
+  /** As AMS: the session's messages are truncated to this model's context window (see memory-model.ts). */
+  model_name: z
+    .string()
+    .min(1)
+    .nullable()
+    .optional()
+    .transform((v) => v ?? undefined),
+  context_window_max: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .optional()
+    .transform((v) => v ?? undefined),
   long_term_memory_strategy: z.unknown().optional(),
 });
 

@@ -1,25 +1,26 @@
 import { z } from 'zod';
 import { MemoryFiltersShape, type MemoryFilters } from './memory-filters.js';
+import { DEFAULT_RECENCY, type RecencyParams } from './memory-ranking.js';
 
 /** Largest `limit` of one search, as AMS. */
 export const MAX_SEARCH_LIMIT = 100;
 /** Largest `offset` accepted. */
 export const MAX_SEARCH_OFFSET = 100_000;
 
-const unsupported = (what: string) => `${what} is not supported by this memory server`;
-
 /**
- * The body of `POST /v1/long-term-memory/search` (AMS `SearchRequest`).
- * Only semantic search is done: `search_mode` `keyword` or `hybrid`, and the
- * recency re-ranking options, are refused with a 400 rather than answered
- * with something else. Unknown fields are refused too (see memory-filters.ts).
+ * The body of `POST /v1/long-term-memory/search` (AMS `SearchRequest`):
+ * `search_mode` semantic (default), keyword or hybrid (`hybrid_alpha`,
+ * default 0.7), and AMS's recency re-ranking (`recency_boost`, on by
+ * default as in AMS; `server_side_recency` ranks before paging). See
+ * memory-ranking.ts. Unknown fields are refused (see memory-filters.ts).
  */
 export const SearchRequestSchema = z
   .strictObject({
     text: z.string().nullable().optional(),
     search_mode: z.enum(['semantic', 'keyword', 'hybrid']).default('semantic'),
-    /** Only meaningful for hybrid search; accepted and unused, as AMS does in semantic mode. */
+    /** Weight of vector similarity in hybrid search (AMS default 0.7); unused in the other modes, as AMS. */
     hybrid_alpha: z.number().min(0).max(1).optional(),
+    /** AMS names a Redis scorer (BM25STD by default); every value scores with BM25 here. */
     text_scorer: z.string().optional(),
     ...MemoryFiltersShape,
     distance_threshold: z.number().min(0, 'must be a cosine distance from 0 to 2').nullable().optional(),
@@ -35,26 +36,24 @@ export const SearchRequestSchema = z
     server_side_recency: z.boolean().nullable().optional(),
   })
   .superRefine((request, ctx) => {
-    if (request.search_mode !== 'semantic') {
-      ctx.addIssue({ code: 'custom', path: ['search_mode'], message: `${unsupported(`"${request.search_mode}" search`)}; use "semantic"` });
+    // As AMS: a distance threshold only means something for vectors.
+    if (request.search_mode !== 'semantic' && request.distance_threshold !== undefined && request.distance_threshold !== null) {
+      ctx.addIssue({ code: 'custom', path: ['distance_threshold'], message: 'distance_threshold is only supported for semantic search mode' });
     }
-    if (request.recency_boost === true || request.server_side_recency === true) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [request.recency_boost === true ? 'recency_boost' : 'server_side_recency'],
-        message: `${unsupported('recency re-ranking')}; results are ordered by distance`,
-      });
-    }
-    for (const key of Object.keys(request) as Array<keyof typeof request>) {
-      if (key.startsWith('recency_') && key !== 'recency_boost' && request[key] !== undefined && request[key] !== null) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `${unsupported('recency re-ranking')}; leave it out` });
-      }
+    for (const key of ['recency_half_life_last_access_days', 'recency_half_life_created_days'] as const) {
+      const value = request[key];
+      if (value !== undefined && value !== null && !(value > 0)) ctx.addIssue({ code: 'custom', path: [key], message: 'must be a positive number of days' });
     }
   });
 export type SearchRequest = z.output<typeof SearchRequestSchema>;
 
 /** A search as the store runs it. */
 export interface MemoryQuery {
+  /** Default semantic. */
+  mode?: 'semantic' | 'keyword' | 'hybrid';
+  hybridAlpha?: number | undefined;
+  /** AMS's recency re-ranking of the page (default on), or of every match before paging (`server_side_recency`). */
+  recency?: { params: RecencyParams; serverSide: boolean } | undefined;
   /** Empty or missing text lists the matching records, newest first, with distance 0 (as AMS). */
   text: string;
   filters: MemoryFilters;
@@ -81,5 +80,21 @@ export function memoryQuery(request: SearchRequest): MemoryQuery {
     distanceThreshold: request.distance_threshold ?? undefined,
     limit: request.limit,
     offset: request.offset,
+    mode: request.search_mode,
+    hybridAlpha: request.hybrid_alpha,
+    recency:
+      request.recency_boost === false && request.server_side_recency !== true
+        ? undefined
+        : {
+            serverSide: request.server_side_recency === true,
+            params: {
+              semanticWeight: request.recency_semantic_weight ?? DEFAULT_RECENCY.semanticWeight,
+              recencyWeight: request.recency_recency_weight ?? DEFAULT_RECENCY.recencyWeight,
+              freshnessWeight: request.recency_freshness_weight ?? DEFAULT_RECENCY.freshnessWeight,
+              noveltyWeight: request.recency_novelty_weight ?? DEFAULT_RECENCY.noveltyWeight,
+              halfLifeLastAccessDays: request.recency_half_life_last_access_days ?? DEFAULT_RECENCY.halfLifeLastAccessDays,
+              halfLifeCreatedDays: request.recency_half_life_created_days ?? DEFAULT_RECENCY.halfLifeCreatedDays,
+            },
+          },
   };
 }

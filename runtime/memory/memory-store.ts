@@ -1,5 +1,6 @@
 import type { MemoryFilters } from './memory-filters.js';
 import type { MemoryRecord } from './memory-records.js';
+import type { IndexedSession } from './session-index.js';
 import type { ScoredRecord } from './vector-cache.js';
 import type { SessionRef, WorkingMemory } from './working-memory.js';
 
@@ -42,6 +43,19 @@ export interface MemoryStore {
   /** Replaces the session's working memory; it expires after `ttl_seconds` when set, else never. */
   putWorkingMemory(memory: WorkingMemory): Promise<void>;
   deleteWorkingMemory(ref: SessionRef): Promise<void>;
+  /** The live sessions with this id whose namespace and user match the given ones (an absent one matches any). */
+  findSessions(ref: SessionRef): Promise<SessionRef[]>;
+  /** A page of sessions (oldest first) matching the namespace and user when given, and how many match in all. */
+  listSessions(options: { namespace?: string | undefined; userId?: string | undefined; limit: number; offset: number }): Promise<{
+    total: number;
+    sessions: IndexedSession[];
+  }>;
+  /** Long-term records by id, in order; undefined for an id not stored. */
+  getRecords(ids: readonly string[]): Promise<Array<MemoryRecord | undefined>>;
+  /** Owners (token fingerprints) of records by id, in order; undefined for none. */
+  getOwners(ids: readonly string[]): Promise<Array<string | undefined>>;
+  /** Records the owner of records by id; undefined forgets their owner. */
+  setOwners(ids: readonly string[], owner: string | undefined): Promise<void>;
 
   /**
    * Stores long-term records. A record whose id exists replaces it; with

@@ -2,7 +2,9 @@ import type { Env } from '../core/config.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { listen } from '../core/server/listen.js';
 import { OllamaEmbedder, type Embedder } from '../llm/embedder.js';
+import { createLanguageModel } from '../llm/create-language-model.js';
 import { createMemoryService } from './create-memory-service.js';
+import type { MemoryLanguageModel } from './memory-model.js';
 import { KvMemoryStore } from './kv-memory-store.js';
 import { checkMemoryAuth, loadMemoryConfig } from './memory-config.js';
 import { SystemMemory } from './system-memory.js';
@@ -22,6 +24,8 @@ export interface StartMemoryServiceOptions {
   embeddingModel?: string;
   /** Embeds instead of the model runtime at `ollamaHost` (a benchmark's fixed vectors). */
   embedder?: Embedder;
+  /** Summarises, extracts and optimises queries (a scripted model in tests); default MEMORY_GENERATION_MODEL at `ollamaHost`, else none. */
+  languageModel?: MemoryLanguageModel;
   /** Largest request body; default MEMORY_MAX_BODY_BYTES, else 1 MiB. */
   maxBodyBytes?: number;
   /** Where unset options are read from; default `process.env`, read now. */
@@ -62,7 +66,16 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
   try {
     const host = options.host ?? config.host;
     checkMemoryAuth(config, host);
-    const memory = new SystemMemory({ store, embedder, logger });
+    const languageModel =
+      options.languageModel ??
+      (config.generationModel === undefined
+        ? undefined
+        : {
+            model: createLanguageModel({ provider: 'ollama', model: config.generationModel, base_url: config.ollamaHost }),
+            name: config.generationModel,
+            contextTokens: config.generationContextTokens,
+          });
+    const memory = new SystemMemory({ store, embedder, logger, ...(languageModel ? { languageModel } : {}) });
     const app = createMemoryService({ memory, logger, maxBodyBytes: options.maxBodyBytes ?? config.maxBodyBytes, authTokens: config.authTokens });
     const listening = await listen(app, {
       host,
@@ -80,6 +93,7 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
       loaded,
       close: async () => {
         await listening.close();
+        await memory.settled();
         await store.close();
       },
     };

@@ -1,16 +1,36 @@
+import { randomUUID } from 'node:crypto';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { StoreUnavailableError } from '../core/errors/store-unavailable-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import type { Embedder } from '../llm/embedder.js';
+import { withinAccess, withListsAsEmpty, type EditMemoryRequest, type MemoryAccess, type SessionListResponse } from './memory-edits.js';
 import type { MemoryFilters, TagFilter } from './memory-filters.js';
 import { promptMessages, type MemoryPromptRequest, type MemoryPromptResponse } from './memory-prompt.js';
-import { completeRecord, type MemoryRecord, type MemoryRecordResults } from './memory-records.js';
+import {
+  contextPercentages,
+  extractMemories,
+  messageTokens,
+  optimizeQuery,
+  summarizeIfNeeded,
+  SUMMARIZATION_THRESHOLD,
+  tokenLimit,
+  type MemoryLanguageModel,
+} from './memory-model.js';
+import { DEFAULT_HYBRID_ALPHA, KeywordIndex, normalizeScores, rerankWithRecency } from './memory-ranking.js';
+import { completeRecord, type MemoryMessage, type MemoryRecord, type MemoryRecordResult, type MemoryRecordResults } from './memory-records.js';
 import type { AckResponse, CreateMemoriesRequest, CreateMemoriesResponse, MemoryHealth } from './memory-responses.js';
-import { memoryQuery, type MemoryQuery, type SearchRequest } from './memory-search.js';
+import { memoryQuery, SearchRequestSchema, type MemoryQuery, type SearchRequest } from './memory-search.js';
 import type { MemoryStore } from './memory-store.js';
-import { workingMemoryFromUpdate, workingMemoryResponse, type SessionRef, type WorkingMemoryResponse, type WorkingMemoryUpdate } from './working-memory.js';
+import {
+  workingMemoryFromUpdate,
+  workingMemoryResponse,
+  type SessionRef,
+  type WorkingMemory,
+  type WorkingMemoryResponse,
+  type WorkingMemoryUpdate,
+} from './working-memory.js';
 
 /** The codes of `ModelRuntimeError`: the model runtime is down or failed. */
 const MODEL_FAILURES = new Set(['model_runtime_unavailable', 'model_error']);
@@ -23,6 +43,13 @@ export interface SystemMemoryOptions {
   /** Embeds record texts and queries; its `model` must be the store's `embeddingModel`. */
   embedder: Embedder;
   logger?: Logger;
+  /**
+   * The generation model (our `model serve`, Ollama, or a scripted one):
+   * summarises working memory past its context window, extracts memories
+   * from messages in the background, and rewrites queries for
+   * `optimize_query`, as AMS does. Without it those are not done, and say so.
+   */
+  languageModel?: MemoryLanguageModel;
   /** Clock; default `() => new Date()`. */
   now?: () => Date;
 }
@@ -46,6 +73,10 @@ export class SystemMemory {
   readonly embedder: Embedder;
   readonly #logger: Logger;
   readonly #now: () => Date;
+  readonly #keywords = new KeywordIndex();
+  readonly #lm: MemoryLanguageModel | undefined;
+  /** Background extractions under way (awaited by `settled()`). */
+  readonly #extracting = new Set<Promise<void>>();
 
   constructor(options: SystemMemoryOptions) {
     if (options.embedder.model !== options.store.embeddingModel) {
@@ -60,18 +91,22 @@ export class SystemMemory {
     this.embedder = options.embedder;
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? (() => new Date());
+    this.#lm = options.languageModel;
   }
 
   /** The session's working memory; a 404 `not_found` when it has none (as AMS). */
-  async getWorkingMemory(options: SessionRef & { recentMessagesLimit?: number | undefined }): Promise<WorkingMemoryResponse> {
-    const memory = await this.store.getWorkingMemory(options);
+  async getWorkingMemory(options: SessionRef & { recentMessagesLimit?: number | undefined } & ContextWindow): Promise<WorkingMemoryResponse> {
+    const limit = tokenLimit({ ...options, own: this.#lm });
+    const memory = (await this.#findSession(options))?.memory;
     if (memory === undefined) {
       throw new BadRequestError({
         code: 'not_found',
         message: `Session ${options.sessionId} not found${scopeText(options)}; PUT /v1/working-memory/${encodeURIComponent(options.sessionId)} creates it.`,
       });
     }
-    return workingMemoryResponse({ memory, recentMessagesLimit: options.recentMessagesLimit });
+    // As AMS: with a context window, the oldest messages past it are left out (at least one kept).
+    const messages = limit === undefined ? memory.messages : truncateToTokens(memory.messages, limit);
+    return withPercentages(workingMemoryResponse({ memory: { ...memory, messages }, recentMessagesLimit: options.recentMessagesLimit }), limit);
   }
 
   /**
@@ -80,23 +115,31 @@ export class SystemMemory {
    * background); if the model runtime is down they stay unpersisted
    * (`persisted_at: null`) and are promoted by a later PUT.
    */
-  async putWorkingMemory(options: {
-    sessionId: string;
-    update: WorkingMemoryUpdate;
-    namespace?: string | undefined;
-    userId?: string | undefined;
-  }): Promise<WorkingMemoryResponse> {
+  async putWorkingMemory(
+    options: {
+      sessionId: string;
+      update: WorkingMemoryUpdate;
+      namespace?: string | undefined;
+      userId?: string | undefined;
+    } & ContextWindow,
+  ): Promise<WorkingMemoryResponse> {
     const { sessionId, update } = options;
+    const limit = tokenLimit({ ...options, own: this.#lm });
     if (update.session_id !== undefined && update.session_id !== sessionId) {
       throw new BadRequestError({
         code: 'invalid_request',
         message: `The body's session_id "${update.session_id}" is not the session of the path ("${sessionId}").`,
       });
     }
-    const namespace = agree('namespace', update.namespace, options.namespace);
-    const userId = agree('user_id', update.user_id, options.userId);
+    let namespace = agree('namespace', update.namespace, options.namespace);
+    let userId = agree('user_id', update.user_id, options.userId);
+    // As AMS finds a session by its id alone, a write that names less of its
+    // scope goes to that session rather than silently forking a second one.
+    const existing = await this.#findSession({ sessionId, namespace, userId });
+    if (existing) ({ namespace, userId } = existing.ref);
     const at = this.#now().toISOString();
-    const memory = workingMemoryFromUpdate({ sessionId, update: { ...update, namespace, user_id: userId }, at });
+    let memory = workingMemoryFromUpdate({ sessionId, update: { ...update, namespace, user_id: userId }, at });
+    if (limit !== undefined) memory = await this.#summarize(memory, limit);
     const pending = memory.memories.filter((record) => record.persisted_at === null);
     if (pending.length > 0) {
       try {
@@ -112,29 +155,167 @@ export class SystemMemory {
       }
     }
     await this.store.putWorkingMemory(memory);
-    return workingMemoryResponse({ memory });
+    this.#extractInBackground(memory);
+    return withPercentages(workingMemoryResponse({ memory }), limit);
+  }
+
+  /** Settles when the background extractions started so far are over (for tests and shutdown). */
+  async settled(): Promise<void> {
+    while (this.#extracting.size > 0) await Promise.allSettled([...this.#extracting]);
+  }
+
+  /** AMS's summarisation on write: the older messages folded into `context` once they pass 70 % of the limit. */
+  async #summarize(memory: WorkingMemory, limit: number): Promise<WorkingMemory> {
+    const used = memory.messages.reduce((sum, m) => sum + messageTokens(m), 0);
+    if (used <= Math.floor(limit * SUMMARIZATION_THRESHOLD)) return memory;
+    if (!this.#lm) {
+      throw new BadRequestError({
+        code: 'invalid_request',
+        message: `The messages (${used} tokens) pass ${SUMMARIZATION_THRESHOLD * 100}% of the context window (${limit}); summarising them needs a language model, which this memory server was not given (set MEMORY_GENERATION_MODEL). Leave out model_name / context_window_max to store them as they are.`,
+      });
+    }
+    return summarizeIfNeeded(memory, limit, this.#lm);
+  }
+
+  /**
+   * AMS's discrete extraction, in the background: the session's messages not
+   * yet extracted become long-term memories (with topics, entities and
+   * `extracted_from`) and are marked extracted. Failures are logged; the
+   * messages stay unmarked and a later write retries.
+   */
+  #extractInBackground(memory: WorkingMemory): void {
+    const lm = this.#lm;
+    if (!lm || memory.long_term_memory_strategy.strategy !== 'discrete') return;
+    const fresh = memory.messages.filter((m) => m.discrete_memory_extracted === 'f');
+    if (fresh.length === 0) return;
+    const run = (async () => {
+      const at = this.#now();
+      const extracted = await extractMemories(lm, fresh, at);
+      if (extracted.length > 0) {
+        await this.createMemories({
+          deduplicate: true,
+          memories: extracted.map((m) => ({
+            id: randomUUID(),
+            text: m.text,
+            memory_type: m.type,
+            topics: m.topics.length > 0 ? m.topics : null,
+            entities: m.entities.length > 0 ? m.entities : null,
+            event_date: m.eventDate,
+            session_id: memory.session_id,
+            namespace: memory.namespace ?? undefined,
+            user_id: memory.user_id ?? undefined,
+            extracted_from: fresh.map((f) => f.id),
+            discrete_memory_extracted: 't',
+            pinned: false,
+            access_count: 0,
+            persisted_at: null,
+            extraction_strategy: 'discrete',
+            extraction_strategy_config: {},
+          })),
+        });
+      }
+      const ref = { sessionId: memory.session_id, namespace: memory.namespace ?? undefined, userId: memory.user_id ?? undefined };
+      const current = await this.store.getWorkingMemory(ref);
+      if (!current) return;
+      const done = new Set(fresh.map((m) => m.id));
+      current.messages = current.messages.map((m) => (done.has(m.id) ? { ...m, discrete_memory_extracted: 't' } : m));
+      await this.store.putWorkingMemory(current);
+    })().catch((error: unknown) =>
+      this.#logger.warn('memory extraction failed; a later write of the session retries', { session: memory.session_id, ...errorFields(error) }),
+    );
+    this.#extracting.add(run);
+    void run.finally(() => this.#extracting.delete(run));
   }
 
   async deleteWorkingMemory(ref: SessionRef): Promise<AckResponse> {
-    await this.store.deleteWorkingMemory(ref);
+    const found = await this.#findSession(ref);
+    await this.store.deleteWorkingMemory(found?.ref ?? ref);
     return { status: 'ok' };
   }
 
+  /** Session ids, oldest first, filtered by namespace and user when given (AMS `GET /v1/working-memory/`). */
+  async listSessions(options: { namespace?: string | undefined; userId?: string | undefined; limit: number; offset: number }): Promise<SessionListResponse> {
+    const { total, sessions } = await this.store.listSessions(options);
+    return { sessions: sessions.map((s) => s.sessionId), total };
+  }
+
+  /** One long-term memory by id; 404 when there is none within the caller's access. */
+  async getMemory(id: string, access: MemoryAccess = {}): Promise<MemoryRecord> {
+    const [record] = await this.#accessible([id], access);
+    if (!record) throw notFound(id);
+    return withListsAsEmpty(record);
+  }
+
+  /**
+   * Changes fields of a long-term memory (AMS PATCH): re-embedded when its
+   * text changes, moved when its namespace or user changes; 404 when there
+   * is none within the caller's access.
+   */
+  async updateMemory(id: string, edit: EditMemoryRequest, access: MemoryAccess = {}): Promise<MemoryRecord> {
+    const [record] = await this.#accessible([id], access);
+    if (!record) throw notFound(id);
+    const changes = Object.fromEntries(Object.entries(edit).filter(([, value]) => value !== undefined && value !== null));
+    const updated: MemoryRecord = { ...record, ...changes, updated_at: this.#now().toISOString() };
+    const [owner] = await this.store.getOwners([id]);
+    if (updated.namespace !== record.namespace || updated.user_id !== record.user_id) await this.store.deleteRecords([id]);
+    const [outcome] = await this.#storeRecords({ records: [updated], deduplicate: false });
+    if (owner !== undefined) await this.store.setOwners([id], owner);
+    return withListsAsEmpty(outcome!.record);
+  }
+
   /** Embeds and stores long-term memories (at once, not in the background as AMS). */
-  async createMemories(request: CreateMemoriesRequest): Promise<CreateMemoriesResponse> {
+  async createMemories(request: CreateMemoriesRequest, access: MemoryAccess = {}): Promise<CreateMemoriesResponse> {
     const at = this.#now().toISOString();
     const records = request.memories.map((input) => ({ ...completeRecord({ record: input, at }), persisted_at: at }));
+    if (access.owner !== undefined) {
+      // Token mode: a record of another token is never replaced.
+      const owners = await this.store.getOwners(records.map((r) => r.id));
+      const taken = records.find((_, i) => owners[i] !== undefined && owners[i] !== access.owner);
+      if (taken) {
+        throw new FrameworkError({
+          code: 'conflict',
+          message: `Memory id "${taken.id}" belongs to another token's caller; choose another id (a record is never replaced from another scope).`,
+        });
+      }
+    }
     const outcomes = await this.#storeRecords({ records, deduplicate: request.deduplicate });
+    if (access.owner !== undefined)
+      await this.store.setOwners(
+        outcomes.filter((o) => !o.deduplicated).map((o) => o.id),
+        access.owner,
+      );
     return { status: 'ok', ids: outcomes.map((o) => o.id), deduplicated: outcomes.map((o) => o.deduplicated) };
   }
 
   /** Semantic search (or a filtered listing when there is no text), nearest first. */
-  search(request: SearchRequest): Promise<MemoryRecordResults> {
-    return this.#search(memoryQuery(request));
+  async search(request: SearchRequest, options: { optimizeQuery?: boolean } = {}): Promise<MemoryRecordResults & { query_optimized?: boolean }> {
+    const query = memoryQuery(request);
+    if (!options.optimizeQuery) return this.#search(query);
+    const optimized = await this.#optimize(query);
+    return { ...(await this.#search(optimized.query)), query_optimized: optimized.applied };
   }
 
-  async deleteMemories(ids: readonly string[]): Promise<AckResponse> {
-    const count = await this.store.deleteRecords(ids);
+  /**
+   * AMS's `optimize_query`: a semantic search's text rewritten by the
+   * language model; unchanged (and `applied: false`) for keyword and hybrid
+   * searches, as AMS, and when this server has no language model.
+   */
+  async #optimize(query: MemoryQuery): Promise<{ query: MemoryQuery; applied: boolean }> {
+    if (!this.#lm || query.text === '' || (query.mode ?? 'semantic') !== 'semantic') return { query, applied: false };
+    return { query: { ...query, text: await optimizeQuery(this.#lm, query.text) }, applied: true };
+  }
+
+  /**
+   * Deletes long-term memories by id, only those within the caller's access
+   * (its token's own records in token mode, the namespace / user when given):
+   * another scope's record counts as not found and stays.
+   */
+  async deleteMemories(ids: readonly string[], access: MemoryAccess = {}): Promise<AckResponse> {
+    const unique = [...new Set(ids)];
+    const scoped = access.owner !== undefined || access.namespace !== undefined || access.userId !== undefined;
+    const allowed = scoped ? (await this.#accessible(unique, access)).filter((r) => r !== undefined).map((r) => r.id) : unique;
+    const count = await this.store.deleteRecords(allowed);
+    await this.store.setOwners(allowed, undefined);
     return { status: `ok, deleted ${count} memories` };
   }
 
@@ -143,10 +324,12 @@ export class SystemMemory {
    * memory and/or the related long-term memories. A long-term search is kept
    * inside the session's namespace and user unless it names its own.
    */
-  async prompt(request: MemoryPromptRequest): Promise<MemoryPromptResponse> {
+  async prompt(request: MemoryPromptRequest, options: { optimizeQuery?: boolean } = {}): Promise<MemoryPromptResponse> {
     const session = request.session ?? undefined;
     const ref = session ? { sessionId: session.session_id, namespace: session.namespace, userId: session.user_id } : undefined;
-    const workingMemory = ref ? await this.store.getWorkingMemory(ref) : undefined;
+    let workingMemory = ref ? (await this.#findSession(ref))?.memory : undefined;
+    const limit = session ? tokenLimit({ modelName: session.model_name, contextWindowMax: session.context_window_max, own: this.#lm }) : undefined;
+    if (workingMemory && limit !== undefined) workingMemory = { ...workingMemory, messages: truncateToTokens(workingMemory.messages, limit) };
     let longTerm: MemoryRecordResults | undefined;
     const search = request.long_term_search;
     if (search) {
@@ -159,12 +342,14 @@ export class SystemMemory {
               distanceThreshold: undefined,
               limit: 20,
               offset: 0,
+              // AMS's default search request: recency re-ranking on.
+              recency: memoryQuery(SearchRequestSchema.parse({})).recency,
             }
           : (() => {
               const base = memoryQuery(search);
               return { ...base, text: request.query, filters: withScope({ filters: base.filters, ref }) };
             })();
-      longTerm = await this.#search(query);
+      longTerm = await this.#search(options.optimizeQuery ? (await this.#optimize(query)).query : query);
     }
     return {
       messages: promptMessages({ query: request.query, workingMemory, longTerm }),
@@ -184,21 +369,83 @@ export class SystemMemory {
     }
   }
 
+  /** The records by id that the caller may see (undefined for the others), in order. */
+  async #accessible(ids: readonly string[], access: MemoryAccess): Promise<Array<MemoryRecord | undefined>> {
+    const [records, owners] = await Promise.all([this.store.getRecords(ids), this.store.getOwners(ids)]);
+    return records.map((record, i) => (record && withinAccess(record, owners[i], access) ? record : undefined));
+  }
+
+  /**
+   * The session's working memory as AMS finds it: under its exact scope, or
+   * else the one session with this id whose scope matches what was given
+   * (a session stored with a user is found by its id alone). Two candidates
+   * are a 409 rather than a guess.
+   */
+  async #findSession(ref: SessionRef): Promise<{ ref: SessionRef; memory: WorkingMemory } | undefined> {
+    const exact = await this.store.getWorkingMemory(ref);
+    if (exact) return { ref, memory: exact };
+    const candidates = await this.store.findSessions(ref);
+    if (candidates.length === 0) return undefined;
+    if (candidates.length > 1) {
+      throw new FrameworkError({
+        code: 'conflict',
+        message: `Session ${ref.sessionId} exists in ${candidates.length} scopes (${candidates.map((c) => `namespace ${c.namespace ?? 'none'}, user ${c.userId ?? 'none'}`).join('; ')}); give namespace and user_id to choose one.`,
+      });
+    }
+    const memory = await this.store.getWorkingMemory(candidates[0]!);
+    return memory ? { ref: candidates[0]!, memory } : undefined;
+  }
+
   async #search(query: MemoryQuery): Promise<MemoryRecordResults> {
-    const vector = query.text === '' ? undefined : (await this.#embed([query.text]))[0];
-    const { hits, total } = await this.store.search({
-      vector,
-      filters: query.filters,
-      distanceThreshold: query.distanceThreshold,
-      limit: query.limit,
-      offset: query.offset,
-    });
+    const mode = query.text === '' ? 'semantic' : (query.mode ?? 'semantic');
+    const now = this.#now();
+    const recency = query.recency;
     const end = query.offset + query.limit;
-    return {
-      memories: hits.map(({ record, dist }) => ({ ...record, dist, score: vector ? Math.max(0, 1 - dist) : null, score_type: vector ? 'semantic' : null })),
-      total,
-      next_offset: end < total ? end : null,
+    const page = (memories: MemoryRecordResult[], total: number) => {
+      // As AMS: the page is re-ranked by similarity and recency unless recency_boost is false.
+      if (recency && !recency.serverSide && query.text !== '') memories = rerankWithRecency(memories, now, recency.params);
+      return { memories, total, next_offset: end < total ? end : null };
     };
+    if (mode === 'semantic') {
+      const vector = query.text === '' ? undefined : (await this.#embed([query.text]))[0];
+      const serverSide = vector !== undefined && recency?.serverSide === true;
+      const { hits, total } = await this.store.search({
+        vector,
+        filters: query.filters,
+        distanceThreshold: query.distanceThreshold,
+        limit: serverSide ? ALL : query.limit,
+        offset: serverSide ? 0 : query.offset,
+      });
+      const results = hits.map(({ record, dist }) => result(record, dist, vector ? Math.max(0, 1 - dist) : null, vector ? 'semantic' : null));
+      if (!serverSide) return page(results, total);
+      return page(rerankWithRecency(results, now, recency!.params).slice(query.offset, end), total);
+    }
+    // Keyword and hybrid: BM25 over the matching records (an in-process index kept in step with what searches see),
+    // blended for hybrid with the vector similarity of every matching record.
+    // Hybrid ranks the nearest HYBRID_CANDIDATES (at least the page) by vector, as AMS's KNN-then-blend query does.
+    const vector = mode === 'hybrid' ? (await this.#embed([query.text]))[0] : undefined;
+    const limit = vector ? Math.max(HYBRID_CANDIDATES, query.offset + query.limit) : ALL;
+    const matching = (await this.store.search({ vector, filters: query.filters, limit, offset: 0 })).hits;
+    this.#keywords.sync(
+      matching.map((hit) => hit.record),
+      { complete: !vector && Object.keys(query.filters).length === 0 },
+    );
+    const textScores = this.#keywords.scores(query.text, new Set(matching.map((hit) => hit.record.id)));
+    let candidates: Array<{ record: MemoryRecord; raw: number }>;
+    if (mode === 'keyword') {
+      candidates = matching.filter((hit) => textScores.has(hit.record.id)).map((hit) => ({ record: hit.record, raw: textScores.get(hit.record.id)! }));
+    } else {
+      const alpha = query.hybridAlpha ?? DEFAULT_HYBRID_ALPHA;
+      const textIds = [...textScores.keys()];
+      const textNormalized = normalizeScores(textIds.map((id) => textScores.get(id)!));
+      const textNorm = new Map(textIds.map((id, i) => [id, textNormalized[i]!]));
+      candidates = matching.map(({ record, dist }) => ({ record, raw: (alpha * (2 - dist)) / 2 + (1 - alpha) * (textNorm.get(record.id) ?? 0) }));
+    }
+    candidates.sort((a, b) => b.raw - a.raw || a.record.id.localeCompare(b.record.id));
+    const scores = normalizeScores(candidates.map((c) => c.raw));
+    let results = candidates.map(({ record }, i) => result(record, Math.max(0, 1 - scores[i]!), scores[i]!, mode));
+    if (recency?.serverSide) results = rerankWithRecency(results, now, recency.params);
+    return page(results.slice(query.offset, end), results.length);
   }
 
   async #storeRecords(options: { records: MemoryRecord[]; deduplicate: boolean }) {
@@ -230,6 +477,42 @@ function agree(field: string, body: string | undefined, query: string | undefine
     });
   }
   return body ?? query;
+}
+
+/** `model_name` / `context_window_max` of a working-memory request (AMS). */
+interface ContextWindow {
+  modelName?: string | undefined;
+  contextWindowMax?: number | undefined;
+}
+
+/** AMS's truncation: the oldest messages dropped until the rest fit in `limit` tokens, at least one kept. */
+function truncateToTokens<M extends MemoryMessage>(messages: readonly M[], limit: number): M[] {
+  let kept = [...messages];
+  let tokens = kept.reduce((sum, m) => sum + messageTokens(m), 0);
+  while (kept.length > 1 && tokens > limit) {
+    tokens -= messageTokens(kept[0]!);
+    kept = kept.slice(1);
+  }
+  return kept;
+}
+
+function withPercentages(response: WorkingMemoryResponse, limit: number | undefined): WorkingMemoryResponse {
+  const [total, untilSummary] = contextPercentages(response.messages, limit);
+  return { ...response, context_percentage_total_used: total, context_percentage_until_summarization: untilSummary };
+}
+
+/** Nearest records a hybrid search blends with their keyword scores (AMS blends its KNN results). */
+const HYBRID_CANDIDATES = 200;
+
+/** Every match, for the searches that rank all matches themselves. */
+const ALL = Number.MAX_SAFE_INTEGER;
+
+function result(record: MemoryRecord, dist: number, score: number | null, scoreType: MemoryRecordResult['score_type']): MemoryRecordResult {
+  return { ...withListsAsEmpty(record), dist, score, score_type: scoreType };
+}
+
+function notFound(id: string): FrameworkError {
+  return new BadRequestError({ code: 'not_found', message: `Memory with ID ${id} not found` });
 }
 
 function scopeText(ref: SessionRef): string {

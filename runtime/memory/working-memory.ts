@@ -59,7 +59,7 @@ export const WorkingMemorySchema = z.object({
 });
 export type WorkingMemory = z.infer<typeof WorkingMemorySchema>;
 
-/** What the working-memory routes answer (AMS `WorkingMemoryResponse`); the context percentages are always null here. */
+/** What the working-memory routes answer (AMS `WorkingMemoryResponse`); the context percentages are null unless `model_name` or `context_window_max` is given. */
 export const WorkingMemoryResponseSchema = WorkingMemorySchema.extend({
   context_percentage_total_used: z.number().nullable(),
   context_percentage_until_summarization: z.number().nullable(),
@@ -108,8 +108,8 @@ export function workingMemoryFromUpdate(options: { sessionId: string; update: Wo
 /**
  * The answer of a working-memory route: the most recent `recentMessagesLimit`
  * messages by `created_at` when a limit is given (as AMS's
- * `recent_messages_limit`), and the context percentages, null because this
- * server does no token accounting.
+ * `recent_messages_limit`), and the context percentages null (SystemMemory
+ * fills them when a context window is given).
  *
  * @example
  * workingMemoryResponse({ memory, recentMessagesLimit: 10 }).messages.length; // at most 10

@@ -13,6 +13,7 @@ import { listeningMemoryService, modelRuntime } from './support.js';
  */
 const python = process.env.FRAMEWORK_AMS_PYTHON;
 const SCRIPT = fileURLToPath(new URL('./fixtures/ams_client_check.py', import.meta.url));
+const MORE = fileURLToPath(new URL('./fixtures/ams_client_more.py', import.meta.url));
 
 describe.skipIf(!python)('the official AMS Python client against the memory service', () => {
   const scope = redisScope();
@@ -39,6 +40,33 @@ describe.skipIf(!python)('the official AMS Python client against the memory serv
       delete_status: 'ok, deleted 1 memories',
       delete_working_status: 'ok',
       error: { status: 400, message: expect.stringContaining('limit') },
+    });
+  });
+
+  it('finds a user session by its id alone, lists sessions, gets and edits memories by id, ranks by keyword, hybrid and recency (issue 24)', async () => {
+    const { stdout } = await promisify(execFile)(python!, [MORE, running().url, 'py-ns2'], { timeout: 90_000, env: { PATH: process.env.PATH ?? '' } });
+    expect(JSON.parse(stdout)).toEqual({
+      found_by_id_alone: true,
+      found_user: 'py-user',
+      found_data: { theme: 'dark' },
+      // The four messages of the one session (not two in a forked data-only session), then the query.
+      prompt_texts: ['one', 'two', 'three', 'four', 'What next?'],
+      sessions_total: 3,
+      sessions_pages: [['py-user-session', 'py-list-a'], ['py-list-b']],
+      sessions_of_user: ['py-user-session'],
+      got_text: 'The user lives in Lyon',
+      got_topics: [],
+      edited: ['The user moved to Marseille', ['home']],
+      search_after_edit: 'The user moved to Marseille',
+      missing: 'MemoryNotFoundError',
+      // By meaning the old memory is nearer; AMS's recency (here 0.5 / 0.5) puts the fresh one first.
+      no_recency_ids: ['py-old', 'py-new'],
+      recency_first: 'py-new',
+      keyword: [['py-edit'], 'keyword'],
+      hybrid: [['py-edit'], 'hybrid'],
+      scoped_delete: 'ok, deleted 0 memories',
+      still_there: 'py-edit',
+      delete: 'ok, deleted 1 memories',
     });
   });
 });

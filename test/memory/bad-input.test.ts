@@ -54,38 +54,37 @@ describe('bad input to the memory service', () => {
     await refused(raw(JSON.stringify({ text: 'x'.repeat(5000) }), 'application/json'), 413, 'payload_too_large', '4096 bytes');
   });
 
-  it('refuses what this server does not do, rather than doing something else', async () => {
+  it('refuses bad search modes, recency, optimisation and context-window parameters', async () => {
     const { app } = open();
+    // Keyword, hybrid and recency are served now (test/memory/keyword-hybrid.test.ts); their bad parameters are refused as AMS does.
     await refused(
-      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'keyword' }),
+      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'keyword', distance_threshold: 0.5 }),
       400,
       'invalid_request',
-      '"keyword" search is not supported',
+      'distance_threshold is only supported for semantic search mode',
+    );
+    await refused(call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'fuzzy' }), 400, 'invalid_request', 'search_mode');
+    await refused(
+      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'hybrid', hybrid_alpha: 2 }),
+      400,
+      'invalid_request',
+      'hybrid_alpha',
     );
     await refused(
-      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', search_mode: 'hybrid' }),
+      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', recency_half_life_created_days: 0 }),
       400,
       'invalid_request',
-      '"hybrid" search is not supported',
+      'positive number of days',
     );
+    // optimize_query, model_name and context_window_max are served now (test/memory/summarize-extract.test.ts); bad values are refused.
+    await refused(call(app, 'POST', '/v1/long-term-memory/search?optimize_query=maybe', { text: 'x' }), 400, 'invalid_request', 'optimize_query');
+    await refused(call(app, 'GET', '/v1/working-memory/s1?model_name=gpt-99'), 400, 'invalid_request', 'send context_window_max instead');
+    await refused(call(app, 'GET', '/v1/working-memory/s1?context_window_max=-5'), 400, 'invalid_request', 'context_window_max');
     await refused(
-      call(app, 'POST', '/v1/long-term-memory/search', { text: 'x', recency_boost: true }),
+      call(app, 'POST', '/v1/memory/prompt', { query: 'q', session: { session_id: 's1', context_window_max: 'big' } }),
       400,
       'invalid_request',
-      'recency re-ranking is not supported',
-    );
-    await refused(
-      call(app, 'POST', '/v1/long-term-memory/search?optimize_query=true', { text: 'x' }),
-      400,
-      'invalid_request',
-      'optimize_query=true needs a language model',
-    );
-    await refused(call(app, 'GET', '/v1/working-memory/s1?model_name=gpt-4o'), 400, 'invalid_request', 'model_name is not supported');
-    await refused(
-      call(app, 'POST', '/v1/memory/prompt', { query: 'q', session: { session_id: 's1', context_window_max: 500 } }),
-      400,
-      'invalid_request',
-      'context_window_max is not supported',
+      'context_window_max',
     );
   });
 

@@ -60,8 +60,12 @@ describe('working memory', () => {
     await call(app, 'PUT', '/v1/working-memory/shared?namespace=b&user_id=u1', { messages: [{ role: 'user', content: 'in b for u1' }] });
     expect((await call(app, 'GET', '/v1/working-memory/shared?namespace=a')).body.messages[0].content).toBe('in a');
     expect((await call(app, 'GET', '/v1/working-memory/shared?namespace=b&user_id=u1')).body.messages[0].content).toBe('in b for u1');
-    expect((await call(app, 'GET', '/v1/working-memory/shared')).status).toBe(404);
-    expect((await call(app, 'GET', '/v1/working-memory/shared?namespace=b')).status).toBe(404);
+    // As AMS, a session is found by the part of its scope given; two candidates are a 409 naming them, never a guess.
+    const ambiguous = await call(app, 'GET', '/v1/working-memory/shared');
+    expect(ambiguous.status).toBe(409);
+    expect(ambiguous.body).toMatchObject({ code: 'conflict', message: expect.stringContaining('give namespace and user_id') });
+    expect((await call(app, 'GET', '/v1/working-memory/shared?namespace=b')).body.messages[0].content).toBe('in b for u1');
+    expect((await call(app, 'GET', '/v1/working-memory/shared?namespace=b&user_id=u2')).status).toBe(404);
     // The scope may come in the body instead of the query; both must agree.
     const body = await call(app, 'PUT', '/v1/working-memory/shared', { namespace: 'c', messages: [] });
     expect(body.body.namespace).toBe('c');
