@@ -294,7 +294,7 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     const decisionId = options.decisionLog?.record({ path: path.join('/'), input, result: json === undefined ? undefined : parseJSON(json) });
     if (bare) {
       if (json === undefined) return opaError(404, { code: 'undefined_document', message: `document missing: data/${path.join('/')}` });
-      return pretty(c) ? respond(c, toJS(parseJSON(json))) : new Response(json, { headers: jsonHeaders() });
+      return respondText(c, json);
     }
     const parts: string[] = [];
     if (decisionId) parts.push(`"decision_id":${JSON.stringify(decisionId)}`);
@@ -302,7 +302,7 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
     if (json !== undefined) parts.push(`"result":${json}`);
     const body = `{${parts.join(',')}}`;
-    return pretty(c) ? respond(c, JSON.parse(body) as unknown) : new Response(body, { headers: jsonHeaders() });
+    return respondText(c, body);
   };
 
   const pretty = (c: Context): boolean => {
@@ -310,8 +310,10 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     return p !== undefined && p !== 'false';
   };
   /** A JSON response, indented under `?pretty`. */
-  const respond = (c: Context, body: unknown, status = 200): Response =>
-    new Response(pretty(c) ? JSON.stringify(body, null, 2) : JSON.stringify(body), { status, headers: jsonHeaders() });
+  const respond = (c: Context, body: unknown, status = 200): Response => respondText(c, JSON.stringify(body), status);
+  /** JSON text as the response, indented under `?pretty` (re-indented as text, so big numbers stay exact). */
+  const respondText = (c: Context, text: string, status = 200): Response =>
+    new Response(pretty(c) ? indentJSON(text) : text, { status, headers: jsonHeaders() });
 
   /** `?metrics` (and `?instrument`, which implies it): OPA's timer names, in ns. */
   const metricsOf = (c: Context, evalNs: number, started: bigint): Record<string, number> | undefined => {
@@ -371,7 +373,12 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
         } catch (error) {
           return opaError(400, { code: 'invalid_parameter', message: `the request body is not JSON: ${(error as Error).message}` });
         }
-        ops = method === 'PUT' ? [{ op: 'add', path, value: body }] : parsePatch(path, body);
+        try {
+          ops = method === 'PUT' ? [{ op: 'add', path, value: body }] : parsePatch(path, body);
+        } catch (error) {
+          if (error instanceof DataWriteError) return opaError(error.status, { code: error.code, message: error.message });
+          throw error;
+        }
       }
       try {
         await store.writeData(ops, method === 'PUT');
@@ -411,13 +418,16 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
       return evalFailure(error);
     }
     const rows = parseJSON(json ?? '[]');
-    const bindings = (Array.isArray(rows) ? rows : []).map((row) => {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(toJS(row) as Record<string, unknown>)) if (!k.startsWith('$') && !k.startsWith('_')) out[k] = v;
-      return out;
-    });
+    const bindings = (Array.isArray(rows) ? rows : []).map((row) =>
+      row instanceof RegoObject
+        ? RegoObject.fromEntries(row.entries().filter(([k]) => typeof k === 'string' && !k.startsWith('$') && !k.startsWith('_')))
+        : row,
+    );
     const metrics = metricsOf(c, Number(process.hrtime.bigint() - started), started);
-    return respond(c, { ...(metrics ? { metrics } : {}), ...(bindings.length > 0 ? { result: bindings } : {}) });
+    const parts: string[] = [];
+    if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
+    if (bindings.length > 0) parts.push(`"result":${stringifyJSON(bindings)}`);
+    return respondText(c, `{${parts.join(',')}}`);
   };
   app.get('/v1/query', async (c) => {
     const raw = c.req.query('input');
@@ -440,4 +450,35 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     return query(c, q ?? c.req.query('q'), body.get('input'));
   });
   return app;
+}
+
+/** Indents JSON text by two spaces per level, as `JSON.stringify(x, null, 2)` would, without parsing its numbers. */
+export function indentJSON(text: string): string {
+  let out = '';
+  let depth = 0;
+  const newline = () => `\n${'  '.repeat(depth)}`;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (ch === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else if (ch === '{' || ch === '[') {
+      const close = ch === '{' ? '}' : ']';
+      if (text[i + 1] === close) {
+        out += ch + close;
+        i++;
+      } else {
+        depth++;
+        out += ch + newline();
+      }
+    } else if (ch === '}' || ch === ']') {
+      depth--;
+      out += newline() + ch;
+    } else if (ch === ',') out += `,${newline()}`;
+    else if (ch === ':') out += ': ';
+    else if (ch !== ' ' && ch !== '\n' && ch !== '\t' && ch !== '\r') out += ch;
+  }
+  return out;
 }
