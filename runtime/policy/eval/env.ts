@@ -31,6 +31,8 @@ export interface EvalOptions {
    * milliseconds (the clock is read every {@link STEPS_PER_CLOCK_CHECK} steps). No limit by default.
    */
   budgetMs?: number;
+  /** Receives `trace(msg)` notes with the call's location (OPA's explain=notes). */
+  note?: (message: string, location: SourceLocation | undefined) => void;
 }
 
 /** Evaluation steps (expressions entered, comprehension solutions) between two reads of the clock. */
@@ -49,11 +51,13 @@ export class Shared implements BuiltinContext {
   private readonly deadline: number;
   private readonly budgetMs: number | undefined;
   private readonly printHook: ((message: string) => void) | undefined;
+  private readonly noteHook: ((message: string, location: SourceLocation | undefined) => void) | undefined;
 
   constructor(options: EvalOptions) {
     this.strict = options.strictBuiltinErrors === true;
     this.timeNs = options.timeNs ?? BigInt(Date.now()) * 1_000_000n;
     this.printHook = options.print;
+    this.noteHook = options.note;
     this.budgetMs = options.budgetMs;
     this.fuel = options.budgetMs === undefined ? Infinity : STEPS_PER_CLOCK_CHECK;
     this.deadline = options.budgetMs === undefined ? Infinity : performance.now() + options.budgetMs;
@@ -69,6 +73,10 @@ export class Shared implements BuiltinContext {
 
   print(message: string): void {
     this.printHook?.(message);
+  }
+
+  note(message: string): void {
+    this.noteHook?.(message, this.location);
   }
 }
 

@@ -9,7 +9,7 @@ import { PolicyError } from '../errors.js';
 import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
 import { RegoObject, type Value } from '../value.js';
 import type { DecisionLog } from './decision-log.js';
-import { BudgetExceededError, DecisionPool, WorkerEvalError, type PoolDecision } from './decision-pool.js';
+import { BudgetExceededError, DecisionPool, WorkerEvalError, type PoolDecision, type TraceNote } from './decision-pool.js';
 import { DataWriteError, parsePatch, type DataOp } from './data-writes.js';
 import { moduleAst } from './opa-ast.js';
 import { problemsOf, PolicyLoadError, type PolicyProblem, type PolicySet } from './policy-set.js';
@@ -219,10 +219,21 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
   };
 
   /** The decision's result as JSON text (undefined when the document is undefined), in-process first, then in a worker. */
-  const evaluateDecision = async (set: PolicySet, decision: PoolDecision, input: Value | undefined, strict: boolean): Promise<string | undefined> => {
+  const evaluateDecision = async (
+    set: PolicySet,
+    decision: PoolDecision,
+    input: Value | undefined,
+    strict: boolean,
+    notes: TraceNote[] | undefined,
+  ): Promise<string | undefined> => {
     const started = performance.now();
     const budgetMs = pool ? inlineMs : evalTimeoutMs;
-    const evalOptions = { ...(input === undefined ? {} : { inputValue: input }), strictBuiltinErrors: strict, budgetMs };
+    const evalOptions = {
+      ...(input === undefined ? {} : { inputValue: input }),
+      strictBuiltinErrors: strict,
+      budgetMs,
+      ...(notes ? { note: (message: string, location: TraceNote['location']) => notes.push({ message, ...(location ? { location } : {}) }) } : {}),
+    };
     try {
       let json: string | undefined;
       if (decision.kind === 'data') {
@@ -246,14 +257,16 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     }
     // Too costly for the event loop: evaluated again, from the start, in a worker, within what is left of the budget.
     try {
-      const json = await pool.evaluate(
-        { generation: set.generation, modules: set.modules, dataJson: dataJsonOf(set) },
-        decision,
-        input === undefined ? undefined : stringifyJSON(input),
+      // Notes from the abandoned in-process attempt are dropped: the worker starts again from the beginning.
+      notes?.splice(0);
+      const { json, notes: workerNotes } = await pool.evaluate({ generation: set.generation, modules: set.modules, dataJson: dataJsonOf(set) }, decision, {
+        input: input === undefined ? undefined : stringifyJSON(input),
         strict,
-        evalTimeoutMs,
-        started + evalTimeoutMs,
-      );
+        notes: notes !== undefined,
+        budgetMs: evalTimeoutMs,
+        deadline: started + evalTimeoutMs,
+      });
+      notes?.push(...workerNotes);
       decisions.inc({ where: 'worker' });
       counts.worker++;
       return json;
@@ -283,10 +296,13 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
   const decide = async (c: Context, path: string[], input: Value | undefined, bare: boolean): Promise<Response> => {
     const set = store.current;
     if (!set) return opaError(500, { code: 'internal_error', message: 'no policies are loaded' });
+    const explain = explainMode(c);
+    if (explain instanceof Response) return explain;
+    const notes = explain ? [] : undefined;
     const started = process.hrtime.bigint();
     let json: string | undefined;
     try {
-      json = await evaluateDecision(set, { kind: 'data', path }, input, c.req.query('strict-builtin-errors') === 'true');
+      json = await evaluateDecision(set, { kind: 'data', path }, input, c.req.query('strict-builtin-errors') === 'true', notes);
     } catch (error) {
       return evalFailure(error);
     }
@@ -301,6 +317,7 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     const metrics = metricsOf(c, evalNs, started);
     if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
     if (json !== undefined) parts.push(`"result":${json}`);
+    if (notes) parts.push(`"explanation":${JSON.stringify(explanation(notes))}`);
     const body = `{${parts.join(',')}}`;
     return respondText(c, body);
   };
@@ -322,6 +339,21 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     const out: Record<string, number> = { timer_rego_query_eval_ns: evalNs };
     if (instrument) out.timer_server_handler_ns = Number(process.hrtime.bigint() - started);
     return out;
+  };
+
+  /**
+   * `?explain=notes` is supported (the `trace(msg)` notes, as OPA's Note
+   * events); `fails` and `full` need a full evaluation trace, which this
+   * engine does not record: they are refused with 400 rather than answered with an empty explanation.
+   */
+  const explainMode = (c: Context): boolean | Response => {
+    const mode = c.req.query('explain');
+    if (mode === undefined || mode === 'off') return false;
+    if (mode === 'notes') return true;
+    return opaError(400, {
+      code: 'invalid_parameter',
+      message: `explain=${mode} is not supported by this policy engine (it records no evaluation trace); explain=notes gives the trace() notes`,
+    });
   };
 
   const parseBody = async (c: Context): Promise<Value | undefined> => {
@@ -410,10 +442,13 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
         return opaError(400, { code: 'invalid_parameter', message: 'error(s) occurred while compiling the query', errors: problemsOf(error).map(problemJson) });
       throw error;
     }
+    const explain = explainMode(c);
+    if (explain instanceof Response) return explain;
+    const notes = explain ? [] : undefined;
     const started = process.hrtime.bigint();
     let json: string | undefined;
     try {
-      json = await evaluateDecision(set, { kind: 'query', query: text }, input, c.req.query('strict-builtin-errors') === 'true');
+      json = await evaluateDecision(set, { kind: 'query', query: text }, input, c.req.query('strict-builtin-errors') === 'true', notes);
     } catch (error) {
       return evalFailure(error);
     }
@@ -427,6 +462,7 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     const parts: string[] = [];
     if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
     if (bindings.length > 0) parts.push(`"result":${stringifyJSON(bindings)}`);
+    if (notes) parts.push(`"explanation":${JSON.stringify(explanation(notes))}`);
     return respondText(c, `{${parts.join(',')}}`);
   };
   app.get('/v1/query', async (c) => {
@@ -481,4 +517,16 @@ export function indentJSON(text: string): string {
     else if (ch !== ' ' && ch !== '\n' && ch !== '\t' && ch !== '\r') out += ch;
   }
   return out;
+}
+
+/** OPA's Note events for `?explain=notes`: one per `trace(msg)` call, in order (without OPA's `node` and `locals`). */
+function explanation(notes: readonly TraceNote[]): unknown[] {
+  return notes.map((n) => ({
+    op: 'Note',
+    query_id: 0,
+    parent_id: 0,
+    type: 'expr',
+    ...(n.location ? { location: n.location } : {}),
+    message: n.message,
+  }));
 }

@@ -17,6 +17,11 @@ const POLICY = [
   '',
   'triples := count([1 | some i, j, k; input.items[i]; input.items[j]; input.items[k]])',
   '',
+  'traced if {',
+  '\ttrace(sprintf("user %s", [input.user]))',
+  '\tinput.user == "admin"',
+  '}',
+  '',
 ].join('\n');
 const SYSTEM = 'package system\n\nmain := {"hello": input.name}\n';
 
@@ -112,6 +117,25 @@ describe('query parameters', () => {
     const instrumented = await req('POST', '/v1/data/example/allow?instrument', '{"input": {"user": "admin"}}');
     expect(instrumented.json.result).toBe(true);
     expect(Object.keys(instrumented.json.metrics).sort()).toEqual(['timer_rego_query_eval_ns', 'timer_server_handler_ns']);
+  });
+});
+
+describe('?explain', () => {
+  it('explain=notes answers the trace() notes as OPA Note events', async () => {
+    const r = await req('POST', '/v1/data/example/traced?explain=notes', '{"input": {"user": "admin"}}');
+    expect(r.status).toBe(200);
+    expect(r.json.result).toBe(true);
+    expect(r.json.explanation).toEqual([
+      { op: 'Note', query_id: 0, parent_id: 0, type: 'expr', location: { file: 'example.rego', row: 10, col: 2 }, message: 'user admin' },
+    ]);
+    const q = await req('GET', `/v1/query?explain=notes&q=${encodeURIComponent('data.example.traced')}&input=${encodeURIComponent('{"user":"bob"}')}`);
+    expect(q.json.explanation.map((e: { message: string }) => e.message)).toEqual(['user bob']);
+  });
+  it('explain=fails and explain=full are refused with 400, not answered with an empty explanation', async () => {
+    for (const mode of ['fails', 'full']) {
+      const r = await req('POST', `/v1/data/example/allow?explain=${mode}`, '{"input": {}}');
+      expect(r, mode).toMatchObject({ status: 400, json: { code: 'invalid_parameter', message: expect.stringContaining('explain=notes') } });
+    }
   });
 });
 
