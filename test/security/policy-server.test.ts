@@ -116,4 +116,12 @@ describe('the policy server under a costly decision', () => {
     expect(metrics).toMatch(/policy_decisions_total\{where="worker"\} [1-9]/);
     expect(metrics).toMatch(/policy_decisions_over_budget_total 1\b/);
   });
+
+  it('answers every costly decision with eval_cancel_error when there are more of them than workers', async () => {
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => post('/v1/data/slow/triples', items(400)).then(async (r) => ({ status: r.status, body: await r.json() }))),
+    );
+    for (const answer of answers) expect(answer).toMatchObject({ status: 500, body: { errors: [{ code: 'eval_cancel_error' }] } });
+    expect(await (await post('/v1/data/slow/triples', items(10))).json()).toEqual({ result: 1000 });
+  });
 });

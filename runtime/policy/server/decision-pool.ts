@@ -120,8 +120,31 @@ export class DecisionPool {
     if (this.#closed) return Promise.reject(new Error('the decision pool is closed'));
     this.handedOver++;
     return new Promise((resolve, reject) => {
-      this.#queue.push({ set, decision, ...options, resolve, reject });
+      const job: Job = { set, decision, ...options, resolve, reject };
+      this.#queue.push(job);
       this.#pump();
+      if (this.#queue.includes(job)) {
+        // Every worker is busy: a job still waiting at its deadline is answered then, not when a worker frees up.
+        const timer = setTimeout(
+          () => {
+            const index = this.#queue.indexOf(job);
+            if (index < 0) return;
+            this.#queue.splice(index, 1);
+            this.timedOut++;
+            reject(new BudgetExceededError(job.budgetMs));
+          },
+          Math.max(0, job.deadline - performance.now()),
+        );
+        timer.unref();
+        const settle =
+          <T>(f: (v: T) => void) =>
+          (v: T) => {
+            clearTimeout(timer);
+            f(v);
+          };
+        job.resolve = settle(resolve);
+        job.reject = settle(reject);
+      }
     });
   }
 
