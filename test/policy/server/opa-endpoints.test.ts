@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPolicyServer, type RunningPolicyServer } from '../../../runtime/policy/server/start-policy-server.js';
+import { freePort } from '../../support/net.js';
+import { startService, type Service } from '../../support/processes.js';
 
 // OPA's REST API beyond the Data API: the default decision, the Query API,
 // data writes, ?pretty / ?instrument, /metrics, /v1/status and the policy
@@ -181,5 +183,40 @@ describe('/metrics, /v1/status, and the policy list', () => {
     const all = await req('GET', '/v1/policies', undefined, readOnly);
     expect(all.json.result.map((p: { id: string }) => p.id)).toEqual(['example.rego', 'system.rego']);
     expect(all.json.result.every((p: { ast?: unknown }) => p.ast !== undefined)).toBe(true);
+  });
+});
+
+describe('decisions handed to worker threads (the compiled server, as `policy serve` runs it)', () => {
+  let workerDir: string;
+  let service: Service;
+  beforeAll(async () => {
+    workerDir = mkdtempSync(join(tmpdir(), 'fw-opa-workers-'));
+    writeFileSync(
+      join(workerDir, 'scaled.rego'),
+      'package scaled\n\nvalue := count([1 | some i, j, k; input.items[i]; input.items[j]; input.items[k]]) * data.factor\n',
+    );
+    writeFileSync(join(workerDir, 'data.json'), '{"factor": 1}');
+    const port = await freePort();
+    service = await startService({
+      name: 'policy engine',
+      args: ['policy', 'serve', workerDir, '--addr', `127.0.0.1:${port}`, '--allow-writes', '--no-watch'],
+      port,
+    });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    rmSync(workerDir, { recursive: true, force: true });
+  });
+
+  it('see data written after they started (the workers reload the changed set)', async () => {
+    const input = JSON.stringify({ input: { items: Array.from({ length: 60 }, (_, i) => i) } });
+    const value = async () => (await (await fetch(`${service.url}/v1/data/scaled/value`, { method: 'POST', body: input })).json()) as unknown;
+    expect(await value()).toEqual({ result: 216000 });
+    expect((await fetch(`${service.url}/v1/data/factor`, { method: 'PUT', body: '2' })).status).toBe(204);
+    expect(await value()).toEqual({ result: 432000 });
+    expect((await fetch(`${service.url}/v1/data`, { method: 'PATCH', body: '[{"op": "replace", "path": "/factor", "value": 3}]' })).status).toBe(204);
+    expect(await value()).toEqual({ result: 648000 });
+    // They were evaluated in workers, not on the event loop.
+    expect(await (await fetch(`${service.url}/metrics`)).text()).toMatch(/policy_decisions_total\{where="worker"\} 3\b/);
   });
 });
