@@ -28,6 +28,8 @@ export interface CompilePolicyOptions {
   data?: unknown;
   /** Builtins available to the policy (default: {@link defaultRegistry}). */
   builtins?: BuiltinRegistry;
+  /** Records `file:row` of each expression evaluated and each rule head whose body succeeded (test coverage; slows evaluation). */
+  coverage?: Set<string>;
 }
 
 export interface QueryOptions extends EvalOptions {
@@ -112,7 +114,7 @@ export class CompiledPolicy {
       if (PolicyError.isInstance(e)) throw e;
       throw new PolicyError({ code: 'rego_compile_error', detail: `internal compiler error: ${e instanceof Error ? e.message : String(e)}`, cause: e });
     }
-    this.codegen = new CodeGen(this.compiled.root, builtins, this.compiled.gen);
+    this.codegen = new CodeGen(this.compiled.root, builtins, this.compiled.gen, options.coverage);
     this.codegen.compileNodes();
     this.data = options.data === undefined ? undefined : fromJS(options.data);
   }

@@ -138,6 +138,7 @@ const SUCCESS: Record<string, Case> = {
   'policy eval': { args: () => ['policy', 'eval', '-d', 'policies', 'data.a2a_access.allow'], check: (doc) => expect(doc.result).toBeDefined() },
   'policy test': { args: () => ['policy', 'test', 'policies'], check: (doc) => expect(doc.results).toBeInstanceOf(Array) },
   'policy serve': { args: () => ['policy', 'serve', 'policies', '--addr', '127.0.0.1:0'], stopWhen: STOP_AT_LISTENING },
+  'policy bench': { args: () => ['policy', 'bench', '-d', 'policies', '--count', '10', 'data.a2a_access.allow'], check: (doc) => expect(doc.samples).toBe(10) },
   'serve agent': { args: () => ['serve', 'agent', '--port', '0'], stopWhen: STOP_AT_LISTENING },
   'serve guardian': { args: () => ['serve', 'guardian', '--addr', '127.0.0.1:0', '--opa-url', closedUrl], stopWhen: STOP_AT_LISTENING },
   'serve semantic-layer': {
@@ -189,6 +190,10 @@ const FAILURE: Record<string, Case> = {
     check: (doc) => expect(doc).toMatchObject({ error: { code: 'policy_compile_error', message: expect.stringContaining('rego_unsafe_var_error') } }),
   },
   'policy serve': { args: () => ['policy', 'serve', 'policies', '--addr', `127.0.0.1:${takenPort}`] },
+  'policy bench': {
+    args: () => ['policy', 'bench', '-d', 'policies', 'data.x['],
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'rego_parse_error' } }),
+  },
   'serve agent': { args: () => ['serve', 'agent', '--port', String(takenPort)] },
   'serve guardian': { args: () => ['serve', 'guardian', '--addr', `127.0.0.1:${takenPort}`] },
   'serve semantic-layer': {

@@ -1,9 +1,10 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPolicyServer, type RunningPolicyServer } from '../../runtime/policy/server/start-policy-server.js';
-import { REPO_ROOT } from '../support/processes.js';
+import { freePort } from '../support/net.js';
+import { REPO_ROOT, startService, type Service } from '../support/processes.js';
 
 // Attack: a malformed percent-encoding in the path made the policy server
 // answer 500 (decodeURIComponent threw). It is the client's error: 400 in
@@ -44,5 +45,83 @@ describe('the policy server and malformed percent-encodings', () => {
       body: '{"input":{"source_agent":{"name":"orchestrator"},"target_agent":{"name":"x"}}}',
     });
     expect(await decision.json()).toEqual({ result: true });
+  });
+});
+
+// Attack: a policy whose cost grows with its input (here n³ for n items)
+// blocked the server: /health and every other decision waited until the
+// costly one ended (30 s and more). Now a decision that outgrows a short
+// slice on the event loop is evaluated in a worker thread, and one that runs
+// past the evaluation budget is stopped with OPA's error shape.
+describe('the policy server under a costly decision', () => {
+  const SLOW_POLICY = [
+    'package slow',
+    '',
+    '# n^3 steps for n items.',
+    'triples := count([1 | some i, j, k; input.items[i]; input.items[j]; input.items[k]])',
+    '',
+    'allow if input.user == "admin"',
+    '',
+  ].join('\n');
+  let slowDir: string;
+  let service: Service;
+  const items = (n: number) => JSON.stringify({ input: { items: Array.from({ length: n }, (_, i) => i) } });
+  const post = (path: string, body: string) => fetch(`${service.url}${path}`, { method: 'POST', body });
+
+  beforeAll(async () => {
+    slowDir = mkdtempSync(join(tmpdir(), 'fw-sec-slow-policies-'));
+    writeFileSync(join(slowDir, 'slow.rego'), SLOW_POLICY);
+    const port = await freePort();
+    service = await startService({
+      name: 'policy engine',
+      args: ['policy', 'serve', slowDir, '--addr', `127.0.0.1:${port}`, '--eval-timeout', '4000', '--no-watch'],
+      port,
+    });
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    rmSync(slowDir, { recursive: true, force: true });
+  });
+
+  it('answers /health and cheap decisions while the costly one runs, and stops it at the budget', async () => {
+    const finished: string[] = [];
+    // 400 items: 64 million steps, far past a 4 s budget.
+    const costly = post('/v1/data/slow/triples', items(400)).then(async (r) => {
+      finished.push('costly');
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    });
+    // Once the costly decision is under way (its body is sent), the server must still answer.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const health = await fetch(`${service.url}/health`);
+    finished.push('health');
+    const cheap = await post('/v1/data/slow/allow', '{"input":{"user":"admin"}}');
+    finished.push('cheap');
+    expect(health.status).toBe(200);
+    expect(await cheap.json()).toEqual({ result: true });
+
+    const over = await costly;
+    expect(finished).toEqual(['health', 'cheap', 'costly']);
+    expect(over.status).toBe(500);
+    expect(over.body).toMatchObject({
+      code: 'internal_error',
+      message: expect.stringContaining('evaluation budget of 4000 ms'),
+      errors: [{ code: 'eval_cancel_error', message: expect.stringContaining('caller cancelled query execution') }],
+    });
+
+    // The server keeps serving: a cheap decision, and a costlier one that fits the budget, in a fresh worker.
+    expect(await (await post('/v1/data/slow/allow', '{"input":{"user":"bob"}}')).json()).toEqual({});
+    expect(await (await post('/v1/data/slow/triples', items(60))).json()).toEqual({ result: 216000 });
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).toMatch(/policy_decisions_total\{where="worker"\} [1-9]/);
+    expect(metrics).toMatch(/policy_decisions_over_budget_total 1\b/);
+  });
+
+  it('answers every costly decision with eval_cancel_error when there are more of them than workers', async () => {
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => post('/v1/data/slow/triples', items(400)).then(async (r) => ({ status: r.status, body: await r.json() }))),
+    );
+    for (const answer of answers) expect(answer).toMatchObject({ status: 500, body: { errors: [{ code: 'eval_cancel_error' }] } });
+    expect(await (await post('/v1/data/slow/triples', items(10))).json()).toEqual({ result: 1000 });
   });
 });

@@ -8,7 +8,7 @@ import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class PolicyServe extends PolicyCommand {
   static override description =
-    "Serve a policy directory over OPA's REST API (POST /v1/data/<path>, /v0/data, /health, /v1/policies), reloading when files change.";
+    "Serve a policy directory over OPA's REST API (POST /v1/data/<path>, POST /, /v1/query, /v0/data, /health, /v1/policies, /v1/status, /metrics), reloading when files change.";
 
   static override examples = [
     '<%= config.bin %> policy serve policies',
@@ -24,9 +24,20 @@ export default class PolicyServe extends PolicyCommand {
 
   static override flags = {
     addr: Flags.string({ char: 'a', description: 'address to listen on, host:port', default: '127.0.0.1:8181' }),
-    'allow-writes': Flags.boolean({ description: 'enable PUT/DELETE /v1/policies/<id>', default: false }),
+    'allow-writes': Flags.boolean({ description: 'enable PUT/DELETE /v1/policies/<id> and PUT/PATCH/DELETE /v1/data/<path>', default: false }),
     'decision-log': Flags.string({ description: 'append one JSON line per decision to this file (- for standard output)' }),
     mask: Flags.string({ description: 'input field to erase from decision logs, e.g. /input/password (repeatable)', multiple: true, multipleNonGreedy: true }),
+    'eval-timeout': Flags.integer({
+      description: 'evaluation budget in milliseconds: a decision still running after it is stopped and answered 500 eval_cancel_error',
+      default: 5000,
+      min: 1,
+    }),
+    workers: Flags.integer({
+      description: 'worker threads for decisions too costly for the event loop (0: evaluate all on the event loop)',
+      default: 2,
+      min: 0,
+      max: 64,
+    }),
     watch: Flags.boolean({ description: 'reload when policy files change', default: true, allowNo: true }),
   };
 
@@ -45,6 +56,8 @@ export default class PolicyServe extends PolicyCommand {
         allowWrites: flags['allow-writes'],
         ...(flags['decision-log'] ? { decisionLog: flags['decision-log'] } : {}),
         mask: flags.mask ?? [],
+        evalTimeoutMs: flags['eval-timeout'],
+        workers: flags.workers,
       });
     } catch (error) {
       if (error instanceof PolicyLoadError) {

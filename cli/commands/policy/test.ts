@@ -11,6 +11,7 @@ export default class PolicyTest extends PolicyCommand {
     '<%= config.bin %> policy test policies',
     '<%= config.bin %> policy test policies -v --run trading',
     '<%= config.bin %> policy test policies --json',
+    '<%= config.bin %> policy test policies --coverage',
   ];
 
   static override args = {
@@ -19,6 +20,7 @@ export default class PolicyTest extends PolicyCommand {
 
   static override flags = {
     verbose: Flags.boolean({ char: 'v', description: 'list every test with its time', default: false }),
+    coverage: Flags.boolean({ char: 'c', description: "report test coverage (OPA's JSON coverage report) instead of the test list", default: false }),
     run: Flags.string({ char: 'r', description: 'only tests whose full name (data.pkg.test_x) matches this regular expression' }),
   };
 
@@ -34,13 +36,16 @@ export default class PolicyTest extends PolicyCommand {
     }
     let report: PolicyTestReport;
     try {
-      report = runPolicyTests(await loadPolicySet([args.dir]), filter ? { filter } : {});
+      report = runPolicyTests(await loadPolicySet([args.dir]), { ...(filter ? { filter } : {}), coverage: flags.coverage });
     } catch (error) {
       if (!(error instanceof PolicyLoadError)) throw error;
       this.failToCompile(error, 'the policies do not compile; fix the errors above (see `framework-cli policy check`).');
     }
     const total = report.results.length;
-    if (!this.jsonEnabled()) {
+    if (!this.jsonEnabled() && report.coverage) {
+      // As `opa test --coverage`: the coverage report is the output.
+      this.log(JSON.stringify(report.coverage, null, 2));
+    } else if (!this.jsonEnabled()) {
       let file = '';
       for (const r of report.results) {
         if (!flags.verbose && r.outcome === 'pass') continue;

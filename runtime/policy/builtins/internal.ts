@@ -97,8 +97,8 @@ export const internalBuiltins: BuiltinDefinition[] = [
     name: 'trace',
     args: ['string'],
     result: 'boolean',
-    impl: ([s]) => {
-      asString(s, 1);
+    impl: ([s], ctx) => {
+      ctx.note?.(asString(s, 1));
       return true;
     },
   },

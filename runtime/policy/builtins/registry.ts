@@ -46,6 +46,8 @@ export interface BuiltinContext {
   readonly cache: Map<string, unknown>;
   /** Writes a `print` line (no-op unless the caller installed a print hook). */
   print(message: string): void;
+  /** Records a `trace` note (no-op unless the caller installed a note hook, as `?explain=notes` does). */
+  note?(message: string): void;
 }
 
 export interface BuiltinDefinition {

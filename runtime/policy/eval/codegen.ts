@@ -68,6 +68,8 @@ export class CodeGen {
     private readonly root: RuleNode,
     private readonly builtins: BuiltinRegistry,
     private readonly gen: VarGen,
+    /** When set, records `file:row` of every expression evaluated and of every rule head whose body succeeded (`policy test --coverage`). */
+    private readonly coverage?: Set<string>,
   ) {}
 
   /** Attaches a runtime to every rule node of the tree. */
@@ -126,7 +128,17 @@ export class CodeGen {
   private branch(p: PreparedRule, r: Rule, suffixTerms: Term[]): CompiledBranch {
     const scope = new Scope();
     const params = r.head.args?.map((a) => this.term(a, scope));
-    const body = this.body(r.body, scope);
+    let body = this.body(r.body, scope);
+    const cov = this.coverage;
+    if (cov !== undefined) {
+      const inner = body;
+      const head = `${r.head.loc.file}:${r.head.loc.row}`;
+      body = (env, f, k) =>
+        inner(env, f, () => {
+          cov.add(head);
+          return k();
+        });
+    }
     const value = r.head.value === undefined ? undefined : this.term(r.head.value, scope);
     const key = r.head.key === undefined ? undefined : this.term(r.head.key, scope);
     const suffix = suffixTerms.map((t) => this.term(t, scope));
@@ -188,6 +200,15 @@ export class CodeGen {
     }
     if (e.negated) fn = notExpr(fn);
     if (e.with.length > 0) fn = withExpr(fn, this.withs(e.with, scope));
+    const cov = this.coverage;
+    if (cov !== undefined) {
+      const inner = fn;
+      const at = `${e.loc.file}:${e.loc.row}`;
+      fn = (env, f, k) => {
+        cov.add(at);
+        return inner(env, f, k);
+      };
+    }
     return fn;
   }
 

@@ -6,7 +6,7 @@
  */
 import type { BuiltinContext, BuiltinDefinition } from '../builtins/registry.js';
 import type { RuleNode } from '../compiler/rule-tree.js';
-import type { PolicyError, SourceLocation } from '../errors.js';
+import { PolicyError, type SourceLocation } from '../errors.js';
 import { equal, type RegoObject, type Value } from '../value.js';
 import { getPath } from './paths.js';
 
@@ -26,7 +26,17 @@ export interface EvalOptions {
   print?: (message: string) => void;
   /** Evaluation time for time.now_ns, in ns since the epoch (default: now). */
   timeNs?: bigint;
+  /**
+   * Stops the evaluation with `eval_cancel_error` once it has run this many
+   * milliseconds (the clock is read every {@link STEPS_PER_CLOCK_CHECK} steps). No limit by default.
+   */
+  budgetMs?: number;
+  /** Receives `trace(msg)` notes with the call's location (OPA's explain=notes). */
+  note?: (message: string, location: SourceLocation | undefined) => void;
 }
+
+/** Evaluation steps (expressions entered, comprehension solutions) between two reads of the clock. */
+export const STEPS_PER_CLOCK_CHECK = 256;
 
 export class Shared implements BuiltinContext {
   /** Builtin errors recorded while evaluating (the first one is raised in strict mode). */
@@ -36,17 +46,43 @@ export class Shared implements BuiltinContext {
   readonly cache = new Map<string, unknown>();
   location: SourceLocation | undefined = undefined;
   depth = 0;
+  /** Steps left before the next clock check; Infinity without a budget, so counting down never triggers one. */
+  fuel: number;
+  private readonly deadline: number;
+  private readonly budgetMs: number | undefined;
   private readonly printHook: ((message: string) => void) | undefined;
+  private readonly noteHook: ((message: string, location: SourceLocation | undefined) => void) | undefined;
 
   constructor(options: EvalOptions) {
     this.strict = options.strictBuiltinErrors === true;
     this.timeNs = options.timeNs ?? BigInt(Date.now()) * 1_000_000n;
     this.printHook = options.print;
+    this.noteHook = options.note;
+    this.budgetMs = options.budgetMs;
+    this.fuel = options.budgetMs === undefined ? Infinity : STEPS_PER_CLOCK_CHECK;
+    this.deadline = options.budgetMs === undefined ? Infinity : performance.now() + options.budgetMs;
+  }
+
+  /** Called when `fuel` runs out: throws `eval_cancel_error` past the deadline, otherwise refuels. */
+  outOfFuel(): void {
+    if (performance.now() > this.deadline) {
+      throw new PolicyError({ code: 'eval_cancel_error', detail: `caller cancelled query execution: the evaluation budget of ${this.budgetMs} ms was spent` });
+    }
+    this.fuel = STEPS_PER_CLOCK_CHECK;
   }
 
   print(message: string): void {
     this.printHook?.(message);
   }
+
+  note(message: string): void {
+    this.noteHook?.(message, this.location);
+  }
+}
+
+/** Spends one step of the evaluation budget (see {@link Shared.outOfFuel}). */
+export function step(sh: Shared): void {
+  if (--sh.fuel < 0) sh.outOfFuel();
 }
 
 export type FuncReplacement = { kind: 'value'; value: Value } | { kind: 'builtin'; def: BuiltinDefinition } | { kind: 'function'; node: RuleNode };

@@ -7,7 +7,7 @@
 import { PolicyError, type SourceLocation } from '../errors.js';
 import { equal as equalKey, RegoObject, RegoSet, type Value } from '../value.js';
 import { invoke, type CallTarget } from './calls.js';
-import { Env, type DataOverrides, type ExprFn, type Frame, type FuncReplacement, type K } from './env.js';
+import { Env, type DataOverrides, type ExprFn, type Frame, type FuncReplacement, type K, step } from './env.js';
 import { enumerate, setPath } from './paths.js';
 import { ArrayT, type CTerm, evalAll, ObjectT } from './terms.js';
 
@@ -16,7 +16,13 @@ export function seq(fns: ExprFn[]): ExprFn {
   if (fns.length === 1) return fns[0] as ExprFn;
   const head = fns[0] as ExprFn;
   const tail = seq(fns.slice(1));
-  return (env, f, k) => head(env, f, () => tail(env, f, k));
+  // Each step from one expression to the next spends fuel: the evaluation budget's clock is read when it runs out.
+  return (env, f, k) =>
+    head(env, f, () => {
+      const sh = env.shared;
+      if (--sh.fuel < 0) sh.outOfFuel();
+      return tail(env, f, k);
+    });
 }
 
 export function termExpr(t: CTerm): ExprFn {
@@ -121,6 +127,7 @@ export function everyExpr(domain: CTerm, key: CTerm | undefined, value: CTerm, b
       if (!isCollection(dv)) return false;
       let all = true;
       enumerate(dv, (kv, vv) => {
+        step(env.shared);
         let ok = false;
         const run = (): boolean => {
           body(env, f, () => {

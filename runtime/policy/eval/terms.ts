@@ -7,7 +7,7 @@
  */
 import { PolicyError } from '../errors.js';
 import { equal, RegoObject, RegoSet, type Value } from '../value.js';
-import { Env, type ExprFn, type Frame, type K, type ValK } from './env.js';
+import { Env, type ExprFn, type Frame, type K, step, type ValK } from './env.js';
 import { enumerate, getPath, lookup } from './paths.js';
 
 export interface CTerm {
@@ -254,19 +254,20 @@ export class CompT implements CTerm {
     switch (this.kind) {
       case 'array': {
         const out: Value[] = [];
-        this.body(env, f, () => term.eval(env, f, (v) => (out.push(v), false)));
+        this.body(env, f, () => (step(env.shared), term.eval(env, f, (v) => (out.push(v), false))));
         return out;
       }
       case 'set': {
         const out = new RegoSet();
-        this.body(env, f, () => term.eval(env, f, (v) => (out.add(v), false)));
+        this.body(env, f, () => (step(env.shared), term.eval(env, f, (v) => (out.add(v), false))));
         return out;
       }
       default: {
         const out = new RegoObject();
         const vt = this.valueTerm as CTerm;
-        this.body(env, f, () =>
-          term.eval(env, f, (key) =>
+        this.body(env, f, () => {
+          step(env.shared);
+          return term.eval(env, f, (key) =>
             vt.eval(env, f, (val) => {
               const cur = out.get(key);
               if (cur !== undefined && !equal(cur, val)) {
@@ -275,8 +276,8 @@ export class CompT implements CTerm {
               out.set(key, val);
               return false;
             }),
-          ),
-        );
+          );
+        });
         return out;
       }
     }

@@ -3,11 +3,16 @@ import { BadRequestError } from '../../core/errors/bad-request-error.js';
 import { FrameworkError } from '../../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../../core/logger.js';
 import { readBodyText } from '../../core/server/read-json-body.js';
+import { randomUUID } from 'node:crypto';
+import { Counter, Histogram, Registry } from 'prom-client';
 import { PolicyError } from '../errors.js';
-import { parseJSON, stringifyJSON } from '../value-json.js';
+import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
 import { RegoObject, type Value } from '../value.js';
 import type { DecisionLog } from './decision-log.js';
-import { problemsOf, PolicyLoadError, type PolicyProblem } from './policy-set.js';
+import { BudgetExceededError, DecisionPool, WorkerEvalError, type PoolDecision, type TraceNote } from './decision-pool.js';
+import { DataWriteError, parsePatch, type DataOp } from './data-writes.js';
+import { moduleAst } from './opa-ast.js';
+import { problemsOf, PolicyLoadError, type PolicyProblem, type PolicySet } from './policy-set.js';
 import type { PolicyStore } from './policy-store.js';
 
 export interface PolicyServerOptions {
@@ -18,7 +23,26 @@ export interface PolicyServerOptions {
   decisionLog?: DecisionLog;
   /** Largest request body; default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * The evaluation budget: a decision still running after this many
+   * milliseconds is stopped and answered 500 with `eval_cancel_error`. Default 5000.
+   */
+  evalTimeoutMs?: number;
+  /**
+   * How long a decision may run on the event loop before it is handed to a
+   * worker thread (evaluated again there from the start). Default 5 ms.
+   */
+  inlineMs?: number;
+  /**
+   * Worker threads for costly decisions. Default: a pool of 2 when the
+   * compiled worker script exists; `false` evaluates everything on the event
+   * loop (still stopped at `evalTimeoutMs`, but blocking the server meanwhile).
+   */
+  pool?: DecisionPool | false;
 }
+
+/** The default decision `POST /` answers, as in OPA (`--set=default_decision=...`). */
+const DEFAULT_DECISION = ['system', 'main'];
 
 /** OPA's error body. */
 interface OpaError {
@@ -54,11 +78,37 @@ function documentPath(c: Context, prefix: string): string[] {
  * `POST|GET /v1/data/{path}`, `POST /v0/data/{path}`, `GET /health`,
  * `GET /v1/policies[/{id}]` (and PUT/DELETE with `allowWrites`).
  */
-export function createPolicyServer(options: PolicyServerOptions): Hono {
+export function createPolicyServer(options: PolicyServerOptions): Hono & { close(): Promise<void> } {
   const { store } = options;
   const logger = options.logger ?? silentLogger;
   const maxBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const app = new Hono();
+  const evalTimeoutMs = options.evalTimeoutMs ?? 5000;
+  const inlineMs = Math.min(options.inlineMs ?? 5, evalTimeoutMs);
+  const pool = options.pool === false ? undefined : (options.pool ?? (DecisionPool.available() ? new DecisionPool() : undefined));
+  const serverId = randomUUID();
+  const app = new Hono() as Hono & { close(): Promise<void> };
+  app.close = async () => {
+    await pool?.close();
+  };
+
+  const registry = new Registry();
+  const requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'A histogram of duration for requests.',
+    labelNames: ['code', 'handler', 'method'],
+    registers: [registry],
+  });
+  const decisions = new Counter({
+    name: 'policy_decisions_total',
+    help: 'Decisions evaluated, by where they finished: in_process (on the event loop) or worker (handed over).',
+    labelNames: ['where'],
+    registers: [registry],
+  });
+  const overBudget = new Counter({
+    name: 'policy_decisions_over_budget_total',
+    help: 'Decisions stopped because they ran past the evaluation budget.',
+    registers: [registry],
+  });
 
   app.onError((error, c) => {
     if (error instanceof PolicyLoadError) {
@@ -83,6 +133,36 @@ export function createPolicyServer(options: PolicyServerOptions): Hono {
     }
     await next();
   });
+  app.use('*', async (c, next) => {
+    const started = process.hrtime.bigint();
+    await next();
+    const handler = c.req.path.startsWith('/v1/data')
+      ? 'v1/data'
+      : c.req.path.startsWith('/v1/policies')
+        ? 'v1/policies'
+        : c.req.path.split('/').slice(0, 3).join('/') || '/';
+    requestDuration.observe({ code: String(c.res.status), handler, method: c.req.method }, Number(process.hrtime.bigint() - started) / 1e9);
+  });
+
+  app.get('/metrics', async () => new Response(await registry.metrics(), { headers: { 'Content-Type': registry.contentType } }));
+  app.get('/v1/status', (c) => {
+    const status = store.status;
+    return respond(c, {
+      result: {
+        labels: { id: serverId, version: 'framework_core' },
+        plugins: { server: { state: store.current ? 'OK' : 'NOT_READY' } },
+        bundles: {
+          policies: {
+            name: 'policies',
+            active_revision: String(store.current?.generation ?? ''),
+            last_successful_activation: store.current?.loadedAt.toISOString(),
+            ...(status && !status.ok ? { code: 'bundle_error', message: 'the latest reload failed', errors: status.problems.map(problemJson) } : {}),
+          },
+        },
+        metrics: { decisions: { in_process: decisionCount('in_process'), worker: decisionCount('worker'), over_budget: overBudgetCount() } },
+      },
+    });
+  });
 
   app.get('/health', (c) => {
     const status = store.status;
@@ -99,12 +179,14 @@ export function createPolicyServer(options: PolicyServerOptions): Hono {
     return c.json({});
   });
 
-  app.get('/v1/policies', (c) => c.json({ result: (store.current?.modules ?? []).map((m) => ({ id: m.id, raw: m.source })) }));
+  app.get('/v1/policies', (c) =>
+    respond(c, { result: (store.current?.modules ?? []).map((m) => ({ id: m.id, raw: m.source, ast: moduleAst(m.id, m.source) })) }),
+  );
   app.get('/v1/policies/*', (c) => {
     const id = decodeURIComponent(c.req.path.slice('/v1/policies/'.length));
     const found = store.current?.modules.find((m) => m.id === id);
     if (!found) return opaError(404, { code: 'resource_not_found', message: `storage_not_found_error: policy id "${id}"` });
-    return c.json({ result: { id: found.id, raw: found.source } });
+    return respond(c, { result: { id: found.id, raw: found.source, ast: moduleAst(found.id, found.source) } });
   });
   const writesOff = () =>
     opaError(403, { code: 'forbidden', message: 'policy writes are disabled; start the server with --allow-writes to enable PUT/DELETE /v1/policies' });
@@ -122,34 +204,156 @@ export function createPolicyServer(options: PolicyServerOptions): Hono {
     return c.json({});
   });
 
-  const decide = (c: Context, path: string[], input: Value | undefined, bare: boolean): Response => {
+  const counts = { in_process: 0, worker: 0, over_budget: 0 };
+  const decisionCount = (where: 'in_process' | 'worker'): number => counts[where];
+  const overBudgetCount = (): number => counts.over_budget;
+  /** The base data as JSON text for the workers, once per compiled set. */
+  const dataJson = new WeakMap<PolicySet, string>();
+  const dataJsonOf = (set: PolicySet): string => {
+    let text = dataJson.get(set);
+    if (text === undefined) {
+      text = stringifyJSON(fromJS(set.data));
+      dataJson.set(set, text);
+    }
+    return text;
+  };
+
+  /** The decision's result as JSON text (undefined when the document is undefined), in-process first, then in a worker. */
+  const evaluateDecision = async (
+    set: PolicySet,
+    decision: PoolDecision,
+    input: Value | undefined,
+    strict: boolean,
+    notes: TraceNote[] | undefined,
+  ): Promise<string | undefined> => {
+    const started = performance.now();
+    const budgetMs = pool ? inlineMs : evalTimeoutMs;
+    const evalOptions = {
+      ...(input === undefined ? {} : { inputValue: input }),
+      strictBuiltinErrors: strict,
+      budgetMs,
+      ...(notes ? { note: (message: string, location: TraceNote['location']) => notes.push({ message, ...(location ? { location } : {}) }) } : {}),
+    };
+    try {
+      let json: string | undefined;
+      if (decision.kind === 'data') {
+        const result = set.policy.evaluate(decision.path, undefined, evalOptions);
+        json = result === undefined ? undefined : stringifyJSON(result);
+      } else {
+        json = stringifyJSON(set.policy.query(decision.query, evalOptions).map((b) => RegoObject.fromEntries(Object.entries(b))));
+      }
+      decisions.inc({ where: 'in_process' });
+      counts.in_process++;
+      return json;
+    } catch (error) {
+      if (!PolicyError.isInstance(error) || error.code !== 'eval_cancel_error' || !pool || budgetMs >= evalTimeoutMs) {
+        if (PolicyError.isInstance(error) && error.code === 'eval_cancel_error') {
+          overBudget.inc();
+          counts.over_budget++;
+          throw new BudgetExceededError(evalTimeoutMs);
+        }
+        throw error;
+      }
+    }
+    // Too costly for the event loop: evaluated again, from the start, in a worker, within what is left of the budget.
+    try {
+      // Notes from the abandoned in-process attempt are dropped: the worker starts again from the beginning.
+      notes?.splice(0);
+      const { json, notes: workerNotes } = await pool.evaluate({ generation: set.generation, modules: set.modules, dataJson: dataJsonOf(set) }, decision, {
+        input: input === undefined ? undefined : stringifyJSON(input),
+        strict,
+        notes: notes !== undefined,
+        budgetMs: evalTimeoutMs,
+        deadline: started + evalTimeoutMs,
+      });
+      notes?.push(...workerNotes);
+      decisions.inc({ where: 'worker' });
+      counts.worker++;
+      return json;
+    } catch (error) {
+      if (error instanceof BudgetExceededError) {
+        overBudget.inc();
+        counts.over_budget++;
+      }
+      throw error;
+    }
+  };
+
+  /** OPA's error body for an evaluation that failed or ran out of budget. */
+  const evalFailure = (error: unknown): Response => {
+    if (error instanceof BudgetExceededError) {
+      return opaError(500, { code: 'internal_error', message: error.message, errors: [{ code: 'eval_cancel_error', message: error.message }] });
+    }
+    if (error instanceof WorkerEvalError) {
+      return opaError(500, { code: 'internal_error', message: error.message, errors: [{ code: error.code, message: error.detail }] });
+    }
+    if (PolicyError.isInstance(error)) {
+      return opaError(500, { code: 'internal_error', message: error.message, errors: problemsOf(error).map(problemJson) });
+    }
+    throw error;
+  };
+
+  const decide = async (c: Context, path: string[], input: Value | undefined, bare: boolean): Promise<Response> => {
     const set = store.current;
     if (!set) return opaError(500, { code: 'internal_error', message: 'no policies are loaded' });
+    const explain = explainMode(c);
+    if (explain instanceof Response) return explain;
+    const notes = explain ? [] : undefined;
     const started = process.hrtime.bigint();
-    let result: Value | undefined;
+    let json: string | undefined;
     try {
-      result = set.policy.evaluate(path, undefined, {
-        ...(input === undefined ? {} : { inputValue: input }),
-        strictBuiltinErrors: c.req.query('strict-builtin-errors') === 'true',
-      });
+      json = await evaluateDecision(set, { kind: 'data', path }, input, c.req.query('strict-builtin-errors') === 'true', notes);
     } catch (error) {
-      if (!PolicyError.isInstance(error)) throw error;
-      const errors = problemsOf(error).map(problemJson);
-      return opaError(500, { code: 'internal_error', message: error.message, errors });
+      return evalFailure(error);
     }
     const evalNs = Number(process.hrtime.bigint() - started);
-    const decisionId = options.decisionLog?.record({ path: path.join('/'), input, result });
+    const decisionId = options.decisionLog?.record({ path: path.join('/'), input, result: json === undefined ? undefined : parseJSON(json) });
     if (bare) {
-      if (result === undefined) return opaError(404, { code: 'undefined_document', message: `document missing: data/${path.join('/')}` });
-      return new Response(stringifyJSON(result), { headers: jsonHeaders() });
+      if (json === undefined) return opaError(404, { code: 'undefined_document', message: `document missing: data/${path.join('/')}` });
+      return respondText(c, json);
     }
-    let body = '{';
     const parts: string[] = [];
     if (decisionId) parts.push(`"decision_id":${JSON.stringify(decisionId)}`);
-    if (c.req.query('metrics') !== undefined) parts.push(`"metrics":{"timer_rego_query_eval_ns":${evalNs}}`);
-    if (result !== undefined) parts.push(`"result":${stringifyJSON(result)}`);
-    body += `${parts.join(',')}}`;
-    return new Response(body, { headers: jsonHeaders() });
+    const metrics = metricsOf(c, evalNs, started);
+    if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
+    if (json !== undefined) parts.push(`"result":${json}`);
+    if (notes) parts.push(`"explanation":${JSON.stringify(explanation(notes))}`);
+    const body = `{${parts.join(',')}}`;
+    return respondText(c, body);
+  };
+
+  const pretty = (c: Context): boolean => {
+    const p = c.req.query('pretty');
+    return p !== undefined && p !== 'false';
+  };
+  /** A JSON response, indented under `?pretty`. */
+  const respond = (c: Context, body: unknown, status = 200): Response => respondText(c, JSON.stringify(body), status);
+  /** JSON text as the response, indented under `?pretty` (re-indented as text, so big numbers stay exact). */
+  const respondText = (c: Context, text: string, status = 200): Response =>
+    new Response(pretty(c) ? indentJSON(text) : text, { status, headers: jsonHeaders() });
+
+  /** `?metrics` (and `?instrument`, which implies it): OPA's timer names, in ns. */
+  const metricsOf = (c: Context, evalNs: number, started: bigint): Record<string, number> | undefined => {
+    const instrument = c.req.query('instrument') !== undefined && c.req.query('instrument') !== 'false';
+    if (c.req.query('metrics') === undefined && !instrument) return undefined;
+    const out: Record<string, number> = { timer_rego_query_eval_ns: evalNs };
+    if (instrument) out.timer_server_handler_ns = Number(process.hrtime.bigint() - started);
+    return out;
+  };
+
+  /**
+   * `?explain=notes` is supported (the `trace(msg)` notes, as OPA's Note
+   * events); `fails` and `full` need a full evaluation trace, which this
+   * engine does not record: they are refused with 400 rather than answered with an empty explanation.
+   */
+  const explainMode = (c: Context): boolean | Response => {
+    const mode = c.req.query('explain');
+    if (mode === undefined || mode === 'off') return false;
+    if (mode === 'notes') return true;
+    return opaError(400, {
+      code: 'invalid_parameter',
+      message: `explain=${mode} is not supported by this policy engine (it records no evaluation trace); explain=notes gives the trace() notes`,
+    });
   };
 
   const parseBody = async (c: Context): Promise<Value | undefined> => {
@@ -184,9 +388,145 @@ export function createPolicyServer(options: PolicyServerOptions): Hono {
       }
       return v1(c, input);
     });
+    const write = (method: 'PUT' | 'PATCH' | 'DELETE') => async (c: Context) => {
+      if (!options.allowWrites) {
+        return opaError(403, { code: 'forbidden', message: `data writes are disabled; start the server with --allow-writes to enable ${method} /v1/data` });
+      }
+      const path = documentPath(c, '/v1/data');
+      let ops: DataOp[];
+      if (method === 'DELETE') {
+        if (path.length === 0) return opaError(400, { code: 'invalid_parameter', message: 'the root of data cannot be deleted' });
+        ops = [{ op: 'remove', path }];
+      } else {
+        const text = await readBodyText(c, maxBytes);
+        let body: unknown;
+        try {
+          body = toJS(parseJSON(text));
+        } catch (error) {
+          return opaError(400, { code: 'invalid_parameter', message: `the request body is not JSON: ${(error as Error).message}` });
+        }
+        try {
+          ops = method === 'PUT' ? [{ op: 'add', path, value: body }] : parsePatch(path, body);
+        } catch (error) {
+          if (error instanceof DataWriteError) return opaError(error.status, { code: error.code, message: error.message });
+          throw error;
+        }
+      }
+      try {
+        await store.writeData(ops, method === 'PUT');
+      } catch (error) {
+        if (error instanceof DataWriteError) return opaError(error.status, { code: error.code, message: error.message });
+        throw error;
+      }
+      return new Response(null, { status: 204 });
+    };
+    app.put(route, write('PUT'));
+    app.patch(route, write('PATCH'));
+    app.delete(route, write('DELETE'));
   }
   for (const route of ['/v0/data', '/v0/data/*']) {
     app.post(route, async (c) => decide(c, documentPath(c, '/v0/data'), await parseBody(c), true));
   }
+  // OPA's default decision: the whole body is the input, the answer the bare value of data.system.main.
+  app.post('/', async (c) => decide(c, DEFAULT_DECISION, await parseBody(c), true));
+
+  const query = async (c: Context, text: string | undefined, input: Value | undefined): Promise<Response> => {
+    if (text === undefined || text.trim() === '')
+      return opaError(400, { code: 'invalid_parameter', message: 'missing query: pass q=<rego query> (GET) or {"query": "..."} (POST)' });
+    const set = store.current;
+    if (!set) return opaError(500, { code: 'internal_error', message: 'no policies are loaded' });
+    try {
+      set.policy.prepare(text);
+    } catch (error) {
+      if (PolicyError.isInstance(error))
+        return opaError(400, { code: 'invalid_parameter', message: 'error(s) occurred while compiling the query', errors: problemsOf(error).map(problemJson) });
+      throw error;
+    }
+    const explain = explainMode(c);
+    if (explain instanceof Response) return explain;
+    const notes = explain ? [] : undefined;
+    const started = process.hrtime.bigint();
+    let json: string | undefined;
+    try {
+      json = await evaluateDecision(set, { kind: 'query', query: text }, input, c.req.query('strict-builtin-errors') === 'true', notes);
+    } catch (error) {
+      return evalFailure(error);
+    }
+    const rows = parseJSON(json ?? '[]');
+    const bindings = (Array.isArray(rows) ? rows : []).map((row) =>
+      row instanceof RegoObject
+        ? RegoObject.fromEntries(row.entries().filter(([k]) => typeof k === 'string' && !k.startsWith('$') && !k.startsWith('_')))
+        : row,
+    );
+    const metrics = metricsOf(c, Number(process.hrtime.bigint() - started), started);
+    const parts: string[] = [];
+    if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
+    if (bindings.length > 0) parts.push(`"result":${stringifyJSON(bindings)}`);
+    if (notes) parts.push(`"explanation":${JSON.stringify(explanation(notes))}`);
+    return respondText(c, `{${parts.join(',')}}`);
+  };
+  app.get('/v1/query', async (c) => {
+    const raw = c.req.query('input');
+    let input: Value | undefined;
+    if (raw !== undefined) {
+      try {
+        input = parseJSON(raw);
+      } catch (error) {
+        return opaError(400, { code: 'invalid_parameter', message: `the input query parameter is not JSON: ${(error as Error).message}` });
+      }
+    }
+    return query(c, c.req.query('q'), input);
+  });
+  app.post('/v1/query', async (c) => {
+    const body = await parseBody(c);
+    if (!(body instanceof RegoObject))
+      return opaError(400, { code: 'invalid_parameter', message: 'the request body must be a JSON object such as {"query": "data.a.b = x", "input": {...}}' });
+    const q = body.get('query');
+    if (q !== undefined && typeof q !== 'string') return opaError(400, { code: 'invalid_parameter', message: 'query must be a string' });
+    return query(c, q ?? c.req.query('q'), body.get('input'));
+  });
   return app;
+}
+
+/** Indents JSON text by two spaces per level, as `JSON.stringify(x, null, 2)` would, without parsing its numbers. */
+export function indentJSON(text: string): string {
+  let out = '';
+  let depth = 0;
+  const newline = () => `\n${'  '.repeat(depth)}`;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (ch === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else if (ch === '{' || ch === '[') {
+      const close = ch === '{' ? '}' : ']';
+      if (text[i + 1] === close) {
+        out += ch + close;
+        i++;
+      } else {
+        depth++;
+        out += ch + newline();
+      }
+    } else if (ch === '}' || ch === ']') {
+      depth--;
+      out += newline() + ch;
+    } else if (ch === ',') out += `,${newline()}`;
+    else if (ch === ':') out += ': ';
+    else if (ch !== ' ' && ch !== '\n' && ch !== '\t' && ch !== '\r') out += ch;
+  }
+  return out;
+}
+
+/** OPA's Note events for `?explain=notes`: one per `trace(msg)` call, in order (without OPA's `node` and `locals`). */
+function explanation(notes: readonly TraceNote[]): unknown[] {
+  return notes.map((n) => ({
+    op: 'Note',
+    query_id: 0,
+    parent_id: 0,
+    type: 'expr',
+    ...(n.location ? { location: n.location } : {}),
+    message: n.message,
+  }));
 }

@@ -15,8 +15,14 @@ export interface PolicyProblem {
 export interface PolicySet {
   readonly policy: CompiledPolicy;
   readonly modules: readonly PolicySource[];
+  /** The base data document (from data files and `/v1/data` writes) as a JSON-like value. */
+  readonly data: Record<string, unknown>;
   readonly loadedAt: Date;
+  /** Increases with every compiled set, so copies held elsewhere (decision workers) know when they are stale. */
+  readonly generation: number;
 }
+
+let generations = 0;
 
 /** The policies could not be loaded; `problems` lists each with its place. */
 export class PolicyLoadError extends Error {
@@ -58,5 +64,5 @@ export function compilePolicySet(files: PolicyFiles): PolicySet {
     problems.push(...problemsOf(error));
   }
   if (!policy || problems.length > 0) throw new PolicyLoadError(problems);
-  return { policy, modules: files.modules, loadedAt: new Date() };
+  return { policy, modules: files.modules, data: files.data, loadedAt: new Date(), generation: ++generations };
 }

@@ -1,5 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { applyDataOp, type DataOp } from './data-writes.js';
 import { readPolicyDirectory, type PolicyFiles } from './policy-files.js';
 import { compilePolicySet, formatProblem, PolicyLoadError, type PolicyProblem, type PolicySet } from './policy-set.js';
 
@@ -29,6 +30,8 @@ export class PolicyStore {
   #current: PolicySet | undefined;
   #status: LoadStatus | undefined;
   #overlay = new Map<string, string | null>();
+  /** Data writes through the API, replayed in order over the data files on every load. */
+  #dataWrites: Array<{ ops: DataOp[]; create: boolean }> = [];
   #watcher: FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
   #reloading: Promise<boolean> | undefined;
@@ -96,6 +99,26 @@ export class PolicyStore {
     return true;
   }
 
+  /**
+   * Applies a data write (`PUT`/`PATCH`/`DELETE /v1/data/...`) and recompiles.
+   * Throws `DataWriteError` when it cannot apply and `PolicyLoadError` when
+   * the result does not compile (a document that clashes with a rule); either
+   * way nothing changes.
+   */
+  async writeData(ops: DataOp[], create: boolean): Promise<void> {
+    const files = this.#withOverlay(await readPolicyDirectory(this.dir));
+    // Applied to a copy first, strictly: a write that does not apply is refused here.
+    let data = structuredClone(files.data);
+    for (const op of ops) data = applyDataOp(data, op, create);
+    this.#dataWrites.push({ ops, create });
+    try {
+      this.#swap(compilePolicySet({ ...files, data }));
+    } catch (error) {
+      this.#dataWrites.pop();
+      throw error;
+    }
+  }
+
   close(): void {
     clearTimeout(this.#timer);
     this.#watcher?.close();
@@ -136,10 +159,27 @@ export class PolicyStore {
   }
 
   #withOverlay(files: PolicyFiles): PolicyFiles {
+    files = this.#withDataWrites(files);
     if (this.#overlay.size === 0) return files;
     const modules = files.modules.filter((m) => !this.#overlay.has(m.id));
     for (const [id, source] of this.#overlay) if (source !== null) modules.push({ id, path: `(api)/${id}`, source });
     modules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return { ...files, modules };
+  }
+
+  /** The data files with the API's data writes replayed; a write that no longer applies (the file changed) is skipped with a warning. */
+  #withDataWrites(files: PolicyFiles): PolicyFiles {
+    if (this.#dataWrites.length === 0) return files;
+    let data = structuredClone(files.data);
+    for (const write of this.#dataWrites) {
+      let next = structuredClone(data);
+      try {
+        for (const op of write.ops) next = applyDataOp(next, op, write.create);
+        data = next;
+      } catch (error) {
+        this.#logger.warn('a data write through the API no longer applies to the data files; skipped', { error: (error as Error).message });
+      }
+    }
+    return { ...files, data };
   }
 }

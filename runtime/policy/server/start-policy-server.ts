@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import type { Logger } from '../../core/logger.js';
 import { listen } from '../../core/server/listen.js';
 import { DecisionLog } from './decision-log.js';
+import { DecisionPool } from './decision-pool.js';
 import { createPolicyServer } from './opa-server.js';
 import { PolicyLoadError } from './policy-set.js';
 import { PolicyStore } from './policy-store.js';
@@ -19,6 +20,10 @@ export interface StartPolicyServerOptions {
   decisionLog?: string;
   /** Input fields erased from decision log lines (`/input/password`). */
   mask?: readonly string[];
+  /** The evaluation budget in ms (default 5000): a decision running longer is stopped with `eval_cancel_error`. */
+  evalTimeoutMs?: number;
+  /** Worker threads for decisions that outgrow the event loop (default 2; 0 evaluates everything on the event loop). */
+  workers?: number;
 }
 
 export interface RunningPolicyServer {
@@ -44,12 +49,15 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
     ...(options.logger ? { logger: options.logger } : {}),
     allowWrites: options.allowWrites ?? false,
     ...(decisionLog ? { decisionLog } : {}),
+    ...(options.evalTimeoutMs === undefined ? {} : { evalTimeoutMs: options.evalTimeoutMs }),
+    ...(options.workers === 0 || !DecisionPool.available() ? { pool: false as const } : { pool: new DecisionPool({ size: options.workers ?? 2 }) }),
   });
   let listening;
   try {
     listening = await listen(app, { host: options.host ?? '127.0.0.1', port: options.port ?? DEFAULT_PORTS.policy, portHint: 'pass --addr 127.0.0.1:<port>' });
   } catch (error) {
     store.close();
+    await app.close();
     throw error;
   }
   if (options.watch ?? true) store.watch();
@@ -60,6 +68,7 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
     async close() {
       store.close();
       await listening.close();
+      await app.close();
       if (logStream && logStream !== process.stdout) await new Promise<void>((resolve) => (logStream as NodeJS.WritableStream).end(resolve));
     },
   };

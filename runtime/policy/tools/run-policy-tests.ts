@@ -3,6 +3,9 @@ import { PolicyError } from '../errors.js';
 import type { Term } from '../ast.js';
 import { formatValue } from '../value-format.js';
 import type { PolicySet } from '../server/policy-set.js';
+import { compilePolicy } from '../engine.js';
+import type { Module } from '../ast.js';
+import { coverageReport, type CoverageReport } from './test-coverage.js';
 
 export interface PolicyTestResult {
   /** `data.<package>.<rule>` */
@@ -20,6 +23,8 @@ export interface PolicyTestReport {
   passed: number;
   failed: number;
   errors: number;
+  /** With `coverage`: OPA's coverage report over every module, tests included. */
+  coverage?: CoverageReport;
 }
 
 /**
@@ -27,10 +32,17 @@ export interface PolicyTestReport {
  * `opa test`: a test passes when it is defined and true; undefined or any
  * other value fails; an evaluation error is an error. Tests run in file order.
  */
-export function runPolicyTests(set: PolicySet, options: { filter?: RegExp } = {}): PolicyTestReport {
+export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; coverage?: boolean } = {}): PolicyTestReport {
   const results: PolicyTestResult[] = [];
+  const hits = new Set<string>();
+  // Coverage needs a copy compiled with recording hooks; plain runs keep the fast compiled set.
+  const policy = options.coverage
+    ? compilePolicy({ modules: set.modules.map((m) => ({ file: m.id, source: m.source })), data: set.data, coverage: hits })
+    : set.policy;
+  const parsed: Array<{ id: string; module: Module }> = [];
   for (const source of set.modules) {
     const module = parseModule(source.source, source.id);
+    parsed.push({ id: source.id, module });
     const pkg = packagePath(module.package.path.terms);
     const seen = new Set<string>();
     for (const rule of module.rules) {
@@ -43,7 +55,7 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp } = {}
       let outcome: PolicyTestResult['outcome'] = 'pass';
       let detail: string | undefined;
       try {
-        const value = set.policy.evaluate([...pkg, first.name], undefined, { strictBuiltinErrors: true });
+        const value = policy.evaluate([...pkg, first.name], undefined, { strictBuiltinErrors: true });
         if (value !== true) {
           outcome = 'fail';
           detail = value === undefined ? 'undefined' : formatValue(value);
@@ -68,6 +80,7 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp } = {}
     passed: results.filter((r) => r.outcome === 'pass').length,
     failed: results.filter((r) => r.outcome === 'fail').length,
     errors: results.filter((r) => r.outcome === 'error').length,
+    ...(options.coverage ? { coverage: coverageReport(parsed, hits) } : {}),
   };
 }
 

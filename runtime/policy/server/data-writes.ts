@@ -1,0 +1,117 @@
+/**
+ * Writes to the base data document through OPA's `PUT|PATCH|DELETE
+ * /v1/data/{path}`. Each write is kept as a list of operations and replayed
+ * over the data files on every reload, so a file edit and an API write both
+ * survive; a write that cannot apply is refused before it is kept.
+ */
+
+/** One operation on the data tree, at a path of keys (array indexes as decimal strings, `-` appends). */
+export interface DataOp {
+  op: 'add' | 'replace' | 'remove';
+  path: string[];
+  value?: unknown;
+}
+
+/** A write that cannot apply: `code` and `status` as OPA answers them. */
+export class DataWriteError extends Error {
+  readonly status: 400 | 404;
+  readonly code: 'invalid_parameter' | 'resource_not_found';
+  constructor(status: 400 | 404, message: string) {
+    super(message);
+    this.name = 'DataWriteError';
+    this.status = status;
+    this.code = status === 404 ? 'resource_not_found' : 'invalid_parameter';
+  }
+}
+
+type Container = Record<string, unknown> | unknown[];
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function pathText(path: readonly string[]): string {
+  return `/${path.join('/')}`;
+}
+
+/**
+ * Applies `op` to `root` in place (the root itself cannot be removed; `add` or
+ * `replace` at the root must give an object). `create` makes missing parent
+ * objects, as OPA's PUT does. Returns the new root.
+ */
+export function applyDataOp(root: Record<string, unknown>, op: DataOp, create = false): Record<string, unknown> {
+  if (op.path.length === 0) {
+    if (op.op === 'remove') throw new DataWriteError(400, 'the root of data cannot be removed');
+    if (!isObject(op.value)) throw new DataWriteError(400, 'the root of data must be an object');
+    return op.value;
+  }
+  let node: unknown = root;
+  for (const [i, key] of op.path.slice(0, -1).entries()) {
+    let next = child(node, key);
+    if (next === undefined) {
+      if (!create || !isObject(node)) throw new DataWriteError(404, `storage_not_found_error: ${pathText(op.path.slice(0, i + 1))}: document does not exist`);
+      next = {};
+      node[key] = next;
+    }
+    if (typeof next !== 'object' || next === null) {
+      throw new DataWriteError(
+        404,
+        `storage_not_found_error: ${pathText(op.path.slice(0, i + 2))}: document does not exist (${pathText(op.path.slice(0, i + 1))} is a scalar)`,
+      );
+    }
+    node = next;
+  }
+  const last = op.path[op.path.length - 1] as string;
+  const parent = node as Container;
+  if (Array.isArray(parent)) {
+    const index = last === '-' && op.op === 'add' ? parent.length : arrayIndex(last, parent.length + (op.op === 'add' ? 1 : 0));
+    if (index === undefined) throw new DataWriteError(404, `storage_not_found_error: ${pathText(op.path)}: array index out of range`);
+    if (op.op === 'add') parent.splice(index, 0, op.value);
+    else if (op.op === 'replace') parent[index] = op.value;
+    else parent.splice(index, 1);
+    return root;
+  }
+  if (op.op !== 'add' && !(last in parent)) throw new DataWriteError(404, `storage_not_found_error: ${pathText(op.path)}: document does not exist`);
+  if (op.op === 'remove') delete parent[last];
+  else parent[last] = op.value;
+  return root;
+}
+
+function child(node: unknown, key: string): unknown {
+  if (Array.isArray(node)) {
+    const i = arrayIndex(key, node.length);
+    return i === undefined ? undefined : node[i];
+  }
+  return isObject(node) && Object.hasOwn(node, key) ? node[key] : undefined;
+}
+
+function arrayIndex(key: string, length: number): number | undefined {
+  if (!/^(0|[1-9][0-9]*)$/.test(key)) return undefined;
+  const i = Number(key);
+  return i < length ? i : undefined;
+}
+
+/**
+ * Parses a JSON Patch body (RFC 6902 `add`, `remove`, `replace`, as OPA
+ * accepts) for PATCH at `base`. Throws `DataWriteError` (400) on anything else.
+ */
+export function parsePatch(base: readonly string[], body: unknown): DataOp[] {
+  if (!Array.isArray(body))
+    throw new DataWriteError(400, 'a PATCH body must be a JSON array of patch operations such as [{"op": "add", "path": "/x", "value": 1}]');
+  return body.map((entry, i) => {
+    if (!isObject(entry)) throw new DataWriteError(400, `patch operation ${i} is not an object`);
+    const { op, path } = entry;
+    if (op !== 'add' && op !== 'remove' && op !== 'replace') throw new DataWriteError(400, `patch operation ${i}: op must be add, remove or replace`);
+    if (typeof path !== 'string' || (path !== '' && !path.startsWith('/')))
+      throw new DataWriteError(400, `patch operation ${i}: path must be a JSON pointer such as /a/b`);
+    if (op !== 'remove' && !('value' in entry)) throw new DataWriteError(400, `patch operation ${i}: ${op} needs a value`);
+    const rest =
+      path === '' || path === '/'
+        ? []
+        : path
+            .slice(1)
+            .split('/')
+            .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+    return { op, path: [...base, ...rest], ...(op === 'remove' ? {} : { value: entry.value }) };
+  });
+}
