@@ -230,7 +230,6 @@ export const stringBuiltins: BuiltinDefinition[] = [
   anyMatch('strings.any_suffix_match', (s, x) => s.endsWith(x)),
 ];
 
-// eslint-disable-next-line no-control-regex
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**
