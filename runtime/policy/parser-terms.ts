@@ -80,7 +80,20 @@ export class TermParser {
   }
 
   protected isKw(word: string, t: Token = this.tok): boolean {
-    return t.kind === 'ident' && t.text === word;
+    return t.kind === 'ident' && t.text === word && !(t === this.tok && this.keywordRef());
+  }
+
+  /**
+   * True when the current token is a keyword (or true/false/null) that starts
+   * a ref, as OPA reads `as.foo`, `if.x`, `true.foo(1)`: the keyword directly
+   * followed by `.` and a name, with no space between.
+   */
+  protected keywordRef(): boolean {
+    const t = this.tok;
+    if (t.kind !== 'ident' || !KEYWORDS.has(t.text)) return false;
+    const dot = this.peek();
+    const name = this.peek(2);
+    return dot.kind === 'op' && dot.text === '.' && !dot.space && name.kind === 'ident' && !name.space;
   }
 
   protected fail(msg: string, t: Token = this.tok): never {
@@ -207,6 +220,10 @@ export class TermParser {
         this.advance();
         return this.templateString(t, loc);
       case 'ident': {
+        if (this.keywordRef()) {
+          this.advance();
+          return this.finish(mkVar(t.text, loc));
+        }
         if (t.text === 'true' || t.text === 'false') {
           this.advance();
           return { type: 'boolean', value: t.text === 'true', loc };

@@ -95,7 +95,7 @@ class ModuleParser extends TermParser {
       isDefault = true;
     }
     const headTok = this.tok;
-    if (headTok.kind !== 'ident' || KEYWORDS.has(headTok.text)) this.unexpected(headTok);
+    if (headTok.kind !== 'ident' || (KEYWORDS.has(headTok.text) && !this.keywordRef())) this.unexpected(headTok);
     const headTerm = this.parseTerm();
     const head: Head = { ref: [], assign: false, loc: this.loc(headTok) };
     if (headTerm.type === 'var') head.ref = [headTerm];

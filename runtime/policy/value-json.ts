@@ -92,10 +92,15 @@ export function stringifyJSON(v: Value): string {
 }
 
 const LONG_DIGITS = /\d{16,}/;
+/** An exponent a double may not hold (1e400, 2e-400): parsed exactly, as OPA does. */
+const BIG_EXPONENT = /\d[eE][+-]?\d{3}/;
 
-/** Parses JSON text into a Rego value, keeping integers beyond 2^53 exact. */
+/**
+ * Parses JSON text into a Rego value, keeping integers beyond 2^53 and
+ * numbers beyond a double's range (1e400) exact, as OPA accepts them.
+ */
 export function parseJSON(text: string): Value {
-  if (!LONG_DIGITS.test(text)) return fromJS(JSON.parse(text));
+  if (!LONG_DIGITS.test(text) && !BIG_EXPONENT.test(text)) return fromJS(JSON.parse(text));
   const p = new JsonParser(text);
   const v = p.value();
   p.ws();

@@ -43,3 +43,11 @@ describe('value model', () => {
     expect(toJS(RegoSet.of([3, 1, 2]))).toEqual([1, 2, 3]);
   });
 });
+
+describe('parseJSON beyond a double', () => {
+  it('accepts 1e400 and 2e-400 exactly, as OPA does, instead of rejecting them', () => {
+    expect(parseJSON('{"a": 1e400}')).toEqual(RegoObject.fromEntries([['a', 10n ** 400n]]));
+    expect(String(parseJSON('2e-400'))).toBe('2e-400');
+    expect(stringifyJSON(parseJSON('[-1e400]'))).toBe('[-1' + '0'.repeat(400) + ']');
+  });
+});

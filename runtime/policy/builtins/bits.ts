@@ -17,7 +17,7 @@ function bigOperand(v: Value | undefined, pos: number): bigint {
 function shiftOperand(v: Value | undefined, pos: number): bigint {
   if (!isNumber(v)) throw operandTypeError(pos, v ?? null, 'number');
   const n = bigOperand(v, pos);
-  if (n < 0n) throw BuiltinError.type(`operand ${pos} must be unsigned integer number but got negative integer`);
+  if (n < 0n) throw BuiltinError.type(`operand ${pos} must be an unsigned integer number but got a negative integer`);
   return n;
 }
 

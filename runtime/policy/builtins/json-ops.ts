@@ -1,5 +1,6 @@
 /** json.filter, json.remove and json.patch (RFC 6902). */
 import { equal, RegoObject, RegoSet, type Value } from '../value.js';
+import { formatValue, goQuote } from '../value-format.js';
 import { asArray, asObject, BuiltinError, type BuiltinDefinition, operandTypeError } from './registry.js';
 import { filterValue } from './objects.js';
 
@@ -78,15 +79,27 @@ function remove(a: Value, b: Value | undefined): Value | undefined {
 
 // --- JSON patch -------------------------------------------------------------
 
-class PatchError extends Error {}
+/** A failed patch: an error, worded as OPA words it (OPA raises, it is not undefined). */
+class PatchError extends BuiltinError {}
 
-function arrayIndex(seg: Value, len: number, allowEnd: boolean): number {
+const GO_TYPE: Record<string, string> = { null: 'Null', boolean: 'Boolean', number: 'Number', string: 'String' };
+
+function notComposite(v: Value): PatchError {
+  const t = typeof v === 'bigint' || typeof v === 'number' ? 'number' : v === null ? 'null' : typeof v;
+  return new PatchError(`expected composite type, found value: ${formatValue(v)} (type: ast.${GO_TYPE[t] ?? 'Term'})`);
+}
+
+function arrayIndex(seg: Value, len: number, allowEnd: boolean, what: 'insertion' | 'delete' | 'access'): number {
   let i: number;
   if (typeof seg === 'number') i = seg;
   else if (typeof seg === 'string' && /^(0|[1-9]\d*)$/.test(seg)) i = Number(seg);
-  else throw new PatchError('invalid array index');
-  if (i < 0 || i > len || (!allowEnd && i === len)) throw new PatchError('index out of range');
+  else throw new PatchError('invalid string for indexing');
+  if (i < 0 || i > len || (!allowEnd && i === len)) throw new PatchError(`index for array ${what} out of bounds`);
   return i;
+}
+
+function missingPath(seg: Value, parent: Value): PatchError {
+  return new PatchError(`path ${typeof seg === 'string' ? goQuote(seg) : formatValue(seg)} does not exist in object term ${formatValue(parent)}`);
 }
 
 function getAt(doc: Value, path: Value[]): Value {
@@ -94,13 +107,13 @@ function getAt(doc: Value, path: Value[]): Value {
   for (const seg of path) {
     if (cur instanceof RegoObject) {
       const v = cur.get(seg);
-      if (v === undefined) throw new PatchError('missing key');
+      if (v === undefined) throw missingPath(seg, cur);
       cur = v;
-    } else if (Array.isArray(cur)) cur = cur[arrayIndex(seg, cur.length, false)] as Value;
+    } else if (Array.isArray(cur)) cur = cur[arrayIndex(seg, cur.length, false, 'access')] as Value;
     else if (cur instanceof RegoSet) {
-      if (!cur.has(seg)) throw new PatchError('missing member');
+      if (!cur.has(seg)) throw missingPath(seg, cur);
       cur = seg;
-    } else throw new PatchError('path through scalar');
+    } else throw notComposite(cur);
   }
   return cur;
 }
@@ -111,25 +124,25 @@ function updateParent(doc: Value, path: Value[], f: (parent: Value, last: Value)
   const [seg, ...rest] = path as [Value, ...Value[]];
   if (doc instanceof RegoObject) {
     const child = doc.get(seg);
-    if (child === undefined) throw new PatchError('missing key');
+    if (child === undefined) throw missingPath(seg, doc);
     const out = doc.copy();
     out.set(seg, updateParent(child, rest, f));
     return out;
   }
   if (Array.isArray(doc)) {
-    const i = arrayIndex(seg, doc.length, false);
+    const i = arrayIndex(seg, doc.length, false, 'access');
     const out = [...doc];
     out[i] = updateParent(doc[i] as Value, rest, f);
     return out;
   }
   if (doc instanceof RegoSet) {
-    if (!doc.has(seg)) throw new PatchError('missing member');
+    if (!doc.has(seg)) throw missingPath(seg, doc);
     const updated = updateParent(seg, rest, f);
     const out = RegoSet.of(doc.values().filter((x) => !equal(x, seg)));
     out.add(updated);
     return out;
   }
-  throw new PatchError('path through scalar');
+  throw notComposite(doc);
 }
 
 function insertAt(doc: Value, path: Value[], value: Value): Value {
@@ -141,50 +154,63 @@ function insertAt(doc: Value, path: Value[], value: Value): Value {
       return out;
     }
     if (Array.isArray(parent)) {
-      const i = last === '-' ? parent.length : arrayIndex(last, parent.length, true);
+      const i = last === '-' ? parent.length : arrayIndex(last, parent.length, true, 'insertion');
       return [...parent.slice(0, i), value, ...parent.slice(i)];
     }
     if (parent instanceof RegoSet) {
+      // OPA: the path's last segment is the member itself.
+      if (!equal(last, value)) {
+        throw new PatchError(
+          `set key ${typeof last === 'string' ? goQuote(last) : formatValue(last)} does not equal value to be inserted ${formatValue(value)}`,
+        );
+      }
       const out = RegoSet.of(parent.values());
       out.add(value);
       return out;
     }
-    throw new PatchError('insert into scalar');
+    throw notComposite(parent);
   });
 }
 
 function deleteAt(doc: Value, path: Value[]): Value {
-  if (path.length === 0) throw new PatchError('cannot delete root');
+  if (path.length === 0) throw new PatchError('cannot delete the whole document');
   return updateParent(doc, path, (parent, last) => {
     if (parent instanceof RegoObject) {
-      if (parent.get(last) === undefined) throw new PatchError('missing key');
+      if (parent.get(last) === undefined) throw deleteMissing(last);
       const out = parent.copy();
       out.delete(last);
       return out;
     }
     if (Array.isArray(parent)) {
-      const i = arrayIndex(last, parent.length, false);
+      const i = arrayIndex(last, parent.length, false, 'delete');
       return [...parent.slice(0, i), ...parent.slice(i + 1)];
     }
     if (parent instanceof RegoSet) {
-      if (!parent.has(last)) throw new PatchError('missing member');
+      if (!parent.has(last)) throw deleteMissing(last);
       return RegoSet.of(parent.values().filter((x) => !equal(x, last)));
     }
-    throw new PatchError('delete from scalar');
+    throw notComposite(parent);
   });
+}
+
+function deleteMissing(key: Value): PatchError {
+  return new PatchError(`cannot delete child key ${typeof key === 'string' ? goQuote(key) : formatValue(key)} that does not exist`);
 }
 
 function applyPatch(doc: Value, ops: Value[]): Value {
   let cur = doc;
   for (const op of ops) {
-    if (!(op instanceof RegoObject)) throw new PatchError('not an object');
+    if (!(op instanceof RegoObject))
+      throw BuiltinError.type(
+        `operand 2 must be array of objects but got array containing ${op === null ? 'null' : Array.isArray(op) ? 'array' : op instanceof RegoSet ? 'set' : typeof op === 'bigint' ? 'number' : typeof op}`,
+      );
     const attr = (name: string): Value => {
       const v = op.get(name);
-      if (v === undefined) throw new PatchError(`missing '${name}' attribute`);
+      if (v === undefined) throw new PatchError(`missing required attribute '${name}'`);
       return v;
     };
     const kind = attr('op');
-    if (typeof kind !== 'string') throw new PatchError("attribute 'op' must be a string");
+    if (typeof kind !== 'string') throw new PatchError(`unrecognized op: ${formatValue(kind)}`);
     const path = parsePath(attr('path'));
     switch (kind) {
       case 'add':
@@ -194,7 +220,8 @@ function applyPatch(doc: Value, ops: Value[]): Value {
         cur = deleteAt(cur, path);
         break;
       case 'replace':
-        cur = insertAt(deleteAt(cur, path), path, attr('value'));
+        // Replacing the whole document ("" path) is the new value, as in OPA.
+        cur = path.length === 0 ? attr('value') : insertAt(deleteAt(cur, path), path, attr('value'));
         break;
       case 'move': {
         const from = parsePath(attr('from'));
@@ -208,10 +235,15 @@ function applyPatch(doc: Value, ops: Value[]): Value {
         break;
       }
       case 'test':
-        if (!equal(getAt(cur, path), attr('value'))) throw new PatchError('test failed');
+        {
+          const found = getAt(cur, path);
+          const want = attr('value');
+          if (!equal(found, want))
+            throw new PatchError(`value from EditTree != patch value.\n\nExpected: ${formatValue(want)}\n\nFound: ${formatValue(found)}`);
+        }
         break;
       default:
-        throw new PatchError(`unrecognized op '${kind}'`);
+        throw new PatchError(`unrecognized op: '${kind}'`);
     }
   }
   return cur;
@@ -235,13 +267,7 @@ export const jsonOpsBuiltins: BuiltinDefinition[] = [
     args: ['any', 'array'],
     result: 'any',
     impl: ([doc, ops]) => {
-      const list = asArray(ops, 2);
-      try {
-        return applyPatch(doc as Value, list);
-      } catch (e) {
-        if (e instanceof PatchError) return undefined;
-        throw e;
-      }
+      return applyPatch(doc as Value, asArray(ops, 2));
     },
   },
 ];

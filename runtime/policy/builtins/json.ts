@@ -102,7 +102,7 @@ function marshalWithOptions(v: Value, opts: RegoObject): string {
         explicitPretty = val;
         break;
       default:
-        throw BuiltinError.type(`operand 2 object contained unknown key ${k}`);
+        throw BuiltinError.type(`operand 2 object contained unknown key ${typeof k === 'string' ? goQuote(k) : formatValue(k)}`);
     }
   });
   return (explicitPretty ?? implicitPretty) ? prefix + goJSONIndent(v, prefix, indent) : goJSON(v);

@@ -84,9 +84,9 @@ export const objectBuiltins: BuiltinDefinition[] = [
     result: 'any',
     impl: ([o, k, d]) => {
       const obj = asObject(o, 1);
-      if (!Array.isArray(k)) return obj.get(k as Value) ?? (d as Value);
-      if (k.length === 0) return obj;
-      return getPath(obj, k) ?? (d as Value);
+      // A null value is a value (OPA answers null, not the default): no `??`.
+      const v = Array.isArray(k) ? (k.length === 0 ? obj : getPath(obj, k)) : obj.get(k as Value);
+      return v === undefined ? (d as Value) : v;
     },
   },
   {

@@ -7,6 +7,7 @@
  * is accepted. Build metadata is ignored when comparing.
  */
 import { asString, BuiltinError, type BuiltinDefinition } from './registry.js';
+import { goQuote } from '../value-format.js';
 
 interface Version {
   major: bigint;
@@ -96,9 +97,9 @@ export const semverBuiltins: BuiltinDefinition[] = [
       const x = asString(a, 1);
       const y = asString(b, 2);
       const va = parseVersion(x);
-      if (va === null) throw new BuiltinError(`operand 1: string ${x} is not a valid SemVer`);
+      if (va === null) throw new BuiltinError(`operand 1: string ${goQuote(x)} is not a valid SemVer`);
       const vb = parseVersion(y);
-      if (vb === null) throw new BuiltinError(`operand 2: string ${y} is not a valid SemVer`);
+      if (vb === null) throw new BuiltinError(`operand 2: string ${goQuote(y)} is not a valid SemVer`);
       return compareVersions(va, vb);
     },
   },

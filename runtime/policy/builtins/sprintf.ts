@@ -115,13 +115,25 @@ function goValue(a: GoArg): string {
 }
 
 function typeName(a: GoArg): string {
-  return a.t === 'int' ? 'int' : a.t === 'big' ? '*big.Int' : a.t === 'float' ? 'float64' : 'string';
+  return a.t === 'int' ? 'int64' : a.t === 'big' ? '*big.Int' : a.t === 'float' ? 'float64' : 'string';
 }
 
-function bad(verb: string, a: GoArg): string {
+function bad(verb: string, a: GoArg, spec?: Spec): string {
   // *big.Int formats itself and reports an unknown verb without the pointer star.
   const t = a.t === 'big' ? 'big.Int' : typeName(a);
-  return `%!${verb}(${t}=${goValue(a)})`;
+  // Go prints the value with %v under the same flags: a precision cuts a
+  // string to that many characters and pads an int with zeros.
+  let v = goValue(a);
+  const prec = spec?.prec;
+  if (prec !== undefined) {
+    if (a.t === 'string') v = [...a.v].slice(0, prec).join('');
+    else if (a.t === 'int') {
+      const neg = a.v < 0n;
+      const digits = (neg ? -a.v : a.v).toString();
+      v = (neg ? '-' : '') + (prec === 0 && a.v === 0n ? '' : digits.padStart(prec, '0'));
+    }
+  }
+  return `%!${verb}(${t}=${v})`;
 }
 
 function formatInt(v: bigint, verb: string, spec: Spec): string {
@@ -206,27 +218,28 @@ function formatString(s: string, verb: string, spec: Spec): string {
 }
 
 function formatOne(verb: string, a: GoArg, spec: Spec): string {
+  if (verb === 'T') return pad(typeName(a), spec, false);
   switch (a.t) {
     case 'int':
     case 'big': {
       if ('dvsbo0xXO'.includes(verb) && verb !== '0') {
-        if (a.t === 'int' && verb === 's') return bad(verb, a);
+        if (a.t === 'int' && verb === 's') return bad(verb, a, spec);
         return formatInt(a.v, verb, spec);
       }
       if (a.t === 'int') {
         if (verb === 'c') return pad(String.fromCodePoint(Number(a.v)), spec, false);
         if (verb === 'q') return pad(`'${String.fromCodePoint(Number(a.v))}'`, spec, false);
         if (verb === 'U') return pad('U+' + a.v.toString(16).toUpperCase().padStart(4, '0'), spec, false);
-        if ('eEfFgG'.includes(verb)) return bad(verb, a);
+        if ('eEfFgG'.includes(verb)) return bad(verb, a, spec);
       }
-      return bad(verb, a);
+      return bad(verb, a, spec);
     }
     case 'float':
       if ('vgGeEfF'.includes(verb)) return formatFloat(a.v, verb, spec);
-      return bad(verb, a);
+      return bad(verb, a, spec);
     case 'string': {
       const r = formatString(a.v, verb, spec);
-      return r === '' && !'svqxX'.includes(verb) ? bad(verb, a) : r;
+      return r === '' && !'svqxX'.includes(verb) ? bad(verb, a, spec) : r;
     }
   }
 }

@@ -117,8 +117,8 @@ export const stringBuiltins: BuiltinDefinition[] = [
       return out;
     },
   },
-  { name: 'lower', args: ['string'], result: 'string', impl: ([s]) => asString(s, 1).toLowerCase() },
-  { name: 'upper', args: ['string'], result: 'string', impl: ([s]) => asString(s, 1).toUpperCase() },
+  { name: 'lower', args: ['string'], result: 'string', impl: ([s]) => goCase(asString(s, 1), false) },
+  { name: 'upper', args: ['string'], result: 'string', impl: ([s]) => goCase(asString(s, 1), true) },
   {
     name: 'replace',
     args: ['string', 'string', 'string'],
@@ -229,3 +229,23 @@ export const stringBuiltins: BuiltinDefinition[] = [
   anyMatch('strings.any_prefix_match', (s, x) => s.startsWith(x)),
   anyMatch('strings.any_suffix_match', (s, x) => s.endsWith(x)),
 ];
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * Go's strings.ToUpper / ToLower: each character mapped on its own by
+ * Unicode's simple case mapping. JS's full mapping differs: it lowers a final
+ * Σ to ς, expands ß to SS, ﬀ to FF and İ to i + a combining dot; Go keeps ß
+ * and ﬀ, lowers İ to i and every Σ to σ.
+ */
+export function goCase(s: string, upper: boolean): string {
+  if (ASCII.test(s)) return upper ? s.toUpperCase() : s.toLowerCase();
+  let out = '';
+  for (const ch of s) {
+    const m = upper ? ch.toUpperCase() : ch.toLowerCase();
+    if (m.length === ch.length || [...m].length === 1) out += m;
+    else if (ch === '\u0130') out += 'i';
+    else out += ch;
+  }
+  return out;
+}

@@ -103,7 +103,7 @@ describe('builtin families in policies', () => {
     const n = strictError('p := net.cidr_merge(["2601::1"])');
     expect(n.message).toContain('net.cidr_merge: IPv6 invalid: needs prefix length');
     const s = strictError('p := semver.compare("1.0.0", "x")');
-    expect(s.message).toContain('semver.compare: operand 2: string x is not a valid SemVer');
+    expect(s.message).toContain('semver.compare: operand 2: string "x" is not a valid SemVer');
     const c = strictError('p := crypto.md5(1)');
     expect(c.code).toBe('eval_type_error');
     expect(c.message).toContain('crypto.md5: operand 1 must be string but got number');

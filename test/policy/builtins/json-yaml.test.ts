@@ -54,7 +54,7 @@ describe('json.marshal_with_options', () => {
   });
 
   it('rejects unknown or mistyped options', () => {
-    expect(err('json.marshal_with_options', doc, fromJS({ foo: 1 }))).toBe('operand 2 object contained unknown key foo');
+    expect(err('json.marshal_with_options', doc, fromJS({ foo: 1 }))).toBe('operand 2 object contained unknown key "foo"');
     expect(err('json.marshal_with_options', doc, fromJS({ pretty: 1 }))).toBe('operand 2 key pretty failed cast to bool');
     expect(err('json.marshal_with_options', doc, fromJS({ indent: 1 }))).toBe(
       'operand 2 key indent failed cast to string: operand 0 must be string but got number',

@@ -73,10 +73,10 @@ describe('semver.compare', () => {
   });
 
   it('fails on invalid versions and non-strings', () => {
-    expect(callError(semverBuiltins, 'semver.compare', ['1.1.12', 'foo']).message).toBe('operand 2: string foo is not a valid SemVer');
+    expect(callError(semverBuiltins, 'semver.compare', ['1.1.12', 'foo']).message).toBe('operand 2: string "foo" is not a valid SemVer');
     const e = callError(semverBuiltins, 'semver.compare', ['foo', '1.1.12']);
     expect(e.kind).toBe('builtin');
-    expect(e.message).toBe('operand 1: string foo is not a valid SemVer');
+    expect(e.message).toBe('operand 1: string "foo" is not a valid SemVer');
     const t = callError(semverBuiltins, 'semver.compare', [1, '1.0.0']);
     expect(t.kind).toBe('type');
     expect(t.message).toBe('operand 1 must be string but got number');

@@ -1,0 +1,31 @@
+/**
+ * upper/lower and sprintf as OPA v1.20.2 (Go) answers them; each expectation
+ * was checked against a real OPA through the differential oracle.
+ */
+import { describe, expect, it } from 'vitest';
+import { run } from '../helpers.js';
+
+const x = (expr: string) => run('package p', `x := ${expr}`, { strictBuiltinErrors: true })[0]?.x;
+
+describe("upper / lower with Go's per-character case mapping", () => {
+  it('lowers every Σ to σ (no final sigma) and İ to i', () => {
+    expect(x('lower("ΣΑΣ")')).toBe('σασ');
+    expect(x('lower("İI")')).toBe('ii');
+  });
+
+  it('keeps characters whose uppercase is several characters (ß, ﬀ, ŉ)', () => {
+    expect(x('upper("straße ﬀ ŉ")')).toBe('STRAßE ﬀ ŉ');
+    expect(x('upper("ǆ abc")')).toBe('Ǆ ABC');
+  });
+});
+
+describe('sprintf', () => {
+  it('prints %T as Go type names (integers are int64)', () => {
+    expect(x('sprintf("%T %T %T %T", [2, 1.5, 12345678901234567890123, "s"])')).toBe('int64 float64 *big.Int string');
+  });
+
+  it('applies the precision to the value of a wrong verb, as Go does', () => {
+    expect(x('sprintf("%.2f", [2])')).toBe('%!f(int64=02)');
+    expect(x('sprintf("%.2f", ["database"])')).toBe('%!f(string=da)');
+  });
+});
