@@ -17,6 +17,7 @@ import { httpBuiltins } from './http.js';
 import { internalBuiltins } from './internal.js';
 import { jsonOpsBuiltins } from './json-ops.js';
 import { jsonBuiltins } from './json.js';
+import { jsonSchemaBuiltins } from './json-schema.js';
 import { yamlBuiltins } from './yaml.js';
 import { jwtBuiltins } from './jwt.js';
 import { netBuiltins } from './net.js';
@@ -66,6 +67,7 @@ export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   uuidBuiltins,
   timeBuiltins,
   internalBuiltins,
+  jsonSchemaBuiltins,
 ];
 
 /** A fresh registry with every builtin family. */
