@@ -18,6 +18,7 @@ import { internalBuiltins } from './internal.js';
 import { jsonOpsBuiltins } from './json-ops.js';
 import { jsonBuiltins } from './json.js';
 import { jsonSchemaBuiltins } from './json-schema.js';
+import { x509Builtins } from './x509.js';
 import { yamlBuiltins } from './yaml.js';
 import { jwtBuiltins } from './jwt.js';
 import { netBuiltins } from './net.js';
@@ -68,6 +69,7 @@ export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   timeBuiltins,
   internalBuiltins,
   jsonSchemaBuiltins,
+  x509Builtins,
 ];
 
 /** A fresh registry with every builtin family. */
