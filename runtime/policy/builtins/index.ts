@@ -19,6 +19,7 @@ import { jsonOpsBuiltins } from './json-ops.js';
 import { jsonBuiltins } from './json.js';
 import { jsonSchemaBuiltins } from './json-schema.js';
 import { x509Builtins } from './x509.js';
+import { regoParseBuiltins } from './rego-parse.js';
 import { yamlBuiltins } from './yaml.js';
 import { jwtBuiltins } from './jwt.js';
 import { netBuiltins } from './net.js';
@@ -70,6 +71,7 @@ export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   internalBuiltins,
   jsonSchemaBuiltins,
   x509Builtins,
+  regoParseBuiltins,
 ];
 
 /** A fresh registry with every builtin family. */
