@@ -20,6 +20,7 @@ import { jsonBuiltins } from './json.js';
 import { jsonSchemaBuiltins } from './json-schema.js';
 import { x509Builtins } from './x509.js';
 import { regoParseBuiltins } from './rego-parse.js';
+import { netLookupBuiltins } from './net-lookup.js';
 import { yamlBuiltins } from './yaml.js';
 import { jwtBuiltins } from './jwt.js';
 import { netBuiltins } from './net.js';
@@ -72,6 +73,7 @@ export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   jsonSchemaBuiltins,
   x509Builtins,
   regoParseBuiltins,
+  netLookupBuiltins,
 ];
 
 /** A fresh registry with every builtin family. */
