@@ -21,6 +21,7 @@ import { jsonSchemaBuiltins } from './json-schema.js';
 import { x509Builtins } from './x509.js';
 import { regoParseBuiltins } from './rego-parse.js';
 import { netLookupBuiltins } from './net-lookup.js';
+import { awsSignBuiltins } from './aws-sign.js';
 import { yamlBuiltins } from './yaml.js';
 import { jwtBuiltins } from './jwt.js';
 import { netBuiltins } from './net.js';
@@ -74,6 +75,7 @@ export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   x509Builtins,
   regoParseBuiltins,
   netLookupBuiltins,
+  awsSignBuiltins,
 ];
 
 /** A fresh registry with every builtin family. */
