@@ -17,6 +17,11 @@ import { httpBuiltins } from './http.js';
 import { internalBuiltins } from './internal.js';
 import { jsonOpsBuiltins } from './json-ops.js';
 import { jsonBuiltins } from './json.js';
+import { jsonSchemaBuiltins } from './json-schema.js';
+import { x509Builtins } from './x509.js';
+import { regoParseBuiltins } from './rego-parse.js';
+import { netLookupBuiltins } from './net-lookup.js';
+import { awsSignBuiltins } from './aws-sign.js';
 import { yamlBuiltins } from './yaml.js';
 import { jwtBuiltins } from './jwt.js';
 import { netBuiltins } from './net.js';
@@ -66,6 +71,11 @@ export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   uuidBuiltins,
   timeBuiltins,
   internalBuiltins,
+  jsonSchemaBuiltins,
+  x509Builtins,
+  regoParseBuiltins,
+  netLookupBuiltins,
+  awsSignBuiltins,
 ];
 
 /** A fresh registry with every builtin family. */

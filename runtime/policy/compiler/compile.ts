@@ -10,6 +10,7 @@ import { mkVar, opRef, refName } from '../ast.js';
 import type { BuiltinRegistry } from '../builtins/registry.js';
 import { combineErrors, PolicyError } from '../errors.js';
 import { parseModule } from '../parser.js';
+import { rewriteMetadataCalls } from './metadata.js';
 import type { Value } from '../value.js';
 import { checkCalls, checkRecursion, dataRefPrefix, functionNode } from './checks.js';
 import { Expander, printInTerm, rewriteDynamics, rewritePrint } from './expand.js';
@@ -84,6 +85,7 @@ export class Compiler {
       }
     }
     throwIfErrors(errors);
+    rewriteMetadataCalls(modules, new Map(sources.map((s) => [s.file, s.source])));
     resolveModules(modules);
 
     const rules: Rule[] = modules.flatMap((m) => m.rules);

@@ -1,0 +1,241 @@
+/**
+ * rego.parse_module(filename, source): the module's AST as OPA's JSON
+ * (`{package, imports, rules}`, terms as `{type, value}`, expressions as
+ * `{index, terms, negated?, with?}`), without locations, as OPA returns it.
+ * Wildcards `_` are numbered `$0`, `$1`, ... in order, as OPA's parser does.
+ */
+import type { Body, Expr, Module, Rule, Term } from '../ast.js';
+import { PolicyError } from '../errors.js';
+import { parseModule } from '../parser.js';
+import { RegoObject, type Value } from '../value.js';
+import { asString, type BuiltinDefinition, BuiltinError } from './registry.js';
+
+const o = (entries: Array<[string, Value | undefined]>): RegoObject => RegoObject.fromEntries(entries.filter((e): e is [string, Value] => e[1] !== undefined));
+
+class AstJSON {
+  private wildcards = 0;
+
+  term(t: Term): Value {
+    switch (t.type) {
+      case 'null':
+        return o([
+          ['type', 'null'],
+          ['value', new RegoObject()],
+        ]);
+      case 'boolean':
+      case 'number':
+      case 'string':
+        return o([
+          ['type', t.type],
+          ['value', t.value],
+        ]);
+      case 'var':
+        return o([
+          ['type', 'var'],
+          ['value', t.name === '_' ? `$${this.wildcards++}` : t.name],
+        ]);
+      case 'ref':
+        return o([
+          ['type', 'ref'],
+          ['value', t.terms.map((x) => this.term(x))],
+        ]);
+      case 'array':
+      case 'set':
+        return o([
+          ['type', t.type],
+          ['value', t.items.map((x) => this.term(x))],
+        ]);
+      case 'object':
+        return o([
+          ['type', 'object'],
+          ['value', t.entries.map(([k, v]) => [this.term(k), this.term(v)])],
+        ]);
+      case 'arraycomp':
+      case 'setcomp':
+        return o([
+          ['type', t.type === 'arraycomp' ? 'arraycomprehension' : 'setcomprehension'],
+          [
+            'value',
+            o([
+              ['term', this.term(t.term)],
+              ['body', this.body(t.body)],
+            ]),
+          ],
+        ]);
+      case 'objectcomp':
+        return o([
+          ['type', 'objectcomprehension'],
+          [
+            'value',
+            o([
+              ['key', this.term(t.key)],
+              ['value', this.term(t.value)],
+              ['body', this.body(t.body)],
+            ]),
+          ],
+        ]);
+      case 'call':
+        return o([
+          ['type', 'call'],
+          ['value', [this.term(t.op), ...t.args.map((x) => this.term(x))]],
+        ]);
+    }
+  }
+
+  private op(name: string): Value {
+    const parts = name.split('.');
+    return this.term({
+      type: 'ref',
+      terms: parts.map((p, i) => (i === 0 ? { type: 'var', name: p, loc: LOC } : { type: 'string', value: p, loc: LOC })),
+      loc: LOC,
+    });
+  }
+
+  expr(e: Expr, index: number): Value {
+    let terms: Value;
+    switch (e.kind) {
+      case 'term':
+        terms = this.term(e.term);
+        break;
+      case 'call':
+        terms = [this.term(e.op), ...e.args.map((x) => this.term(x))];
+        break;
+      case 'some':
+        if (e.inDomain !== undefined && e.inValue !== undefined) {
+          const args = [...(e.inKey !== undefined ? [this.term(e.inKey)] : []), this.term(e.inValue), this.term(e.inDomain)];
+          terms = o([
+            [
+              'symbols',
+              [
+                o([
+                  ['type', 'call'],
+                  ['value', [this.op(e.inKey !== undefined ? 'internal.member_3' : 'internal.member_2'), ...args]],
+                ]),
+              ],
+            ],
+          ]);
+        } else terms = o([['symbols', e.vars.map((v) => this.term(v))]]);
+        break;
+      case 'every':
+        terms = o([
+          ['key', e.key === undefined ? undefined : this.term(e.key)],
+          ['value', this.term(e.value)],
+          ['domain', this.term(e.domain)],
+          ['body', this.body(e.body)],
+        ]);
+        break;
+      case 'notbody':
+        terms = this.body(e.body);
+        break;
+    }
+    return o([
+      ['index', index],
+      ['negated', e.negated ? true : undefined],
+      ['terms', terms],
+      [
+        'with',
+        e.with.length === 0
+          ? undefined
+          : e.with.map((w) =>
+              o([
+                ['target', this.term(w.target)],
+                ['value', this.term(w.value)],
+              ]),
+            ),
+      ],
+    ]);
+  }
+
+  body(b: Body): Value[] {
+    if (b.length === 0)
+      return [
+        o([
+          ['index', 0],
+          [
+            'terms',
+            o([
+              ['type', 'boolean'],
+              ['value', true],
+            ]),
+          ],
+        ]),
+      ];
+    return b.map((e, i) => this.expr(e, i));
+  }
+
+  rule(r: Rule): RegoObject {
+    const h = r.head;
+    const first = h.ref[0];
+    // `p[x] := v` keeps OPA's old partial-object shape: name p, key x.
+    const oldKey = h.key === undefined && h.ref.length === 2 && h.ref[1]?.type !== 'string' ? h.ref[1] : undefined;
+    const name = first?.type === 'var' && (h.ref.length === 1 || oldKey !== undefined) ? first.name : undefined;
+    const value =
+      h.value !== undefined
+        ? this.term(h.value)
+        : h.key === undefined
+          ? o([
+              ['type', 'boolean'],
+              ['value', true],
+            ])
+          : undefined;
+    const head = o([
+      ['name', name],
+      ['ref', h.ref.map((x) => this.term(x))],
+      ['args', h.args === undefined || h.args.length === 0 ? undefined : h.args.map((x) => this.term(x))],
+      ['key', h.key !== undefined ? this.term(h.key) : oldKey !== undefined ? this.term(oldKey) : undefined],
+      ['value', value],
+      ['assign', h.assign ? true : undefined],
+    ]);
+    return o([
+      ['default', r.default ? true : undefined],
+      ['head', head],
+      ['body', this.body(r.body)],
+      ['else', r.else === undefined ? undefined : this.rule(r.else)],
+    ]);
+  }
+
+  module(m: Module): RegoObject {
+    return o([
+      ['package', o([['path', m.package.path.terms.map((x) => this.term(x))]])],
+      [
+        'imports',
+        m.imports.length === 0
+          ? undefined
+          : m.imports.map((i) =>
+              o([
+                ['path', this.term(i.path)],
+                ['alias', i.alias],
+              ]),
+            ),
+      ],
+      ['rules', m.rules.length === 0 ? undefined : m.rules.map((r) => this.rule(r))],
+    ]);
+  }
+}
+
+const LOC = { file: '', row: 0, col: 0 };
+
+export const regoParseBuiltins: BuiltinDefinition[] = [
+  {
+    name: 'rego.parse_module',
+    args: ['string', 'string'],
+    result: 'object',
+    impl: ([file, source]) => {
+      const name = asString(file, 1);
+      const text = asString(source, 2);
+      let m: Module;
+      try {
+        m = parseModule(text, name);
+      } catch (e) {
+        if (PolicyError.isInstance(e))
+          throw new BuiltinError(
+            e.errors.length > 1
+              ? e.message
+              : `1 error occurred: ${e.location === undefined ? '' : `${e.location.file}:${e.location.row}: `}${e.code}: ${e.detail}`,
+          );
+        throw e;
+      }
+      return new AstJSON().module(m);
+    },
+  },
+];

@@ -1,0 +1,124 @@
+/**
+ * json.verify_schema / json.match_schema. Expected values are what OPA
+ * v1.20.2 returns for the same calls (checked with the real OPA).
+ */
+import { describe, expect, it } from 'vitest';
+import { compilePolicy } from '../../../runtime/policy/engine.js';
+import { toJS } from '../../../runtime/policy/value-json.js';
+
+function q(query: string): unknown {
+  const rs = compilePolicy({ modules: {} }).query(query, { strictBuiltinErrors: true });
+  return rs.length === 0 ? undefined : toJS(rs[0]?.['x'] ?? null);
+}
+
+function qError(query: string): string {
+  try {
+    compilePolicy({ modules: {} }).query(query, { strictBuiltinErrors: true });
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('no error');
+}
+
+const err = (field: string, type: string, desc: string) => ({ error: `${field}: ${desc}`, type, field, desc });
+
+describe('json.verify_schema', () => {
+  it('accepts valid schemas as objects or JSON text', () => {
+    expect(q('x := json.verify_schema({"type": "boolean"})')).toEqual([true, null]);
+    expect(q('x := json.verify_schema(`{"type": "boolean"}`)')).toEqual([true, null]);
+    expect(q('x := json.verify_schema(`true`)')).toEqual([true, null]);
+  });
+
+  it("reports invalid schemas with gojsonschema's words", () => {
+    const bad = (schema: string) => (q(`x := json.verify_schema(${schema})`) as [boolean, string])[1];
+    expect(bad('{"type": "unknown_type"}')).toBe(
+      'jsonschema: has a primitive type that is NOT VALID -- given: /unknown_type/ Expected valid values are:[array boolean integer number null object string]',
+    );
+    expect(bad('{"minLength": "x"}')).toBe('jsonschema: minLength must be of an integer');
+    expect(bad('{"minLength": 1.5}')).toBe('jsonschema: minLength must be of an integer');
+    expect(bad('{"maxItems": -1}')).toBe('jsonschema: maxItems must be greater than or equal to 0');
+    expect(bad('{"required": "x"}')).toBe('jsonschema: required must be of an array');
+    expect(bad('{"required": [1]}')).toBe('jsonschema: Invalid type. Expected: string, given: required');
+    expect(bad('{"enum": 1}')).toBe('jsonschema: enum must be of an array');
+    expect(bad('{"enum": [1, 1]}')).toBe('jsonschema: enum items must be unique');
+    expect(bad('{"multipleOf": 0}')).toBe('jsonschema: multipleOf must be strictly greater than 0');
+    expect(bad('{"minimum": "x"}')).toBe('jsonschema: minimum must be of a Number');
+    expect(bad('{"pattern": "("}')).toBe('jsonschema: pattern must be a valid regex');
+    expect(bad('{"properties": 1}')).toBe('jsonschema: Properties must be of type object');
+    expect(bad('{"anyOf": {}}')).toBe('jsonschema: anyOf must be of an array');
+    expect(bad('{"not": 1}')).toBe('jsonschema: not must be of an object');
+    expect(bad('{"items": 1}')).toBe('jsonschema: Invalid type. Expected: Valid Schema/Array Of Schemas, given: items');
+    expect(bad('{"type": 1}')).toBe('jsonschema: Invalid type. Expected: type, given: string/Array Of Strings');
+    expect(bad('{"type": ["string", "string"]}')).toBe('jsonschema: string type is duplicated');
+    expect(bad('{"$ref": "#/definitions/nope"}')).toBe("jsonschema: Object has no key 'definitions'");
+    expect(bad('`{bad`')).toBe('jsonschema: invalid JSON string');
+  });
+
+  it('rejects a schema that is neither an object nor a string with a type error', () => {
+    expect(qError('x := json.verify_schema([1])')).toMatch(/json.verify_schema: operand 1 must be one of \{object, string\} but got array/);
+  });
+});
+
+describe('json.match_schema', () => {
+  it('returns [true, []] for a matching document (object or JSON text)', () => {
+    expect(q('x := json.match_schema({"id": 5}, {"properties": {"id": {"type": "integer"}}, "required": ["id"]})')).toEqual([true, []]);
+    expect(q('x := json.match_schema(`{"id": 5}`, `{"properties": {"id": {"type": "integer"}}}`)')).toEqual([true, []]);
+  });
+
+  it('lists errors as {error, type, field, desc}', () => {
+    const r = q(
+      'x := json.match_schema({"id": "a", "b": [1, 2, 2]}, {"properties": {"id": {"type": "integer"}, "b": {"uniqueItems": true, "items": {"minimum": 2}}}, "required": ["id", "c"]})',
+    ) as [boolean, unknown[]];
+    expect(r[0]).toBe(false);
+    // OPA lists them in Go map order (random); compare as a set.
+    expect(r[1]).toHaveLength(4);
+    expect(r[1]).toEqual(
+      expect.arrayContaining([
+        err('(Root)', 'required', 'c is required'),
+        err('b.0', 'number_gte', 'Must be greater than or equal to 2'),
+        err('b', 'unique', 'array items[1,2] must be unique'),
+        err('id', 'invalid_type', 'Invalid type. Expected: integer, given: string'),
+      ]),
+    );
+  });
+
+  it("names each keyword's failure as gojsonschema does", () => {
+    const one = (schema: string) => (q(`x := json.match_schema("3", ${schema})`) as [boolean, unknown[]])[1];
+    expect(one('{"enum": [1, 2]}')).toEqual([err('(Root)', 'enum', '(Root) must be one of the following: 1, 2')]);
+    expect(one('{"const": "a"}')).toEqual([err('(Root)', 'const', '(Root) does not match: "a"')]);
+    expect(one('{"not": {"type": "number"}}')).toEqual([err('(Root)', 'number_not', 'Must not validate the schema (not)')]);
+    expect(one('{"oneOf": [{"type": "number"}, {"maximum": 5}]}')).toEqual([err('(Root)', 'number_one_of', 'Must validate one and only one schema (oneOf)')]);
+    expect(one('{"multipleOf": 2}')).toEqual([err('(Root)', 'multiple_of', 'Must be a multiple of 2')]);
+    expect(one('{"minimum": 4, "exclusiveMinimum": 5}')).toEqual([
+      err('(Root)', 'number_gte', 'Must be greater than or equal to 4'),
+      err('(Root)', 'number_gt', 'Must be greater than 5'),
+    ]);
+    expect(one('{"type": "string", "format": "email"}')).toEqual([err('(Root)', 'invalid_type', 'Invalid type. Expected: string, given: integer')]);
+    expect(one('{"if": {"minimum": 1}, "then": {"maximum": 2}, "else": {"type": "string"}}')).toEqual(
+      expect.arrayContaining([
+        err('(Root)', 'condition_then', 'Must validate "then" as "if" was valid'),
+        err('(Root)', 'number_lte', 'Must be less than or equal to 2'),
+      ]),
+    );
+  });
+
+  it('accepts draft-04 boolean exclusiveMaximum and draft-07 numeric exclusiveMaximum, and later $schema URIs', () => {
+    const lt3 = [false, [err('(Root)', 'number_lt', 'Must be less than 3')]];
+    expect(q('x := json.match_schema("3", {"$schema": "http://json-schema.org/draft-04/schema#", "maximum": 3, "exclusiveMaximum": true})')).toEqual(lt3);
+    expect(q('x := json.match_schema("3", {"$schema": "http://json-schema.org/draft-07/schema#", "exclusiveMaximum": 3})')).toEqual(lt3);
+    expect(q('x := json.match_schema("3", {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "integer"})')).toEqual([true, []]);
+  });
+
+  it('checks string formats', () => {
+    expect(q('x := json.match_schema(`"nope"`, {"format": "email"})')).toEqual([false, [err('(Root)', 'format', "Does not match format 'email'")]]);
+    expect(q('x := json.match_schema(`"a@b.example"`, {"format": "email"})')).toEqual([true, []]);
+  });
+
+  it('fails with eval_builtin_error for an invalid schema or document text', () => {
+    expect(qError('x := json.match_schema({"id": "foo"}, {"properties": {"id": {"type": "unknown"}}})')).toContain(
+      'json.match_schema: has a primitive type that is NOT VALID -- given: /unknown/',
+    );
+    expect(qError('x := json.match_schema("3", {"required": "x"})')).toContain('json.match_schema: required must be of an array');
+    expect(qError('x := json.match_schema("{", {})')).toContain('json.match_schema: invalid JSON string');
+  });
+});
