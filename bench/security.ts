@@ -701,6 +701,87 @@ for (const limit of ['0', '600']) {
 // ---------------------------------------------------------------- 4. faults
 
 console.log('\n4. Faults');
+const executorPort = await freePort();
+const plannerPort = await freePort();
+const tutorialCards = await emptyDir('tutorial-cards');
+const card = (name: string, port: number) => ({
+  name,
+  description: `${name} (security figures)`,
+  url: `http://127.0.0.1:${port}/`,
+  version: '1.0.0',
+  capabilities: { streaming: true },
+  skills: [],
+});
+await writeFile(join(tutorialCards, 'executor.json'), JSON.stringify(card('executor', executorPort)));
+await writeFile(join(tutorialCards, 'planner.json'), JSON.stringify(card('planner', plannerPort)));
+const tutorialKeys = JSON.stringify({ keys: [{ ...keys.executor }, { id: 'planner-1', agent: 'planner', secret: keys.planner.secret }] });
+const executor = await startCli({
+  name: 'executor',
+  args: ['serve', 'agent', '--example', 'executor', '--a2a-only', '--port', String(executorPort)],
+  port: executorPort,
+  env: { AGENT_CARD: join(tutorialCards, 'executor.json'), A2A_KEYS: tutorialKeys, A2A_VALIDATION_MODE: 'disabled' },
+});
+const planner = await startCli({
+  name: 'planner',
+  args: ['serve', 'agent', '--example', 'planner', '--port', String(plannerPort)],
+  port: plannerPort,
+  env: {
+    AGENT_CARD: join(tutorialCards, 'planner.json'),
+    EXECUTOR_CARD: join(tutorialCards, 'executor.json'),
+    A2A_KEYS: tutorialKeys,
+    A2A_VALIDATION_MODE: 'disabled',
+    SESSION_BACKEND: 'kv',
+    SESSION_KV_URL: redis.url,
+    KV_URL: redis.url,
+  },
+});
+
+interface ProposedPlan {
+  token: string;
+  planId: string;
+}
+
+/** POST /query (json events) to the planner; the events, or the HTTP status when it refused. */
+async function plannerQuery(token: string, query: string): Promise<{ status: number; events: { event: string; data: Record<string, unknown> }[] }> {
+  try {
+    const response = await fetch(`${planner.url}/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, event_format: 'json' }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    if (response.status !== 200) return { status: response.status, events: [] };
+    return { status: 200, events: ((await response.json()) as { events: { event: string; data: Record<string, unknown> }[] }).events };
+  } catch {
+    return { status: 0, events: [] };
+  }
+}
+
+async function proposePlans(count: number): Promise<ProposedPlan[]> {
+  const plans: ProposedPlan[] = [];
+  for (let i = 0; i < count; i++) {
+    const { session_token: token } = (await (
+      await fetch(`${planner.url}/session/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    ).json()) as {
+      session_token: string;
+    };
+    const asked = await plannerQuery(token, `book room ${i}, then send invite ${i}`);
+    const planId = (asked.events.at(-1)?.data.data as { plan_id?: string } | undefined)?.plan_id;
+    if (!planId) throw new Error(`the planner proposed no plan: ${JSON.stringify(asked).slice(0, 300)}`);
+    plans.push({ token, planId });
+  }
+  return plans;
+}
+
+/** Approves a plan: `ran` when the plan's result came back, else what happened (`HTTP 503`, `no plan waiting`). */
+async function approvePlan(plan: ProposedPlan): Promise<string> {
+  const answer = await plannerQuery(plan.token, `PLAN_CONFIRM_APPROVE ${plan.planId}`);
+  if (answer.status !== 200) return `HTTP ${answer.status}`;
+  const kinds = answer.events.map((e) => e.event);
+  if (kinds.includes('result') && !kinds.includes('input_required')) return 'ran';
+  return kinds.includes('error') ? 'error' : 'no plan waiting';
+}
+
 {
   // Memory writes and session-bound streams while Redis is killed and restarted.
   const session = (await (
@@ -749,8 +830,11 @@ console.log('\n4. Faults');
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
+  // Plans proposed before the fault, on the tutorial planner (kv sessions on the same Redis) and its executor.
+  const plans = await proposePlans(8);
   await new Promise((r) => setTimeout(r, 2_000));
   await redis.kill();
+  const approvalsDuringOutage = await Promise.all(plans.slice(0, 4).map((plan) => approvePlan(plan)));
   await new Promise((r) => setTimeout(r, 2_000));
   const restartedAt = Date.now();
   await redis.start();
@@ -793,6 +877,21 @@ console.log('\n4. Faults');
   if (badWriteAnswers > 0) fail(`${badWriteAnswers} answers other than success or 503 during the Redis fault`);
   if (sessionAfter !== 200) fail('the session did not survive the Redis restart');
   if (Number.isNaN(recoveredMs)) fail('memory writes did not recover within 60 s of the Redis restart');
+  // Every plan is still pending after the restart (none lost, none run by an approval Redis never acknowledged),
+  // an approval now runs it once, and a second approval runs nothing.
+  const ranDuringOutage = approvalsDuringOutage.filter((outcome) => outcome === 'ran').length;
+  const afterRestart = [];
+  for (const plan of plans) afterRestart.push(await approvePlan(plan));
+  const again = [];
+  for (const plan of plans) again.push(await approvePlan(plan));
+  const lostPlans = afterRestart.filter((outcome) => outcome !== 'ran').length;
+  const ranTwice = again.filter((outcome) => outcome === 'ran').length;
+  console.log(
+    `plan approvals across the Redis restart: ${plans.length} plans proposed before it; approvals while Redis was down: ${approvalsDuringOutage.join(', ')}; after the restart ${afterRestart.length - lostPlans} of ${plans.length} ran on approval (${lostPlans} lost), a second approval ran ${ranTwice}`,
+  );
+  if (ranDuringOutage > 0 || lostPlans > 0 || ranTwice > 0)
+    fail(`plan approvals across a Redis restart: ${ranDuringOutage} ran while it was down, ${lostPlans} lost, ${ranTwice} ran twice`);
+  await Promise.all([planner.stop(), executor.stop()]);
 }
 {
   // An agent killed in the middle of an A2A call: the caller's error.
