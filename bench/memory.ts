@@ -1,17 +1,23 @@
 /**
  * System memory benchmark: the memory service (`framework-cli serve memory`)
  * over the real Redis at KV_URL (default redis://127.0.0.1:6379), on a key
- * prefix of its own that is deleted afterwards.
+ * prefix of its own that is deleted afterwards (also on Ctrl-C / SIGTERM, and
+ * when the run passes its deadline, BENCH_MEMORY_DEADLINE_S, default 1800).
  *
  * - writes through `POST /v1/long-term-memory/` in batches (writes/s, dedup
- *   check and change-log upkeep included);
+ *   check and change-log upkeep included), and until the HNSW index holds them;
  * - 200 searches through `POST /v1/long-term-memory/search` (limit 10) over
  *   HTTP: p50/p99 latency and recall@10 against an exact brute-force cosine;
- *   with a namespace filter (a tenth of the memories); and in-process
- *   (`SystemMemory.search`, no HTTP);
+ *   with a namespace filter (a tenth of the memories, recall against the exact
+ *   answer within the namespace); and in-process (`SystemMemory.search`, no HTTP);
+ * - FAISS HNSW (M 16, efSearch 96) on the same vectors and queries, in the
+ *   same run, when a Python with faiss-cpu is there (`.ci/faiss.sh`), and the
+ *   ratios of our p50s to its p50;
  * - baselines measured in the same run: the in-process flat scan of the
  *   same vectors in plain JS, and the HTTP round trip of `GET /v1/health`;
- * - the time a new replica takes to load every memory into its cache.
+ * - the time a new replica takes to load every memory into its cache (it
+ *   answers, by exact scoring, from then on), and until its HNSW index is built;
+ * - the process's RSS growth per 100k memories.
  *
  *   npm run bench:memory      (BENCH_MEMORY_SIZES=10000,100000 BENCH_MEMORY_QUERIES=200 by default)
  *
@@ -22,6 +28,10 @@
  * same calls with the real model. Prints figures; asserts nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { silentLogger } from '../runtime/core/logger.js';
 import { KvMemoryStore } from '../runtime/memory/kv-memory-store.js';
@@ -31,6 +41,7 @@ import { ModelStore, resolveModelsDir } from '../runtime/model/model-store.js';
 import { startModelServer, type RunningModelServer } from '../runtime/model/start-model-server.js';
 import type { Embedder } from '../runtime/llm/embedder.js';
 import { clusteredVectors, exactTopK, normalise, percentile } from './support/clustered-vectors.js';
+import { faissFigures } from './support/faiss.js';
 
 const DIM = 384;
 const CENTROIDS = 200;
@@ -40,6 +51,19 @@ const SIZES = (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(
 const WRITE_BATCH = 500;
 const NAMESPACES = 10;
 const KV_URL = process.env.KV_URL ?? 'redis://127.0.0.1:6379';
+const DEADLINE_S = Number(process.env.BENCH_MEMORY_DEADLINE_S ?? 1800);
+
+/** What to remove if the run is cut short: key prefixes in Redis and temporary folders. */
+const prefixes = new Set<string>();
+const tempDirs = new Set<string>();
+async function cleanUpAndExit(code: number, why: string): Promise<never> {
+  console.log(`\n${why}: removing the bench's keys and files`);
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  await Promise.race([Promise.all([...prefixes].map((prefix) => deletePrefix(prefix))), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  process.exit(code);
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUpAndExit(130, signal));
+setTimeout(() => void cleanUpAndExit(1, `deadline of ${DEADLINE_S} s reached (BENCH_MEMORY_DEADLINE_S)`), DEADLINE_S * 1000).unref();
 
 const { random, gauss, sample } = clusteredVectors({ seed: 20_260_215, dim: DIM, centroids: CENTROIDS });
 
@@ -99,6 +123,27 @@ async function deletePrefix(prefix: string): Promise<void> {
   }
 }
 
+/** The ids of the 10 nearest among the vectors `keep` accepts (unit vectors: dot product). */
+function exactTop10Where(data: Float32Array, n: number, query: Float32Array, keep: (i: number) => boolean): number[] {
+  const scored: Array<{ i: number; s: number }> = [];
+  for (let i = 0; i < n; i++) {
+    if (!keep(i)) continue;
+    let s = 0;
+    for (let j = 0; j < DIM; j++) s += query[j]! * data[i * DIM + j]!;
+    scored.push({ i, s });
+  }
+  return scored
+    .sort((a, b) => b.s - a.s)
+    .slice(0, 10)
+    .map((e) => e.i);
+}
+
+const recallOf = (found: Array<{ id: string }>, expected: number[]) => {
+  const ids = new Set(expected.map((i) => `m${i}`));
+  return found.filter((m) => ids.has(m.id)).length / Math.min(10, ids.size);
+};
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
 const fmt = (l: Latency) => `p50 ${l.p50.toFixed(2).padStart(7)} ms   p99 ${l.p99.toFixed(2).padStart(7)} ms`;
 const line = (label: string, value: string) => console.log(`  ${label.padEnd(46)} ${value}`);
 
@@ -121,7 +166,12 @@ async function run(n: number): Promise<void> {
   const exactStarted = performance.now();
   const exact = queries.map((query) => exactTopK({ data, n, query, k: 10 }));
   const flatMs = (performance.now() - exactStarted) / queries.length;
+  const inNamespace = queries.map((query, q) => exactTop10Where(data, n, query, (i) => i % NAMESPACES === q % NAMESPACES));
+  const dir = await mkdtemp(join(tmpdir(), 'bench-memory-'));
+  tempDirs.add(dir);
   const prefix = `bench:memory:${randomUUID()}:`;
+  prefixes.add(prefix);
+  const rssBefore = process.memoryUsage().rss;
   const service = await startMemoryService({ port: 0, kvUrl: KV_URL, keyPrefix: prefix, embedder, env: {}, logger: silentLogger });
   try {
     const writeStarted = performance.now();
@@ -134,6 +184,9 @@ async function run(n: number): Promise<void> {
       await post(`${service.url}/v1/long-term-memory/`, { memories });
     }
     const writesPerSecond = n / ((performance.now() - writeStarted) / 1000);
+    await service.indexed();
+    const indexedPerSecond = n / ((performance.now() - writeStarted) / 1000);
+    const rssPer100k = ((process.memoryUsage().rss - rssBefore) / 1024 / 1024) * (100_000 / n);
 
     const health = await measure(QUERIES, async () => {
       await (await fetch(`${service.url}/v1/health`)).arrayBuffer();
@@ -141,38 +194,64 @@ async function run(n: number): Promise<void> {
     const recall: number[] = [];
     const http = await measure(QUERIES, async (q) => {
       const found = (await post(`${service.url}/v1/long-term-memory/search`, { text: `query ${q}`, limit: 10 })) as { memories: Array<{ id: string }> };
-      const expected = new Set(exact[q]!.map((i) => `m${i}`));
-      recall[q] = found.memories.filter((m) => expected.has(m.id)).length / 10;
+      recall[q] = recallOf(found.memories, exact[q]!);
     });
+    const filteredRecall: number[] = [];
     const filtered = await measure(QUERIES, async (q) => {
-      await post(`${service.url}/v1/long-term-memory/search`, { text: `query ${q}`, limit: 10, namespace: { eq: `ns${q % NAMESPACES}` } });
+      const found = (await post(`${service.url}/v1/long-term-memory/search`, {
+        text: `query ${q}`,
+        limit: 10,
+        namespace: { eq: `ns${q % NAMESPACES}` },
+      })) as { memories: Array<{ id: string }> };
+      filteredRecall[q] = recallOf(found.memories, inNamespace[q]!);
     });
     const inProcess = await measure(QUERIES, async (q) => {
       await service.memory.search(SearchRequestSchema.parse({ text: `query ${q}`, limit: 10 }));
+    });
+    const inProcessFiltered = await measure(QUERIES, async (q) => {
+      await service.memory.search(SearchRequestSchema.parse({ text: `query ${q}`, limit: 10, namespace: { eq: `ns${q % NAMESPACES}` } }));
     });
     const replica = new KvMemoryStore({ url: KV_URL, keyPrefix: prefix, embeddingModel: embedder.model });
     const loadStarted = performance.now();
     await replica.load();
     const loadMs = performance.now() - loadStarted;
+    await replica.indexed();
+    const replicaIndexedMs = performance.now() - loadStarted;
     await replica.close();
+    const faiss = await faissFigures({ dir, dim: DIM, data, queries, exactIds: exact });
+    const ratio = (ours: number) => (faiss ? `   ${(ours / faiss.p50_ms).toFixed(1)}× FAISS` : '');
 
     console.log(`\nN = ${n.toLocaleString('en')} memories (${DIM} dims, fixed synthetic embedder, ${NAMESPACES} namespaces)`);
     line(`write, POST batches of ${WRITE_BATCH}`, `${Math.round(writesPerSecond).toLocaleString('en').padStart(8)} memories/s`);
-    line('search over HTTP, limit 10', fmt(http));
-    line('  recall@10 vs exact', (recall.reduce((a, b) => a + b, 0) / recall.length).toFixed(3));
-    line(`search over HTTP, namespace filter (1/${NAMESPACES})`, fmt(filtered));
-    line('search in-process (SystemMemory, no HTTP)', fmt(inProcess));
+    line('  ... until the HNSW index holds them', `${Math.round(indexedPerSecond).toLocaleString('en').padStart(8)} memories/s   target ≥ 5,000`);
+    line('search in-process (SystemMemory, no HTTP)', `${fmt(inProcess)}${ratio(inProcess.p50)}`);
+    line(`  with a namespace filter (1/${NAMESPACES})`, `${fmt(inProcessFiltered)}${ratio(inProcessFiltered.p50)}`);
+    if (faiss) {
+      line(
+        'FAISS HNSW (same data, one query at a time)',
+        `p50 ${faiss.p50_ms.toFixed(2).padStart(7)} ms   p99 ${faiss.p99_ms.toFixed(2).padStart(7)} ms   recall@10 ${faiss.recall.toFixed(3)}   index ${(faiss.index_bytes / 1024 / 1024 / (n / 100_000)).toFixed(0)} MB per 100k`,
+      );
+    }
+    line('search over HTTP, limit 10', `${fmt(http)}${ratio(http.p50)}`);
+    line('  recall@10 vs exact', mean(recall).toFixed(3));
+    line(`search over HTTP, namespace filter (1/${NAMESPACES})`, `${fmt(filtered)}${ratio(filtered.p50)}`);
+    line('  recall@10 vs exact within the namespace', mean(filteredRecall).toFixed(3));
     line('baseline: flat scan in JS, same vectors', `${flatMs.toFixed(2).padStart(11)} ms/query`);
     line('baseline: GET /v1/health round trip', fmt(health));
     line('ratio search p50 / flat scan', `${(http.p50 / flatMs).toFixed(2)}x`);
     line('ratio search p50 / health round trip p50', `${(http.p50 / health.p50).toFixed(1)}x`);
     line(
       'new replica loads every memory from Redis',
-      `${(loadMs / 1000).toFixed(2).padStart(8)} s (${Math.round(n / (loadMs / 1000)).toLocaleString('en')} memories/s)`,
+      `${(loadMs / 1000).toFixed(2).padStart(8)} s (${Math.round(n / (loadMs / 1000)).toLocaleString('en')} memories/s; searches answer from then on, exactly)`,
     );
+    line('  ... until its HNSW index is built', `${(replicaIndexedMs / 1000).toFixed(2).padStart(8)} s   target ≤ 3 s at 100k`);
+    line('RSS growth of the service process', `${rssPer100k.toFixed(0).padStart(8)} MB per 100k memories (records, vectors, HNSW graph)`);
   } finally {
     await service.close();
     await deletePrefix(prefix);
+    prefixes.delete(prefix);
+    rmSync(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
   }
 }
 
@@ -199,6 +278,7 @@ async function runRealModel(): Promise<void> {
     return;
   }
   const prefix = `bench:memory:${randomUUID()}:`;
+  prefixes.add(prefix);
   let service: RunningMemoryService | undefined;
   try {
     service = await startMemoryService({ port: 0, kvUrl: KV_URL, keyPrefix: prefix, ollamaHost: model.url, env: {}, logger: silentLogger });
@@ -220,9 +300,12 @@ async function runRealModel(): Promise<void> {
     await service?.close();
     await model.close();
     await deletePrefix(prefix);
+    prefixes.delete(prefix);
   }
 }
 
-console.log(`System memory service over Redis at ${KV_URL} (node ${process.version}); exact search over an in-process vector cache`);
+console.log(
+  `System memory service over Redis at ${KV_URL} (node ${process.version}); HNSW search over an in-process copy; target: p50 ≤ 3× FAISS HNSW at recall@10 ≥ 0.95`,
+);
 for (const n of SIZES) await run(n);
 await runRealModel();

@@ -90,6 +90,11 @@ export class KvMemoryStore implements MemoryStore {
     return this.#cache.sync();
   }
 
+  /** Resolves once the in-process copy's HNSW index holds every memory loaded (built in the background after a load). */
+  indexed(): Promise<void> {
+    return this.#cache.indexed();
+  }
+
   async getWorkingMemory(ref: SessionRef): Promise<WorkingMemory | undefined> {
     const raw = await this.#call((c) => c.get(this.#keys.working(ref)));
     if (raw === null) return undefined;
@@ -231,6 +236,7 @@ export class KvMemoryStore implements MemoryStore {
     return this.#cache.search({
       vector: search.vector === undefined ? undefined : normalize(search.vector),
       filter: recordFilter(search.filters),
+      filters: search.filters,
       distanceThreshold: search.distanceThreshold,
       limit: search.limit,
       offset: search.offset,
@@ -263,6 +269,7 @@ export class KvMemoryStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
+    this.#cache.close();
     await closeKvClient(this.#client);
   }
 

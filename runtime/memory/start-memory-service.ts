@@ -39,6 +39,8 @@ export interface RunningMemoryService {
   readonly memory: SystemMemory;
   /** Settles once the first load of the long-term memories into the process is over (it never rejects: a failed load is retried by the next search). */
   readonly loaded: Promise<void>;
+  /** Resolves once the HNSW index of the in-process copy holds every memory loaded or written so far (built in the background; searches are exact until then). */
+  indexed(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,7 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
       port: listening.port,
       memory,
       loaded,
+      indexed: () => store.indexed(),
       close: async () => {
         await listening.close();
         await memory.settled();

@@ -104,6 +104,16 @@ export class SyncedVectorCache {
     return this.#next;
   }
 
+  /** Resolves once every record loaded so far is in the HNSW index (searches are exact, and slower at 100k, until then). */
+  indexed(): Promise<void> {
+    return this.#cache.indexed();
+  }
+
+  /** Stops indexing in the background. */
+  close(): void {
+    this.#cache.close();
+  }
+
   /** Syncs, then searches the cache. */
   async search(search: CacheSearch): Promise<{ hits: ScoredRecord[]; total: number }> {
     await this.sync();
@@ -177,16 +187,22 @@ export class SyncedVectorCache {
     const { keys } = this.options;
     const fresh = new VectorCache();
     let cursor = '0';
-    do {
-      const [next, ids] = await this.options.call((c) => c.sscan(keys.ids, cursor, 'COUNT', BATCH));
-      cursor = next;
-      const rows = await this.#readRecords(ids);
-      rows.forEach((row, i) => {
-        if (row.stored) fresh.upsert(row.stored.record, row.stored.vector);
-        // One deleted since the scan is not an error; one that cannot be read is.
-        else if (row.present) this.options.logger?.warn('skipping an unreadable long-term memory', { id: ids[i] });
-      });
-    } while (cursor !== '0');
+    try {
+      do {
+        const [next, ids] = await this.options.call((c) => c.sscan(keys.ids, cursor, 'COUNT', BATCH));
+        cursor = next;
+        const rows = await this.#readRecords(ids);
+        rows.forEach((row, i) => {
+          if (row.stored) fresh.upsert(row.stored.record, row.stored.vector);
+          // One deleted since the scan is not an error; one that cannot be read is.
+          else if (row.present) this.options.logger?.warn('skipping an unreadable long-term memory', { id: ids[i] });
+        });
+      } while (cursor !== '0');
+    } catch (error) {
+      fresh.close();
+      throw error;
+    }
+    this.#cache.close();
     this.#cache = fresh;
     this.#loaded = true;
     this.#epoch = meta.epoch;

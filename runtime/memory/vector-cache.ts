@@ -1,7 +1,10 @@
 import { ConfigError } from '../core/errors/config-error.js';
 import { InvalidModelOutputError } from '../core/errors/invalid-model-output-error.js';
+import { filteredSearch, type Candidates } from '../core/vectors/filtered-search.js';
+import { HnswVectorIndex } from '../core/vectors/hnsw-vector-index.js';
+import { VectorSlab } from '../core/vectors/vector-slab.js';
+import type { MemoryFilters } from './memory-filters.js';
 import type { MemoryRecord } from './memory-records.js';
-import { VectorSlab } from '../semantic/vector-slab.js';
 
 /** A record found by a search, with its cosine distance to the query (0 for a listing). */
 export interface ScoredRecord {
@@ -13,6 +16,12 @@ export interface CacheSearch {
   /** Unit query vector; undefined lists the matching records, newest first. */
   vector: Float32Array | undefined;
   filter: (record: MemoryRecord) => boolean;
+  /**
+   * The filters `filter` was made from, when there are some: their tag
+   * conditions (eq, any, all) pick the candidates from an inverted index
+   * instead of testing every record. `filter` is applied all the same.
+   */
+  filters?: MemoryFilters | undefined;
   /** Keep only records at most this cosine distance away. */
   distanceThreshold?: number | undefined;
   limit: number;
@@ -41,11 +50,25 @@ export function normalize(vector: ArrayLike<number>): Float32Array {
   return unit;
 }
 
+/** Tag fields of a record that the inverted index holds. */
+const TAG_FIELDS = ['session_id', 'namespace', 'user_id', 'topics', 'entities', 'memory_type'] as const;
+/** Records added to the ANN index per step of the background indexing (one step blocks the event loop ~0.1 s at 100k). */
+const INDEX_STEP = 1000;
+/** A search adds up to this many records still waiting for the index itself, rather than scoring everything exactly. */
+const INDEX_ON_SEARCH = 2000;
+
 /**
  * The in-process copy of every long-term memory of one store: records with
- * their unit vectors in one growing `VectorSlab`, so a search filters the
- * records first, then scores the rest by dot product (= cosine, SIMD) without
- * touching Redis. Exact (flat) search.
+ * their unit vectors in one growing `VectorSlab`, an HNSW index over them
+ * (the `HnswVectorIndex` the Semantic Layer uses), and an inverted index of
+ * tag values (namespace, user, session, topics, entities, memory type). A
+ * search takes its candidates from the inverted index and runs
+ * `filteredSearch` (core/vectors): few candidates are scored exactly with
+ * SIMD dot products, many through the HNSW index (recall@10 ≥ 0.95, see
+ * bench/memory). New records are added to the HNSW index in the background,
+ * a step at a time; until it has caught up (more than `INDEX_ON_SEARCH`
+ * behind), searches score their candidates exactly, so an answer never
+ * misses a record.
  *
  * @example
  * const cache = new VectorCache();
@@ -55,10 +78,24 @@ export function normalize(vector: ArrayLike<number>): Float32Array {
 export class VectorCache {
   #dim: number | undefined;
   #slab: VectorSlab | undefined;
-  #candidates = new Int32Array(0);
+  #index: HnswVectorIndex | undefined;
   #records: Array<MemoryRecord | undefined> = [];
   readonly #slots = new Map<string, number>();
   #free: number[] = [];
+  readonly #tags = new Map<string, Set<number>>();
+  /** 1 for the labels whose current vector is in the HNSW index. */
+  #indexed: Uint8Array<ArrayBuffer> = new Uint8Array(0);
+  /** Labels whose vector is not in the index yet (may repeat, or be stale: checked when indexed). */
+  #pending: number[] = [];
+  #indexing: NodeJS.Immediate | undefined;
+  #waiters: Array<() => void> = [];
+  #closed = false;
+  readonly #counts = { ann: 0, exact: 0 };
+
+  /** Searches with a query vector so far, by how they were answered: through the HNSW index, or by exact scoring. */
+  get searches(): { readonly ann: number; readonly exact: number } {
+    return { ...this.#counts };
+  }
 
   /** Number of records held. */
   get size(): number {
@@ -68,6 +105,11 @@ export class VectorCache {
   /** Length of the vectors held, once one was added. */
   get dim(): number | undefined {
     return this.#dim;
+  }
+
+  /** Records not yet in the HNSW index (searches score exactly while this is above `INDEX_ON_SEARCH`). */
+  get unindexed(): number {
+    return this.#pending.length;
   }
 
   /** Adds or replaces the record `record.id` with its unit vector. */
@@ -83,16 +125,27 @@ export class VectorCache {
       this.#slots.set(record.id, slot);
       this.#slab ??= new VectorSlab({ dim: vector.length });
       this.#slab.ensure(slot + 1);
+    } else {
+      this.#tag(slot, this.#records[slot]!, -1);
     }
     this.#records[slot] = record;
+    this.#tag(slot, record, +1);
     this.#slab!.set(slot, vector);
+    if (this.#indexed.length <= slot) this.#indexed = grown(this.#indexed, this.#slab!.capacity);
+    this.#indexed[slot] = 0;
+    this.#pending.push(slot);
+    this.#scheduleIndexing();
   }
 
   remove(id: string): void {
     const slot = this.#slots.get(id);
     if (slot === undefined) return;
+    this.#tag(slot, this.#records[slot]!, -1);
     this.#slots.delete(id);
     this.#records[slot] = undefined;
+    // Also when not indexed: the index may still hold the vector this record had before a replacement.
+    this.#index?.remove([slot]);
+    this.#indexed[slot] = 0;
     this.#free.push(slot);
   }
 
@@ -101,8 +154,26 @@ export class VectorCache {
     this.#records = [];
     this.#free = [];
     this.#slab = undefined;
-    this.#candidates = new Int32Array(0);
+    this.#index = undefined;
+    this.#tags.clear();
+    this.#indexed = new Uint8Array(0);
+    this.#pending = [];
     this.#dim = undefined;
+    this.#settle();
+  }
+
+  /** Resolves once every record held is in the HNSW index (at once when it is). */
+  indexed(): Promise<void> {
+    if (this.#pending.length === 0 || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Stops the background indexing (a cache replaced by a fresh load). */
+  close(): void {
+    this.#closed = true;
+    if (this.#indexing) clearImmediate(this.#indexing);
+    this.#indexing = undefined;
+    this.#settle();
   }
 
   /** The matching records, best first, `offset` to `offset + limit`, and how many matched in all. */
@@ -111,29 +182,72 @@ export class VectorCache {
     if (this.#dim !== undefined && search.vector.length !== this.#dim) {
       throw dimensionError(`the query vector has ${search.vector.length} dimensions but the stored memories have ${this.#dim}`);
     }
-    const keep = Math.min(search.offset + search.limit, this.#slots.size);
-    const best = new TopK(keep);
-    const threshold = search.distanceThreshold ?? Number.POSITIVE_INFINITY;
-    if (this.#candidates.length < this.#records.length) this.#candidates = new Int32Array(this.#slab?.capacity ?? 0);
-    const candidates = this.#candidates;
-    let count = 0;
-    for (let slot = 0; slot < this.#records.length; slot++) {
-      const record = this.#records[slot];
-      if (record !== undefined && search.filter(record)) candidates[count++] = slot;
+    if (this.#slab === undefined || this.size === 0) return { hits: [], total: 0 };
+    if (this.#pending.length > 0 && this.#pending.length <= INDEX_ON_SEARCH) this.#indexPending(this.#pending.length);
+    const records = this.#records;
+    const { candidates, exactTags } = this.#candidates(search.filters);
+    const inTags = candidates.inTags;
+    // Without a residual condition, a candidate (from the intersected posting lists) matches.
+    const accept = exactTags
+      ? (label: number) => records[label] !== undefined && inTags(label)
+      : (label: number) => {
+          const record = records[label];
+          return record !== undefined && inTags(label) && search.filter(record);
+        };
+    const found = filteredSearch({
+      index: this.#index,
+      slab: this.#slab,
+      size: this.size,
+      query: search.vector,
+      keep: Math.min(search.offset + search.limit, this.size),
+      candidates,
+      accept,
+      distanceThreshold: search.distanceThreshold,
+      indexComplete: this.#pending.length === 0 && this.#index !== undefined,
+    });
+    this.#counts[found.exact ? 'exact' : 'ann']++;
+    let total = found.within;
+    if (total === undefined) {
+      if (exactTags && candidates.exactCount !== undefined) total = candidates.exactCount;
+      else {
+        total = 0;
+        for (const label of candidates.labels) if (accept(label)) total++;
+      }
     }
-    const dots = count === 0 ? new Float32Array(0) : this.#slab!.dots(search.vector, candidates, count);
-    let total = 0;
-    for (let i = 0; i < count; i++) {
-      const dist = 1 - dots[i]!;
-      if (dist > threshold) continue;
-      total++;
-      best.offer(candidates[i]!, dist);
-    }
-    const hits = best
-      .sorted()
-      .slice(search.offset)
-      .map(({ slot, dist }) => ({ record: this.#records[slot]!, dist: Math.max(0, dist) }));
+    const hits = found.labels.slice(search.offset).map((label, i) => ({ record: records[label]!, dist: Math.max(0, found.distances[search.offset + i]!) }));
     return { hits, total };
+  }
+
+  /**
+   * The labels a search may match: those in every posting list of the
+   * filters' eq/any/all tag conditions (the smallest list walked, the others
+   * checked per label), or every label. `exactTags` when the filters have no
+   * other condition, so a candidate that passes `inTags` matches.
+   */
+  #candidates(filters: MemoryFilters | undefined): {
+    candidates: Candidates & { inTags: (label: number) => boolean; exactCount: number | undefined };
+    exactTags: boolean;
+  } {
+    const clauses: Array<Set<number>> = [];
+    let exactTags = filters !== undefined;
+    for (const [field, condition] of Object.entries(filters ?? {}) as Array<[string, Record<string, unknown> | undefined]>) {
+      if (condition === undefined) continue;
+      if (!(TAG_FIELDS as readonly string[]).includes(field)) {
+        exactTags = false;
+        continue;
+      }
+      const f = condition as { eq?: string[]; any?: string[]; all?: string[]; ne?: string[]; none?: string[]; startswith?: string };
+      if (f.ne !== undefined || f.none !== undefined || f.startswith !== undefined) exactTags = false;
+      for (const value of [...(f.eq ?? []), ...(f.all ?? [])]) clauses.push(this.#tags.get(tagKey(field, value)) ?? new Set());
+      if (f.any) clauses.push(union(f.any.map((value) => this.#tags.get(tagKey(field, value)))));
+    }
+    if (clauses.length === 0) {
+      const all = { labels: this.#slots.values(), count: this.size, inTags: () => true, exactCount: this.size };
+      return { candidates: all, exactTags };
+    }
+    const [smallest, ...rest] = clauses.sort((a, b) => a.size - b.size);
+    const inTags = rest.length === 0 ? (label: number) => smallest!.has(label) : (label: number) => smallest!.has(label) && rest.every((set) => set.has(label));
+    return { candidates: { labels: smallest!, count: smallest!.size, inTags, exactCount: rest.length === 0 ? smallest!.size : undefined }, exactTags };
   }
 
   #list(search: CacheSearch): { hits: ScoredRecord[]; total: number } {
@@ -142,6 +256,78 @@ export class VectorCache {
     const hits = matches.slice(search.offset, search.offset + search.limit).map((record) => ({ record, dist: 0 }));
     return { hits, total: matches.length };
   }
+
+  #scheduleIndexing(): void {
+    if (this.#indexing !== undefined || this.#closed) return;
+    this.#indexing = setImmediate(() => {
+      this.#indexing = undefined;
+      if (this.#closed) return;
+      this.#indexPending(INDEX_STEP);
+      if (this.#pending.length > 0) this.#scheduleIndexing();
+    });
+  }
+
+  /** Adds up to `count` waiting records to the HNSW index. */
+  #indexPending(count: number): void {
+    const batch = this.#pending.splice(Math.max(0, this.#pending.length - count));
+    const labels: number[] = [];
+    for (const label of batch) {
+      if (this.#records[label] === undefined || this.#indexed[label] === 1) continue;
+      this.#indexed[label] = 1;
+      labels.push(label);
+    }
+    if (labels.length > 0) {
+      const dim = this.#dim!;
+      this.#index ??= HnswVectorIndex.create({ dimensions: dim });
+      const vectors = new Float32Array(labels.length * dim);
+      labels.forEach((label, i) => vectors.set(this.#slab!.row(label), i * dim));
+      this.#index.add(labels, vectors);
+    }
+    if (this.#pending.length === 0) this.#settle();
+  }
+
+  #settle(): void {
+    if (this.#pending.length > 0 && !this.#closed) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  #tag(label: number, record: MemoryRecord, change: 1 | -1): void {
+    for (const field of TAG_FIELDS) {
+      const value = record[field];
+      if (value === null || value === undefined) continue;
+      for (const tag of typeof value === 'string' ? [value] : value) {
+        const key = tagKey(field, tag);
+        let set = this.#tags.get(key);
+        if (change > 0) {
+          if (!set) this.#tags.set(key, (set = new Set()));
+          set.add(label);
+        } else if (set) {
+          set.delete(label);
+          if (set.size === 0) this.#tags.delete(key);
+        }
+      }
+    }
+  }
+}
+
+function tagKey(field: string, value: string): string {
+  return `${field}\u0000${value}`;
+}
+
+function union(sets: Array<Set<number> | undefined>): Set<number> {
+  const present = sets.filter((set): set is Set<number> => set !== undefined);
+  if (present.length === 1) return present[0]!;
+  const all = new Set<number>();
+  for (const set of present) for (const label of set) all.add(label);
+  return all;
+}
+
+function grown(flags: Uint8Array<ArrayBuffer>, capacity: number): Uint8Array<ArrayBuffer> {
+  const bigger = new Uint8Array(Math.max(capacity, flags.length * 2, 64));
+  bigger.set(flags);
+  return bigger;
 }
 
 /** Vectors of two lengths cannot be compared: they come from two embedding models. */
@@ -150,52 +336,4 @@ function dimensionError(what: string): ConfigError {
     context: 'Every memory of one store must be embedded with the same model',
     issues: [{ variable: 'EMBEDDING_MODEL', message: `${what}; use the model the memories were stored with, or another KV_PREFIX` }],
   });
-}
-
-/** The `size` smallest distances offered, in a max-heap on typed arrays. */
-class TopK {
-  readonly #dist: Float64Array;
-  readonly #slot: Int32Array;
-  #count = 0;
-
-  constructor(readonly size: number) {
-    this.#dist = new Float64Array(size);
-    this.#slot = new Int32Array(size);
-  }
-
-  offer(slot: number, dist: number): void {
-    if (this.size === 0) return;
-    if (this.#count < this.size) {
-      let i = this.#count++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (this.#dist[parent]! >= dist) break;
-        this.#dist[i] = this.#dist[parent]!;
-        this.#slot[i] = this.#slot[parent]!;
-        i = parent;
-      }
-      this.#dist[i] = dist;
-      this.#slot[i] = slot;
-      return;
-    }
-    if (dist >= this.#dist[0]!) return;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= this.#count) break;
-      const right = left + 1;
-      const child = right < this.#count && this.#dist[right]! > this.#dist[left]! ? right : left;
-      if (this.#dist[child]! <= dist) break;
-      this.#dist[i] = this.#dist[child]!;
-      this.#slot[i] = this.#slot[child]!;
-      i = child;
-    }
-    this.#dist[i] = dist;
-    this.#slot[i] = slot;
-  }
-
-  sorted(): Array<{ slot: number; dist: number }> {
-    const out = Array.from({ length: this.#count }, (_, i) => ({ slot: this.#slot[i]!, dist: this.#dist[i]! }));
-    return out.sort((a, b) => a.dist - b.dist || a.slot - b.slot);
-  }
 }

@@ -1,5 +1,6 @@
-import type { VectorIndex } from './vector-index.js';
-import { VectorSlab } from './vector-slab.js';
+import type { VectorIndex } from '../core/vectors/vector-index.js';
+import { filteredSearch, type Candidates } from '../core/vectors/filtered-search.js';
+import { VectorSlab } from '../core/vectors/vector-slab.js';
 import type { VectorHit } from './vector-store.js';
 
 /** What a mirror keeps of a record besides its vector. */
@@ -9,15 +10,6 @@ export interface MirroredRecord {
   metadata: Readonly<Record<string, string>>;
   uri: string;
 }
-
-/**
- * A filtered search whose matching records number at most this many (or
- * at most this share of the collection) scores them exactly with SIMD dot
- * products; a larger one asks the ANN index for more neighbours than it
- * needs and keeps those that match.
- */
-const EXACT_FILTER_MAX = 2048;
-const EXACT_FILTER_SHARE = 1 / 64;
 
 /**
  * The in-memory copy of one collection that searches are answered from:
@@ -111,57 +103,36 @@ export class CollectionMirror {
     return this.#labels.has(id);
   }
 
-  /** The `limit` records nearest to the unit vector `query` among those whose metadata has every pair of `filter`. */
+  /**
+   * The `limit` records nearest to the unit vector `query` among those whose
+   * metadata has every pair of `filter` (see core/vectors/filtered-search.ts:
+   * few matches are scored exactly, many through the ANN index).
+   */
   search(query: Float32Array, options: { limit: number; filter?: Readonly<Record<string, string>> }): VectorHit[] {
     const pairs = Object.entries(options.filter ?? {});
-    if (pairs.length === 0) return this.#annSearch(query, options.limit, undefined);
-    const candidates = this.#candidates(pairs);
-    if (candidates.length === 0) return [];
-    if (candidates.length <= EXACT_FILTER_MAX || candidates.length <= this.size * EXACT_FILTER_SHARE) return this.#exact(query, options.limit, candidates);
-    const allowed = new Set(candidates);
-    return this.#annSearch(query, options.limit, allowed) ?? this.#exact(query, options.limit, candidates);
-  }
-
-  /** ANN search; with `allowed`, asks for more neighbours until `limit` allowed ones are found (undefined if the index runs out first). */
-  #annSearch(query: Float32Array, limit: number, allowed: Set<number>): VectorHit[] | undefined;
-  #annSearch(query: Float32Array, limit: number, allowed: undefined): VectorHit[];
-  #annSearch(query: Float32Array, limit: number, allowed: Set<number> | undefined): VectorHit[] | undefined {
-    const share = allowed ? allowed.size / Math.max(1, this.size) : 1;
-    for (let k = Math.ceil((limit * 1.5) / share); ; k *= 2) {
-      const { labels, distances } = this.index.search(query, k);
-      const hits: VectorHit[] = [];
-      for (let i = 0; i < labels.length && hits.length < limit; i++) {
-        const label = labels[i]!;
-        const record = this.#records[label];
-        if (record && (!allowed || allowed.has(label))) hits.push(hit(record, distances[i]!));
-      }
-      if (hits.length >= limit || !allowed) return hits;
-      if (labels.length < k) return undefined;
+    const records = this.#records;
+    let candidates: Candidates;
+    let accept: (label: number) => boolean;
+    if (pairs.length === 0) {
+      candidates = { labels: this.#labels.values(), count: this.size };
+      accept = (label) => records[label] !== undefined;
+    } else {
+      // The smallest posting list is walked (or its share sizes the ANN search); the others are checked per label.
+      const [smallest, ...rest] = pairs.map(([key, value]) => this.#tags.get(tagKey(key, value)) ?? new Set<number>()).sort((a, b) => a.size - b.size);
+      candidates = { labels: smallest!, count: smallest!.size };
+      accept = rest.length === 0 ? (label) => smallest!.has(label) : (label) => smallest!.has(label) && rest.every((list) => list.has(label));
     }
-  }
-
-  #exact(query: Float32Array, limit: number, labels: readonly number[]): VectorHit[] {
-    const dots = this.#vectors.dots(query, labels, labels.length);
-    // The best `limit`, kept sorted as they come (limit is small; no sort of every candidate).
-    const best: number[] = [];
-    const better = (a: number, b: number) => dots[a]! > dots[b]! || (dots[a] === dots[b] && labels[a]! < labels[b]!);
-    for (let i = 0; i < labels.length; i++) {
-      if (best.length === limit && !better(i, best[limit - 1]!)) continue;
-      let at = best.length === limit ? limit - 1 : best.length;
-      while (at > 0 && better(i, best[at - 1]!)) {
-        best[at] = best[at - 1]!;
-        at--;
-      }
-      best[at] = i;
-    }
-    return best.map((i) => hit(this.#records[labels[i]!]!, 1 - dots[i]!));
-  }
-
-  /** Labels whose metadata has every pair, from the smallest posting list. */
-  #candidates(pairs: ReadonlyArray<[string, string]>): number[] {
-    const lists = pairs.map(([key, value]) => this.#tags.get(tagKey(key, value)) ?? new Set<number>()).sort((a, b) => a.size - b.size);
-    const [smallest, ...rest] = lists;
-    return [...(smallest ?? [])].filter((label) => rest.every((list) => list.has(label)));
+    const found = filteredSearch({
+      index: this.index,
+      slab: this.#vectors,
+      size: this.size,
+      query,
+      keep: options.limit,
+      candidates,
+      accept,
+      indexComplete: true,
+    });
+    return found.labels.map((label, i) => hit(records[label]!, found.distances[i]!));
   }
 
   #place(record: MirroredRecord): number {

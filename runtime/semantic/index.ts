@@ -32,5 +32,5 @@ export {
 } from './rag.js';
 
 export { OllamaEmbedder, type Embedder } from '../llm/embedder.js';
-export { HnswVectorIndex, HNSW_SETTINGS } from './hnsw-vector-index.js';
-export type { VectorIndex } from './vector-index.js';
+export { HnswVectorIndex, HNSW_SETTINGS } from '../core/vectors/hnsw-vector-index.js';
+export type { VectorIndex } from '../core/vectors/vector-index.js';

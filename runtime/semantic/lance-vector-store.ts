@@ -5,7 +5,7 @@ import { FrameworkError } from '../core/framework-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { idWhere, sqlString } from './lance-filter.js';
 import { CollectionMirror, unitVector, type MirroredRecord } from './collection-mirror.js';
-import { HnswVectorIndex } from './hnsw-vector-index.js';
+import { HnswVectorIndex } from '../core/vectors/hnsw-vector-index.js';
 import { lanceSchema, recordsToArrow, rowMetadata, rowToStored, rowVector, vectorDimensions, type LanceRow } from './lance-rows.js';
 import { loadSavedIndex, saveIndex } from './mirror-file.js';
 import { VectorStoreUnavailableError } from './vector-store-unavailable-error.js';

@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { HnswVectorIndex } from './hnsw-vector-index.js';
+import { HnswVectorIndex } from '../core/vectors/hnsw-vector-index.js';
 import type { CollectionMirror } from './collection-mirror.js';
 
 /** What is saved beside an index file: the store version it matches, and the record id of each label. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryFiltersSchema, recordFilter } from '../../runtime/memory/memory-filters.js';
 import { completeRecord, LongTermRecordInputSchema, type MemoryRecord } from '../../runtime/memory/memory-records.js';
-import { normalize, VectorCache } from '../../runtime/memory/vector-cache.js';
+import { normalize, VectorCache, type CacheSearch } from '../../runtime/memory/vector-cache.js';
 
 const record = (fields: Record<string, unknown>): MemoryRecord =>
   completeRecord({ record: LongTermRecordInputSchema.parse({ text: 'text', ...fields }), at: '2025-01-01T00:00:00.000Z' });
@@ -98,5 +98,98 @@ describe('recordFilter', () => {
     expect(keeps({ created_at: { between: ['2025-01-01T12:00:00Z', '2025-02-01T00:00:00Z'], inclusive: 'right' } })).toBe(false);
     expect(keeps({ created_at: { gt: 1735732800 } })).toBe(false);
     expect(keeps({ event_date: { gte: '2020-01-01' } })).toBe(false);
+  });
+});
+
+describe('VectorCache over many records (HNSW)', () => {
+  const DIM = 16;
+  const N = 20_000;
+  let seed = 11;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
+  const centroids = Array.from({ length: 40 }, () => Array.from({ length: DIM }, random));
+  const near = (c: number[]) => normalize(c.map((x) => x + 0.4 * random()));
+  const vectors = new Map<string, Float32Array>();
+  const namespaceOf = (i: number) => `ns${Math.floor(i / 40) % 8}`; // independent of the centroid (i % 40)
+  const cache = new VectorCache();
+  for (let i = 0; i < N; i++) {
+    const v = near(centroids[i % centroids.length]!);
+    vectors.set(`r${i}`, v);
+    cache.upsert(record({ id: `r${i}`, namespace: namespaceOf(i), topics: [`t${i % 2}`] }), v);
+  }
+  const queries = Array.from({ length: 20 }, (_, q) => near(centroids[(q * 7) % centroids.length]!));
+  const subset = (keep: (id: string) => boolean) => new Map([...vectors].filter(([id]) => keep(id)));
+  const recall = (found: string[], expected: string[]) => found.filter((id) => expected.includes(id)).length / expected.length;
+  const searchWith = (filters: Record<string, unknown>, query: Float32Array, extra: Partial<CacheSearch> = {}) => {
+    const parsed = MemoryFiltersSchema.parse(filters);
+    return cache.search({ vector: query, filter: recordFilter(parsed), filters: parsed, limit: 10, offset: 0, ...extra });
+  };
+
+  it('scores exactly while the index is being built, then answers through it with recall@10 ≥ 0.9', async () => {
+    expect(cache.unindexed).toBeGreaterThan(2000);
+    const before = cache.search({ vector: queries[0]!, filter: all, limit: 10, offset: 0 });
+    expect(before.hits.map((h) => h.record.id)).toEqual(exact(vectors, queries[0]!, 10));
+    expect(cache.searches).toEqual({ ann: 0, exact: 1 });
+
+    await cache.indexed();
+    expect(cache.unindexed).toBe(0);
+    const recalls = queries.map((query) => {
+      const found = cache.search({ vector: query, filter: all, limit: 10, offset: 0 });
+      expect(found.total).toBe(N);
+      return recall(
+        found.hits.map((h) => h.record.id),
+        exact(vectors, query, 10),
+      );
+    });
+    expect(cache.searches.ann).toBe(queries.length);
+    expect(recalls.reduce((a, b) => a + b, 0) / recalls.length).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('answers a broad tag filter (1/8) through the index, with only matching records and the exact total', async () => {
+    await cache.indexed();
+    const ann = cache.searches.ann;
+    const inNs3 = subset((id) => namespaceOf(Number(id.slice(1))) === 'ns3');
+    const recalls = queries.map((query) => {
+      const found = searchWith({ namespace: { eq: 'ns3' } }, query);
+      expect(found.total).toBe(inNs3.size);
+      expect(found.hits.every((h) => h.record.namespace === 'ns3')).toBe(true);
+      return recall(
+        found.hits.map((h) => h.record.id),
+        exact(inNs3, query, 10),
+      );
+    });
+    expect(cache.searches.ann).toBe(ann + queries.length);
+    expect(recalls.reduce((a, b) => a + b, 0) / recalls.length).toBeGreaterThanOrEqual(0.9);
+
+    // Two tag conditions (the other list checked per label), `any`, and a condition the index cannot answer (ne).
+    const both = searchWith({ namespace: { eq: 'ns3' }, topics: { any: ['t1'] } }, queries[0]!);
+    expect(both.total).toBe(subset((id) => inNs3.has(id) && Number(id.slice(1)) % 2 === 1).size);
+    const none = searchWith({ namespace: { eq: 'ns3' }, topics: { eq: 'nobody' } }, queries[0]!);
+    expect(none).toEqual({ hits: [], total: 0 });
+    const notNs0 = searchWith({ namespace: { ne: 'ns0' } }, queries[1]!);
+    expect(notNs0.total).toBe(subset((id) => namespaceOf(Number(id.slice(1))) !== 'ns0').size);
+    expect(notNs0.hits.every((h) => h.record.namespace !== 'ns0')).toBe(true);
+    expect(notNs0.hits).toHaveLength(10);
+  });
+
+  it('pages and thresholds through the index, and sees removals and replacements at once', async () => {
+    await cache.indexed();
+    const query = queries[2]!;
+    const top = cache.search({ vector: query, filter: all, limit: 10, offset: 0 });
+    const page = cache.search({ vector: query, filter: all, limit: 5, offset: 5 });
+    expect(page.hits.map((h) => h.record.id)).toEqual(top.hits.slice(5).map((h) => h.record.id));
+    const near5 = cache.search({ vector: query, filter: all, distanceThreshold: top.hits[4]!.dist, limit: 10, offset: 0 });
+    expect(near5.hits.map((h) => h.record.id)).toEqual(top.hits.slice(0, 5).map((h) => h.record.id));
+    expect(near5.total).toBe(5);
+
+    const first = top.hits[0]!.record.id;
+    cache.remove(first);
+    expect(cache.search({ vector: query, filter: all, limit: 10, offset: 0 }).hits.map((h) => h.record.id)).not.toContain(first);
+    const second = top.hits[1]!.record;
+    cache.upsert({ ...second, namespace: 'moved' }, normalize(Array.from({ length: DIM }, (_, i) => (i === 0 ? 1 : 0))));
+    const moved = cache.search({ vector: query, filter: all, limit: 10, offset: 0 });
+    expect(moved.hits.map((h) => h.record.id)).not.toContain(second.id);
+    expect(cache.unindexed).toBe(0);
+    expect(searchWith({ namespace: { eq: 'moved' } }, query)).toMatchObject({ total: 1, hits: [{ record: { id: second.id } }] });
+    cache.close();
   });
 });

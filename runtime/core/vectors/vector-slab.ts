@@ -1,4 +1,4 @@
-import { f32x4Add, f32x4ExtractLane, f32x4Mul, f32x4Splat, kernelModule, op, sleb, type, v128Load } from '../core/wasm-bytes.js';
+import { f32x4Add, f32x4ExtractLane, f32x4Mul, f32x4Splat, kernelModule, op, sleb, type, v128Load } from '../wasm-bytes.js';
 
 /**
  * The kernel, assembled byte by byte (see core/wasm-bytes.ts) from:
@@ -179,6 +179,12 @@ export class VectorSlab {
     const at = row * this.stride;
     this.#floats.set(vector, at);
     if (this.stride > this.dim) this.#floats.fill(0, at + this.dim, at + this.stride);
+  }
+
+  /** Row `row` (its first `dim` floats) as a view that growing the slab invalidates: copy it before the next `ensure`. */
+  row(row: number): Float32Array {
+    const at = row * this.stride;
+    return this.#floats.subarray(at, at + this.dim);
   }
 
   /**

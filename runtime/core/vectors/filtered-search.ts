@@ -1,0 +1,170 @@
+import type { VectorIndex } from './vector-index.js';
+import type { VectorSlab } from './vector-slab.js';
+
+/**
+ * A filtered search whose candidates number at most this many (or at most
+ * this share of the entries) scores them exactly with SIMD dot products; a
+ * larger one asks the ANN index for more neighbours than it needs and keeps
+ * those that match.
+ */
+export const EXACT_MAX = 2048;
+export const EXACT_SHARE = 1 / 64;
+/** An ANN search that would need more neighbours than this scores its candidates exactly instead. */
+export const ANN_MAX_K = 4096;
+
+/** The labels that may match a search: a superset of the matches, and how many there are. */
+export interface Candidates {
+  labels: Iterable<number>;
+  count: number;
+}
+
+export interface FilteredSearch {
+  /** Holds every label in use when `indexComplete` (none yet: undefined). */
+  index: VectorIndex | undefined;
+  /** The unit vector of every label in use, by label. */
+  slab: VectorSlab;
+  /** Labels in use. */
+  size: number;
+  /** Unit query vector. */
+  query: Float32Array;
+  /** How many of the best to find (a page's offset + limit). */
+  keep: number;
+  /** Where the matches are (every label in use when the search has no filter). */
+  candidates: Candidates;
+  /** Whether a label (in use, among the candidates or found by the index) matches the search. */
+  accept: (label: number) => boolean;
+  /** Keep only entries at most this cosine distance away. */
+  distanceThreshold?: number | undefined;
+  /** False while some labels in use are not in the index yet: the candidates are then scored exactly. */
+  indexComplete: boolean;
+}
+
+export interface FilteredResult {
+  labels: number[];
+  distances: number[];
+  /**
+   * With a distance threshold: how many matches lie within it (exact after an
+   * exact scoring, as found by the index otherwise). Without one: how many
+   * matched when the scoring was exact, else undefined (the caller counts).
+   */
+  within: number | undefined;
+  /** Whether the candidates were scored exactly (true) or through the ANN index. */
+  exact: boolean;
+}
+
+/**
+ * The `keep` nearest matches of a query, nearest first, by the cheaper of
+ * two ways: few candidates (or an incomplete index) are scored exactly with
+ * SIMD dot products; many are found through the ANN index, asking for
+ * `keep / share` neighbours (the share of entries that may match) and
+ * doubling until `keep` matches (and, with a threshold, the first one beyond
+ * it) are seen; past `ANN_MAX_K` neighbours the candidates are scored
+ * exactly. Shared by the Semantic Layer's mirror and the memory service's cache.
+ *
+ * @example
+ * const { labels, distances } = filteredSearch({ index, slab, size, query, keep: 10, candidates, accept, indexComplete: true });
+ */
+export function filteredSearch(search: FilteredSearch): FilteredResult {
+  const { candidates, keep } = search;
+  if (keep < 1 || candidates.count === 0) return { labels: [], distances: [], within: 0, exact: true };
+  const small = candidates.count <= EXACT_MAX || candidates.count <= search.size * EXACT_SHARE;
+  if (small || !search.indexComplete || search.index === undefined) return exactSearch(search);
+  return annSearch(search, search.index) ?? exactSearch(search);
+}
+
+function annSearch(search: FilteredSearch, index: VectorIndex): FilteredResult | undefined {
+  const threshold = search.distanceThreshold ?? Number.POSITIVE_INFINITY;
+  const share = Math.min(1, search.candidates.count / Math.max(1, search.size));
+  for (let k = Math.max(search.keep + 10, Math.ceil((search.keep * 1.5) / share)); k <= ANN_MAX_K; k *= 2) {
+    const found = index.search(search.query, k);
+    const labels: number[] = [];
+    const distances: number[] = [];
+    let within = 0;
+    let beyond = false;
+    for (let i = 0; i < found.labels.length; i++) {
+      const label = found.labels[i]!;
+      if (!search.accept(label)) continue;
+      const distance = found.distances[i]!;
+      if (distance > threshold) {
+        beyond = true;
+        continue;
+      }
+      within++;
+      if (labels.length < search.keep) {
+        labels.push(label);
+        distances.push(distance);
+      }
+    }
+    const exhausted = found.labels.length < k;
+    const enough = labels.length >= search.keep && (search.distanceThreshold === undefined || beyond);
+    if (exhausted || enough) return { labels, distances, within: search.distanceThreshold === undefined ? undefined : within, exact: false };
+  }
+  return undefined;
+}
+
+function exactSearch(search: FilteredSearch): FilteredResult {
+  const threshold = search.distanceThreshold ?? Number.POSITIVE_INFINITY;
+  const rows = new Int32Array(search.candidates.count);
+  let count = 0;
+  for (const label of search.candidates.labels) if (search.accept(label)) rows[count++] = label;
+  const dots = count === 0 ? new Float32Array(0) : search.slab.dots(search.query, rows, count);
+  const best = new TopK(search.keep);
+  let within = 0;
+  for (let i = 0; i < count; i++) {
+    const distance = 1 - dots[i]!;
+    if (distance > threshold) continue;
+    within++;
+    best.offer(rows[i]!, distance);
+  }
+  const sorted = best.sorted();
+  return { labels: sorted.map((e) => e.label), distances: sorted.map((e) => e.distance), within, exact: true };
+}
+
+/** The `size` smallest distances offered, in a max-heap on typed arrays. */
+export class TopK {
+  readonly #distance: Float64Array;
+  readonly #label: Int32Array;
+  #count = 0;
+
+  constructor(readonly size: number) {
+    this.#distance = new Float64Array(size);
+    this.#label = new Int32Array(size);
+  }
+
+  offer(label: number, distance: number): void {
+    if (this.size === 0) return;
+    if (this.#count < this.size) {
+      let i = this.#count++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (this.#distance[parent]! >= distance) break;
+        this.#distance[i] = this.#distance[parent]!;
+        this.#label[i] = this.#label[parent]!;
+        i = parent;
+      }
+      this.#distance[i] = distance;
+      this.#label[i] = label;
+      return;
+    }
+    if (distance >= this.#distance[0]!) return;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= this.#count) break;
+      const right = left + 1;
+      const child = right < this.#count && this.#distance[right]! > this.#distance[left]! ? right : left;
+      if (this.#distance[child]! <= distance) break;
+      this.#distance[i] = this.#distance[child]!;
+      this.#label[i] = this.#label[child]!;
+      i = child;
+    }
+    this.#distance[i] = distance;
+    this.#label[i] = label;
+  }
+
+  /** The entries kept, nearest first (ties by label). */
+  sorted(): Array<{ label: number; distance: number }> {
+    const out = Array.from({ length: this.#count }, (_, i) => ({ label: this.#label[i]!, distance: this.#distance[i]! }));
+    return out.sort((a, b) => a.distance - b.distance || a.label - b.label);
+  }
+}
