@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -14,6 +13,7 @@ import { CreateMemoriesRequestSchema } from './memory-responses.js';
 import { SearchRequestSchema } from './memory-search.js';
 import type { SystemMemory } from './system-memory.js';
 import { WorkingMemoryUpdateSchema } from './working-memory.js';
+import { McpSessionPool } from '../semantic/mcp-session-pool.js';
 
 /** Where the memory service serves MCP (AMS's streamable-http path). */
 export const MEMORY_MCP_PATH = '/mcp';
@@ -76,46 +76,14 @@ export function mountMemoryMcp(
   app: Hono,
   options: { memory: SystemMemory; logger: Logger; access: (request: Request) => MemoryAccess; maxSessions?: number },
 ): { closeSessions(): Promise<void> } {
-  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: McpServer; owner: string | undefined }>();
-  const maxSessions = options.maxSessions ?? 1000;
-  app.all(MEMORY_MCP_PATH, async (c) => {
-    const sessionId = c.req.header('mcp-session-id');
-    const existing = sessionId ? sessions.get(sessionId) : undefined;
-    // A session is its opener's: another token presenting its id is treated as unknown.
-    if (existing && existing.owner === options.access(c.req.raw).owner) return existing.transport.handleRequest(c.req.raw);
-    if (sessionId) {
-      return c.json(
-        { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session terminated: unknown or expired MCP session; start a new one.' } },
-        404,
-      );
-    }
-    // The token of the request that opened the session scopes its tools (token mode).
+  const sessions = new McpSessionPool(options.maxSessions ?? 1000);
+  // A session is its opener's (the token of the request that opened it scopes its tools, in token mode):
+  // another token presenting its id is treated as unknown.
+  app.all(MEMORY_MCP_PATH, (c) => {
     const access = options.access(c.req.raw);
-    const server = buildServer(options.memory, options.logger, access);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, owner: access.owner });
-        while (sessions.size > maxSessions) {
-          const [oldest, entry] = sessions.entries().next().value!;
-          sessions.delete(oldest);
-          void entry.server.close();
-        }
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
-    });
-    await server.connect(transport);
-    return transport.handleRequest(c.req.raw);
+    return sessions.handle(c.req.raw, { owner: access.owner, open: () => buildServer(options.memory, options.logger, access) });
   });
-  return {
-    closeSessions: async () => {
-      const all = [...sessions.values()];
-      sessions.clear();
-      await Promise.allSettled(all.map((entry) => entry.server.close()));
-    },
-  };
+  return { closeSessions: () => sessions.closeAll() };
 }
 
 function buildServer(memory: SystemMemory, logger: Logger, access: MemoryAccess): McpServer {

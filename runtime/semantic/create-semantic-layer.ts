@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Hono } from 'hono';
 import { toPublicError } from '../core/public-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { createBaseApp } from '../core/server/base-app.js';
+import { McpSessionPool } from './mcp-session-pool.js';
 import type { SemanticService } from './semantic-service.js';
 import * as Tools from './tool-contract.js';
 
@@ -33,8 +32,7 @@ export const MCP_PATH = '/mcp';
  */
 export function createSemanticLayerApp(options: SemanticLayerAppOptions): Hono & { closeSessions(): Promise<void>; sessionCount(): number } {
   const logger = options.logger ?? silentLogger;
-  const maxSessions = options.maxSessions ?? 1000;
-  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: McpServer }>();
+  const sessions = new McpSessionPool(options.maxSessions ?? 1000);
   const app = createBaseApp({ logger, notFoundHint: `; the Semantic Layer serves MCP at ${MCP_PATH} and GET /health` });
 
   app.get('/health', async (c) => {
@@ -42,47 +40,11 @@ export function createSemanticLayerApp(options: SemanticLayerAppOptions): Hono &
     return c.json(health, health.status === 'ok' ? 200 : 503);
   });
 
-  app.all(MCP_PATH, async (c) => {
-    const sessionId = c.req.header('mcp-session-id');
-    const existing = sessionId ? sessions.get(sessionId) : undefined;
-    if (existing) {
-      // Refresh the session's place in the idle order.
-      sessions.delete(sessionId!);
-      sessions.set(sessionId!, existing);
-      return existing.transport.handleRequest(c.req.raw);
-    }
-    if (sessionId) {
-      return c.json(
-        { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session terminated: unknown or expired MCP session; start a new one.' } },
-        404,
-      );
-    }
-    const server = buildServer(options, logger);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
-        while (sessions.size > maxSessions) {
-          const [oldest, entry] = sessions.entries().next().value!;
-          sessions.delete(oldest);
-          void entry.server.close();
-        }
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
-    });
-    await server.connect(transport);
-    return transport.handleRequest(c.req.raw);
-  });
+  app.all(MCP_PATH, (c) => sessions.handle(c.req.raw, { owner: undefined, open: () => buildServer(options, logger) }));
 
   return Object.assign(app, {
     sessionCount: () => sessions.size,
-    closeSessions: async () => {
-      const all = [...sessions.values()];
-      sessions.clear();
-      await Promise.allSettled(all.map((entry) => entry.server.close()));
-    },
+    closeSessions: () => sessions.closeAll(),
   });
 }
 
