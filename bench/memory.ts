@@ -123,21 +123,6 @@ async function deletePrefix(prefix: string): Promise<void> {
   }
 }
 
-/** The ids of the 10 nearest among the vectors `keep` accepts (unit vectors: dot product). */
-function exactTop10Where(data: Float32Array, n: number, query: Float32Array, keep: (i: number) => boolean): number[] {
-  const scored: Array<{ i: number; s: number }> = [];
-  for (let i = 0; i < n; i++) {
-    if (!keep(i)) continue;
-    let s = 0;
-    for (let j = 0; j < DIM; j++) s += query[j]! * data[i * DIM + j]!;
-    scored.push({ i, s });
-  }
-  return scored
-    .sort((a, b) => b.s - a.s)
-    .slice(0, 10)
-    .map((e) => e.i);
-}
-
 const recallOf = (found: Array<{ id: string }>, expected: number[]) => {
   const ids = new Set(expected.map((i) => `m${i}`));
   return found.filter((m) => ids.has(m.id)).length / Math.min(10, ids.size);
@@ -166,7 +151,7 @@ async function run(n: number): Promise<void> {
   const exactStarted = performance.now();
   const exact = queries.map((query) => exactTopK({ data, n, query, k: 10 }));
   const flatMs = (performance.now() - exactStarted) / queries.length;
-  const inNamespace = queries.map((query, q) => exactTop10Where(data, n, query, (i) => i % NAMESPACES === q % NAMESPACES));
+  const inNamespace = queries.map((query, q) => exactTopK({ data, n, query, k: 10, keep: (i) => i % NAMESPACES === q % NAMESPACES }));
   const dir = await mkdtemp(join(tmpdir(), 'bench-memory-'));
   tempDirs.add(dir);
   const prefix = `bench:memory:${randomUUID()}:`;

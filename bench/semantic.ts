@@ -45,20 +45,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 const { random, gauss, sample } = clusteredVectors({ seed: 20_260_101, dim: DIM, centroids: CENTROIDS });
 
-/** The ids of the 10 nearest stored vectors by cosine (all unit vectors: dot product). */
+/** The ids of the 10 nearest stored vectors by cosine (all unit vectors: dot product), among those `keep` accepts. */
 function exactTop10(data: Float32Array, n: number, query: Float32Array, keep?: (i: number) => boolean): number[] {
-  if (!keep) return exactTopK({ data, n, query, k: 10 });
-  const scored: Array<{ i: number; s: number }> = [];
-  for (let i = 0; i < n; i++) {
-    if (!keep(i)) continue;
-    let s = 0;
-    for (let j = 0; j < DIM; j++) s += query[j]! * data[i * DIM + j]!;
-    scored.push({ i, s });
-  }
-  return scored
-    .sort((a, b) => b.s - a.s)
-    .slice(0, 10)
-    .map((e) => e.i);
+  return exactTopK({ data, n, query, k: 10, ...(keep ? { keep } : {}) });
 }
 
 function records(data: Float32Array, from: number, to: number): VectorRecord[] {

@@ -40,12 +40,16 @@ export function clusteredVectors(options: { seed: number; dim: number; centroids
   return { random, gauss, sample };
 }
 
-/** The indexes of the `k` rows of `data` ([n, dim], unit rows) nearest `query` by cosine (dot product), nearest first. */
-export function exactTopK(options: { data: Float32Array; n: number; query: Float32Array; k: number }): number[] {
-  const { data, n, query, k } = options;
+/**
+ * The indexes of the `k` rows of `data` ([n, dim], unit rows) nearest `query`
+ * by cosine (dot product), nearest first; only rows `keep` accepts, when given.
+ */
+export function exactTopK(options: { data: Float32Array; n: number; query: Float32Array; k: number; keep?: (i: number) => boolean }): number[] {
+  const { data, n, query, k, keep } = options;
   const dim = query.length;
   const best: Array<{ i: number; s: number }> = [];
   for (let i = 0; i < n; i++) {
+    if (keep && !keep(i)) continue;
     let s = 0;
     const o = i * dim;
     for (let j = 0; j < dim; j++) s += query[j]! * data[o + j]!;

@@ -377,16 +377,8 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
       return v1(c, body?.get('input'));
     });
     app.get(route, async (c) => {
-      const raw = c.req.query('input');
-      let input: Value | undefined;
-      if (raw !== undefined) {
-        try {
-          input = parseJSON(raw);
-        } catch (error) {
-          return opaError(400, { code: 'invalid_parameter', message: `the input query parameter is not JSON: ${(error as Error).message}` });
-        }
-      }
-      return v1(c, input);
+      const input = inputParameter(c);
+      return input instanceof Response ? input : v1(c, input);
     });
     const write = (method: 'PUT' | 'PATCH' | 'DELETE') => async (c: Context) => {
       if (!options.allowWrites) {
@@ -466,15 +458,8 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     return respondText(c, `{${parts.join(',')}}`);
   };
   app.get('/v1/query', async (c) => {
-    const raw = c.req.query('input');
-    let input: Value | undefined;
-    if (raw !== undefined) {
-      try {
-        input = parseJSON(raw);
-      } catch (error) {
-        return opaError(400, { code: 'invalid_parameter', message: `the input query parameter is not JSON: ${(error as Error).message}` });
-      }
-    }
+    const input = inputParameter(c);
+    if (input instanceof Response) return input;
     return query(c, c.req.query('q'), input);
   });
   app.post('/v1/query', async (c) => {
@@ -529,4 +514,15 @@ function explanation(notes: readonly TraceNote[]): unknown[] {
     ...(n.location ? { location: n.location } : {}),
     message: n.message,
   }));
+}
+
+/** The `input` query parameter of a GET decision or query, as a value; a 400 in OPA's shape when it is not JSON. */
+function inputParameter(c: Context): Value | undefined | Response {
+  const raw = c.req.query('input');
+  if (raw === undefined) return undefined;
+  try {
+    return parseJSON(raw);
+  } catch (error) {
+    return opaError(400, { code: 'invalid_parameter', message: `the input query parameter is not JSON: ${(error as Error).message}` });
+  }
 }

@@ -72,6 +72,8 @@ describe('the Query API', () => {
     expect(await req('GET', '/v1/query')).toMatchObject({ status: 400, json: { code: 'invalid_parameter' } });
     const broken = await req('GET', `/v1/query?q=${encodeURIComponent('x := ')}`);
     expect(broken).toMatchObject({ status: 400, json: { code: 'invalid_parameter', errors: [{ code: 'rego_parse_error' }] } });
+    const badInput = await req('GET', `/v1/query?q=${encodeURIComponent('x := input.a')}&input=%7Bnope`);
+    expect(badInput).toMatchObject({ status: 400, json: { code: 'invalid_parameter' } });
   });
 });
 
