@@ -7,9 +7,9 @@ import { parseJsonOrUndefined } from '../core/json.js';
 import { closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
 import type { Logger } from '../core/logger.js';
 import { recordFilter } from './memory-filters.js';
-import { dedupeHash, memoryKeys, type MemoryKeys } from './memory-keys.js';
+import { dedupeHash, memoryKeys, type DocumentKind, type MemoryKeys } from './memory-keys.js';
 import { MemoryRecordSchema, type MemoryRecord } from './memory-records.js';
-import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queuePut, runPipeline } from './memory-scripts.js';
+import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queuePut, queueTouch, runPipeline } from './memory-scripts.js';
 import type { MemoryStore, RecordToStore, StoredOutcome, StoreSearch } from './memory-store.js';
 import { findSessions, listSessions, queueIndexSession, queueUnindexSession, type IndexedSession } from './session-index.js';
 import { SyncedVectorCache } from './synced-vector-cache.js';
@@ -262,6 +262,73 @@ export class KvMemoryStore implements MemoryStore {
       this.#cache.applyOwnDelete(change);
     }
     return deleted;
+  }
+
+  async getVectors(ids: readonly string[]): Promise<Array<Float32Array | undefined>> {
+    if (ids.length === 0) return [];
+    const replies = await this.#call((c) => {
+      const pipeline = c.pipeline();
+      for (const id of ids) pipeline.hgetBuffer(this.#keys.record(id), 'vec');
+      return runPipeline(pipeline);
+    });
+    return replies.map(([error, vec]) => {
+      if (error) throw error;
+      if (!Buffer.isBuffer(vec) || vec.byteLength % 4 !== 0) return undefined;
+      const vector = new Float32Array(vec.byteLength / 4);
+      new Uint8Array(vector.buffer).set(vec);
+      return vector;
+    });
+  }
+
+  async touchRecords(options: { ids: readonly string[]; at: string; minIntervalMs: number }): Promise<number> {
+    const ids = [...new Set(options.ids)];
+    if (ids.length === 0) return 0;
+    const keys = this.#keys;
+    const docs = await this.#call((c) => {
+      const pipeline = c.pipeline();
+      for (const id of ids) pipeline.hget(keys.record(id), 'doc');
+      return runPipeline(pipeline);
+    });
+    const at = Date.parse(options.at);
+    const due: Array<{ id: string; before: string; after: string }> = [];
+    docs.forEach(([error, doc], i) => {
+      if (error) throw error;
+      if (typeof doc !== 'string') return;
+      const record = parseRecord(doc);
+      if (at - Date.parse(record.last_accessed) < options.minIntervalMs) return;
+      due.push({ id: ids[i]!, before: doc, after: JSON.stringify({ ...record, last_accessed: options.at, access_count: record.access_count + 1 }) });
+    });
+    if (due.length === 0) return 0;
+    const epoch = randomUUID();
+    const replies = await this.#call((c) => {
+      const pipeline = c.pipeline();
+      for (const { id, before, after } of due) queueTouch(pipeline, [keys.record(id), keys.meta, keys.log], [id, before, after, epoch, this.#logLength]);
+      return runPipeline(pipeline);
+    });
+    let touched = 0;
+    for (const [error, raw] of replies) {
+      if (error) throw error;
+      // The cache re-reads the record from the change stream at its next sync.
+      if (parseDeleteReply(raw) !== undefined) touched++;
+    }
+    return touched;
+  }
+
+  async getDocument(kind: DocumentKind, id: string): Promise<string | undefined> {
+    return (await this.#call((c) => c.hget(this.#keys.documents(kind), id))) ?? undefined;
+  }
+
+  async listDocuments(kind: DocumentKind): Promise<Array<{ id: string; json: string }>> {
+    const all = await this.#call((c) => c.hgetall(this.#keys.documents(kind)));
+    return Object.entries(all).map(([id, json]) => ({ id, json }));
+  }
+
+  async putDocument(kind: DocumentKind, id: string, json: string): Promise<void> {
+    await this.#call((c) => c.hset(this.#keys.documents(kind), id, json));
+  }
+
+  async deleteDocument(kind: DocumentKind, id: string): Promise<boolean> {
+    return (await this.#call((c) => c.hdel(this.#keys.documents(kind), id))) > 0;
   }
 
   async ping(): Promise<void> {

@@ -23,7 +23,12 @@ export interface MemoryKeys {
   sessionScopes(sessionId: string): string;
   /** Hash: record id → owner (the hash of the bearer token that created it, token mode only). */
   readonly owners: string;
+  /** Hash: id → JSON of one kind of service document (`view`: summary views, `partition`: their results, `task`: tasks). */
+  documents(kind: DocumentKind): string;
 }
+
+/** The kinds of service documents kept beside the records. */
+export type DocumentKind = 'view' | 'partition' | 'task';
 
 /** One key component: "" for none, else URI-encoded (so never empty and never holding ":"). */
 const part = (value: string | undefined) => (value === undefined ? '' : encodeURIComponent(value));
@@ -50,6 +55,7 @@ export function memoryKeys(prefix: string): MemoryKeys {
     sessionIndex: `${base}wm-index`,
     sessionScopes: (sessionId) => `${base}wm-sid:${part(sessionId)}`,
     owners: `${base}owners`,
+    documents: (kind) => `${base}doc:${kind}`,
   };
 }
 

@@ -2,7 +2,7 @@ import { ReplyError, type ChainableCommander, type Redis } from 'ioredis';
 import { z } from 'zod';
 
 /**
- * The two Lua scripts that change long-term memory. Each write is atomic:
+ * The Lua scripts that change long-term memory (put, delete, and touch: a record's JSON replaced in place). Each write is atomic:
  * the record, its dedup set, the id set, the change counter and the
  * change stream move together, so a replica that follows the stream never
  * sees a change without its record (see synced-vector-cache.ts).
@@ -59,6 +59,20 @@ redis.call('HSET', KEYS[2], 'last', sid)
 return {'ok', ARGV[1], tostring(v), sid, redis.call('HGET', KEYS[2], 'epoch')}
 `;
 
+/**
+ * KEYS: record, meta, log. ARGV: id, expected doc, new doc, epoch, maxlen.
+ * Replaces a record's JSON only when it is still `expected` (a concurrent edit wins; the caller skips it), logged as a put.
+ */
+const TOUCH = `
+if redis.call('HGET', KEYS[1], 'doc') ~= ARGV[2] then return {'none'} end
+redis.call('HSET', KEYS[1], 'doc', ARGV[3])
+redis.call('HSETNX', KEYS[2], 'epoch', ARGV[4])
+local v = redis.call('HINCRBY', KEYS[2], 'ver', 1)
+local sid = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*', 'v', v, 'op', 'put', 'id', ARGV[1])
+redis.call('HSET', KEYS[2], 'last', sid)
+return {'ok', ARGV[1], tostring(v), sid, redis.call('HGET', KEYS[2], 'epoch')}
+`;
+
 /** A change this process made, as the scripts report it: its place in the change stream. */
 export interface AppliedChange {
   id: string;
@@ -86,6 +100,7 @@ const DeleteReplySchema = z.union([
 type ScriptCall = (...args: Array<string | Buffer | number>) => unknown;
 const PUT_COMMAND = 'fwMemoryPut';
 const DELETE_COMMAND = 'fwMemoryDelete';
+const TOUCH_COMMAND = 'fwMemoryTouch';
 
 /**
  * Registers the scripts on `client` (ioredis sends EVALSHA and loads them when Redis lacks them).
@@ -101,6 +116,7 @@ const DELETE_COMMAND = 'fwMemoryDelete';
 export function defineMemoryScripts(client: Redis): void {
   client.defineCommand(PUT_COMMAND, { numberOfKeys: 5, lua: PUT });
   client.defineCommand(DELETE_COMMAND, { numberOfKeys: 4, lua: DELETE });
+  client.defineCommand(TOUCH_COMMAND, { numberOfKeys: 3, lua: TOUCH });
 }
 
 function command(target: Redis | ChainableCommander, name: string): ScriptCall {
@@ -123,6 +139,11 @@ export function queueDelete(
   args: readonly [string, string, number, string],
 ): void {
   command(pipeline, DELETE_COMMAND)(...keys, ...args);
+}
+
+/** Queues a compare-and-set of a record's JSON (see TOUCH); its reply reads with `parseDeleteReply` (undefined: not replaced). */
+export function queueTouch(pipeline: ChainableCommander, keys: readonly [string, string, string], args: readonly [string, string, string, string, number]): void {
+  command(pipeline, TOUCH_COMMAND)(...keys, ...args);
 }
 
 /** The put script's reply, checked (see `defineMemoryScripts` for an example). */

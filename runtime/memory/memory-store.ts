@@ -1,5 +1,6 @@
 import type { MemoryFilters } from './memory-filters.js';
 import type { MemoryRecord } from './memory-records.js';
+import type { DocumentKind } from './memory-keys.js';
 import type { IndexedSession } from './session-index.js';
 import type { ScoredRecord } from './vector-cache.js';
 import type { SessionRef, WorkingMemory } from './working-memory.js';
@@ -67,6 +68,21 @@ export interface MemoryStore {
   search(search: StoreSearch): Promise<{ hits: ScoredRecord[]; total: number }>;
   /** Deletes records by id; answers how many existed. */
   deleteRecords(ids: readonly string[]): Promise<number>;
+  /** The stored unit vectors of records by id, in order; undefined for an id not stored. */
+  getVectors(ids: readonly string[]): Promise<Array<Float32Array | undefined>>;
+  /**
+   * AMS's `update_last_accessed`: records by id not accessed in the last
+   * `minIntervalMs` get `last_accessed = at` and one more `access_count`;
+   * answers how many changed. A record edited meanwhile is left as it is.
+   */
+  touchRecords(options: { ids: readonly string[]; at: string; minIntervalMs: number }): Promise<number>;
+
+  /** Service documents (summary views, their partition results, tasks) as JSON by id. */
+  getDocument(kind: DocumentKind, id: string): Promise<string | undefined>;
+  listDocuments(kind: DocumentKind): Promise<Array<{ id: string; json: string }>>;
+  putDocument(kind: DocumentKind, id: string, json: string): Promise<void>;
+  /** Answers whether it existed. */
+  deleteDocument(kind: DocumentKind, id: string): Promise<boolean>;
 
   /** Rejects with `StoreUnavailableError` when the store cannot be reached. */
   ping(): Promise<void>;

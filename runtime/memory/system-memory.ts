@@ -23,6 +23,7 @@ import { completeRecord, type MemoryMessage, type MemoryRecord, type MemoryRecor
 import type { AckResponse, CreateMemoriesRequest, CreateMemoriesResponse, MemoryHealth } from './memory-responses.js';
 import { memoryQuery, SearchRequestSchema, type MemoryQuery, type SearchRequest } from './memory-search.js';
 import type { MemoryStore } from './memory-store.js';
+import { compareText } from './vector-cache.js';
 import {
   workingMemoryFromUpdate,
   workingMemoryResponse,
@@ -441,7 +442,7 @@ export class SystemMemory {
       const textNorm = new Map(textIds.map((id, i) => [id, textNormalized[i]!]));
       candidates = matching.map(({ record, dist }) => ({ record, raw: (alpha * (2 - dist)) / 2 + (1 - alpha) * (textNorm.get(record.id) ?? 0) }));
     }
-    candidates.sort((a, b) => b.raw - a.raw || a.record.id.localeCompare(b.record.id));
+    candidates.sort((a, b) => b.raw - a.raw || compareText(a.record.id, b.record.id));
     const scores = normalizeScores(candidates.map((c) => c.raw));
     let results = candidates.map(({ record }, i) => result(record, Math.max(0, 1 - scores[i]!), scores[i]!, mode));
     if (recency?.serverSide) results = rerankWithRecency(results, now, recency.params);

@@ -252,7 +252,8 @@ export class VectorCache {
 
   #list(search: CacheSearch): { hits: ScoredRecord[]; total: number } {
     const matches = this.#records.filter((record): record is MemoryRecord => record !== undefined && search.filter(record));
-    matches.sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
+    // Code-unit order (ISO dates sort by time): localeCompare cost ~40 ms per 10k records (issue 23).
+    matches.sort((a, b) => compareText(b.created_at, a.created_at) || compareText(a.id, b.id));
     const hits = matches.slice(search.offset, search.offset + search.limit).map((record) => ({ record, dist: 0 }));
     return { hits, total: matches.length };
   }
@@ -310,6 +311,11 @@ export class VectorCache {
       }
     }
   }
+}
+
+/** -1, 0 or 1 by UTF-16 code units: a total order, and many times faster than `localeCompare`. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function tagKey(field: string, value: string): string {
