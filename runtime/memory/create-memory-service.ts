@@ -11,6 +11,7 @@ import { readJsonBody } from '../core/server/read-json-body.js';
 import { amsErrorDetail } from './ams-error-detail.js';
 import { EditMemoryRequestSchema, ListSessionsQuerySchema, RecordScopeQuerySchema, type MemoryAccess } from './memory-edits.js';
 import { mountMemoryMcp } from './memory-mcp.js';
+import { mountUpkeepRoutes } from './memory-upkeep-routes.js';
 import { MemoryPromptRequestSchema } from './memory-prompt.js';
 import { IdentifierSchema, ScopeSchema } from './memory-records.js';
 import { CreateMemoriesRequestSchema } from './memory-responses.js';
@@ -84,6 +85,7 @@ function singleValued(queries: Record<string, string[]>): Record<string, string>
  *   caller's token's records in token mode, only that namespace / user when given
  * - `GET|PATCH /v1/long-term-memory/{id}` → the record (404 outside the caller's access)
  * - `GET /v1/working-memory/?limit=&offset=&namespace=&user_id=` → `{sessions, total}`
+ * - forget, compact, summary views and tasks: see memory-upkeep-routes.ts
  * - `/mcp`: AMS's MCP tools over Streamable HTTP (see memory-mcp.ts)
  * - `POST /v1/memory/prompt` `{query, session?, long_term_search?}` → `{messages, long_term_memories}`
  *
@@ -101,7 +103,7 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   const app = createBaseApp({
     logger: options.logger ?? silentLogger,
     notFoundHint:
-      '; the memory service serves /v1/health, /v1/working-memory/{session_id}, /v1/long-term-memory/, /v1/long-term-memory/search, /v1/long-term-memory/{id}, /v1/memory/prompt and MCP at /mcp',
+      '; the memory service serves /v1/health, /v1/working-memory/{session_id}, /v1/long-term-memory/, /v1/long-term-memory/search, /v1/long-term-memory/{id}, /v1/long-term-memory/forget, /v1/long-term-memory/compact, /v1/memory/prompt, /v1/summary-views, /v1/tasks/{id} and MCP at /mcp',
   });
   app.use(amsErrorDetail());
   const tokenHashes = (options.authTokens ?? []).map((token) => createHash('sha256').update(token).digest());
@@ -199,6 +201,7 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
       }),
     );
   }
+  mountUpkeepRoutes(app, { memory, body, query, access });
   // AMS's MCP tools at /mcp, behind the same token check; a session's tools act with the token that opened it.
   mountMemoryMcp(app, { memory, logger: options.logger ?? silentLogger, access: (request) => ({ owner: owners.get(request) }) });
   // After the routes above, so `/v1/long-term-memory/search` is never read as a memory id.

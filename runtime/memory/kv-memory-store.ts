@@ -13,7 +13,7 @@ import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queu
 import type { MemoryStore, RecordToStore, StoredOutcome, StoreSearch } from './memory-store.js';
 import { findSessions, listSessions, queueIndexSession, queueUnindexSession, type IndexedSession } from './session-index.js';
 import { SyncedVectorCache } from './synced-vector-cache.js';
-import { normalize, type ScoredRecord } from './vector-cache.js';
+import { compareText, normalize, type ScoredRecord } from './vector-cache.js';
 import { WorkingMemorySchema, type SessionRef, type WorkingMemory } from './working-memory.js';
 
 export interface KvMemoryStoreOptions {
@@ -315,20 +315,29 @@ export class KvMemoryStore implements MemoryStore {
   }
 
   async getDocument(kind: DocumentKind, id: string): Promise<string | undefined> {
-    return (await this.#call((c) => c.hget(this.#keys.documents(kind), id))) ?? undefined;
+    return (await this.#call((c) => c.get(this.#keys.document(kind, id)))) ?? undefined;
   }
 
   async listDocuments(kind: DocumentKind): Promise<Array<{ id: string; json: string }>> {
-    const all = await this.#call((c) => c.hgetall(this.#keys.documents(kind)));
-    return Object.entries(all).map(([id, json]) => ({ id, json }));
+    const ids = (await this.#call((c) => c.smembers(this.#keys.documentIndex(kind)))).sort(compareText);
+    if (ids.length === 0) return [];
+    const docs = await this.#call((c) => c.mget(...ids.map((id) => this.#keys.document(kind, id))));
+    return ids.flatMap((id, i) => (docs[i] === null || docs[i] === undefined ? [] : [{ id, json: docs[i]! }]));
   }
 
-  async putDocument(kind: DocumentKind, id: string, json: string): Promise<void> {
-    await this.#call((c) => c.hset(this.#keys.documents(kind), id, json));
+  async putDocument(options: { kind: DocumentKind; id: string; json: string; ttlSeconds?: number }): Promise<void> {
+    const key = this.#keys.document(options.kind, options.id);
+    await this.#call((c) => {
+      const multi = c.multi();
+      if (options.ttlSeconds === undefined) multi.set(key, options.json).sadd(this.#keys.documentIndex(options.kind), options.id);
+      else multi.set(key, options.json, 'EX', options.ttlSeconds);
+      return multi.exec();
+    });
   }
 
   async deleteDocument(kind: DocumentKind, id: string): Promise<boolean> {
-    return (await this.#call((c) => c.hdel(this.#keys.documents(kind), id))) > 0;
+    const [[, deleted] = [null, 0]] = (await this.#call((c) => c.multi().del(this.#keys.document(kind, id)).srem(this.#keys.documentIndex(kind), id).exec())) ?? [];
+    return deleted === 1;
   }
 
   async ping(): Promise<void> {

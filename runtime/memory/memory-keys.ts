@@ -23,8 +23,10 @@ export interface MemoryKeys {
   sessionScopes(sessionId: string): string;
   /** Hash: record id → owner (the hash of the bearer token that created it, token mode only). */
   readonly owners: string;
-  /** Hash: id → JSON of one kind of service document (`view`: summary views, `partition`: their results, `task`: tasks). */
-  documents(kind: DocumentKind): string;
+  /** String: JSON of one service document (`view`: a summary view, `partition`: one of its results, `task`: a task). */
+  document(kind: DocumentKind, id: string): string;
+  /** Set: the ids of the documents of one kind (tasks, which expire, are not listed). */
+  documentIndex(kind: DocumentKind): string;
 }
 
 /** The kinds of service documents kept beside the records. */
@@ -55,7 +57,8 @@ export function memoryKeys(prefix: string): MemoryKeys {
     sessionIndex: `${base}wm-index`,
     sessionScopes: (sessionId) => `${base}wm-sid:${part(sessionId)}`,
     owners: `${base}owners`,
-    documents: (kind) => `${base}doc:${kind}`,
+    document: (kind, id) => `${base}doc:${kind}:${part(id)}`,
+    documentIndex: (kind) => `${base}docs:${kind}`,
   };
 }
 

@@ -29,6 +29,7 @@ export const MEMORY_MCP_TOOLS = [
   'get_long_term_memory',
   'edit_long_term_memory',
   'delete_long_term_memories',
+  'compact_long_term_memories',
 ] as const;
 
 // Tool inputs are plain JSON shapes (what the model sees); each is then checked by the REST schema of the same operation.
@@ -259,6 +260,19 @@ function buildServer(memory: SystemMemory, logger: Logger, access: MemoryAccess)
     'delete_long_term_memories',
     { description: 'Deletes long-term memories by id.', inputSchema: { memory_ids: z.array(z.string()).min(1) } },
     ({ memory_ids }) => run('delete_long_term_memories', () => memory.deleteMemories(memory_ids, access)),
+  );
+
+  server.registerTool(
+    'compact_long_term_memories',
+    {
+      description:
+        'Compacts long-term memories: exact duplicates kept once, near-duplicates merged by the generation model (when the server has one). Answers how many memories remain.',
+      inputSchema: { namespace: z.string().optional(), user_id: z.string().optional(), session_id: z.string().optional() },
+    },
+    ({ namespace, user_id, session_id }) =>
+      run('compact_long_term_memories', () =>
+        memory.compact({ scope: { namespace: namespace || undefined, userId: user_id || undefined, sessionId: session_id || undefined }, access }),
+      ),
   );
   return server;
 }

@@ -79,8 +79,10 @@ export interface MemoryStore {
 
   /** Service documents (summary views, their partition results, tasks) as JSON by id. */
   getDocument(kind: DocumentKind, id: string): Promise<string | undefined>;
+  /** Every document of a kind but `task` (tasks expire and are not listed). */
   listDocuments(kind: DocumentKind): Promise<Array<{ id: string; json: string }>>;
-  putDocument(kind: DocumentKind, id: string, json: string): Promise<void>;
+  /** Stores a document; with `ttlSeconds` it expires (tasks: AMS keeps them 7 days). */
+  putDocument(options: { kind: DocumentKind; id: string; json: string; ttlSeconds?: number }): Promise<void>;
   /** Answers whether it existed. */
   deleteDocument(kind: DocumentKind, id: string): Promise<boolean>;
 

@@ -23,6 +23,11 @@ import { completeRecord, type MemoryMessage, type MemoryRecord, type MemoryRecor
 import type { AckResponse, CreateMemoriesRequest, CreateMemoriesResponse, MemoryHealth } from './memory-responses.js';
 import { memoryQuery, SearchRequestSchema, type MemoryQuery, type SearchRequest } from './memory-search.js';
 import type { MemoryStore } from './memory-store.js';
+import type { ForgetResponse } from './memory-forgetting.js';
+import { MemoryMaintenance } from './memory-maintenance.js';
+import { softenedQuery } from './soft-filter.js';
+import { MemoryTasks } from './memory-tasks.js';
+import { SummaryViews } from './summary-views.js';
 import { compareText } from './vector-cache.js';
 import {
   workingMemoryFromUpdate,
@@ -76,7 +81,11 @@ export class SystemMemory {
   readonly #now: () => Date;
   readonly #keywords = new KeywordIndex();
   readonly #lm: MemoryLanguageModel | undefined;
-  /** Background extractions under way (awaited by `settled()`). */
+  readonly #maintenance: MemoryMaintenance;
+  /** AMS's summary views (`/v1/summary-views`) and the tasks of their full runs (`/v1/tasks/{id}`). */
+  readonly summaryViews: SummaryViews;
+  readonly tasks: MemoryTasks;
+  /** Background work under way: extractions, last_accessed updates (awaited by `settled()`). */
   readonly #extracting = new Set<Promise<void>>();
 
   constructor(options: SystemMemoryOptions) {
@@ -93,6 +102,9 @@ export class SystemMemory {
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? (() => new Date());
     this.#lm = options.languageModel;
+    this.#maintenance = new MemoryMaintenance({ store: this.store, embedder: this.embedder, languageModel: this.#lm, now: this.#now });
+    this.tasks = new MemoryTasks({ store: this.store, now: this.#now });
+    this.summaryViews = new SummaryViews({ store: this.store, languageModel: this.#lm, now: this.#now, tasks: this.tasks, logger: this.#logger });
   }
 
   /** The session's working memory; a 404 `not_found` when it has none (as AMS). */
@@ -160,9 +172,10 @@ export class SystemMemory {
     return withPercentages(workingMemoryResponse({ memory }), limit);
   }
 
-  /** Settles when the background extractions started so far are over (for tests and shutdown). */
+  /** Settles when the background work started so far is over (for tests and shutdown). */
   async settled(): Promise<void> {
     while (this.#extracting.size > 0) await Promise.allSettled([...this.#extracting]);
+    await this.summaryViews.settled();
   }
 
   /** AMS's summarisation on write: the older messages folded into `context` once they pass 70 % of the limit. */
@@ -290,10 +303,39 @@ export class SystemMemory {
 
   /** Semantic search (or a filtered listing when there is no text), nearest first. */
   async search(request: SearchRequest, options: { optimizeQuery?: boolean } = {}): Promise<MemoryRecordResults & { query_optimized?: boolean }> {
-    const query = memoryQuery(request);
-    if (!options.optimizeQuery) return this.#search(query);
-    const optimized = await this.#optimize(query);
-    return { ...(await this.#search(optimized.query)), query_optimized: optimized.applied };
+    let query = memoryQuery(request);
+    let optimized: boolean | undefined;
+    if (options.optimizeQuery) ({ query, applied: optimized } = await this.#optimize(query));
+    let results = await this.#search(query);
+    // AMS's soft-filter fallback (namespace, user and session kept: see soft-filter.ts).
+    const softened = results.total === 0 ? softenedQuery(query) : undefined;
+    if (softened) results = await this.#search(softened);
+    // As AMS: the records of a recency-ranked page were accessed (rate-limited, in the background).
+    if (query.recency && !query.recency.serverSide && results.memories.length > 0) this.#touchInBackground(results.memories.map((m) => m.id));
+    return optimized === undefined ? results : { ...results, query_optimized: optimized };
+  }
+
+  /** Forgetting by policy (AMS `POST /v1/long-term-memory/forget`); see `MemoryMaintenance.forget`. */
+  forget(options: Parameters<MemoryMaintenance['forget']>[0]): Promise<ForgetResponse> {
+    return this.#maintenance.forget(options);
+  }
+
+  /** Compaction (AMS `POST /v1/long-term-memory/compact`, MCP `compact_long_term_memories`): AMS's status text. */
+  async compact(options: Parameters<MemoryMaintenance['compact']>[0]): Promise<AckResponse> {
+    const { remaining, semantic } = await this.#maintenance.compact(options);
+    return {
+      status: `ok, ${remaining} memories remaining after compaction${semantic ? '' : ' (exact duplicates only: semantic merging needs a generation model, MEMORY_GENERATION_MODEL)'}`,
+    };
+  }
+
+  /** AMS's `update_last_accessed`: at most once per 15 minutes per record; failures are logged, never the search's. */
+  #touchInBackground(ids: string[]): void {
+    const run = this.store
+      .touchRecords({ ids, at: this.#now().toISOString(), minIntervalMs: TOUCH_INTERVAL_MS })
+      .then(() => undefined)
+      .catch((error: unknown) => this.#logger.warn('last_accessed not updated after a search', { count: ids.length, ...errorFields(error) }));
+    this.#extracting.add(run);
+    void run.finally(() => this.#extracting.delete(run));
   }
 
   /**
@@ -504,6 +546,9 @@ function withPercentages(response: WorkingMemoryResponse, limit: number | undefi
 
 /** Nearest records a hybrid search blends with their keyword scores (AMS blends its KNN results). */
 const HYBRID_CANDIDATES = 200;
+
+/** AMS's `min_interval_seconds` of `update_last_accessed`. */
+const TOUCH_INTERVAL_MS = 900_000;
 
 /** Every match, for the searches that rank all matches themselves. */
 const ALL = Number.MAX_SAFE_INTEGER;

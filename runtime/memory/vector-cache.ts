@@ -119,6 +119,13 @@ export class VectorCache {
       throw dimensionError(`memory ${record.id} has a vector of ${vector.length} dimensions where the others have ${this.#dim}`);
     }
     let slot = this.#slots.get(record.id);
+    if (slot !== undefined && sameVector(this.#slab!.row(slot), vector)) {
+      // Only the record changed (an edit of its fields, `last_accessed` on search): the index keeps its vector.
+      this.#tag(slot, this.#records[slot]!, -1);
+      this.#records[slot] = record;
+      this.#tag(slot, record, +1);
+      return;
+    }
     if (slot === undefined) {
       slot = this.#free.pop() ?? this.#records.length;
       if (slot === this.#records.length) this.#records.push(undefined);
@@ -316,6 +323,12 @@ export class VectorCache {
 /** -1, 0 or 1 by UTF-16 code units: a total order, and many times faster than `localeCompare`. */
 export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sameVector(a: Float32Array, b: Float32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function tagKey(field: string, value: string): string {
