@@ -14,6 +14,7 @@ import { listeningMemoryService, modelRuntime } from './support.js';
 const python = process.env.FRAMEWORK_AMS_PYTHON;
 const SCRIPT = fileURLToPath(new URL('./fixtures/ams_client_check.py', import.meta.url));
 const MORE = fileURLToPath(new URL('./fixtures/ams_client_more.py', import.meta.url));
+const UPKEEP = fileURLToPath(new URL('./fixtures/ams_client_upkeep.py', import.meta.url));
 
 describe.skipIf(!python)('the official AMS Python client against the memory service', () => {
   const scope = redisScope();
@@ -67,6 +68,35 @@ describe.skipIf(!python)('the official AMS Python client against the memory serv
       scoped_delete: 'ok, deleted 0 memories',
       still_there: 'py-edit',
       delete: 'ok, deleted 1 memories',
+    });
+  });
+
+  it('forgets by policy, falls back from a soft filter, updates last_accessed, runs summary views and reads their task (the rest of the 0.14 API)', async () => {
+    const { stdout } = await promisify(execFile)(python!, [UPKEEP, running().url, 'py-ns3'], { timeout: 90_000, env: { PATH: process.env.PATH ?? '' } });
+    expect(JSON.parse(stdout)).toEqual({
+      // The client sends dry_run only when true; AMS's default is a dry run. The pinned id is spared.
+      forget_dry: [3, 1, ['up-old'], true],
+      still_there_after_dry_run: 'up-old',
+      soft_first: 'up-new',
+      // The fallback keeps the namespace filter (AMS drops it).
+      soft_other_namespace_total: 0,
+      touched: [1, true],
+      view: ['per user', 'long_term', ['user_id'], { namespace: 'py-ns3' }],
+      listed: true,
+      got_view: true,
+      // No generation model on this server: AMS's fallback summary (the texts concatenated).
+      partition: [{ user_id: 'u2' }, 1, true],
+      task_type: ['summary_view_full_run', true],
+      task_status: ['success', null, true],
+      partitions: [
+        ['u1', 2],
+        ['u2', 1],
+      ],
+      partitions_of_u1: ['u1'],
+      unknown_task: null,
+      delete_view: 'ok',
+      view_after_delete: null,
+      bad_view: 400,
     });
   });
 });
