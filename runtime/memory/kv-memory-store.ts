@@ -336,7 +336,8 @@ export class KvMemoryStore implements MemoryStore {
   }
 
   async deleteDocument(kind: DocumentKind, id: string): Promise<boolean> {
-    const [[, deleted] = [null, 0]] = (await this.#call((c) => c.multi().del(this.#keys.document(kind, id)).srem(this.#keys.documentIndex(kind), id).exec())) ?? [];
+    const [[, deleted] = [null, 0]] =
+      (await this.#call((c) => c.multi().del(this.#keys.document(kind, id)).srem(this.#keys.documentIndex(kind), id).exec())) ?? [];
     return deleted === 1;
   }
 

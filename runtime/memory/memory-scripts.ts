@@ -142,7 +142,11 @@ export function queueDelete(
 }
 
 /** Queues a compare-and-set of a record's JSON (see TOUCH); its reply reads with `parseDeleteReply` (undefined: not replaced). */
-export function queueTouch(pipeline: ChainableCommander, keys: readonly [string, string, string], args: readonly [string, string, string, string, number]): void {
+export function queueTouch(
+  pipeline: ChainableCommander,
+  keys: readonly [string, string, string],
+  args: readonly [string, string, string, string, number],
+): void {
   command(pipeline, TOUCH_COMMAND)(...keys, ...args);
 }
 

@@ -69,7 +69,12 @@ export class MemoryTasks {
       await work();
       current = { ...current, status: 'success', completed_at: this.#now().toISOString() };
     } catch (error) {
-      current = { ...current, status: 'failed', completed_at: this.#now().toISOString(), error_message: error instanceof Error ? error.message : String(error) };
+      current = {
+        ...current,
+        status: 'failed',
+        completed_at: this.#now().toISOString(),
+        error_message: error instanceof Error ? error.message : String(error),
+      };
     }
     await this.#save(current).catch(() => undefined);
   }

@@ -57,7 +57,9 @@ export function mountUpkeepRoutes(app: Hono, options: { memory: SystemMemory } &
     query(c, z.strictObject({}));
     return c.json(await memory.summaryViews.list(access(c)));
   });
-  app.post('/v1/summary-views', async (c) => c.json(await memory.summaryViews.create(await body(c, CreateSummaryViewRequestSchema, 'summary view'), access(c))));
+  app.post('/v1/summary-views', async (c) =>
+    c.json(await memory.summaryViews.create(await body(c, CreateSummaryViewRequestSchema, 'summary view'), access(c))),
+  );
   app.get('/v1/summary-views/:view_id', async (c) => c.json(await memory.summaryViews.get(viewId(c), access(c))));
   app.delete('/v1/summary-views/:view_id', async (c) => c.json(await memory.summaryViews.delete(viewId(c), access(c))));
   app.post('/v1/summary-views/:view_id/partitions/run', async (c) => {

@@ -162,7 +162,9 @@ export class SummaryViews {
     try {
       viewFilters(view, {}, this.#now());
     } catch (error) {
-      throw invalid(`filters: ${error instanceof z.ZodError ? error.issues.map((i) => `${i.path.join('.') || 'value'} ${i.message}`).join('; ') : String(error)}`);
+      throw invalid(
+        `filters: ${error instanceof z.ZodError ? error.issues.map((i) => `${i.path.join('.') || 'value'} ${i.message}`).join('; ') : String(error)}`,
+      );
     }
     await this.#store.putDocument({ kind: 'view', id: view.id, json: JSON.stringify(view) });
     return publicView(view);
@@ -303,7 +305,11 @@ export class SummaryViews {
   }
 
   #save(result: PartitionResult): Promise<void> {
-    return this.#store.putDocument({ kind: 'partition', id: `${encodeURIComponent(result.view_id)}#${encodePartitionKey(result.group)}`, json: JSON.stringify(result) });
+    return this.#store.putDocument({
+      kind: 'partition',
+      id: `${encodeURIComponent(result.view_id)}#${encodePartitionKey(result.group)}`,
+      json: JSON.stringify(result),
+    });
   }
 }
 
@@ -342,7 +348,13 @@ function summaryPrompt(view: StoredView, group: Record<string, string>, memories
 }
 
 function sortedJson(value: Record<string, unknown>): string {
-  return JSON.stringify(Object.fromEntries(Object.keys(value).sort(compareText).map((k) => [k, value[k]])));
+  return JSON.stringify(
+    Object.fromEntries(
+      Object.keys(value)
+        .sort(compareText)
+        .map((k) => [k, value[k]]),
+    ),
+  );
 }
 
 function parseView(json: string): StoredView | undefined {

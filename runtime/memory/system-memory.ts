@@ -10,7 +10,6 @@ import type { MemoryFilters, TagFilter } from './memory-filters.js';
 import { promptMessages, type MemoryPromptRequest, type MemoryPromptResponse } from './memory-prompt.js';
 import {
   contextPercentages,
-  extractMemories,
   messageTokens,
   optimizeQuery,
   summarizeIfNeeded,
@@ -26,6 +25,7 @@ import type { MemoryStore } from './memory-store.js';
 import type { ForgetResponse } from './memory-forgetting.js';
 import { MemoryMaintenance } from './memory-maintenance.js';
 import { softenedQuery } from './soft-filter.js';
+import { extractWithStrategy, validateStrategy } from './extraction-strategies.js';
 import { MemoryTasks } from './memory-tasks.js';
 import { SummaryViews } from './summary-views.js';
 import { compareText } from './vector-cache.js';
@@ -144,6 +144,7 @@ export class SystemMemory {
         message: `The body's session_id "${update.session_id}" is not the session of the path ("${sessionId}").`,
       });
     }
+    validateStrategy(update.long_term_memory_strategy);
     let namespace = agree('namespace', update.namespace, options.namespace);
     let userId = agree('user_id', update.user_id, options.userId);
     // As AMS finds a session by its id alone, a write that names less of its
@@ -192,19 +193,27 @@ export class SystemMemory {
   }
 
   /**
-   * AMS's discrete extraction, in the background: the session's messages not
-   * yet extracted become long-term memories (with topics, entities and
+   * AMS's extraction by the session's strategy (discrete, summary,
+   * preferences or custom: see extraction-strategies.ts), in the background:
+   * the session's messages not yet extracted become long-term memories (with topics, entities and
    * `extracted_from`) and are marked extracted. Failures are logged; the
    * messages stay unmarked and a later write retries.
    */
   #extractInBackground(memory: WorkingMemory): void {
     const lm = this.#lm;
-    if (!lm || memory.long_term_memory_strategy.strategy !== 'discrete') return;
+    if (!lm) return;
+    const strategy = memory.long_term_memory_strategy;
     const fresh = memory.messages.filter((m) => m.discrete_memory_extracted === 'f');
     if (fresh.length === 0) return;
     const run = (async () => {
       const at = this.#now();
-      const extracted = await extractMemories(lm, fresh, at);
+      const extracted = await extractWithStrategy({
+        lm,
+        strategy,
+        messages: fresh,
+        now: at,
+        session: { sessionId: memory.session_id, namespace: memory.namespace, userId: memory.user_id },
+      });
       if (extracted.length > 0) {
         await this.createMemories({
           deduplicate: true,
@@ -223,8 +232,8 @@ export class SystemMemory {
             pinned: false,
             access_count: 0,
             persisted_at: null,
-            extraction_strategy: 'discrete',
-            extraction_strategy_config: {},
+            extraction_strategy: strategy.strategy,
+            extraction_strategy_config: strategy.config,
           })),
         });
       }

@@ -217,7 +217,13 @@ describe('summary views with a generation model', () => {
     });
     expect(view.status).toBe(200);
     const partition = await call(app, 'POST', `/v1/summary-views/${view.body.id}/partitions/run`, { group: { user_id: 'alice' } });
-    expect(partition.body).toMatchObject({ view_id: view.body.id, group: { user_id: 'alice' }, summary: 'Summary of 2 memories.', memory_count: 2, empty: false });
+    expect(partition.body).toMatchObject({
+      view_id: view.body.id,
+      group: { user_id: 'alice' },
+      summary: 'Summary of 2 memories.',
+      memory_count: 2,
+      empty: false,
+    });
     const prompt = model.requests[0]!.messages[0]!.content;
     expect(prompt.startsWith('Summarise this user.\n\nGROUP: {"user_id":"alice"}\n\nMEMORIES:\n')).toBe(true);
     expect(prompt).toContain('"text":"Alice plays the piano"');
