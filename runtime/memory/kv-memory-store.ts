@@ -13,6 +13,7 @@ import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queu
 import type { MemoryStore, RecordToStore, StoredOutcome, StoreSearch } from './memory-store.js';
 import { findSessions, listSessions, queueIndexSession, queueUnindexSession, type IndexedSession } from './session-index.js';
 import { SyncedVectorCache } from './synced-vector-cache.js';
+import { snapshotName } from './vector-cache-snapshot.js';
 import { compareText, normalize, type ScoredRecord } from './vector-cache.js';
 import { WorkingMemorySchema, type SessionRef, type WorkingMemory } from './working-memory.js';
 
@@ -25,6 +26,13 @@ export interface KvMemoryStoreOptions {
   embeddingModel: string;
   /** Changes kept in the change stream for replicas that fall behind (about; default 10,000). */
   changeLogLength?: number;
+  /**
+   * A folder where this process saves its copy of the long-term memories
+   * (with its HNSW index) and reads it back at the next start, so a restart
+   * does not reload every record and rebuild the index (see
+   * vector-cache-snapshot.ts). Default: none.
+   */
+  snapshotDir?: string;
   /** Milliseconds one Redis command may take; default 2000. */
   commandTimeoutMs?: number;
   logger?: Logger;
@@ -77,6 +85,7 @@ export class KvMemoryStore implements MemoryStore {
       call: (call) => this.#call(call),
       location: this.location,
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.snapshotDir ? { snapshot: { dir: options.snapshotDir, name: snapshotName(options.keyPrefix ?? 'fw:') } } : {}),
     });
   }
 

@@ -31,6 +31,8 @@ export interface MemoryConfig {
   /** MEMORY_GENERATION_CONTEXT_TOKENS: its context window (default 8192). */
   generationContextTokens: number;
   maxBodyBytes: number;
+  /** MEMORY_INDEX_DIR: where the process saves its copy of the long-term memories for a fast restart; unset: not saved (`serve memory` defaults to `.framework/memory`). */
+  indexDir: string | undefined;
   logLevel: LogLevel;
   /** Bearer tokens accepted (MEMORY_AUTH_TOKENS, or one per line in MEMORY_AUTH_TOKENS_FILE); empty: no authentication. */
   authTokens: string[];
@@ -77,6 +79,7 @@ const MemoryEnvSchema = z.object({
   MEMORY_GENERATION_MODEL: z.string().trim().min(1).optional(),
   MEMORY_GENERATION_CONTEXT_TOKENS: ENV_FIELDS.positiveInt.optional(),
   MEMORY_MAX_BODY_BYTES: ENV_FIELDS.positiveInt.optional(),
+  MEMORY_INDEX_DIR: z.string().trim().min(1).optional(),
   LOG_LEVEL: ENV_FIELDS.logLevel.optional(),
   MEMORY_AUTH: z.enum(['token', 'disabled'], { error: 'must be token or disabled' }).optional(),
   MEMORY_AUTH_TOKENS: TokenList.optional(),
@@ -116,6 +119,7 @@ export function loadMemoryConfig(options: { env?: Env; overrides?: Env } = {}): 
     generationModel: e.MEMORY_GENERATION_MODEL,
     generationContextTokens: e.MEMORY_GENERATION_CONTEXT_TOKENS ?? 8192,
     maxBodyBytes: e.MEMORY_MAX_BODY_BYTES ?? MEMORY_DEFAULTS.maxBodyBytes,
+    indexDir: e.MEMORY_INDEX_DIR,
     logLevel: e.LOG_LEVEL ?? 'info',
   };
 }

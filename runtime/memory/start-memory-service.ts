@@ -26,6 +26,8 @@ export interface StartMemoryServiceOptions {
   embedder?: Embedder;
   /** Summarises, extracts and optimises queries (a scripted model in tests); default MEMORY_GENERATION_MODEL at `ollamaHost`, else none. */
   languageModel?: MemoryLanguageModel;
+  /** Where the copy of the long-term memories is saved for a fast restart; default MEMORY_INDEX_DIR, else none. */
+  indexDir?: string;
   /** Largest request body; default MEMORY_MAX_BODY_BYTES, else 1 MiB. */
   maxBodyBytes?: number;
   /** Where unset options are read from; default `process.env`, read now. */
@@ -64,7 +66,14 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
   const config = loadMemoryConfig({ env: options.env ?? process.env, overrides });
   const logger = options.logger ?? silentLogger;
   const embedder = options.embedder ?? new OllamaEmbedder({ host: config.ollamaHost, model: config.embeddingModel });
-  const store = new KvMemoryStore({ url: config.kvUrl, keyPrefix: config.keyPrefix, embeddingModel: embedder.model, logger });
+  const indexDir = options.indexDir ?? config.indexDir;
+  const store = new KvMemoryStore({
+    url: config.kvUrl,
+    keyPrefix: config.keyPrefix,
+    embeddingModel: embedder.model,
+    logger,
+    ...(indexDir !== undefined ? { snapshotDir: indexDir } : {}),
+  });
   try {
     const host = options.host ?? config.host;
     checkMemoryAuth(config, host);

@@ -8,6 +8,10 @@ import type { MemoryKeys } from './memory-keys.js';
 import { MemoryRecordSchema, type MemoryRecord } from './memory-records.js';
 import { runPipeline, type AppliedChange } from './memory-scripts.js';
 import { VectorCache, type CacheSearch, type ScoredRecord } from './vector-cache.js';
+import { readSnapshot, writeSnapshot } from './vector-cache-snapshot.js';
+
+/** Milliseconds after the last change before the copy is saved to its snapshot (also on close). */
+const SAVE_DELAY_MS = 30_000;
 
 /** How many ids or changes one Redis round trip reads while loading or following. */
 const BATCH = 1000;
@@ -70,6 +74,11 @@ export class SyncedVectorCache {
   #last: string | undefined;
   #running: Promise<void> | undefined;
   #next: Promise<void> | undefined;
+  /** The snapshot was tried (it is read once, before the first load). */
+  #snapshotTried = false;
+  /** Changed since the last snapshot. */
+  #dirty = false;
+  #saveTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly options: {
@@ -79,6 +88,12 @@ export class SyncedVectorCache {
       call: <T>(call: (client: Redis) => Promise<T>) => Promise<T>;
       location: string;
       logger?: Logger;
+      /**
+       * Where this copy is saved and read back at the next start (see
+       * vector-cache-snapshot.ts): `dir` and this store's `name`. Without it
+       * every start loads every record from Redis and rebuilds the index.
+       */
+      snapshot?: { dir: string; name: string };
     },
   ) {}
 
@@ -109,9 +124,72 @@ export class SyncedVectorCache {
     return this.#cache.indexed();
   }
 
-  /** Stops indexing in the background. */
+  /** Saves the copy to its snapshot when it changed since the last save, then stops indexing in the background. */
   close(): void {
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    this.#saveTimer = undefined;
+    if (this.#running === undefined) this.saveSnapshot();
     this.#cache.close();
+  }
+
+  /** Writes the snapshot now when the copy changed since the last one (a failure is logged: the next start just loads from Redis). */
+  saveSnapshot(): void {
+    const snapshot = this.options.snapshot;
+    if (!snapshot || !this.#dirty || !this.#loaded || this.#epoch === undefined) return;
+    try {
+      const at = performance.now();
+      const position = { epoch: this.#epoch, ver: this.#ver, last: this.#last, model: this.options.embeddingModel };
+      if (writeSnapshot({ ...snapshot, cache: this.#cache, position })) {
+        this.#dirty = false;
+        this.#log().info('long-term memory snapshot saved', {
+          dir: snapshot.dir,
+          count: this.#cache.size,
+          ver: this.#ver,
+          ms: Math.round(performance.now() - at),
+        });
+      }
+    } catch (error) {
+      this.#log().warn('long-term memory snapshot not saved; the next start loads from Redis', { dir: snapshot.dir, error: (error as Error).message });
+    }
+  }
+
+  #log(): Logger {
+    return this.options.logger ?? silentLogger;
+  }
+
+  /** Marks the copy changed and saves it once changes stop for a while. */
+  #changed(): void {
+    if (!this.options.snapshot) return;
+    this.#dirty = true;
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = undefined;
+      // Saved once a sync is over and the index holds everything (else the next start indexes the rest itself).
+      if (this.#running === undefined && this.#cache.unindexed === 0) this.saveSnapshot();
+      else this.#changed();
+    }, SAVE_DELAY_MS);
+    this.#saveTimer.unref();
+  }
+
+  /** Replaces the (empty) copy with the snapshot's, at its position in the change history; false when there is none usable. */
+  #restoreSnapshot(): boolean {
+    const snapshot = this.options.snapshot;
+    if (!snapshot || this.#snapshotTried || this.#loaded) return false;
+    this.#snapshotTried = true;
+    const at = performance.now();
+    const read = readSnapshot({ ...snapshot, model: this.options.embeddingModel });
+    if ('why' in read) {
+      this.#log().info('long-term memories load from Redis', { snapshot: read.why });
+      return false;
+    }
+    this.#cache.close();
+    this.#cache = read.cache;
+    this.#loaded = true;
+    this.#epoch = read.position.epoch;
+    this.#ver = read.position.ver;
+    this.#last = read.position.last;
+    this.#log().info('long-term memory snapshot read', { count: read.cache.size, ver: read.position.ver, ms: Math.round(performance.now() - at) });
+    return true;
   }
 
   /** Syncs, then searches the cache. */
@@ -125,6 +203,7 @@ export class SyncedVectorCache {
     if (this.#isNext(change)) {
       this.#cache.upsert(record, vector);
       this.#advance(change);
+      this.#changed();
     }
   }
 
@@ -133,6 +212,7 @@ export class SyncedVectorCache {
     if (this.#isNext(change)) {
       this.#cache.remove(change.id);
       this.#advance(change);
+      this.#changed();
     }
   }
 
@@ -160,6 +240,8 @@ export class SyncedVectorCache {
   }
 
   async #syncNow(): Promise<void> {
+    // A snapshot only sets where to start: the checks below follow the change stream from it, or reload.
+    this.#restoreSnapshot();
     for (let load = 0; load < MAX_LOADS; load++) {
       const meta = await this.#readMeta();
       this.checkModel(meta.model, meta.dim);
@@ -208,6 +290,7 @@ export class SyncedVectorCache {
     this.#epoch = meta.epoch;
     this.#ver = meta.ver;
     this.#last = meta.last;
+    this.#changed();
     (this.options.logger ?? silentLogger).debug('long-term memories loaded', { count: fresh.size, ver: meta.ver });
   }
 
@@ -236,6 +319,7 @@ export class SyncedVectorCache {
         else this.#cache.remove(entry.id);
       }
       this.#advance(entries.at(-1)!);
+      this.#changed();
       if (entries.length < BATCH) return true;
     }
   }

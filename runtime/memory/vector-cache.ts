@@ -175,6 +175,60 @@ export class VectorCache {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
+  /**
+   * What a snapshot holds (see vector-cache-snapshot.ts): the records by
+   * slot (holes undefined), their vectors row by row (a copy), which slots
+   * the HNSW index holds, and the index itself to save.
+   */
+  exportState():
+    | { dim: number; records: ReadonlyArray<MemoryRecord | undefined>; vectors: Float32Array; indexed: Uint8Array; index: HnswVectorIndex | undefined }
+    | undefined {
+    if (this.#dim === undefined || this.#slab === undefined) return undefined;
+    const slots = this.#records.length;
+    const vectors = new Float32Array(slots * this.#dim);
+    for (let slot = 0; slot < slots; slot++) if (this.#records[slot] !== undefined) vectors.set(this.#slab.row(slot), slot * this.#dim);
+    return { dim: this.#dim, records: this.#records, vectors, indexed: this.#indexed.slice(0, slots), index: this.#index };
+  }
+
+  /**
+   * A cache from a snapshot's state: the same slots, the HNSW index as saved
+   * (labels are slots), and the slots it did not hold yet indexed in the
+   * background as after any load.
+   */
+  static fromState(state: {
+    dim: number;
+    records: ReadonlyArray<MemoryRecord | null | undefined>;
+    vectors: Float32Array;
+    indexed: Uint8Array;
+    index: HnswVectorIndex | undefined;
+  }): VectorCache {
+    const cache = new VectorCache();
+    const slots = state.records.length;
+    if (state.vectors.length !== slots * state.dim || state.indexed.length !== slots)
+      throw new RangeError('a snapshot whose vectors or flags do not match its records');
+    cache.#dim = state.dim;
+    cache.#slab = new VectorSlab({ dim: state.dim });
+    cache.#slab.ensure(Math.max(slots, 1));
+    cache.#indexed = new Uint8Array(cache.#slab.capacity);
+    cache.#index = state.index;
+    for (let slot = 0; slot < slots; slot++) {
+      const record = state.records[slot];
+      cache.#records.push(record ?? undefined);
+      if (!record) {
+        cache.#free.push(slot);
+        continue;
+      }
+      cache.#slots.set(record.id, slot);
+      cache.#tag(slot, record, +1);
+      cache.#slab.set(slot, state.vectors.subarray(slot * state.dim, (slot + 1) * state.dim));
+      if (state.indexed[slot] === 1 && state.index !== undefined) cache.#indexed[slot] = 1;
+      else cache.#pending.push(slot);
+    }
+    cache.#free.reverse();
+    if (cache.#pending.length > 0) cache.#scheduleIndexing();
+    return cache;
+  }
+
   /** Stops the background indexing (a cache replaced by a fresh load). */
   close(): void {
     this.#closed = true;

@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { MemoryHealthSchema } from '../../runtime/memory/memory-responses.js';
@@ -16,11 +19,12 @@ const post = (url: string, body: unknown) => fetch(url, { method: 'POST', header
 describe('framework-cli serve memory', () => {
   it('serves system memory over Redis with the model runtime, the flags winning over the environment, and stops on SIGTERM', async () => {
     const port = await freePort();
+    const indexDir = mkdtempSync(join(tmpdir(), 'serve-memory-index-'));
     const service = await startService({
       name: 'memory',
       port,
       args: ['serve', 'memory', '--addr', `127.0.0.1:${port}`, '--kv-url', REDIS_URL, '--ollama-host', models.url(), '--json'],
-      env: { KV_URL: 'redis://127.0.0.1:1', OLLAMA_HOST: 'http://127.0.0.1:1', MEMORY_PORT: '1', KV_PREFIX: scope.prefix },
+      env: { KV_URL: 'redis://127.0.0.1:1', OLLAMA_HOST: 'http://127.0.0.1:1', MEMORY_PORT: '1', KV_PREFIX: scope.prefix, MEMORY_INDEX_DIR: indexDir },
     });
     try {
       expect(JSON.parse(service.output().split('\n')[0]!)).toEqual({ event: 'listening', url: service.url });
@@ -41,6 +45,9 @@ describe('framework-cli serve memory', () => {
       await service.stop();
     }
     expect(service.process.exitCode).toBe(0);
+    // On SIGTERM it saved its copy of the long-term memories for the next start (MEMORY_INDEX_DIR).
+    expect(readdirSync(indexDir).some((f) => f.endsWith('.records.json'))).toBe(true);
+    rmSync(indexDir, { recursive: true, force: true });
     const last = service
       .output()
       .trim()

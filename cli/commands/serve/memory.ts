@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
@@ -10,7 +11,7 @@ import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 export default class ServeMemory extends JsonCommand {
   static override description =
     "Run the system memory service (the REST API of Redis's Agent Memory Server: GET /v1/health, GET|PUT|DELETE /v1/working-memory/<session>, POST /v1/long-term-memory/, POST /v1/long-term-memory/search, DELETE /v1/long-term-memory, POST /v1/memory/prompt) over Redis, embedding through the model runtime, until interrupted. " +
-    'Flags win over MEMORY_HOST, MEMORY_PORT, KV_URL and OLLAMA_HOST; KV_PREFIX, EMBEDDING_MODEL (all-minilm) and MEMORY_MAX_BODY_BYTES are read from the environment.';
+    'Flags win over MEMORY_HOST, MEMORY_PORT, KV_URL and OLLAMA_HOST; KV_PREFIX, EMBEDDING_MODEL (all-minilm), MEMORY_MAX_BODY_BYTES and MEMORY_INDEX_DIR (.framework/memory, where the in-process index is saved for a fast restart) are read from the environment.';
 
   static override examples = [
     '<%= config.bin %> serve memory',
@@ -58,6 +59,8 @@ export default class ServeMemory extends JsonCommand {
         port: addr?.port ?? config.port,
         kvUrl,
         ollamaHost,
+        // The copy of the long-term memories is saved under the project for a fast restart (issue 23).
+        indexDir: resolve(config.indexDir ?? MEMORY_INDEX_DIR_DEFAULT),
         logger: createLogger({ name: 'memory', level: config.logLevel }),
       });
     } catch (error) {
@@ -71,6 +74,9 @@ export default class ServeMemory extends JsonCommand {
     );
   }
 }
+
+/** Where `serve memory` saves the long-term memories' in-process copy unless MEMORY_INDEX_DIR says otherwise. */
+const MEMORY_INDEX_DIR_DEFAULT = '.framework/memory';
 
 function hasProtocol(value: string, protocols: readonly string[]): boolean {
   try {
