@@ -171,7 +171,7 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   }
   app.post('/v1/long-term-memory/search', async (c) => {
     const { optimize_query: optimizeQuery } = query(c, OptimizeQuerySchema);
-    const { query_optimized: optimized, ...results } = await memory.search(await body(c, SearchRequestSchema, 'search'), { optimizeQuery });
+    const { query_optimized: optimized, ...results } = await memory.search(await body(c, SearchRequestSchema, 'search'), { optimizeQuery, access: access(c) });
     // Says whether optimize_query rewrote the text (not for keyword/hybrid, as AMS, nor without a language model).
     if (optimizeQuery) c.header('X-Query-Optimized', optimized ? 'true' : 'false; this search mode or server does not rewrite queries');
     return c.json(results);
@@ -182,7 +182,7 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   });
   app.post('/v1/memory/prompt', async (c) => {
     const { optimize_query: optimizeQuery } = query(c, OptimizeQuerySchema);
-    return c.json(await memory.prompt(await body(c, MemoryPromptRequestSchema, 'memory prompt request'), { optimizeQuery }));
+    return c.json(await memory.prompt(await body(c, MemoryPromptRequestSchema, 'memory prompt request'), { optimizeQuery, access: access(c) }));
   });
 
   for (const [route, allow] of [

@@ -9,7 +9,7 @@ import type { Logger } from '../core/logger.js';
 import { recordFilter } from './memory-filters.js';
 import { dedupeHash, memoryKeys, type DocumentKind, type MemoryKeys } from './memory-keys.js';
 import { MemoryRecordSchema, type MemoryRecord } from './memory-records.js';
-import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queuePut, queueTouch, runPipeline } from './memory-scripts.js';
+import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queueOwn, queuePut, queueTouch, runPipeline } from './memory-scripts.js';
 import type { MemoryStore, RecordToStore, StoredOutcome, StoreSearch } from './memory-store.js';
 import { findSessions, listSessions, queueIndexSession, queueUnindexSession, type IndexedSession } from './session-index.js';
 import { SyncedVectorCache } from './synced-vector-cache.js';
@@ -169,9 +169,21 @@ export class KvMemoryStore implements MemoryStore {
   }
 
   async setOwners(ids: readonly string[], owner: string | undefined): Promise<void> {
-    if (ids.length === 0) return;
-    if (owner === undefined) await this.#call((c) => c.hdel(this.#keys.owners, ...ids));
-    else await this.#call((c) => c.hset(this.#keys.owners, Object.fromEntries(ids.map((id) => [id, owner]))));
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return;
+    const keys = this.#keys;
+    const epoch = randomUUID();
+    const replies = await this.#call((c) => {
+      const pipeline = c.pipeline();
+      for (const id of unique) queueOwn(pipeline, [keys.record(id), keys.owners, keys.meta, keys.log], [id, owner ?? '', epoch, this.#logLength]);
+      return runPipeline(pipeline);
+    });
+    unique.forEach((_, i) => {
+      const [error, raw] = replies[i]!;
+      if (error) throw error;
+      const change = parseDeleteReply(raw);
+      if (change) this.#cache.applyOwnOwner(change, owner);
+    });
   }
 
   async putRecords(options: { records: readonly RecordToStore[]; deduplicate: boolean }): Promise<StoredOutcome[]> {
@@ -243,6 +255,7 @@ export class KvMemoryStore implements MemoryStore {
 
   search(search: StoreSearch): Promise<{ hits: ScoredRecord[]; total: number }> {
     return this.#cache.search({
+      owner: search.owner,
       vector: search.vector === undefined ? undefined : normalize(search.vector),
       filter: recordFilter(search.filters),
       filters: search.filters,

@@ -141,6 +141,7 @@ function buildServer(memory: SystemMemory, logger: Logger, access: MemoryAccess)
           parseRequest({ schema: SearchRequestSchema, raw: defined(args), what: 'search' }),
           {
             optimizeQuery: optimize_query === true,
+            access,
           },
         );
         return results;
@@ -173,7 +174,7 @@ function buildServer(memory: SystemMemory, logger: Logger, access: MemoryAccess)
           }),
           what: 'memory prompt request',
         });
-        return memory.prompt(request, { optimizeQuery: optimize_query === true });
+        return memory.prompt(request, { optimizeQuery: optimize_query === true, access });
       }),
   );
 

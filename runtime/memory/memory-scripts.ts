@@ -2,7 +2,7 @@ import { ReplyError, type ChainableCommander, type Redis } from 'ioredis';
 import { z } from 'zod';
 
 /**
- * The Lua scripts that change long-term memory (put, delete, and touch: a record's JSON replaced in place). Each write is atomic:
+ * The Lua scripts that change long-term memory (put, delete, touch: a record's JSON replaced in place, and own: its owner set). Each write is atomic:
  * the record, its dedup set, the id set, the change counter and the
  * change stream move together, so a replica that follows the stream never
  * sees a change without its record (see synced-vector-cache.ts).
@@ -73,6 +73,20 @@ redis.call('HSET', KEYS[2], 'last', sid)
 return {'ok', ARGV[1], tostring(v), sid, redis.call('HGET', KEYS[2], 'epoch')}
 `;
 
+/**
+ * KEYS: record, owners, meta, log. ARGV: id, owner ('' for none), epoch, maxlen.
+ * Sets a record's owner (token mode) in the owners hash; when the record exists the change is logged as a put, so every replica's copy re-reads it.
+ */
+const OWN = `
+if ARGV[2] == '' then redis.call('HDEL', KEYS[2], ARGV[1]) else redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'none'} end
+redis.call('HSETNX', KEYS[3], 'epoch', ARGV[3])
+local v = redis.call('HINCRBY', KEYS[3], 'ver', 1)
+local sid = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], '*', 'v', v, 'op', 'put', 'id', ARGV[1])
+redis.call('HSET', KEYS[3], 'last', sid)
+return {'ok', ARGV[1], tostring(v), sid, redis.call('HGET', KEYS[3], 'epoch')}
+`;
+
 /** A change this process made, as the scripts report it: its place in the change stream. */
 export interface AppliedChange {
   id: string;
@@ -101,6 +115,7 @@ type ScriptCall = (...args: Array<string | Buffer | number>) => unknown;
 const PUT_COMMAND = 'fwMemoryPut';
 const DELETE_COMMAND = 'fwMemoryDelete';
 const TOUCH_COMMAND = 'fwMemoryTouch';
+const OWN_COMMAND = 'fwMemoryOwn';
 
 /**
  * Registers the scripts on `client` (ioredis sends EVALSHA and loads them when Redis lacks them).
@@ -117,6 +132,7 @@ export function defineMemoryScripts(client: Redis): void {
   client.defineCommand(PUT_COMMAND, { numberOfKeys: 5, lua: PUT });
   client.defineCommand(DELETE_COMMAND, { numberOfKeys: 4, lua: DELETE });
   client.defineCommand(TOUCH_COMMAND, { numberOfKeys: 3, lua: TOUCH });
+  client.defineCommand(OWN_COMMAND, { numberOfKeys: 4, lua: OWN });
 }
 
 function command(target: Redis | ChainableCommander, name: string): ScriptCall {
@@ -148,6 +164,11 @@ export function queueTouch(
   args: readonly [string, string, string, string, number],
 ): void {
   command(pipeline, TOUCH_COMMAND)(...keys, ...args);
+}
+
+/** Queues an owner change (see OWN); its reply reads with `parseDeleteReply` (undefined: no such record). */
+export function queueOwn(pipeline: ChainableCommander, keys: readonly [string, string, string, string], args: readonly [string, string, string, number]): void {
+  command(pipeline, OWN_COMMAND)(...keys, ...args);
 }
 
 /** The put script's reply, checked (see `defineMemoryScripts` for an example). */

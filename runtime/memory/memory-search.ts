@@ -60,6 +60,8 @@ export interface MemoryQuery {
   distanceThreshold: number | undefined;
   limit: number;
   offset: number;
+  /** Token mode: only the records of this owner (a token's fingerprint) or of none. */
+  owner?: string | undefined;
 }
 
 /**

@@ -24,6 +24,8 @@ export interface StoreSearch {
   vector: ArrayLike<number> | undefined;
   filters: MemoryFilters;
   distanceThreshold?: number | undefined;
+  /** Token mode: only records of this owner (or of none) match. */
+  owner?: string | undefined;
   limit: number;
   offset: number;
 }

@@ -207,6 +207,15 @@ export class SyncedVectorCache {
     }
   }
 
+  /** Applies an owner change this process just made, like `applyOwnPut`. */
+  applyOwnOwner(change: AppliedChange, owner: string | undefined): void {
+    if (this.#isNext(change)) {
+      this.#cache.setOwner(change.id, owner);
+      this.#advance(change);
+      this.#changed();
+    }
+  }
+
   /** Applies a delete this process just made, like `applyOwnPut`. */
   applyOwnDelete(change: AppliedChange): void {
     if (this.#isNext(change)) {
@@ -275,7 +284,10 @@ export class SyncedVectorCache {
         cursor = next;
         const rows = await this.#readRecords(ids);
         rows.forEach((row, i) => {
-          if (row.stored) fresh.upsert(row.stored.record, row.stored.vector);
+          if (row.stored) {
+            fresh.upsert(row.stored.record, row.stored.vector);
+            fresh.setOwner(row.stored.record.id, row.owner);
+          }
           // One deleted since the scan is not an error; one that cannot be read is.
           else if (row.present) this.options.logger?.warn('skipping an unreadable long-term memory', { id: ids[i] });
         });
@@ -311,12 +323,14 @@ export class SyncedVectorCache {
       if (entries.some((entry, i) => entry.ver !== this.#ver + 1 + i)) return false;
       const puts = [...new Set(entries.filter((e) => e.op === 'put' && e.id).map((e) => e.id!))];
       const rows = await this.#readRecords(puts);
-      const fetched = new Map(puts.map((id, i) => [id, rows[i]?.stored]));
+      const fetched = new Map(puts.map((id, i) => [id, rows[i]?.stored ? { stored: rows[i].stored, owner: rows[i].owner } : undefined]));
       for (const entry of entries) {
         if (entry.id === undefined) continue;
         const row = entry.op === 'put' ? fetched.get(entry.id) : undefined;
-        if (row) this.#cache.upsert(row.record, row.vector);
-        else this.#cache.remove(entry.id);
+        if (row) {
+          this.#cache.upsert(row.stored.record, row.stored.vector);
+          this.#cache.setOwner(entry.id, row.owner);
+        } else this.#cache.remove(entry.id);
       }
       this.#advance(entries.at(-1)!);
       this.#changed();
@@ -324,19 +338,23 @@ export class SyncedVectorCache {
     }
   }
 
-  /** Each record decoded (`stored`), and whether it was there at all. */
-  async #readRecords(ids: readonly string[]): Promise<Array<{ stored: ReturnType<typeof decodeStored>; present: boolean }>> {
+  /** Each record decoded (`stored`), its owner (token mode), and whether it was there at all. */
+  async #readRecords(ids: readonly string[]): Promise<Array<{ stored: ReturnType<typeof decodeStored>; owner: string | undefined; present: boolean }>> {
     if (ids.length === 0) return [];
     const { keys } = this.options;
     const replies = await this.options.call((c) => {
       const pipeline = c.pipeline();
       for (const id of ids) pipeline.hmgetBuffer(keys.record(id), 'doc', 'vec');
+      pipeline.hmget(keys.owners, ...ids);
       return runPipeline(pipeline);
     });
-    return replies.map(([error, reply]) => {
+    const [ownersError, owners] = replies.at(-1)!;
+    if (ownersError) throw ownersError;
+    return ids.map((_, i) => {
+      const [error, reply] = replies[i]!;
       if (error) throw error;
       const [doc, vec] = reply as Array<Buffer | null>;
-      return { stored: decodeStored(doc, vec), present: doc !== null || vec !== null };
+      return { stored: decodeStored(doc, vec), owner: (owners as Array<string | null>)[i] ?? undefined, present: doc !== null || vec !== null };
     });
   }
 }

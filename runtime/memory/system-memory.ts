@@ -311,8 +311,11 @@ export class SystemMemory {
   }
 
   /** Semantic search (or a filtered listing when there is no text), nearest first. */
-  async search(request: SearchRequest, options: { optimizeQuery?: boolean } = {}): Promise<MemoryRecordResults & { query_optimized?: boolean }> {
-    let query = memoryQuery(request);
+  async search(
+    request: SearchRequest,
+    options: { optimizeQuery?: boolean; access?: MemoryAccess } = {},
+  ): Promise<MemoryRecordResults & { query_optimized?: boolean }> {
+    let query: MemoryQuery = { ...memoryQuery(request), owner: options.access?.owner };
     let optimized: boolean | undefined;
     if (options.optimizeQuery) ({ query, applied: optimized } = await this.#optimize(query));
     let results = await this.#search(query);
@@ -376,7 +379,7 @@ export class SystemMemory {
    * memory and/or the related long-term memories. A long-term search is kept
    * inside the session's namespace and user unless it names its own.
    */
-  async prompt(request: MemoryPromptRequest, options: { optimizeQuery?: boolean } = {}): Promise<MemoryPromptResponse> {
+  async prompt(request: MemoryPromptRequest, options: { optimizeQuery?: boolean; access?: MemoryAccess } = {}): Promise<MemoryPromptResponse> {
     const session = request.session ?? undefined;
     const ref = session ? { sessionId: session.session_id, namespace: session.namespace, userId: session.user_id } : undefined;
     let workingMemory = ref ? (await this.#findSession(ref))?.memory : undefined;
@@ -401,7 +404,8 @@ export class SystemMemory {
               const base = memoryQuery(search);
               return { ...base, text: request.query, filters: withScope({ filters: base.filters, ref }) };
             })();
-      longTerm = await this.#search(options.optimizeQuery ? (await this.#optimize(query)).query : query);
+      const owned = { ...query, owner: options.access?.owner };
+      longTerm = await this.#search(options.optimizeQuery ? (await this.#optimize(owned)).query : owned);
     }
     return {
       messages: promptMessages({ query: request.query, workingMemory, longTerm }),
@@ -462,6 +466,7 @@ export class SystemMemory {
       const vector = query.text === '' ? undefined : (await this.#embed([query.text]))[0];
       const serverSide = vector !== undefined && recency?.serverSide === true;
       const { hits, total } = await this.store.search({
+        owner: query.owner,
         vector,
         filters: query.filters,
         distanceThreshold: query.distanceThreshold,
@@ -477,10 +482,10 @@ export class SystemMemory {
     // Hybrid ranks the nearest HYBRID_CANDIDATES (at least the page) by vector, as AMS's KNN-then-blend query does.
     const vector = mode === 'hybrid' ? (await this.#embed([query.text]))[0] : undefined;
     const limit = vector ? Math.max(HYBRID_CANDIDATES, query.offset + query.limit) : ALL;
-    const matching = (await this.store.search({ vector, filters: query.filters, limit, offset: 0 })).hits;
+    const matching = (await this.store.search({ vector, filters: query.filters, owner: query.owner, limit, offset: 0 })).hits;
     this.#keywords.sync(
       matching.map((hit) => hit.record),
-      { complete: !vector && Object.keys(query.filters).length === 0 },
+      { complete: !vector && Object.keys(query.filters).length === 0 && query.owner === undefined },
     );
     const textScores = this.#keywords.scores(query.text, new Set(matching.map((hit) => hit.record.id)));
     let candidates: Array<{ record: MemoryRecord; raw: number }>;

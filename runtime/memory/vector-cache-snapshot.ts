@@ -14,7 +14,7 @@ import { VectorCache } from './vector-cache.js';
  * - `<name>.json`: the header (format, the store's `epoch`, `ver` and `last`
  *   change-stream id the copy is at, model, dimensions, slots) and the
  *   random id of the data files it belongs to, written last (by rename);
- * - `<name>-<id>.records.json`, `.vec` (float32 rows by slot), `.flags`
+ * - `<name>-<id>.records.json` (records and their owners by slot), `.vec` (float32 rows by slot), `.flags`
  *   (1 for the slots in the index), `.hnsw` (USearch's own file).
  *
  * A snapshot is only a head start: the caller checks its `epoch`/`ver`
@@ -33,7 +33,7 @@ export interface SnapshotPosition {
 }
 
 const HeaderSchema = z.object({
-  format: z.literal(1),
+  format: z.literal(2),
   id: z.string().regex(/^[0-9a-f-]{36}$/),
   epoch: z.string(),
   ver: z.number().int().min(0),
@@ -68,12 +68,12 @@ export function writeSnapshot(options: { dir: string; name: string; cache: Vecto
   const id = randomUUID();
   const paths = files(dir, name, id);
   const previous = readHeader(dir, name)?.id;
-  writeFileSync(paths.records, JSON.stringify(state.records.map((r) => r ?? null)));
+  writeFileSync(paths.records, JSON.stringify({ records: state.records.map((r) => r ?? null), owners: state.owners.map((o) => o ?? null) }));
   writeFileSync(paths.vec, new Uint8Array(state.vectors.buffer, state.vectors.byteOffset, state.vectors.byteLength));
   writeFileSync(paths.flags, state.indexed);
   if (state.index) state.index.save(paths.hnsw);
   const header: z.infer<typeof HeaderSchema> = {
-    format: 1,
+    format: 2,
     id,
     epoch: position.epoch,
     ver: position.ver,
@@ -99,8 +99,10 @@ export function readSnapshot(options: { dir: string; name: string; model: string
   if (header.model !== options.model) return { why: `the snapshot holds vectors of model "${header.model}"` };
   const paths = files(dir, name, header.id);
   try {
-    const records = JSON.parse(readFileSync(paths.records, 'utf8')) as Array<MemoryRecord | null>;
-    if (!Array.isArray(records) || records.length !== header.slots) return { why: 'the snapshot records do not match its header' };
+    const { records, owners } = JSON.parse(readFileSync(paths.records, 'utf8')) as { records: Array<MemoryRecord | null>; owners: Array<string | null> };
+    if (!Array.isArray(records) || records.length !== header.slots || !Array.isArray(owners) || owners.length !== header.slots) {
+      return { why: 'the snapshot records do not match its header' };
+    }
     if (statSync(paths.vec).size !== header.slots * header.dim * 4 || statSync(paths.flags).size !== header.slots) {
       return { why: 'the snapshot vectors do not match its header' };
     }
@@ -109,7 +111,7 @@ export function readSnapshot(options: { dir: string; name: string; model: string
     new Uint8Array(vectors.buffer).set(raw);
     const indexed = new Uint8Array(readFileSync(paths.flags));
     const index = header.hnsw && existsSync(paths.hnsw) ? HnswVectorIndex.load({ path: paths.hnsw, dimensions: header.dim }) : undefined;
-    const cache = VectorCache.fromState({ dim: header.dim, records, vectors, indexed, index });
+    const cache = VectorCache.fromState({ dim: header.dim, records, owners, vectors, indexed, index });
     return { cache, position: { epoch: header.epoch, ver: header.ver, last: header.last ?? undefined, model: header.model } };
   } catch (error) {
     return { why: `the snapshot could not be read (${error instanceof Error ? error.message : String(error)})` };
