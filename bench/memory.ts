@@ -159,7 +159,8 @@ async function run(n: number): Promise<void> {
   const prefix = `bench:memory:${randomUUID()}:`;
   prefixes.add(prefix);
   const rssBefore = process.memoryUsage().rss;
-  const service = await startMemoryService({ port: 0, kvUrl: KV_URL, keyPrefix: prefix, embedder, env: {}, logger: silentLogger });
+  // A long Redis command timeout: on a loaded machine the busy event loop (background indexing) would trip the default 2 s.
+  const service = await startMemoryService({ port: 0, kvUrl: KV_URL, keyPrefix: prefix, embedder, env: {}, logger: silentLogger, kvCommandTimeoutMs: 30_000 });
   try {
     const writeStarted = performance.now();
     for (let at = 0; at < n; at += WRITE_BATCH) {
@@ -201,7 +202,7 @@ async function run(n: number): Promise<void> {
     // A new process without a snapshot (loads from Redis, builds its index), which saves one on close;
     // then a restart that reads it (MEMORY_INDEX_DIR) and checks Redis for changes since.
     const snapshotDir = join(dir, 'index');
-    const replica = new KvMemoryStore({ url: KV_URL, keyPrefix: prefix, embeddingModel: embedder.model, snapshotDir, commandTimeoutMs: 10_000 });
+    const replica = new KvMemoryStore({ url: KV_URL, keyPrefix: prefix, embeddingModel: embedder.model, snapshotDir, commandTimeoutMs: 30_000 });
     const loadStarted = performance.now();
     await replica.load();
     const loadMs = performance.now() - loadStarted;
@@ -210,7 +211,7 @@ async function run(n: number): Promise<void> {
     const saveStarted = performance.now();
     await replica.close();
     const saveMs = performance.now() - saveStarted;
-    const restarted = new KvMemoryStore({ url: KV_URL, keyPrefix: prefix, embeddingModel: embedder.model, snapshotDir, commandTimeoutMs: 10_000 });
+    const restarted = new KvMemoryStore({ url: KV_URL, keyPrefix: prefix, embeddingModel: embedder.model, snapshotDir, commandTimeoutMs: 30_000 });
     const restartStarted = performance.now();
     await restarted.load();
     await restarted.indexed();

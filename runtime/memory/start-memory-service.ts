@@ -28,6 +28,8 @@ export interface StartMemoryServiceOptions {
   languageModel?: MemoryLanguageModel;
   /** Where the copy of the long-term memories is saved for a fast restart; default MEMORY_INDEX_DIR, else none. */
   indexDir?: string;
+  /** Milliseconds one Redis command may take (default 2000); a benchmark on a loaded machine raises it. */
+  kvCommandTimeoutMs?: number;
   /** Largest request body; default MEMORY_MAX_BODY_BYTES, else 1 MiB. */
   maxBodyBytes?: number;
   /** Where unset options are read from; default `process.env`, read now. */
@@ -73,6 +75,7 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
     embeddingModel: embedder.model,
     logger,
     ...(indexDir !== undefined ? { snapshotDir: indexDir } : {}),
+    ...(options.kvCommandTimeoutMs !== undefined ? { commandTimeoutMs: options.kvCommandTimeoutMs } : {}),
   });
   try {
     const host = options.host ?? config.host;
