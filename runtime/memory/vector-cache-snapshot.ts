@@ -107,8 +107,8 @@ export function readSnapshot(options: { dir: string; name: string; model: string
       return { why: 'the snapshot vectors do not match its header' };
     }
     const raw = readFileSync(paths.vec);
-    const vectors = new Float32Array(header.slots * header.dim);
-    new Uint8Array(vectors.buffer).set(raw);
+    // A large file is read into its own (aligned) buffer: viewed, not copied.
+    const vectors = raw.byteOffset % 4 === 0 ? new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4) : new Float32Array(new Uint8Array(raw).buffer);
     const indexed = new Uint8Array(readFileSync(paths.flags));
     const index = header.hnsw && existsSync(paths.hnsw) ? HnswVectorIndex.load({ path: paths.hnsw, dimensions: header.dim }) : undefined;
     const cache = VectorCache.fromState({ dim: header.dim, records, owners, vectors, indexed, index });

@@ -242,6 +242,8 @@ export class VectorCache {
     cache.#slab.ensure(Math.max(slots, 1));
     cache.#indexed = new Uint8Array(cache.#slab.capacity);
     cache.#index = state.index;
+    // Holes hold zeros; they are never candidates.
+    cache.#slab.setRows(state.vectors, slots);
     for (let slot = 0; slot < slots; slot++) {
       const record = state.records[slot];
       cache.#records.push(record ?? undefined);
@@ -254,7 +256,6 @@ export class VectorCache {
       cache.#tag(slot, record, +1);
       cache.#owners[slot] = state.owners[slot] ?? undefined;
       cache.#tagOwner(slot, +1);
-      cache.#slab.set(slot, state.vectors.subarray(slot * state.dim, (slot + 1) * state.dim));
       if (state.indexed[slot] === 1 && state.index !== undefined) cache.#indexed[slot] = 1;
       else cache.#pending.push(slot);
     }

@@ -181,6 +181,16 @@ export class VectorSlab {
     if (this.stride > this.dim) this.#floats.fill(0, at + this.dim, at + this.stride);
   }
 
+  /** Writes `count` rows at once from `vectors` (`count * dim` floats, row after row) to rows 0..count-1, which must be below `capacity`. */
+  setRows(vectors: Float32Array, count: number): void {
+    if (vectors.length !== count * this.dim) throw new RangeError(`${count} rows need ${count * this.dim} floats, got ${vectors.length}`);
+    if (this.stride === this.dim) {
+      this.#floats.set(vectors, 0);
+      return;
+    }
+    for (let row = 0; row < count; row++) this.set(row, vectors.subarray(row * this.dim, (row + 1) * this.dim));
+  }
+
   /** Row `row` (its first `dim` floats) as a view that growing the slab invalidates: copy it before the next `ensure`. */
   row(row: number): Float32Array {
     const at = row * this.stride;
