@@ -31,8 +31,13 @@ function reachable(graph: RegoObject, initial: readonly Value[]): RegoSet {
   return reached;
 }
 
-/** Depth-first walk from `node`; each maximal path (leaf, missing node or cycle) is one result. */
-function walkPaths(graph: RegoObject, node: Value, path: readonly Value[], seen: RegoSet, out: RegoSet): void {
+/**
+ * Depth-first walk from `node`, as OPA v1.20's pathBuilder: one `reached`
+ * set is shared by the whole walk from a start edge (not copied per branch),
+ * so a node already visited on an earlier branch ends the current path there
+ * (`one -> five -> six` stops at `seven` once `five -> seven` was walked).
+ */
+function walkPaths(graph: RegoObject, node: Value, path: readonly Value[], reached: RegoSet, out: RegoSet): void {
   const edges = graph.get(node);
   if (edges === undefined) {
     out.add([...path]);
@@ -44,11 +49,13 @@ function walkPaths(graph: RegoObject, node: Value, path: readonly Value[], seen:
     out.add(here);
     return;
   }
-  const seenHere = RegoSet.of(seen.values());
-  seenHere.add(node);
   for (const n of next) {
-    if (seenHere.has(n)) out.add(here);
-    else walkPaths(graph, n, here, seenHere, out);
+    if (reached.has(n)) {
+      out.add(here);
+    } else {
+      reached.add(node);
+      walkPaths(graph, n, here, reached, out);
+    }
   }
 }
 
