@@ -9,7 +9,27 @@ import { goQuote, formatValue } from '../value-format.js';
 import { RegoDecimal, type Value } from '../value.js';
 import { asArray, asString, type BuiltinDefinition } from './registry.js';
 
-type GoArg = { t: 'int'; v: bigint } | { t: 'big'; v: bigint } | { t: 'float'; v: number } | { t: 'string'; v: string };
+type GoArg = { t: 'int'; v: bigint } | { t: 'big'; v: bigint } | { t: 'float'; v: number } | { t: 'string'; v: string } | { t: 'numtext'; v: string };
+
+const MAX_DOUBLE_INT = BigInt(Number.MAX_VALUE);
+
+/**
+ * A number no float64 holds (2e308, -1.5e400) in the `d.ddde<exp>` form. OPA
+ * hands such a number to fmt as its literal text (ast.Number), which is this
+ * text when the literal was written in scientific notation.
+ */
+function numberText(m: bigint, e: number): { t: 'numtext'; v: string } {
+  const neg = m < 0n;
+  let digits = (neg ? -m : m).toString();
+  let exp = e;
+  while (digits.length > 1 && digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    exp++;
+  }
+  const x = exp + digits.length - 1;
+  const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  return { t: 'numtext', v: `${neg ? '-' : ''}${mant}e${x}` };
+}
 
 function toGo(v: Value): GoArg {
   if (typeof v === 'number') {
@@ -18,10 +38,14 @@ function toGo(v: Value): GoArg {
   }
   if (typeof v === 'bigint') {
     const int64 = v >= -(2n ** 63n) && v < 2n ** 63n;
+    if (!int64 && (v > MAX_DOUBLE_INT || v < -MAX_DOUBLE_INT) && v % 10n === 0n) return numberText(v, 0);
     return int64 ? { t: 'int', v } : { t: 'big', v };
   }
   if (typeof v === 'string') return { t: 'string', v };
-  if (v instanceof RegoDecimal) return { t: 'float', v: v.toNumber() };
+  if (v instanceof RegoDecimal) {
+    const f = v.toNumber();
+    return Number.isFinite(f) ? { t: 'float', v: f } : numberText(v.m, v.e);
+  }
   return { t: 'string', v: formatValue(v) };
 }
 
@@ -110,12 +134,13 @@ function goValue(a: GoArg): string {
     case 'float':
       return fmtG(a.v, undefined);
     case 'string':
+    case 'numtext':
       return a.v;
   }
 }
 
 function typeName(a: GoArg): string {
-  return a.t === 'int' ? 'int64' : a.t === 'big' ? '*big.Int' : a.t === 'float' ? 'float64' : 'string';
+  return a.t === 'int' ? 'int64' : a.t === 'big' ? '*big.Int' : a.t === 'float' ? 'float64' : a.t === 'numtext' ? 'ast.Number' : 'string';
 }
 
 function bad(verb: string, a: GoArg, spec?: Spec): string {
@@ -237,7 +262,8 @@ function formatOne(verb: string, a: GoArg, spec: Spec): string {
     case 'float':
       if ('vgGeEfF'.includes(verb)) return formatFloat(a.v, verb, spec);
       return bad(verb, a, spec);
-    case 'string': {
+    case 'string':
+    case 'numtext': {
       const r = formatString(a.v, verb, spec);
       return r === '' && !'svqxX'.includes(verb) ? bad(verb, a, spec) : r;
     }
