@@ -216,10 +216,65 @@ function formatFloat(x: number, verb: string, spec: Spec): string {
     case 'F':
       s = fmtF(Math.abs(x), spec.prec ?? 6);
       break;
+    case 'x':
+      s = fmtHexFloat(Math.abs(x), spec.prec);
+      break;
+    case 'X':
+      s = fmtHexFloat(Math.abs(x), spec.prec).toUpperCase();
+      break;
     default:
       return '';
   }
   return pad(signed(s, x < 0 || Object.is(x, -0), spec), spec, true);
+}
+
+/**
+ * Go's `strconv.FormatFloat(x, 'x', prec, 64)` for x >= 0: `0x1.8p+00`, the
+ * mantissa in hex (shortest exact when prec is undefined, else rounded half
+ * to even to prec digits) and a binary exponent of at least two digits.
+ */
+function fmtHexFloat(x: number, prec: number | undefined): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'NaN' : '+Inf';
+  let mant = 0n;
+  let exp = 0;
+  if (x !== 0) {
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, x);
+    const bits = view.getBigUint64(0);
+    const e = Number((bits >> 52n) & 0x7ffn);
+    mant = bits & ((1n << 52n) - 1n);
+    if (e === 0) {
+      exp = -1022;
+      while (mant < 1n << 52n) {
+        mant <<= 1n;
+        exp--;
+      }
+    } else {
+      mant |= 1n << 52n;
+      exp = e - 1023;
+    }
+  }
+  let digits: string;
+  if (prec === undefined) {
+    digits = (mant & ((1n << 52n) - 1n)).toString(16).padStart(13, '0').replace(/0+$/, '');
+  } else {
+    if (prec < 13) {
+      const shift = BigInt((13 - prec) * 4);
+      const half = 1n << (shift - 1n);
+      const rem = mant & ((1n << shift) - 1n);
+      mant >>= shift;
+      if (rem > half || (rem === half && (mant & 1n) === 1n)) mant++;
+      if (mant >> BigInt(prec * 4) >= 2n) {
+        mant >>= 1n;
+        exp++;
+      }
+      mant <<= shift;
+    }
+    digits = (mant & ((1n << 52n) - 1n)).toString(16).padStart(13, '0').slice(0, Math.min(prec, 13)).padEnd(prec, '0');
+  }
+  const lead = x === 0 ? '0' : '1';
+  const e = Math.abs(exp).toString().padStart(2, '0');
+  return `0x${lead}${digits === '' ? '' : `.${digits}`}p${exp < 0 ? '-' : '+'}${e}`;
 }
 
 function formatString(s: string, verb: string, spec: Spec): string {
@@ -260,7 +315,7 @@ function formatOne(verb: string, a: GoArg, spec: Spec): string {
       return bad(verb, a, spec);
     }
     case 'float':
-      if ('vgGeEfF'.includes(verb)) return formatFloat(a.v, verb, spec);
+      if ('vgGeEfFxX'.includes(verb)) return formatFloat(a.v, verb, spec);
       return bad(verb, a, spec);
     case 'string':
     case 'numtext': {
