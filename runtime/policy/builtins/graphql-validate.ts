@@ -158,6 +158,29 @@ function toGraphQLJS(schema: GqlSchema): GraphQLSchema {
  * {@link GraphQLValidationError}.
  */
 export function validateGraphQLQuery(schema: GqlSchema, query: GqlQueryDocument, text: string | null): void {
+  if (text === null) return validateUncached(schema, query, null);
+  let memo = verdicts.get(schema);
+  if (memo === undefined) verdicts.set(schema, (memo = new Map()));
+  let verdict = memo.get(text);
+  if (verdict === undefined) {
+    try {
+      validateUncached(schema, query, text);
+      verdict = null;
+    } catch (e) {
+      if (!(e instanceof GraphQLValidationError || e instanceof GraphQLSyntaxError)) throw e;
+      verdict = e;
+    }
+    if (memo.size >= VERDICTS_PER_SCHEMA) memo.delete(memo.keys().next().value as string);
+    memo.set(text, verdict);
+  }
+  if (verdict !== null) throw verdict;
+}
+
+/** Validation outcomes per loaded schema and query text (graphql-js's rules cost about a millisecond a query). */
+const verdicts = new WeakMap<GqlSchema, Map<string, GraphQLValidationError | GraphQLSyntaxError | null>>();
+const VERDICTS_PER_SCHEMA = 256;
+
+function validateUncached(schema: GqlSchema, query: GqlQueryDocument, text: string | null): void {
   const ops = query.Operations ?? [];
   for (const op of ops) {
     const root = op.Operation === 'mutation' ? schema.mutation : op.Operation === 'subscription' ? schema.subscription : schema.query;

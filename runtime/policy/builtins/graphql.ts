@@ -47,6 +47,8 @@ function toValue(doc: GqlQueryDocument | GqlSchemaDocument): Value {
 
 function syntaxMessage(e: unknown): never {
   if (e instanceof GraphQLSyntaxError) throw new BuiltinError(`${e.message} in GraphQL string at location ${e.line}:${e.column}`);
+  // gqlparser recurses on Go's growable stack; ours is bounded, so absurd nesting is an error, not a crash.
+  if (e instanceof RangeError) throw new BuiltinError('GraphQL document nested too deeply');
   throw e;
 }
 
@@ -59,7 +61,7 @@ interface Query {
 function queryOperand(v: Value, pos: number): Query {
   if (typeof v === 'string') {
     try {
-      return { doc: parseGraphQLQuery(v), text: v };
+      return { doc: queryDocCache(v, () => parseGraphQLQuery(v)), text: v };
     } catch (e) {
       return syntaxMessage(e);
     }
@@ -68,10 +70,44 @@ function queryOperand(v: Value, pos: number): Query {
   throw operandTypeError(pos, v, 'string', 'object');
 }
 
+/**
+ * A small least-recently-used cache by source text: policies check many
+ * queries against one schema, often the same query again. Cached documents
+ * and schemas are never changed after they are built.
+ */
+function lru<T>(size: number): (key: string, make: () => T) => T {
+  const m = new Map<string, T>();
+  return (key, make) => {
+    const hit = m.get(key);
+    if (hit !== undefined) {
+      m.delete(key);
+      m.set(key, hit);
+      return hit;
+    }
+    const v = make();
+    m.set(key, v);
+    if (m.size > size) m.delete(m.keys().next().value as string);
+    return v;
+  };
+}
+
+const schemaCache = lru<GqlSchema>(32);
+const schemaDocCache = lru<GqlSchemaDocument>(32);
+const queryDocCache = lru<GqlQueryDocument>(256);
+
+function cachedSchema(text: string, doc: GqlSchemaDocument): GqlSchema {
+  return schemaCache(text, () => loadSchema(doc));
+}
+
+/** The schema operand loaded (from the cache when given as text). */
+function schemaFor(v: Value, doc: GqlSchemaDocument): GqlSchema {
+  return typeof v === 'string' ? cachedSchema(v, doc) : loadSchema(doc);
+}
+
 function schemaOperand(v: Value, pos: number): GqlSchemaDocument {
   if (typeof v === 'string') {
     try {
-      return parseGraphQLSchema(v);
+      return schemaDocCache(v, () => parseGraphQLSchema(v));
     } catch (e) {
       return syntaxMessage(e);
     }
@@ -139,7 +175,7 @@ export const graphqlBuiltins: BuiltinDefinition[] = [
       const query = queryOperand(q as Value, 0);
       const schemaDoc = schemaOperand(s as Value, 1);
       const out = [toValue(query.doc), toValue(schemaDoc)];
-      validate(loadSchema(schemaDoc), query);
+      validate(schemaFor(s as Value, schemaDoc), query);
       return out;
     },
   },
@@ -152,7 +188,7 @@ export const graphqlBuiltins: BuiltinDefinition[] = [
         const query = queryOperand(q as Value, 0);
         const schemaDoc = schemaOperand(s as Value, 1);
         const out: Value[] = [true, toValue(query.doc), toValue(schemaDoc)];
-        validate(loadSchema(schemaDoc), query);
+        validate(schemaFor(s as Value, schemaDoc), query);
         return out;
       });
       return r ?? [false, new RegoObject(), new RegoObject()];
@@ -165,7 +201,7 @@ export const graphqlBuiltins: BuiltinDefinition[] = [
     impl: ([q, s]) =>
       attempt(() => {
         const query = queryOperand(q as Value, 0);
-        validate(loadSchema(schemaOperand(s as Value, 1)), query);
+        validate(schemaFor(s as Value, schemaOperand(s as Value, 1)), query);
         return true;
       }) ?? false,
   },
@@ -175,7 +211,7 @@ export const graphqlBuiltins: BuiltinDefinition[] = [
     result: 'boolean',
     impl: ([s]) =>
       attempt(() => {
-        loadSchema(schemaOperand(s as Value, 0));
+        schemaFor(s as Value, schemaOperand(s as Value, 0));
         return true;
       }) ?? false,
   },

@@ -79,6 +79,12 @@ describe('graphql.parse_query', () => {
     expect(err('graphql.parse_query', '{}').message).toBe('expected at least one definition, found } in GraphQL string at location 1:2');
     expect(err('graphql.parse_query', 1).message).toBe('operand 1 must be string but got number');
   });
+
+  it('refuses absurd nesting with an error instead of overflowing the stack', () => {
+    const deep = `{ f(a: ${'['.repeat(100_000)}${']'.repeat(100_000)}) }`;
+    expect(err('graphql.parse_query', deep).message).toBe('GraphQL document nested too deeply');
+    expect(g('graphql.is_valid', deep, SCHEMA)).toBe(false);
+  });
 });
 
 describe('graphql.parse_schema', () => {
@@ -173,6 +179,15 @@ describe('graphql.is_valid, parse_and_verify and parse', () => {
       'Error in gqlparser SchemaDocument to Schema conversion: input:1:17: Undefined type Undefined.',
     );
     expect(err('graphql.parse', 1, SCHEMA)).toMatchObject({ kind: 'type', message: 'operand 0 must be one of {string, object} but got number' });
+  });
+
+  it('answers the same again from its caches (same text, same verdict and AST)', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(g('graphql.is_valid', '{ hero { id } }', SCHEMA)).toBe(true);
+      expect(g('graphql.is_valid', '{ hero { nope } }', SCHEMA)).toBe(false);
+      expect(err('graphql.parse', '{\n  droid { id }\n}', SCHEMA).message).toContain('at location 2:3');
+    }
+    expect(g('graphql.parse_query', '{ a }')).toEqual(g('graphql.parse_query', '{ a }'));
   });
 
   it('runs inside a policy', () => {
