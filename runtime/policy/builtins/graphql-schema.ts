@@ -20,7 +20,7 @@ import type {
 } from './graphql-ast.js';
 import { typeName, typeString, VALUE_KIND } from './graphql-ast.js';
 import { GraphQLSyntaxError } from './graphql-lexer.js';
-import { parseGraphQLSchema } from './graphql-parser.js';
+import { parseGraphQLSchema } from './graphql-parser-schema.js';
 
 /** The types and directives every schema has (the GraphQL specification's built-ins and introspection types). */
 const PRELUDE = `
