@@ -259,3 +259,23 @@ describe('package and rule conflicts', () => {
     expect(e?.message).toContain('package x.r conflicts with rule r defined at a.rego:3');
   });
 });
+
+describe('generic ref heads merging with rules defined at their keys (answers checked against OPA v1.20.2)', () => {
+  const r = (body: string, path = 'data.p.r') => {
+    const e = errorOf(() => run(`package p\n\n${body}\n`, `x = ${path}`));
+    return e === undefined ? run(`package p\n\n${body}\n`, `x = ${path}`)[0]?.x : e.code;
+  };
+
+  it('joins the sets of multi-value rules and merges path objects', () => {
+    expect(r('r[q] contains x if { some q in ["a", "b"]; x := 1 }\nr.a contains 2')).toEqual({ a: [1, 2], b: [1] });
+    expect(r('r[q] contains x if { some q in ["a", "b"]; x := 1 }\nr.a contains 2', 'data.p.r.a')).toEqual([1, 2]);
+    expect(r('r[q].s := x if { some q in ["a", "b"]; x := 1 }\nr.a.t := 2')).toEqual({ a: { s: 1, t: 2 }, b: { s: 1 } });
+    expect(r('r[q].s.t contains x if { some q in ["a"]; x := 1 }\nr.a.s.u contains 3', 'data.p.r.a')).toEqual({ s: { t: [1], u: [3] } });
+  });
+
+  it("conflicts with a rule's own set or object value", () => {
+    expect(r('r[q] contains x if { some q in ["a", "b"]; x := 1 }\nr.a := {2}')).toBe('eval_conflict_error');
+    expect(r('r[q].s contains x if { some q in ["a", "b"]; x := 1 }\nr.a := {"s": {2}}')).toBe('eval_conflict_error');
+    expect(r('r[q] := x if { some q in ["a", "b"]; x := {"s": 1} }\nr.a.t := 2', 'data.p.r.a')).toBe('eval_conflict_error');
+  });
+});

@@ -251,8 +251,8 @@ function evalObject(env: Env, node: RuleNode, rt: NodeRuntime): Value {
  * Joins what a rule with a generic ref head (`p[q].r contains s`) produced
  * under a key with the value of a rule defined at that key (`p.b.r contains
  * "foo"`), as OPA does: objects that are document structure (made of rule
- * paths, not a rule's value) merge key by key, sets (the leaves of
- * multi-value rules) join, equal values agree, anything else conflicts.
+ * paths, not a rule's value) merge key by key, the sets of multi-value rules
+ * (not a rule's set value) join, equal values agree, anything else conflicts.
  */
 function mergeChild(a: Value, b: Value, key: Value, rt: NodeRuntime): Value {
   if (a instanceof RegoObject && b instanceof RegoObject && structural.has(a) && structural.has(b)) {
@@ -263,20 +263,31 @@ function mergeChild(a: Value, b: Value, key: Value, rt: NodeRuntime): Value {
     }
     return out;
   }
-  if (a instanceof RegoSet && b instanceof RegoSet) return RegoSet.of([...a.values(), ...b.values()]);
+  if (a instanceof RegoSet && b instanceof RegoSet && multiValueSets.has(a) && multiValueSets.has(b)) {
+    const out = RegoSet.of([...a.values(), ...b.values()]);
+    multiValueSets.add(out);
+    return out;
+  }
   if (equal(a, b)) return a;
   throw conflict(`object keys must be unique: rule ${rt.name} produced conflicting values for key ${formatValue(key)}`, (rt.rules[0] as CompiledBranch).loc);
 }
 
 /** Objects built from rule paths (as opposed to values a rule produced); only these merge. */
 const structural = new WeakSet<RegoObject>();
+/** Sets that are the leaves of multi-value rules (`contains`), as opposed to a rule's set value; only these join. */
+const multiValueSets = new WeakSet<RegoSet>();
 function structure(o: RegoObject): RegoObject {
   structural.add(o);
   return o;
 }
 
 function childValue(env: Env, node: RuleNode): Value | undefined {
-  if (node.hasRules) return node.isFunction ? undefined : nodeValue(env, node);
+  if (node.hasRules) {
+    if (node.isFunction) return undefined;
+    const v = nodeValue(env, node);
+    if (v instanceof RegoSet && runtimeOf(node).kind === 'multi') multiValueSets.add(v);
+    return v;
+  }
   const o = structure(new RegoObject());
   for (const c of node.sortedChildren()) {
     const v = childValue(env, c);
@@ -311,12 +322,14 @@ function insert(root: RegoObject, own: Set<RegoObject | RegoSet>, path: Value[],
   if (multi) {
     if (existing === undefined) {
       const s = RegoSet.of([leaf]);
+      multiValueSets.add(s);
       own.add(s);
       cur.set(k, s);
     } else if (existing instanceof RegoSet) {
       if (own.has(existing)) existing.add(leaf);
       else {
         const s = RegoSet.of(existing.values());
+        multiValueSets.add(s);
         s.add(leaf);
         own.add(s);
         cur.set(k, s);
