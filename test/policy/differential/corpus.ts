@@ -637,3 +637,29 @@ pv_ast := graphql.parse_and_verify(graphql.parse_query(input.q), input.s)`,
     { inputs: graphqlInput },
   ),
 );
+
+// ---------------------------------------------------------------------------
+// graph.reachable / reachable_paths on random graphs with cycles, leaves and missing nodes
+
+function graphInput(rng: Rng): string {
+  const nodes = ['a', 'b', 'c', 'd', 'e', 'f', ''];
+  const graph: Record<string, string[]> = {};
+  for (const n of nodes.slice(0, 3 + rng.int(4))) {
+    const edges: string[] = [];
+    for (let i = rng.int(4); i > 0; i--) edges.push(rng.pick(nodes));
+    graph[n] = edges;
+  }
+  const initial = [rng.pick(nodes), ...(rng.chance(0.4) ? [rng.pick(nodes)] : [])];
+  return JSON.stringify({ graph, initial });
+}
+
+TEMPLATES.push(
+  p(
+    'graph',
+    `reach := graph.reachable(input.graph, input.initial)
+paths := graph.reachable_paths(input.graph, input.initial)
+paths_set := graph.reachable_paths(input.graph, {x | some x in input.initial})`,
+    ['reach', 'paths', 'paths_set'],
+    { inputs: graphInput },
+  ),
+);
