@@ -13,6 +13,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import YAML from 'yaml';
+import { createDefaultRegistry } from './builtins/index.js';
+import { asString, type BuiltinDefinition } from './builtins/registry.js';
+import { parseDuration } from './builtins/time.js';
 import { compilePolicy } from './engine.js';
 import { PolicyError } from './errors.js';
 import { constantValue } from './compiler/constant.js';
@@ -111,6 +114,22 @@ function describe(rows: Value[]): string {
   );
 }
 
+/**
+ * `test.sleep(duration)`: the builtin OPA's own test harness adds for the
+ * conformance cases (`time caching` checks that time.now_ns stays fixed
+ * across it). It blocks for the Go duration given.
+ */
+const testSleep: BuiltinDefinition = {
+  name: 'test.sleep',
+  args: ['string'],
+  impl: ([d]) => {
+    const ms = Number(parseDuration(asString(d, 1)) / 1_000_000n);
+    if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(ms, 1_000));
+    return undefined;
+  },
+};
+const conformanceBuiltins = createDefaultRegistry().register(testSleep);
+
 /** Runs one case. Never throws. */
 export function runCase(loaded: LoadedCase): CaseResult {
   const { file, folder, testCase: c } = loaded;
@@ -120,7 +139,7 @@ export function runCase(loaded: LoadedCase): CaseResult {
   const wantsError = c.want_error !== undefined || c.want_error_code !== undefined;
   try {
     const modules = (c.modules ?? []).map((source, i) => ({ file: `test-${i}.rego`, source }));
-    const policy = compilePolicy({ modules, data: c.data ?? {} });
+    const policy = compilePolicy({ modules, data: c.data ?? {}, builtins: conformanceBuiltins });
     let input: Value | undefined;
     if (c.input_term !== undefined) {
       const v = constantValue(parseTermText(c.input_term, 'input'));

@@ -317,6 +317,7 @@ export class TermParser {
       if (t.space || t.kind !== 'op') break;
       if (t.text === '.') {
         const name = this.peek();
+        if (name.kind === 'eof') this.fail('unexpected eof token: expected ident', name);
         if (name.kind !== 'ident' || name.space) this.fail('expected ident', name);
         this.advance();
         this.advance();

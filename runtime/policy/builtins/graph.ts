@@ -31,7 +31,13 @@ function reachable(graph: RegoObject, initial: readonly Value[]): RegoSet {
   return reached;
 }
 
-/** Depth-first walk from `node`; each maximal path (leaf, missing node or cycle) is one result. */
+/**
+ * Depth-first walk from `node`; each maximal path (leaf, missing node or
+ * cycle) is one result. Each branch has its own copy of the nodes seen, as in
+ * OPA v1.20.2 (checked through the differential oracle). The conformance
+ * case reachable_paths/cycle_1022_3 expects otherwise; OPA itself does not
+ * give that answer (OPA issues 5871 and 6128), so it stays a listed gap.
+ */
 function walkPaths(graph: RegoObject, node: Value, path: readonly Value[], seen: RegoSet, out: RegoSet): void {
   const edges = graph.get(node);
   if (edges === undefined) {

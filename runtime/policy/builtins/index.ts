@@ -13,6 +13,7 @@ import { encodingBuiltins } from './encoding.js';
 import { globBuiltins } from './glob.js';
 import { templateBuiltins } from './go-template.js';
 import { graphBuiltins } from './graph.js';
+import { graphqlBuiltins } from './graphql.js';
 import { httpBuiltins } from './http.js';
 import { internalBuiltins } from './internal.js';
 import { jsonOpsBuiltins } from './json-ops.js';
@@ -76,6 +77,7 @@ export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   regoParseBuiltins,
   netLookupBuiltins,
   awsSignBuiltins,
+  graphqlBuiltins,
 ];
 
 /** A fresh registry with every builtin family. */

@@ -347,6 +347,22 @@ function isValidJSON(text: string): boolean {
   }
 }
 
+/**
+ * The protected header as OPA's JWS library reads it (fastjson): empty text
+ * and malformed JSON are errors, but a bare token of number characters (`e`,
+ * `1e`, `-`) or `inf`/`nan` parses as a number, which has no `alg`.
+ */
+function parseHeaderJSON(text: string): unknown {
+  if (text.trim() === '') throw new BuiltinError(`missing or invalid 'alg' header: cannot parse JSON: cannot parse empty string`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    const t = text.trim();
+    if (/^[0-9.eE+-]+$/.test(t) || /^[+-]?(inf|nan)$/i.test(t)) return null;
+    throw new BuiltinError(`missing or invalid 'alg' header: cannot parse JSON`);
+  }
+}
+
 function encodeSign(headerText: string, payloadText: string, jwkText: string): string {
   let key;
   try {
@@ -355,15 +371,10 @@ function encodeSign(headerText: string, payloadText: string, jwkText: string): s
     if (e instanceof KeyError) throw new BuiltinError(e.message);
     throw e;
   }
-  let headers: unknown;
-  try {
-    headers = JSON.parse(headerText);
-  } catch {
-    headers = undefined;
-  }
-  const h = typeof headers === 'object' && headers !== null ? (headers as Record<string, unknown>) : {};
+  const headers = parseHeaderJSON(headerText);
+  const h = typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? (headers as Record<string, unknown>) : {};
   const alg = h['alg'];
-  if (typeof alg !== 'string') throw new BuiltinError(`missing or invalid 'alg' header: header "alg" not found`);
+  if (typeof alg !== 'string') throw new BuiltinError(`missing or invalid 'alg' header: jwsbb: header "alg" not found`);
   if (!JWT_ALGORITHMS.has(alg)) throw new BuiltinError(`unknown JWS algorithm: ${alg}`);
   const typ = h['typ'];
   if ((typeof typ !== 'string' || typ === 'JWT') && !isValidJSON(payloadText)) throw new BuiltinError('type is JWT but payload is not JSON');

@@ -9,7 +9,27 @@ import { goQuote, formatValue } from '../value-format.js';
 import { RegoDecimal, type Value } from '../value.js';
 import { asArray, asString, type BuiltinDefinition } from './registry.js';
 
-type GoArg = { t: 'int'; v: bigint } | { t: 'big'; v: bigint } | { t: 'float'; v: number } | { t: 'string'; v: string };
+type GoArg = { t: 'int'; v: bigint } | { t: 'big'; v: bigint } | { t: 'float'; v: number } | { t: 'string'; v: string } | { t: 'numtext'; v: string };
+
+const MAX_DOUBLE_INT = BigInt(Number.MAX_VALUE);
+
+/**
+ * A number no float64 holds (2e308, -1.5e400) in the `d.ddde<exp>` form. OPA
+ * hands such a number to fmt as its literal text (ast.Number), which is this
+ * text when the literal was written in scientific notation.
+ */
+function numberText(m: bigint, e: number): { t: 'numtext'; v: string } {
+  const neg = m < 0n;
+  let digits = (neg ? -m : m).toString();
+  let exp = e;
+  while (digits.length > 1 && digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    exp++;
+  }
+  const x = exp + digits.length - 1;
+  const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  return { t: 'numtext', v: `${neg ? '-' : ''}${mant}e${x}` };
+}
 
 function toGo(v: Value): GoArg {
   if (typeof v === 'number') {
@@ -18,10 +38,14 @@ function toGo(v: Value): GoArg {
   }
   if (typeof v === 'bigint') {
     const int64 = v >= -(2n ** 63n) && v < 2n ** 63n;
+    if (!int64 && (v > MAX_DOUBLE_INT || v < -MAX_DOUBLE_INT) && v % 10n === 0n) return numberText(v, 0);
     return int64 ? { t: 'int', v } : { t: 'big', v };
   }
   if (typeof v === 'string') return { t: 'string', v };
-  if (v instanceof RegoDecimal) return { t: 'float', v: v.toNumber() };
+  if (v instanceof RegoDecimal) {
+    const f = v.toNumber();
+    return Number.isFinite(f) ? { t: 'float', v: f } : numberText(v.m, v.e);
+  }
   return { t: 'string', v: formatValue(v) };
 }
 
@@ -110,12 +134,13 @@ function goValue(a: GoArg): string {
     case 'float':
       return fmtG(a.v, undefined);
     case 'string':
+    case 'numtext':
       return a.v;
   }
 }
 
 function typeName(a: GoArg): string {
-  return a.t === 'int' ? 'int64' : a.t === 'big' ? '*big.Int' : a.t === 'float' ? 'float64' : 'string';
+  return a.t === 'int' ? 'int64' : a.t === 'big' ? '*big.Int' : a.t === 'float' ? 'float64' : a.t === 'numtext' ? 'ast.Number' : 'string';
 }
 
 function bad(verb: string, a: GoArg, spec?: Spec): string {
@@ -191,10 +216,65 @@ function formatFloat(x: number, verb: string, spec: Spec): string {
     case 'F':
       s = fmtF(Math.abs(x), spec.prec ?? 6);
       break;
+    case 'x':
+      s = fmtHexFloat(Math.abs(x), spec.prec);
+      break;
+    case 'X':
+      s = fmtHexFloat(Math.abs(x), spec.prec).toUpperCase();
+      break;
     default:
       return '';
   }
   return pad(signed(s, x < 0 || Object.is(x, -0), spec), spec, true);
+}
+
+/**
+ * Go's `strconv.FormatFloat(x, 'x', prec, 64)` for x >= 0: `0x1.8p+00`, the
+ * mantissa in hex (shortest exact when prec is undefined, else rounded half
+ * to even to prec digits) and a binary exponent of at least two digits.
+ */
+function fmtHexFloat(x: number, prec: number | undefined): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'NaN' : '+Inf';
+  let mant = 0n;
+  let exp = 0;
+  if (x !== 0) {
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, x);
+    const bits = view.getBigUint64(0);
+    const e = Number((bits >> 52n) & 0x7ffn);
+    mant = bits & ((1n << 52n) - 1n);
+    if (e === 0) {
+      exp = -1022;
+      while (mant < 1n << 52n) {
+        mant <<= 1n;
+        exp--;
+      }
+    } else {
+      mant |= 1n << 52n;
+      exp = e - 1023;
+    }
+  }
+  let digits: string;
+  if (prec === undefined) {
+    digits = (mant & ((1n << 52n) - 1n)).toString(16).padStart(13, '0').replace(/0+$/, '');
+  } else {
+    if (prec < 13) {
+      const shift = BigInt((13 - prec) * 4);
+      const half = 1n << (shift - 1n);
+      const rem = mant & ((1n << shift) - 1n);
+      mant >>= shift;
+      if (rem > half || (rem === half && (mant & 1n) === 1n)) mant++;
+      if (mant >> BigInt(prec * 4) >= 2n) {
+        mant >>= 1n;
+        exp++;
+      }
+      mant <<= shift;
+    }
+    digits = (mant & ((1n << 52n) - 1n)).toString(16).padStart(13, '0').slice(0, Math.min(prec, 13)).padEnd(prec, '0');
+  }
+  const lead = x === 0 ? '0' : '1';
+  const e = Math.abs(exp).toString().padStart(2, '0');
+  return `0x${lead}${digits === '' ? '' : `.${digits}`}p${exp < 0 ? '-' : '+'}${e}`;
 }
 
 function formatString(s: string, verb: string, spec: Spec): string {
@@ -235,9 +315,10 @@ function formatOne(verb: string, a: GoArg, spec: Spec): string {
       return bad(verb, a, spec);
     }
     case 'float':
-      if ('vgGeEfF'.includes(verb)) return formatFloat(a.v, verb, spec);
+      if ('vgGeEfFxX'.includes(verb)) return formatFloat(a.v, verb, spec);
       return bad(verb, a, spec);
-    case 'string': {
+    case 'string':
+    case 'numtext': {
       const r = formatString(a.v, verb, spec);
       return r === '' && !'svqxX'.includes(verb) ? bad(verb, a, spec) : r;
     }

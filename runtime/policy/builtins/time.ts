@@ -122,7 +122,7 @@ function isDigitChar(c: string | undefined): boolean {
 }
 
 /** Go's `time.ParseDuration` ("1h30m", "-1.5s", "300ms") to nanoseconds, with Go's error messages. */
-function parseDuration(orig: string): bigint {
+export function parseDuration(orig: string): bigint {
   const invalid = (): BuiltinError => new BuiltinError(`time: invalid duration ${quote(orig)}`);
   let s = orig;
   let neg = false;

@@ -255,7 +255,10 @@ function parseYaml(text: string): Document.Parsed[] {
     const err = d.errors[0];
     if (err !== undefined) {
       const line = err.linePos?.[0]?.line;
-      const msg = err.message.replace(/ at line \d+, column \d+[\s\S]*$/, '');
+      let msg = err.message.replace(/ at line \d+, column \d+[\s\S]*$/, '');
+      // An unclosed flow collection reads as go-yaml's scanner reports it.
+      const flow = /^Flow (sequence|map)(?: in block collection)? must .*end with an? ([\]}])$/.exec(msg);
+      if (flow !== null) msg = `did not find expected ',' or '${flow[2]}'`;
       throw yamlError(`${line === undefined ? '' : `line ${line}: `}${msg.charAt(0).toLowerCase()}${msg.slice(1)}`);
     }
   }

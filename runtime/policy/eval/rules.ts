@@ -189,7 +189,7 @@ function multiKey(env: Env, rt: NodeRuntime, key: Value): Value | undefined {
 }
 
 function objectKey(env: Env, node: RuleNode, rt: NodeRuntime, key: Value): Value | undefined {
-  const out = new RegoObject();
+  const out = structure(new RegoObject());
   const own = new Set<RegoObject | RegoSet>([out]);
   for (const b of rt.rules) {
     const f: Frame = new Array(b.nslots);
@@ -214,19 +214,14 @@ function objectKey(env: Env, node: RuleNode, rt: NodeRuntime, key: Value): Value
     const v = childValue(env, c);
     if (v !== undefined) {
       const cur = out.get(key);
-      if (cur === undefined) out.set(key, v);
-      else if (!equal(cur, v))
-        throw conflict(
-          `object keys must be unique: rule ${rt.name} produced conflicting values for key ${formatValue(key)}`,
-          (rt.rules[0] as CompiledBranch).loc,
-        );
+      out.set(key, cur === undefined ? v : mergeChild(cur, v, key, rt));
     }
   }
   return out.get(key);
 }
 
 function evalObject(env: Env, node: RuleNode, rt: NodeRuntime): Value {
-  const out = new RegoObject();
+  const out = structure(new RegoObject());
   const own = new Set<RegoObject | RegoSet>([out]);
   for (const b of rt.rules) {
     const f: Frame = new Array(b.nslots);
@@ -247,19 +242,53 @@ function evalObject(env: Env, node: RuleNode, rt: NodeRuntime): Value {
     const v = childValue(env, c);
     if (v === undefined) continue;
     const cur = out.get(c.key);
-    if (cur === undefined) out.set(c.key, v);
-    else if (!equal(cur, v))
-      throw conflict(
-        `object keys must be unique: rule ${rt.name} produced conflicting values for key ${formatValue(c.key)}`,
-        (rt.rules[0] as CompiledBranch).loc,
-      );
+    out.set(c.key, cur === undefined ? v : mergeChild(cur, v, c.key, rt));
   }
   return out;
 }
 
+/**
+ * Joins what a rule with a generic ref head (`p[q].r contains s`) produced
+ * under a key with the value of a rule defined at that key (`p.b.r contains
+ * "foo"`), as OPA does: objects that are document structure (made of rule
+ * paths, not a rule's value) merge key by key, the sets of multi-value rules
+ * (not a rule's set value) join, equal values agree, anything else conflicts.
+ */
+function mergeChild(a: Value, b: Value, key: Value, rt: NodeRuntime): Value {
+  if (a instanceof RegoObject && b instanceof RegoObject && structural.has(a) && structural.has(b)) {
+    const out = structure(a.copy());
+    for (const [k, v] of b.entries()) {
+      const cur = out.get(k);
+      out.set(k, cur === undefined ? v : mergeChild(cur, v, k, rt));
+    }
+    return out;
+  }
+  if (a instanceof RegoSet && b instanceof RegoSet && multiValueSets.has(a) && multiValueSets.has(b)) {
+    const out = RegoSet.of([...a.values(), ...b.values()]);
+    multiValueSets.add(out);
+    return out;
+  }
+  if (equal(a, b)) return a;
+  throw conflict(`object keys must be unique: rule ${rt.name} produced conflicting values for key ${formatValue(key)}`, (rt.rules[0] as CompiledBranch).loc);
+}
+
+/** Objects built from rule paths (as opposed to values a rule produced); only these merge. */
+const structural = new WeakSet<RegoObject>();
+/** Sets that are the leaves of multi-value rules (`contains`), as opposed to a rule's set value; only these join. */
+const multiValueSets = new WeakSet<RegoSet>();
+function structure(o: RegoObject): RegoObject {
+  structural.add(o);
+  return o;
+}
+
 function childValue(env: Env, node: RuleNode): Value | undefined {
-  if (node.hasRules) return node.isFunction ? undefined : nodeValue(env, node);
-  const o = new RegoObject();
+  if (node.hasRules) {
+    if (node.isFunction) return undefined;
+    const v = nodeValue(env, node);
+    if (v instanceof RegoSet && runtimeOf(node).kind === 'multi') multiValueSets.add(v);
+    return v;
+  }
+  const o = structure(new RegoObject());
   for (const c of node.sortedChildren()) {
     const v = childValue(env, c);
     if (v !== undefined) o.set(c.key, v);
@@ -275,13 +304,13 @@ function insert(root: RegoObject, own: Set<RegoObject | RegoSet>, path: Value[],
     const next = cur.get(k);
     let o: RegoObject;
     if (next === undefined) {
-      o = new RegoObject();
+      o = structure(new RegoObject());
       own.add(o);
       cur.set(k, o);
     } else if (next instanceof RegoObject) {
       o = next;
       if (!own.has(o)) {
-        o = next.copy();
+        o = structure(next.copy());
         own.add(o);
         cur.set(k, o);
       }
@@ -293,12 +322,14 @@ function insert(root: RegoObject, own: Set<RegoObject | RegoSet>, path: Value[],
   if (multi) {
     if (existing === undefined) {
       const s = RegoSet.of([leaf]);
+      multiValueSets.add(s);
       own.add(s);
       cur.set(k, s);
     } else if (existing instanceof RegoSet) {
       if (own.has(existing)) existing.add(leaf);
       else {
         const s = RegoSet.of(existing.values());
+        multiValueSets.add(s);
         s.add(leaf);
         own.add(s);
         cur.set(k, s);

@@ -28,4 +28,14 @@ describe('sprintf', () => {
     expect(x('sprintf("%.2f", [2])')).toBe('%!f(int64=02)');
     expect(x('sprintf("%.2f", ["database"])')).toBe('%!f(string=da)');
   });
+
+  it("prints %x / %X of a float as Go's hex float", () => {
+    expect(x('sprintf("%x %x %X", [4.35, 0.3, 0.2])')).toBe('0x1.1666666666666p+02 0x1.3333333333333p-02 0X1.999999999999AP-03');
+    expect(x('sprintf("%x %x %.3x", [1.5, -1.5, 1.1])')).toBe('0x1.8p+00 -0x1.8p+00 0x1.19ap+00');
+  });
+
+  it('prints a number no double holds as its scientific text', () => {
+    expect(x('sprintf("hi %v", [2e308])')).toBe('hi 2e308');
+    expect(x('sprintf("%v", [-1.5e400])')).toBe('-1.5e400');
+  });
 });

@@ -532,3 +532,134 @@ lt_ := input.s < "b"`,
     ['u', 'ub', 'n', 'lt_'],
   ),
 ];
+
+// ---------------------------------------------------------------------------
+// GraphQL: queries and schemas, whole or cut short at a random point (syntax errors)
+
+const GQL_SCHEMAS = [
+  `type Query { hero(episode: Episode = NEWHOPE): Character droid(id: ID!): Droid search(text: String, first: Int = 10): [SearchResult!]! }
+enum Episode { NEWHOPE EMPIRE JEDI }
+interface Character { id: ID! name: String! friends: [Character] }
+type Human implements Character { id: ID! name: String! friends: [Character] height(unit: Unit = METER): Float }
+type Droid implements Character { id: ID! name: String! friends: [Character] primaryFunction: String }
+enum Unit { METER FOOT }
+union SearchResult = Human | Droid
+type Mutation { review(episode: Episode!, input: ReviewInput!): Review }
+input ReviewInput { stars: Int! commentary: String = "none" tags: [String!] }
+type Review { stars: Int! commentary: String }
+"""A described scalar"""
+scalar Date @specifiedBy(url: "https://example.com/date")
+directive @auth(role: String!) repeatable on FIELD_DEFINITION | OBJECT`,
+  `schema { query: Root }
+type Root { a(x: Int!): String b: [Int] @deprecated(reason: "old") }`,
+  `extend type Query { me: User }
+type User { id: ID! "the name" name: String }`,
+  `type Query { x: In }
+input In { a: Int }`,
+  `type Query { u: U }
+union U = A | B
+type A { a: Int }`,
+  `interface I { f(a: Int): String }
+type Query implements I { f(a: Int, b: Int!): String }`,
+  `type Query { a: Int a: String }`,
+  `enum E { A B A }
+type Query { e: E }`,
+  `type Query { a: Int } extend schema @foo`,
+  `type __Bad { a: Int }`,
+  `input A { b: B! }
+input B { a: A! }
+type Query { f(a: A): Int }`,
+  `type Query { f: Int } scalar Int`,
+  `type Query { s(a: String = "x\\u00e9\\n", b: [Int] = [1, 2], c: Obj = {k: 1.5e3}): Int }
+input Obj { k: Float }`,
+  `type Query { a: Int } type Mutation { m: Int } type Subscription { s: Int a: Int }`,
+  `directive @d on FIELD
+type Query { hero: H }
+type H { id: ID name: String }`,
+];
+
+const GQL_QUERIES = [
+  `query Hero($ep: Episode = JEDI, $withFriends: Boolean!) { hero(episode: $ep) { name ... on Droid { primaryFunction } friends @include(if: $withFriends) { name } } }`,
+  `{ hero { id name } droid(id: "2001") { name } }`,
+  `mutation M($r: ReviewInput!) { review(episode: JEDI, input: $r) { stars commentary } }`,
+  `mutation { review(episode: EMPIRE, input: {stars: 5, tags: ["a", "b"]}) { stars } }`,
+  `query { search(text: "an", first: -3) { __typename ... on Human { height(unit: FOOT) } ... on Droid { name } } }`,
+  `fragment F on Character { name friends { ...G } } fragment G on Character { id } query { hero { ...F } }`,
+  `{ hero { nonexistent } }`,
+  `query Q($unused: Int) { hero { name } }`,
+  `{ droid { name } }`,
+  `{ hero(episode: MARS) { name } }`,
+  `subscription S { hero { name } }`,
+  `{ a(x: 1) b }`,
+  `{ me { id name } }`,
+  `{ hero { name } } { droid(id: 1) { name } }`,
+  `query ($v: [Int!]! = [1, 2, 3]) { s(a: """  block\n    text  """, b: $v) }`,
+  `{ f(a: 1) e u { ... on A { a } } x }`,
+  `{ hero { ...on Human { height } } }`,
+  `query Q { hero { name } } query Q { droid(id: "x") { id } }`,
+  `{ hero { name @skip(if: true) @skip(if: false) } }`,
+  `{ "multibyte: é 日本" }`,
+  ``,
+  `{ __schema { types { name } } __type(name: "Human") { name } }`,
+  `{ hero { name name: id } }`,
+  `query ($e: Episode) { hero(episode: $e) { ... { name } } }`,
+  `fragment X($a: Int) on Character { name } { hero { ...X } }`,
+  `query ($i: Int) { droid(id: $i) { name } }`,
+  `{ hero { friends } }`,
+  `{ hero { name { x } } }`,
+  `{ search(text: 1) { __typename } }`,
+  `{ search(first: "x") { __typename } }`,
+  `{ hero { ...Undefined } }`,
+  `query { hero { id } } fragment Unused on Human { id }`,
+  `subscription { s a }`,
+  `query ($r: ReviewInput = {stars: "x"}) { hero { id } }`,
+  `{ s(c: {k: 1, extra: 2}) }`,
+];
+
+function graphqlInput(rng: Rng): string {
+  const cut = (s: string) => (s.length > 0 && rng.chance(0.25) ? s.slice(0, rng.int(s.length)) : s);
+  return JSON.stringify({ q: cut(rng.pick(GQL_QUERIES)), s: cut(rng.pick(GQL_SCHEMAS)) });
+}
+
+TEMPLATES.push(
+  p(
+    'graphql',
+    `pq := graphql.parse_query(input.q)
+ps := graphql.parse_schema(input.s)
+v := graphql.is_valid(input.q, input.s)
+sv := graphql.schema_is_valid(input.s)
+pv := graphql.parse_and_verify(input.q, input.s)
+pp := graphql.parse(input.q, input.s)
+v_ast := graphql.is_valid(graphql.parse_query(input.q), graphql.parse_schema(input.s))
+sv_ast := graphql.schema_is_valid(graphql.parse_schema(input.s))
+pv_ast := graphql.parse_and_verify(graphql.parse_query(input.q), input.s)`,
+    ['pq', 'ps', 'v', 'sv', 'pv', 'pp', 'v_ast', 'sv_ast', 'pv_ast'],
+    { inputs: graphqlInput },
+  ),
+);
+
+// ---------------------------------------------------------------------------
+// graph.reachable / reachable_paths on random graphs with cycles, leaves and missing nodes
+
+function graphInput(rng: Rng): string {
+  const nodes = ['a', 'b', 'c', 'd', 'e', 'f', ''];
+  const graph: Record<string, string[]> = {};
+  for (const n of nodes.slice(0, 3 + rng.int(4))) {
+    const edges: string[] = [];
+    for (let i = rng.int(4); i > 0; i--) edges.push(rng.pick(nodes));
+    graph[n] = edges;
+  }
+  const initial = [rng.pick(nodes), ...(rng.chance(0.4) ? [rng.pick(nodes)] : [])];
+  return JSON.stringify({ graph, initial });
+}
+
+TEMPLATES.push(
+  p(
+    'graph',
+    `reach := graph.reachable(input.graph, input.initial)
+paths := graph.reachable_paths(input.graph, input.initial)
+paths_set := graph.reachable_paths(input.graph, {x | some x in input.initial})`,
+    ['reach', 'paths', 'paths_set'],
+    { inputs: graphInput },
+  ),
+);
