@@ -51,7 +51,7 @@ export async function* agentConnection(
   const env = options.env ?? process.env;
   const needsConfig = options.validator === undefined || options.keys === undefined || options.keyId === undefined;
   const config = needsConfig ? loadA2AConfig({ env }) : undefined;
-  const validator = options.validator ?? createValidator(config!, options.logger ? { logger: options.logger } : {});
+  const validator = options.validator ?? createValidator(config!, { env, ...(options.logger ? { logger: options.logger } : {}) });
   const message = typeof payload === 'string' ? payload : JSON.stringify(payload);
 
   const [allowed, reason] = await validator.validateA2AAccess(sourceCard, targetCard, message, options.signal ? { signal: options.signal } : {});

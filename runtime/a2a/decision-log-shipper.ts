@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { silentLogger, type Logger } from '../core/logger.js';
+import type { AuditEvent, AuditLog } from './audit-log.js';
+
+export interface DecisionLogShipperOptions {
+  /** The Guardian's address; batches go to `POST <url>/v1/logs`. */
+  guardianUrl: string;
+  /** Events held while waiting for delivery before allows are dropped; default 10000. Denials are never dropped. */
+  maxBuffered?: number;
+  /** Events per POST; default 500 (the Guardian accepts up to 1000). */
+  batchSize?: number;
+  /** How long a new event may wait for its batch; default 200 ms. */
+  flushMs?: number;
+  /** Longest wait between retries after a failed delivery (doubling from 100 ms); default 5000 ms. */
+  maxBackoffMs?: number;
+  /** Milliseconds one POST may take; default 5000. */
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
+/** Counters of a shipper since it started. */
+export interface DecisionLogStats {
+  recorded: number;
+  delivered: number;
+  /** Events waiting (buffered or in flight). */
+  pending: number;
+  /** Allows (and skips) dropped because the buffer was full. */
+  dropped: number;
+  /** Denials kept although the buffer was full (they are never dropped). */
+  keptOverBound: number;
+  /** Failed deliveries (each retried). */
+  failures: number;
+}
+
+const DECISION_LOG_PATH = '/v1/logs';
+
+function isDenial(event: AuditEvent): boolean {
+  return event.decision === 'denied' || event.decision === 'signature_failure';
+}
+
+/**
+ * Ships the decisions an agent made in process to the Guardian's audit trail,
+ * off the hot path: `record` only appends to an in-memory buffer; a timer
+ * (unref'd) posts batches, retried with exponential back-off while the
+ * Guardian is away. The buffer is bounded: when it is full the oldest allow
+ * is dropped (and counted); a denial is never dropped, so under a long
+ * outage with only denials the buffer grows past its bound (counted as
+ * `keptOverBound`). Each event carries a `decision_id`, so the Guardian
+ * ignores a batch it already took when a retry repeats it.
+ *
+ * @example
+ * const shipper = new DecisionLogShipper({ guardianUrl: 'http://127.0.0.1:11438' });
+ * shipper.record(auditEvent({ source: 'planner', target: 'executor', decision: 'denied', reason: 'no rule', checked_by: 'client', message: 'hi' }));
+ * await shipper.flush();
+ */
+export class DecisionLogShipper implements AuditLog {
+  readonly url: string;
+  readonly #options: DecisionLogShipperOptions;
+  readonly #logger: Logger;
+  #buffer: AuditEvent[] = [];
+  #inFlight = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #sending: Promise<void> | undefined;
+  #consecutiveFailures = 0;
+  #idle: Array<() => void> = [];
+  readonly #stats = { recorded: 0, delivered: 0, dropped: 0, keptOverBound: 0, failures: 0 };
+
+  constructor(options: DecisionLogShipperOptions) {
+    this.#options = options;
+    this.url = `${options.guardianUrl.replace(/\/+$/, '')}${DECISION_LOG_PATH}`;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  get stats(): DecisionLogStats {
+    return { ...this.#stats, pending: this.#buffer.length + this.#inFlight };
+  }
+
+  /** Buffers one decision for delivery; never waits, never throws. */
+  record(event: AuditEvent): void {
+    this.#stats.recorded++;
+    this.#buffer.push(event.decision_id ? event : { ...event, decision_id: randomUUID() });
+    this.#enforceBound();
+    if (this.#timer === undefined && this.#sending === undefined) this.#schedule(this.#options.flushMs ?? 200);
+  }
+
+  /** Resolves once every event recorded so far is delivered (waits through retries; for tests and shutdown). */
+  flush(): Promise<void> {
+    if (this.#buffer.length + this.#inFlight === 0) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.#idle.push(resolve));
+    if (this.#sending === undefined && this.#consecutiveFailures === 0) {
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      void this.#drain();
+    }
+    return done;
+  }
+
+  /** Stops the timers; undelivered events stay counted in `pending`. */
+  close(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #enforceBound(): void {
+    const max = this.#options.maxBuffered ?? 10_000;
+    while (this.#buffer.length + this.#inFlight > max) {
+      const index = this.#buffer.findIndex((e) => !isDenial(e));
+      if (index < 0) {
+        this.#stats.keptOverBound++;
+        return;
+      }
+      this.#buffer.splice(index, 1);
+      this.#stats.dropped++;
+    }
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#drain();
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  #drain(): Promise<void> {
+    return (this.#sending ??= this.#send().finally(() => (this.#sending = undefined)));
+  }
+
+  async #send(): Promise<void> {
+    const batchSize = this.#options.batchSize ?? 500;
+    while (this.#buffer.length > 0) {
+      const batch = this.#buffer.splice(0, batchSize);
+      this.#inFlight = batch.length;
+      try {
+        const response = await fetch(this.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ events: batch }),
+          signal: AbortSignal.timeout(this.#options.timeoutMs ?? 5000),
+        });
+        const text = await response.text();
+        if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 300)}`);
+        this.#stats.delivered += batch.length;
+        this.#consecutiveFailures = 0;
+      } catch (error) {
+        this.#buffer.unshift(...batch);
+        this.#inFlight = 0;
+        this.#enforceBound();
+        this.#stats.failures++;
+        this.#consecutiveFailures++;
+        const delay = Math.min(this.#options.maxBackoffMs ?? 5_000, 100 * 2 ** Math.min(this.#consecutiveFailures - 1, 16));
+        if (this.#consecutiveFailures === 1 || this.#consecutiveFailures % 20 === 0) {
+          this.#logger.warn('could not deliver decision logs to the Guardian; retrying', {
+            url: this.url,
+            pending: this.#buffer.length,
+            retry_ms: delay,
+            error: error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error),
+          });
+        }
+        this.#schedule(delay);
+        return;
+      }
+      this.#inFlight = 0;
+    }
+    for (const wake of this.#idle.splice(0)) wake();
+  }
+}
