@@ -38,7 +38,7 @@ import { agentConnection } from '../runtime/a2a/agent-connection.js';
 import { loadAgentCard } from '../runtime/a2a/agent-card.js';
 import { KeyRing } from '../runtime/a2a/signing/key-ring.js';
 import { createSigningKey, decodeSecret, generateSecret } from '../runtime/a2a/signing/signing-key.js';
-import { createValidator, getValidator, type A2AValidator } from '../runtime/a2a/validator.js';
+import { createValidator, decisionLogShipperFor, getValidator, type A2AValidator } from '../runtime/a2a/validator.js';
 import { auditEvent, type AuditEvent } from '../runtime/a2a/audit-log.js';
 import { DecisionLogShipper } from '../runtime/a2a/decision-log-shipper.js';
 import { loadA2AConfig } from '../runtime/core/config.js';
@@ -195,6 +195,10 @@ async function main(): Promise<void> {
     console.log(`policy round trips (a)−(c): ${(a.p50 - c.p50).toFixed(2)} ms p50 per call (two Guardian → policy engine decisions)`);
     console.log(`local decisions (d)−(c): ${(d.p50 - c.p50).toFixed(2)} ms p50 per call (two in-process a2a_access evaluations + decision logs)`);
     console.log('reference: Python A2A SDK ~2.2 ms p50 for a trivial hop');
+    const hopLogs = decisionLogShipperFor(guardian.url).stats;
+    console.log(
+      `decision logs of the (d) hops: ${hopLogs.delivered} of ${hopLogs.recorded} delivered in ${hopLogs.batches} batches, ${hopLogs.pending} pending`,
+    );
     await decisionLogFigures(policy.url, guardian.url);
   } finally {
     for (const close of closers.reverse()) await close();
@@ -221,7 +225,9 @@ async function decisionLogFigures(opaUrl: string, guardianUrl: string): Promise<
   for (let i = 0; i < LOGS; i++) steady.record(logEvent(i));
   await steady.flush();
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  console.log(`decision logs: ${LOGS} events delivered in ${(seconds * 1000).toFixed(0)} ms: ${(LOGS / seconds).toFixed(0)} events/s (batches of 500)`);
+  console.log(
+    `decision logs: ${LOGS} events delivered in ${(seconds * 1000).toFixed(0)} ms: ${(LOGS / seconds).toFixed(0)} events/s (${steady.stats.batches} batches)`,
+  );
 
   // Across a restart: events are recorded steadily (100 per timer tick); a third of the way in, once
   // the Guardian has taken a batch, it stops; two thirds in, after a delivery has failed, a new one

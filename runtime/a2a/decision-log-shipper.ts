@@ -22,6 +22,8 @@ export interface DecisionLogShipperOptions {
 export interface DecisionLogStats {
   recorded: number;
   delivered: number;
+  /** Successful POSTs (so `delivered / batches` is the mean batch size). */
+  batches: number;
   /** Events waiting (buffered or in flight). */
   pending: number;
   /** Allows (and skips) dropped because the buffer was full. */
@@ -63,7 +65,7 @@ export class DecisionLogShipper implements AuditLog {
   #sending: Promise<void> | undefined;
   #consecutiveFailures = 0;
   #idle: Array<() => void> = [];
-  readonly #stats = { recorded: 0, delivered: 0, dropped: 0, keptOverBound: 0, failures: 0 };
+  readonly #stats = { recorded: 0, delivered: 0, batches: 0, dropped: 0, keptOverBound: 0, failures: 0 };
 
   constructor(options: DecisionLogShipperOptions) {
     this.#options = options;
@@ -80,7 +82,12 @@ export class DecisionLogShipper implements AuditLog {
     this.#stats.recorded++;
     this.#buffer.push(event.decision_id ? event : { ...event, decision_id: randomUUID() });
     this.#enforceBound();
-    if (this.#timer === undefined && this.#sending === undefined) this.#schedule(this.#options.flushMs ?? 200);
+    if (this.#sending !== undefined) return; // the sender takes it (now or at its next timer)
+    if (this.#buffer.length >= (this.#options.batchSize ?? 500) && this.#consecutiveFailures === 0) {
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      void this.#drain();
+    } else if (this.#timer === undefined) this.#schedule(this.#options.flushMs ?? 200);
   }
 
   /** Resolves once every event recorded so far is delivered (waits through retries; for tests and shutdown). */
@@ -129,7 +136,10 @@ export class DecisionLogShipper implements AuditLog {
 
   async #send(): Promise<void> {
     const batchSize = this.#options.batchSize ?? 500;
-    while (this.#buffer.length > 0) {
+    // Full batches go at once; a partial one only when its timer fired (this call) or a flush waits for it.
+    let partialAllowed = true;
+    while (this.#buffer.length >= batchSize || (this.#buffer.length > 0 && (partialAllowed || this.#idle.length > 0))) {
+      partialAllowed = false;
       const batch = this.#buffer.splice(0, batchSize);
       this.#inFlight = batch.length;
       try {
@@ -142,6 +152,7 @@ export class DecisionLogShipper implements AuditLog {
         const text = await response.text();
         if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 300)}`);
         this.#stats.delivered += batch.length;
+        this.#stats.batches++;
         this.#consecutiveFailures = 0;
       } catch (error) {
         this.#buffer.unshift(...batch);
@@ -163,6 +174,7 @@ export class DecisionLogShipper implements AuditLog {
       }
       this.#inFlight = 0;
     }
-    for (const wake of this.#idle.splice(0)) wake();
+    if (this.#buffer.length > 0) this.#schedule(this.#options.flushMs ?? 200);
+    else for (const wake of this.#idle.splice(0)) wake();
   }
 }
