@@ -62,6 +62,8 @@ interface Figures {
   p95: number;
   p99: number;
   perSecond: number;
+  /** CPU time of this process (both ends of the hop, and the Guardian) per call: steadier than latency on a loaded machine. */
+  cpuMs: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -77,21 +79,31 @@ async function measureAll(calls: ReadonlyArray<() => Promise<void>>): Promise<Fi
   for (const call of calls) for (let i = 0; i < WARMUP; i++) await call();
   const samples = calls.map(() => [] as number[]);
   const busy = calls.map(() => 0);
+  const cpu = calls.map(() => 0);
   for (let round = 0; round < ROUNDS; round++) {
     const count = Math.ceil(CALLS / ROUNDS);
     for (const [index, call] of calls.entries()) {
       const start = process.hrtime.bigint();
+      const cpu0 = process.cpuUsage();
       for (let i = 0; i < count; i++) {
         const t0 = process.hrtime.bigint();
         await call();
         samples[index]!.push(Number(process.hrtime.bigint() - t0) / 1e6);
       }
       busy[index]! += Number(process.hrtime.bigint() - start) / 1e9;
+      const used = process.cpuUsage(cpu0);
+      cpu[index]! += (used.user + used.system) / 1000;
     }
   }
   return samples.map((list, index) => {
     list.sort((x, y) => x - y);
-    return { p50: percentile(list, 0.5), p95: percentile(list, 0.95), p99: percentile(list, 0.99), perSecond: list.length / busy[index]! };
+    return {
+      p50: percentile(list, 0.5),
+      p95: percentile(list, 0.95),
+      p99: percentile(list, 0.99),
+      perSecond: list.length / busy[index]!,
+      cpuMs: cpu[index]! / list.length,
+    };
   });
 }
 
@@ -130,7 +142,7 @@ async function plainStream(client: Client): Promise<void> {
 }
 
 function row(label: string, f: Figures): string {
-  return `${label.padEnd(58)} p50 ${f.p50.toFixed(2).padStart(6)} ms   p95 ${f.p95.toFixed(2).padStart(6)} ms   p99 ${f.p99.toFixed(2).padStart(6)} ms   ${f.perSecond.toFixed(0).padStart(6)} calls/s`;
+  return `${label.padEnd(58)} p50 ${f.p50.toFixed(2).padStart(6)} ms   p95 ${f.p95.toFixed(2).padStart(6)} ms   p99 ${f.p99.toFixed(2).padStart(6)} ms   ${f.perSecond.toFixed(0).padStart(6)} calls/s   cpu ${f.cpuMs.toFixed(2)} ms/call`;
 }
 
 async function main(): Promise<void> {
@@ -193,7 +205,9 @@ async function main(): Promise<void> {
     console.log(`overhead (a)/(b'):  ${ratio(a, bStream)}   (same streaming transport)`);
     console.log(`overhead (d)/(b'):  ${ratio(d, bStream)}   (same streaming transport)`);
     console.log(`policy round trips (a)−(c): ${(a.p50 - c.p50).toFixed(2)} ms p50 per call (two Guardian → policy engine decisions)`);
-    console.log(`local decisions (d)−(c): ${(d.p50 - c.p50).toFixed(2)} ms p50 per call (two in-process a2a_access evaluations + decision logs)`);
+    console.log(
+      `local decisions (d)−(c): ${(d.p50 - c.p50).toFixed(2)} ms p50, ${(d.cpuMs - c.cpuMs).toFixed(2)} ms cpu per call (two in-process a2a_access evaluations + decision logs)`,
+    );
     console.log('reference: Python A2A SDK ~2.2 ms p50 for a trivial hop');
     const hopLogs = decisionLogShipperFor(guardian.url).stats;
     console.log(
