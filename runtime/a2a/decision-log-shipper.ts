@@ -44,7 +44,7 @@ function isDenial(event: AuditEvent): boolean {
  * Ships the decisions an agent made in process to the Guardian's audit trail,
  * off the hot path: `record` only appends to an in-memory buffer; a timer
  * (unref'd) posts batches, retried with exponential back-off while the
- * Guardian is away. The buffer is bounded: when it is full the oldest allow
+ * Guardian is away. Denials are sent first. The buffer is bounded: when it is full the oldest allow
  * is dropped (and counted); a denial is never dropped, so under a long
  * outage with only denials the buffer grows past its bound (counted as
  * `keptOverBound`). Each event carries a `decision_id`, so the Guardian
@@ -59,7 +59,11 @@ export class DecisionLogShipper implements AuditLog {
   readonly url: string;
   readonly #options: DecisionLogShipperOptions;
   readonly #logger: Logger;
-  #buffer: AuditEvent[] = [];
+  /** Denials waiting, oldest first: sent first, never dropped. */
+  #denials: AuditEvent[] = [];
+  /** Other decisions waiting, oldest first from `#othersHead` (dropped from there when the buffer is full). */
+  #others: (AuditEvent | undefined)[] = [];
+  #othersHead = 0;
   #inFlight = 0;
   #timer: NodeJS.Timeout | undefined;
   #sending: Promise<void> | undefined;
@@ -74,16 +78,18 @@ export class DecisionLogShipper implements AuditLog {
   }
 
   get stats(): DecisionLogStats {
-    return { ...this.#stats, pending: this.#buffer.length + this.#inFlight };
+    return { ...this.#stats, pending: this.#buffered + this.#inFlight };
   }
 
   /** Buffers one decision for delivery; never waits, never throws. */
   record(event: AuditEvent): void {
     this.#stats.recorded++;
-    this.#buffer.push(event.decision_id ? event : { ...event, decision_id: randomUUID() });
+    const stamped = event.decision_id ? event : { ...event, decision_id: randomUUID() };
+    if (isDenial(stamped)) this.#denials.push(stamped);
+    else this.#others.push(stamped);
     this.#enforceBound();
     if (this.#sending !== undefined) return; // the sender takes it (now or at its next timer)
-    if (this.#buffer.length >= (this.#options.batchSize ?? 500) && this.#consecutiveFailures === 0) {
+    if (this.#buffered >= (this.#options.batchSize ?? 500) && this.#consecutiveFailures === 0) {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
       void this.#drain();
@@ -92,7 +98,7 @@ export class DecisionLogShipper implements AuditLog {
 
   /** Resolves once every event recorded so far is delivered (waits through retries; for tests and shutdown). */
   flush(): Promise<void> {
-    if (this.#buffer.length + this.#inFlight === 0) return Promise.resolve();
+    if (this.#buffered + this.#inFlight === 0) return Promise.resolve();
     const done = new Promise<void>((resolve) => this.#idle.push(resolve));
     if (this.#sending === undefined && this.#consecutiveFailures === 0) {
       if (this.#timer) clearTimeout(this.#timer);
@@ -108,17 +114,46 @@ export class DecisionLogShipper implements AuditLog {
     this.#timer = undefined;
   }
 
+  get #buffered(): number {
+    return this.#denials.length + this.#others.length - this.#othersHead;
+  }
+
   #enforceBound(): void {
     const max = this.#options.maxBuffered ?? 10_000;
-    while (this.#buffer.length + this.#inFlight > max) {
-      const index = this.#buffer.findIndex((e) => !isDenial(e));
-      if (index < 0) {
+    while (this.#buffered + this.#inFlight > max) {
+      if (this.#othersHead >= this.#others.length) {
         this.#stats.keptOverBound++;
         return;
       }
-      this.#buffer.splice(index, 1);
+      this.#others[this.#othersHead++] = undefined;
       this.#stats.dropped++;
     }
+    if (this.#othersHead > 1024 && this.#othersHead * 2 > this.#others.length) {
+      this.#others = this.#others.slice(this.#othersHead);
+      this.#othersHead = 0;
+    }
+  }
+
+  /** Up to `size` waiting events, denials first. */
+  #takeBatch(size: number): AuditEvent[] {
+    const batch = this.#denials.splice(0, size);
+    const more = Math.min(size - batch.length, this.#others.length - this.#othersHead);
+    if (more > 0) {
+      batch.push(...(this.#others.slice(this.#othersHead, this.#othersHead + more) as AuditEvent[]));
+      this.#othersHead += more;
+      if (this.#othersHead === this.#others.length) {
+        this.#others = [];
+        this.#othersHead = 0;
+      }
+    }
+    return batch;
+  }
+
+  /** Puts a batch that could not be delivered back in front of the queue. */
+  #putBack(batch: AuditEvent[]): void {
+    this.#denials = [...batch.filter(isDenial), ...this.#denials];
+    this.#others = [...batch.filter((e) => !isDenial(e)), ...this.#others.slice(this.#othersHead)];
+    this.#othersHead = 0;
   }
 
   #schedule(delayMs: number): void {
@@ -138,9 +173,9 @@ export class DecisionLogShipper implements AuditLog {
     const batchSize = this.#options.batchSize ?? 500;
     // Full batches go at once; a partial one only when its timer fired (this call) or a flush waits for it.
     let partialAllowed = true;
-    while (this.#buffer.length >= batchSize || (this.#buffer.length > 0 && (partialAllowed || this.#idle.length > 0))) {
+    while (this.#buffered >= batchSize || (this.#buffered > 0 && (partialAllowed || this.#idle.length > 0))) {
       partialAllowed = false;
-      const batch = this.#buffer.splice(0, batchSize);
+      const batch = this.#takeBatch(batchSize);
       this.#inFlight = batch.length;
       try {
         const response = await fetch(this.url, {
@@ -155,8 +190,8 @@ export class DecisionLogShipper implements AuditLog {
         this.#stats.batches++;
         this.#consecutiveFailures = 0;
       } catch (error) {
-        this.#buffer.unshift(...batch);
         this.#inFlight = 0;
+        this.#putBack(batch);
         this.#enforceBound();
         this.#stats.failures++;
         this.#consecutiveFailures++;
@@ -164,7 +199,7 @@ export class DecisionLogShipper implements AuditLog {
         if (this.#consecutiveFailures === 1 || this.#consecutiveFailures % 20 === 0) {
           this.#logger.warn('could not deliver decision logs to the Guardian; retrying', {
             url: this.url,
-            pending: this.#buffer.length,
+            pending: this.#buffered,
             retry_ms: delay,
             error: error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error),
           });
@@ -174,7 +209,7 @@ export class DecisionLogShipper implements AuditLog {
       }
       this.#inFlight = 0;
     }
-    if (this.#buffer.length > 0) this.#schedule(this.#options.flushMs ?? 200);
+    if (this.#buffered > 0) this.#schedule(this.#options.flushMs ?? 200);
     else for (const wake of this.#idle.splice(0)) wake();
   }
 }
