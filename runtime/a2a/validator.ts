@@ -140,6 +140,24 @@ export function decisionLogShipperFor(guardianUrl: string, options: { logger?: L
 }
 
 /**
+ * Waits (at most `timeoutMs`, default 2000) until every decision log of this
+ * process reached its Guardian, for a clean shutdown; logs a warning with the
+ * count of what could not be delivered in time (lost with the process).
+ */
+export async function flushDecisionLogs(options: { timeoutMs?: number; logger?: Logger } = {}): Promise<void> {
+  const pending = [...shippers.values()].filter((shipper) => shipper.stats.pending > 0);
+  if (pending.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs ?? 2_000)));
+  await Promise.race([Promise.all(pending.map((shipper) => shipper.flush())), timeout]);
+  clearTimeout(timer);
+  for (const shipper of pending) {
+    const { pending: left } = shipper.stats;
+    if (left > 0) (options.logger ?? silentLogger).warn('decision logs not delivered before shutdown', { url: shipper.url, pending: left });
+  }
+}
+
+/**
  * The access checker a configuration names: with GUARDIAN_URL and
  * A2A_DECISIONS=local, the Guardian's signed bundle evaluated in process
  * (verified with `keys`, default the A2A key ring of `env`); else the

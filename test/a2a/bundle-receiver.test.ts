@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermissionError } from '../../runtime/a2a/errors/permission-error.js';
 import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { AuditListResponseSchema } from '../../runtime/guardian/guardian-responses.js';
-import { waitFor } from '../support/net.js';
 import { makeKeys, message, probeAgent, runProbe, scratchDir, sdkClient, startStack, writeCard } from './support.js';
 
 // The receiving agent's request guard with A2A_DECISIONS=local: it decides
@@ -46,12 +45,14 @@ describe('a receiving agent deciding from the bundle', () => {
     const refusal = await weather.sendMessage(send('result please')).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(PermissionError);
     expect((refusal as PermissionError).reason).toBe('refused by probe: Agent "weather" may not call agent "probe": no policy rule allows this agent pair');
-    await waitFor(async () => {
-      const { events } = AuditListResponseSchema.parse(await (await fetch(`${stack.guardian.url}/v1/audit?limit=1000`)).json());
-      const server = events.filter((e) => e.checked_by === 'server' && e.target === 'probe');
-      return (
-        server.some((e) => e.source === 'weather' && e.decision === 'denied') && server.some((e) => e.source === 'orchestrator' && e.decision === 'allowed')
-      );
-    }, 'the receiver decisions in the Guardian audit trail');
+    // Closing the agent delivers its pending decision logs first (no wait here: they must be there once close resolves).
+    await running.close();
+    const { events } = AuditListResponseSchema.parse(await (await fetch(`${stack.guardian.url}/v1/audit?limit=1000`)).json());
+    const server = events.filter((e) => e.checked_by === 'server' && e.target === 'probe');
+    // Denials are shipped first, so compare in a fixed order.
+    expect(server.map((e) => [e.source, e.decision, e.reason]).sort()).toEqual([
+      ['orchestrator', 'allowed', 'allowed by policy'],
+      ['weather', 'denied', 'no policy rule allows this agent pair'],
+    ]);
   });
 });
