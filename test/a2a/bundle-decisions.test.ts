@@ -1,3 +1,6 @@
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BundleAccessChecker } from '../../runtime/a2a/bundle-access-checker.js';
 import { KeyRing } from '../../runtime/a2a/signing/key-ring.js';
@@ -98,6 +101,23 @@ describe('a validator deciding from the bundle', () => {
     expect(answers).toContainEqual([true, 'allowed by policy']);
     expect(answers).toContainEqual([false, 'untrusted agents may not call the database']);
     expect(answers).toContainEqual([false, 'no policy rule allows this agent pair']);
+  });
+
+  it('says, as the Guardian does, when the engine holds no a2a_access package at all', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fw-bundle-'));
+    await copyFile(join(POLICIES_DIR, 'trading.rego'), join(dir, 'trading.rego'));
+    const bare = await startPolicyServer({ dir, port: 0, host: '127.0.0.1', watch: false });
+    const own = await startGuardian({ port: 0, opaUrl: bare.url, bundleKey: guardianKey });
+    closers.push(async () => {
+      await own.close();
+      await bare.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+    const remote = createValidator(loadA2AConfig({ env: { GUARDIAN_URL: own.url, A2A_VALIDATION_MODE: 'strict' } }));
+    const local = localValidator('strict', follower({ guardianUrl: own.url }));
+    const expected: [boolean, string] = [false, 'the policy engine has no "a2a_access" policy loaded'];
+    expect(await remote.validateA2AAccess(ref('orchestrator'), ref('planner'), 'hi')).toEqual(expected);
+    expect(await local.validateA2AAccess(ref('orchestrator'), ref('planner'), 'hi')).toEqual(expected);
   });
 
   it('through createValidator with A2A_DECISIONS=local, and ships the decisions to the Guardian audit trail', async () => {
