@@ -50,6 +50,7 @@ export class BundleFollower {
   #error: string | undefined;
   #refreshing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #lastAttempt = 0;
   #waiters: Array<() => void> = [];
 
   constructor(options: BundleFollowerOptions) {
@@ -75,7 +76,8 @@ export class BundleFollower {
   current(): BundleState {
     const now = Date.now();
     const bundle = this.#bundle;
-    if (bundle === undefined || now - bundle.confirmedAt >= this.#refreshMs) void this.refresh();
+    // Due, and not tried within the last refresh period (a Guardian that is down is not asked on every call).
+    if ((bundle === undefined || now - bundle.confirmedAt >= this.#refreshMs) && now - this.#lastAttempt >= this.#refreshMs) void this.refresh();
     if (bundle === undefined) return { unavailable: `no policy bundle from the Guardian (${this.#error ?? 'not fetched'})` };
     const maxAge = this.#options.maxAgeMs ?? 60_000;
     if (now - bundle.confirmedAt > maxAge) {
@@ -111,6 +113,7 @@ export class BundleFollower {
   /** Fetches the bundle (conditionally, by ETag); keeps the last good one when the Guardian cannot be asked or the bundle is refused. */
   async #fetch(): Promise<void> {
     const url = this.url;
+    this.#lastAttempt = Date.now();
     try {
       const headers: Record<string, string> = this.#bundle ? { 'if-none-match': `"${this.#bundle.revision}"` } : {};
       const response = await fetch(url, { headers, signal: AbortSignal.timeout(this.#options.timeoutMs ?? 5000) });
@@ -135,8 +138,10 @@ export class BundleFollower {
         for (const wake of this.#waiters.splice(0)) wake();
       }
     } catch (error) {
-      this.#error = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
-      this.#logger.warn('could not refresh the policy bundle from the Guardian', { url, error: this.#error });
+      const message = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      // Logged when the problem starts or changes, not on every retry of an outage.
+      if (message !== this.#error) this.#logger.warn('could not refresh the policy bundle from the Guardian', { url, error: message });
+      this.#error = message;
     }
   }
 }
