@@ -37,7 +37,7 @@ import type { A2AChunk } from '../runtime/a2a/a2a-chunk.js';
 import { agentConnection } from '../runtime/a2a/agent-connection.js';
 import { loadAgentCard } from '../runtime/a2a/agent-card.js';
 import { KeyRing } from '../runtime/a2a/signing/key-ring.js';
-import { createSigningKey, decodeSecret, generateSecret } from '../runtime/a2a/signing/signing-key.js';
+import { createSigningKey, decodeSecret, generateSecret, type SigningKey } from '../runtime/a2a/signing/signing-key.js';
 import { createValidator, decisionLogShipperFor, getValidator, type A2AValidator } from '../runtime/a2a/validator.js';
 import { auditEvent, type AuditEvent } from '../runtime/a2a/audit-log.js';
 import { DecisionLogShipper } from '../runtime/a2a/decision-log-shipper.js';
@@ -213,7 +213,7 @@ async function main(): Promise<void> {
     console.log(
       `decision logs of the (d) hops: ${hopLogs.delivered} of ${hopLogs.recorded} delivered in ${hopLogs.batches} batches, ${hopLogs.pending} pending`,
     );
-    await decisionLogFigures(policy.url, guardian.url);
+    await decisionLogFigures(policy.url, guardian.url, bundleKey);
   } finally {
     for (const close of closers.reverse()) await close();
   }
@@ -233,8 +233,8 @@ function logEvent(i: number): AuditEvent {
 }
 
 /** Decision-log delivery: events/s to a live Guardian, then denials lost across a Guardian restart. */
-async function decisionLogFigures(opaUrl: string, guardianUrl: string): Promise<void> {
-  const steady = new DecisionLogShipper({ guardianUrl });
+async function decisionLogFigures(opaUrl: string, guardianUrl: string, signWith: SigningKey): Promise<void> {
+  const steady = new DecisionLogShipper({ guardianUrl, signWith });
   const t0 = process.hrtime.bigint();
   // As agents record them: a hundred at a time, then the event loop turns (no bound is hit).
   for (let i = 0; i < LOGS; i++) {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { AuditEvent, AuditLog } from './audit-log.js';
+import type { SigningKey } from './signing/signing-key.js';
+import { signBundle } from '../guardian/policy-bundle.js';
 
 export interface DecisionLogShipperOptions {
   /** The Guardian's address; batches go to `POST <url>/v1/logs`. */
@@ -15,6 +17,8 @@ export interface DecisionLogShipperOptions {
   maxBackoffMs?: number;
   /** Milliseconds one POST may take; default 5000. */
   timeoutMs?: number;
+  /** Signs each batch (the Guardian's key of the agent `guardian`); a Guardian that has that key refuses unsigned batches. */
+  signWith?: SigningKey;
   logger?: Logger;
 }
 
@@ -178,10 +182,12 @@ export class DecisionLogShipper implements AuditLog {
       const batch = this.#takeBatch(batchSize);
       this.#inFlight = batch.length;
       try {
+        const body = JSON.stringify({ events: batch });
+        const signature = this.#options.signWith ? signBundle({ body, key: this.#options.signWith, purpose: 'decision-logs' }) : {};
         const response = await fetch(this.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ events: batch }),
+          headers: { 'content-type': 'application/json', ...signature },
+          body,
           signal: AbortSignal.timeout(this.#options.timeoutMs ?? 5000),
         });
         const text = await response.text();

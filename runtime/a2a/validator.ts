@@ -10,6 +10,7 @@ import { DecisionLogShipper } from './decision-log-shipper.js';
 import type { KeyRing } from './signing/key-ring.js';
 import { loadKeyRing } from './signing/load-key-ring.js';
 import { BundleFollower } from '../guardian/bundle-follower.js';
+import { guardianBundleKey } from '../guardian/policy-bundle.js';
 import { buildValidationInput, type AgentRef } from './validation-input.js';
 
 /** `[isAllowed, reason]`, as the spec's validator returns it. */
@@ -130,10 +131,11 @@ function followerFor(config: CheckerConfig & { guardianUrl: string }, options: {
 }
 
 /** The process's decision-log shipper to the Guardian at `guardianUrl`. */
-export function decisionLogShipperFor(guardianUrl: string, options: { logger?: Logger } = {}): DecisionLogShipper {
+export function decisionLogShipperFor(guardianUrl: string, options: { logger?: Logger; keys?: KeyRing } = {}): DecisionLogShipper {
   let shipper = shippers.get(guardianUrl);
   if (shipper === undefined) {
-    shipper = new DecisionLogShipper({ guardianUrl, ...(options.logger ? { logger: options.logger } : {}) });
+    const signWith = options.keys ? guardianBundleKey(options.keys) : undefined;
+    shipper = new DecisionLogShipper({ guardianUrl, ...(signWith ? { signWith } : {}), ...(options.logger ? { logger: options.logger } : {}) });
     shippers.set(guardianUrl, shipper);
   }
   return shipper;
@@ -182,14 +184,17 @@ export function createValidator(
   options: { checkedBy?: 'client' | 'server'; logger?: Logger; audit?: AuditLog; keys?: KeyRing; env?: Env } = {},
 ): A2AValidator {
   let audit = options.audit ?? (config.a2aEnableAuditLog ? createAuditLog() : disabledAuditLog);
-  if (config.guardianUrl && config.a2aDecisions === 'local') {
-    const shipper = decisionLogShipperFor(config.guardianUrl, options.logger ? { logger: options.logger } : {});
-    const local = audit;
-    audit = local === disabledAuditLog ? shipper : { record: (event) => (local.record(event), shipper.record(event)) };
+  const local = config.guardianUrl !== undefined && config.a2aDecisions === 'local';
+  // Local decisions verify bundles and sign decision logs with the `guardian` key of this ring.
+  const keys = local ? (options.keys ?? loadKeyRing({ env: options.env ?? process.env })) : options.keys;
+  if (local && config.guardianUrl) {
+    const shipper = decisionLogShipperFor(config.guardianUrl, { ...(keys ? { keys } : {}), ...(options.logger ? { logger: options.logger } : {}) });
+    const own = audit;
+    audit = own === disabledAuditLog ? shipper : { record: (event) => (own.record(event), shipper.record(event)) };
   }
   return new A2AValidator({
     mode: config.a2aValidationMode,
-    checker: accessCheckerFor(config, options),
+    checker: accessCheckerFor(config, { ...options, ...(keys ? { keys } : {}) }),
     audit,
     checkedBy: options.checkedBy ?? 'client',
     ...(options.logger ? { logger: options.logger } : {}),

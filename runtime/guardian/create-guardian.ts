@@ -10,14 +10,16 @@ import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { createBaseApp } from '../core/server/base-app.js';
 import { errorResponse } from '../core/server/http-error.js';
-import { readJsonBody } from '../core/server/read-json-body.js';
+import { checkJsonDepth, readBodyText, readJsonBody } from '../core/server/read-json-body.js';
 import { parseAuditQuery } from './audit-query.js';
 import { AuditTrail } from './audit-trail.js';
 import { domainDecisionFrom, type DomainDecision } from './domain-decision.js';
 import { DomainPolicyInputSchema } from './domain-policy-input.js';
 import { A2A_BUNDLE_PATH, DECISION_LOG_PATH, POLICY_BUNDLE_PATH, type AuditListResponse, type GuardianHealth } from './guardian-responses.js';
 import { DecisionLogBatchSchema, type DecisionLogReceipt } from './decision-log-batch.js';
-import { signBundle, type PolicyBundle } from './policy-bundle.js';
+import { bundleSignatureProblem, signBundle, type PolicyBundle } from './policy-bundle.js';
+import { KeyRing } from '../a2a/signing/key-ring.js';
+import { SignatureError } from '../a2a/errors/signature-error.js';
 import type { SigningKey } from '../a2a/signing/signing-key.js';
 import { parseRequest } from '../core/server/parse-request.js';
 
@@ -138,8 +140,25 @@ export function createGuardian(options: GuardianOptions): Hono {
   app.get(A2A_BUNDLE_PATH, serveBundle);
 
   const seenDecisions = new Set<string>();
+  const logKeys = options.bundleKey ? new KeyRing([options.bundleKey]) : undefined;
   app.post(DECISION_LOG_PATH, async (c) => {
-    const batch = parseRequest({ schema: DecisionLogBatchSchema, raw: await readJsonBody(c, { maxBytes }), what: 'decision log batch' });
+    let raw: unknown;
+    if (logKeys) {
+      // Only holders of the Guardian key (the agents that decide locally) may add to the audit trail:
+      // the signature covers the exact body bytes, so they are read as text first.
+      const text = await readBodyText(c, maxBytes);
+      const problem = bundleSignatureProblem({ body: text, keys: logKeys, header: (name) => c.req.header(name), purpose: 'decision-logs' });
+      if (problem !== undefined) throw new SignatureError({ failure: 'bad_signature', message: `decision logs refused: ${problem}` });
+      try {
+        raw = JSON.parse(text) as unknown;
+      } catch {
+        throw new BadRequestError({ code: 'invalid_json', message: 'The request body is not valid JSON.' });
+      }
+      checkJsonDepth(raw);
+    } else {
+      raw = await readJsonBody(c, { maxBytes });
+    }
+    const batch = parseRequest({ schema: DecisionLogBatchSchema, raw, what: 'decision log batch' });
     for (const event of batch.events) {
       // A retried batch repeats events already taken: record each decision once.
       if (seenDecisions.has(event.decision_id)) continue;

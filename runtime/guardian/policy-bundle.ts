@@ -29,11 +29,18 @@ export const BUNDLE_SIGNATURE_HEADERS = {
   signature: 'x-framework-bundle-signature',
 } as const;
 
-/** Domain separation: a bundle signature can never be replayed as a request signature, nor the reverse. */
-const SIGNING_CONTEXT = 'framework-policy-bundle-v1\n';
+/**
+ * Domain separation: a bundle signature can never be replayed as a request
+ * signature or a decision-log signature, nor the reverse. Decision-log
+ * batches (`POST /v1/logs`) are signed the same way, with the same
+ * `guardian` key (every agent that decides locally holds it) and the
+ * `decision-logs` purpose.
+ */
+const SIGNING_CONTEXTS = { bundle: 'framework-policy-bundle-v1\n', 'decision-logs': 'framework-decision-logs-v1\n' } as const;
+export type SignedBodyPurpose = keyof typeof SIGNING_CONTEXTS;
 
-function mac(key: SigningKey, body: string): Buffer {
-  return createHmac('sha256', key.secret).update(SIGNING_CONTEXT).update(body).digest();
+function mac(key: SigningKey, body: string, purpose: SignedBodyPurpose): Buffer {
+  return createHmac('sha256', key.secret).update(SIGNING_CONTEXTS[purpose]).update(body).digest();
 }
 
 /**
@@ -42,10 +49,10 @@ function mac(key: SigningKey, body: string): Buffer {
  * @example
  * const headers = signBundle({ body: JSON.stringify(bundle), key: ring.signingKeyFor('guardian') });
  */
-export function signBundle(options: { body: string; key: SigningKey }): Record<string, string> {
+export function signBundle(options: { body: string; key: SigningKey; purpose?: SignedBodyPurpose }): Record<string, string> {
   return {
     [BUNDLE_SIGNATURE_HEADERS.keyId]: options.key.id,
-    [BUNDLE_SIGNATURE_HEADERS.signature]: mac(options.key, options.body).toString('base64url'),
+    [BUNDLE_SIGNATURE_HEADERS.signature]: mac(options.key, options.body, options.purpose ?? 'bundle').toString('base64url'),
   };
 }
 
@@ -54,15 +61,24 @@ export function signBundle(options: { body: string; key: SigningKey }): Record<s
  * is: it must name a key of `keys` that belongs to the agent `guardian`, and
  * be that key's HMAC of the exact body.
  */
-export function bundleSignatureProblem(options: { body: string; keys: KeyRing; header: (name: string) => string | null | undefined }): string | undefined {
+export function bundleSignatureProblem(options: {
+  body: string;
+  keys: KeyRing;
+  header: (name: string) => string | null | undefined;
+  purpose?: SignedBodyPurpose;
+}): string | undefined {
   const keyId = options.header(BUNDLE_SIGNATURE_HEADERS.keyId);
   const signature = options.header(BUNDLE_SIGNATURE_HEADERS.signature);
-  if (!keyId || !signature) return 'the bundle is not signed (the Guardian has no key of the agent "guardian" in A2A_KEYS or A2A_KEYS_FILE)';
+  if (!keyId || !signature) {
+    return options.purpose === 'decision-logs'
+      ? 'the batch is not signed with the key of the agent "guardian" (give it to agents with A2A_DECISIONS=local)'
+      : 'the bundle is not signed (the Guardian has no key of the agent "guardian" in A2A_KEYS or A2A_KEYS_FILE)';
+  }
   const key = options.keys.get(keyId);
   if (key === undefined) return `the bundle is signed with the key "${keyId}", which is not in this agent's key ring`;
   if (key.agent !== BUNDLE_SIGNER_AGENT) return `the bundle is signed with the key "${keyId}" of the agent "${key.agent}", not of "${BUNDLE_SIGNER_AGENT}"`;
   const given = Buffer.from(signature, 'base64url');
-  const expected = mac(key, options.body);
+  const expected = mac(key, options.body, options.purpose ?? 'bundle');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'the bundle signature does not match its body';
   return undefined;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvent, messageDigest } from '../../runtime/a2a/audit-log.js';
 import { DecisionLogShipper } from '../../runtime/a2a/decision-log-shipper.js';
+import { signBundle } from '../../runtime/guardian/policy-bundle.js';
 import { createValidator, decisionLogShipperFor } from '../../runtime/a2a/validator.js';
 import { loadA2AConfig } from '../../runtime/core/config.js';
 import { AuditListResponseSchema } from '../../runtime/guardian/guardian-responses.js';
@@ -49,6 +50,26 @@ describe('POST /v1/logs', () => {
     const bad = await post(`${guardian.url}/v1/logs`, { events: [{ ...one, decision_id: undefined }] });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('decision_id') });
+  });
+});
+
+describe('POST /v1/logs on a Guardian with a key', () => {
+  it('takes only batches signed with the Guardian key: 401 otherwise, nothing recorded', async () => {
+    const { keys } = makeKeys(['guardian', 'mallory']);
+    const guardian = await startGuardian({ port: 0, opaUrl: policy.url, bundleKey: keys.get('guardian')! });
+    closers.push(() => guardian.close());
+    const body = JSON.stringify({ events: [{ ...event('allowed', 'forged'), decision_id: 'forged-1' }] });
+    const send = (headers: Record<string, string>) =>
+      fetch(`${guardian.url}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    for (const headers of [{}, signBundle({ body, key: keys.get('mallory')!, purpose: 'decision-logs' }), signBundle({ body, key: keys.get('guardian')! })]) {
+      const refused = await send(headers);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ code: 'signature_invalid', message: expect.stringContaining('decision logs refused') });
+    }
+    expect((await auditOf(guardian.url)).filter((e) => e.decision_id === 'forged-1')).toEqual([]);
+    const taken = await send(signBundle({ body, key: keys.get('guardian')!, purpose: 'decision-logs' }));
+    expect(taken.status).toBe(200);
+    expect((await auditOf(guardian.url)).filter((e) => e.decision_id === 'forged-1')).toHaveLength(1);
   });
 });
 
