@@ -10,9 +10,16 @@
  *      `agentConnection` uses, so (a) can also be compared like for like;
  *  (c) `agentConnection` signed but with A2A_VALIDATION_MODE=disabled on both
  *      sides (signature only), so the cost of the policy round trips shows
- *      as (a) − (c).
+ *      as (a) − (c);
+ *  (d) `agentConnection`, strict and signed as (a), but both sides decide in
+ *      process from the Guardian's signed policy bundle (A2A_DECISIONS=local)
+ *      and ship their decisions to it in the background: no policy round trip.
  *
- *   npm run bench:a2a        (BENCH_A2A_CALLS=300 BENCH_A2A_WARMUP=30 by default)
+ * Then decision-log delivery: BENCH_A2A_LOGS events (a third of them denials)
+ * shipped to a Guardian as fast as the shipper batches them (events/s), and
+ * the same across a Guardian restart in the middle (denials lost: must be 0).
+ *
+ *   npm run bench:a2a        (BENCH_A2A_CALLS=300 BENCH_A2A_WARMUP=30 BENCH_A2A_LOGS=20000 by default)
  *
  * Everything runs in this one process (policy engine, Guardian, three
  * executors, the callers), sequentially: one call at a time, so the figures
@@ -20,6 +27,7 @@
  * Python A2A SDK does a trivial hop in about 2.2 ms p50 on a similar machine.
  * Prints figures; asserts nothing.
  */
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
@@ -29,8 +37,11 @@ import type { A2AChunk } from '../runtime/a2a/a2a-chunk.js';
 import { agentConnection } from '../runtime/a2a/agent-connection.js';
 import { loadAgentCard } from '../runtime/a2a/agent-card.js';
 import { KeyRing } from '../runtime/a2a/signing/key-ring.js';
-import { createSigningKey, decodeSecret, generateSecret } from '../runtime/a2a/signing/signing-key.js';
-import { getValidator, type A2AValidator } from '../runtime/a2a/validator.js';
+import { createSigningKey, decodeSecret, generateSecret, type SigningKey } from '../runtime/a2a/signing/signing-key.js';
+import { createValidator, decisionLogShipperFor, getValidator, type A2AValidator } from '../runtime/a2a/validator.js';
+import { auditEvent, type AuditEvent } from '../runtime/a2a/audit-log.js';
+import { DecisionLogShipper } from '../runtime/a2a/decision-log-shipper.js';
+import { loadA2AConfig } from '../runtime/core/config.js';
 import type { RunningAgent } from '../runtime/agent/run-agent.js';
 import { createExecutorAgent } from '../runtime/examples/executor-agent.js';
 import { startGuardian } from '../runtime/guardian/start-guardian.js';
@@ -39,6 +50,8 @@ import { runAgent } from '../runtime/agent/run-agent.js';
 
 const CALLS = Number(process.env.BENCH_A2A_CALLS ?? 300);
 const WARMUP = Number(process.env.BENCH_A2A_WARMUP ?? 30);
+const ROUNDS = Number(process.env.BENCH_A2A_ROUNDS ?? 10);
+const LOGS = Number(process.env.BENCH_A2A_LOGS ?? 20_000);
 const POLICIES = fileURLToPath(new URL('../../policies', import.meta.url));
 const PLANNER_CARD = fileURLToPath(new URL('../../agent_cards/planner.json', import.meta.url));
 const ACTION = 'Book the room';
@@ -46,27 +59,52 @@ const OUTCOME = `Done: ${ACTION}`;
 
 interface Figures {
   p50: number;
+  p95: number;
   p99: number;
   perSecond: number;
+  /** CPU time of this process (both ends of the hop, and the Guardian) per call: steadier than latency on a loaded machine. */
+  cpuMs: number;
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 }
 
-/** Runs `call` WARMUP times, then CALLS times one after another; latencies in ms. */
-async function measure(call: () => Promise<void>): Promise<Figures> {
-  for (let i = 0; i < WARMUP; i++) await call();
-  const samples = new Array<number>(CALLS);
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < CALLS; i++) {
-    const t0 = process.hrtime.bigint();
-    await call();
-    samples[i] = Number(process.hrtime.bigint() - t0) / 1e6;
+/**
+ * Runs each call WARMUP times, then CALLS times one after another, in ROUNDS
+ * interleaved rounds (a, b, c, … then again), so a change of machine load
+ * while the bench runs hits every variant alike; latencies in ms.
+ */
+async function measureAll(calls: ReadonlyArray<() => Promise<void>>): Promise<Figures[]> {
+  for (const call of calls) for (let i = 0; i < WARMUP; i++) await call();
+  const samples = calls.map(() => [] as number[]);
+  const busy = calls.map(() => 0);
+  const cpu = calls.map(() => 0);
+  for (let round = 0; round < ROUNDS; round++) {
+    const count = Math.ceil(CALLS / ROUNDS);
+    for (const [index, call] of calls.entries()) {
+      const start = process.hrtime.bigint();
+      const cpu0 = process.cpuUsage();
+      for (let i = 0; i < count; i++) {
+        const t0 = process.hrtime.bigint();
+        await call();
+        samples[index]!.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+      busy[index]! += Number(process.hrtime.bigint() - start) / 1e9;
+      const used = process.cpuUsage(cpu0);
+      cpu[index]! += (used.user + used.system) / 1000;
+    }
   }
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  samples.sort((a, b) => a - b);
-  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), perSecond: CALLS / seconds };
+  return samples.map((list, index) => {
+    list.sort((x, y) => x - y);
+    return {
+      p50: percentile(list, 0.5),
+      p95: percentile(list, 0.95),
+      p99: percentile(list, 0.99),
+      perSecond: list.length / busy[index]!,
+      cpuMs: cpu[index]! / list.length,
+    };
+  });
 }
 
 /** The example executor in this process on a free port, A2A only. */
@@ -104,51 +142,147 @@ async function plainStream(client: Client): Promise<void> {
 }
 
 function row(label: string, f: Figures): string {
-  return `${label.padEnd(58)} p50 ${f.p50.toFixed(2).padStart(6)} ms   p99 ${f.p99.toFixed(2).padStart(6)} ms   ${f.perSecond.toFixed(0).padStart(6)} calls/s`;
+  return `${label.padEnd(58)} p50 ${f.p50.toFixed(2).padStart(6)} ms   p95 ${f.p95.toFixed(2).padStart(6)} ms   p99 ${f.p99.toFixed(2).padStart(6)} ms   ${f.perSecond.toFixed(0).padStart(6)} calls/s   cpu ${f.cpuMs.toFixed(2)} ms/call`;
 }
 
 async function main(): Promise<void> {
   const secret = generateSecret();
-  const keysJson = JSON.stringify({ keys: [{ id: 'planner-1', agent: 'planner', secret }] });
-  const keys = new KeyRing([createSigningKey({ id: 'planner-1', agent: 'planner', secret: decodeSecret(secret)! })]);
+  const guardianSecret = generateSecret();
+  const keysJson = JSON.stringify({
+    keys: [
+      { id: 'planner-1', agent: 'planner', secret },
+      { id: 'guardian-1', agent: 'guardian', secret: guardianSecret },
+    ],
+  });
+  const bundleKey = createSigningKey({ id: 'guardian-1', agent: 'guardian', secret: decodeSecret(guardianSecret)! });
+  const keys = new KeyRing([createSigningKey({ id: 'planner-1', agent: 'planner', secret: decodeSecret(secret)! }), bundleKey]);
   const [planner] = await loadAgentCard(PLANNER_CARD);
 
   const policy = await startPolicyServer({ dir: POLICIES, port: 0, host: '127.0.0.1', watch: false });
-  const guardian = await startGuardian({ opaUrl: policy.url, port: 0 });
+  const guardian = await startGuardian({ opaUrl: policy.url, port: 0, bundleKey, auditCapacity: 100_000 });
   const closers: Array<() => Promise<void>> = [() => policy.close(), () => guardian.close()];
   try {
     const checked = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: guardian.url });
     const open = await executor({ A2A_VALIDATION_MODE: 'disabled', A2A_ACCEPT_UNSIGNED: 'true' });
     const signedOnly = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'disabled' });
+    const local = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: guardian.url, A2A_DECISIONS: 'local' });
     closers.push(
       () => checked.close(),
       () => open.close(),
       () => signedOnly.close(),
+      () => local.close(),
     );
 
     const strict = getValidator({ env: { GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict' } });
     const disabled = getValidator({ env: { A2A_VALIDATION_MODE: 'disabled' } });
+    const strictLocal = createValidator(loadA2AConfig({ env: { GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict', A2A_DECISIONS: 'local' } }), {
+      keys,
+    });
     const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({})] }).createFromAgentCard(open.card);
 
-    console.log(`A2A hop: executor example task, ${CALLS} sequential calls after ${WARMUP} warm-up, all in one process (node ${process.version})`);
-    const a = await measure(() => hop(planner, checked.card, { validator: strict, keys }));
-    const b = await measure(() => plainSend(client));
-    const bStream = await measure(() => plainStream(client));
-    const c = await measure(() => hop(planner, signedOnly.card, { validator: disabled, keys }));
+    console.log(
+      `A2A hop: executor example task, ${CALLS} sequential calls after ${WARMUP} warm-up in ${ROUNDS} interleaved rounds, all in one process (node ${process.version}, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')})`,
+    );
+    const [a, b, bStream, c, d] = (await measureAll([
+      () => hop(planner, checked.card, { validator: strict, keys }),
+      () => plainSend(client),
+      () => plainStream(client),
+      () => hop(planner, signedOnly.card, { validator: disabled, keys }),
+      () => hop(planner, local.card, { validator: strictLocal, keys }),
+    ])) as [Figures, Figures, Figures, Figures, Figures];
 
     console.log(row('(a)  agentConnection, strict via Guardian, signed', a));
     console.log(row('(b)  SDK sendMessage, no validation, unsigned', b));
     console.log(row("(b') SDK sendMessageStream, no validation, unsigned", bStream));
     console.log(row('(c)  agentConnection, validation disabled, signed', c));
+    console.log(row('(d)  agentConnection, strict from local bundle, signed', d));
     const ratio = (x: Figures, y: Figures) => `p50 ×${(x.p50 / y.p50).toFixed(2)}, calls/s ×${(x.perSecond / y.perSecond).toFixed(2)}`;
     console.log(`overhead (a)/(b):   ${ratio(a, b)}`);
     console.log(`overhead (c)/(b):   ${ratio(c, b)}`);
+    console.log(`overhead (d)/(b):   ${ratio(d, b)}   (target: p50 ≤ 1.0 ms and ≤ ×1.3)`);
     console.log(`overhead (a)/(b'):  ${ratio(a, bStream)}   (same streaming transport)`);
+    console.log(`overhead (d)/(b'):  ${ratio(d, bStream)}   (same streaming transport)`);
     console.log(`policy round trips (a)−(c): ${(a.p50 - c.p50).toFixed(2)} ms p50 per call (two Guardian → policy engine decisions)`);
+    console.log(
+      `local decisions (d)−(c): ${(d.p50 - c.p50).toFixed(2)} ms p50, ${(d.cpuMs - c.cpuMs).toFixed(2)} ms cpu per call (two in-process a2a_access evaluations + decision logs)`,
+    );
     console.log('reference: Python A2A SDK ~2.2 ms p50 for a trivial hop');
+    const hopLogs = decisionLogShipperFor(guardian.url).stats;
+    console.log(
+      `decision logs of the (d) hops: ${hopLogs.delivered} of ${hopLogs.recorded} delivered in ${hopLogs.batches} batches, ${hopLogs.pending} pending`,
+    );
+    await decisionLogFigures(policy.url, guardian.url, bundleKey);
   } finally {
     for (const close of closers.reverse()) await close();
   }
+}
+
+/** One decision-log event; every third a denial. */
+function logEvent(i: number): AuditEvent {
+  const denied = i % 3 === 0;
+  return auditEvent({
+    source: denied ? 'untrusted' : 'planner',
+    target: 'executor',
+    decision: denied ? 'denied' : 'allowed',
+    reason: 'bench',
+    checked_by: 'client',
+    message: `event ${i}`,
+  });
+}
+
+/** Decision-log delivery: events/s to a live Guardian, then denials lost across a Guardian restart. */
+async function decisionLogFigures(opaUrl: string, guardianUrl: string, signWith: SigningKey): Promise<void> {
+  const steady = new DecisionLogShipper({ guardianUrl, signWith });
+  const t0 = process.hrtime.bigint();
+  // As agents record them: a hundred at a time, then the event loop turns (no bound is hit).
+  for (let i = 0; i < LOGS; i++) {
+    steady.record(logEvent(i));
+    if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await steady.flush();
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  console.log(
+    `decision logs: ${LOGS} events delivered in ${(seconds * 1000).toFixed(0)} ms: ${(LOGS / seconds).toFixed(0)} events/s (${steady.stats.batches} batches, ${steady.stats.delivered} delivered, ${steady.stats.dropped} dropped)`,
+  );
+
+  // Across a restart: events are recorded steadily (100 per timer tick); a third of the way in, once
+  // the Guardian has taken a batch, it stops; two thirds in, after a delivery has failed, a new one
+  // starts on the same port. Failed batches are retried; every denial must arrive.
+  const first = await startGuardian({ opaUrl, port: 0, auditCapacity: LOGS * 2 });
+  const shipper = new DecisionLogShipper({ guardianUrl: first.url, maxBackoffMs: 200 });
+  const until = async (check: () => boolean) => {
+    while (!check()) await new Promise((resolve) => setTimeout(resolve, 1));
+  };
+  const tr = process.hrtime.bigint();
+  let second: Awaited<ReturnType<typeof startGuardian>> | undefined;
+  for (let i = 0; i < LOGS; i++) {
+    shipper.record(logEvent(i));
+    if (i % 100 === 99) await new Promise((resolve) => setTimeout(resolve, 1));
+    if (i === Math.floor(LOGS / 3)) {
+      await until(() => shipper.stats.delivered > 0);
+      await first.close();
+    }
+    if (i === Math.floor((2 * LOGS) / 3)) {
+      await until(() => shipper.stats.failures > 0);
+      second = await startGuardian({ opaUrl, port: first.port, auditCapacity: LOGS * 2 });
+    }
+  }
+  await shipper.flush();
+  const restartSeconds = Number(process.hrtime.bigint() - tr) / 1e9;
+  await second?.close();
+  const arrived = new Set(
+    [...first.audit.recent({ limit: LOGS * 2 }), ...(second?.audit.recent({ limit: LOGS * 2 }) ?? [])]
+      .filter((e) => e.decision === 'denied')
+      .map((e) => e.decision_id),
+  );
+  const sent = Math.ceil(LOGS / 3);
+  const stats = shipper.stats;
+  console.log(
+    `decision logs across a Guardian restart: ${LOGS} events in ${(restartSeconds * 1000).toFixed(0)} ms, ${stats.failures} failed deliveries retried, ` +
+      `denials lost ${sent - arrived.size} of ${sent}, dropped allows ${stats.dropped}, delivered ${stats.delivered}/${stats.recorded}`,
+  );
 }
 
 await main();

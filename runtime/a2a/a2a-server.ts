@@ -58,7 +58,7 @@ export async function createA2AServer(options: {
     self: card,
     keys,
     nonces,
-    validator: createValidator(config, { checkedBy: 'server', logger, audit }),
+    validator: createValidator(config, { checkedBy: 'server', logger, audit, keys }),
     acceptUnsigned,
     peers: config.agentCard ? await peerCards(config.agentCard, logger) : new Map(),
     audit,

@@ -9,7 +9,7 @@ export interface AccessChecker {
   /** Address asked, for messages. */
   readonly url: string;
   /** Kind of service asked, for messages. */
-  readonly kind: 'guardian' | 'policy engine';
+  readonly kind: 'guardian' | 'policy engine' | 'policy bundle';
   /** Resolves to the decision; rejects with `PolicyUnavailableError` when none could be had. */
   check(input: A2AValidationInput, options?: { signal?: AbortSignal }): Promise<AccessDecision>;
 }

@@ -1,6 +1,6 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { statSync } from 'node:fs';
-import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { loadA2AConfig, type Env } from '../core/config.js';
 import { AgentNotReadyError } from '../core/errors/agent-not-ready-error.js';
 import { FrameworkError } from '../core/framework-error.js';
@@ -51,7 +51,7 @@ export async function* agentConnection(
   const env = options.env ?? process.env;
   const needsConfig = options.validator === undefined || options.keys === undefined || options.keyId === undefined;
   const config = needsConfig ? loadA2AConfig({ env }) : undefined;
-  const validator = options.validator ?? createValidator(config!, options.logger ? { logger: options.logger } : {});
+  const validator = options.validator ?? createValidator(config!, { env, ...(options.logger ? { logger: options.logger } : {}) });
   const message = typeof payload === 'string' ? payload : JSON.stringify(payload);
 
   const [allowed, reason] = await validator.validateA2AAccess(sourceCard, targetCard, message, options.signal ? { signal: options.signal } : {});
@@ -61,9 +61,7 @@ export async function* agentConnection(
   // Unsigned only where validation is off and no key exists: a development set-up.
   const key: SigningKey | undefined =
     keys.size === 0 && validator.mode === 'disabled' ? undefined : keys.signingKeyFor(sourceCard.name, options.keyId ?? config?.a2aKeyId);
-  const client = await new ClientFactory({
-    transports: [new JsonRpcTransportFactory({ fetchImpl: signingFetch({ source: sourceCard.name, target: targetCard.name, key }) })],
-  }).createFromAgentCard(targetCard);
+  const client = await clientFor(sourceCard.name, targetCard, key);
 
   const stream = client.sendMessageStream(
     {
@@ -79,6 +77,31 @@ export async function* agentConnection(
   } catch (error) {
     throw lostConnection(error, targetCard) ?? error;
   }
+}
+
+/**
+ * SDK clients by target card, signing key and (source, interface URL): a hop
+ * reuses the client of the previous one instead of building a factory and a
+ * transport per call. Weak keys, so a dropped card or a rotated key (a new
+ * key object) lets its clients go.
+ */
+const clients = new WeakMap<AgentCard, WeakMap<object, Map<string, Promise<Client>>>>();
+const UNSIGNED = {};
+function clientFor(source: string, target: AgentCard, key: SigningKey | undefined): Promise<Client> {
+  let byKey = clients.get(target);
+  if (byKey === undefined) clients.set(target, (byKey = new WeakMap()));
+  let bySource = byKey.get(key ?? UNSIGNED);
+  if (bySource === undefined) byKey.set(key ?? UNSIGNED, (bySource = new Map()));
+  const id = `${source}\u0000${target.name}\u0000${target.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.url}`).join(' ')}`;
+  let client = bySource.get(id);
+  if (client === undefined) {
+    client = new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ fetchImpl: signingFetch({ source, target: target.name, key }) })],
+    }).createFromAgentCard(target);
+    bySource.set(id, client);
+    client.catch(() => bySource.delete(id));
+  }
+  return client;
 }
 
 /**

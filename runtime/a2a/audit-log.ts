@@ -16,6 +16,8 @@ export interface AuditEvent {
   message_sha256: string;
   /** Who decided: `client` (caller-side validator), `server` (receiving agent), `guardian`. */
   checked_by: 'client' | 'server' | 'guardian';
+  /** Unique id of a decision an agent made in process and shipped to the Guardian (decision logs), so a retried batch is recognisable. */
+  decision_id?: string;
 }
 
 /** Where audit events go. */

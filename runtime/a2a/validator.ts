@@ -5,6 +5,12 @@ import { silentLogger, type Logger } from '../core/logger.js';
 import { GuardianAccessChecker, OpaAccessChecker, type AccessChecker } from './access-checker.js';
 import { cardRef } from './agent-card.js';
 import { auditEvent, createAuditLog, disabledAuditLog, type AuditLog } from './audit-log.js';
+import { BundleAccessChecker } from './bundle-access-checker.js';
+import { DecisionLogShipper } from './decision-log-shipper.js';
+import type { KeyRing } from './signing/key-ring.js';
+import { loadKeyRing } from './signing/load-key-ring.js';
+import { BundleFollower } from '../guardian/bundle-follower.js';
+import { guardianBundleKey } from '../guardian/policy-bundle.js';
 import { buildValidationInput, type AgentRef } from './validation-input.js';
 
 /** `[isAllowed, reason]`, as the spec's validator returns it. */
@@ -22,7 +28,8 @@ export interface A2AValidatorOptions {
 
 /**
  * Decides whether one agent may send a message to another, by asking the
- * Guardian (GUARDIAN_URL) or, without one, the policy engine (OPA_URL).
+ * Guardian (GUARDIAN_URL), evaluating its signed policy bundle in process
+ * (A2A_DECISIONS=local) or, without a Guardian, the policy engine (OPA_URL).
  *
  * - `strict`: denied when the policy says no or nobody could be asked;
  * - `permissive`: denied only on an explicit policy decision, allowed when nobody answers;
@@ -91,19 +98,104 @@ function toRef(card: AgentCard | AgentRef): AgentRef {
   return 'supportedInterfaces' in card ? cardRef(card) : card;
 }
 
-/** The access checker a configuration names: the Guardian first, else the policy engine, else none. */
-export function accessCheckerFor(config: Pick<A2AConfig, 'guardianUrl' | 'opaUrl' | 'a2aTimeoutMs'>): AccessChecker | undefined {
+type CheckerConfig = Pick<A2AConfig, 'guardianUrl' | 'opaUrl' | 'a2aTimeoutMs'> &
+  Partial<Pick<A2AConfig, 'a2aDecisions' | 'a2aBundleRefreshMs' | 'a2aBundleMaxAgeMs'>>;
+
+/**
+ * Followers and shippers are per process and per Guardian: every validator of
+ * the process (caller side, request guard) decides from the same bundle and
+ * feeds the same decision-log buffer.
+ */
+const followers = new Map<string, BundleFollower>();
+const shippers = new Map<string, DecisionLogShipper>();
+
+function followerFor(config: CheckerConfig & { guardianUrl: string }, options: { keys?: KeyRing; env?: Env; logger?: Logger }): BundleFollower {
+  const refreshMs = config.a2aBundleRefreshMs ?? 2_000;
+  const maxAgeMs = config.a2aBundleMaxAgeMs ?? 60_000;
+  const id = JSON.stringify([config.guardianUrl, refreshMs, maxAgeMs, config.a2aTimeoutMs]);
+  let follower = followers.get(id);
+  if (follower === undefined) {
+    follower = new BundleFollower({
+      guardianUrl: config.guardianUrl,
+      refreshMs,
+      maxAgeMs,
+      timeoutMs: config.a2aTimeoutMs,
+      // Bundles must be signed by the Guardian's key: fail closed without one.
+      verifyWith: options.keys ?? loadKeyRing({ env: options.env ?? process.env }),
+      poll: true,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    followers.set(id, follower);
+  }
+  return follower;
+}
+
+/** The process's decision-log shipper to the Guardian at `guardianUrl`. */
+export function decisionLogShipperFor(guardianUrl: string, options: { logger?: Logger; keys?: KeyRing } = {}): DecisionLogShipper {
+  let shipper = shippers.get(guardianUrl);
+  if (shipper === undefined) {
+    const signWith = options.keys ? guardianBundleKey(options.keys) : undefined;
+    shipper = new DecisionLogShipper({ guardianUrl, ...(signWith ? { signWith } : {}), ...(options.logger ? { logger: options.logger } : {}) });
+    shippers.set(guardianUrl, shipper);
+  }
+  return shipper;
+}
+
+/**
+ * Waits (at most `timeoutMs`, default 2000) until every decision log of this
+ * process reached its Guardian, for a clean shutdown; logs a warning with the
+ * count of what could not be delivered in time (lost with the process).
+ */
+export async function flushDecisionLogs(options: { timeoutMs?: number; logger?: Logger } = {}): Promise<void> {
+  const pending = [...shippers.values()].filter((shipper) => shipper.stats.pending > 0);
+  if (pending.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs ?? 2_000)));
+  await Promise.race([Promise.all(pending.map((shipper) => shipper.flush())), timeout]);
+  clearTimeout(timer);
+  for (const shipper of pending) {
+    const { pending: left } = shipper.stats;
+    if (left > 0) (options.logger ?? silentLogger).warn('decision logs not delivered before shutdown', { url: shipper.url, pending: left });
+  }
+}
+
+/**
+ * The access checker a configuration names: with GUARDIAN_URL and
+ * A2A_DECISIONS=local, the Guardian's signed bundle evaluated in process
+ * (verified with `keys`, default the A2A key ring of `env`); else the
+ * Guardian; else the policy engine; else none.
+ */
+export function accessCheckerFor(config: CheckerConfig, options: { keys?: KeyRing; env?: Env; logger?: Logger } = {}): AccessChecker | undefined {
+  if (config.guardianUrl && config.a2aDecisions === 'local') {
+    return new BundleAccessChecker({ follower: followerFor({ ...config, guardianUrl: config.guardianUrl }, options) });
+  }
   if (config.guardianUrl) return new GuardianAccessChecker({ url: config.guardianUrl, timeoutMs: config.a2aTimeoutMs });
   if (config.opaUrl) return new OpaAccessChecker({ url: config.opaUrl, timeoutMs: config.a2aTimeoutMs });
   return undefined;
 }
 
-/** Builds a validator from an A2A configuration. */
-export function createValidator(config: A2AConfig, options: { checkedBy?: 'client' | 'server'; logger?: Logger; audit?: AuditLog } = {}): A2AValidator {
+/**
+ * Builds a validator from an A2A configuration. With A2A_DECISIONS=local its
+ * decisions are also shipped to the Guardian's audit trail (`POST /v1/logs`,
+ * batched, off the hot path).
+ */
+export function createValidator(
+  config: A2AConfig,
+  options: { checkedBy?: 'client' | 'server'; logger?: Logger; audit?: AuditLog; keys?: KeyRing; env?: Env } = {},
+): A2AValidator {
+  let audit = options.audit ?? (config.a2aEnableAuditLog ? createAuditLog() : disabledAuditLog);
+  const local = config.guardianUrl !== undefined && config.a2aDecisions === 'local';
+  // Local decisions verify bundles and sign decision logs with the `guardian` key of this ring.
+  const keys = local ? (options.keys ?? loadKeyRing({ env: options.env ?? process.env })) : options.keys;
+  if (local && config.guardianUrl) {
+    const shipper = decisionLogShipperFor(config.guardianUrl, { ...(keys ? { keys } : {}), ...(options.logger ? { logger: options.logger } : {}) });
+    const own = audit;
+    audit = own === disabledAuditLog ? shipper : { record: (event) => (own.record(event), shipper.record(event)) };
+  }
   return new A2AValidator({
     mode: config.a2aValidationMode,
-    checker: accessCheckerFor(config),
-    audit: options.audit ?? (config.a2aEnableAuditLog ? createAuditLog() : disabledAuditLog),
+    checker: accessCheckerFor(config, { ...options, ...(keys ? { keys } : {}) }),
+    audit,
     checkedBy: options.checkedBy ?? 'client',
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -118,5 +210,6 @@ export function createValidator(config: A2AConfig, options: { checkedBy?: 'clien
  * const [allowed, reason] = await getValidator().validateA2AAccess(sourceCard, targetCard, 'hello');
  */
 export function getValidator(options: { env?: Env; logger?: Logger } = {}): A2AValidator {
-  return createValidator(loadA2AConfig({ env: options.env ?? process.env }), options.logger ? { logger: options.logger } : {});
+  const env = options.env ?? process.env;
+  return createValidator(loadA2AConfig({ env }), { env, ...(options.logger ? { logger: options.logger } : {}) });
 }

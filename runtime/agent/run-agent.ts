@@ -8,6 +8,7 @@ import type { FrameworkAgent } from '../core/framework-agent.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { createSessionStore } from '../sessions/create-session-store.js';
+import { flushDecisionLogs } from '../a2a/validator.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import { createBaseApp } from '../core/server/base-app.js';
 import { createFrontDoor } from '../http/front-door.js';
@@ -75,6 +76,8 @@ export async function runAgent(core: FrameworkCore, agent: FrameworkAgent, runOp
   options.core.useSessions(sessions);
 
   const opened: { close(): Promise<void> }[] = [];
+  // Closed last: decisions made in process (A2A_DECISIONS=local) reach the Guardian before the process goes.
+  opened.push({ close: () => flushDecisionLogs({ logger }) });
   if (ownsSessions) opened.push(sessions);
   const closeAll = async () => {
     for (const item of opened.reverse()) await item.close();

@@ -86,6 +86,14 @@ const EnvSchema = z
       .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -')
       .optional(),
     A2A_TIMEOUT_MS: positiveInt.optional(),
+    A2A_DECISIONS: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(['guardian', 'local']))
+      .optional(),
+    A2A_BUNDLE_REFRESH_MS: positiveInt.optional(),
+    A2A_BUNDLE_MAX_AGE_MS: positiveInt.optional(),
     AGENT_MEMORY_URL: url.optional(),
     CONTEXT_ID: z.string().min(1).optional(),
     SESSION_BACKEND: z
@@ -301,6 +309,16 @@ export interface A2AConfig {
   a2aKeyId: string | undefined;
   /** How long to wait for the Guardian or policy engine (A2A_TIMEOUT_MS, default 2000). */
   a2aTimeoutMs: number;
+  /**
+   * Where calls are decided (A2A_DECISIONS): `guardian` (default) asks the
+   * Guardian per call; `local` evaluates its signed policy bundle in process
+   * and ships the decisions to it.
+   */
+  a2aDecisions: 'guardian' | 'local';
+  /** How often a local bundle is re-checked (A2A_BUNDLE_REFRESH_MS, default 2000). */
+  a2aBundleRefreshMs: number;
+  /** How old a local bundle may get without the Guardian confirming it (A2A_BUNDLE_MAX_AGE_MS, default 60000). */
+  a2aBundleMaxAgeMs: number;
 }
 
 const A2AEnvSchema = EnvSchema.pick({
@@ -311,6 +329,9 @@ const A2AEnvSchema = EnvSchema.pick({
   A2A_ACCEPT_UNSIGNED: true,
   A2A_KEY_ID: true,
   A2A_TIMEOUT_MS: true,
+  A2A_DECISIONS: true,
+  A2A_BUNDLE_REFRESH_MS: true,
+  A2A_BUNDLE_MAX_AGE_MS: true,
 });
 
 function resolveA2AConfig(e: z.output<typeof A2AEnvSchema>): A2AConfig {
@@ -322,6 +343,9 @@ function resolveA2AConfig(e: z.output<typeof A2AEnvSchema>): A2AConfig {
     a2aAcceptUnsigned: e.A2A_ACCEPT_UNSIGNED ?? false,
     a2aKeyId: e.A2A_KEY_ID,
     a2aTimeoutMs: e.A2A_TIMEOUT_MS ?? CONFIG_DEFAULTS.a2aTimeoutMs,
+    a2aDecisions: e.A2A_DECISIONS ?? 'guardian',
+    a2aBundleRefreshMs: e.A2A_BUNDLE_REFRESH_MS ?? 2_000,
+    a2aBundleMaxAgeMs: e.A2A_BUNDLE_MAX_AGE_MS ?? 60_000,
   };
 }
 

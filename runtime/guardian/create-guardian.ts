@@ -10,12 +10,17 @@ import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { createBaseApp } from '../core/server/base-app.js';
 import { errorResponse } from '../core/server/http-error.js';
-import { readJsonBody } from '../core/server/read-json-body.js';
+import { checkJsonDepth, readBodyText, readJsonBody } from '../core/server/read-json-body.js';
 import { parseAuditQuery } from './audit-query.js';
 import { AuditTrail } from './audit-trail.js';
 import { domainDecisionFrom, type DomainDecision } from './domain-decision.js';
 import { DomainPolicyInputSchema } from './domain-policy-input.js';
-import { POLICY_BUNDLE_PATH, type AuditListResponse, type GuardianHealth, type PolicyBundle } from './guardian-responses.js';
+import { A2A_BUNDLE_PATH, DECISION_LOG_PATH, POLICY_BUNDLE_PATH, type AuditListResponse, type GuardianHealth } from './guardian-responses.js';
+import { DecisionLogBatchSchema, type DecisionLogReceipt } from './decision-log-batch.js';
+import { bundleSignatureProblem, signBundle, type PolicyBundle } from './policy-bundle.js';
+import { KeyRing } from '../a2a/signing/key-ring.js';
+import { SignatureError } from '../a2a/errors/signature-error.js';
+import type { SigningKey } from '../a2a/signing/signing-key.js';
 import { parseRequest } from '../core/server/parse-request.js';
 
 export interface GuardianOptions {
@@ -26,11 +31,15 @@ export interface GuardianOptions {
   logger?: Logger;
   /** Largest accepted request body; default 1 MiB. */
   maxBodyBytes?: number;
+  /** The key (of the agent `guardian`) that signs policy bundles; without it bundles are served unsigned and agents that verify refuse them. */
+  bundleKey?: SigningKey;
 }
 
 export const DEFAULT_GUARDIAN_MAX_BODY_BYTES = 1024 * 1024;
 
 const POLICIES_PREFIX = '/v1/policies/';
+/** Decision ids remembered to drop repeats of a retried batch. */
+const SEEN_DECISIONS_MAX = 100_000;
 const EVALUATE_SUFFIX = '/evaluate';
 
 /**
@@ -42,8 +51,10 @@ const EVALUATE_SUFFIX = '/evaluate';
  * - `POST /v1/a2a/validate` (A2A validation input) → `{allowed, reason}`, audited
  * - `POST /v1/policies/{package path}/evaluate` (domain input) → `{allow, deny, require_approval}`
  * - `GET /v1/audit?limit=&since=` → `{events}` newest last
- * - `GET /v1/bundles/policies` → `{revision, modules: [{id, raw}]}` with an `ETag` (304 on `If-None-Match`):
- *   the policies the engine holds, for agents that decide in process (`ToolGate` with `decide: 'local'`)
+ * - `GET /v1/bundles/policies` (also `GET /v1/bundles/a2a`) → `{revision, modules: [{id, raw}]}` with an `ETag`
+ *   (304 on `If-None-Match`), signed with `bundleKey` (see `policy-bundle.ts`): the policies the engine holds, for
+ *   agents that decide in process (A2A_DECISIONS=local, `ToolGate` with `decide: 'local'`)
+ * - `POST /v1/logs` (`{events: [...]}`, the decisions agents made in process) → `{accepted}`; appended to the audit trail
  * - `GET /health` → 200 `{status: 'ok'}` or 503 `{status: 'degraded'}`
  *
  * @example
@@ -57,7 +68,8 @@ export function createGuardian(options: GuardianOptions): Hono {
   const maxBytes = options.maxBodyBytes ?? DEFAULT_GUARDIAN_MAX_BODY_BYTES;
   const app = createBaseApp({
     logger,
-    notFoundHint: '; the Guardian serves POST /v1/a2a/validate, POST /v1/policies/<package>/evaluate, GET /v1/audit and GET /health',
+    notFoundHint:
+      '; the Guardian serves POST /v1/a2a/validate, POST /v1/policies/<package>/evaluate, GET /v1/audit, GET /v1/bundles/a2a, POST /v1/logs and GET /health',
   });
 
   app.get('/health', async (c) => {
@@ -112,15 +124,50 @@ export function createGuardian(options: GuardianOptions): Hono {
     return c.json(decision satisfies DomainDecision);
   });
 
-  app.get(POLICY_BUNDLE_PATH, async (c) => {
+  const serveBundle = async (c: Context): Promise<Response> => {
     if (!policy.listPolicies)
       throw new BadRequestError({ code: 'not_found', message: 'this policy engine client cannot list its policies, so no bundle is served' });
     const modules = (await policy.listPolicies()).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const revision = createHash('sha256').update(JSON.stringify(modules)).digest('base64url').slice(0, 32);
     const etag = `"${revision}"`;
-    const headers = { etag, 'cache-control': 'no-cache' };
+    const headers: Record<string, string> = { etag, 'cache-control': 'no-cache' };
     if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
-    return c.json({ revision, modules } satisfies PolicyBundle, 200, headers);
+    const body = JSON.stringify({ revision, modules } satisfies PolicyBundle);
+    const signature = options.bundleKey ? signBundle({ body, key: options.bundleKey }) : {};
+    return new Response(body, { status: 200, headers: { ...headers, ...signature, 'content-type': 'application/json' } });
+  };
+  app.get(POLICY_BUNDLE_PATH, serveBundle);
+  app.get(A2A_BUNDLE_PATH, serveBundle);
+
+  const seenDecisions = new Set<string>();
+  const logKeys = options.bundleKey ? new KeyRing([options.bundleKey]) : undefined;
+  app.post(DECISION_LOG_PATH, async (c) => {
+    let raw: unknown;
+    if (logKeys) {
+      // Only holders of the Guardian key (the agents that decide locally) may add to the audit trail:
+      // the signature covers the exact body bytes, so they are read as text first.
+      const text = await readBodyText(c, maxBytes);
+      const problem = bundleSignatureProblem({ body: text, keys: logKeys, header: (name) => c.req.header(name), purpose: 'decision-logs' });
+      if (problem !== undefined) throw new SignatureError({ failure: 'bad_signature', message: `decision logs refused: ${problem}` });
+      try {
+        raw = JSON.parse(text) as unknown;
+      } catch {
+        throw new BadRequestError({ code: 'invalid_json', message: 'The request body is not valid JSON.' });
+      }
+      checkJsonDepth(raw);
+    } else {
+      raw = await readJsonBody(c, { maxBytes });
+    }
+    const batch = parseRequest({ schema: DecisionLogBatchSchema, raw, what: 'decision log batch' });
+    for (const event of batch.events) {
+      // A retried batch repeats events already taken: record each decision once.
+      if (seenDecisions.has(event.decision_id)) continue;
+      seenDecisions.add(event.decision_id);
+      if (seenDecisions.size > SEEN_DECISIONS_MAX) seenDecisions.delete(seenDecisions.values().next().value as string);
+      audit.record(event);
+    }
+    logger.debug('decision logs received', { events: batch.events.length });
+    return c.json({ accepted: batch.events.length } satisfies DecisionLogReceipt);
   });
 
   app.get('/v1/audit', (c) => {
@@ -132,6 +179,9 @@ export function createGuardian(options: GuardianOptions): Hono {
     ['/health', 'GET'],
     ['/v1/a2a/validate', 'POST'],
     ['/v1/audit', 'GET'],
+    [DECISION_LOG_PATH, 'POST'],
+    [POLICY_BUNDLE_PATH, 'GET'],
+    [A2A_BUNDLE_PATH, 'GET'],
     [`${POLICIES_PREFIX}*`, 'POST'],
   ] as const) {
     app.all(route, (c) => {

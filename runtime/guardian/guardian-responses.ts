@@ -17,6 +17,7 @@ export const AuditEventSchema = z.object({
   reason: z.string(),
   message_sha256: z.string(),
   checked_by: z.enum(['client', 'server', 'guardian']),
+  decision_id: z.string().min(1).max(100).optional(),
 }) satisfies z.ZodType<AuditEvent>;
 
 /** Answer of `GET /v1/audit`: newest last. */
@@ -33,8 +34,8 @@ export type GuardianHealth = z.infer<typeof GuardianHealthSchema>;
 /** Where the Guardian serves the policies it decides with, for agents that evaluate them in process. */
 export const POLICY_BUNDLE_PATH = '/v1/bundles/policies';
 
-/** `GET /v1/bundles/policies`: every policy module the engine holds, and a revision that changes with them (also the ETag). */
-export interface PolicyBundle {
-  revision: string;
-  modules: { id: string; raw: string }[];
-}
+/** The same bundle under the name the A2A agents use. */
+export const A2A_BUNDLE_PATH = '/v1/bundles/a2a';
+
+/** Where agents send the decisions they made in process (`{events: [...]}`, see `DecisionLogBatchSchema`). */
+export const DECISION_LOG_PATH = '/v1/logs';

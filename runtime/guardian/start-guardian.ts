@@ -1,5 +1,6 @@
 import { createAuditLog } from '../a2a/audit-log.js';
 import { OpaPolicyClient } from '../a2a/policy-client.js';
+import type { SigningKey } from '../a2a/signing/signing-key.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { listen } from '../core/server/listen.js';
 import { AuditTrail } from './audit-trail.js';
@@ -20,6 +21,10 @@ export interface StartGuardianOptions {
   policyTimeoutMs?: number;
   /** Largest accepted request body; default 1 MiB. */
   maxBodyBytes?: number;
+  /** Signs the policy bundles (a key of the agent `guardian`, see `guardianBundleKey`). */
+  bundleKey?: SigningKey;
+  /** Events the audit trail keeps; default 1000. */
+  auditCapacity?: number;
 }
 
 export interface RunningGuardian {
@@ -42,12 +47,16 @@ export interface RunningGuardian {
  */
 export async function startGuardian(options: StartGuardianOptions): Promise<RunningGuardian> {
   const policy = new OpaPolicyClient({ url: options.opaUrl, ...(options.policyTimeoutMs === undefined ? {} : { timeoutMs: options.policyTimeoutMs }) });
-  const audit = new AuditTrail(options.auditToLog ? { forward: createAuditLog() } : {});
+  const audit = new AuditTrail({
+    ...(options.auditToLog ? { forward: createAuditLog() } : {}),
+    ...(options.auditCapacity === undefined ? {} : { capacity: options.auditCapacity }),
+  });
   const app = createGuardian({
     policy,
     audit,
     logger: options.logger ?? silentLogger,
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    ...(options.bundleKey ? { bundleKey: options.bundleKey } : {}),
   });
   const listening = await listen(app, {
     host: options.host ?? DEFAULT_GUARDIAN_HOST,

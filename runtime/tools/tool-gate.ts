@@ -3,8 +3,7 @@ import { loadA2AConfig, type A2AValidationMode, type Env } from '../core/config.
 import { isPlainObject } from '../core/json.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { domainDecisionFrom } from '../guardian/domain-decision.js';
-import { POLICY_BUNDLE_PATH } from '../guardian/guardian-responses.js';
-import { compilePolicy, type CompiledPolicy } from '../policy/engine.js';
+import { BundleFollower } from '../guardian/bundle-follower.js';
 import { toJS } from '../policy/value-json.js';
 
 /** One tool call as the model asked for it. */
@@ -52,7 +51,6 @@ export interface ToolGateOptions {
 }
 
 const DecisionSchema = z.object({ allow: z.boolean(), deny: z.array(z.string()), require_approval: z.boolean() });
-const BundleSchema = z.object({ revision: z.string().min(1), modules: z.array(z.object({ id: z.string(), raw: z.string() })) });
 
 /** A decision from the Guardian (or the bundle), or why none could be had. */
 type Asked = { answer: z.infer<typeof DecisionSchema> } | { unavailable: string };
@@ -108,9 +106,7 @@ export class ToolGate {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #recent: number[] = [];
-  #bundle: { revision: string; policy: CompiledPolicy; confirmedAt: number } | undefined;
-  #bundleError: string | undefined;
-  #refreshing: Promise<void> | undefined;
+  #follower: BundleFollower | undefined;
 
   constructor(options: ToolGateOptions) {
     this.#options = options;
@@ -184,55 +180,24 @@ export class ToolGate {
 
   /** Decides from the Guardian's policy bundle, evaluated here (see `decide: 'local'`). */
   async #decideLocally(pkg: string, input: unknown): Promise<Asked> {
-    const now = Date.now();
-    const refreshMs = this.#options.bundleRefreshMs ?? 5_000;
-    if (this.#bundle === undefined || now - this.#bundle.confirmedAt >= refreshMs) {
-      const refresh = (this.#refreshing ??= this.#refreshBundle().finally(() => (this.#refreshing = undefined)));
-      if (this.#bundle === undefined) await refresh; // the first call waits; later ones decide with what they have
-    }
-    const bundle = this.#bundle;
-    if (bundle === undefined) return { unavailable: `no policy bundle from the Guardian (${this.#bundleError ?? 'not fetched'})` };
-    const maxAge = this.#options.bundleMaxAgeMs ?? 60_000;
-    if (now - bundle.confirmedAt > maxAge) {
-      return {
-        unavailable: `the policy bundle is stale: the Guardian has not confirmed it for ${Math.round((now - bundle.confirmedAt) / 1000)} s (${this.#bundleError ?? 'no answer'})`,
-      };
-    }
+    const follower = (this.#follower ??= new BundleFollower({
+      guardianUrl: this.#options.guardianUrl ?? '',
+      refreshMs: this.#options.bundleRefreshMs ?? 5_000,
+      maxAgeMs: this.#options.bundleMaxAgeMs ?? 60_000,
+      timeoutMs: this.#options.timeoutMs ?? 5000,
+      logger: this.#logger,
+    }));
+    const state = await follower.ready(); // the first call waits; later ones decide with what they have
+    if ('unavailable' in state) return { unavailable: state.unavailable };
     let document: unknown;
     try {
-      const value = bundle.policy.evaluate(pkg.split('.'), input);
+      const value = state.policy.evaluate(pkg.split('.'), input);
       document = value === undefined ? undefined : toJS(value);
     } catch (error) {
       return { unavailable: `policy ${pkg} could not be evaluated (${error instanceof Error ? error.message : String(error)})` };
     }
     if (!isPlainObject(document)) return { unavailable: `the policy bundle has no package ${pkg}` };
     return { answer: domainDecisionFrom({ document, path: pkg.replaceAll('.', '/') }) };
-  }
-
-  /** Fetches the bundle (conditionally, by ETag); keeps the last good one when the Guardian cannot be asked. */
-  async #refreshBundle(): Promise<void> {
-    const guardianUrl = this.#options.guardianUrl;
-    if (!guardianUrl) return;
-    const url = `${guardianUrl.replace(/\/+$/, '')}${POLICY_BUNDLE_PATH}`;
-    try {
-      const headers: Record<string, string> = this.#bundle ? { 'if-none-match': `"${this.#bundle.revision}"` } : {};
-      const response = await fetch(url, { headers, signal: AbortSignal.timeout(this.#options.timeoutMs ?? 5000) });
-      if (response.status === 304 && this.#bundle) {
-        this.#bundle.confirmedAt = Date.now();
-        this.#bundleError = undefined;
-        return;
-      }
-      const text = await response.text();
-      if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 300)}`);
-      const bundle = BundleSchema.parse(JSON.parse(text));
-      const policy = compilePolicy({ modules: bundle.modules.map((m) => ({ file: m.id, source: m.raw })) });
-      this.#bundle = { revision: bundle.revision, policy, confirmedAt: Date.now() };
-      this.#bundleError = undefined;
-      this.#logger.info('tool policy bundle loaded', { revision: bundle.revision, modules: bundle.modules.length });
-    } catch (error) {
-      this.#bundleError = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
-      this.#logger.warn('could not refresh the tool policy bundle from the Guardian', { url, error: this.#bundleError });
-    }
   }
 
   #unavailable(call: GatedToolCall, why: string): ToolDecision {

@@ -4,12 +4,15 @@ import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { createLogger } from '../../../runtime/core/logger.js';
 import { guardianConfigFromEnv, type GuardianConfig } from '../../../runtime/guardian/guardian-config.js';
 import { startGuardian } from '../../../runtime/guardian/start-guardian.js';
+import { guardianBundleKey } from '../../../runtime/guardian/policy-bundle.js';
+import { loadKeyRing } from '../../../runtime/a2a/signing/load-key-ring.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class ServeGuardian extends JsonCommand {
   static override description =
     'Run the Guardian (POST /v1/a2a/validate, POST /v1/policies/<package>/evaluate, GET /v1/audit, GET /health) in front of a policy engine until interrupted. ' +
-    'Flags win over OPA_URL, GUARDIAN_HOST and GUARDIAN_PORT; A2A_ENABLE_AUDIT_LOG=true also writes each audit event to standard error.';
+    'Flags win over OPA_URL, GUARDIAN_HOST and GUARDIAN_PORT; A2A_ENABLE_AUDIT_LOG=true also writes each audit event to standard error. ' +
+    'Policy bundles (GET /v1/bundles/a2a) are signed with the key of the agent "guardian" in A2A_KEYS_FILE or A2A_KEYS (GUARDIAN_KEY_ID picks one); agents ship their in-process decisions to POST /v1/logs.';
 
   static override examples = [
     '<%= config.bin %> serve guardian',
@@ -49,13 +52,23 @@ export default class ServeGuardian extends JsonCommand {
       opaUrl = flags['opa-url'];
     }
     let guardian;
+    const logger = createLogger({ name: 'guardian', level: config.logLevel });
     try {
+      // The bundle key: the key of the agent "guardian" in A2A_KEYS_FILE / A2A_KEYS (GUARDIAN_KEY_ID picks one of several).
+      const keys = loadKeyRing({ env: process.env });
+      for (const warning of keys.warnings) logger.warn(warning);
+      const bundleKey = guardianBundleKey(keys, process.env.GUARDIAN_KEY_ID);
+      if (!bundleKey)
+        logger.warn(
+          'No key of the agent "guardian" in A2A_KEYS_FILE or A2A_KEYS: policy bundles are served unsigned, and agents with A2A_DECISIONS=local refuse them.',
+        );
       guardian = await startGuardian({
         host,
         port,
         opaUrl,
-        logger: createLogger({ name: 'guardian', level: config.logLevel }),
+        logger,
         auditToLog: config.auditToLog,
+        ...(bundleKey ? { bundleKey } : {}),
       });
     } catch (error) {
       if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
