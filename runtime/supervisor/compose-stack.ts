@@ -22,12 +22,14 @@ export interface ContainerInfo {
   restarts: number;
   /** Its address on the project's network. */
   ip: string | null;
+  /** The host port its port is published on, if any. */
+  hostPort: number | null;
 }
 
 const FORMAT =
   '{{json (index .Config.Labels "com.docker.compose.service")}}\t{{json (index .Config.Labels "com.docker.compose.container-number")}}\t{{.Name}}\t' +
   '{{.State.Status}}\t{{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}}\t{{.State.ExitCode}}\t{{.State.StartedAt}}\t{{.RestartCount}}\t' +
-  '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}\t{{.Id}}';
+  '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}\t{{.Id}}\t{{range $p, $c := .NetworkSettings.Ports}}{{if $c}}{{(index $c 0).HostPort}} {{end}}{{end}}';
 
 async function docker(args: string[]): Promise<string> {
   const result = await execa('docker', args, { reject: false, shell: false, stdin: 'ignore', timeout: 60_000 });
@@ -48,7 +50,7 @@ export async function containerStatus(options: { project: string }): Promise<Con
   const rows = (await docker(['inspect', '--format', FORMAT, ...ids])).split('\n').filter(Boolean);
   return rows
     .map((row) => {
-      const [service, number, name, state, health, exitCode, startedAt, restarts, ips, id] = row.split('\t');
+      const [service, number, name, state, health, exitCode, startedAt, restarts, ips, id, hostPorts] = row.split('\t');
       return {
         id: id ?? '',
         name: (name ?? '').replace(/^\//, ''),
@@ -60,6 +62,7 @@ export async function containerStatus(options: { project: string }): Promise<Con
         startedAt: startedAt ?? '',
         restarts: Number(restarts) || 0,
         ip: ips?.trim().split(' ')[0] || null,
+        hostPort: Number(hostPorts?.trim().split(' ')[0]) || null,
       };
     })
     .filter((c) => !c.name.includes('_run_') && !/-run-[0-9a-f]+$/.test(c.name))
@@ -94,7 +97,7 @@ export async function composeStatus(options: { root: string; state: ContainerSta
       pid: null,
       alive,
       port: port?.port ?? 0,
-      url: port?.published ? `http://127.0.0.1:${port.published}` : `http://${c.service}:${port?.port ?? 0}`,
+      url: c.hostPort ? `http://127.0.0.1:${c.hostPort}` : `http://${c.service}:${port?.port ?? 0}`,
       health: !alive ? 'down' : c.health === 'healthy' || c.health === 'none' ? 'ok' : 'failing',
       uptimeSeconds: alive && c.startedAt ? Math.max(0, Math.round((now - Date.parse(c.startedAt)) / 1000)) : null,
       restarts: c.restarts,
@@ -120,7 +123,7 @@ export async function composeStatus(options: { root: string; state: ContainerSta
 export async function composeDown(options: { root: string; state: ContainerState; volumes?: boolean; timeoutSeconds?: number }): Promise<StopStackResult> {
   const running = (await containerStatus({ project: options.state.project })).filter((c) => c.state === 'running');
   const [program, ...lead] = options.state.compose;
-  const args = [...lead, '--project-name', options.state.project, '-f', options.state.file, 'down', '--remove-orphans', '--timeout', String(options.timeoutSeconds ?? 10)];
+  const args = [...lead, '--project-name', options.state.project, '--project-directory', options.root, '-f', options.state.file, 'down', '--remove-orphans', '--timeout', String(options.timeoutSeconds ?? 10)];
   if (options.volumes) args.push('--volumes');
   const result = await execa(program!, args, { cwd: options.root, env: composeEnv({ root: options.root }), reject: false, shell: false, stdin: 'ignore', all: true });
   if (result.failed) {

@@ -1,11 +1,12 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { FrameworkError } from '../core/framework-error.js';
 import type { ComposeCommand } from './compose-command.js';
 import { composeServices, writeContainerState, type ContainerState } from './container-state.js';
+import { RUN_DIR } from './project-file.js';
 import { containerStatus, lastContainerLines } from './compose-stack.js';
 import { SupervisorError } from './supervisor-error.js';
 
@@ -99,7 +100,8 @@ export interface ComposeUpOptions {
  */
 export async function composeUp(options: ComposeUpOptions): Promise<ContainerState> {
   const env = composeEnv({ root: options.root, ...(options.env ? { env: options.env } : {}) });
-  const base = [...options.compose.argv.slice(1), '--project-name', options.project, '-f', options.file];
+  const file = scaledComposeFile({ root: options.root, file: options.file, scale: options.scale ?? {} });
+  const base = [...options.compose.argv.slice(1), '--project-name', options.project, '--project-directory', options.root, '-f', file];
   const stdio = options.output === 'stderr' ? (['ignore', 2, 2] as const) : (['ignore', 'inherit', 'inherit'] as const);
   const run = async (args: string[]) => {
     const all = [...base, ...args];
@@ -108,11 +110,11 @@ export async function composeUp(options: ComposeUpOptions): Promise<ContainerSta
       throw new FrameworkError({ code: 'compose_failed', message: `${options.compose.argv.join(' ')} ${all.join(' ')} failed: ${result.shortMessage}` });
     }
   };
-  await run(['build', ...buildTargets(options.file)]);
+  await run(['build', ...buildTargets(file)]);
   const scale = Object.entries(options.scale ?? {}).flatMap(([service, n]) => ['--scale', `${service}=${n}`]);
   const state: ContainerState = {
     project: options.project,
-    file: options.file,
+    file,
     compose: options.compose.argv,
     startedAt: new Date().toISOString(),
     scale: options.scale ?? {},
@@ -124,8 +126,31 @@ export async function composeUp(options: ComposeUpOptions): Promise<ContainerSta
   }
   await run(['up', '--detach', '--no-build', ...scale]);
   writeContainerState({ root: options.root, state });
-  await waitHealthy({ project: options.project, services: composeServices({ file: options.file }), timeoutMs: options.healthTimeoutMs ?? 300_000 });
+  await waitHealthy({ project: options.project, services: composeServices({ file }), timeoutMs: options.healthTimeoutMs ?? 300_000 });
   return state;
+}
+
+/**
+ * With replicas, a fixed host port can be bound only once: the compose file
+ * as written when nothing is scaled, else a copy in `.framework/run/` whose
+ * scaled services publish their port on a free host port each (`status`
+ * shows which). Inside the network a service name reaches any replica
+ * (Compose's own round robin), and a swarm's sessions are in Redis.
+ */
+function scaledComposeFile(options: { root: string; file: string; scale: Record<string, number> }): string {
+  const scaled = Object.entries(options.scale).filter(([, n]) => n > 1);
+  if (scaled.length === 0) return options.file;
+  const data = parse(readFileSync(options.file, 'utf8')) as { services?: Record<string, { ports?: unknown[] }> };
+  for (const [name] of scaled) {
+    const service = data.services?.[name];
+    if (!service) throw new FrameworkError({ code: 'invalid_request', message: `--scale names "${name}", which is not a service of ${options.file}.` });
+    if (Array.isArray(service.ports)) service.ports = service.ports.map((port) => String(port).split(':').pop()!);
+  }
+  const dir = join(options.root, RUN_DIR);
+  mkdirSync(dir, { recursive: true });
+  const scaledFile = join(dir, 'compose.scaled.yaml');
+  writeFileSync(scaledFile, stringify(data, { lineWidth: 0 }));
+  return scaledFile;
 }
 
 /** One service per distinct image, so the toolkit image is built once (the others find it cached and tagged). */
