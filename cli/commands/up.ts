@@ -160,7 +160,10 @@ export default class Up extends JsonCommand {
   async #containers(options: { root: string; detach: boolean; scale: Record<string, number>; healthTimeoutMs: number | undefined }): Promise<UpResult> {
     const { root, detach } = options;
     if (readContainerState({ root })) {
-      throw new SupervisorError({ code: 'supervisor_failed', message: `The containers of ${root} are already up (see framework-cli status); stop them with framework-cli down first.` });
+      throw new SupervisorError({
+        code: 'supervisor_failed',
+        message: `The containers of ${root} are already up (see framework-cli status); stop them with framework-cli down first.`,
+      });
     }
     const file = findComposeFile({ root });
     await checkDocker();
@@ -236,7 +239,9 @@ function parseScale(values: readonly string[]): Record<string, number> {
   for (const value of values) {
     const match = /^([a-z0-9][a-z0-9._-]*)=(\d{1,2})$/.exec(value);
     if (!match || Number(match[2]) < 1) {
-      throw new ConfigError({ issues: [{ variable: '--scale', message: `${JSON.stringify(value)} is not service=n (n from 1 to 99), for example planner=2` }] });
+      throw new ConfigError({
+        issues: [{ variable: '--scale', message: `${JSON.stringify(value)} is not service=n (n from 1 to 99), for example planner=2` }],
+      });
     }
     scale[match[1]!] = Number(match[2]);
   }

@@ -93,6 +93,7 @@ export async function scaffoldAgent(options: AddAgentOptions & AgentExtras): Pro
   const toolkit = toolkitInfo();
   const agentDir = join(root, PROJECT_PATHS.agents, name);
   const data = {
+    project: project.name,
     name,
     className: `${pascalCase(name)}Agent`,
     displayName: pascalCase(name),

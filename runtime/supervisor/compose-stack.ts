@@ -33,7 +33,8 @@ const FORMAT =
 
 async function docker(args: string[]): Promise<string> {
   const result = await execa('docker', args, { reject: false, shell: false, stdin: 'ignore', timeout: 60_000 });
-  if (result.failed) throw new FrameworkError({ code: 'compose_failed', message: `docker ${args.join(' ')} failed: ${String(result.stderr).trim() || result.shortMessage}` });
+  if (result.failed)
+    throw new FrameworkError({ code: 'compose_failed', message: `docker ${args.join(' ')} failed: ${String(result.stderr).trim() || result.shortMessage}` });
   return String(result.stdout);
 }
 
@@ -123,11 +124,38 @@ export async function composeStatus(options: { root: string; state: ContainerSta
 export async function composeDown(options: { root: string; state: ContainerState; volumes?: boolean; timeoutSeconds?: number }): Promise<StopStackResult> {
   const running = (await containerStatus({ project: options.state.project })).filter((c) => c.state === 'running');
   const [program, ...lead] = options.state.compose;
-  const args = [...lead, '--project-name', options.state.project, '--project-directory', options.root, '-f', options.state.file, 'down', '--remove-orphans', '--timeout', String(options.timeoutSeconds ?? 10)];
+  const args = [
+    ...lead,
+    '--project-name',
+    options.state.project,
+    '--project-directory',
+    options.root,
+    '-f',
+    options.state.file,
+    'down',
+    '--remove-orphans',
+    '--timeout',
+    String(options.timeoutSeconds ?? 10),
+  ];
   if (options.volumes) args.push('--volumes');
-  const result = await execa(program!, args, { cwd: options.root, env: composeEnv({ root: options.root }), reject: false, shell: false, stdin: 'ignore', all: true });
+  const result = await execa(program!, args, {
+    cwd: options.root,
+    env: composeEnv({ root: options.root }),
+    reject: false,
+    shell: false,
+    stdin: 'ignore',
+    all: true,
+  });
   if (result.failed) {
-    throw new FrameworkError({ code: 'compose_failed', message: `${options.state.compose.join(' ')} ${args.join(' ')} failed: ${String(result.all ?? '').trim().split('\n').pop() ?? result.shortMessage}` });
+    throw new FrameworkError({
+      code: 'compose_failed',
+      message: `${options.state.compose.join(' ')} ${args.join(' ')} failed: ${
+        String(result.all ?? '')
+          .trim()
+          .split('\n')
+          .pop() ?? result.shortMessage
+      }`,
+    });
   }
   clearContainerState({ root: options.root });
   return { stopped: [...new Set(running.map((c) => (c.replica > 1 ? `${c.service}-${c.replica}` : c.service)))], killed: [] };

@@ -26,7 +26,10 @@ export async function packToolkit(options: { toolkitRoot: string; projectRoot: s
   });
   const packed = result.failed ? undefined : (JSON.parse(String(result.stdout)) as { filename?: string }[])[0]?.filename;
   if (!packed) {
-    throw new FrameworkError({ code: 'compose_failed', message: `npm pack of the toolkit in ${options.toolkitRoot} failed: ${String(result.stderr).trim().split('\n').pop() ?? result.shortMessage}` });
+    throw new FrameworkError({
+      code: 'compose_failed',
+      message: `npm pack of the toolkit in ${options.toolkitRoot} failed: ${String(result.stderr).trim().split('\n').pop() ?? result.shortMessage}`,
+    });
   }
   const target = join(options.projectRoot, PACKED_TOOLKIT);
   await rm(target, { force: true });

@@ -23,9 +23,8 @@ import { baseImage, composeLeftovers, docker, dockerEngineAnswers } from '../sup
 import { freePort } from '../support/net.js';
 
 const ENGINE = dockerEngineAnswers();
-const PROJECT = `fwe2e${process.pid}`;
-/** Where the e2e images' layers stay between runs, so the next run's build is warm. */
-const CACHE_TAG = 'framework-e2e-cache';
+/** A fixed name: its images (fwe2e-toolkit, fwe2e-redis) stay after the run, so the next run's build is warm. */
+const PROJECT = 'fwe2e';
 let base: string | undefined;
 let env: Record<string, string> = {};
 
@@ -39,14 +38,6 @@ afterAll(async () => {
   if (left.containers.length > 0) docker(['rm', '--force', '--volumes', ...left.containers]);
   if (left.networks.length > 0) docker(['network', 'rm', ...left.networks]);
   if (left.volumes.length > 0) docker(['volume', 'rm', '--force', ...left.volumes]);
-  for (const image of ['toolkit', 'redis']) {
-    try {
-      docker(['tag', `${PROJECT}-${image}:latest`, `${CACHE_TAG}:${image}`]);
-      docker(['rmi', `${PROJECT}-${image}:latest`]);
-    } catch {
-      // Not built (the run failed before): nothing to keep.
-    }
-  }
   await rm(base, { recursive: true, force: true });
 }, 300_000);
 
@@ -194,9 +185,13 @@ describe.skipIf(!ENGINE && process.env.CI !== 'true')('a swarm in containers (up
       actions: ['Order the catering', 'print the badges'],
     });
     // The two URLs are two containers of the one service.
-    const ids = execFileSync('docker', ['ps', '--quiet', '--filter', `label=com.docker.compose.project=${PROJECT}`, '--filter', 'label=com.docker.compose.service=planner'], {
-      encoding: 'utf8',
-    });
+    const ids = execFileSync(
+      'docker',
+      ['ps', '--quiet', '--filter', `label=com.docker.compose.project=${PROJECT}`, '--filter', 'label=com.docker.compose.service=planner'],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(ids.trim().split('\n')).toHaveLength(2);
     await down();
   }, 1_800_000);
