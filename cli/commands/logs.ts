@@ -88,8 +88,9 @@ export default class Logs extends JsonCommand {
 
   /** `logs` of a stack of `up --containers`: `docker logs` of each container (a service's replicas as `planner`, `planner-2`). */
   async #containers(options: { project: string; root: string; service: string | undefined; follow: boolean; lines: number }): Promise<{ lines: LogLine[] }> {
-    let containers = await containerStatus({ project: options.project });
+    let containers: Awaited<ReturnType<typeof containerStatus>> = [];
     try {
+      containers = await containerStatus({ project: options.project });
       if (options.service !== undefined) {
         const known = [...new Set(containers.map((c) => c.service))];
         containers = containers.filter((c) => c.service === options.service || containerLabel(c) === options.service);

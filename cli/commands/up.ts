@@ -4,7 +4,7 @@ import { JsonCommand } from '../json-command.js';
 import { ConfigError } from '../../runtime/core/errors/config-error.js';
 import { checkPorts } from '../../runtime/supervisor/check-ports.js';
 import { findCompose } from '../../runtime/supervisor/compose-command.js';
-import { composeStatus } from '../../runtime/supervisor/compose-stack.js';
+import { composeStatus, containerStatus } from '../../runtime/supervisor/compose-stack.js';
 import { checkDocker, composeUp, findComposeFile } from '../../runtime/supervisor/compose-up.js';
 import { readContainerState } from '../../runtime/supervisor/container-state.js';
 import { packToolkit } from '../../runtime/supervisor/pack-toolkit.js';
@@ -159,14 +159,15 @@ export default class Up extends JsonCommand {
    */
   async #containers(options: { root: string; detach: boolean; scale: Record<string, number>; healthTimeoutMs: number | undefined }): Promise<UpResult> {
     const { root, detach } = options;
-    if (readContainerState({ root })) {
+    const previous = readContainerState({ root });
+    if (previous && (await containerStatus({ project: previous.project })).some((c) => c.state === 'running')) {
       throw new SupervisorError({
         code: 'supervisor_failed',
         message: `The containers of ${root} are already up (see framework-cli status); stop them with framework-cli down first.`,
       });
     }
-    const file = findComposeFile({ root });
     await checkDocker();
+    const file = findComposeFile({ root });
     const compose = await findCompose();
     const project = loadProject({ root }).name;
     await packToolkit({ toolkitRoot: this.config.root, projectRoot: root });

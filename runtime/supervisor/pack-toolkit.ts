@@ -1,4 +1,4 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { FrameworkError } from '../core/framework-error.js';
@@ -32,7 +32,13 @@ export async function packToolkit(options: { toolkitRoot: string; projectRoot: s
     });
   }
   const target = join(options.projectRoot, PACKED_TOOLKIT);
+  const fresh = join(dir, packed.replace(/^@[^/]+\//, '').replace('/', '-'));
+  // The same toolkit again: keep the file as it was, so the image build sees nothing new.
+  if ((await readFile(target).catch(() => undefined))?.equals(await readFile(fresh))) {
+    await rm(fresh, { force: true });
+    return target;
+  }
   await rm(target, { force: true });
-  await rename(join(dir, packed.replace(/^@[^/]+\//, '').replace('/', '-')), target);
+  await rename(fresh, target);
   return target;
 }

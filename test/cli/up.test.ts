@@ -170,6 +170,20 @@ describe('framework-cli up --detach, status, logs, down', () => {
     expect(error.code).toBe('docker_unavailable');
     expect(error.message).toMatch(/docker command was not found/);
   });
+
+  it('--containers with an engine but no Compose names both Compose commands', async () => {
+    const dir = await projectDir([]);
+    await writeFile(join(dir, 'compose.yaml'), 'services: {}\n');
+    // A docker whose engine answers but which has no compose plugin; no docker-compose on PATH.
+    const bin = await mkdtemp(join(tmpdir(), 'fw-fake-docker-'));
+    dirs.push(bin);
+    await writeFile(join(bin, 'docker'), '#!/bin/sh\n[ "$1" = info ] && { echo 28.0.0; exit 0; }\necho "docker: unknown command: docker $1" >&2\nexit 1\n', { mode: 0o755 });
+    const result = await runCli(['up', '--containers', '--json', '--dir', dir], { env: { PATH: `${bin}:${dirname(process.execPath)}` } });
+    expect(result.code).not.toBe(0);
+    const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string } };
+    expect(error.code).toBe('docker_unavailable');
+    expect(error.message).toMatch(/`docker compose`.*`docker-compose`/);
+  });
 });
 
 describe('framework-cli up --example tutorial --detach', () => {
