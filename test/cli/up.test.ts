@@ -176,7 +176,9 @@ describe('framework-cli up --detach, status, logs, down', () => {
     await writeFile(join(dir, 'compose.yaml'), 'services: {}\n');
     // A docker whose engine answers but which has no compose plugin; no docker-compose on PATH.
     const bin = await nodeOnlyBin();
-    await writeFile(join(bin, 'docker'), '#!/bin/sh\n[ "$1" = info ] && { echo 28.0.0; exit 0; }\necho "docker: unknown command: docker $1" >&2\nexit 1\n', { mode: 0o755 });
+    await writeFile(join(bin, 'docker'), '#!/bin/sh\n[ "$1" = info ] && { echo 28.0.0; exit 0; }\necho "docker: unknown command: docker $1" >&2\nexit 1\n', {
+      mode: 0o755,
+    });
     const result = await runCli(['up', '--containers', '--json', '--dir', dir], { env: { PATH: bin } });
     expect(result.code).not.toBe(0);
     const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string } };
