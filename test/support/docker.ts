@@ -4,7 +4,7 @@ import { REPO_ROOT } from './processes.js';
 
 /** True when a Docker engine answers `docker info` here. */
 export function dockerEngineAnswers(): boolean {
-  return spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { stdio: 'ignore', timeout: 20_000 }).status === 0;
+  return spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { stdio: 'ignore', timeout: 60_000 }).status === 0;
 }
 
 /**
