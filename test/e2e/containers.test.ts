@@ -184,6 +184,13 @@ describe.skipIf(!ENGINE && process.env.CI !== 'true')('a swarm in containers (up
     expect(approval.events.find((e) => e.event === 'result')?.data, JSON.stringify(approval)).toMatchObject({
       actions: ['Order the catering', 'print the badges'],
     });
+    // The orchestrator reaches the planners by the service name over A2A (either replica): a delegated request runs at once.
+    const orchestrator = services.find((s) => s.name === 'orchestrator')!.url;
+    const delegated = (await post(`${orchestrator}/query`, { query: 'Book the room; send the invitations', event_format: 'json' })) as {
+      events: { event: string; data: Record<string, unknown> }[];
+    };
+    expect(delegated.events.find((e) => e.event === 'result')?.data, JSON.stringify(delegated)).toMatchObject({ delegatedTo: 'planner' });
+    expect(String(delegated.events.find((e) => e.event === 'result')?.data.answer)).toMatch(/^1\. Book the room: .+\n2\. send the invitations: /);
     // The two URLs are two containers of the one service.
     const ids = execFileSync(
       'docker',
