@@ -1,13 +1,16 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
+import { composeDown } from '../../runtime/supervisor/compose-stack.js';
+import { readContainerState } from '../../runtime/supervisor/container-state.js';
 import { stopStack, type StopStackResult } from '../../runtime/supervisor/stop-stack.js';
 import { failWith } from '../fail-with.js';
 
 export default class Down extends JsonCommand {
   static override description =
     'Stop the stack started with up --detach (or an up running in another terminal): SIGTERM to its supervisor, which stops the services in reverse order; ' +
-    'whatever is still alive after 30 s is killed. Saying so and exiting 0 when nothing runs.';
+    'whatever is still alive after 30 s is killed. Saying so and exiting 0 when nothing runs. For a stack of up --containers: docker compose down ' +
+    '(containers and network go; named volumes with models, vectors and Redis data stay unless --volumes).';
 
   static override examples = ['<%= config.bin %> down', '<%= config.bin %> down --dir projects/demo --json'];
 
@@ -15,6 +18,7 @@ export default class Down extends JsonCommand {
 
   static override flags = {
     dir: Flags.directory({ description: 'project root (default: the current directory)', exists: true }),
+    volumes: Flags.boolean({ description: 'containers only: also remove the named volumes (model cache, vector store, Redis data)', default: false }),
     timeout: Flags.integer({ description: 'seconds to wait for a clean stop before killing what is left', default: 30, min: 1 }),
   };
 
@@ -23,7 +27,10 @@ export default class Down extends JsonCommand {
     const root = resolve(flags.dir ?? process.cwd());
     let result: StopStackResult;
     try {
-      result = await stopStack({ root, timeoutMs: flags.timeout * 1000 });
+      const containers = readContainerState({ root });
+      result = containers
+        ? await composeDown({ root, state: containers, volumes: flags.volumes, timeoutSeconds: flags.timeout })
+        : await stopStack({ root, timeoutMs: flags.timeout * 1000 });
     } catch (error) {
       failWith(this, error);
     }

@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { Args, Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
+import { containerLabel, containerStatus, followContainers, lastContainerLines } from '../../runtime/supervisor/compose-stack.js';
+import { readContainerState } from '../../runtime/supervisor/container-state.js';
 import { followFiles, lastLines } from '../../runtime/supervisor/log-tail.js';
 import { serviceLogs } from '../../runtime/supervisor/service-logs.js';
 import { failWith } from '../fail-with.js';
@@ -41,6 +43,8 @@ export default class Logs extends JsonCommand {
   async run(): Promise<{ lines: LogLine[] }> {
     const { args, flags } = await this.parse(Logs);
     const root = resolve(flags.dir ?? process.cwd());
+    const containers = readContainerState({ root });
+    if (containers) return this.#containers({ project: containers.project, root, service: args.service, follow: flags.follow, lines: flags.lines });
     let logs = serviceLogs({ root });
     try {
       if (args.service !== undefined) {
@@ -76,6 +80,49 @@ export default class Logs extends JsonCommand {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       await followFiles({ files: logs, signal: controller.signal, onLine: (service, line) => print(service, line) });
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
+    return { lines };
+  }
+
+  /** `logs` of a stack of `up --containers`: `docker logs` of each container (a service's replicas as `planner`, `planner-2`). */
+  async #containers(options: { project: string; root: string; service: string | undefined; follow: boolean; lines: number }): Promise<{ lines: LogLine[] }> {
+    let containers: Awaited<ReturnType<typeof containerStatus>> = [];
+    try {
+      containers = await containerStatus({ project: options.project });
+      if (options.service !== undefined) {
+        const known = [...new Set(containers.map((c) => c.service))];
+        containers = containers.filter((c) => c.service === options.service || containerLabel(c) === options.service);
+        if (containers.length === 0) {
+          throw new FrameworkError({
+            code: 'unknown_service',
+            message: `No container of a service "${options.service}" in ${options.root}; known services: ${known.join(', ') || 'none (start them with framework-cli up --containers)'}.`,
+          });
+        }
+      }
+    } catch (error) {
+      failWith(this, error);
+    }
+    const width = Math.max(0, ...containers.map((c) => containerLabel(c).length));
+    const print = (service: string, line: string) => {
+      if (this.jsonEnabled()) {
+        if (options.follow) process.stdout.write(`${JSON.stringify({ service, line })}\n`);
+      } else this.log(`${service.padEnd(width)} | ${line}`);
+    };
+    const lines: LogLine[] = [];
+    for (const container of containers) {
+      for (const line of await lastContainerLines({ id: container.id, lines: options.lines })) {
+        lines.push({ service: containerLabel(container), line });
+        print(containerLabel(container), line);
+      }
+    }
+    if (options.follow) {
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      await followContainers({ containers, signal: controller.signal, onLine: print });
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     }

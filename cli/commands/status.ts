@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
+import { composeStatus } from '../../runtime/supervisor/compose-stack.js';
+import { readContainerState } from '../../runtime/supervisor/container-state.js';
 import { stackStatus, type StackStatus } from '../../runtime/supervisor/stack-status.js';
 import { failWith } from '../fail-with.js';
 import { formatTable } from '../format-table.js';
@@ -21,7 +23,8 @@ export default class Status extends JsonCommand {
     const root = resolve(flags.dir ?? process.cwd());
     let status: StackStatus;
     try {
-      status = await stackStatus({ root });
+      const containers = readContainerState({ root });
+      status = containers ? await composeStatus({ root, state: containers }) : await stackStatus({ root });
     } catch (error) {
       failWith(this, error);
     }
@@ -39,7 +42,9 @@ export default class Status extends JsonCommand {
           s.restarts,
         ]);
         this.log(formatTable({ head: ['SERVICE', 'PID', 'PORT', 'URL', 'HEALTH', 'UPTIME', 'RESTARTS'], rows }));
-        this.log(`\n${status.running ? `Running (supervisor pid ${String(status.supervisorPid)}, ${status.status}).` : `Not running (${status.status}).`}`);
+        this.log(
+          `\n${status.running ? (status.supervisorPid === null ? `Running in containers (${status.status}).` : `Running (supervisor pid ${String(status.supervisorPid)}, ${status.status}).`) : `Not running (${status.status}).`}`,
+        );
         if (status.error) this.log(`Error: ${status.error.message}`);
       }
     }

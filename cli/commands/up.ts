@@ -3,7 +3,11 @@ import { Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
 import { ConfigError } from '../../runtime/core/errors/config-error.js';
 import { checkPorts } from '../../runtime/supervisor/check-ports.js';
+import { findCompose } from '../../runtime/supervisor/compose-command.js';
+import { composeStatus, containerStatus } from '../../runtime/supervisor/compose-stack.js';
 import { checkDocker, composeUp, findComposeFile } from '../../runtime/supervisor/compose-up.js';
+import { readContainerState } from '../../runtime/supervisor/container-state.js';
+import { packToolkit } from '../../runtime/supervisor/pack-toolkit.js';
 import { loadProject } from '../../runtime/supervisor/load-project.js';
 import type { ServiceSpec } from '../../runtime/supervisor/project-file.js';
 import { runAttached } from '../../runtime/supervisor/run-attached.js';
@@ -46,6 +50,7 @@ export default class Up extends JsonCommand {
     '<%= config.bin %> up --example tutorial --port-offset 1000',
     '<%= config.bin %> up --example trading',
     '<%= config.bin %> up --containers --dir projects/demo',
+    '<%= config.bin %> up --containers --detach --scale planner=2 --json',
   ];
 
   static override enableJsonFlag = true;
@@ -59,6 +64,11 @@ export default class Up extends JsonCommand {
       description: "run the project's compose.yaml with docker compose instead of child processes",
       default: false,
       exclusive: ['example'],
+    }),
+    scale: Flags.string({
+      description: 'with --containers: run this many replicas of a service (service=n; repeatable); they share sessions through Redis',
+      multiple: true,
+      dependsOn: ['containers'],
     }),
     detach: Flags.boolean({ char: 'd', description: 'run the stack in the background and return once every service is healthy', default: false }),
     dir: Flags.directory({ description: 'project root (default: the current directory)', exists: true }),
@@ -81,11 +91,7 @@ export default class Up extends JsonCommand {
     const healthTimeoutMs = flags['health-timeout'] ? flags['health-timeout'] * 1000 : undefined;
     try {
       ensureNoLiveStack({ root });
-      if (flags.containers) {
-        await checkDocker();
-        await composeUp({ root, file: findComposeFile({ root }), detach: flags.detach, output: this.jsonEnabled() ? 'stderr' : 'inherit' });
-        return { services: [], detached: flags.detach, containers: true };
-      }
+      if (flags.containers) return await this.#containers({ root, detach: flags.detach, scale: parseScale(flags.scale ?? []), healthTimeoutMs });
       let services: ServiceSpec[];
       let build: string[] | undefined;
       let fix: string | undefined;
@@ -146,6 +152,45 @@ export default class Up extends JsonCommand {
     }
   }
 
+  /**
+   * `up --containers`: packs the toolkit into vendor/, builds the images,
+   * starts the containers in health order; detached, waits until all are
+   * healthy and answers the same rows as for processes (pid null).
+   */
+  async #containers(options: { root: string; detach: boolean; scale: Record<string, number>; healthTimeoutMs: number | undefined }): Promise<UpResult> {
+    const { root, detach } = options;
+    const previous = readContainerState({ root });
+    if (previous && (await containerStatus({ project: previous.project })).some((c) => c.state === 'running')) {
+      throw new SupervisorError({
+        code: 'supervisor_failed',
+        message: `The containers of ${root} are already up (see framework-cli status); stop them with framework-cli down first.`,
+      });
+    }
+    await checkDocker();
+    const file = findComposeFile({ root });
+    const compose = await findCompose();
+    const project = loadProject({ root }).name;
+    await packToolkit({ toolkitRoot: this.config.root, projectRoot: root });
+    const state = await composeUp({
+      root,
+      file,
+      compose,
+      project,
+      detach,
+      scale: options.scale,
+      output: this.jsonEnabled() ? 'stderr' : 'inherit',
+      ...(options.healthTimeoutMs ? { healthTimeoutMs: options.healthTimeoutMs } : {}),
+    });
+    if (!detach) return { services: [], detached: false, containers: true, stopped: true };
+    const status = await composeStatus({ root, state });
+    const rows = status.services.map((s) => ({ name: s.name, port: s.port, url: s.url, state: s.health === 'ok' ? 'healthy' : s.health, pid: null }));
+    if (!this.jsonEnabled()) {
+      this.log(table(rows));
+      this.log(`\nThe containers run in the background (Compose project ${project}). See them with: framework-cli status; stop them with: framework-cli down`);
+    }
+    return { services: rows, detached: true, containers: true };
+  }
+
   /** Under --json one NDJSON line per event; otherwise service lines prefixed with the service's name. */
   #print(event: SupervisorEvent, width: number): void {
     if (this.jsonEnabled()) {
@@ -187,6 +232,21 @@ export default class Up extends JsonCommand {
 
 function table(rows: readonly UpService[]): string {
   return formatTable({ head: ['SERVICE', 'PORT', 'URL', 'STATE'], rows: rows.map((r) => [r.name, r.port, r.url, r.state]) });
+}
+
+/** `--scale planner=2` flags as a map; a bad one is a ConfigError naming it. */
+function parseScale(values: readonly string[]): Record<string, number> {
+  const scale: Record<string, number> = {};
+  for (const value of values) {
+    const match = /^([a-z0-9][a-z0-9._-]*)=(\d{1,2})$/.exec(value);
+    if (!match || Number(match[2]) < 1) {
+      throw new ConfigError({
+        issues: [{ variable: '--scale', message: `${JSON.stringify(value)} is not service=n (n from 1 to 99), for example planner=2` }],
+      });
+    }
+    scale[match[1]!] = Number(match[2]);
+  }
+  return scale;
 }
 
 function parseOffset(value: string | undefined): number {

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { FrameworkError } from '../core/framework-error.js';
 import { PROJECT_FILE } from '../supervisor/project-file.js';
 import { buildAgentCard, writeAgentCard, type SkillAnswer } from './agent-card-file.js';
-import { addAgentService, memoryServiceNames, readCompose, writeCompose } from './compose-file.js';
+import { addAgentService, COMPOSE_URLS, readCompose, writeCompose } from './compose-file.js';
 import { addAgentKey } from './keys-file.js';
 import { nextAgentPort, readProjectFile, writeProjectFile } from './project-metadata.js';
 import { agentEnvironment, agentService, cardPath, LOCAL_PORTS, LOCAL_URLS, PROJECT_PATHS, type SwarmMemory } from './project-services.js';
@@ -55,7 +55,7 @@ interface AgentExtras {
 }
 
 const DEFAULT_TASK: TaskAnswer = { name: 'answer', description: 'Answers the request' };
-const RESERVED = new Set(['model', 'policy', 'guardian', 'semantic-layer', 'opa', 'weaviate', 'ollama']);
+const RESERVED = new Set(['model', 'policy', 'guardian', 'semantic-layer', 'memory', 'kv', 'lb', 'opa', 'weaviate', 'ollama']);
 
 /**
  * Adds an agent to a project: `agents/<name>/` (app, agent class, steps,
@@ -93,6 +93,7 @@ export async function scaffoldAgent(options: AddAgentOptions & AgentExtras): Pro
   const toolkit = toolkitInfo();
   const agentDir = join(root, PROJECT_PATHS.agents, name);
   const data = {
+    project: project.name,
     name,
     className: `${pascalCase(name)}Agent`,
     displayName: pascalCase(name),
@@ -131,12 +132,14 @@ export async function scaffoldAgent(options: AddAgentOptions & AgentExtras): Pro
 
   const composePath = join(root, PROJECT_PATHS.compose);
   const compose = await readCompose({ path: composePath });
-  const memoryNames = memoryServiceNames(project.name);
   addAgentService({
     compose,
+    project: project.name,
     name,
     port,
-    ...(swarm ? { memory: { agentMemoryUrl: `http://${memoryNames.memory}:8000`, contextId: project.name }, memoryService: memoryNames.memory } : {}),
+    a2aOnly: options.a2aOnly ?? false,
+    chatCompat: options.withWebInterface,
+    ...(swarm ? { memory: { agentMemoryUrl: COMPOSE_URLS.memory, contextId: project.name } } : {}),
   });
   await writeCompose({ path: composePath, compose });
 

@@ -76,7 +76,7 @@ export async function scaffoldProject(options: CreateProjectOptions & { kind: Pr
   await mkdir(join(root, '.framework'), { recursive: true });
   await writeProjectFile({ root, project: { name, toolkitVersion: toolkit.version, kind: options.kind, build: BUILD_COMMAND, services: coreServices() } });
   created.push(PROJECT_FILE);
-  await writeCompose({ path: join(root, PROJECT_PATHS.compose), compose: baseCompose() });
+  await writeCompose({ path: join(root, PROJECT_PATHS.compose), compose: baseCompose({ project: name }) });
   created.push(PROJECT_PATHS.compose);
 
   return { root, name, kind: options.kind, created: [...new Set(created)].sort() };

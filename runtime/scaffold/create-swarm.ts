@@ -56,7 +56,7 @@ const SWARM_AGENTS = [
  * Creates a multi-agent project: orchestrator, planner and executor wired
  * over A2A (cards, one HMAC key each, an `a2a_access` policy allowing
  * orchestrator → any agent and planner → executor), plus the system memory
- * (`<name>-kv` and `<name>-memory`) in `compose.yaml`, and for `framework-cli up`
+ * (`kv` and `memory`, our memory service over Redis) in `compose.yaml`, and for `framework-cli up`
  * the `memory` service (`serve memory` over the system's Redis) in
  * `.framework/project.json`, which every agent depends on.
  *
@@ -99,7 +99,7 @@ export async function createSwarm(options: CreateSwarmOptions): Promise<CreateSw
     for (const file of added.created) created.add(file);
     agents.push(added);
   }
-  const memory = memoryServiceNames(name);
+  const memory = memoryServiceNames();
   return {
     root,
     name,

@@ -1,7 +1,14 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
+import { parse, stringify } from 'yaml';
 import { FrameworkError } from '../core/framework-error.js';
+import type { ComposeCommand } from './compose-command.js';
+import { composeServices, writeContainerState, type ContainerState } from './container-state.js';
+import { RUN_DIR } from './project-file.js';
+import { containerStatus, lastContainerLines } from './compose-stack.js';
+import { SupervisorError } from './supervisor-error.js';
 
 /** Compose file names looked for in a project root, in order. */
 export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'] as const;
@@ -49,18 +56,139 @@ export function findComposeFile(options: { root: string }): string {
 }
 
 /**
- * `docker compose -f <file> up` in the project root (`--detach` when asked);
- * its output goes to `output` ('inherit' by default, 'stderr' keeps stdout
- * clean for --json). Throws `FrameworkError` (code `compose_failed`) when it fails.
+ * The environment Compose runs with: the caller's, plus FRAMEWORK_UID and
+ * FRAMEWORK_GID (the owner of the project's secrets folder, so the services
+ * can read the mode 0600 secret files bind-mounted into them).
+ */
+export function composeEnv(options: { root: string; env?: NodeJS.ProcessEnv }): NodeJS.ProcessEnv {
+  const env = { ...(options.env ?? process.env) };
+  const secrets = join(options.root, '.framework', 'secrets');
+  const owner = existsSync(secrets) ? statSync(secrets) : undefined;
+  env.FRAMEWORK_UID ??= String(owner?.uid ?? process.getuid?.() ?? 1000);
+  env.FRAMEWORK_GID ??= String(owner?.gid ?? process.getgid?.() ?? 1000);
+  return env;
+}
+
+/** Options of `composeUp`. */
+export interface ComposeUpOptions {
+  root: string;
+  file: string;
+  compose: ComposeCommand;
+  /** Compose's project name (its containers' label and name prefix). */
+  project: string;
+  detach: boolean;
+  /** Replicas per service (`--scale planner=2`). */
+  scale?: Record<string, number>;
+  /** 'inherit' by default; 'stderr' keeps stdout clean for --json. */
+  output?: 'inherit' | 'stderr';
+  /** How long every container may take to be healthy after start (default 300 s). */
+  healthTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Builds the images (one build per distinct image: every toolkit service
+ * shares one), then `up`: attached, Compose's own `up` until Ctrl+C;
+ * detached, `up --detach`, then waits until every container is running and
+ * healthy (Compose v1 has no `--wait`), and records the stack in
+ * `.framework/run/containers.json` for `status`, `logs` and `down`.
+ * Throws `FrameworkError` (`compose_failed`) or `SupervisorError`
+ * (`service_gave_up`, with the container's last log lines).
  *
  * @example
- * await composeUp({ root, file: findComposeFile({ root }), detach: true });
+ * await composeUp({ root, file, compose: await findCompose(), project: 'team', detach: true });
  */
-export async function composeUp(options: { root: string; file: string; detach: boolean; output?: 'inherit' | 'stderr' }): Promise<void> {
-  const args = ['compose', '-f', options.file, 'up', ...(options.detach ? ['--detach', '--wait'] : [])];
-  const output = options.output === 'stderr' ? (['ignore', 2, 2] as const) : (['ignore', 'inherit', 'inherit'] as const);
-  const result = await execa('docker', args, { cwd: options.root, shell: false, reject: false, stdio: [...output] });
-  if (result.failed && !result.isTerminated) {
-    throw new FrameworkError({ code: 'compose_failed', message: `docker ${args.join(' ')} failed: ${result.shortMessage}` });
+export async function composeUp(options: ComposeUpOptions): Promise<ContainerState> {
+  const env = composeEnv({ root: options.root, ...(options.env ? { env: options.env } : {}) });
+  const file = scaledComposeFile({ root: options.root, file: options.file, scale: options.scale ?? {} });
+  const base = [...options.compose.argv.slice(1), '--project-name', options.project, '--project-directory', options.root, '-f', file];
+  const stdio = options.output === 'stderr' ? (['ignore', 2, 2] as const) : (['ignore', 'inherit', 'inherit'] as const);
+  const run = async (args: string[]) => {
+    const all = [...base, ...args];
+    const result = await execa(options.compose.argv[0]!, all, { cwd: options.root, env, shell: false, reject: false, stdio: [...stdio] });
+    if (result.failed && !result.isTerminated) {
+      throw new FrameworkError({ code: 'compose_failed', message: `${options.compose.argv.join(' ')} ${all.join(' ')} failed: ${result.shortMessage}` });
+    }
+  };
+  await run(['build', ...buildTargets(file)]);
+  const scale = Object.entries(options.scale ?? {}).flatMap(([service, n]) => ['--scale', `${service}=${n}`]);
+  const state: ContainerState = {
+    project: options.project,
+    file,
+    compose: options.compose.argv,
+    startedAt: new Date().toISOString(),
+    scale: options.scale ?? {},
+  };
+  if (!options.detach) {
+    writeContainerState({ root: options.root, state });
+    await run(['up', '--no-build', ...scale]);
+    return state;
+  }
+  await run(['up', '--detach', '--no-build', ...scale]);
+  writeContainerState({ root: options.root, state });
+  await waitHealthy({ project: options.project, services: composeServices({ file }), timeoutMs: options.healthTimeoutMs ?? 300_000 });
+  return state;
+}
+
+/**
+ * With replicas, a fixed host port can be bound only once: the compose file
+ * as written when nothing is scaled, else a copy in `.framework/run/` whose
+ * scaled services publish their port on a free host port each (`status`
+ * shows which). Inside the network a service name reaches any replica
+ * (Compose's own round robin), and a swarm's sessions are in Redis.
+ */
+function scaledComposeFile(options: { root: string; file: string; scale: Record<string, number> }): string {
+  const scaled = Object.entries(options.scale).filter(([, n]) => n > 1);
+  if (scaled.length === 0) return options.file;
+  const data = parse(readFileSync(options.file, 'utf8')) as { services?: Record<string, { ports?: unknown[] }> };
+  for (const [name] of scaled) {
+    const service = data.services?.[name];
+    if (!service) throw new FrameworkError({ code: 'invalid_request', message: `--scale names "${name}", which is not a service of ${options.file}.` });
+    if (Array.isArray(service.ports)) service.ports = service.ports.map((port) => String(port).split(':').pop()!);
+  }
+  const dir = join(options.root, RUN_DIR);
+  mkdirSync(dir, { recursive: true });
+  const scaledFile = join(dir, 'compose.scaled.yaml');
+  writeFileSync(scaledFile, stringify(data, { lineWidth: 0 }));
+  return scaledFile;
+}
+
+/** One service per distinct image, so the toolkit image is built once (the others find it cached and tagged). */
+function buildTargets(file: string): string[] {
+  const compose = parse(readFileSync(file, 'utf8')) as { services?: Record<string, { image?: string; build?: unknown }> };
+  const seen = new Map<string, string>();
+  for (const [name, service] of Object.entries(compose.services ?? {})) {
+    if (!service.build) continue;
+    const key = service.image ?? name;
+    if (!seen.has(key)) seen.set(key, name);
+  }
+  return [...seen.values()];
+}
+
+/** Waits until every container of the project runs and is healthy; a container that exits or turns unhealthy fails at once. */
+async function waitHealthy(options: { project: string; services: string[]; timeoutMs: number }): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const containers = await containerStatus({ project: options.project });
+    const bad = containers.find((c) => c.state === 'exited' || c.state === 'dead' || c.health === 'unhealthy');
+    if (bad) {
+      throw new SupervisorError({
+        code: 'service_gave_up',
+        message: `The container of ${bad.service} ${bad.health === 'unhealthy' ? 'is unhealthy' : `stopped (exit code ${bad.exitCode})`}; see framework-cli logs ${bad.service}.`,
+        service: bad.service,
+        lastLines: await lastContainerLines({ id: bad.id, lines: 20 }),
+      });
+    }
+    const missing = options.services.filter((s) => !containers.some((c) => c.service === s));
+    if (missing.length === 0 && containers.every((c) => c.state === 'running' && (c.health === 'healthy' || c.health === 'none'))) return;
+    if (Date.now() > deadline) {
+      const waiting = containers.filter((c) => c.health !== 'healthy').map((c) => c.name);
+      throw new SupervisorError({
+        code: 'service_gave_up',
+        message: `Not every container was healthy within ${Math.round(options.timeoutMs / 1000)} s (waiting for ${[...missing, ...waiting].join(', ')}).`,
+        lastLines: [],
+      });
+    }
+    await sleep(1000);
   }
 }

@@ -157,7 +157,7 @@ describe('framework-cli create swarm', () => {
     expect(created.code, created.stderr).toBe(0);
     const swarm = json<{ root: string; agents: { name: string; port: number; card: string }[]; memoryServices: string[] }>(created.stdout);
     expect(swarm.agents.map((a) => a.name)).toEqual(['orchestrator', 'planner', 'executor']);
-    expect(swarm.memoryServices).toEqual(['team-kv', 'team-memory']);
+    expect(swarm.memoryServices).toEqual(['kv', 'memory']);
     const root = swarm.root;
     expect(validateComposeText(await readFile(join(root, 'compose.yaml'), 'utf8')).errors).toEqual([]);
     const project = ProjectFileSchema.parse(JSON.parse(await readFile(join(root, '.framework/project.json'), 'utf8')));

@@ -2,10 +2,10 @@
  * `framework-cli up | status | logs | down` end to end, every service a real
  * process (run `npm run build` first). No process may outlive a test.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isPortFree } from '../../runtime/supervisor/check-ports.js';
 import { isAlive, readRunState } from '../../runtime/supervisor/run-state.js';
@@ -163,14 +163,37 @@ describe('framework-cli up --detach, status, logs, down', () => {
 
   it('--containers without a Docker engine is a JSON error and a non-zero exit', async () => {
     const dir = await projectDir([]);
-    // Only node's directory on PATH: no docker command at all.
-    const result = await runCli(['up', '--containers', '--json', '--dir', dir], { env: { PATH: dirname(process.execPath) } });
+    // Only node on PATH (its own folder may hold docker: /usr/bin does once docker.io is installed).
+    const result = await runCli(['up', '--containers', '--json', '--dir', dir], { env: { PATH: await nodeOnlyBin() } });
     expect(result.code).not.toBe(0);
     const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string } };
     expect(error.code).toBe('docker_unavailable');
     expect(error.message).toMatch(/docker command was not found/);
   });
+
+  it('--containers with an engine but no Compose names both Compose commands', async () => {
+    const dir = await projectDir([]);
+    await writeFile(join(dir, 'compose.yaml'), 'services: {}\n');
+    // A docker whose engine answers but which has no compose plugin; no docker-compose on PATH.
+    const bin = await nodeOnlyBin();
+    await writeFile(join(bin, 'docker'), '#!/bin/sh\n[ "$1" = info ] && { echo 28.0.0; exit 0; }\necho "docker: unknown command: docker $1" >&2\nexit 1\n', {
+      mode: 0o755,
+    });
+    const result = await runCli(['up', '--containers', '--json', '--dir', dir], { env: { PATH: bin } });
+    expect(result.code).not.toBe(0);
+    const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string } };
+    expect(error.code).toBe('docker_unavailable');
+    expect(error.message).toMatch(/`docker compose`.*`docker-compose`/);
+  });
 });
+
+/** A folder with only `node` in it (a symlink), for a PATH with nothing else. */
+async function nodeOnlyBin(): Promise<string> {
+  const bin = await mkdtemp(join(tmpdir(), 'fw-bin-'));
+  dirs.push(bin);
+  await symlink(process.execPath, join(bin, 'node'));
+  return bin;
+}
 
 describe('framework-cli up --example tutorial --detach', () => {
   it('runs the tutorial; the planner plans and runs at once through the executor over A2A; down stops it all', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkDocker } from '../../runtime/doctor/check-docker.js';
+import { dockerEngineAnswers } from '../support/docker.js';
 import { checkModelStore } from '../../runtime/doctor/check-model-store.js';
 import { checkNode } from '../../runtime/doctor/check-node.js';
 import { checkVectorStore } from '../../runtime/doctor/check-vector-store.js';
@@ -71,5 +72,12 @@ describe('checkDocker', () => {
     const check = await checkDocker();
     expect(['ok', 'warn']).toContain(check.status);
     expect(check.required).toBe(false);
+  });
+
+  it.skipIf(!dockerEngineAnswers())('names the engine, Compose and a missing base image (with the fix) when an engine answers', async () => {
+    const missing = await checkDocker({ env: { ...process.env, FRAMEWORK_BASE_IMAGE: 'framework-no-such-image:0' }, timeoutMs: 20_000 });
+    expect(missing).toMatchObject({ name: 'docker', status: 'warn', required: false });
+    expect(missing.detail).toMatch(/^Docker engine \S+; (docker compose|docker-compose) \S+; base image framework-no-such-image:0 not present/);
+    expect(missing.fix).toContain('FRAMEWORK_BASE_IMAGE');
   });
 });

@@ -122,7 +122,10 @@ describe('addAgent', () => {
     expect(validateComposeText(text).errors).toEqual([]);
     const compose = parse(text) as { services: Record<string, Record<string, unknown>>; secrets: Record<string, unknown> };
     expect(compose.services.helper).toMatchObject({
-      build: { context: '.', dockerfile: 'agents/helper/Dockerfile' },
+      image: 'demo-toolkit:latest',
+      build: { context: '.', dockerfile: 'services/Dockerfile' },
+      command: ['serve', 'agent', '--module', 'dist/agents/helper/app.js', '--port', '8002'],
+      ports: ['8002:8002'],
       depends_on: { guardian: { condition: 'service_healthy' } },
       secrets: ['a2a_keys'],
       environment: { A2A_KEYS_FILE: '/run/secrets/a2a_keys', GUARDIAN_URL: 'http://guardian:11438' },

@@ -6,6 +6,7 @@ import { FrameworkError } from '../../runtime/core/framework-error.js';
 import { createProject } from '../../runtime/scaffold/create-project.js';
 import { toolkitInfo } from '../../runtime/scaffold/toolkit-root.js';
 import { ProjectFileSchema } from '../../runtime/supervisor/project-file.js';
+import { parse } from 'yaml';
 import { validateComposeText } from '../support/compose-schema.js';
 
 let base: string;
@@ -99,8 +100,18 @@ describe('createProject', () => {
     const { valid, errors } = validateComposeText(text);
     expect(errors).toEqual([]);
     expect(valid).toBe(true);
-    for (const service of ['opa', 'guardian', 'semantic-layer', 'weaviate', 'ollama']) expect(text).toContain(`\n  ${service}:\n`);
-    expect(text).toContain('- /policies');
+    const compose = parse(text) as { services: Record<string, { image?: string; build?: unknown; ports?: unknown; command?: string[] }>; volumes: object };
+    expect(Object.keys(compose.services)).toEqual(['model', 'policy', 'guardian', 'semantic-layer']);
+    // One toolkit image runs every service by its command, on a base image given as a build argument; nothing is published.
+    for (const service of Object.values(compose.services)) {
+      expect(service).toMatchObject({
+        image: 'demo-toolkit:latest',
+        build: { context: '.', dockerfile: 'services/Dockerfile', args: { BASE_IMAGE: '${FRAMEWORK_BASE_IMAGE:-node:20-bookworm-slim}' } },
+      });
+      expect(service.ports).toBeUndefined();
+    }
+    expect(compose.services.guardian?.command).toEqual(['serve', 'guardian', '--addr', '0.0.0.0:11438', '--opa-url', 'http://policy:8181']);
+    expect(Object.keys(compose.volumes).sort()).toEqual(['model-cache', 'vector-store']);
     expect(text).toContain('condition: service_healthy');
   });
 

@@ -73,13 +73,30 @@ describe('createSwarm', () => {
     const text = await readFile(join(root, 'compose.yaml'), 'utf8');
     expect(validateComposeText(text).errors).toEqual([]);
     const compose = parse(text) as { services: Record<string, { image?: string; environment?: Record<string, string>; depends_on?: Record<string, unknown> }> };
-    expect(compose.services['team-kv']?.image).toBe('redis:8');
-    expect(compose.services['team-memory']?.image).toMatch(/agent-memory-server/);
+    // Our memory service over Redis from Debian's packages: no cloud key, no Redis 8.
+    expect(compose.services.kv).toMatchObject({ image: 'team-redis:latest', build: { dockerfile: 'services/redis/Dockerfile' } });
+    expect(compose.services.memory).toMatchObject({
+      image: 'team-toolkit:latest',
+      command: ['serve', 'memory', '--addr', '0.0.0.0:8000'],
+      environment: { KV_URL: 'redis://kv:6379', OLLAMA_HOST: 'http://model:11434', MEMORY_AUTH_TOKENS_FILE: '/run/secrets/memory_token' },
+    });
+    expect(JSON.stringify(compose.services.memory)).not.toMatch(/OPENAI/);
     for (const name of ['orchestrator', 'planner', 'executor']) {
-      expect(compose.services[name]?.environment).toMatchObject({ AGENT_MEMORY_URL: 'http://team-memory:8000', CONTEXT_ID: 'team' });
-      expect(compose.services[name]?.depends_on).toHaveProperty('team-memory');
+      expect(compose.services[name]?.environment).toMatchObject({
+        AGENT_MEMORY_URL: 'http://memory:8000',
+        CONTEXT_ID: 'team',
+        SESSION_BACKEND: 'kv',
+        KV_URL: 'redis://kv:6379',
+      });
+      expect(compose.services[name]?.depends_on).toHaveProperty('memory');
     }
-    expect(summary.memoryServices).toEqual(['team-kv', 'team-memory']);
+    expect(summary.memoryServices).toEqual(['kv', 'memory']);
+    // Only what a user talks to is published: the orchestrator and the planner, not the executor (A2A only).
+    expect(
+      Object.entries(compose.services)
+        .filter(([, s]) => 'ports' in s)
+        .map(([n]) => n),
+    ).toEqual(['orchestrator', 'planner']);
     expect(await readFile(join(root, 'README.md'), 'utf8')).toMatch(/the `memory` service of `\.framework\/project\.json`/);
   });
 });
