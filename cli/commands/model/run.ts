@@ -20,8 +20,9 @@ export default class ModelRun extends JsonCommand {
   static override strict = false;
 
   static override args = {
-    name: Args.string({ description: 'model name', required: true }),
-    prompt: Args.string({ description: 'the message (the words after the name are joined); none starts an interactive chat' }),
+    // ignoreStdin: oclif would otherwise take piped standard input as a missing argument; here it is the chat's input.
+    name: Args.string({ description: 'model name', required: true, ignoreStdin: true }),
+    prompt: Args.string({ description: 'the message (the words after the name are joined); none starts an interactive chat', ignoreStdin: true }),
   };
 
   static override flags = { host: hostFlag };
