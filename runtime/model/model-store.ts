@@ -150,9 +150,10 @@ export class ModelStore {
     const manifest = await this.#manifest(name);
     if (!manifest) return undefined;
     await rm(this.#manifestPath(name), { force: true });
-    const unit = weightsUnit(manifest.file);
+    const unit = weightsUnit(manifest);
     const others = await this.#manifests();
-    if (!others.some((m) => weightsUnit(m.file) === unit)) await rm(join(this.blobsDir, unit), { recursive: true, force: true });
+    const used = others.some((m) => m.file === manifest.file || (unit !== manifest.file && m.file.startsWith(`${unit}/`)));
+    if (!used) await rm(join(this.blobsDir, unit), { recursive: true, force: true });
     return manifest;
   }
 
@@ -227,8 +228,8 @@ export class ModelStore {
   }
 }
 
-/** What deleting a model's weights removes: its file, or the top folder holding it (with its companions). */
-function weightsUnit(file: string): string {
-  const folder = dirname(file);
-  return folder === '.' ? file : folder.split('/')[0]!;
+/** What deleting a model's weights removes: its file, or for an embedding model the folder holding it with its tokenizer and config. */
+function weightsUnit(manifest: ModelManifest): string {
+  const folder = dirname(manifest.file);
+  return manifest.kind === 'embedding' && folder !== '.' ? folder : manifest.file;
 }
