@@ -1,4 +1,5 @@
 import type { EngineRequest, EngineResult, LlamaEngine } from './llama-engine.js';
+import { withModelDefaults } from './model-defaults.js';
 
 /** What a streamed generation produces, in order: text pieces, then one `done` or one `error`. */
 export type GenerationEvent = { kind: 'text'; text: string } | { kind: 'done'; result: EngineResult } | { kind: 'error'; error: unknown };
@@ -12,16 +13,16 @@ export interface GenerationOptions {
   unloadAfter: boolean;
 }
 
-/** Runs a generation to its end. */
+/** Runs a generation to its end (with the model's Modelfile defaults, `withModelDefaults`). */
 export function runGeneration(options: GenerationOptions): Promise<EngineResult> {
-  const pending = options.engine.generate(options.request);
+  const pending = options.engine.generate(withModelDefaults(options.engine.model, options.request));
   pending.then(options.settled, options.settled);
   if (options.unloadAfter) options.engine.unload().catch(() => undefined);
   return pending;
 }
 
 /**
- * Starts a streamed generation and resolves once its first text arrives or
+ * Starts a streamed generation (with the model's Modelfile defaults) and resolves once its first text arrives or
  * it ends, so that an error found before the first token (an unsupported
  * schema, a prompt too long) rejects here and still gets a status code.
  * `next()` gives the events that follow, ending with `done` or `error`.
@@ -41,7 +42,7 @@ export async function startGeneration(options: GenerationOptions): Promise<{ nex
     firstSettled();
   };
   options.engine
-    .generate({ ...options.request, onText })
+    .generate({ ...withModelDefaults(options.engine.model, options.request), onText })
     .then(
       (result) => push({ kind: 'done', result }),
       (error: unknown) => push({ kind: 'error', error }),

@@ -30,3 +30,7 @@ export { EmbeddingEngine, EMBEDDING_CONTEXT_LENGTH, type EmbedResult } from './e
 export { LlamaEngine, type EngineMessage, type EngineOptions, type EngineRequest, type EngineResult } from './llama-engine.js';
 export { ModelPullError } from './model-pull-error.js';
 export { ModelRequestError } from './model-request-error.js';
+export { parseModelfile, modelfileRequest, renderModelfile, ModelfileError, type ModelfileCommand, type ModelfileRequest } from './modelfile.js';
+export { ModelServerClient, type ChatMessage, type ChatReply, type PsResponse, type ShowResponse } from './model-server-client.js';
+export { ModelServerError } from './model-server-error.js';
+export { isValidModelName } from './model-name.js';

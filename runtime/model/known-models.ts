@@ -82,9 +82,10 @@ export function canonicalModelName(name: string): string {
   return trimmed.endsWith(':latest') ? trimmed.slice(0, -':latest'.length) : trimmed;
 }
 
-/** A model's name as Ollama reports it, with its tag: `smollm2` → `smollm2:latest`. */
+/** A model's name as Ollama reports it, with its tag: `smollm2` → `smollm2:latest`; `smollm2:v1` stays. */
 export function modelTag(name: string): string {
-  return `${canonicalModelName(name)}:latest`;
+  const canonical = canonicalModelName(name);
+  return canonical.slice(canonical.lastIndexOf('/') + 1).includes(':') ? canonical : `${canonical}:latest`;
 }
 
 export function findKnownModel(name: string): KnownModel | undefined {

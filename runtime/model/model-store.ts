@@ -1,8 +1,10 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { canonicalModelName } from './known-models.js';
 
@@ -21,6 +23,16 @@ export const ModelManifestSchema = z.object({
   source: z.string().optional(),
   embeddingLength: z.number().int().positive().optional(),
   modifiedAt: z.string(),
+  /** A Modelfile's SYSTEM: the system message of a request that has none. */
+  system: z.string().optional(),
+  /** A Modelfile's TEMPLATE (a Go template): stored and shown, not used for generation (the GGUF's own chat template is). */
+  template: z.string().optional(),
+  /** A Modelfile's PARAMETER lines, with Ollama's option names and types: defaults a request's `options` override. */
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  /** A Modelfile's MESSAGE lines: put before a chat request's messages. */
+  messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })).optional(),
+  /** The model this one was created from (`details.parent_model`). */
+  parent: z.string().optional(),
 });
 export type ModelManifest = z.infer<typeof ModelManifestSchema>;
 
@@ -71,21 +83,25 @@ export class ModelStore {
 
   /** The model when its manifest exists and its file has the recorded size. */
   async get(name: string): Promise<StoredModel | undefined> {
-    let text: string;
+    const manifest = await this.#manifest(name);
+    if (!manifest) return undefined;
+    const path = join(this.blobsDir, manifest.file);
     try {
-      text = await readFile(this.#manifestPath(name), 'utf8');
+      if ((await stat(path)).size !== manifest.size) return undefined;
     } catch {
       return undefined;
     }
-    const parsed = ModelManifestSchema.safeParse(JSON.parse(text));
-    if (!parsed.success) return undefined;
-    const path = join(this.blobsDir, parsed.data.file);
+    return { ...manifest, path };
+  }
+
+  /** The model's manifest even when its weights are missing. */
+  async #manifest(name: string): Promise<ModelManifest | undefined> {
     try {
-      if ((await stat(path)).size !== parsed.data.size) return undefined;
+      const parsed = ModelManifestSchema.safeParse(JSON.parse(await readFile(this.#manifestPath(name), 'utf8')));
+      return parsed.success ? parsed.data : undefined;
     } catch {
       return undefined;
     }
-    return { ...parsed.data, path };
   }
 
   async list(): Promise<StoredModel[]> {
@@ -112,4 +128,108 @@ export class ModelStore {
     await rename(temp, path);
     return { ...manifest, path: join(this.blobsDir, manifest.file) };
   }
+
+  /** Every manifest, whether or not its weights are there. */
+  async #manifests(): Promise<ModelManifest[]> {
+    let entries: string[];
+    try {
+      entries = await readdir(join(this.dir, 'manifests'));
+    } catch {
+      return [];
+    }
+    const all = await Promise.all(entries.filter((e) => e.endsWith('.json')).map((e) => this.#manifest(decodeURIComponent(e.slice(0, -'.json'.length)))));
+    return all.filter((m): m is ModelManifest => m !== undefined);
+  }
+
+  /**
+   * Removes a model's manifest, then its weights unless another model uses
+   * them (weights in a folder, with their tokenizer and config, go with the
+   * folder). Resolves to the removed manifest, or undefined when there was none.
+   */
+  async delete(name: string): Promise<ModelManifest | undefined> {
+    const manifest = await this.#manifest(name);
+    if (!manifest) return undefined;
+    await rm(this.#manifestPath(name), { force: true });
+    const unit = weightsUnit(manifest);
+    const others = await this.#manifests();
+    const used = others.some((m) => m.file === manifest.file || (unit !== manifest.file && m.file.startsWith(`${unit}/`)));
+    if (!used) await rm(join(this.blobsDir, unit), { recursive: true, force: true });
+    return manifest;
+  }
+
+  /** Records `source`'s manifest under `destination` too (the weights are shared); undefined when `source` is not there. */
+  async copy(source: string, destination: string): Promise<StoredModel | undefined> {
+    const manifest = await this.get(source);
+    if (!manifest) return undefined;
+    const { path: _path, ...fields } = manifest;
+    return this.save({ ...fields, name: canonicalModelName(destination), modifiedAt: new Date().toISOString() });
+  }
+
+  /**
+   * The weights file (relative to `blobsDir`) whose sha256 is `hex`: an
+   * uploaded blob (`sha256-<hex>`), or the file of a model with that digest.
+   */
+  async findBlob(hex: string): Promise<{ file: string; size: number } | undefined> {
+    const uploaded = `sha256-${hex}`;
+    try {
+      return { file: uploaded, size: (await stat(join(this.blobsDir, uploaded))).size };
+    } catch {
+      // Not uploaded: a pulled model may have it under its own file name.
+    }
+    for (const m of await this.#manifests()) {
+      if (m.sha256 !== hex) continue;
+      try {
+        const size = (await stat(join(this.blobsDir, m.file))).size;
+        if (size === m.size) return { file: m.file, size };
+      } catch {
+        // Its manifest outlived its file.
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Writes `body` as the blob `sha256-<hex>`: into a temporary file while
+   * hashing, renamed into place only when the digest is `hex`. Resolves to
+   * `created`, `exists` (the body is not read), or the digest it got.
+   */
+  async writeBlob(hex: string, body: AsyncIterable<Uint8Array>): Promise<{ outcome: 'created' | 'exists' } | { outcome: 'mismatch'; actual: string }> {
+    if (await this.findBlob(hex)) return { outcome: 'exists' };
+    await mkdir(this.blobsDir, { recursive: true });
+    const temp = join(this.blobsDir, `.upload-${randomUUID()}.partial`);
+    const hash = createHash('sha256');
+    const file = createWriteStream(temp);
+    try {
+      await pipeline(
+        body,
+        new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            hash.update(chunk);
+            if (file.write(chunk)) done();
+            else file.once('drain', () => done());
+          },
+          final(done) {
+            file.end(done);
+          },
+        }),
+      );
+      const actual = hash.digest('hex');
+      if (actual !== hex) {
+        await rm(temp, { force: true });
+        return { outcome: 'mismatch', actual };
+      }
+      await rename(temp, join(this.blobsDir, `sha256-${hex}`));
+      return { outcome: 'created' };
+    } catch (error) {
+      file.destroy();
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+}
+
+/** What deleting a model's weights removes: its file, or for an embedding model the folder holding it with its tokenizer and config. */
+function weightsUnit(manifest: ModelManifest): string {
+  const folder = dirname(manifest.file);
+  return manifest.kind === 'embedding' && folder !== '.' ? folder : manifest.file;
 }

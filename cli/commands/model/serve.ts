@@ -8,7 +8,7 @@ import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class ModelServe extends JsonCommand {
   static override description =
-    'Serve the models of the model store with the Ollama API (/api/chat, /api/generate, /api/tags, /api/show, /api/ps, /api/version) until interrupted.';
+    'Serve the models of the model store with the Ollama API (/api/chat, /api/generate, /api/embed, /api/tags, /api/show, /api/ps, /api/version, /api/pull, and model management: /api/create, /api/copy, /api/delete, /api/blobs; /api/push answers "not supported") and OpenAI\'s under /v1, until interrupted.';
 
   static override examples = [
     '<%= config.bin %> model serve',
