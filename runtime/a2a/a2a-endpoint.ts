@@ -1,17 +1,21 @@
 import { createHash } from 'node:crypto';
-import { A2A_VERSION_HEADER, Extensions, SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
-import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler, type User } from '@a2a-js/sdk/server';
+import { SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
+import { JsonRpcTransportHandler, validateVersion, type A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { Context, Hono } from 'hono';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
-import { FrameworkError } from '../core/framework-error.js';
 import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { errorResponse } from '../core/server/http-error.js';
 import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
-import { checkJsonDepth, readBodyText } from '../core/server/read-json-body.js';
+import { checkJsonDepth } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
+import { authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
+import { mountRestBinding } from './a2a-rest-binding.js';
+import { A2A_REST_BINDING, cardUrl } from './agent-card.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 import { SIGNATURE_HEADERS, SIGNATURE_SCHEME } from './signing/request-signature.js';
+
+export { messageOf };
 
 /** Where the agent card is served (A2A well-known path). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -27,14 +31,6 @@ export interface A2AEndpointOptions {
   keepAliveMs?: number;
 }
 
-/** The caller an A2A request was admitted as, for the SDK's task scoping. */
-class AgentUser implements User {
-  constructor(readonly userName: string) {}
-  get isAuthenticated(): boolean {
-    return true;
-  }
-}
-
 type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: unknown };
 
 /**
@@ -44,9 +40,6 @@ type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: un
  * the official SDK's `JsonRpcTransportHandler`. Each JSON-RPC request is
  * admitted by the guard (signature, then policy) before the SDK parses it.
  */
-/** The challenge of a 401: the HMAC scheme and the headers a request must carry (see README, A2A). */
-const WWW_AUTHENTICATE = `${SIGNATURE_SCHEME} realm="a2a", headers="${Object.values(SIGNATURE_HEADERS).join(' ')}"`;
-
 /** How long a client may cache the card (it changes only when the agent restarts with a new card). */
 const CARD_MAX_AGE_SECONDS = 300;
 
@@ -54,7 +47,7 @@ const CARD_MAX_AGE_SECONDS = 300;
 export const SIGNATURE_SCHEME_NAME = 'fw1-hmac';
 
 const SIGNATURE_SCHEME_DESCRIPTION =
-  `Every JSON-RPC request is signed with the calling agent's shared HMAC-SHA256 key (${SIGNATURE_SCHEME}). ` +
+  `Every A2A request (JSON-RPC and REST) is signed with the calling agent's shared HMAC-SHA256 key (${SIGNATURE_SCHEME}). ` +
   `Send the headers ${Object.values(SIGNATURE_HEADERS).join(', ')}: the signature is base64url HMAC-SHA256 over the lines ` +
   `"${SIGNATURE_SCHEME}", upper-case method, path with query, unix timestamp in seconds, nonce, caller agent name, this agent's name and the body's SHA-256 (hex), joined by newlines. ` +
   'Keys are exchanged out of band (A2A_KEYS_FILE); an unsigned or badly signed request gets 401 with a WWW-Authenticate challenge.';
@@ -84,7 +77,8 @@ function jsonRpcRefusal(status: number, code: string, message: string): Response
 export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   const logger = options.logger ?? silentLogger;
   const transport = new JsonRpcTransportHandler(options.requestHandler);
-  const rpcPath = new URL(options.card.supportedInterfaces[0]?.url ?? 'http://localhost/').pathname || '/';
+  const rpcPath = new URL(cardUrl(options.card)).pathname || '/';
+  const restInterface = options.card.supportedInterfaces.find((i) => i.protocolBinding === A2A_REST_BINDING);
   // Serialised per request: the URL may be fixed once the listening port is known.
   app.get(AGENT_CARD_PATH, (c) => {
     const body = JSON.stringify(publicCard(options.card, options.guard.signatureRequired));
@@ -105,21 +99,9 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
         `Send A2A JSON-RPC requests with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'none'}).`,
       );
     }
-    const body = await readBodyText(c, options.maxBodyBytes);
-    const url = new URL(c.req.url);
-    let caller: AdmittedCaller;
-    try {
-      caller = await options.guard.authenticate({
-        method: c.req.method,
-        path: `${url.pathname}${url.search}`,
-        body,
-        header: (name) => requestHeader(c, name),
-      });
-    } catch (error) {
-      // Tell a standard client how to sign (RFC 9110 §11.6.1), with the 401.
-      if (FrameworkError.isInstance(error) && error.code === 'signature_invalid') return errorResponse(error, { 'WWW-Authenticate': WWW_AUTHENTICATE });
-      throw error;
-    }
+    const admitted = await authenticateA2ARequest(c, options);
+    if (admitted.refusal) return admitted.refusal;
+    const { caller, body } = admitted;
     let rpc: unknown;
     try {
       rpc = JSON.parse(body);
@@ -140,11 +122,7 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
 
   async function answer(c: Context, rpc: unknown, caller: AdmittedCaller): Promise<Response> {
     const id = isPlainObject(rpc) ? (rpc.id ?? null) : null;
-    const context = new ServerCallContext({
-      user: new AgentUser(caller.agent),
-      requestedVersion: requestHeader(c, A2A_VERSION_HEADER) ?? '0.3',
-      requestedExtensions: Extensions.parseServiceParameter(requestHeader(c, 'A2A-Extensions')),
-    });
+    const context = callContext(c, caller);
     try {
       validateVersion(context.requestedVersion, options.card, 'JSONRPC');
     } catch (error) {
@@ -186,6 +164,19 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
     });
   }
 
+  // Before the JSON-RPC catch-all, so `/rest/...` under a `/` JSON-RPC path reaches the REST routes.
+  if (restInterface) {
+    mountRestBinding(app, {
+      basePath: new URL(restInterface.url).pathname,
+      card: options.card,
+      requestHandler: options.requestHandler,
+      guard: options.guard,
+      maxBodyBytes: options.maxBodyBytes,
+      logger,
+      ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
+    });
+  }
+
   app.all(rpcPath, (c) =>
     errorResponse(new BadRequestError({ code: 'method_not_allowed', message: `${c.req.method} is not allowed on ${rpcPath}; A2A JSON-RPC uses POST.` }), {
       Allow: 'POST',
@@ -195,24 +186,4 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-}
-
-/**
- * What the policy sees of a JSON-RPC request: for a send, the message's text
- * parts (or its data parts as JSON); for anything else, the method name.
- */
-export function messageOf(rpc: unknown): string {
-  if (!isPlainObject(rpc)) return '';
-  const params = rpc.params;
-  const message = isPlainObject(params) ? params.message : undefined;
-  if (isPlainObject(message) && Array.isArray(message.parts)) {
-    const texts: string[] = [];
-    for (const part of message.parts) {
-      if (!isPlainObject(part)) continue;
-      if (typeof part.text === 'string') texts.push(part.text);
-      else if (part.data !== undefined) texts.push(JSON.stringify(part.data));
-    }
-    return texts.join('\n');
-  }
-  return typeof rpc.method === 'string' ? rpc.method : '';
 }

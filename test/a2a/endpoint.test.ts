@@ -73,7 +73,10 @@ describe('the A2A endpoint, through the official SDK client', () => {
     expect(res.status).toBe(200);
     const card = (await res.json()) as { name: string; supportedInterfaces: { url: string; protocolBinding: string }[] };
     expect(card.name).toBe('probe');
-    expect(card.supportedInterfaces).toEqual([{ url: rpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }]);
+    expect(card.supportedInterfaces).toEqual([
+      { url: rpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      { url: `${rpcUrl}rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+    ]);
   });
 
   it('puts no key material in the card', async () => {
