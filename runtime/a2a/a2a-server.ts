@@ -9,8 +9,11 @@ import type { Logger } from '../core/logger.js';
 import { mountA2AEndpoint } from './a2a-endpoint.js';
 import { cardRef, loadAgentCard } from './agent-card.js';
 import { createAuditLog, disabledAuditLog } from './audit-log.js';
-import { createA2ATaskStore } from './create-a2a-task-store.js';
+import { createA2AStores } from './create-a2a-task-store.js';
 import { FrameworkExecutor } from './framework-executor.js';
+import { CheckedPushNotificationStore } from './push/checked-push-store.js';
+import { WebhookPolicy } from './push/webhook-policy.js';
+import { WebhookPushSender } from './push/webhook-push-sender.js';
 import { A2ARequestGuard } from './request-guard.js';
 import { createNonceStore } from './signing/create-nonce-store.js';
 import { loadKeyRing } from './signing/load-key-ring.js';
@@ -26,8 +29,9 @@ export interface A2AServer {
 
 /**
  * Assembles an agent's A2A endpoint from its configuration: the SDK request
- * handler over a `FrameworkExecutor`, tasks in memory or Redis
- * (SESSION_BACKEND), the key ring (A2A_KEYS_FILE / A2A_KEYS), nonces in the
+ * handler over a `FrameworkExecutor`, tasks and push-notification configs
+ * in memory or Redis (SESSION_BACKEND), webhooks sent by `WebhookPushSender`
+ * to the hosts of A2A_PUSH_ALLOWED_HOSTS, the key ring (A2A_KEYS_FILE / A2A_KEYS), nonces in the
  * same backend, and the receiving-side validator. Logs loudly when
  * validation is disabled or unsigned calls are accepted.
  */
@@ -52,7 +56,7 @@ export async function createA2AServer(options: {
     logger.warn('No A2A keys are configured (A2A_KEYS_FILE or A2A_KEYS): every signed call will be refused as an unknown key.');
   }
   const audit = config.a2aEnableAuditLog ? createAuditLog() : disabledAuditLog;
-  const tasks = createA2ATaskStore(config);
+  const { tasks, pushConfigs } = createA2AStores(config);
   const nonces = createNonceStore(config);
   const guard = new A2ARequestGuard({
     self: card,
@@ -64,7 +68,14 @@ export async function createA2AServer(options: {
     audit,
     logger,
   });
-  const requestHandler = new DefaultRequestHandler(card, tasks, new FrameworkExecutor({ core: options.core, logger }));
+  // Push notifications (when the card declares them): configs beside the tasks, webhooks limited by A2A_PUSH_ALLOWED_HOSTS.
+  const policy = new WebhookPolicy({ allowedHosts: config.a2aPushAllowedHosts });
+  if (card.capabilities?.pushNotifications && !policy.allowsAny) {
+    logger.warn('The agent card declares push notifications but A2A_PUSH_ALLOWED_HOSTS is empty: every webhook will be refused.');
+  }
+  const pushStore = new CheckedPushNotificationStore({ inner: pushConfigs, policy });
+  const sender = new WebhookPushSender({ store: pushStore, policy, logger });
+  const requestHandler = new DefaultRequestHandler(card, tasks, new FrameworkExecutor({ core: options.core, logger }), undefined, pushStore, sender);
   return {
     mount: (app) =>
       mountA2AEndpoint(app, {
@@ -76,6 +87,7 @@ export async function createA2AServer(options: {
         ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       }),
     close: async () => {
+      sender.close();
       await Promise.allSettled([tasks.close(), nonces.close()]);
     },
   };

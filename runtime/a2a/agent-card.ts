@@ -231,13 +231,20 @@ export function cardRef(card: AgentCard): AgentRef {
 }
 
 /** A card for an agent that has no card file, built from its configuration. */
-export function cardFromConfig(options: { name: string; description: string; version: string; url: string; streaming?: boolean }): AgentCard {
+export function cardFromConfig(options: {
+  name: string;
+  description: string;
+  version: string;
+  url: string;
+  streaming?: boolean;
+  pushNotifications?: boolean;
+}): AgentCard {
   return parseAgentCard({
     name: options.name,
     description: options.description,
     url: options.url,
     version: options.version,
-    capabilities: { streaming: options.streaming ?? true, pushNotifications: false },
+    capabilities: { streaming: options.streaming ?? true, pushNotifications: options.pushNotifications ?? false },
     skills: [],
   })[0];
 }

@@ -173,6 +173,8 @@ async function agentCard(options: Assembly, config: AgentConfig, host: string): 
     description: options.agent.description,
     version: options.agent.version,
     url: `http://${urlHost}:${port}/`,
+    // Declared only when some webhook host is allowed: a card must not promise what every request would be refused.
+    pushNotifications: config.a2aPushAllowedHosts.length > 0,
   });
 }
 

@@ -111,6 +111,16 @@ const EnvSchema = z
       )
       .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters'))),
     CHAT_ANONYMOUS_CONTINUATION: bool.optional(),
+    A2A_PUSH_ALLOWED_HOSTS: z
+      .string()
+      .transform((raw) =>
+        raw
+          .split(',')
+          .map((host) => host.trim().toLowerCase())
+          .filter((host) => host !== ''),
+      )
+      .pipe(z.array(z.string().regex(/^(\*|\[[0-9a-f:.]+\](:\d{1,5})?|[a-z0-9.-]+(:\d{1,5})?)$/, 'each entry must be a host, host:port or *')))
+      .optional(),
   })
   .partial({ CHAT_API_KEYS: true });
 
@@ -137,6 +147,8 @@ export interface AgentConfig extends SessionConfig, A2AConfig {
   chatApiKeys: string[];
   /** Let callers without identity continue a conversation by its history (CHAT_ANONYMOUS_CONTINUATION; unsafe with more than one user). */
   chatAnonymousContinuation: boolean;
+  /** Hosts (`host` or `host:port`, `*` for any) A2A push-notification webhooks may target (A2A_PUSH_ALLOWED_HOSTS); none by default. */
+  a2aPushAllowedHosts: string[];
 }
 
 export const CONFIG_DEFAULTS = {
@@ -285,6 +297,7 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     maxBodyBytes: e.MAX_BODY_BYTES ?? CONFIG_DEFAULTS.maxBodyBytes,
     chatApiKeys: e.CHAT_API_KEYS ?? [],
     chatAnonymousContinuation: e.CHAT_ANONYMOUS_CONTINUATION ?? false,
+    a2aPushAllowedHosts: e.A2A_PUSH_ALLOWED_HOSTS ?? [],
   };
 }
 
