@@ -199,7 +199,8 @@ export function mountRestBinding(app: Hono, options: RestBindingOptions): void {
         return restJson(TaskPushNotificationConfig.toJSON(await rh.getTaskPushNotificationConfig({ taskId, id: configId, tenant }, context)));
       case 'DeleteTaskPushNotificationConfig':
         await rh.deleteTaskPushNotificationConfig({ taskId, id: configId, tenant }, context);
-        return new Response(null, { status: 204 });
+        // google.protobuf.Empty as `{}` (the Python SDK's client parses a body; the JS client ignores it).
+        return restJson({});
       case 'GetExtendedAgentCard':
         return restJson(AgentCard.toJSON(await rh.getAuthenticatedExtendedAgentCard({ tenant }, context)));
     }
