@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
+import { A2A_VERSION_HEADER, SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { JsonRpcTransportHandler, validateVersion, type A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { Context, Hono } from 'hono';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
@@ -9,9 +10,10 @@ import { errorResponse } from '../core/server/http-error.js';
 import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
 import { checkJsonDepth } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
-import { authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
+import { ABSENT_VERSION, authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
 import { mountRestBinding } from './a2a-rest-binding.js';
-import { A2A_REST_BINDING, cardUrl } from './agent-card.js';
+import { A2A_LEGACY_PROTOCOL_VERSION, A2A_REST_BINDING, cardUrl } from './agent-card.js';
+import { legacyCardJson } from './legacy-agent-card.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 import { SIGNATURE_HEADERS, SIGNATURE_SCHEME } from './signing/request-signature.js';
 
@@ -77,13 +79,23 @@ function jsonRpcRefusal(status: number, code: string, message: string): Response
 export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   const logger = options.logger ?? silentLogger;
   const transport = new JsonRpcTransportHandler(options.requestHandler);
+  // v0.3 requests (A2A-Version 0.3, or none) go through the SDK's compatibility layer, behind the same guard.
+  const legacy = new LegacyJsonRpcTransportHandler(options.requestHandler);
   const rpcPath = new URL(cardUrl(options.card)).pathname || '/';
   const restInterface = options.card.supportedInterfaces.find((i) => i.protocolBinding === A2A_REST_BINDING);
   // Serialised per request: the URL may be fixed once the listening port is known.
   app.get(AGENT_CARD_PATH, (c) => {
-    const body = JSON.stringify(publicCard(options.card, options.guard.signatureRequired));
+    // A client that sends no A2A-Version (or 0.3) predates the header: it gets the 0.3 card shape (the SDK's rule).
+    const version = requestHeader(c, A2A_VERSION_HEADER) ?? ABSENT_VERSION;
+    const signing = options.guard.signatureRequired
+      ? { name: SIGNATURE_SCHEME_NAME, scheme: SIGNATURE_SCHEME, description: SIGNATURE_SCHEME_DESCRIPTION }
+      : undefined;
+    const card =
+      (version === A2A_LEGACY_PROTOCOL_VERSION ? legacyCardJson(options.card, signing) : undefined) ??
+      publicCard(options.card, options.guard.signatureRequired);
+    const body = JSON.stringify(card);
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    const headers = { 'content-type': 'application/json', 'cache-control': `public, max-age=${CARD_MAX_AGE_SECONDS}`, etag };
+    const headers = { 'content-type': 'application/json', 'cache-control': `public, max-age=${CARD_MAX_AGE_SECONDS}`, etag, vary: A2A_VERSION_HEADER };
     const ifNoneMatch = requestHeader(c, 'if-none-match');
     if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*'))
       return new Response(null, { status: 304, headers });
@@ -122,20 +134,22 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
 
   async function answer(c: Context, rpc: unknown, caller: AdmittedCaller): Promise<Response> {
     const id = isPlainObject(rpc) ? (rpc.id ?? null) : null;
-    const context = callContext(c, caller);
+    const isLegacy = (requestHeader(c, A2A_VERSION_HEADER) ?? ABSENT_VERSION) === A2A_LEGACY_PROTOCOL_VERSION;
+    const context = callContext(c, caller, isLegacy ? { extensionsHeader: 'X-A2A-Extensions' } : {});
+    const mapError = isLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
     try {
       validateVersion(context.requestedVersion, options.card, 'JSONRPC');
     } catch (error) {
       // The client's mistake, not ours: one line at warn, no stack.
       logger.warn('A2A request refused: unsupported protocol version', { requested: context.requestedVersion, error: (error as Error).message });
-      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
     let outcome;
     try {
-      outcome = await transport.handle(rpc as Record<string, unknown>, context);
+      outcome = await (isLegacy ? legacy : transport).handle(rpc as Record<string, unknown>, context);
     } catch (error) {
       logger.error('A2A request failed', errorFields(error));
-      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
     if (!isAsyncIterable(outcome)) return c.json(outcome);
     // Errors before the first event are a plain JSON-RPC answer; after it, an `error` event.
@@ -144,7 +158,7 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
     try {
       first = (await iterator.next()) as IteratorResult<JsonRpcAnswer>;
     } catch (error) {
-      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
     async function* events(): AsyncGenerator<{ answer: JsonRpcAnswer; failed: boolean }> {
       if (first.done) return;
@@ -153,7 +167,7 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield { answer: next.value as JsonRpcAnswer, failed: false };
       } catch (error) {
         logger.error('A2A stream failed', errorFields(error));
-        yield { answer: { jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }, failed: true };
+        yield { answer: { jsonrpc: '2.0', id, error: mapError(error) }, failed: true };
       }
     }
     return sseResponse(c, {

@@ -7,7 +7,7 @@ import type { AgentConfig } from '../core/config.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
 import { mountA2AEndpoint } from './a2a-endpoint.js';
-import { cardRef, loadAgentCard } from './agent-card.js';
+import { cardRef, cardUrl, interfacesFor, loadAgentCard } from './agent-card.js';
 import { createAuditLog, disabledAuditLog } from './audit-log.js';
 import { createA2AStores } from './create-a2a-task-store.js';
 import { FrameworkExecutor } from './framework-executor.js';
@@ -44,6 +44,8 @@ export async function createA2AServer(options: {
   keepAliveMs?: number;
 }): Promise<A2AServer> {
   const { config, logger, card } = options;
+  // What this endpoint serves, whatever protocol version the card file names (that field describes peers).
+  card.supportedInterfaces = interfacesFor(cardUrl(card));
   const keys = loadKeyRing({ env: options.env ?? process.env });
   for (const warning of keys.warnings) logger.warn(warning);
   const acceptUnsigned = config.a2aAcceptUnsigned || config.a2aValidationMode === 'disabled';

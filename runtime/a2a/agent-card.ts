@@ -81,6 +81,11 @@ export const AgentCardFileSchema = z.looseObject({
   defaultOutputModes: modeList.optional(),
   provider: z.object({ organization: z.string(), url: z.string() }).optional(),
   documentationUrl: z.string().optional(),
+  /** A v0.3 card's protocol version: `0.3.x` marks a peer that speaks A2A 0.3 only (older SDKs). */
+  protocolVersion: z
+    .string()
+    .regex(/^\d+\.\d+(\.\d+)?$/, 'must be a protocol version such as 0.3.0 or 1.0')
+    .optional(),
 });
 export type AgentCardFile = z.infer<typeof AgentCardFileSchema>;
 
@@ -95,6 +100,7 @@ const A2A_FIELDS = new Set([
   'defaultOutputModes',
   'provider',
   'documentationUrl',
+  'protocolVersion',
 ]);
 
 /** Card fields A2A does not define, kept beside the card; `file` is where it was read from. */
@@ -114,18 +120,30 @@ export function restUrlFor(rpcUrl: string): string {
   return url.toString();
 }
 
-/** The interfaces an agent serving JSON-RPC at `url` declares: JSON-RPC and HTTP+JSON, each in protocol 1.0. */
+/**
+ * The interfaces our endpoint serves when its JSON-RPC URL is `url`:
+ * JSON-RPC and HTTP+JSON in protocol 1.0, and JSON-RPC in 0.3 at the same
+ * URL (a request without `A2A-Version`, or with 0.3, is answered by the
+ * SDK's v0.3 compatibility layer). A 1.0 client picks the first.
+ */
 export function interfacesFor(url: string): AgentCard['supportedInterfaces'] {
   const rest = restUrlFor(url);
   return [
     { url, protocolBinding: A2A_PROTOCOL_BINDING, tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
     { url: rest, protocolBinding: A2A_REST_BINDING, tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+    { url, protocolBinding: A2A_PROTOCOL_BINDING, tenant: '', protocolVersion: A2A_LEGACY_PROTOCOL_VERSION },
   ];
+}
+
+/** The interface of a peer whose card file says `protocolVersion: "0.3.x"`: v0.3 JSON-RPC only, called through the SDK's compatibility layer. */
+function legacyInterfaces(url: string): AgentCard['supportedInterfaces'] {
+  return [{ url, protocolBinding: A2A_PROTOCOL_BINDING, tenant: '', protocolVersion: A2A_LEGACY_PROTOCOL_VERSION }];
 }
 
 /**
  * Turns the spec's card file format into an A2A AgentCard for the SDK (the
- * interfaces of `interfacesFor(url)`) and the leftover fields. Modes are
+ * interfaces of `interfacesFor(url)`, or v0.3 JSON-RPC only when the file
+ * says `protocolVersion: "0.3.x"`) and the leftover fields. Modes are
  * media types: the bare words `text`, `data`/`json` and `file` become
  * `text/plain`, `application/json` and `application/octet-stream`.
  * Throws `AgentCardError` naming the file (or "card") and the field.
@@ -153,7 +171,7 @@ export function parseAgentCard(raw: unknown, options: { file?: string } = {}): [
   const card: AgentCard = {
     name: file.name,
     description: file.description,
-    supportedInterfaces: interfacesFor(file.url),
+    supportedInterfaces: file.protocolVersion?.startsWith('0.') ? legacyInterfaces(file.url) : interfacesFor(file.url),
     provider: file.provider,
     version: file.version,
     ...(file.documentationUrl === undefined ? {} : { documentationUrl: file.documentationUrl }),

@@ -62,7 +62,10 @@ export async function* agentConnection(
   const key: SigningKey | undefined =
     keys.size === 0 && validator.mode === 'disabled' ? undefined : keys.signingKeyFor(sourceCard.name, options.keyId ?? config?.a2aKeyId);
   const client = await new ClientFactory({
-    transports: [new JsonRpcTransportFactory({ fetchImpl: signingFetch({ source: sourceCard.name, target: targetCard.name, key }) })],
+    // legacyCompat: a peer whose card declares only A2A 0.3 (an older SDK) is called through the SDK's v0.3 transport.
+    transports: [
+      new JsonRpcTransportFactory({ fetchImpl: signingFetch({ source: sourceCard.name, target: targetCard.name, key }), legacyCompat: { enabled: true } }),
+    ],
   }).createFromAgentCard(targetCard);
 
   const stream = client.sendMessageStream(

@@ -43,6 +43,7 @@ describe('the shipped agent cards', () => {
     expect(card.supportedInterfaces).toEqual([
       { url: 'http://127.0.0.1:8101/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
       { url: 'http://127.0.0.1:8101/rest', protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+      { url: 'http://127.0.0.1:8101/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
     ]);
     expect(card.capabilities).toEqual({ streaming: true, pushNotifications: false, extensions: [] });
     expect(card.skills).toEqual([
@@ -145,10 +146,17 @@ describe('parseAgentCard', () => {
 
   it('declares the REST binding beside JSON-RPC under the same path', () => {
     const [card] = parseAgentCard({ ...VALID, url: 'http://127.0.0.1:7000/rpc/' });
-    expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url])).toEqual([
-      ['JSONRPC', 'http://127.0.0.1:7000/rpc/'],
-      ['HTTP+JSON', 'http://127.0.0.1:7000/rpc/rest'],
+    expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([
+      ['JSONRPC', 'http://127.0.0.1:7000/rpc/', '1.0'],
+      ['HTTP+JSON', 'http://127.0.0.1:7000/rpc/rest', '1.0'],
+      ['JSONRPC', 'http://127.0.0.1:7000/rpc/', '0.3'],
     ]);
+  });
+
+  it('a card file with protocolVersion 0.3.x describes a v0.3-only peer', () => {
+    const [card] = parseAgentCard({ ...VALID, protocolVersion: '0.3.0' });
+    expect(card.supportedInterfaces).toEqual([{ url: 'http://127.0.0.1:9000/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' }]);
+    expect(() => parseAgentCard({ ...VALID, protocolVersion: 'latest' })).toThrow('field "protocolVersion" must be a protocol version');
   });
 
   it('refuses a non-object card', () => {

@@ -69,23 +69,32 @@ async function sendTask(payload: string | Record<string, unknown>, contextId?: s
 describe('the A2A endpoint, through the official SDK client', () => {
   it('serves the card at the well-known path with the URL it listens on', async () => {
     expect(rpcUrl).toBe(`${running.url}/rpc/`);
-    const res = await fetch(`${running.url}/.well-known/agent-card.json`);
+    const res = await fetch(`${running.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } });
     expect(res.status).toBe(200);
+    expect(res.headers.get('vary')).toBe('A2A-Version');
     const card = (await res.json()) as { name: string; supportedInterfaces: { url: string; protocolBinding: string }[] };
     expect(card.name).toBe('probe');
-    expect(card.supportedInterfaces).toEqual([
+    const interfaces = [
       { url: rpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
       { url: `${rpcUrl}rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
-    ]);
+      { url: rpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
+    ];
+    expect(card.supportedInterfaces).toEqual(interfaces);
+    // Without A2A-Version (a v0.3 client): the 0.3 shape, with the 1.0 interfaces embedded.
+    const legacy = (await (await fetch(`${running.url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
+    expect(legacy).toMatchObject({ protocolVersion: '0.3.0', url: rpcUrl, preferredTransport: 'JSONRPC', security: [{ 'fw1-hmac': [] }] });
+    expect(legacy.supportedInterfaces).toEqual(interfaces);
   });
 
   it('puts no key material in the card', async () => {
-    const text = await (await fetch(`${running.url}/.well-known/agent-card.json`)).text();
-    for (const secret of secrets) expect(text).not.toContain(secret);
-    // The card names the signing scheme (securitySchemes), never a key or its id.
-    const { securitySchemes, securityRequirements, ...rest } = JSON.parse(text) as Record<string, unknown>;
-    expect(JSON.stringify([securitySchemes, securityRequirements])).not.toMatch(/orchestrator-1|probe-1/);
-    expect(JSON.stringify(rest)).not.toMatch(/secret|orchestrator-1|probe-1|hmac/i);
+    for (const version of ['1.0', '0.3']) {
+      const text = await (await fetch(`${running.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': version } })).text();
+      for (const secret of secrets) expect(text).not.toContain(secret);
+      // The card names the signing scheme (securitySchemes), never a key or its id.
+      const { securitySchemes, securityRequirements, security, ...rest } = JSON.parse(text) as Record<string, unknown>;
+      expect(JSON.stringify([securitySchemes, securityRequirements, security])).not.toMatch(/orchestrator-1|probe-1/);
+      expect(JSON.stringify(rest)).not.toMatch(/secret|orchestrator-1|probe-1|hmac/i);
+    }
   });
 
   it('sendMessage blocks until the task completes with the result artifact', async () => {
