@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { A2A_VERSION_HEADER, SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, validateVersion, type A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { Context, Hono } from 'hono';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
@@ -31,6 +32,12 @@ export interface A2AEndpointOptions {
   logger?: Logger;
   maxBodyBytes: number;
   keepAliveMs?: number;
+  /**
+   * The card shape for a request without `A2A-Version`: `1.0` (default; what
+   * the 1.0 spec and TCK read) or `0.3` (for fleets of agents on older SDKs,
+   * whose card resolvers send no header). `A2A-Version: 0.3` always gets 0.3.
+   */
+  cardDefaultVersion?: '1.0' | '0.3';
 }
 
 type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: unknown };
@@ -83,10 +90,11 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   const legacy = new LegacyJsonRpcTransportHandler(options.requestHandler);
   const rpcPath = new URL(cardUrl(options.card)).pathname || '/';
   const restInterface = options.card.supportedInterfaces.find((i) => i.protocolBinding === A2A_REST_BINDING);
+  // The card changes only when the agent restarts (or its URL is fixed right after listening): its date is the mount's.
+  const cardModified = new Date(Math.floor(Date.now() / 1000) * 1000).toUTCString();
   // Serialised per request: the URL may be fixed once the listening port is known.
   app.get(AGENT_CARD_PATH, (c) => {
-    // A client that sends no A2A-Version (or 0.3) predates the header: it gets the 0.3 card shape (the SDK's rule).
-    const version = requestHeader(c, A2A_VERSION_HEADER) ?? ABSENT_VERSION;
+    const version = requestHeader(c, A2A_VERSION_HEADER) ?? options.cardDefaultVersion ?? '1.0';
     const signing = options.guard.signatureRequired
       ? { name: SIGNATURE_SCHEME_NAME, scheme: SIGNATURE_SCHEME, description: SIGNATURE_SCHEME_DESCRIPTION }
       : undefined;
@@ -95,9 +103,18 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       publicCard(options.card, options.guard.signatureRequired);
     const body = JSON.stringify(card);
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    const headers = { 'content-type': 'application/json', 'cache-control': `public, max-age=${CARD_MAX_AGE_SECONDS}`, etag, vary: A2A_VERSION_HEADER };
+    const headers = {
+      'content-type': 'application/json',
+      'cache-control': `public, max-age=${CARD_MAX_AGE_SECONDS}`,
+      etag,
+      'last-modified': cardModified,
+      vary: A2A_VERSION_HEADER,
+    };
     const ifNoneMatch = requestHeader(c, 'if-none-match');
     if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*'))
+      return new Response(null, { status: 304, headers });
+    const ifModifiedSince = requestHeader(c, 'if-modified-since');
+    if (ifNoneMatch === undefined && ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= Date.parse(cardModified))
       return new Response(null, { status: 304, headers });
     return new Response(body, { status: 200, headers });
   });
@@ -105,11 +122,11 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   app.post(rpcPath, async (c) => {
     const contentType = requestHeader(c, 'content-type')?.split(';', 1)[0]?.trim().toLowerCase();
     if (contentType !== 'application/json' && contentType !== 'application/a2a+json') {
-      return jsonRpcRefusal(
-        415,
-        'unsupported_media_type',
+      // The A2A error (-32005 ContentTypeNotSupportedError) with HTTP 415.
+      const error = new ContentTypeNotSupportedError(
         `Send A2A JSON-RPC requests with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'none'}).`,
       );
+      return Response.json({ jsonrpc: '2.0', id: null, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }, { status: 415 });
     }
     const admitted = await authenticateA2ARequest(c, options);
     if (admitted.refusal) return admitted.refusal;

@@ -98,11 +98,12 @@ function candidates(path: string): Array<[tenant: string, rest: string]> {
 /** A REST error answer in the SDK's shape (google.rpc.Status-like `{ error: { code, status, message, details } }`). */
 function restError(error: unknown, status?: number): Response {
   const code = status ?? restStatusFor(error);
-  return Response.json(toRestErrorBody(error, code), { status: code, headers: { 'content-type': A2A_CONTENT_TYPE } });
+  return Response.json(toRestErrorBody(error, code), { status: code });
 }
 
+/** A REST answer: `application/json`, as the HTTP+JSON binding requires (requests may be `application/a2a+json` too). */
 function restJson(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': A2A_CONTENT_TYPE } });
+  return Response.json(body, { status });
 }
 
 /**
@@ -132,7 +133,7 @@ export function mountRestBinding(app: Hono, options: RestBindingOptions): void {
     if (c.req.method === 'POST') {
       const contentType = requestHeader(c, 'content-type')?.split(';', 1)[0]?.trim().toLowerCase();
       if (contentType !== undefined && contentType !== 'application/json' && contentType !== A2A_CONTENT_TYPE)
-        return restError(new ContentTypeNotSupportedError(`Unsupported Content-Type "${contentType}"; send application/json or application/a2a+json.`));
+        return restError(new ContentTypeNotSupportedError(`Unsupported Content-Type "${contentType}"; send application/json or application/a2a+json.`), 415);
     }
     const admitted = await authenticateA2ARequest(c, options);
     if (admitted.refusal) return admitted.refusal;

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AgentCard } from '@a2a-js/sdk';
-import { DefaultRequestHandler } from '@a2a-js/sdk/server';
+import { DefaultRequestHandler, type AgentExecutor } from '@a2a-js/sdk/server';
 import type { Hono } from 'hono';
 import type { AgentConfig } from '../core/config.js';
 import type { FrameworkCore } from '../core/framework-core.js';
@@ -42,6 +42,8 @@ export async function createA2AServer(options: {
   logger: Logger;
   env?: Readonly<Record<string, string | undefined>>;
   keepAliveMs?: number;
+  /** The executor behind the endpoint; default a `FrameworkExecutor` over `core` (another one serves conformance suites). */
+  executor?: AgentExecutor;
 }): Promise<A2AServer> {
   const { config, logger, card } = options;
   // What this endpoint serves, whatever protocol version the card file names (that field describes peers).
@@ -77,7 +79,14 @@ export async function createA2AServer(options: {
   }
   const pushStore = new CheckedPushNotificationStore({ inner: pushConfigs, policy });
   const sender = new WebhookPushSender({ store: pushStore, policy, logger });
-  const requestHandler = new DefaultRequestHandler(card, tasks, new FrameworkExecutor({ core: options.core, logger }), undefined, pushStore, sender);
+  const requestHandler = new DefaultRequestHandler(
+    card,
+    tasks,
+    options.executor ?? new FrameworkExecutor({ core: options.core, logger }),
+    undefined,
+    pushStore,
+    sender,
+  );
   return {
     mount: (app) =>
       mountA2AEndpoint(app, {
@@ -86,6 +95,7 @@ export async function createA2AServer(options: {
         guard,
         logger,
         maxBodyBytes: config.maxBodyBytes,
+        cardDefaultVersion: config.a2aCardDefaultVersion,
         ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       }),
     close: async () => {

@@ -111,6 +111,7 @@ const EnvSchema = z
       )
       .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters'))),
     CHAT_ANONYMOUS_CONTINUATION: bool.optional(),
+    A2A_CARD_DEFAULT_VERSION: z.enum(['1.0', '0.3'], { error: 'must be 1.0 or 0.3' }).optional(),
     A2A_PUSH_ALLOWED_HOSTS: z
       .string()
       .transform((raw) =>
@@ -149,6 +150,8 @@ export interface AgentConfig extends SessionConfig, A2AConfig {
   chatAnonymousContinuation: boolean;
   /** Hosts (`host` or `host:port`, `*` for any) A2A push-notification webhooks may target (A2A_PUSH_ALLOWED_HOSTS); none by default. */
   a2aPushAllowedHosts: string[];
+  /** The agent-card shape served to a request without A2A-Version (A2A_CARD_DEFAULT_VERSION): `1.0` (default) or `0.3` for older SDKs. */
+  a2aCardDefaultVersion: '1.0' | '0.3';
 }
 
 export const CONFIG_DEFAULTS = {
@@ -298,6 +301,7 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     chatApiKeys: e.CHAT_API_KEYS ?? [],
     chatAnonymousContinuation: e.CHAT_ANONYMOUS_CONTINUATION ?? false,
     a2aPushAllowedHosts: e.A2A_PUSH_ALLOWED_HOSTS ?? [],
+    a2aCardDefaultVersion: e.A2A_CARD_DEFAULT_VERSION ?? '1.0',
   };
 }
 

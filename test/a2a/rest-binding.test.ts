@@ -196,9 +196,11 @@ describe('bad REST requests get a clear error', () => {
     }
   });
 
-  it('an unsupported content type is a 400 before the body is read', async () => {
+  it('an unsupported content type is a 415 before the body is read; answers are application/json', async () => {
     const res = await restFetch('/message:send', { method: 'POST', body: 'hi', contentType: 'text/plain' });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(415);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await res.json()) as { error: { details: { reason: string }[] } }).error.details[0]?.reason).toBe('CONTENT_TYPE_NOT_SUPPORTED');
   });
 
   it('a bad pageSize is a 400', async () => {
