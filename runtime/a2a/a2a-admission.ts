@@ -54,10 +54,14 @@ export async function authenticateA2ARequest(c: Context, options: { guard: A2ARe
 }
 
 /** The SDK's call context for an admitted request: the caller as user (task scoping), version, extensions, tenant. */
-export function callContext(c: Context, caller: AdmittedCaller, options: { tenant?: string; extensionsHeader?: string } = {}): ServerCallContext {
+export function callContext(
+  c: Context,
+  caller: AdmittedCaller,
+  options: { tenant?: string; extensionsHeader?: string; version?: string } = {},
+): ServerCallContext {
   return new ServerCallContext({
     user: new AgentUser(caller.agent),
-    requestedVersion: requestHeader(c, A2A_VERSION_HEADER) ?? ABSENT_VERSION,
+    requestedVersion: options.version ?? requestHeader(c, A2A_VERSION_HEADER) ?? ABSENT_VERSION,
     requestedExtensions: Extensions.parseServiceParameter(requestHeader(c, options.extensionsHeader ?? 'A2A-Extensions')),
     ...(options.tenant ? { tenant: options.tenant } : {}),
   });

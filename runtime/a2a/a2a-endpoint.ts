@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { A2A_VERSION_HEADER, SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
+import { isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, validateVersion, type A2ARequestHandler } from '@a2a-js/sdk/server';
@@ -13,7 +14,7 @@ import { checkJsonDepth } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
 import { ABSENT_VERSION, authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
 import { mountRestBinding } from './a2a-rest-binding.js';
-import { A2A_LEGACY_PROTOCOL_VERSION, A2A_REST_BINDING, cardUrl } from './agent-card.js';
+import { A2A_LEGACY_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION, A2A_REST_BINDING, cardUrl } from './agent-card.js';
 import { legacyCardJson } from './legacy-agent-card.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 import { SIGNATURE_HEADERS, SIGNATURE_SCHEME } from './signing/request-signature.js';
@@ -151,8 +152,15 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
 
   async function answer(c: Context, rpc: unknown, caller: AdmittedCaller): Promise<Response> {
     const id = isPlainObject(rpc) ? (rpc.id ?? null) : null;
-    const isLegacy = (requestHeader(c, A2A_VERSION_HEADER) ?? ABSENT_VERSION) === A2A_LEGACY_PROTOCOL_VERSION;
-    const context = callContext(c, caller, isLegacy ? { extensionsHeader: 'X-A2A-Extensions' } : {});
+    // No A2A-Version means 0.3 (the spec), unless the method is a 1.0 name (`SendMessage`, never a 0.3 one): clients
+    // that name 1.0 methods but send no header (the TCK's main branch) get the 1.0 handler.
+    const header = requestHeader(c, A2A_VERSION_HEADER);
+    const method = isPlainObject(rpc) && typeof rpc.method === 'string' ? rpc.method : '';
+    const isLegacy = header === undefined ? !isV1JsonRpcMethod(method) : header === A2A_LEGACY_PROTOCOL_VERSION;
+    const context = callContext(c, caller, {
+      ...(isLegacy ? { extensionsHeader: 'X-A2A-Extensions' } : {}),
+      ...(header === undefined ? { version: isLegacy ? ABSENT_VERSION : A2A_PROTOCOL_VERSION } : {}),
+    });
     const mapError = isLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
     try {
       validateVersion(context.requestedVersion, options.card, 'JSONRPC');

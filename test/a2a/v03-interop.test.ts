@@ -85,6 +85,12 @@ describe('serving v0.3 peers (the SDK compatibility layer)', () => {
     expect(unknown.error.code).toBe(-32001);
   });
 
+  it('without A2A-Version, a 1.0 method name still reaches the 1.0 handler (0.3 has no such name)', async () => {
+    const res = await legacyRpc('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'result no header' }] } });
+    const body = (await res.json()) as { result?: { task?: { status?: { state?: string } } } };
+    expect(body.result?.task?.status?.state).toBe('TASK_STATE_COMPLETED');
+  });
+
   it('refuses an unsigned v0.3 call with 401 and a policy-denied one with 403, before the task runs', async () => {
     const before = probe.calls.length;
     const unsigned = await legacyRpc('message/send', { message: v03Message('result unsigned') }, null);
