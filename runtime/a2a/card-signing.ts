@@ -117,5 +117,3 @@ export async function readAgentCardDocument(source: string): Promise<AgentCard> 
   }
   return agentCardFromJson(json, source);
 }
-
-export { AgentCard };

@@ -2,7 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../../json-command.js';
 import { failWith } from '../../../fail-with.js';
-import { AgentCard, readAgentCardDocument, signAgentCard } from '../../../../runtime/a2a/card-signing.js';
+import { AgentCard } from '@a2a-js/sdk';
+import { readAgentCardDocument, signAgentCard } from '../../../../runtime/a2a/card-signing.js';
 
 export default class A2ACardSign extends JsonCommand {
   static override description =
