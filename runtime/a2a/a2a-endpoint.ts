@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { A2A_VERSION_HEADER, SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
+import { A2A_VERSION_HEADER, AgentCard as AgentCardJson, SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
 import { isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
@@ -39,6 +39,8 @@ export interface A2AEndpointOptions {
    * whose card resolvers send no header). `A2A-Version: 0.3` always gets 0.3.
    */
   cardDefaultVersion?: '1.0' | '0.3';
+  /** Signs the served 1.0 card (JWS `signatures`); the signature covers the card as served, security schemes included. */
+  cardSigner?: (card: AgentCard) => Promise<AgentCard>;
 }
 
 type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: unknown };
@@ -94,7 +96,18 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   // The card changes only when the agent restarts (or its URL is fixed right after listening): its date is the mount's.
   const cardModified = new Date(Math.floor(Date.now() / 1000) * 1000).toUTCString();
   // Serialised per request: the URL may be fixed once the listening port is known.
-  app.get(AGENT_CARD_PATH, (c) => {
+  // The signed form of each served card body (the body changes only when the URL is fixed after listening).
+  const signedBodies = new Map<string, Promise<string>>();
+  const signedBody = (body: string): Promise<string> => {
+    let signed = signedBodies.get(body);
+    if (!signed) {
+      signed = options.cardSigner!(AgentCardJson.fromJSON(JSON.parse(body))).then((card) => JSON.stringify(AgentCardJson.toJSON(card)));
+      signedBodies.clear();
+      signedBodies.set(body, signed);
+    }
+    return signed;
+  };
+  app.get(AGENT_CARD_PATH, async (c) => {
     const version = requestHeader(c, A2A_VERSION_HEADER) ?? options.cardDefaultVersion ?? '1.0';
     const signing = options.guard.signatureRequired
       ? { name: SIGNATURE_SCHEME_NAME, scheme: SIGNATURE_SCHEME, description: SIGNATURE_SCHEME_DESCRIPTION }
@@ -102,7 +115,9 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
     const card =
       (version === A2A_LEGACY_PROTOCOL_VERSION ? legacyCardJson(options.card, signing) : undefined) ??
       publicCard(options.card, options.guard.signatureRequired);
-    const body = JSON.stringify(card);
+    const unsigned = JSON.stringify(card);
+    const legacyShape = version === A2A_LEGACY_PROTOCOL_VERSION && 'preferredTransport' in (card as object);
+    const body = options.cardSigner && !legacyShape ? await signedBody(unsigned) : unsigned;
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
     const headers = {
       'content-type': 'application/json',

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, type AgentExecutor } from '@a2a-js/sdk/server';
@@ -6,7 +6,9 @@ import type { Hono } from 'hono';
 import type { AgentConfig } from '../core/config.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
+import { ConfigError } from '../core/errors/config-error.js';
 import { mountA2AEndpoint } from './a2a-endpoint.js';
+import { signAgentCard } from './card-signing.js';
 import { cardRef, cardUrl, interfacesFor, loadAgentCard } from './agent-card.js';
 import { createAuditLog, disabledAuditLog } from './audit-log.js';
 import { createA2AStores } from './create-a2a-task-store.js';
@@ -59,6 +61,7 @@ export async function createA2AServer(options: {
   if (keys.size === 0 && !acceptUnsigned) {
     logger.warn('No A2A keys are configured (A2A_KEYS_FILE or A2A_KEYS): every signed call will be refused as an unknown key.');
   }
+  const cardSigner = await cardSignerFrom(config);
   const audit = config.a2aEnableAuditLog ? createAuditLog() : disabledAuditLog;
   const { tasks, pushConfigs } = createA2AStores(config);
   const nonces = createNonceStore(config);
@@ -96,6 +99,7 @@ export async function createA2AServer(options: {
         logger,
         maxBodyBytes: config.maxBodyBytes,
         cardDefaultVersion: config.a2aCardDefaultVersion,
+        ...(cardSigner ? { cardSigner } : {}),
         ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       }),
     close: async () => {
@@ -103,6 +107,22 @@ export async function createA2AServer(options: {
       await Promise.allSettled([tasks.close(), nonces.close()]);
     },
   };
+}
+
+/** Signs the served card with A2A_CARD_SIGNING_KEY_FILE (kid A2A_CARD_SIGNING_KEY_ID), when set; a bad key stops the start. */
+async function cardSignerFrom(config: AgentConfig): Promise<((card: AgentCard) => Promise<AgentCard>) | undefined> {
+  if (config.a2aCardSigningKeyFile === undefined) return undefined;
+  if (config.a2aCardSigningKeyId === undefined)
+    throw new ConfigError({ issues: [{ variable: 'A2A_CARD_SIGNING_KEY_ID', message: 'is required with A2A_CARD_SIGNING_KEY_FILE (the JWS kid)' }] });
+  let privateKeyPem: string;
+  try {
+    privateKeyPem = await readFile(config.a2aCardSigningKeyFile, 'utf8');
+  } catch (error) {
+    throw new ConfigError({ issues: [{ variable: 'A2A_CARD_SIGNING_KEY_FILE', message: `cannot be read: ${(error as Error).message}` }] });
+  }
+  const keyId = config.a2aCardSigningKeyId;
+  const signer = (card: AgentCard) => signAgentCard(card, { privateKeyPem, keyId });
+  return signer;
 }
 
 /** The cards beside this agent's own card, by name: the agents it knows. Unreadable cards are skipped with a warning. */

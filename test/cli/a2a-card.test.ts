@@ -63,3 +63,41 @@ describe('framework-cli a2a card sign|verify (JWS card signatures)', () => {
     expect(result.stderr).toContain('is not an A2A 1.0 agent card');
   });
 });
+
+describe('an agent serving its card signed (A2A_CARD_SIGNING_KEY_FILE)', () => {
+  it('serves a card whose signature verifies with the public key, through the CLI against its URL', async () => {
+    const { runProbe, probeAgent, makeKeys, writeCard } = await import('../a2a/support.js');
+    const keysForAgents = makeKeys(['probe']);
+    const built = probeAgent('probe');
+    const running = await runProbe(built.core, built.agent, {
+      AGENT_CARD: await writeCard(dir, 'probe'),
+      A2A_KEYS: keysForAgents.json,
+      A2A_VALIDATION_MODE: 'disabled',
+      A2A_CARD_SIGNING_KEY_FILE: privatePem,
+      A2A_CARD_SIGNING_KEY_ID: 'probe-card-1',
+    });
+    try {
+      const served = (await (await fetch(`${running.url}/.well-known/agent-card.json`)).json()) as {
+        signatures: unknown[];
+        supportedInterfaces: { url: string }[];
+      };
+      expect(served.signatures).toHaveLength(1);
+      expect(served.supportedInterfaces[0]?.url).toBe(running.a2aUrl);
+      const ok = await runCliInProcess(['a2a', 'card', 'verify', '--card', running.url, '--key', publicPem, '--json']);
+      expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+      expect(JSON.parse(ok.stdout)).toEqual({ ok: true, name: 'probe', keyIds: ['probe-card-1'] });
+      const wrong = await runCliInProcess(['a2a', 'card', 'verify', '--card', running.url, '--key', otherPublicPem, '--json']);
+      expect(wrong.code).toBe(1);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('refuses to start with a signing key file but no key id', async () => {
+    const { runProbe, probeAgent, writeCard } = await import('../a2a/support.js');
+    const built = probeAgent('probe');
+    await expect(
+      runProbe(built.core, built.agent, { AGENT_CARD: await writeCard(dir, 'probe'), A2A_VALIDATION_MODE: 'disabled', A2A_CARD_SIGNING_KEY_FILE: privatePem }),
+    ).rejects.toThrow(/A2A_CARD_SIGNING_KEY_ID/);
+  });
+});
