@@ -174,6 +174,28 @@ const surfaces: Surface[] = [
       { method: 'POST', path: '/', body: { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'x' } }, headers: { 'A2A-Version': '1.0' }, sign: true },
       { method: 'POST', path: '/', body: a2aSend, headers: { 'A2A-Version': '1.0' } },
       { method: 'GET', path: '/.well-known/agent-card.json' },
+      // The HTTP+JSON (REST) binding and v0.3 JSON-RPC, behind the same guard.
+      { method: 'POST', path: '/rest/message:send', body: a2aSend.params, headers: { 'A2A-Version': '1.0' }, sign: true },
+      { method: 'GET', path: '/rest/tasks/x', headers: { 'A2A-Version': '1.0' }, sign: true },
+      {
+        method: 'POST',
+        path: '/rest/tasks/x/pushNotificationConfigs',
+        body: { url: 'http://127.0.0.1:1/hook' },
+        headers: { 'A2A-Version': '1.0' },
+        sign: true,
+      },
+      { method: 'POST', path: '/rest/message:send', body: a2aSend.params, headers: { 'A2A-Version': '1.0' } },
+      {
+        method: 'POST',
+        path: '/',
+        body: {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'message/send',
+          params: { message: { kind: 'message', messageId: 'm-3', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } },
+        },
+        sign: true,
+      },
     ],
   },
   {

@@ -1,17 +1,25 @@
 import { createHash } from 'node:crypto';
-import { A2A_VERSION_HEADER, Extensions, SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
-import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler, type User } from '@a2a-js/sdk/server';
+import { A2A_VERSION_HEADER, AgentCard as AgentCardJson, SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
+import { isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
+import { JsonRpcTransportHandler, validateVersion, type A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { Context, Hono } from 'hono';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
-import { FrameworkError } from '../core/framework-error.js';
 import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { errorResponse } from '../core/server/http-error.js';
 import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
-import { checkJsonDepth, readBodyText } from '../core/server/read-json-body.js';
+import { checkJsonDepth } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
+import { ABSENT_VERSION, authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
+import { mountRestBinding } from './a2a-rest-binding.js';
+import { A2A_LEGACY_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION, A2A_REST_BINDING, cardUrl } from './agent-card.js';
+import { legacyCardJson } from './legacy-agent-card.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 import { SIGNATURE_HEADERS, SIGNATURE_SCHEME } from './signing/request-signature.js';
+
+export { messageOf };
 
 /** Where the agent card is served (A2A well-known path). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -25,14 +33,14 @@ export interface A2AEndpointOptions {
   logger?: Logger;
   maxBodyBytes: number;
   keepAliveMs?: number;
-}
-
-/** The caller an A2A request was admitted as, for the SDK's task scoping. */
-class AgentUser implements User {
-  constructor(readonly userName: string) {}
-  get isAuthenticated(): boolean {
-    return true;
-  }
+  /**
+   * The card shape for a request without `A2A-Version`: `1.0` (default; what
+   * the 1.0 spec and TCK read) or `0.3` (for fleets of agents on older SDKs,
+   * whose card resolvers send no header). `A2A-Version: 0.3` always gets 0.3.
+   */
+  cardDefaultVersion?: '1.0' | '0.3';
+  /** Signs the served 1.0 card (JWS `signatures`); the signature covers the card as served, security schemes included. */
+  cardSigner?: (card: AgentCard) => Promise<AgentCard>;
 }
 
 type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: unknown };
@@ -44,9 +52,6 @@ type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: un
  * the official SDK's `JsonRpcTransportHandler`. Each JSON-RPC request is
  * admitted by the guard (signature, then policy) before the SDK parses it.
  */
-/** The challenge of a 401: the HMAC scheme and the headers a request must carry (see README, A2A). */
-const WWW_AUTHENTICATE = `${SIGNATURE_SCHEME} realm="a2a", headers="${Object.values(SIGNATURE_HEADERS).join(' ')}"`;
-
 /** How long a client may cache the card (it changes only when the agent restarts with a new card). */
 const CARD_MAX_AGE_SECONDS = 300;
 
@@ -54,7 +59,7 @@ const CARD_MAX_AGE_SECONDS = 300;
 export const SIGNATURE_SCHEME_NAME = 'fw1-hmac';
 
 const SIGNATURE_SCHEME_DESCRIPTION =
-  `Every JSON-RPC request is signed with the calling agent's shared HMAC-SHA256 key (${SIGNATURE_SCHEME}). ` +
+  `Every A2A request (JSON-RPC and REST) is signed with the calling agent's shared HMAC-SHA256 key (${SIGNATURE_SCHEME}). ` +
   `Send the headers ${Object.values(SIGNATURE_HEADERS).join(', ')}: the signature is base64url HMAC-SHA256 over the lines ` +
   `"${SIGNATURE_SCHEME}", upper-case method, path with query, unix timestamp in seconds, nonce, caller agent name, this agent's name and the body's SHA-256 (hex), joined by newlines. ` +
   'Keys are exchanged out of band (A2A_KEYS_FILE); an unsigned or badly signed request gets 401 with a WWW-Authenticate challenge.';
@@ -84,14 +89,48 @@ function jsonRpcRefusal(status: number, code: string, message: string): Response
 export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   const logger = options.logger ?? silentLogger;
   const transport = new JsonRpcTransportHandler(options.requestHandler);
-  const rpcPath = new URL(options.card.supportedInterfaces[0]?.url ?? 'http://localhost/').pathname || '/';
+  // v0.3 requests (A2A-Version 0.3, or none) go through the SDK's compatibility layer, behind the same guard.
+  const legacy = new LegacyJsonRpcTransportHandler(options.requestHandler);
+  const rpcPath = new URL(cardUrl(options.card)).pathname || '/';
+  const restInterface = options.card.supportedInterfaces.find((i) => i.protocolBinding === A2A_REST_BINDING);
+  // The card changes only when the agent restarts (or its URL is fixed right after listening): its date is the mount's.
+  const cardModified = new Date(Math.floor(Date.now() / 1000) * 1000).toUTCString();
   // Serialised per request: the URL may be fixed once the listening port is known.
-  app.get(AGENT_CARD_PATH, (c) => {
-    const body = JSON.stringify(publicCard(options.card, options.guard.signatureRequired));
+  // The signed form of each served card body (the body changes only when the URL is fixed after listening).
+  const signedBodies = new Map<string, Promise<string>>();
+  const signedBody = (body: string): Promise<string> => {
+    let signed = signedBodies.get(body);
+    if (!signed) {
+      signed = options.cardSigner!(AgentCardJson.fromJSON(JSON.parse(body))).then((card) => JSON.stringify(AgentCardJson.toJSON(card)));
+      signedBodies.clear();
+      signedBodies.set(body, signed);
+    }
+    return signed;
+  };
+  app.get(AGENT_CARD_PATH, async (c) => {
+    const version = requestHeader(c, A2A_VERSION_HEADER) ?? options.cardDefaultVersion ?? '1.0';
+    const signing = options.guard.signatureRequired
+      ? { name: SIGNATURE_SCHEME_NAME, scheme: SIGNATURE_SCHEME, description: SIGNATURE_SCHEME_DESCRIPTION }
+      : undefined;
+    const card =
+      (version === A2A_LEGACY_PROTOCOL_VERSION ? legacyCardJson(options.card, signing) : undefined) ??
+      publicCard(options.card, options.guard.signatureRequired);
+    const unsigned = JSON.stringify(card);
+    const legacyShape = version === A2A_LEGACY_PROTOCOL_VERSION && 'preferredTransport' in (card as object);
+    const body = options.cardSigner && !legacyShape ? await signedBody(unsigned) : unsigned;
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    const headers = { 'content-type': 'application/json', 'cache-control': `public, max-age=${CARD_MAX_AGE_SECONDS}`, etag };
+    const headers = {
+      'content-type': 'application/json',
+      'cache-control': `public, max-age=${CARD_MAX_AGE_SECONDS}`,
+      etag,
+      'last-modified': cardModified,
+      vary: A2A_VERSION_HEADER,
+    };
     const ifNoneMatch = requestHeader(c, 'if-none-match');
     if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*'))
+      return new Response(null, { status: 304, headers });
+    const ifModifiedSince = requestHeader(c, 'if-modified-since');
+    if (ifNoneMatch === undefined && ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= Date.parse(cardModified))
       return new Response(null, { status: 304, headers });
     return new Response(body, { status: 200, headers });
   });
@@ -99,27 +138,15 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   app.post(rpcPath, async (c) => {
     const contentType = requestHeader(c, 'content-type')?.split(';', 1)[0]?.trim().toLowerCase();
     if (contentType !== 'application/json' && contentType !== 'application/a2a+json') {
-      return jsonRpcRefusal(
-        415,
-        'unsupported_media_type',
+      // The A2A error (-32005 ContentTypeNotSupportedError) with HTTP 415.
+      const error = new ContentTypeNotSupportedError(
         `Send A2A JSON-RPC requests with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'none'}).`,
       );
+      return Response.json({ jsonrpc: '2.0', id: null, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }, { status: 415 });
     }
-    const body = await readBodyText(c, options.maxBodyBytes);
-    const url = new URL(c.req.url);
-    let caller: AdmittedCaller;
-    try {
-      caller = await options.guard.authenticate({
-        method: c.req.method,
-        path: `${url.pathname}${url.search}`,
-        body,
-        header: (name) => requestHeader(c, name),
-      });
-    } catch (error) {
-      // Tell a standard client how to sign (RFC 9110 §11.6.1), with the 401.
-      if (FrameworkError.isInstance(error) && error.code === 'signature_invalid') return errorResponse(error, { 'WWW-Authenticate': WWW_AUTHENTICATE });
-      throw error;
-    }
+    const admitted = await authenticateA2ARequest(c, options);
+    if (admitted.refusal) return admitted.refusal;
+    const { caller, body } = admitted;
     let rpc: unknown;
     try {
       rpc = JSON.parse(body);
@@ -140,24 +167,29 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
 
   async function answer(c: Context, rpc: unknown, caller: AdmittedCaller): Promise<Response> {
     const id = isPlainObject(rpc) ? (rpc.id ?? null) : null;
-    const context = new ServerCallContext({
-      user: new AgentUser(caller.agent),
-      requestedVersion: requestHeader(c, A2A_VERSION_HEADER) ?? '0.3',
-      requestedExtensions: Extensions.parseServiceParameter(requestHeader(c, 'A2A-Extensions')),
+    // No A2A-Version means 0.3 (the spec), unless the method is a 1.0 name (`SendMessage`, never a 0.3 one): clients
+    // that name 1.0 methods but send no header (the TCK's main branch) get the 1.0 handler.
+    const header = requestHeader(c, A2A_VERSION_HEADER);
+    const method = isPlainObject(rpc) && typeof rpc.method === 'string' ? rpc.method : '';
+    const isLegacy = header === undefined ? !isV1JsonRpcMethod(method) : header === A2A_LEGACY_PROTOCOL_VERSION;
+    const context = callContext(c, caller, {
+      ...(isLegacy ? { extensionsHeader: 'X-A2A-Extensions' } : {}),
+      ...(header === undefined ? { version: isLegacy ? ABSENT_VERSION : A2A_PROTOCOL_VERSION } : {}),
     });
+    const mapError = isLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
     try {
       validateVersion(context.requestedVersion, options.card, 'JSONRPC');
     } catch (error) {
       // The client's mistake, not ours: one line at warn, no stack.
       logger.warn('A2A request refused: unsupported protocol version', { requested: context.requestedVersion, error: (error as Error).message });
-      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
     let outcome;
     try {
-      outcome = await transport.handle(rpc as Record<string, unknown>, context);
+      outcome = await (isLegacy ? legacy : transport).handle(rpc as Record<string, unknown>, context);
     } catch (error) {
       logger.error('A2A request failed', errorFields(error));
-      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
     if (!isAsyncIterable(outcome)) return c.json(outcome);
     // Errors before the first event are a plain JSON-RPC answer; after it, an `error` event.
@@ -166,7 +198,7 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
     try {
       first = (await iterator.next()) as IteratorResult<JsonRpcAnswer>;
     } catch (error) {
-      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
     async function* events(): AsyncGenerator<{ answer: JsonRpcAnswer; failed: boolean }> {
       if (first.done) return;
@@ -175,7 +207,7 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield { answer: next.value as JsonRpcAnswer, failed: false };
       } catch (error) {
         logger.error('A2A stream failed', errorFields(error));
-        yield { answer: { jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }, failed: true };
+        yield { answer: { jsonrpc: '2.0', id, error: mapError(error) }, failed: true };
       }
     }
     return sseResponse(c, {
@@ -183,6 +215,19 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       encode: ({ answer: event, failed }) => (failed ? { event: 'error', data: JSON.stringify(event) } : { data: JSON.stringify(event) }),
       abort: clientAbort(c),
       keepAliveMs: options.keepAliveMs,
+    });
+  }
+
+  // Before the JSON-RPC catch-all, so `/rest/...` under a `/` JSON-RPC path reaches the REST routes.
+  if (restInterface) {
+    mountRestBinding(app, {
+      basePath: new URL(restInterface.url).pathname,
+      card: options.card,
+      requestHandler: options.requestHandler,
+      guard: options.guard,
+      maxBodyBytes: options.maxBodyBytes,
+      logger,
+      ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
     });
   }
 
@@ -195,24 +240,4 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-}
-
-/**
- * What the policy sees of a JSON-RPC request: for a send, the message's text
- * parts (or its data parts as JSON); for anything else, the method name.
- */
-export function messageOf(rpc: unknown): string {
-  if (!isPlainObject(rpc)) return '';
-  const params = rpc.params;
-  const message = isPlainObject(params) ? params.message : undefined;
-  if (isPlainObject(message) && Array.isArray(message.parts)) {
-    const texts: string[] = [];
-    for (const part of message.parts) {
-      if (!isPlainObject(part)) continue;
-      if (typeof part.text === 'string') texts.push(part.text);
-      else if (part.data !== undefined) texts.push(JSON.stringify(part.data));
-    }
-    return texts.join('\n');
-  }
-  return typeof rpc.method === 'string' ? rpc.method : '';
 }

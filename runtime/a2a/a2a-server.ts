@@ -1,16 +1,21 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AgentCard } from '@a2a-js/sdk';
-import { DefaultRequestHandler } from '@a2a-js/sdk/server';
+import { DefaultRequestHandler, type AgentExecutor } from '@a2a-js/sdk/server';
 import type { Hono } from 'hono';
 import type { AgentConfig } from '../core/config.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
+import { ConfigError } from '../core/errors/config-error.js';
 import { mountA2AEndpoint } from './a2a-endpoint.js';
-import { cardRef, loadAgentCard } from './agent-card.js';
+import { signAgentCard } from './card-signing.js';
+import { cardRef, cardUrl, interfacesFor, loadAgentCard } from './agent-card.js';
 import { createAuditLog, disabledAuditLog } from './audit-log.js';
-import { createA2ATaskStore } from './create-a2a-task-store.js';
+import { createA2AStores } from './create-a2a-task-store.js';
 import { FrameworkExecutor } from './framework-executor.js';
+import { CheckedPushNotificationStore } from './push/checked-push-store.js';
+import { WebhookPolicy } from './push/webhook-policy.js';
+import { WebhookPushSender } from './push/webhook-push-sender.js';
 import { A2ARequestGuard } from './request-guard.js';
 import { createNonceStore } from './signing/create-nonce-store.js';
 import { loadKeyRing } from './signing/load-key-ring.js';
@@ -26,8 +31,9 @@ export interface A2AServer {
 
 /**
  * Assembles an agent's A2A endpoint from its configuration: the SDK request
- * handler over a `FrameworkExecutor`, tasks in memory or Redis
- * (SESSION_BACKEND), the key ring (A2A_KEYS_FILE / A2A_KEYS), nonces in the
+ * handler over a `FrameworkExecutor`, tasks and push-notification configs
+ * in memory or Redis (SESSION_BACKEND), webhooks sent by `WebhookPushSender`
+ * to the hosts of A2A_PUSH_ALLOWED_HOSTS, the key ring (A2A_KEYS_FILE / A2A_KEYS), nonces in the
  * same backend, and the receiving-side validator. Logs loudly when
  * validation is disabled or unsigned calls are accepted.
  */
@@ -38,8 +44,12 @@ export async function createA2AServer(options: {
   logger: Logger;
   env?: Readonly<Record<string, string | undefined>>;
   keepAliveMs?: number;
+  /** The executor behind the endpoint; default a `FrameworkExecutor` over `core` (another one serves conformance suites). */
+  executor?: AgentExecutor;
 }): Promise<A2AServer> {
   const { config, logger, card } = options;
+  // What this endpoint serves, whatever protocol version the card file names (that field describes peers).
+  card.supportedInterfaces = interfacesFor(cardUrl(card));
   const keys = loadKeyRing({ env: options.env ?? process.env });
   for (const warning of keys.warnings) logger.warn(warning);
   const acceptUnsigned = config.a2aAcceptUnsigned || config.a2aValidationMode === 'disabled';
@@ -51,8 +61,9 @@ export async function createA2AServer(options: {
   if (keys.size === 0 && !acceptUnsigned) {
     logger.warn('No A2A keys are configured (A2A_KEYS_FILE or A2A_KEYS): every signed call will be refused as an unknown key.');
   }
+  const cardSigner = await cardSignerFrom(config);
   const audit = config.a2aEnableAuditLog ? createAuditLog() : disabledAuditLog;
-  const tasks = createA2ATaskStore(config);
+  const { tasks, pushConfigs } = createA2AStores(config);
   const nonces = createNonceStore(config);
   const guard = new A2ARequestGuard({
     self: card,
@@ -64,7 +75,21 @@ export async function createA2AServer(options: {
     audit,
     logger,
   });
-  const requestHandler = new DefaultRequestHandler(card, tasks, new FrameworkExecutor({ core: options.core, logger }));
+  // Push notifications (when the card declares them): configs beside the tasks, webhooks limited by A2A_PUSH_ALLOWED_HOSTS.
+  const policy = new WebhookPolicy({ allowedHosts: config.a2aPushAllowedHosts });
+  if (card.capabilities?.pushNotifications && !policy.allowsAny) {
+    logger.warn('The agent card declares push notifications but A2A_PUSH_ALLOWED_HOSTS is empty: every webhook will be refused.');
+  }
+  const pushStore = new CheckedPushNotificationStore({ inner: pushConfigs, policy });
+  const sender = new WebhookPushSender({ store: pushStore, policy, logger });
+  const requestHandler = new DefaultRequestHandler(
+    card,
+    tasks,
+    options.executor ?? new FrameworkExecutor({ core: options.core, logger }),
+    undefined,
+    pushStore,
+    sender,
+  );
   return {
     mount: (app) =>
       mountA2AEndpoint(app, {
@@ -73,12 +98,31 @@ export async function createA2AServer(options: {
         guard,
         logger,
         maxBodyBytes: config.maxBodyBytes,
+        cardDefaultVersion: config.a2aCardDefaultVersion,
+        ...(cardSigner ? { cardSigner } : {}),
         ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       }),
     close: async () => {
+      sender.close();
       await Promise.allSettled([tasks.close(), nonces.close()]);
     },
   };
+}
+
+/** Signs the served card with A2A_CARD_SIGNING_KEY_FILE (kid A2A_CARD_SIGNING_KEY_ID), when set; a bad key stops the start. */
+async function cardSignerFrom(config: AgentConfig): Promise<((card: AgentCard) => Promise<AgentCard>) | undefined> {
+  if (config.a2aCardSigningKeyFile === undefined) return undefined;
+  if (config.a2aCardSigningKeyId === undefined)
+    throw new ConfigError({ issues: [{ variable: 'A2A_CARD_SIGNING_KEY_ID', message: 'is required with A2A_CARD_SIGNING_KEY_FILE (the JWS kid)' }] });
+  let privateKeyPem: string;
+  try {
+    privateKeyPem = await readFile(config.a2aCardSigningKeyFile, 'utf8');
+  } catch (error) {
+    throw new ConfigError({ issues: [{ variable: 'A2A_CARD_SIGNING_KEY_FILE', message: `cannot be read: ${(error as Error).message}` }] });
+  }
+  const keyId = config.a2aCardSigningKeyId;
+  const signer = (card: AgentCard) => signAgentCard(card, { privateKeyPem, keyId });
+  return signer;
 }
 
 /** The cards beside this agent's own card, by name: the agents it knows. Unreadable cards are skipped with a warning. */

@@ -5,9 +5,26 @@ import { AgentCardError } from './errors/agent-card-error.js';
 import { findSecretField } from '../core/secret-fields.js';
 import type { AgentRef } from './validation-input.js';
 
-/** The A2A protocol version and binding our endpoint serves. */
+/** The A2A protocol version our endpoint serves, and the older one it also answers (the SDK's compatibility layer). */
 export const A2A_PROTOCOL_VERSION = '1.0';
+export const A2A_LEGACY_PROTOCOL_VERSION = '0.3';
+/** The two bindings our endpoint serves: JSON-RPC at the card's URL, HTTP+JSON (REST) under it at `rest`. */
 export const A2A_PROTOCOL_BINDING = 'JSONRPC';
+export const A2A_REST_BINDING = 'HTTP+JSON';
+
+/**
+ * Bare words older cards (and the spec's card files) use for modes, and the
+ * media types A2A defines them as (`defaultInputModes` are MIME types).
+ */
+const MODE_MEDIA_TYPES: Readonly<Record<string, string>> = {
+  text: 'text/plain',
+  data: 'application/json',
+  json: 'application/json',
+  file: 'application/octet-stream',
+};
+
+/** What our executor reads and writes: text parts and JSON data parts. */
+export const DEFAULT_MODES: readonly string[] = ['text/plain', 'application/json'];
 
 const BOOLEAN_WORD_ERROR = 'must be true or false ("True"/"False" or a JSON boolean)';
 
@@ -26,14 +43,24 @@ const booleanWord = z.union(
   { error: BOOLEAN_WORD_ERROR },
 );
 
+/** A media type (`type/subtype`), or a bare word of `MODE_MEDIA_TYPES` turned into one. */
+const mediaType = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .transform((mode) => MODE_MEDIA_TYPES[mode.toLowerCase()] ?? mode)
+  .pipe(z.string().regex(/^[\w.+-]+\/[\w.+*-]+$/, 'must be a media type such as text/plain or application/json'));
+
+/** A list of modes without duplicates (`text` and `text/plain` are the same mode). */
+const modeList = z.array(mediaType, { error: 'must be an array of media types' }).transform((modes) => [...new Set(modes)]);
+
 const SkillSchema = z.looseObject({
   id: z.string().min(1).optional(),
   name: z.string({ error: 'must be a string' }).min(1, 'must not be empty'),
   description: z.string({ error: 'must be a string' }).optional(),
   tags: z.array(z.string(), { error: 'must be an array of strings' }).optional(),
   examples: z.array(z.string(), { error: 'must be an array of strings' }).optional(),
-  inputModes: z.array(z.string()).optional(),
-  outputModes: z.array(z.string()).optional(),
+  inputModes: modeList.optional(),
+  outputModes: modeList.optional(),
 });
 
 /** The agent card file format of the spec ("Agent card"), with the fields A2A adds as options. */
@@ -50,10 +77,15 @@ export const AgentCardFileSchema = z.looseObject({
     { error: 'is required and must be an object with "streaming" and "pushNotifications"' },
   ),
   skills: z.array(SkillSchema, { error: 'is required and must be an array (possibly empty)' }),
-  defaultInputModes: z.array(z.string()).optional(),
-  defaultOutputModes: z.array(z.string()).optional(),
+  defaultInputModes: modeList.optional(),
+  defaultOutputModes: modeList.optional(),
   provider: z.object({ organization: z.string(), url: z.string() }).optional(),
   documentationUrl: z.string().optional(),
+  /** A v0.3 card's protocol version: `0.3.x` marks a peer that speaks A2A 0.3 only (older SDKs). */
+  protocolVersion: z
+    .string()
+    .regex(/^\d+\.\d+(\.\d+)?$/, 'must be a protocol version such as 0.3.0 or 1.0')
+    .optional(),
 });
 export type AgentCardFile = z.infer<typeof AgentCardFileSchema>;
 
@@ -68,6 +100,7 @@ const A2A_FIELDS = new Set([
   'defaultOutputModes',
   'provider',
   'documentationUrl',
+  'protocolVersion',
 ]);
 
 /** Card fields A2A does not define, kept beside the card; `file` is where it was read from. */
@@ -77,8 +110,42 @@ export interface AgentCardMeta {
 }
 
 /**
- * Turns the spec's card file format into an A2A AgentCard for the SDK (one
- * JSON-RPC interface at `url`, protocol 1.0) and the leftover fields.
+ * The URL of the HTTP+JSON (REST) binding beside the JSON-RPC endpoint at
+ * `rpcUrl`: the same path with `rest` appended (`http://h:8101/` →
+ * `http://h:8101/rest`, `http://h/rpc/` → `http://h/rpc/rest`).
+ */
+export function restUrlFor(rpcUrl: string): string {
+  const url = new URL(rpcUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/rest`;
+  return url.toString();
+}
+
+/**
+ * The interfaces our endpoint serves when its JSON-RPC URL is `url`:
+ * JSON-RPC and HTTP+JSON in protocol 1.0, and JSON-RPC in 0.3 at the same
+ * URL (a request without `A2A-Version`, or with 0.3, is answered by the
+ * SDK's v0.3 compatibility layer). A 1.0 client picks the first.
+ */
+export function interfacesFor(url: string): AgentCard['supportedInterfaces'] {
+  const rest = restUrlFor(url);
+  return [
+    { url, protocolBinding: A2A_PROTOCOL_BINDING, tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+    { url: rest, protocolBinding: A2A_REST_BINDING, tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+    { url, protocolBinding: A2A_PROTOCOL_BINDING, tenant: '', protocolVersion: A2A_LEGACY_PROTOCOL_VERSION },
+  ];
+}
+
+/** The interface of a peer whose card file says `protocolVersion: "0.3.x"`: v0.3 JSON-RPC only, called through the SDK's compatibility layer. */
+function legacyInterfaces(url: string): AgentCard['supportedInterfaces'] {
+  return [{ url, protocolBinding: A2A_PROTOCOL_BINDING, tenant: '', protocolVersion: A2A_LEGACY_PROTOCOL_VERSION }];
+}
+
+/**
+ * Turns the spec's card file format into an A2A AgentCard for the SDK (the
+ * interfaces of `interfacesFor(url)`, or v0.3 JSON-RPC only when the file
+ * says `protocolVersion: "0.3.x"`) and the leftover fields. Modes are
+ * media types: the bare words `text`, `data`/`json` and `file` become
+ * `text/plain`, `application/json` and `application/octet-stream`.
  * Throws `AgentCardError` naming the file (or "card") and the field.
  */
 export function parseAgentCard(raw: unknown, options: { file?: string } = {}): [AgentCard, AgentCardMeta] {
@@ -100,11 +167,11 @@ export function parseAgentCard(raw: unknown, options: { file?: string } = {}): [
     throw new AgentCardError({ file: where, field, message: `${where}: field "${field}" ${message}` });
   }
   const file = parsed.data;
-  const modes = file.defaultInputModes ?? ['text', 'text/plain'];
+  const modes = file.defaultInputModes ?? [...DEFAULT_MODES];
   const card: AgentCard = {
     name: file.name,
     description: file.description,
-    supportedInterfaces: [{ url: file.url, protocolBinding: A2A_PROTOCOL_BINDING, tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+    supportedInterfaces: file.protocolVersion?.startsWith('0.') ? legacyInterfaces(file.url) : interfacesFor(file.url),
     provider: file.provider,
     version: file.version,
     ...(file.documentationUrl === undefined ? {} : { documentationUrl: file.documentationUrl }),
@@ -169,9 +236,9 @@ export async function loadAgentCard(path: string): Promise<[AgentCard, AgentCard
   return parseAgentCard(raw, { file: path });
 }
 
-/** The URL of a card's JSON-RPC endpoint (its first interface). */
+/** The URL of a card's JSON-RPC endpoint (its first JSON-RPC interface, else its first). */
 export function cardUrl(card: AgentCard): string {
-  const url = card.supportedInterfaces[0]?.url;
+  const url = (card.supportedInterfaces.find((i) => i.protocolBinding === A2A_PROTOCOL_BINDING) ?? card.supportedInterfaces[0])?.url;
   if (!url) throw new AgentCardError({ file: card.name, field: 'url', message: `Agent card "${card.name}" has no endpoint URL.` });
   return url;
 }
@@ -182,13 +249,20 @@ export function cardRef(card: AgentCard): AgentRef {
 }
 
 /** A card for an agent that has no card file, built from its configuration. */
-export function cardFromConfig(options: { name: string; description: string; version: string; url: string; streaming?: boolean }): AgentCard {
+export function cardFromConfig(options: {
+  name: string;
+  description: string;
+  version: string;
+  url: string;
+  streaming?: boolean;
+  pushNotifications?: boolean;
+}): AgentCard {
   return parseAgentCard({
     name: options.name,
     description: options.description,
     url: options.url,
     version: options.version,
-    capabilities: { streaming: options.streaming ?? true, pushNotifications: false },
+    capabilities: { streaming: options.streaming ?? true, pushNotifications: options.pushNotifications ?? false },
     skills: [],
   })[0];
 }

@@ -96,7 +96,8 @@ function clientFor(source: string, target: AgentCard, key: SigningKey | undefine
   let client = bySource.get(id);
   if (client === undefined) {
     client = new ClientFactory({
-      transports: [new JsonRpcTransportFactory({ fetchImpl: signingFetch({ source, target: target.name, key }) })],
+      // legacyCompat: a peer whose card declares only A2A 0.3 (an older SDK) is called through the SDK's v0.3 transport.
+      transports: [new JsonRpcTransportFactory({ fetchImpl: signingFetch({ source, target: target.name, key }), legacyCompat: { enabled: true } })],
     }).createFromAgentCard(target);
     bySource.set(id, client);
     client.catch(() => bySource.delete(id));

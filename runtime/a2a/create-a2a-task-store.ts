@@ -1,8 +1,9 @@
-import { InMemoryTaskStore, type TaskStore } from '@a2a-js/sdk/server';
+import { InMemoryPushNotificationStore, InMemoryTaskStore, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
 import { ConfigError } from '../core/errors/config-error.js';
 import { createKvClient, redactUrl } from '../core/kv-client.js';
 import { checkTtlSeconds } from '../sessions/ttl-seconds.js';
 import { KvTaskStore } from './kv-task-store.js';
+import { KvPushNotificationStore } from './push/kv-push-notification-store.js';
 
 /** A task store the caller closes when the agent stops. */
 export type ClosableTaskStore = TaskStore & { close(): Promise<void> };
@@ -45,4 +46,19 @@ export function createA2ATaskStore(config: A2ATaskStoreConfig): ClosableTaskStor
     ttlSeconds,
     ownsClient: true,
   });
+}
+
+/**
+ * The task store of `createA2ATaskStore` and, beside it in the same backend,
+ * the push-notification config store: the SDK's in-memory store for
+ * `memory`, a `KvPushNotificationStore` on the task store's Redis client for
+ * `kv` (configs expire with their tasks). `tasks.close()` closes both.
+ */
+export function createA2AStores(config: A2ATaskStoreConfig): { tasks: ClosableTaskStore; pushConfigs: PushNotificationStore } {
+  const tasks = createA2ATaskStore(config);
+  if (!(tasks instanceof KvTaskStore)) return { tasks, pushConfigs: new InMemoryPushNotificationStore() };
+  return {
+    tasks,
+    pushConfigs: new KvPushNotificationStore({ client: tasks.client, location: tasks.location, keyPrefix: config.kvKeyPrefix, ttlSeconds: tasks.ttlSeconds }),
+  };
 }

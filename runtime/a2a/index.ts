@@ -53,6 +53,13 @@ export { mountA2AEndpoint, AGENT_CARD_PATH, type A2AEndpointOptions } from './a2
 export { A2ARequestGuard, type A2ARequestGuardOptions, type AdmittedCaller } from './request-guard.js';
 export { createA2AServer, type A2AServer } from './a2a-server.js';
 export { KvTaskStore } from './kv-task-store.js';
-export { createA2ATaskStore, type A2ATaskStoreConfig, type ClosableTaskStore } from './create-a2a-task-store.js';
+export { createA2ATaskStore, createA2AStores, type A2ATaskStoreConfig, type ClosableTaskStore } from './create-a2a-task-store.js';
+export { mountRestBinding, type RestBindingOptions } from './a2a-rest-binding.js';
+export { restUrlFor, interfacesFor, A2A_REST_BINDING, A2A_LEGACY_PROTOCOL_VERSION, DEFAULT_MODES } from './agent-card.js';
+export { WebhookPolicy } from './push/webhook-policy.js';
+export { WebhookPushSender, NOTIFICATION_TOKEN_HEADER, type WebhookPushSenderOptions } from './push/webhook-push-sender.js';
+export { KvPushNotificationStore, type KvPushNotificationStoreOptions } from './push/kv-push-notification-store.js';
+export { CheckedPushNotificationStore } from './push/checked-push-store.js';
+export { signAgentCard, verifyAgentCard, readAgentCardDocument, agentCardFromJson } from './card-signing.js';
 
 export { stripSecrets, findSecretField, isSecretName } from '../core/secret-fields.js';

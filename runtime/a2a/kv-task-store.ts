@@ -95,6 +95,11 @@ export class KvTaskStore implements TaskStore {
     return listTaskPage({ tasks, params });
   }
 
+  /** The Redis client, for stores that keep their data beside the tasks (push-notification configs). */
+  get client(): Redis {
+    return this.#client;
+  }
+
   /** Closes the client when the store owns it. */
   async close(): Promise<void> {
     if (this.#ownsClient) await closeKvClient(this.#client);

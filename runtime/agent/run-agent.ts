@@ -176,6 +176,8 @@ async function agentCard(options: Assembly, config: AgentConfig, host: string): 
     description: options.agent.description,
     version: options.agent.version,
     url: `http://${urlHost}:${port}/`,
+    // Declared only when some webhook host is allowed: a card must not promise what every request would be refused.
+    pushNotifications: config.a2aPushAllowedHosts.length > 0,
   });
 }
 
@@ -186,12 +188,15 @@ function cardPort(card: AgentCard): number | undefined {
   return parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
 }
 
-/** Makes the card tell the truth about the port actually listened on (port 0, or AGENT_PORT differing from the file). */
+/** Makes the card tell the truth about the port actually listened on (port 0, or AGENT_PORT differing from the file), for every interface. */
 function fixCardPort(card: AgentCard, port: number, logger: Logger): void {
   const endpoint = card.supportedInterfaces[0];
   if (!endpoint || cardPort(card) === port) return;
-  const url = new URL(endpoint.url);
-  url.port = String(port);
-  logger.info('agent card URL follows the listening port', { card: endpoint.url, served: url.toString() });
-  endpoint.url = url.toString();
+  const before = endpoint.url;
+  for (const served of card.supportedInterfaces) {
+    const url = new URL(served.url);
+    url.port = String(port);
+    served.url = url.toString();
+  }
+  logger.info('agent card URL follows the listening port', { card: before, served: endpoint.url });
 }

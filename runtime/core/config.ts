@@ -119,6 +119,22 @@ const EnvSchema = z
       )
       .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters'))),
     CHAT_ANONYMOUS_CONTINUATION: bool.optional(),
+    A2A_CARD_SIGNING_KEY_FILE: z.string().min(1).optional(),
+    A2A_CARD_SIGNING_KEY_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -')
+      .optional(),
+    A2A_CARD_DEFAULT_VERSION: z.enum(['1.0', '0.3'], { error: 'must be 1.0 or 0.3' }).optional(),
+    A2A_PUSH_ALLOWED_HOSTS: z
+      .string()
+      .transform((raw) =>
+        raw
+          .split(',')
+          .map((host) => host.trim().toLowerCase())
+          .filter((host) => host !== ''),
+      )
+      .pipe(z.array(z.string().regex(/^(\*|\[[0-9a-f:.]+\](:\d{1,5})?|[a-z0-9.-]+(:\d{1,5})?)$/, 'each entry must be a host, host:port or *')))
+      .optional(),
   })
   .partial({ CHAT_API_KEYS: true });
 
@@ -145,6 +161,13 @@ export interface AgentConfig extends SessionConfig, A2AConfig {
   chatApiKeys: string[];
   /** Let callers without identity continue a conversation by its history (CHAT_ANONYMOUS_CONTINUATION; unsafe with more than one user). */
   chatAnonymousContinuation: boolean;
+  /** Hosts (`host` or `host:port`, `*` for any) A2A push-notification webhooks may target (A2A_PUSH_ALLOWED_HOSTS); none by default. */
+  a2aPushAllowedHosts: string[];
+  /** The agent-card shape served to a request without A2A-Version (A2A_CARD_DEFAULT_VERSION): `1.0` (default) or `0.3` for older SDKs. */
+  a2aCardDefaultVersion: '1.0' | '0.3';
+  /** PEM private key that signs the served agent card (A2A_CARD_SIGNING_KEY_FILE), with its JWS kid (A2A_CARD_SIGNING_KEY_ID). */
+  a2aCardSigningKeyFile: string | undefined;
+  a2aCardSigningKeyId: string | undefined;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -293,6 +316,10 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     maxBodyBytes: e.MAX_BODY_BYTES ?? CONFIG_DEFAULTS.maxBodyBytes,
     chatApiKeys: e.CHAT_API_KEYS ?? [],
     chatAnonymousContinuation: e.CHAT_ANONYMOUS_CONTINUATION ?? false,
+    a2aPushAllowedHosts: e.A2A_PUSH_ALLOWED_HOSTS ?? [],
+    a2aCardDefaultVersion: e.A2A_CARD_DEFAULT_VERSION ?? '1.0',
+    a2aCardSigningKeyFile: e.A2A_CARD_SIGNING_KEY_FILE,
+    a2aCardSigningKeyId: e.A2A_CARD_SIGNING_KEY_ID,
   };
 }
 

@@ -40,7 +40,11 @@ describe('the shipped agent cards', () => {
     const [card, meta] = await loadAgentCard(join(CARDS_DIR, 'executor.json'));
     expect(card.name).toBe('executor');
     expect(card.version).toBe('0.1.0');
-    expect(card.supportedInterfaces).toEqual([{ url: 'http://127.0.0.1:8101/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }]);
+    expect(card.supportedInterfaces).toEqual([
+      { url: 'http://127.0.0.1:8101/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      { url: 'http://127.0.0.1:8101/rest', protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+      { url: 'http://127.0.0.1:8101/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
+    ]);
     expect(card.capabilities).toEqual({ streaming: true, pushNotifications: false, extensions: [] });
     expect(card.skills).toEqual([
       {
@@ -54,8 +58,8 @@ describe('the shipped agent cards', () => {
         securityRequirements: [],
       },
     ]);
-    expect(card.defaultInputModes).toEqual(['text', 'text/plain']);
-    expect(card.defaultOutputModes).toEqual(['text', 'text/plain']);
+    expect(card.defaultInputModes).toEqual(['text/plain', 'application/json']);
+    expect(card.defaultOutputModes).toEqual(['text/plain', 'application/json']);
     expect(meta).toEqual({ file: join(CARDS_DIR, 'executor.json'), extra: {} });
   });
 
@@ -120,6 +124,39 @@ describe('parseAgentCard', () => {
       expect((error as AgentCardError).field).toBe(field);
       expect((error as AgentCardError).message).toMatch(new RegExp(`^cards/x\\.json: field "${field.replaceAll('.', '\\.')}" looks like a secret`));
     }
+  });
+
+  it('declares modes as media types: bare words become their media type, duplicates go', () => {
+    const [card] = parseAgentCard({
+      ...VALID,
+      defaultInputModes: ['text', 'text/plain', 'data'],
+      defaultOutputModes: ['TEXT', 'image/png'],
+      skills: [{ name: 's', inputModes: ['file'] }],
+    });
+    expect(card.defaultInputModes).toEqual(['text/plain', 'application/json']);
+    expect(card.defaultOutputModes).toEqual(['text/plain', 'image/png']);
+    expect(card.skills[0]?.inputModes).toEqual(['application/octet-stream']);
+  });
+
+  it('refuses a mode that is not a media type, naming the field', () => {
+    expect(() => parseAgentCard({ ...VALID, defaultInputModes: ['text', 'voice'] }, { file: 'cards/x.json' })).toThrow(
+      'cards/x.json: field "defaultInputModes.1" must be a media type such as text/plain or application/json',
+    );
+  });
+
+  it('declares the REST binding beside JSON-RPC under the same path', () => {
+    const [card] = parseAgentCard({ ...VALID, url: 'http://127.0.0.1:7000/rpc/' });
+    expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([
+      ['JSONRPC', 'http://127.0.0.1:7000/rpc/', '1.0'],
+      ['HTTP+JSON', 'http://127.0.0.1:7000/rpc/rest', '1.0'],
+      ['JSONRPC', 'http://127.0.0.1:7000/rpc/', '0.3'],
+    ]);
+  });
+
+  it('a card file with protocolVersion 0.3.x describes a v0.3-only peer', () => {
+    const [card] = parseAgentCard({ ...VALID, protocolVersion: '0.3.0' });
+    expect(card.supportedInterfaces).toEqual([{ url: 'http://127.0.0.1:9000/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' }]);
+    expect(() => parseAgentCard({ ...VALID, protocolVersion: 'latest' })).toThrow('field "protocolVersion" must be a protocol version');
   });
 
   it('refuses a non-object card', () => {

@@ -69,20 +69,38 @@ async function sendTask(payload: string | Record<string, unknown>, contextId?: s
 describe('the A2A endpoint, through the official SDK client', () => {
   it('serves the card at the well-known path with the URL it listens on', async () => {
     expect(rpcUrl).toBe(`${running.url}/rpc/`);
-    const res = await fetch(`${running.url}/.well-known/agent-card.json`);
+    const res = await fetch(`${running.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } });
     expect(res.status).toBe(200);
+    expect(res.headers.get('vary')).toBe('A2A-Version');
     const card = (await res.json()) as { name: string; supportedInterfaces: { url: string; protocolBinding: string }[] };
     expect(card.name).toBe('probe');
-    expect(card.supportedInterfaces).toEqual([{ url: rpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }]);
+    const interfaces = [
+      { url: rpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      { url: `${rpcUrl}rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+      { url: rpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
+    ];
+    expect(card.supportedInterfaces).toEqual(interfaces);
+    // Without A2A-Version: the 1.0 card (what the 1.0 spec and TCK read), dated for caches.
+    const plain = await fetch(`${running.url}/.well-known/agent-card.json`);
+    expect(((await plain.json()) as { supportedInterfaces: unknown }).supportedInterfaces).toEqual(interfaces);
+    expect(Date.parse(plain.headers.get('last-modified') ?? '')).toBeGreaterThan(0);
+    const again = await fetch(`${running.url}/.well-known/agent-card.json`, { headers: { 'if-modified-since': plain.headers.get('last-modified')! } });
+    expect(again.status).toBe(304);
+    // A2A-Version 0.3 (an older SDK): the 0.3 shape, with the 1.0 interfaces embedded.
+    const legacy = (await (await fetch(`${running.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '0.3' } })).json()) as Record<string, unknown>;
+    expect(legacy).toMatchObject({ protocolVersion: '0.3.0', url: rpcUrl, preferredTransport: 'JSONRPC', security: [{ 'fw1-hmac': [] }] });
+    expect(legacy.supportedInterfaces).toEqual(interfaces);
   });
 
   it('puts no key material in the card', async () => {
-    const text = await (await fetch(`${running.url}/.well-known/agent-card.json`)).text();
-    for (const secret of secrets) expect(text).not.toContain(secret);
-    // The card names the signing scheme (securitySchemes), never a key or its id.
-    const { securitySchemes, securityRequirements, ...rest } = JSON.parse(text) as Record<string, unknown>;
-    expect(JSON.stringify([securitySchemes, securityRequirements])).not.toMatch(/orchestrator-1|probe-1/);
-    expect(JSON.stringify(rest)).not.toMatch(/secret|orchestrator-1|probe-1|hmac/i);
+    for (const version of ['1.0', '0.3']) {
+      const text = await (await fetch(`${running.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': version } })).text();
+      for (const secret of secrets) expect(text).not.toContain(secret);
+      // The card names the signing scheme (securitySchemes), never a key or its id.
+      const { securitySchemes, securityRequirements, security, ...rest } = JSON.parse(text) as Record<string, unknown>;
+      expect(JSON.stringify([securitySchemes, securityRequirements, security])).not.toMatch(/orchestrator-1|probe-1/);
+      expect(JSON.stringify(rest)).not.toMatch(/secret|orchestrator-1|probe-1|hmac/i);
+    }
   });
 
   it('sendMessage blocks until the task completes with the result artifact', async () => {
@@ -228,12 +246,12 @@ describe('refusals at the transport edge', () => {
     await expect(unsigned.sendMessage(send('result unsigned'))).rejects.toSatisfy((error: unknown) => error instanceof SignatureError);
   });
 
-  it('answers a bad content type with 415 and a JSON-RPC error', async () => {
+  it('answers a bad content type with 415 and the A2A ContentTypeNotSupportedError (-32005)', async () => {
     const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
     expect(res.status).toBe(415);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = (await res.json()) as { jsonrpc: string; id: null; error: { code: number; message: string; data: { code: string } } };
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { code: 'unsupported_media_type' } } });
+    const body = (await res.json()) as { jsonrpc: string; id: null; error: { code: number; message: string; data: { reason: string }[] } };
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32005, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }] } });
     expect(body.error.message).toContain('"text/plain"');
   });
 

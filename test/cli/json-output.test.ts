@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -113,6 +114,32 @@ async function newProject(): Promise<string> {
   return dir;
 }
 
+/** An EC key pair and a signed and an unsigned A2A card, for `a2a card sign|verify`. */
+function cardFiles(): { key: string; pub: string; card: string; signed: string } {
+  const dir = temp('card');
+  const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const write = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
+  const card = {
+    name: 'x',
+    description: 'd',
+    version: '1.0.0',
+    supportedInterfaces: [{ url: 'http://127.0.0.1:1/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  };
+  return {
+    key: write('key.pem', pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
+    pub: write('key.pub.pem', pair.publicKey.export({ type: 'spki', format: 'pem' }).toString()),
+    card: write('card.json', JSON.stringify(card)),
+    signed: join(dir, 'signed.json'),
+  };
+}
+
+async function signedCard(): Promise<{ pub: string; signed: string }> {
+  const files = cardFiles();
+  const made = await runCli(['a2a', 'card', 'sign', '--card', files.card, '--key', files.key, '--kid', 'k', '--out', files.signed, '--json']);
+  expect(made.code, made.stdout + made.stderr).toBe(0);
+  return files;
+}
+
 function brokenPolicies(): string {
   const dir = temp('policies');
   writeFileSync(join(dir, 'bad.rego'), 'package bad\n\nimport rego.v1\n\nallow if { x > 1 }\n');
@@ -121,6 +148,20 @@ function brokenPolicies(): string {
 
 /** A success for every command. */
 const SUCCESS: Record<string, Case> = {
+  'a2a card sign': {
+    args: () => {
+      const files = cardFiles();
+      return ['a2a', 'card', 'sign', '--card', files.card, '--key', files.key, '--kid', 'k1'];
+    },
+    check: (doc) => expect(doc.signatures).toBe(1),
+  },
+  'a2a card verify': {
+    args: async () => {
+      const files = await signedCard();
+      return ['a2a', 'card', 'verify', '--card', files.signed, '--key', files.pub];
+    },
+    check: (doc) => expect(doc).toEqual({ ok: true, name: 'x', keyIds: ['k'] }),
+  },
   chat: {
     args: () => ['chat', agent.url, '--message', 'hello'],
     env: () => ({ XDG_CONFIG_HOME: temp('chat-config') }),
@@ -173,6 +214,13 @@ const SUCCESS: Record<string, Case> = {
 
 /** Failures with an error document (beyond the bad flag every command gets). */
 const FAILURE: Record<string, Case> = {
+  'a2a card verify': {
+    args: () => {
+      const files = cardFiles();
+      return ['a2a', 'card', 'verify', '--card', files.card, '--key', files.pub];
+    },
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'invalid_agent_card' } }),
+  },
   chat: {
     args: () => ['chat', closedUrl, '--message', 'hello'],
     env: () => ({ XDG_CONFIG_HOME: temp('chat-config') }),

@@ -85,10 +85,10 @@ describe('the agent card of an agent that requires signatures', () => {
 });
 
 describe('requests refused before the SDK reads them', () => {
-  it('a wrong content type gets 415 with a JSON-RPC -32600 error', async () => {
+  it('a wrong content type gets 415 with the A2A ContentTypeNotSupportedError (-32005)', async () => {
     const response = await fetch(running.a2aUrl!, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
     expect(response.status).toBe(415);
-    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { code: 'unsupported_media_type' } } });
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32005, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }] } });
   });
 
   it('a signed JSON-RPC batch gets 400 with a JSON-RPC -32600 error, and nothing runs', async () => {

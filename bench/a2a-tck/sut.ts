@@ -1,0 +1,52 @@
+/**
+ * The A2A TCK's system under test, served by our A2A endpoint: JSON-RPC,
+ * HTTP+JSON (REST) and v0.3 JSON-RPC, push notifications, the card, all
+ * through `createA2AServer` (the same guard, stores and sender as an agent),
+ * with the TCK's scenario executor behind it. Unsigned calls are accepted
+ * (the TCK does not sign) and validation is disabled; push webhooks may
+ * target any host (A2A_PUSH_ALLOWED_HOSTS=*, the TCK uses example.com).
+ *
+ *   node dist/bench/a2a-tck/sut.js [port]   (default 9999; prints "listening <url>")
+ */
+import { parseAgentCard } from '../../runtime/a2a/agent-card.js';
+import { createA2AServer } from '../../runtime/a2a/a2a-server.js';
+import { loadAgentConfig } from '../../runtime/core/config.js';
+import { FrameworkCore } from '../../runtime/core/framework-core.js';
+import { createLogger } from '../../runtime/core/logger.js';
+import { createBaseApp } from '../../runtime/core/server/base-app.js';
+import { listen } from '../../runtime/core/server/listen.js';
+import { TckExecutor } from './tck-executor.js';
+
+const port = Number(process.argv[2] ?? 9999);
+const env = {
+  ...process.env,
+  AGENT_NAME: 'tck-sut',
+  A2A_VALIDATION_MODE: 'disabled',
+  SESSION_BACKEND: process.env.SESSION_BACKEND ?? 'memory',
+  // The TCK registers webhooks on example.com and on its own loopback receiver; nothing else listens here.
+  A2A_PUSH_ALLOWED_HOSTS: process.env.A2A_PUSH_ALLOWED_HOSTS ?? '*',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+};
+const config = loadAgentConfig({ env });
+const logger = createLogger({ name: 'tck-sut', level: config.logLevel });
+const [card] = parseAgentCard({
+  name: 'tck-sut',
+  description: 'framework_core A2A endpoint under the A2A TCK',
+  url: `http://127.0.0.1:${port}/`,
+  version: '1.0.0',
+  provider: { organization: 'framework_core', url: 'https://example.com/framework_core' },
+  capabilities: { streaming: true, pushNotifications: true },
+  skills: [{ id: 'tck', name: 'TCK Conformance', description: 'Handles TCK conformance test messages', tags: ['tck'] }],
+});
+const server = await createA2AServer({ core: new FrameworkCore(), card, config, logger, env, executor: new TckExecutor() });
+const app = createBaseApp({ logger });
+server.mount(app);
+const listening = await listen(app, { host: '127.0.0.1', port });
+console.log(`listening ${listening.url}`);
+const stop = async () => {
+  await listening.close();
+  await server.close();
+  process.exit(0);
+};
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
