@@ -7,7 +7,7 @@ import { defaultEmbeddingStore, defaultModelStore } from './support/default-mode
 
 /**
  * The official Python clients against the model server with the real models:
- * `openai` on /v1, LangChain's `langchain-ollama` on /api and
+ * `ollama` on /api, `openai` on /v1, LangChain's `langchain-ollama` on /api and
  * `langchain-openai` on /v1. `.ci/run` installs them (pinned) into
  * `.venv-model` and sets FRAMEWORK_MODEL_PYTHON to its python; locally:
  *
@@ -57,6 +57,17 @@ describe.runIf(python)('the official Python model clients against the model serv
     expect(value!.error, `${name}: ${String(value!.error)}\n${String(value!.trace)}`).toBeUndefined();
     return value!;
   };
+
+  it('ollama: chat (greedy: streamed gives the same text), embed and list', () => {
+    const chat = result('ollama_chat');
+    expect(String(chat.content).length).toBeGreaterThan(0);
+    expect(chat.eval_count).toBeLessThanOrEqual(8);
+    expect(chat.streamed_text).toBe(chat.content);
+    expect(chat.streamed_parts).toBeGreaterThan(1);
+    const embed = result('ollama_embed_list');
+    expect(embed).toMatchObject({ count: 2, dimensions: 384 });
+    expect(embed.models).toEqual(expect.arrayContaining(['smollm2:latest', 'all-minilm:latest']));
+  });
 
   it('openai: chat completion with usage', () => {
     const chat = result('openai_chat');

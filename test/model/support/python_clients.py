@@ -2,7 +2,8 @@
 
 Usage: python python_clients.py <server base URL>   (for example http://127.0.0.1:41234)
 
-Exercises OpenAI's `openai` client on /v1 (chat, stream, response_format
+Exercises Ollama's `ollama` client on /api (chat, stream, embed, list),
+OpenAI's `openai` client on /v1 (chat, stream, response_format
 json_schema parsed into a pydantic model, embeddings as float and as the
 client's default base64, models list and retrieve), LangChain's
 `langchain-ollama` (ChatOllama invoke and stream, OllamaEmbeddings) on /api
@@ -19,6 +20,7 @@ import traceback
 
 from langchain_ollama import ChatOllama, OllamaEmbeddings
 from langchain_openai import ChatOpenAI
+from ollama import Client as OllamaClient
 from openai import OpenAI
 from pydantic import BaseModel
 
@@ -129,6 +131,30 @@ def _():
     except Exception as error:
         return {"type": type(error).__name__, "status": getattr(error, "status_code", None), "code": getattr(error, "code", None)}
     return {"type": None}
+
+
+ollama_client = OllamaClient(host=BASE)
+
+
+@check("ollama_chat")
+def _():
+    reply = ollama_client.chat(model=CHAT, messages=[{"role": "user", "content": "Say hello."}], options={"temperature": 0, "num_predict": SHORT})
+    streamed = list(
+        ollama_client.chat(model=CHAT, messages=[{"role": "user", "content": "Say hello."}], options={"temperature": 0, "num_predict": SHORT}, stream=True)
+    )
+    return {
+        "content": reply.message.content,
+        "done_reason": reply.done_reason,
+        "eval_count": reply.eval_count,
+        "streamed_text": "".join(part.message.content for part in streamed),
+        "streamed_parts": len(streamed),
+    }
+
+
+@check("ollama_embed_list")
+def _():
+    embedded = ollama_client.embed(model=EMBED, input=["The cat sat on the mat.", "Dogs bark at night."])
+    return {"count": len(embedded.embeddings), "dimensions": len(embedded.embeddings[0]), "models": [m.model for m in ollama_client.list().models]}
 
 
 chat_ollama = ChatOllama(model=CHAT, base_url=BASE, temperature=0, num_predict=SHORT)
