@@ -76,6 +76,8 @@ async function direct(modelPath: string): Promise<Measured> {
   const generate = async (context: LlamaContext, prompt: string): Promise<Run> => {
     const sequence = context.getSequence();
     const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
+    // No system prompt, as the server sends a request without one (LlamaChatSession would add its default one).
+    session.setChatHistory([]);
     const run: Run = { started: performance.now(), first: 0, ended: 0, tokens: 0, text: '' };
     run.text = await session.prompt(prompt, {
       maxTokens: TOKENS,
@@ -135,7 +137,7 @@ async function openAiChat(client: OpenAI, prompt: string): Promise<Run> {
     stream_options: { include_usage: true },
     max_tokens: TOKENS,
     temperature: 0,
-    // Ollama's /v1 applies no repeat penalty by default, as the direct run.
+    // OpenAI's API has no repeat_penalty: /v1 applies Ollama's default (1.1), so its text differs from the greedy direct run's.
   });
   for await (const chunk of stream) {
     const text = chunk.choices[0]?.delta.content ?? '';
