@@ -1,19 +1,28 @@
 /**
  * Model runtime benchmark: tokens per second and time to first token of our
- * Ollama-compatible server (official `ollama` client, streaming) versus
- * calling node-llama-cpp directly, in the same run, on the same model, prompt,
- * context size, thread count and sampling (temperature 0, fixed token budget).
+ * Ollama-compatible server versus calling node-llama-cpp directly, in the same
+ * run, on the same model, prompt, context (2048 tokens per sequence, 2
+ * sequences, as the server's default `numParallel`), thread count and
+ * sampling (greedy: temperature 0, no repeat penalty; fixed token budget):
+ *
+ * - node-llama-cpp directly, one client, then two at once on the context's two sequences;
+ * - `/api/chat` through the official `ollama` client, streamed;
+ * - `/v1/chat/completions` through the official `openai` client, streamed;
+ * - two `ollama` clients streaming `/api/chat` at once: per-client and aggregate tokens/s.
  *
  *   npm run bench:model        (needs `framework-cli model pull smollm2` first; BENCH_ROUNDS=3)
  *
- * The direct run happens first and is disposed before the server starts, so
- * the two never share the two cores. Prints medians and the ratio; asserts nothing.
+ * The direct runs happen first and are disposed before the server (a child
+ * process) starts, so the two never share the cores. Each kind of run checks
+ * that it produced the same text as the direct one (greedy decoding), so the
+ * rates compare the same work. Prints medians and ratios; asserts nothing.
  */
 import { fork } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { getLlama, LlamaChatSession, LlamaLogLevel } from 'node-llama-cpp';
+import { getLlama, LlamaChatSession, LlamaLogLevel, type LlamaContext } from 'node-llama-cpp';
 import { Ollama } from 'ollama';
+import OpenAI from 'openai';
 import { ModelStore, resolveModelsDir } from '../runtime/model/model-store.js';
 import { startModelServer } from '../runtime/model/start-model-server.js';
 
@@ -21,8 +30,20 @@ const MODEL = 'smollm2';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TOKENS = 64;
 const CONTEXT = 2048;
-const PROMPT = 'Write a short paragraph about the history of the city of Lyon.';
+const PARALLEL = 2;
+const PROMPTS = ['Write a short paragraph about the history of the city of Lyon.', 'Write a short paragraph about the rivers of France.'];
 const threads = availableParallelism();
+/** What the server is asked for: the direct runs' settings in Ollama's names. */
+const SERVER_OPTIONS = { temperature: 0, repeat_penalty: 1, num_predict: TOKENS, num_ctx: CONTEXT };
+
+/** One client's generation: from the request to the first token, then the rate over the tokens after it. */
+interface Run {
+  started: number;
+  first: number;
+  ended: number;
+  tokens: number;
+  text: string;
+}
 
 interface Round {
   ttftMs: number;
@@ -30,36 +51,103 @@ interface Round {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const roundOf = (r: Run): Round => ({ ttftMs: r.first - r.started, tokensPerSecond: ((r.tokens - 1) * 1000) / (r.ended - r.first) });
+/** Tokens per second of clients running together: all tokens after each first one, over the span from the first first-token to the last end. */
+const aggregate = (runs: Run[]) =>
+  (runs.reduce((n, r) => n + r.tokens - 1, 0) * 1000) / (Math.max(...runs.map((r) => r.ended)) - Math.min(...runs.map((r) => r.first)));
 
-async function direct(modelPath: string): Promise<Round[]> {
+/** The text each prompt gave in the direct run, to check the other runs did the same work. */
+const reference = new Map<string, string>();
+const mismatches = new Set<string>();
+function checkText(label: string, prompt: string, text: string) {
+  const expected = reference.get(prompt);
+  if (expected === undefined) reference.set(prompt, text);
+  else if (expected !== text) mismatches.add(label);
+}
+
+interface Measured {
+  single: Round[];
+  pairs: { perClient: Round[]; aggregate: number }[];
+}
+
+async function direct(modelPath: string): Promise<Measured> {
   const llama = await getLlama({ gpu: false, build: 'never', maxThreads: threads, logLevel: LlamaLogLevel.error });
   const model = await llama.loadModel({ modelPath });
-  const rounds: Round[] = [];
+  const generate = async (context: LlamaContext, prompt: string): Promise<Run> => {
+    const sequence = context.getSequence();
+    const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
+    // No system prompt, as the server sends a request without one (LlamaChatSession would add its default one).
+    session.setChatHistory([]);
+    const run: Run = { started: performance.now(), first: 0, ended: 0, tokens: 0, text: '' };
+    run.text = await session.prompt(prompt, {
+      maxTokens: TOKENS,
+      temperature: 0,
+      onToken: (chunk) => {
+        if (run.first === 0) run.first = performance.now();
+        run.tokens += chunk.length;
+      },
+    });
+    run.ended = performance.now();
+    session.dispose();
+    await sequence.dispose();
+    return run;
+  };
+  const measured: Measured = { single: [], pairs: [] };
   try {
     for (let i = 0; i <= ROUNDS; i++) {
-      const context = await model.createContext({ contextSize: CONTEXT, sequences: 1, threads });
-      const session = new LlamaChatSession({ contextSequence: context.getSequence() });
-      const started = performance.now();
-      let first = 0;
-      let tokens = 0;
-      await session.prompt(PROMPT, {
-        maxTokens: TOKENS,
-        temperature: 0,
-        onToken: (chunk) => {
-          if (first === 0) first = performance.now();
-          tokens += chunk.length;
-        },
-      });
-      const ended = performance.now();
+      const context = await model.createContext({ contextSize: CONTEXT, sequences: PARALLEL, threads });
+      const one = await generate(context, PROMPTS[0]!);
+      const two = await Promise.all(PROMPTS.map((p) => generate(context, p)));
       await context.dispose();
       // Round 0 warms up (page cache, first-use allocations) and is not counted.
-      if (i > 0) rounds.push({ ttftMs: first - started, tokensPerSecond: ((tokens - 1) * 1000) / (ended - first) });
+      if (i === 0) {
+        checkText('direct', PROMPTS[0]!, one.text);
+        two.forEach((r, k) => checkText('direct, 2 at once', PROMPTS[k]!, r.text));
+        continue;
+      }
+      measured.single.push(roundOf(one));
+      measured.pairs.push({ perClient: two.map(roundOf), aggregate: aggregate(two) });
     }
   } finally {
     await model.dispose();
     await llama.dispose();
   }
-  return rounds;
+  return measured;
+}
+
+async function ollamaChat(client: Ollama, prompt: string, label: string): Promise<Run> {
+  const run: Run = { started: performance.now(), first: 0, ended: 0, tokens: 0, text: '' };
+  const stream = await client.chat({ model: MODEL, messages: [{ role: 'user', content: prompt }], stream: true, options: SERVER_OPTIONS });
+  for await (const part of stream) {
+    if (run.first === 0 && part.message.content) run.first = performance.now();
+    run.text += part.message.content;
+    if (part.done) run.tokens = part.eval_count;
+  }
+  run.ended = performance.now();
+  checkText(label, prompt, run.text);
+  return run;
+}
+
+async function openAiChat(client: OpenAI, prompt: string): Promise<Run> {
+  const run: Run = { started: performance.now(), first: 0, ended: 0, tokens: 0, text: '' };
+  const stream = await client.chat.completions.create({
+    model: MODEL,
+    messages: [{ role: 'user', content: prompt }],
+    stream: true,
+    stream_options: { include_usage: true },
+    max_tokens: TOKENS,
+    temperature: 0,
+    // OpenAI's API has no repeat_penalty: /v1 applies Ollama's default (1.1), so its text differs from the greedy direct run's.
+  });
+  for await (const chunk of stream) {
+    const text = chunk.choices[0]?.delta.content ?? '';
+    if (run.first === 0 && text) run.first = performance.now();
+    run.text += text;
+    if (chunk.usage) run.tokens = chunk.usage.completion_tokens;
+  }
+  run.ended = performance.now();
+  checkText('/v1/chat/completions', prompt, run.text);
+  return run;
 }
 
 const SENTENCES = Array.from({ length: 32 }, (_, i) => `Sentence number ${i} is about agents that plan, call tools and remember what users said.`);
@@ -81,75 +169,91 @@ async function embeddings(client: Ollama): Promise<void> {
   }
 }
 
-async function viaServer(): Promise<Round[]> {
-  const child = fork(fileURLToPath(import.meta.url), ['serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m) => resolve(String(m)));
-    child.once('exit', (code) => reject(new Error(`model server exited with ${String(code)}`)));
-  });
-  const client = new Ollama({ host: url });
-  const rounds: Round[] = [];
-  try {
-    for (let i = 0; i <= ROUNDS; i++) {
-      const started = performance.now();
-      let first = 0;
-      let evalCount = 0;
-      let evalNs = 0;
-      const stream = await client.chat({
-        model: MODEL,
-        messages: [{ role: 'user', content: PROMPT }],
-        stream: true,
-        options: { temperature: 0, num_predict: TOKENS, num_ctx: CONTEXT },
-      });
-      for await (const part of stream) {
-        if (first === 0 && part.message.content) first = performance.now();
-        if (part.done) {
-          evalCount = part.eval_count;
-          evalNs = part.eval_duration;
-        }
-      }
-      const ended = performance.now();
-      // Client-side rate over the streamed tokens, like the direct run; the server's own
-      // eval_count / eval_duration is printed alongside as a cross-check.
-      if (i > 0) {
-        rounds.push({ ttftMs: first - started, tokensPerSecond: ((evalCount - 1) * 1000) / (ended - first) });
-        if (i === ROUNDS) console.log(`  (server-reported: ${evalCount} tokens, ${((evalCount * 1e9) / evalNs).toFixed(1)} tokens/s)`);
-      }
-    }
-    serverClient = client;
-  } catch (error) {
-    child.kill('SIGTERM');
-    throw error;
-  }
-  stopServer = () => child.kill('SIGTERM');
-  return rounds;
+interface ServerMeasured {
+  ollama: Round[];
+  openai: Round[];
+  pairs: { perClient: Round[]; aggregate: number }[];
 }
 
-let serverClient: Ollama | undefined;
-let stopServer = () => {};
+/** Runs the server in a child process (so the clients do not share its event loop) and measures it; `stop()` ends the child. */
+async function viaServer(): Promise<{ measured: ServerMeasured; ollama: Ollama; stop: () => void }> {
+  const child = fork(fileURLToPath(import.meta.url), ['serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const stop = () => child.kill('SIGTERM');
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.once('message', (m) => resolve(String(m)));
+      child.once('exit', (code) => reject(new Error(`model server exited with ${String(code)}`)));
+    });
+    const ollama = new Ollama({ host: url });
+    const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused' });
+    const measured: ServerMeasured = { ollama: [], openai: [], pairs: [] };
+    for (let i = 0; i <= ROUNDS; i++) {
+      const viaOllama = await ollamaChat(ollama, PROMPTS[0]!, '/api/chat');
+      const viaOpenAi = await openAiChat(openai, PROMPTS[0]!);
+      const two = await Promise.all(PROMPTS.map((p) => ollamaChat(ollama, p, '/api/chat, 2 at once')));
+      if (i === 0) continue;
+      measured.ollama.push(roundOf(viaOllama));
+      measured.openai.push(roundOf(viaOpenAi));
+      measured.pairs.push({ perClient: two.map(roundOf), aggregate: aggregate(two) });
+    }
+    return { measured, ollama, stop };
+  } catch (error) {
+    stop();
+    throw error;
+  }
+}
 
 function report(label: string, rounds: Round[]): { tps: number; ttft: number } {
   const tps = median(rounds.map((r) => r.tokensPerSecond));
   const ttft = median(rounds.map((r) => r.ttftMs));
-  console.log(`${label.padEnd(34)} ${tps.toFixed(1).padStart(7)} tokens/s   time to first token ${ttft.toFixed(0).padStart(5)} ms`);
+  console.log(`${label.padEnd(44)} ${tps.toFixed(1).padStart(7)} tokens/s   time to first token ${ttft.toFixed(0).padStart(5)} ms`);
   return { tps, ttft };
 }
 
+function reportPairs(label: string, pairs: Measured['pairs']): { aggregate: number; perClient: number } {
+  const perClient = median(pairs.flatMap((p) => p.perClient.map((r) => r.tokensPerSecond)));
+  const ttft = median(pairs.flatMap((p) => p.perClient.map((r) => r.ttftMs)));
+  const total = median(pairs.map((p) => p.aggregate));
+  console.log(
+    `${label.padEnd(44)} ${total.toFixed(1).padStart(7)} tokens/s in all, ${perClient.toFixed(1)} per client   time to first token ${ttft.toFixed(0)} ms`,
+  );
+  return { aggregate: total, perClient };
+}
+
+const ratio = (a: number, b: number) => (a / b).toFixed(2);
+
 if (process.argv[2] === 'serve') {
-  const running = await startModelServer({ store: new ModelStore({ dir: resolveModelsDir() }), host: '127.0.0.1', port: 0 });
+  const running = await startModelServer({ store: new ModelStore({ dir: resolveModelsDir() }), host: '127.0.0.1', port: 0, numParallel: PARALLEL });
   process.send?.(running.url);
 } else {
   const stored = await new ModelStore({ dir: resolveModelsDir() }).get(MODEL);
   if (!stored) throw new Error(`model ${MODEL} is not pulled: run \`framework-cli model pull ${MODEL}\` first`);
   console.log(
-    `chat: ${MODEL}, ${TOKENS} tokens at temperature 0, context ${CONTEXT}, ${threads} threads, median of ${ROUNDS} rounds after a warm-up (node ${process.version})`,
+    `chat: ${MODEL}, ${TOKENS} tokens greedy, context ${CONTEXT} × ${PARALLEL} sequences, ${threads} threads, median of ${ROUNDS} rounds after a warm-up (node ${process.version}, load average ${loadavg()[0]!.toFixed(1)})`,
   );
-  const d = report('node-llama-cpp directly', await direct(stored.path));
-  const s = report('framework_core model server (HTTP)', await viaServer());
-  console.log(`ratio server / direct: tokens/s ${(s.tps / d.tps).toFixed(2)} (target >= 0.9), time to first token ${(s.ttft / d.ttft).toFixed(2)}`);
+  const d = await direct(stored.path);
+  const direct1 = report('node-llama-cpp directly', d.single);
+  const direct2 = reportPairs('node-llama-cpp directly, 2 at once', d.pairs);
+  const { measured: s, ollama, stop } = await viaServer();
+  const api = report('/api/chat (ollama client)', s.ollama);
+  const v1 = report('/v1/chat/completions (openai client)', s.openai);
+  const api2 = reportPairs('/api/chat, 2 clients at once', s.pairs);
+  console.log(`ratio /api/chat / direct: tokens/s ${ratio(api.tps, direct1.tps)} (target >= 0.95), time to first token ${ratio(api.ttft, direct1.ttft)}`);
+  console.log(
+    `ratio /v1/chat/completions / direct: tokens/s ${ratio(v1.tps, direct1.tps)} (target >= 0.95), time to first token ${ratio(v1.ttft, direct1.ttft)}`,
+  );
+  console.log(
+    `ratio 2 clients / direct 2 at once: aggregate ${ratio(api2.aggregate, direct2.aggregate)}, per client ${ratio(api2.perClient, direct2.perClient)}; 2 clients / 1 client on /api/chat: aggregate ${ratio(api2.aggregate, api.tps)}`,
+  );
+  console.log(
+    mismatches.size === 0
+      ? 'every run produced the direct run’s text (same work compared)'
+      : `text differs from the direct run in: ${[...mismatches].join(', ')} (rates compare different tokens there)`,
+  );
   try {
-    if (serverClient) await embeddings(serverClient);
+    await embeddings(ollama);
   } finally {
-    stopServer();
+    stop();
   }
+  console.log(`load average at the end ${loadavg()[0]!.toFixed(1)}`);
 }

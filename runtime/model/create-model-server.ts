@@ -8,6 +8,7 @@ import { canonicalModelName, modelTag } from './known-models.js';
 import { managementRoutes } from './management-routes.js';
 import {
   LlamaEngine,
+  resolveNumParallel,
   type EngineOptions,
   type EngineMessage,
   type EngineResult,
@@ -41,8 +42,14 @@ export interface ModelServerOptions {
   logger?: Logger;
   /** Largest request body accepted; default 8 MiB. */
   maxBodyBytes?: number;
-  /** Requests that may wait behind the running generation before new ones get a 503; default 16. */
+  /** Requests that may wait for a free sequence before new ones get a 503; default 16. */
   maxQueue?: number;
+  /**
+   * Requests a chat model generates at once, each in its own context
+   * sequence of `num_ctx` tokens (the context holds `num_ctx × numParallel`).
+   * Default: `OLLAMA_NUM_PARALLEL`, then 2.
+   */
+  numParallel?: number;
   /**
    * How long a model stays loaded after its last request when the request has
    * no `keep_alive`: seconds, or a duration such as `"10m"`; negative keeps it forever.
@@ -86,6 +93,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
   const logger = options.logger ?? silentLogger;
   const maxBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const engines = new Map<string, LlamaEngine>();
+  const numParallel = resolveNumParallel(options.numParallel);
   const defaultKeepAlive = parseKeepAlive(options.keepAlive ?? process.env.OLLAMA_KEEP_ALIVE, DEFAULT_KEEP_ALIVE_MS);
   const keepAliveOf = (value: string | number | undefined) => parseKeepAlive(value, defaultKeepAlive);
   // Unloads a model when its keep-alive runs out after its last request.
@@ -126,7 +134,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       });
     const existing = engines.get(stored.name);
     if (existing) return existing;
-    const engine = new LlamaEngine({ model: stored, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }) });
+    const engine = new LlamaEngine({ model: stored, numParallel, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }) });
     if (current) {
       const previous = current;
       engines.delete(previous.model.name);

@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
 import type { ChatHistoryItem, ChatModelFunctions, ChatWrapper, Llama, LlamaChatSession, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import { ConfigError } from '../core/errors/config-error.js';
 import { ModelRequestError } from './model-request-error.js';
 import type { StoredModel } from './model-store.js';
+import { SequenceSlots } from './sequence-slots.js';
 import { forcedCallWrapper, functionsOf, toolChatHistory, type EngineTool, type EngineToolCall, type EngineToolChoice } from './tool-calling.js';
 
 export type { EngineTool, EngineToolCall, EngineToolChoice } from './tool-calling.js';
@@ -76,11 +78,37 @@ export interface EngineResult {
 
 const DEFAULT_CONTEXT = 2048;
 
+/** Sequences per loaded model when neither `numParallel` nor `OLLAMA_NUM_PARALLEL` says (Ollama picks 1 or 4 by free memory). */
+export const DEFAULT_NUM_PARALLEL = 2;
+
+/**
+ * The number of parallel sequences: the explicit option, then `OLLAMA_NUM_PARALLEL`, then 2.
+ * Anything but a whole number from 1 is an error naming both.
+ */
+export function resolveNumParallel(option: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = option ?? (env.OLLAMA_NUM_PARALLEL?.trim() ? Number(env.OLLAMA_NUM_PARALLEL) : DEFAULT_NUM_PARALLEL);
+  if (!Number.isInteger(raw) || raw < 1 || raw > 64) {
+    throw new ConfigError({
+      issues: [
+        {
+          variable: option === undefined ? 'OLLAMA_NUM_PARALLEL' : 'numParallel',
+          message: `must be a whole number from 1 to 64 (numParallel or OLLAMA_NUM_PARALLEL), got ${JSON.stringify(option ?? env.OLLAMA_NUM_PARALLEL)}`,
+        },
+      ],
+      context: 'Invalid model server configuration',
+    });
+  }
+  return raw;
+}
+
 const ns = (ms: number) => Math.round(ms * 1e6);
 
 /**
- * One GGUF model loaded once through node-llama-cpp, serving one request at
- * a time (the others wait in line), on the CPU.
+ * One GGUF model loaded once through node-llama-cpp, on the CPU, with one
+ * context of `numParallel` sequences: that many requests generate at once
+ * (node-llama-cpp evaluates their tokens in shared batches), the others wait
+ * in line (`SequenceSlots`). Each sequence has the request's `num_ctx`
+ * tokens, so the context holds `num_ctx × numParallel`, as Ollama's does.
  *
  * @example
  * const engine = new LlamaEngine({ model: await store.get('smollm2') });
@@ -91,22 +119,26 @@ export class LlamaEngine {
   #lib?: typeof import('node-llama-cpp');
   #llama?: Llama;
   #loaded?: LlamaModel;
-  #context?: LlamaContext;
+  #context?: { size: number; ready: Promise<LlamaContext> };
   #loading?: Promise<number>;
-  #queue: Promise<unknown> = Promise.resolve();
-  #pending = 0;
-  readonly #maxQueue: number;
+  readonly #slots: SequenceSlots;
   readonly #threads: number;
   #loadedAt?: Date;
 
   /**
-   * `maxQueue`: requests that may wait behind the running one before new ones get a 503 (default 16).
+   * `numParallel`: requests generating at once, each in its own context sequence (default 2).
+   * `maxQueue`: requests that may wait for a free sequence before new ones get a 503 (default 16).
    * `threads`: CPU threads for generation (default: the number of cores).
    */
-  constructor(options: { model: StoredModel; maxQueue?: number; threads?: number }) {
+  constructor(options: { model: StoredModel; numParallel?: number; maxQueue?: number; threads?: number }) {
     this.model = options.model;
-    this.#maxQueue = options.maxQueue ?? 16;
+    this.#slots = new SequenceSlots({ slots: Math.max(1, options.numParallel ?? DEFAULT_NUM_PARALLEL), maxQueue: options.maxQueue ?? 16 });
     this.#threads = Math.max(1, options.threads ?? availableParallelism());
+  }
+
+  /** Requests that may generate at once. */
+  get numParallel(): number {
+    return this.#slots.slots;
   }
 
   /** When the model was loaded, or undefined while it is not. */
@@ -114,9 +146,9 @@ export class LlamaEngine {
     return this.#loadedAt;
   }
 
-  /** The context window of the loaded context (the default until a request set `num_ctx`). */
+  /** The context window of one sequence (the default until a request set `num_ctx`). */
   get contextSize(): number {
-    return this.#context?.contextSize ?? DEFAULT_CONTEXT;
+    return this.#context?.size ?? DEFAULT_CONTEXT;
   }
 
   /** Loads the model if needed; resolves to the time it took this call (ms). */
@@ -142,12 +174,25 @@ export class LlamaEngine {
     return performance.now() - started;
   }
 
-  async #contextOf(size: number): Promise<LlamaContext> {
-    if (this.#context && this.#context.contextSize === size) return this.#context;
-    await this.#context?.dispose();
-    this.#context = undefined;
-    this.#context = await this.#loaded!.createContext({ contextSize: size, sequences: 1, threads: this.#threads });
-    return this.#context;
+  /**
+   * The context with sequences of `size` tokens, made anew when the size
+   * changes. `SequenceSlots` admits side by side only requests of one size,
+   * so a change happens only when no other request uses the old context.
+   */
+  #contextOf(size: number): Promise<LlamaContext> {
+    if (this.#context?.size === size) return this.#context.ready;
+    const previous = this.#context?.ready;
+    const ready = (async () => {
+      await (await previous?.catch(() => undefined))?.dispose();
+      // node-llama-cpp gives each sequence `contextSize` cells: the native context holds size × sequences.
+      return this.#loaded!.createContext({ contextSize: size, sequences: this.#slots.slots, threads: this.#threads });
+    })();
+    const entry = { size, ready };
+    this.#context = entry;
+    ready.catch(() => {
+      if (this.#context === entry) this.#context = undefined;
+    });
+    return ready;
   }
 
   async #grammar(format: EngineRequest['format']): Promise<LlamaGrammar | undefined> {
@@ -198,15 +243,16 @@ export class LlamaEngine {
     };
   }
 
-  /** Runs one generation after those queued before it; rejects with a 503 when too many wait. */
+  /**
+   * Runs one generation in a free sequence, or once one is free (after the
+   * requests that came first); rejects with a 503 when too many wait. A
+   * request whose `signal` aborts while it waits leaves the line.
+   */
   generate(request: EngineRequest): Promise<EngineResult> {
-    if (this.#pending > this.#maxQueue) {
-      return Promise.reject(new ModelRequestError({ status: 503, message: 'server busy, please try again. maximum pending requests exceeded' }));
-    }
-    this.#pending += 1;
-    const run = this.#queue.then(() => this.#generate(request)).finally(() => (this.#pending -= 1));
-    this.#queue = run.catch(() => undefined);
-    return run;
+    // Requests of one context size share the context; the trained size caps it once known.
+    const wanted = Math.max(256, request.options?.num_ctx ?? DEFAULT_CONTEXT);
+    const key = this.#loaded ? Math.max(256, Math.min(wanted, this.#loaded.trainContextSize)) : wanted;
+    return this.#slots.run({ key, ...(request.signal ? { signal: request.signal } : {}), work: () => this.#generate(request) });
   }
 
   async #generate(request: EngineRequest): Promise<EngineResult> {
@@ -219,10 +265,11 @@ export class LlamaEngine {
     const context = await this.#contextOf(contextSize);
     const grammar = await this.#grammar(request.format);
     const tools = await this.#tools(request, grammar !== undefined);
+    // Disposed (and awaited) below, so the sequence is free before the next request is admitted.
     const contextSequence = context.getSequence();
-    const chat = tools ? new lib.LlamaChat({ contextSequence, autoDisposeSequence: true, chatWrapper: tools.wrapper }) : undefined;
-    const session = request.raw || chat ? undefined : new lib.LlamaChatSession({ contextSequence, autoDisposeSequence: true });
-    const completion = request.raw ? new lib.LlamaCompletion({ contextSequence, autoDisposeSequence: true }) : undefined;
+    const chat = tools ? new lib.LlamaChat({ contextSequence, autoDisposeSequence: false, chatWrapper: tools.wrapper }) : undefined;
+    const session = request.raw || chat ? undefined : new lib.LlamaChatSession({ contextSequence, autoDisposeSequence: false });
+    const completion = request.raw ? new lib.LlamaCompletion({ contextSequence, autoDisposeSequence: false }) : undefined;
     try {
       const { prompt, promptTokens } = chat
         ? toolPrompt(tools!, model)
@@ -283,21 +330,18 @@ export class LlamaEngine {
       chat?.dispose();
       session?.dispose();
       completion?.dispose();
+      await contextSequence.dispose();
     }
   }
 
   /** Loads the model now (after queued requests); resolves to the load time in nanoseconds, 0 if it was loaded. */
   load(): Promise<number> {
-    const run = this.#queue.then(() => this.#load()).then(ns);
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#slots.exclusive(() => this.#load()).then(ns);
   }
 
   /** Frees the context, the model and the native backend after queued requests; a later request loads it again. */
   unload(): Promise<void> {
-    const run = this.#queue.then(() => this.#release());
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#slots.exclusive(() => this.#release());
   }
 
   /** Same as `unload()`. */
@@ -306,7 +350,7 @@ export class LlamaEngine {
   }
 
   async #release(): Promise<void> {
-    const context = this.#context;
+    const context = await this.#context?.ready.catch(() => undefined);
     const model = this.#loaded;
     const llama = this.#llama;
     this.#context = undefined;

@@ -21,8 +21,10 @@ export async function startModelServer(options: {
   host: string;
   port: number;
   logger?: Logger;
-  /** Requests that may wait behind the running generation; default 16. */
+  /** Requests that may wait for a free sequence; default 16. */
   maxQueue?: number;
+  /** Requests generated at once per chat model; default `OLLAMA_NUM_PARALLEL`, then 2. */
+  numParallel?: number;
   /** Keep-alive of a request without `keep_alive`; default `OLLAMA_KEEP_ALIVE`, then 5 minutes. */
   keepAlive?: string | number;
   /** On `/api/chat`, answer a user message that comes with tools with a call to one of them (see `ModelServerOptions.forceToolCall`). */

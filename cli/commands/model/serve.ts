@@ -14,6 +14,7 @@ export default class ModelServe extends JsonCommand {
     '<%= config.bin %> model serve',
     '<%= config.bin %> model serve --addr 127.0.0.1:11435',
     '<%= config.bin %> model serve --force-tool-call',
+    '<%= config.bin %> model serve --parallel 1',
   ];
 
   static override enableJsonFlag = true;
@@ -27,6 +28,11 @@ export default class ModelServe extends JsonCommand {
       description:
         'answer a user message that comes with tools with a call to one of them (for small models such as smollm2 that never call a tool on their own); /v1 requests with a tool_choice keep theirs',
       default: false,
+    }),
+    parallel: Flags.integer({
+      description: 'requests a chat model generates at once, each in its own context sequence (default: OLLAMA_NUM_PARALLEL, then 2)',
+      min: 1,
+      max: 64,
     }),
   };
 
@@ -43,6 +49,7 @@ export default class ModelServe extends JsonCommand {
         port: addr.port,
         logger: createLogger({ name: 'model' }),
         ...(flags['force-tool-call'] ? { forceToolCall: true } : {}),
+        ...(flags.parallel === undefined ? {} : { numParallel: flags.parallel }),
       });
     } catch (error) {
       if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
