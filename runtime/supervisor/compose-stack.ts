@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { FrameworkError } from '../core/framework-error.js';
-import { composeEnv } from './compose-up.js';
+import { composeEnv } from './compose-env.js';
 import { clearContainerState, composeServicePorts, type ContainerState } from './container-state.js';
 import type { ServiceReport, StackStatus } from './stack-status.js';
 import type { StopStackResult } from './stop-stack.js';

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
@@ -8,6 +8,7 @@ import type { ComposeCommand } from './compose-command.js';
 import { composeServices, writeContainerState, type ContainerState } from './container-state.js';
 import { RUN_DIR } from './project-file.js';
 import { containerStatus, lastContainerLines } from './compose-stack.js';
+import { composeEnv } from './compose-env.js';
 import { SupervisorError } from './supervisor-error.js';
 
 /** Compose file names looked for in a project root, in order. */
@@ -53,20 +54,6 @@ export function findComposeFile(options: { root: string }): string {
     code: 'compose_file_missing',
     message: `No compose file in ${options.root} (looked for ${COMPOSE_FILES.join(', ')}); generate one with the project scaffolding or run without --containers.`,
   });
-}
-
-/**
- * The environment Compose runs with: the caller's, plus FRAMEWORK_UID and
- * FRAMEWORK_GID (the owner of the project's secrets folder, so the services
- * can read the mode 0600 secret files bind-mounted into them).
- */
-export function composeEnv(options: { root: string; env?: NodeJS.ProcessEnv }): NodeJS.ProcessEnv {
-  const env = { ...(options.env ?? process.env) };
-  const secrets = join(options.root, '.framework', 'secrets');
-  const owner = existsSync(secrets) ? statSync(secrets) : undefined;
-  env.FRAMEWORK_UID ??= String(owner?.uid ?? process.getuid?.() ?? 1000);
-  env.FRAMEWORK_GID ??= String(owner?.gid ?? process.getgid?.() ?? 1000);
-  return env;
 }
 
 /** Options of `composeUp`. */
