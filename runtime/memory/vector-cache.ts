@@ -399,7 +399,11 @@ export class VectorCache {
   }
 
   #tagOwner(label: number, change: 1 | -1): void {
-    const key = tagKey(OWNER_TAG, this.#owners[label] ?? '');
+    this.#tagKey(tagKey(OWNER_TAG, this.#owners[label] ?? ''), label, change);
+  }
+
+  /** Adds `label` to (or removes it from) the set under `key`; an emptied set goes. */
+  #tagKey(key: string, label: number, change: 1 | -1): void {
     let set = this.#tags.get(key);
     if (change > 0) {
       if (!set) this.#tags.set(key, (set = new Set()));
@@ -414,17 +418,7 @@ export class VectorCache {
     for (const field of TAG_FIELDS) {
       const value = record[field];
       if (value === null || value === undefined) continue;
-      for (const tag of typeof value === 'string' ? [value] : value) {
-        const key = tagKey(field, tag);
-        let set = this.#tags.get(key);
-        if (change > 0) {
-          if (!set) this.#tags.set(key, (set = new Set()));
-          set.add(label);
-        } else if (set) {
-          set.delete(label);
-          if (set.size === 0) this.#tags.delete(key);
-        }
-      }
+      for (const tag of typeof value === 'string' ? [value] : value) this.#tagKey(tagKey(field, tag), label, change);
     }
   }
 }
