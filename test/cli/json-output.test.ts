@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultModelStore } from '../model/support/default-model.js';
+import { linkedStore } from '../model/support/linked-store.js';
+import { startModelServer, type RunningModelServer } from '../../runtime/model/start-model-server.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { freePort } from '../support/net.js';
 import { REPO_ROOT } from '../support/processes.js';
@@ -58,11 +60,17 @@ let takenPort: number;
 let detached: string;
 /** An echo agent's front door, for `chat`. */
 let agent: RunningAgent;
+/** A model server over a store of its own (the real SmolLM2 linked in), for the `model` commands that talk to one. */
+let modelServer: RunningModelServer;
+let removeModelStore: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   const fixture = createFixtureAgent();
   agent = await runAgent(fixture.core, fixture.agent, { port: 0, a2a: false, env: { AGENT_NAME: 'fixture', LOG_LEVEL: 'error' } });
   await defaultModelStore(); // `model pull smollm2` is then a no-op.
+  const linked = await linkedStore();
+  removeModelStore = linked.remove;
+  modelServer = await startModelServer({ store: linked.store, host: '127.0.0.1', port: 0 });
   closedUrl = `http://127.0.0.1:${await freePort()}`;
   taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
@@ -79,6 +87,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await agent?.close();
+  await modelServer?.close();
+  await removeModelStore?.();
   if (detached) await runCli(['down', '--dir', detached]);
   await new Promise<void>((resolve) => taken?.close(() => resolve()));
 });
@@ -146,6 +156,18 @@ function brokenPolicies(): string {
   return dir;
 }
 
+/** A model on the test's model server, made from SmolLM2 through its API (short answers for `model run`). */
+async function serverModel(name: string, parameters: Record<string, unknown> = {}): Promise<string> {
+  const response = await fetch(`${modelServer.url}/api/create`, {
+    method: 'POST',
+    body: JSON.stringify({ model: name, from: 'smollm2', parameters, stream: false }),
+  });
+  expect(response.status, await response.clone().text()).toBe(200);
+  return name;
+}
+
+const onModelServer = () => ({ OLLAMA_HOST: modelServer.url });
+
 /** A success for every command. */
 const SUCCESS: Record<string, Case> = {
   'a2a card sign': {
@@ -175,6 +197,32 @@ const SUCCESS: Record<string, Case> = {
   'model list': { args: () => ['model', 'list'], env: () => ({ FRAMEWORK_MODELS_DIR: temp('models') }), check: (doc) => expect(doc.models).toEqual([]) },
   'model pull': { args: () => ['model', 'pull', 'smollm2'], env: () => ({ OLLAMA_HOST: closedUrl }), check: (doc) => expect(doc.name).toBe('smollm2') },
   'model serve': { args: () => ['model', 'serve', '--addr', '127.0.0.1:0'], stopWhen: STOP_AT_LISTENING },
+  'model show': { args: () => ['model', 'show', 'smollm2'], env: onModelServer, check: (doc) => expect(doc.details).toMatchObject({ format: 'gguf' }) },
+  'model cp': {
+    args: () => ['model', 'cp', 'smollm2', 'json-copy'],
+    env: onModelServer,
+    check: (doc) => expect(doc).toEqual({ source: 'smollm2', destination: 'json-copy' }),
+  },
+  'model rm': {
+    args: async () => ['model', 'rm', await serverModel('json-doomed')],
+    env: onModelServer,
+    check: (doc) => expect(doc.deleted).toEqual(['json-doomed']),
+  },
+  'model ps': { args: () => ['model', 'ps'], env: onModelServer, check: (doc) => expect(doc.models).toBeInstanceOf(Array) },
+  'model create': {
+    args: () => {
+      const file = join(temp('modelfile'), 'Modelfile');
+      writeFileSync(file, 'FROM smollm2\nSYSTEM Answer in one word.\nPARAMETER num_predict 8\n');
+      return ['model', 'create', 'json-created', '-f', file];
+    },
+    env: onModelServer,
+    check: (doc) => expect(doc).toMatchObject({ model: 'json-created', statuses: expect.arrayContaining(['success']) }),
+  },
+  'model run': {
+    args: async () => ['model', 'run', await serverModel('json-short', { num_predict: 4, temperature: 0 }), 'Say hello.'],
+    env: onModelServer,
+    check: (doc) => expect(doc).toMatchObject({ model: 'json-short', response: expect.any(String), eval_count: 4 }),
+  },
   'policy check': { args: () => ['policy', 'check', 'policies'], check: (doc) => expect(doc.ok).toBe(true) },
   'policy eval': { args: () => ['policy', 'eval', '-d', 'policies', 'data.a2a_access.allow'], check: (doc) => expect(doc.result).toBeDefined() },
   'policy test': { args: () => ['policy', 'test', 'policies'], check: (doc) => expect(doc.results).toBeInstanceOf(Array) },
@@ -228,6 +276,11 @@ const FAILURE: Record<string, Case> = {
   },
   'model pull': { args: () => ['model', 'pull', 'no-such-model'], env: () => ({ OLLAMA_HOST: closedUrl }) },
   'model serve': { args: () => ['model', 'serve', '--addr', `127.0.0.1:${takenPort}`] },
+  'model show': {
+    args: () => ['model', 'show', 'smollm2'],
+    env: () => ({ OLLAMA_HOST: closedUrl }),
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'model_runtime_unavailable' } }),
+  },
   'policy check': { args: () => ['policy', 'check', join(tmpdir(), 'fw-json-no-such-dir')] },
   'policy eval': {
     args: () => ['policy', 'eval', '-d', 'policies', 'data.x['],
