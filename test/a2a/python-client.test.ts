@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { makeKeys, probeAgent, runProbe, scratchDir, startStack, writeCard } from './support.js';
 import { startWebhookReceiver } from './webhook-receiver.js';
+import { venvPython } from '../support/python-venv.js';
 
 /**
  * The official Python A2A client (a2a-sdk 1.3.0, PyPI) against our agent,
@@ -14,14 +15,8 @@ import { startWebhookReceiver } from './webhook-receiver.js';
  *   FRAMEWORK_A2A_PYTHON=.venv-a2a/bin/python npx vitest run test/a2a/python-client.test.ts
  * In CI (CI=true) a missing venv fails the test instead of skipping it.
  */
-const python = process.env.FRAMEWORK_A2A_PYTHON;
+const python = venvPython({ env: 'FRAMEWORK_A2A_PYTHON', setup: "python3 -m venv .venv-a2a && .venv-a2a/bin/pip install 'a2a-sdk[http-server]==1.3.0'" });
 const SCRIPT = fileURLToPath(new URL('./fixtures/a2a_python_client.py', import.meta.url));
-
-describe.runIf(process.env.CI === 'true' && !python)('the Python A2A client prerequisite', () => {
-  it('FRAMEWORK_A2A_PYTHON is set in CI', () => {
-    expect(python, 'set FRAMEWORK_A2A_PYTHON (see .ci/run)').toBeDefined();
-  });
-});
 
 describe.skipIf(!python)('the official Python A2A client (a2a-sdk) against the agent', () => {
   let stack: Awaited<ReturnType<typeof startStack>>;

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { redisScope } from '../support/redis-scope.js';
 import { listeningMemoryService, modelRuntime } from './support.js';
+import { venvPython } from '../support/python-venv.js';
 
 /**
  * The official AMS Python client (agent-memory-client) against our service.
@@ -11,7 +12,7 @@ import { listeningMemoryService, modelRuntime } from './support.js';
  *   python3 -m venv .venv-ams && .venv-ams/bin/pip install agent-memory-client==0.14.0
  *   FRAMEWORK_AMS_PYTHON=.venv-ams/bin/python npx vitest run test/memory/ams-python-client.test.ts
  */
-const python = process.env.FRAMEWORK_AMS_PYTHON;
+const python = venvPython({ env: 'FRAMEWORK_AMS_PYTHON', setup: 'python3 -m venv .venv-ams && .venv-ams/bin/pip install agent-memory-client==0.14.0' });
 const SCRIPT = fileURLToPath(new URL('./fixtures/ams_client_check.py', import.meta.url));
 const MORE = fileURLToPath(new URL('./fixtures/ams_client_more.py', import.meta.url));
 const UPKEEP = fileURLToPath(new URL('./fixtures/ams_client_upkeep.py', import.meta.url));

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type RunningModelServer } from '../../runtime/model/start-model-server.js';
+import { venvPython } from '../support/python-venv.js';
 import { defaultEmbeddingStore, defaultModelStore } from './support/default-model.js';
 
 /**
@@ -15,21 +16,15 @@ import { defaultEmbeddingStore, defaultModelStore } from './support/default-mode
  *
  * In CI (CI=true) a missing FRAMEWORK_MODEL_PYTHON fails the test; elsewhere it is skipped.
  */
-const python = process.env.FRAMEWORK_MODEL_PYTHON;
-const SCRIPT = fileURLToPath(new URL('./support/python_clients.py', import.meta.url));
-const inCi = process.env.CI === 'true';
-
-describe.runIf(!python && inCi)('the official Python model clients (CI)', () => {
-  it('have a venv', () => {
-    expect.fail('FRAMEWORK_MODEL_PYTHON is not set: .ci/run creates .venv-model with openai, langchain-ollama and langchain-openai and sets it');
-  });
+const python = venvPython({
+  env: 'FRAMEWORK_MODEL_PYTHON',
+  setup: 'python3 -m venv .venv-model && .venv-model/bin/pip install openai==3.51.0 ollama==0.6.3 langchain-ollama==1.1.0 langchain-openai==1.7.4',
 });
-
-if (!python && !inCi) console.warn('python-clients.test.ts skipped: set FRAMEWORK_MODEL_PYTHON to the python of .venv-model (see .ci/run)');
+const SCRIPT = fileURLToPath(new URL('./support/python_clients.py', import.meta.url));
 
 type Results = Record<string, Record<string, unknown>>;
 
-describe.runIf(python)('the official Python model clients against the model server', () => {
+describe.skipIf(!python)('the official Python model clients against the model server', () => {
   let server: RunningModelServer;
   let results: Results;
 
