@@ -11,7 +11,8 @@ import { runAgent } from '../../runtime/agent/run-agent.js';
 export function tempTokenStores(): () => Promise<SessionTokenStore> {
   const dirs: string[] = [];
   afterAll(async () => {
-    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    // maxRetries: a session's last token write can land while the folder is being removed (ENOTEMPTY).
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 5 })));
   });
   return async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chat-tokens-'));
