@@ -60,6 +60,13 @@ describe('the policy server under a costly decision', () => {
     '# n^3 steps for n items.',
     'triples := count([1 | some i, j, k; input.items[i]; input.items[j]; input.items[k]])',
     '',
+    '# n^3 steps that keep nothing: for 1,500 items (3.4 billion steps) no machine finishes within the budget.',
+    'spin if {',
+    '  some i, j, k',
+    '  input.items[i]; input.items[j]; input.items[k]',
+    '  false',
+    '}',
+    '',
     'allow if input.user == "admin"',
     '',
   ].join('\n');
@@ -86,8 +93,7 @@ describe('the policy server under a costly decision', () => {
 
   it('answers /health and cheap decisions while the costly one runs, and stops it at the budget', async () => {
     const finished: string[] = [];
-    // 400 items: 64 million steps, far past a 4 s budget.
-    const costly = post('/v1/data/slow/triples', items(400)).then(async (r) => {
+    const costly = post('/v1/data/slow/spin', items(1500)).then(async (r) => {
       finished.push('costly');
       return { status: r.status, body: (await r.json()) as Record<string, unknown> };
     });
@@ -119,7 +125,7 @@ describe('the policy server under a costly decision', () => {
 
   it('answers every costly decision with eval_cancel_error when there are more of them than workers', async () => {
     const answers = await Promise.all(
-      [1, 2, 3].map(() => post('/v1/data/slow/triples', items(400)).then(async (r) => ({ status: r.status, body: await r.json() }))),
+      [1, 2, 3].map(() => post('/v1/data/slow/spin', items(1500)).then(async (r) => ({ status: r.status, body: await r.json() }))),
     );
     for (const answer of answers) expect(answer).toMatchObject({ status: 500, body: { errors: [{ code: 'eval_cancel_error' }] } });
     expect(await (await post('/v1/data/slow/triples', items(10))).json()).toEqual({ result: 1000 });
