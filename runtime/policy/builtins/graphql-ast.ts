@@ -150,6 +150,22 @@ export interface GqlDefinition {
   pos?: Pos;
 }
 
+/** A type definition with nothing but its kind, name, description and position (the parser and the extension merge fill it). */
+export function emptyDefinition(options: { Kind: DefinitionKind; Name: string; Description: string; pos?: Pos }): GqlDefinition {
+  return {
+    Kind: options.Kind,
+    Description: options.Description,
+    Name: options.Name,
+    Directives: null,
+    Interfaces: null,
+    Fields: null,
+    Types: null,
+    EnumValues: null,
+    BuiltIn: false,
+    ...(options.pos === undefined ? {} : { pos: options.pos }),
+  };
+}
+
 export interface GqlDirectiveDefinition {
   Description: string;
   Name: string;

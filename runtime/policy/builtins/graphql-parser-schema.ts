@@ -14,6 +14,7 @@ import type {
   GqlSchemaDefinition,
   GqlSchemaDocument,
 } from './graphql-ast.js';
+import { emptyDefinition } from './graphql-ast.js';
 import { Parser } from './graphql-parser.js';
 
 const DIRECTIVE_LOCATIONS = new Set([
@@ -115,19 +116,8 @@ class SchemaParser extends Parser {
       input: 'INPUT_OBJECT',
     };
     const kind = kinds[keyword] as DefinitionKind;
-    const def: GqlDefinition = {
-      Kind: kind,
-      Description: description,
-      Name: '',
-      Directives: null,
-      Interfaces: null,
-      Fields: null,
-      Types: null,
-      EnumValues: null,
-      BuiltIn: false,
-      pos: this.pos(),
-    };
-    def.Name = this.name();
+    const pos = this.pos();
+    const def: GqlDefinition = emptyDefinition({ Kind: kind, Description: description, Name: this.name(), pos });
     if (kind === 'OBJECT' || (kind === 'INTERFACE' && !extension)) def.Interfaces = this.implementsInterfaces();
     // gqlparser reads the directives of an input object extension as non-constant.
     def.Directives = this.directives(!(extension && kind === 'INPUT_OBJECT'));

@@ -18,7 +18,7 @@ import type {
   GqlType,
   Pos,
 } from './graphql-ast.js';
-import { typeName, typeString, VALUE_KIND } from './graphql-ast.js';
+import { emptyDefinition, typeName, typeString, VALUE_KIND } from './graphql-ast.js';
 import { GraphQLSyntaxError } from './graphql-lexer.js';
 import { parseGraphQLSchema } from './graphql-parser-schema.js';
 
@@ -130,18 +130,7 @@ export function loadGraphQLSchema(doc: GqlSchemaDocument): GqlSchema {
   for (const ext of extensions) {
     let def = schema.types.get(ext.Name);
     if (def === undefined) {
-      def = {
-        Kind: ext.Kind,
-        Description: '',
-        Name: ext.Name,
-        Directives: null,
-        Interfaces: null,
-        Fields: null,
-        Types: null,
-        EnumValues: null,
-        BuiltIn: false,
-        pos: ext.pos,
-      };
+      def = emptyDefinition({ Kind: ext.Kind, Description: '', Name: ext.Name, ...(ext.pos === undefined ? {} : { pos: ext.pos }) });
       schema.types.set(ext.Name, def);
       defs.push(def);
     }
