@@ -6,6 +6,9 @@
  * sampling (greedy: temperature 0, no repeat penalty; fixed token budget):
  *
  * - node-llama-cpp directly, one client, then two at once on the context's two sequences;
+ * - node-llama-cpp directly with Ollama's default repeat penalty (1.1 over the
+ *   last 64 tokens), which `/v1` applies since OpenAI's API cannot turn it off:
+ *   the baseline `/v1/chat/completions` is compared with (the same tokens);
  * - `/api/chat` through the official `ollama` client, streamed;
  * - `/v1/chat/completions` through the official `openai` client, streamed;
  * - two `ollama` clients streaming `/api/chat` at once: per-client and aggregate tokens/s.
@@ -20,7 +23,7 @@
 import { fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { getLlama, LlamaChatSession, LlamaLogLevel, type LlamaContext } from 'node-llama-cpp';
+import { getLlama, LlamaChatSession, LlamaLogLevel, resolveChatWrapper, type LlamaContext } from 'node-llama-cpp';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { ModelStore, resolveModelsDir } from '../runtime/model/model-store.js';
@@ -64,24 +67,33 @@ function checkText(label: string, prompt: string, text: string) {
   if (expected === undefined) reference.set(prompt, text);
   else if (expected !== text) mismatches.add(label);
 }
+/** The reference key of a prompt generated with Ollama's default repeat penalty (as `/v1` does). */
+const penalised = (prompt: string) => `${prompt} (repeat penalty 1.1)`;
+/** Ollama's default repeat penalty in node-llama-cpp's terms (what the server passes for `/v1`). */
+const OLLAMA_REPEAT_PENALTY = { lastTokens: 64, penalty: 1.1, presencePenalty: 0, frequencyPenalty: 0 };
 
 interface Measured {
   single: Round[];
+  /** One client with Ollama's default repeat penalty. */
+  penalised: Round[];
   pairs: { perClient: Round[]; aggregate: number }[];
 }
 
 async function direct(modelPath: string): Promise<Measured> {
   const llama = await getLlama({ gpu: false, build: 'never', maxThreads: threads, logLevel: LlamaLogLevel.error });
   const model = await llama.loadModel({ modelPath });
-  const generate = async (context: LlamaContext, prompt: string): Promise<Run> => {
+  // Resolved once, as the server does: a session made without one resolves it anew (about 300 ms).
+  const chatWrapper = resolveChatWrapper(model);
+  const generate = async (context: LlamaContext, prompt: string, repeatPenalty: typeof OLLAMA_REPEAT_PENALTY | false = false): Promise<Run> => {
     const sequence = context.getSequence();
-    const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
+    const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false, chatWrapper });
     // No system prompt, as the server sends a request without one (LlamaChatSession would add its default one).
     session.setChatHistory([]);
     const run: Run = { started: performance.now(), first: 0, ended: 0, tokens: 0, text: '' };
     run.text = await session.prompt(prompt, {
       maxTokens: TOKENS,
       temperature: 0,
+      repeatPenalty,
       onToken: (chunk) => {
         if (run.first === 0) run.first = performance.now();
         run.tokens += chunk.length;
@@ -92,20 +104,23 @@ async function direct(modelPath: string): Promise<Measured> {
     await sequence.dispose();
     return run;
   };
-  const measured: Measured = { single: [], pairs: [] };
+  const measured: Measured = { single: [], penalised: [], pairs: [] };
   try {
     for (let i = 0; i <= ROUNDS; i++) {
       const context = await model.createContext({ contextSize: CONTEXT, sequences: PARALLEL, threads });
       const one = await generate(context, PROMPTS[0]!);
       const two = await Promise.all(PROMPTS.map((p) => generate(context, p)));
+      const withPenalty = await generate(context, PROMPTS[0]!, OLLAMA_REPEAT_PENALTY);
       await context.dispose();
       // Round 0 warms up (page cache, first-use allocations) and is not counted.
       if (i === 0) {
         checkText('direct', PROMPTS[0]!, one.text);
         two.forEach((r, k) => checkText('direct, 2 at once', PROMPTS[k]!, r.text));
+        checkText('direct, repeat penalty 1.1', penalised(PROMPTS[0]!), withPenalty.text);
         continue;
       }
       measured.single.push(roundOf(one));
+      measured.penalised.push(roundOf(withPenalty));
       measured.pairs.push({ perClient: two.map(roundOf), aggregate: aggregate(two) });
     }
   } finally {
@@ -137,7 +152,7 @@ async function openAiChat(client: OpenAI, prompt: string): Promise<Run> {
     stream_options: { include_usage: true },
     max_tokens: TOKENS,
     temperature: 0,
-    // OpenAI's API has no repeat_penalty: /v1 applies Ollama's default (1.1), so its text differs from the greedy direct run's.
+    // OpenAI's API has no repeat_penalty: /v1 applies Ollama's default (1.1), compared with the direct run that does the same.
   });
   for await (const chunk of stream) {
     const text = chunk.choices[0]?.delta.content ?? '';
@@ -146,7 +161,7 @@ async function openAiChat(client: OpenAI, prompt: string): Promise<Run> {
     if (chunk.usage) run.tokens = chunk.usage.completion_tokens;
   }
   run.ended = performance.now();
-  checkText('/v1/chat/completions', prompt, run.text);
+  checkText('/v1/chat/completions', penalised(prompt), run.text);
   return run;
 }
 
@@ -234,13 +249,14 @@ if (process.argv[2] === 'serve') {
   const d = await direct(stored.path);
   const direct1 = report('node-llama-cpp directly', d.single);
   const direct2 = reportPairs('node-llama-cpp directly, 2 at once', d.pairs);
+  const directPenalised = report('node-llama-cpp directly, repeat penalty 1.1', d.penalised);
   const { measured: s, ollama, stop } = await viaServer();
   const api = report('/api/chat (ollama client)', s.ollama);
   const v1 = report('/v1/chat/completions (openai client)', s.openai);
   const api2 = reportPairs('/api/chat, 2 clients at once', s.pairs);
   console.log(`ratio /api/chat / direct: tokens/s ${ratio(api.tps, direct1.tps)} (target >= 0.95), time to first token ${ratio(api.ttft, direct1.ttft)}`);
   console.log(
-    `ratio /v1/chat/completions / direct: tokens/s ${ratio(v1.tps, direct1.tps)} (target >= 0.95), time to first token ${ratio(v1.ttft, direct1.ttft)}`,
+    `ratio /v1/chat/completions / direct with repeat penalty 1.1: tokens/s ${ratio(v1.tps, directPenalised.tps)} (target >= 0.95), time to first token ${ratio(v1.ttft, directPenalised.ttft)}`,
   );
   console.log(
     `ratio 2 clients / direct 2 at once: aggregate ${ratio(api2.aggregate, direct2.aggregate)}, per client ${ratio(api2.perClient, direct2.perClient)}; 2 clients / 1 client on /api/chat: aggregate ${ratio(api2.aggregate, api.tps)}`,
