@@ -1,4 +1,5 @@
 import { AgentNotReadyError } from '../core/errors/agent-not-ready-error.js';
+import { FrameworkError } from '../core/framework-error.js';
 import { PermissionError } from './errors/permission-error.js';
 import { SignatureError } from './errors/signature-error.js';
 import type { SigningKey } from './signing/signing-key.js';
@@ -26,10 +27,20 @@ export function signingFetch(options: { source: string; target: string; key: Sig
     }
     let response: Response;
     try {
-      response = await base(url, { ...init, method, headers, body: method === 'GET' || method === 'HEAD' ? null : body });
+      // redirect 'error': a signed call is never re-sent elsewhere (its signature names the path,
+      // and a redirect to another host would hand that host a signed request); undici also
+      // skips cloning the request, and tee-ing its body, for every other redirect mode.
+      response = await base(url, { ...init, method, headers, body: method === 'GET' || method === 'HEAD' ? null : body, redirect: 'error' });
     } catch (error) {
       if (isAbort(error)) throw error;
       const detail = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+      if (detail === 'unexpected redirect') {
+        throw new FrameworkError({
+          code: 'agent_http_error',
+          message: `${options.target} at ${url.origin} answered ${url.pathname} with a redirect, which a signed A2A call does not follow: put the agent's final address in its card's supportedInterfaces.`,
+          cause: error,
+        });
+      }
       throw new AgentNotReadyError({ url: url.origin, detail, cause: error });
     }
     if (response.status === 401 || response.status === 403) {

@@ -105,3 +105,32 @@ describe('requests refused before the SDK reads them', () => {
     expect(body.error.message).toMatch(/batch/);
   });
 });
+
+describe('a signed call answered with a redirect', () => {
+  // A signed request re-sent to wherever a peer points would hand another host
+  // a valid signed call (the signature covers the path, not the host).
+  it('is not followed: the caller gets agent_http_error naming the redirect, and the other host sees nothing', async () => {
+    const { createServer } = await import('node:http');
+    let reached = 0;
+    const elsewhere = createServer((_req, res) => {
+      reached++;
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const redirecting = createServer((_req, res) => {
+      const { port } = elsewhere.address() as { port: number };
+      res.writeHead(307, { location: `http://127.0.0.1:${port}/` }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = redirecting.address() as { port: number };
+      const signed = signingFetch({ source: 'orchestrator', target: 'probe', key: keys.keys.get('orchestrator') });
+      const call = signed(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await expect(call).rejects.toMatchObject({ code: 'agent_http_error', message: expect.stringMatching(/redirect/) as unknown });
+      expect(reached).toBe(0);
+    } finally {
+      redirecting.close();
+      elsewhere.close();
+    }
+  });
+});
