@@ -1,8 +1,9 @@
-import { InMemoryPushNotificationStore, InMemoryTaskStore, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
+import { InMemoryPushNotificationStore, type PushNotificationStore, type TaskStore } from '@a2a-js/sdk/server';
 import { ConfigError } from '../core/errors/config-error.js';
 import { createKvClient, redactUrl } from '../core/kv-client.js';
 import { checkTtlSeconds } from '../sessions/ttl-seconds.js';
 import { KvTaskStore } from './kv-task-store.js';
+import { MemoryTaskStore } from './memory-task-store.js';
 import { KvPushNotificationStore } from './push/kv-push-notification-store.js';
 
 /** A task store the caller closes when the agent stops. */
@@ -13,14 +14,14 @@ export interface A2ATaskStoreConfig {
   /** Redis URL; required for `kv`. */
   sessionKvUrl?: string;
   kvKeyPrefix: string;
-  /** Lifetime of a `kv` task after its last save (the memory store keeps tasks until the process ends). */
+  /** Lifetime of a task after its last save, in either backend. */
   sessionTtlSeconds: number;
 }
 
 /**
- * The A2A task store the session configuration asks for: the SDK's
- * `InMemoryTaskStore` for `memory` (this process only, `close()` does nothing)
- * or a `KvTaskStore` for `kv` (Redis at `sessionKvUrl`, shared by replicas,
+ * The A2A task store the session configuration asks for: a `MemoryTaskStore`
+ * for `memory` (this process only, tasks kept for `sessionTtlSeconds` after
+ * their last save, 10,000 at most) or a `KvTaskStore` for `kv` (Redis at `sessionKvUrl`, shared by replicas,
  * with its own client that `close()` closes). Throws `ConfigError` when `kv`
  * is chosen without a URL.
  *
@@ -31,14 +32,14 @@ export interface A2ATaskStoreConfig {
  * await tasks.close();
  */
 export function createA2ATaskStore(config: A2ATaskStoreConfig): ClosableTaskStore {
-  if (config.sessionBackend === 'memory') return Object.assign(new InMemoryTaskStore(), { close: async () => {} });
+  // Checked before a client exists, so a bad TTL leaks no connection.
+  const ttlSeconds = checkTtlSeconds(config.sessionTtlSeconds);
+  if (config.sessionBackend === 'memory') return new MemoryTaskStore({ ttlSeconds });
   if (config.sessionKvUrl === undefined) {
     throw new ConfigError({
       issues: [{ variable: 'SESSION_KV_URL', message: 'is required when SESSION_BACKEND=kv (or set KV_URL)' }],
     });
   }
-  // Checked before the client exists, so a bad TTL leaks no connection.
-  const ttlSeconds = checkTtlSeconds(config.sessionTtlSeconds);
   return new KvTaskStore({
     client: createKvClient({ url: config.sessionKvUrl }),
     location: redactUrl(config.sessionKvUrl),

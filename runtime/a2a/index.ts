@@ -54,6 +54,7 @@ export { A2ARequestGuard, type A2ARequestGuardOptions, type AdmittedCaller } fro
 export { createA2AServer, type A2AServer } from './a2a-server.js';
 export { KvTaskStore } from './kv-task-store.js';
 export { createA2ATaskStore, createA2AStores, type A2ATaskStoreConfig, type ClosableTaskStore } from './create-a2a-task-store.js';
+export { MemoryTaskStore, DEFAULT_MEMORY_TASK_LIMIT, type MemoryTaskStoreOptions } from './memory-task-store.js';
 export { mountRestBinding, type RestBindingOptions } from './a2a-rest-binding.js';
 export { restUrlFor, interfacesFor, A2A_REST_BINDING, A2A_LEGACY_PROTOCOL_VERSION, DEFAULT_MODES } from './agent-card.js';
 export { WebhookPolicy } from './push/webhook-policy.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createA2ATaskStore } from '../../runtime/a2a/create-a2a-task-store.js';
+import { MemoryTaskStore } from '../../runtime/a2a/memory-task-store.js';
 import { KvTaskStore } from '../../runtime/a2a/kv-task-store.js';
 import { ConfigError } from '../../runtime/core/errors/config-error.js';
 import { StoreUnavailableError } from '../../runtime/core/errors/store-unavailable-error.js';
@@ -23,9 +23,10 @@ afterAll(async () => {
 });
 
 describe('createA2ATaskStore', () => {
-  it('builds the SDK in-memory store for memory, with a close that does nothing', async () => {
+  it('builds the bounded in-memory store for memory, with the session TTL, touching no Redis', async () => {
     const store = createA2ATaskStore({ sessionBackend: 'memory', kvKeyPrefix: prefix, sessionTtlSeconds: 60 });
-    expect(store).toBeInstanceOf(InMemoryTaskStore);
+    expect(store).toBeInstanceOf(MemoryTaskStore);
+    expect((store as MemoryTaskStore).ttlSeconds).toBe(60);
     await store.save(makeTask({ id: 'mem' }), planner);
     expect((await store.load('mem', planner))?.id).toBe('mem');
     await store.close();
