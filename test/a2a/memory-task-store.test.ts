@@ -1,4 +1,4 @@
-import { TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
+import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { InMemoryTaskStore, ServerCallContext } from '@a2a-js/sdk/server';
 import { describe, expect, it } from 'vitest';
 import { MemoryTaskStore } from '../../runtime/a2a/memory-task-store.js';
@@ -25,6 +25,23 @@ describe('MemoryTaskStore', () => {
     expect(loaded.status?.state).toBe(TaskState.TASK_STATE_WORKING);
     loaded.artifacts.length = 0;
     expect((await store.load('t1', planner))!.artifacts).toHaveLength(1);
+  });
+
+  it('copies the bytes of a raw part rather than sharing them', async () => {
+    const { store } = clocked();
+    const task = Task.fromJSON({
+      id: 'raw',
+      contextId: 'c',
+      status: { state: 'TASK_STATE_COMPLETED' },
+      artifacts: [{ artifactId: 'a', parts: [{ raw: 'AQID' }] }],
+    });
+    await store.save(task, planner);
+    const bytes = (part: Task['artifacts'][number]['parts'][number] | undefined) => (part?.content?.$case === 'raw' ? part.content.value : undefined);
+    bytes(task.artifacts[0]!.parts[0])![0] = 9;
+    const loaded = (await store.load('raw', planner))!;
+    expect(Buffer.isBuffer(bytes(loaded.artifacts[0]!.parts[0]))).toBe(true);
+    expect([...bytes(loaded.artifacts[0]!.parts[0])!]).toEqual([1, 2, 3]);
+    expect(Task.toJSON(loaded)).toMatchObject({ id: 'raw', artifacts: [{ artifactId: 'a', parts: [{ raw: 'AQID' }] }] });
   });
 
   it('keeps each tenant and owner to their own tasks', async () => {
