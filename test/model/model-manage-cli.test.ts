@@ -159,7 +159,7 @@ describe('model commands against a running model server', () => {
     expect(turns).toHaveLength(7);
     expect(turns[1]!.trim().length).toBeGreaterThan(0);
     expect(turns[2]).toBe('Cleared session context\n');
-    expect(turns[3]).toContain('/bye     Exit');
+    expect(turns[3]).toContain('/bye           Exit');
     expect(turns[4]!.trim().length).toBeGreaterThan(0);
     expect(turns[5]).toBe("Unknown command '/nonsense'. Type /? for help\n");
     expect(turns[6]).toBe('');
@@ -168,6 +168,59 @@ describe('model commands against a running model server', () => {
     expect(eof.code).toBe(0);
     expect(eof.stdout).toBe('>>> \n');
     expect((await cliWithInput(['run', 'pirate', '--json'], '')).code).toBe(2);
+  });
+
+  it('takes a multi-line message between """, and /set, /show, /save and /load as ollama run does', async () => {
+    const input = [
+      '"""Say hello',
+      'in two words."""',
+      '/set parameter num_predict 3',
+      '/set parameter num_predict lots',
+      '/set parameter nope 1',
+      '/set system "You are terse."',
+      '/show system',
+      '/show parameters',
+      '/show info',
+      '/show nonsense',
+      'Hi',
+      '/save pirate:session',
+      '/load nope',
+      '/load pirate:session',
+      '/bye',
+      '',
+    ].join('\n');
+    const result = await cliWithInput(['run', 'pirate'], input);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const turns = result.stdout.split('>>> ');
+    expect(turns).toHaveLength(15);
+    // The two lines went as one message: one continuation prompt, then the answer.
+    expect(turns[1]!.startsWith('... ')).toBe(true);
+    expect(turns[1]!.slice(4).trim().length).toBeGreaterThan(0);
+    expect(turns[2]).toBe("Set parameter 'num_predict' to '3'\n");
+    expect(turns[3]).toBe("Couldn't set parameter: invalid int value [lots]\n");
+    expect(turns[4]).toBe("Couldn't set parameter: unknown parameter 'nope'\n");
+    expect(turns[5]).toBe('Set system message.\n');
+    expect(turns[6]).toBe('You are terse.\n');
+    expect(turns[7]).toContain('Model defined parameters:');
+    expect(turns[7]).toMatch(/User defined parameters:\nnum_predict\s+3\n/);
+    expect(turns[8]).toMatch(/^ {2}Model\n {4}architecture\s+llama\n/);
+    expect(turns[9]).toContain('/show modelfile');
+    expect(turns[10]!.trim().length).toBeGreaterThan(0);
+    expect(turns[11]).toBe("Created new model 'pirate:session'\n");
+    expect(turns[12]).toMatch(/^Loading model 'nope'\nerror: .*not found/);
+    expect(turns[13]).toBe("Loading model 'pirate:session'\n");
+    // The saved model carries the session: its system message, parameters and conversation.
+    const saved = JSON.parse((await cli(['show', 'pirate:session', '--json'])).stdout) as {
+      system: string;
+      parameters: string;
+      messages: Array<{ role: string; content: string }>;
+    };
+    expect(saved.system).toBe('You are terse.');
+    expect(saved.parameters).toMatch(/num_predict\s+3/);
+    expect(saved.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(saved.messages[0]!.content).toBe('Say hello\nin two words.');
+    expect((await cli(['rm', 'pirate:session'])).code).toBe(0);
   });
 
   it('copies and removes models', async () => {

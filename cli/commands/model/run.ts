@@ -2,12 +2,14 @@ import { createInterface } from 'node:readline';
 import { Args } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { failWithModelError, hostFlag, modelServerClient } from '../../model-server-command.js';
-import type { ChatMessage, ModelServerClient } from '../../../runtime/model/model-server-client.js';
+import type { ModelServerClient } from '../../../runtime/model/model-server-client.js';
+import { ChatSession, runChatCommand } from '../../model-chat-session.js';
 
-const HELP = ['Available commands:', '  /clear   Clear the conversation', '  /bye     Exit', '  /?       Help', ''].join('\n');
+/** Opens and closes a multi-line message, as in `ollama run`. */
+const FENCE = '"""';
 
 export default class ModelRun extends JsonCommand {
-  static override description = `Chat with a model of the running model server (OLLAMA_HOST), as \`ollama run\` does. With a prompt, the answer streams to standard output and the command exits; without, an interactive chat reads one message per line (/bye or Ctrl-D exits, /clear forgets the conversation, Ctrl-C stops an answer). Lines piped on standard input are read as that chat's messages. Start a server first: framework-cli model serve.`;
+  static override description = `Chat with a model of the running model server (OLLAMA_HOST), as \`ollama run\` does. With a prompt, the answer streams to standard output and the command exits; without, an interactive chat reads one message per line, or several lines between """ (/bye or Ctrl-D exits, /clear forgets the conversation, /set parameter|system, /show, /save, /load; Ctrl-C stops an answer). Lines piped on standard input are read as that chat's messages. Start a server first: framework-cli model serve.`;
 
   static override examples = [
     '<%= config.bin %> model run smollm2 "Why is the sky blue?"',
@@ -76,46 +78,60 @@ export default class ModelRun extends JsonCommand {
       wake = undefined;
       return queue.shift();
     };
-    const messages: ChatMessage[] = [];
+    const session = new ChatSession(model);
+    const write = (text: string) => process.stdout.write(text);
     let sent = 0;
     let answering: AbortController | undefined;
     input.on('SIGINT', () => {
       if (answering) answering.abort();
-      else process.stdout.write('\nUse Ctrl + d or /bye to exit.\n>>> ');
+      else write('\nUse Ctrl + d or /bye to exit.\n>>> ');
     });
-    if (tty) process.stdout.write('Send a message (/? for help)\n');
+    if (tty) write('Send a message (/? for help)\n');
     try {
       for (;;) {
-        process.stdout.write('>>> ');
+        write('>>> ');
         const raw = await next();
         if (raw === undefined) {
-          process.stdout.write('\n');
+          write('\n');
           break;
         }
-        const line = raw.trim();
-        if (line === '/bye') break;
-        if (line === '/clear') {
-          messages.length = 0;
-          process.stdout.write('Cleared session context\n');
-        } else if (line === '/?' || line === '/help') {
-          process.stdout.write(HELP);
-        } else if (line.startsWith('/')) {
-          process.stdout.write(`Unknown command '${line.split(/\s/)[0]}'. Type /? for help\n`);
+        let line = raw.trim();
+        let fenced = false;
+        if (line.startsWith(FENCE)) {
+          // A multi-line message: up to a line that ends with the fence (which may be this one).
+          fenced = true;
+          let text = line.slice(FENCE.length);
+          while (!text.trimEnd().endsWith(FENCE)) {
+            write('... ');
+            const more = await next();
+            if (more === undefined) break;
+            text += `\n${more}`;
+          }
+          line = (text.trimEnd().endsWith(FENCE) ? text.trimEnd().slice(0, -FENCE.length) : text).trim();
+        }
+        if (!fenced && line.startsWith('/')) {
+          if ((await runChatCommand(line, session, client, write)) === 'exit') break;
         } else if (line !== '') {
-          messages.push({ role: 'user', content: line });
+          session.messages.push({ role: 'user', content: line });
           sent += 1;
           answering = new AbortController();
           try {
-            const reply = await client.chat({ model, messages, signal: answering.signal, onText: (text) => process.stdout.write(text) });
-            messages.push({ role: 'assistant', content: reply.content });
+            const reply = await client.chat({
+              model: session.model,
+              messages: session.request(),
+              ...(Object.keys(session.options).length > 0 ? { options: session.options } : {}),
+              signal: answering.signal,
+              onText: write,
+            });
+            session.messages.push({ role: 'assistant', content: reply.content });
           } catch (error) {
             // Ctrl-C stops the answer; the conversation goes on without it.
             if (!answering.signal.aborted) throw error;
-            messages.pop();
+            session.messages.pop();
           } finally {
             answering = undefined;
           }
-          process.stdout.write('\n\n');
+          write('\n\n');
         }
       }
     } finally {
