@@ -1,8 +1,8 @@
-import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
+import { Task, TaskState } from '@a2a-js/sdk';
 import { InMemoryTaskStore, ServerCallContext } from '@a2a-js/sdk/server';
 import { describe, expect, it } from 'vitest';
 import { MemoryTaskStore } from '../../runtime/a2a/memory-task-store.js';
-import { allPages, caller, FIVE, ids, listRequest, makeTask, planner } from './task-fixtures.js';
+import { allPages, caller, FIVE, ids, LIST_CASES, listRequest, makeTask, planner, withoutTokens } from './task-fixtures.js';
 
 // The SDK's InMemoryTaskStore, which agents used, kept every task until the
 // process ended: a long-running agent's memory grew with every call it ever
@@ -92,17 +92,8 @@ describe('MemoryTaskStore', () => {
       await ours.save(task, planner);
       await sdk.save(task, planner);
     }
-    const cases: Array<Partial<ListTasksRequest>> = [
-      {},
-      { pageSize: 2 },
-      { pageSize: 1, includeArtifacts: true },
-      { contextId: 'ctx-a', pageSize: 2 },
-      { status: TaskState.TASK_STATE_COMPLETED, pageSize: 2 },
-      { statusTimestampAfter: '2025-01-01T00:00:02.500Z' },
-      { contextId: 'nope' },
-    ];
-    const strip = (pages: ListTasksResponse[]) => pages.map(({ nextPageToken, ...rest }) => ({ ...rest, more: nextPageToken !== '' }));
-    for (const params of cases) expect(strip(await allPages(ours, params)), JSON.stringify(params)).toEqual(strip(await allPages(sdk, params)));
+    for (const params of LIST_CASES)
+      expect(withoutTokens(await allPages(ours, params)), JSON.stringify(params)).toEqual(withoutTokens(await allPages(sdk, params)));
     const listed = (await ours.list(listRequest({ includeArtifacts: true }), planner)).tasks.find((task) => task.id === 't1')!;
     listed.artifacts.length = 0;
     expect((await ours.load('t1', planner))!.artifacts).toHaveLength(1);

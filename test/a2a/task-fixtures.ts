@@ -49,3 +49,18 @@ export const FIVE: Task[] = [
   makeTask({ id: 't4', contextId: 'ctx-b', state: 'TASK_STATE_FAILED', timestamp: '2025-01-01T00:00:02.000Z' }),
   makeTask({ id: 't5', contextId: 'ctx-a', state: 'TASK_STATE_COMPLETED', timestamp: '2025-01-01T00:00:05.000Z', withArtifact: true }),
 ];
+
+/** Listings that exercise every filter and paging rule, for comparing a store with the SDK's `InMemoryTaskStore`. */
+export const LIST_CASES: Array<Partial<ListTasksRequest>> = [
+  {},
+  { pageSize: 2 },
+  { pageSize: 1, includeArtifacts: true },
+  { contextId: 'ctx-a', pageSize: 2 },
+  { status: TaskState.TASK_STATE_COMPLETED, pageSize: 2 },
+  { statusTimestampAfter: '2025-01-01T00:00:02.500Z' },
+  { contextId: 'nope' },
+];
+
+/** Pages without their tokens (opaque, and different between stores), keeping whether there was a next one. */
+export const withoutTokens = (pages: ListTasksResponse[]): Array<Omit<ListTasksResponse, 'nextPageToken'> & { more: boolean }> =>
+  pages.map(({ nextPageToken, ...rest }) => ({ ...rest, more: nextPageToken !== '' }));
