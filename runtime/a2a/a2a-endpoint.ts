@@ -15,6 +15,7 @@ import { sseResponse } from '../core/server/sse-response.js';
 import { ABSENT_VERSION, authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
 import { mountRestBinding } from './a2a-rest-binding.js';
 import { A2A_LEGACY_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION, A2A_REST_BINDING, cardUrl } from './agent-card.js';
+import { invalidJsonRpcRequest, jsonRpcIdOf } from './json-rpc-request.js';
 import { legacyCardJson } from './legacy-agent-card.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 import { SIGNATURE_HEADERS, SIGNATURE_SCHEME } from './signing/request-signature.js';
@@ -166,7 +167,10 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   });
 
   async function answer(c: Context, rpc: unknown, caller: AdmittedCaller): Promise<Response> {
-    const id = isPlainObject(rpc) ? (rpc.id ?? null) : null;
+    const id = jsonRpcIdOf(rpc);
+    // Not a JSON-RPC 2.0 request object: -32600 before any handler reads its params (HTTP 200, as JSON-RPC errors are).
+    const invalid = invalidJsonRpcRequest(rpc);
+    if (invalid !== undefined) return c.json({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${invalid}.` } });
     // No A2A-Version means 0.3 (the spec), unless the method is a 1.0 name (`SendMessage`, never a 0.3 one): clients
     // that name 1.0 methods but send no header (the TCK's main branch) get the 1.0 handler.
     const header = requestHeader(c, A2A_VERSION_HEADER);

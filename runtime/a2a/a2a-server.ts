@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AgentCard } from '@a2a-js/sdk';
-import { DefaultRequestHandler, type AgentExecutor } from '@a2a-js/sdk/server';
+import type { AgentExecutor } from '@a2a-js/sdk/server';
 import type { Hono } from 'hono';
 import type { AgentConfig } from '../core/config.js';
 import type { FrameworkCore } from '../core/framework-core.js';
@@ -10,6 +10,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { mountA2AEndpoint } from './a2a-endpoint.js';
 import { signAgentCard } from './card-signing.js';
 import { cardRef, cardUrl, interfacesFor, loadAgentCard } from './agent-card.js';
+import { CheckedRequestHandler } from './checked-request-handler.js';
 import { createAuditLog, disabledAuditLog } from './audit-log.js';
 import { createA2AStores } from './create-a2a-task-store.js';
 import { FrameworkExecutor } from './framework-executor.js';
@@ -82,7 +83,7 @@ export async function createA2AServer(options: {
   }
   const pushStore = new CheckedPushNotificationStore({ inner: pushConfigs, policy });
   const sender = new WebhookPushSender({ store: pushStore, policy, logger });
-  const requestHandler = new DefaultRequestHandler(
+  const requestHandler = new CheckedRequestHandler(
     card,
     tasks,
     options.executor ?? new FrameworkExecutor({ core: options.core, logger }),
