@@ -6,6 +6,11 @@
  * (the TCK does not sign) and validation is disabled; push webhooks may
  * target any host (A2A_PUSH_ALLOWED_HOSTS=*, the TCK uses example.com).
  *
+ * `A2A_TCK_SUT=main` serves what the TCK's `main` branch expects instead
+ * (its reference SUT's executor: tasks stay working; the card at
+ * `localhost`, since that TCK flags `127.0.0.1` in a card as an internal
+ * address but allows `localhost`).
+ *
  *   node dist/bench/a2a-tck/sut.js [port]   (default 9999; prints "listening <url>")
  */
 import { parseAgentCard } from '../../runtime/a2a/agent-card.js';
@@ -15,9 +20,11 @@ import { FrameworkCore } from '../../runtime/core/framework-core.js';
 import { createLogger } from '../../runtime/core/logger.js';
 import { createBaseApp } from '../../runtime/core/server/base-app.js';
 import { listen } from '../../runtime/core/server/listen.js';
+import { MainBranchExecutor } from './main-executor.js';
 import { TckExecutor } from './tck-executor.js';
 
 const port = Number(process.argv[2] ?? 9999);
+const mainBranch = process.env.A2A_TCK_SUT === 'main';
 const env = {
   ...process.env,
   AGENT_NAME: 'tck-sut',
@@ -32,13 +39,20 @@ const logger = createLogger({ name: 'tck-sut', level: config.logLevel });
 const [card] = parseAgentCard({
   name: 'tck-sut',
   description: 'framework_core A2A endpoint under the A2A TCK',
-  url: `http://127.0.0.1:${port}/`,
+  url: `http://${mainBranch ? 'localhost' : '127.0.0.1'}:${port}/`,
   version: '1.0.0',
   provider: { organization: 'framework_core', url: 'https://example.com/framework_core' },
   capabilities: { streaming: true, pushNotifications: true },
-  skills: [{ id: 'tck', name: 'TCK Conformance', description: 'Handles TCK conformance test messages', tags: ['tck'] }],
+  skills: [{ id: 'tck', name: 'TCK Conformance', description: 'Handles TCK conformance messages', tags: ['tck'] }],
 });
-const server = await createA2AServer({ core: new FrameworkCore(), card, config, logger, env, executor: new TckExecutor() });
+const server = await createA2AServer({
+  core: new FrameworkCore(),
+  card,
+  config,
+  logger,
+  env,
+  executor: mainBranch ? new MainBranchExecutor() : new TckExecutor(),
+});
 const app = createBaseApp({ logger });
 server.mount(app);
 const listening = await listen(app, { host: '127.0.0.1', port });
