@@ -17,6 +17,7 @@ import { FrameworkExecutor } from './framework-executor.js';
 import { CheckedPushNotificationStore } from './push/checked-push-store.js';
 import { WebhookPolicy } from './push/webhook-policy.js';
 import { WebhookPushSender } from './push/webhook-push-sender.js';
+import { WebhookSigner } from './push/webhook-signer.js';
 import { A2ARequestGuard } from './request-guard.js';
 import { createNonceStore } from './signing/create-nonce-store.js';
 import { loadKeyRing } from './signing/load-key-ring.js';
@@ -82,7 +83,13 @@ export async function createA2AServer(options: {
     logger.warn('The agent card declares push notifications but A2A_PUSH_ALLOWED_HOSTS is empty: every webhook will be refused.');
   }
   const pushStore = new CheckedPushNotificationStore({ inner: pushConfigs, policy });
-  const sender = new WebhookPushSender({ store: pushStore, policy, logger });
+  // Webhook POSTs signed with A2A_PUSH_SIGNING_KEY_FILE (a bad or missing key stops the start).
+  const pushSigner = config.a2aPushSigningKeyFile
+    ? await WebhookSigner.fromFile(config.a2aPushSigningKeyFile, config.a2aPushSigningKeyId ? { keyId: config.a2aPushSigningKeyId } : {})
+    : undefined;
+  if (pushSigner && !card.capabilities?.pushNotifications)
+    logger.warn('A2A_PUSH_SIGNING_KEY_FILE is set but the agent card does not declare push notifications: nothing will be signed.');
+  const sender = new WebhookPushSender({ store: pushStore, policy, logger, ...(pushSigner ? { signer: pushSigner, issuer: () => cardUrl(card) } : {}) });
   const requestHandler = new CheckedRequestHandler(
     card,
     tasks,
@@ -101,6 +108,7 @@ export async function createA2AServer(options: {
         maxBodyBytes: config.maxBodyBytes,
         cardDefaultVersion: config.a2aCardDefaultVersion,
         ...(cardSigner ? { cardSigner } : {}),
+        ...(pushSigner ? { pushSigner } : {}),
         ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       }),
     close: async () => {
