@@ -13,6 +13,7 @@
  *
  *   node dist/bench/a2a-tck/sut.js [port]   (default 9999; prints "listening <url>")
  */
+import type { Context } from 'hono';
 import { parseAgentCard } from '../../runtime/a2a/agent-card.js';
 import { createA2AServer } from '../../runtime/a2a/a2a-server.js';
 import { loadAgentConfig } from '../../runtime/core/config.js';
@@ -55,6 +56,19 @@ const server = await createA2AServer({
 });
 const app = createBaseApp({ logger });
 server.mount(app);
+if (mainBranch) {
+  // The main branch's REST client joins its paths to the interface URL with a leading slash (urljoin(base, "/tasks")),
+  // which drops the interface's `/rest`: its REST requests arrive at the root and are passed on to `/rest`.
+  const forward = (c: Context) => {
+    const url = new URL(c.req.url);
+    url.pathname = `/rest${url.pathname}`;
+    // …and sends no A2A-Version (absent means 0.3, whose REST binding we do not serve); the 1.0-dev branch fixed both.
+    const request = new Request(url, c.req.raw);
+    if (!request.headers.has('A2A-Version')) request.headers.set('A2A-Version', '1.0');
+    return app.fetch(request);
+  };
+  for (const path of ['/message:send', '/message:stream', '/tasks', '/tasks/*', '/extendedAgentCard']) app.all(path, forward);
+}
 const listening = await listen(app, { host: '127.0.0.1', port });
 console.log(`listening ${listening.url}`);
 const stop = async () => {
