@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # Runs the official A2A TCK (github.com/a2aproject/a2a-tck, Python) against our
 # A2A endpoint (bench/a2a-tck/sut.ts: createA2AServer with the TCK's scenario
-# executor). Needs a TCK checkout (A2A_TCK_DIR, branch 1.0-dev; or branch main
-# for the 0.3-era suite) and a venv with its requirements (A2A_TCK_PYTHON,
-# default .venv-tck/bin/python). Reports land in $A2A_TCK_DIR/reports.
-#   A2A_TCK_DIR=/path/to/a2a-tck npm run a2a:tck -- [run_tck.py args, e.g. --transport jsonrpc]
+# executor). Needs a TCK checkout (A2A_TCK_DIR) and a venv with its
+# requirements (A2A_TCK_PYTHON, default .venv-tck/bin/python). Reports land in
+# $A2A_TCK_DIR/reports.
+#   branch 1.0-dev:  A2A_TCK_DIR=/path/to/a2a-tck npm run a2a:tck -- [run_tck.py args, e.g. --transport jsonrpc]
+#   branch main:     A2A_TCK_DIR=/path/to/a2a-tck-main npm run a2a:tck -- --category mandatory
+# The branch is told by its run_tck.py (main's takes --sut-url): for main the
+# SUT runs with A2A_TCK_SUT=main (the executor its reference SUT has).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${A2A_TCK_DIR:?set A2A_TCK_DIR to an a2a-tck checkout}"
 python="${A2A_TCK_PYTHON:-$PWD/.venv-tck/bin/python}"
 port="${A2A_TCK_PORT:-9999}"
 [[ -f dist/bench/a2a-tck/sut.js ]] || npx tsc -p tsconfig.json
+if grep -q -- '"--sut-url"' "$A2A_TCK_DIR/run_tck.py"; then
+  export A2A_TCK_SUT=main
+  host=localhost
+  target=(--sut-url "http://localhost:$port")
+else
+  host=127.0.0.1
+  target=(--sut-host "http://127.0.0.1:$port")
+fi
 node dist/bench/a2a-tck/sut.js "$port" &
 sut=$!
 trap 'kill "$sut" 2>/dev/null; wait "$sut" 2>/dev/null || true' EXIT
-for _ in $(seq 1 50); do curl -fs "http://127.0.0.1:$port/.well-known/agent-card.json" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 50); do curl -fs "http://$host:$port/.well-known/agent-card.json" >/dev/null && break; sleep 0.1; done
 cd "$A2A_TCK_DIR"
-if [[ -f run_tck.py ]]; then
-  "$python" run_tck.py --sut-host "http://127.0.0.1:$port" "$@"
-else
-  # The 0.3-era TCK (branch main before 1.0): run_tck.py lives elsewhere; pass its own arguments.
-  "$python" "$@"
-fi
+"$python" run_tck.py "${target[@]}" "$@"

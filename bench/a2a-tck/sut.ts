@@ -6,8 +6,14 @@
  * (the TCK does not sign) and validation is disabled; push webhooks may
  * target any host (A2A_PUSH_ALLOWED_HOSTS=*, the TCK uses example.com).
  *
+ * `A2A_TCK_SUT=main` serves what the TCK's `main` branch expects instead
+ * (its reference SUT's executor: tasks stay working; the card at
+ * `localhost`, since that TCK flags `127.0.0.1` in a card as an internal
+ * address but allows `localhost`).
+ *
  *   node dist/bench/a2a-tck/sut.js [port]   (default 9999; prints "listening <url>")
  */
+import type { Context } from 'hono';
 import { parseAgentCard } from '../../runtime/a2a/agent-card.js';
 import { createA2AServer } from '../../runtime/a2a/a2a-server.js';
 import { loadAgentConfig } from '../../runtime/core/config.js';
@@ -15,9 +21,11 @@ import { FrameworkCore } from '../../runtime/core/framework-core.js';
 import { createLogger } from '../../runtime/core/logger.js';
 import { createBaseApp } from '../../runtime/core/server/base-app.js';
 import { listen } from '../../runtime/core/server/listen.js';
+import { MainBranchExecutor } from './main-executor.js';
 import { TckExecutor } from './tck-executor.js';
 
 const port = Number(process.argv[2] ?? 9999);
+const mainBranch = process.env.A2A_TCK_SUT === 'main';
 const env = {
   ...process.env,
   AGENT_NAME: 'tck-sut',
@@ -32,15 +40,35 @@ const logger = createLogger({ name: 'tck-sut', level: config.logLevel });
 const [card] = parseAgentCard({
   name: 'tck-sut',
   description: 'framework_core A2A endpoint under the A2A TCK',
-  url: `http://127.0.0.1:${port}/`,
+  url: `http://${mainBranch ? 'localhost' : '127.0.0.1'}:${port}/`,
   version: '1.0.0',
   provider: { organization: 'framework_core', url: 'https://example.com/framework_core' },
   capabilities: { streaming: true, pushNotifications: true },
-  skills: [{ id: 'tck', name: 'TCK Conformance', description: 'Handles TCK conformance test messages', tags: ['tck'] }],
+  skills: [{ id: 'tck', name: 'TCK Conformance', description: 'Handles TCK conformance messages', tags: ['tck'] }],
 });
-const server = await createA2AServer({ core: new FrameworkCore(), card, config, logger, env, executor: new TckExecutor() });
+const server = await createA2AServer({
+  core: new FrameworkCore(),
+  card,
+  config,
+  logger,
+  env,
+  executor: mainBranch ? new MainBranchExecutor() : new TckExecutor(),
+});
 const app = createBaseApp({ logger });
 server.mount(app);
+if (mainBranch) {
+  // The main branch's REST client joins its paths to the interface URL with a leading slash (urljoin(base, "/tasks")),
+  // which drops the interface's `/rest`: its REST requests arrive at the root and are passed on to `/rest`.
+  const forward = (c: Context) => {
+    const url = new URL(c.req.url);
+    url.pathname = `/rest${url.pathname}`;
+    // …and sends no A2A-Version (absent means 0.3, whose REST binding we do not serve); the 1.0-dev branch fixed both.
+    const request = new Request(url, c.req.raw);
+    if (!request.headers.has('A2A-Version')) request.headers.set('A2A-Version', '1.0');
+    return app.fetch(request);
+  };
+  for (const path of ['/message:send', '/message:stream', '/tasks', '/tasks/*', '/extendedAgentCard']) app.all(path, forward);
+}
 const listening = await listen(app, { host: '127.0.0.1', port });
 console.log(`listening ${listening.url}`);
 const stop = async () => {

@@ -15,7 +15,10 @@ import { sseResponse } from '../core/server/sse-response.js';
 import { ABSENT_VERSION, authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
 import { mountRestBinding } from './a2a-rest-binding.js';
 import { A2A_LEGACY_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION, A2A_REST_BINDING, cardUrl } from './agent-card.js';
+import { invalidJsonRpcRequest, jsonRpcIdOf } from './json-rpc-request.js';
 import { legacyCardJson } from './legacy-agent-card.js';
+import { mountPushJwks, PUSH_JWKS_PATH, withPushSignatureExtension } from './push/push-jwks.js';
+import type { WebhookSigner } from './push/webhook-signer.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 import { SIGNATURE_HEADERS, SIGNATURE_SCHEME } from './signing/request-signature.js';
 
@@ -41,6 +44,8 @@ export interface A2AEndpointOptions {
   cardDefaultVersion?: '1.0' | '0.3';
   /** Signs the served 1.0 card (JWS `signatures`); the signature covers the card as served, security schemes included. */
   cardSigner?: (card: AgentCard) => Promise<AgentCard>;
+  /** Signs push-notification webhooks: its JWKS is served at `/.well-known/jwks.json` and named in the card. */
+  pushSigner?: WebhookSigner;
 }
 
 type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: unknown };
@@ -112,9 +117,12 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
     const signing = options.guard.signatureRequired
       ? { name: SIGNATURE_SCHEME_NAME, scheme: SIGNATURE_SCHEME, description: SIGNATURE_SCHEME_DESCRIPTION }
       : undefined;
-    const card =
+    const shaped =
       (version === A2A_LEGACY_PROTOCOL_VERSION ? legacyCardJson(options.card, signing) : undefined) ??
       publicCard(options.card, options.guard.signatureRequired);
+    const card = options.pushSigner
+      ? withPushSignatureExtension(shaped, options.pushSigner, new URL(PUSH_JWKS_PATH, cardUrl(options.card)).toString())
+      : shaped;
     const unsigned = JSON.stringify(card);
     const legacyShape = version === A2A_LEGACY_PROTOCOL_VERSION && 'preferredTransport' in (card as object);
     const body = options.cardSigner && !legacyShape ? await signedBody(unsigned) : unsigned;
@@ -134,6 +142,8 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       return new Response(null, { status: 304, headers });
     return new Response(body, { status: 200, headers });
   });
+
+  if (options.pushSigner) mountPushJwks(app, options.pushSigner);
 
   app.post(rpcPath, async (c) => {
     const contentType = requestHeader(c, 'content-type')?.split(';', 1)[0]?.trim().toLowerCase();
@@ -166,7 +176,10 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   });
 
   async function answer(c: Context, rpc: unknown, caller: AdmittedCaller): Promise<Response> {
-    const id = isPlainObject(rpc) ? (rpc.id ?? null) : null;
+    const id = jsonRpcIdOf(rpc);
+    // Not a JSON-RPC 2.0 request object: -32600 before any handler reads its params (HTTP 200, as JSON-RPC errors are).
+    const invalid = invalidJsonRpcRequest(rpc);
+    if (invalid !== undefined) return c.json({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${invalid}.` } });
     // No A2A-Version means 0.3 (the spec), unless the method is a 1.0 name (`SendMessage`, never a 0.3 one): clients
     // that name 1.0 methods but send no header (the TCK's main branch) get the 1.0 handler.
     const header = requestHeader(c, A2A_VERSION_HEADER);

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AgentCard } from '@a2a-js/sdk';
-import { DefaultRequestHandler, type AgentExecutor } from '@a2a-js/sdk/server';
+import type { AgentExecutor } from '@a2a-js/sdk/server';
 import type { Hono } from 'hono';
 import type { AgentConfig } from '../core/config.js';
 import type { FrameworkCore } from '../core/framework-core.js';
@@ -10,12 +10,14 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { mountA2AEndpoint } from './a2a-endpoint.js';
 import { signAgentCard } from './card-signing.js';
 import { cardRef, cardUrl, interfacesFor, loadAgentCard } from './agent-card.js';
+import { CheckedRequestHandler } from './checked-request-handler.js';
 import { createAuditLog, disabledAuditLog } from './audit-log.js';
 import { createA2AStores } from './create-a2a-task-store.js';
 import { FrameworkExecutor } from './framework-executor.js';
 import { CheckedPushNotificationStore } from './push/checked-push-store.js';
 import { WebhookPolicy } from './push/webhook-policy.js';
 import { WebhookPushSender } from './push/webhook-push-sender.js';
+import { WebhookSigner } from './push/webhook-signer.js';
 import { A2ARequestGuard } from './request-guard.js';
 import { createNonceStore } from './signing/create-nonce-store.js';
 import { loadKeyRing } from './signing/load-key-ring.js';
@@ -81,8 +83,14 @@ export async function createA2AServer(options: {
     logger.warn('The agent card declares push notifications but A2A_PUSH_ALLOWED_HOSTS is empty: every webhook will be refused.');
   }
   const pushStore = new CheckedPushNotificationStore({ inner: pushConfigs, policy });
-  const sender = new WebhookPushSender({ store: pushStore, policy, logger });
-  const requestHandler = new DefaultRequestHandler(
+  // Webhook POSTs signed with A2A_PUSH_SIGNING_KEY_FILE (a bad or missing key stops the start).
+  const pushSigner = config.a2aPushSigningKeyFile
+    ? await WebhookSigner.fromFile(config.a2aPushSigningKeyFile, config.a2aPushSigningKeyId ? { keyId: config.a2aPushSigningKeyId } : {})
+    : undefined;
+  if (pushSigner && !card.capabilities?.pushNotifications)
+    logger.warn('A2A_PUSH_SIGNING_KEY_FILE is set but the agent card does not declare push notifications: nothing will be signed.');
+  const sender = new WebhookPushSender({ store: pushStore, policy, logger, ...(pushSigner ? { signer: pushSigner, issuer: () => cardUrl(card) } : {}) });
+  const requestHandler = new CheckedRequestHandler(
     card,
     tasks,
     options.executor ?? new FrameworkExecutor({ core: options.core, logger }),
@@ -100,6 +108,7 @@ export async function createA2AServer(options: {
         maxBodyBytes: config.maxBodyBytes,
         cardDefaultVersion: config.a2aCardDefaultVersion,
         ...(cardSigner ? { cardSigner } : {}),
+        ...(pushSigner ? { pushSigner } : {}),
         ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       }),
     close: async () => {

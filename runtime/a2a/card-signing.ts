@@ -2,19 +2,16 @@ import { createPrivateKey, createPublicKey, verify, type KeyObject } from 'node:
 import { readFile } from 'node:fs/promises';
 import { AgentCard, canonicalizeAgentCard, generateAgentCardSignature } from '@a2a-js/sdk';
 import { AgentCardError } from './errors/agent-card-error.js';
+import { jwsAlgorithmFor } from './signing/jws-algorithm.js';
 
-/** The JWS algorithm for a key: ES256/ES384/ES512 by EC curve, EdDSA for Ed25519, RS256 for RSA. */
+/** The JWS algorithm for a card-signing key; a key of another type is refused naming the types that work. */
 function algorithmFor(key: KeyObject): string {
-  const type = key.asymmetricKeyType;
-  if (type === 'ed25519') return 'EdDSA';
-  if (type === 'rsa' || type === 'rsa-pss') return 'RS256';
-  if (type === 'ec') {
-    const curve = key.asymmetricKeyDetails?.namedCurve;
-    if (curve === 'prime256v1') return 'ES256';
-    if (curve === 'secp384r1') return 'ES384';
-    if (curve === 'secp521r1') return 'ES512';
-  }
-  throw new AgentCardError({ file: 'key', message: `Cannot sign agent cards with a ${type ?? 'unknown'} key: use EC P-256/384/521, Ed25519 or RSA.` });
+  const alg = jwsAlgorithmFor(key);
+  if (alg !== undefined) return alg;
+  throw new AgentCardError({
+    file: 'key',
+    message: `Cannot sign agent cards with a ${key.asymmetricKeyType ?? 'unknown'} key: use EC P-256/384/521, Ed25519 or RSA.`,
+  });
 }
 
 /** Parses an A2A agent card document (the 1.0 JSON form, as served at the well-known path); `where` names it in errors. */

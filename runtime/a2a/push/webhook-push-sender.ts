@@ -11,6 +11,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { WebhookPolicy } from './webhook-policy.js';
+import { NOTIFICATION_SIGNATURE_HEADER, type WebhookSigner } from './webhook-signer.js';
 
 /** The header the config's `token` is sent in (the A2A spec's and the SDK's name). */
 export const NOTIFICATION_TOKEN_HEADER = 'X-A2A-Notification-Token';
@@ -27,6 +28,10 @@ export interface WebhookPushSenderOptions {
   /** Per-attempt timeout; default 5000 ms. */
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** Signs each POST (a JWT per attempt) when the agent has a push signing key (A2A_PUSH_SIGNING_KEY_FILE). */
+  signer?: WebhookSigner;
+  /** The agent's A2A URL, read at each POST (the JWT's `iss`; the URL is fixed once the agent listens). */
+  issuer?: () => string;
 }
 
 /** Why one delivery attempt failed, and whether trying again may help. */
@@ -49,7 +54,10 @@ class AttemptError extends Error {
  * again before each POST, retries with exponential back-off and jitter on
  * network errors, timeouts, 429 and 5xx (not on other 4xx: the receiver
  * refused), our logger instead of the console, and `close()` that stops
- * pending retries. Never throws: a failed delivery is logged.
+ * pending retries. With a `signer`, every attempt also carries a fresh JWT
+ * over the body in `X-A2A-Notification-Signature` (and as the bearer token
+ * when the config asks for `Bearer` without credentials of its own).
+ * Never throws: a failed delivery is logged.
  */
 export class WebhookPushSender implements PushNotificationSender {
   readonly #options: WebhookPushSenderOptions;
@@ -100,7 +108,7 @@ export class WebhookPushSender implements PushNotificationSender {
     const retries = this.#options.retries ?? 3;
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.#post(config.url, headers, body);
+        await this.#post(config.url, await this.#signed(headers, config, taskId, body), body);
         this.#logger.debug('push notification sent', { taskId, url: config.url, attempt: attempt + 1 });
         return;
       } catch (error) {
@@ -118,6 +126,22 @@ export class WebhookPushSender implements PushNotificationSender {
         }
       }
     }
+  }
+
+  /** `headers` plus a fresh JWT for this attempt, when the agent signs its webhooks. */
+  async #signed(headers: Record<string, string>, config: TaskPushNotificationConfig, taskId: string, body: string): Promise<Record<string, string>> {
+    const signer = this.#options.signer;
+    if (!signer) return headers;
+    let jwt: string;
+    try {
+      jwt = await signer.sign({ issuer: this.#options.issuer?.() ?? '', webhookUrl: config.url, taskId, body });
+    } catch (error) {
+      throw new AttemptError(`signing failed: ${(error as Error).message}`, false);
+    }
+    const signed: Record<string, string> = { ...headers, [NOTIFICATION_SIGNATURE_HEADER]: jwt };
+    // The spec's JWT flow: a config that asks for a bearer token without giving one gets the agent's JWT.
+    if (config.authentication?.scheme.toLowerCase() === 'bearer' && !config.authentication.credentials) signed.Authorization = `Bearer ${jwt}`;
+    return signed;
   }
 
   async #post(url: string, headers: Record<string, string>, body: string): Promise<void> {

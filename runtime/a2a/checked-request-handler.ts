@@ -1,0 +1,35 @@
+import type { GetTaskRequest, ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
+
+/** RFC 3339 date-time (a protobuf `Timestamp` in JSON), the form `statusTimestampAfter` takes. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * The SDK's request handler with the parameter checks the A2A spec asks for
+ * and the SDK leaves out, so every binding (JSON-RPC 1.0 and 0.3, REST)
+ * refuses them the same way, as invalid params (-32602, HTTP 400):
+ * `historyLength` must be a non-negative integer (spec "Validation Error
+ * Example": "Must be non-negative integer"); `statusTimestampAfter` must be
+ * an RFC 3339 timestamp (the SDK accepts anything `Date.parse` reads, so
+ * `"-1"` listed every task as if it were year -1).
+ */
+export class CheckedRequestHandler extends DefaultRequestHandler {
+  override getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    checkHistoryLength(params.historyLength);
+    return super.getTask(params, context);
+  }
+
+  override listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    checkHistoryLength(params.historyLength);
+    const after = params.statusTimestampAfter;
+    if (after !== undefined && after !== '' && (!RFC3339.test(after) || Number.isNaN(Date.parse(after))))
+      throw new RequestMalformedError(`statusTimestampAfter must be an RFC 3339 timestamp such as "2026-01-31T09:30:00Z" (got ${JSON.stringify(after)}).`);
+    return super.listTasks(params, context);
+  }
+}
+
+function checkHistoryLength(historyLength: number | undefined): void {
+  if (historyLength !== undefined && !(Number.isInteger(historyLength) && historyLength >= 0))
+    throw new RequestMalformedError(`historyLength must be a non-negative integer (got ${String(historyLength)}).`);
+}

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningAgent } from '../../runtime/agent/run-agent.js';
+import { probeAgent, runProbe } from './support.js';
+
+let running: RunningAgent;
+
+/** One raw JSON-RPC POST (a body we choose, valid or not) to the agent's A2A URL; the answer's status and JSON. */
+async function rpc(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, any> }> {
+  const res = await fetch(running.a2aUrl!, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+}
+
+const sendParams = (text: string) => ({ message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] } });
+
+beforeAll(async () => {
+  const built = probeAgent('probe');
+  // Request validation is what is tested: unsigned calls are accepted, no policy is asked.
+  running = await runProbe(built.core, built.agent, { A2A_VALIDATION_MODE: 'disabled' });
+});
+
+afterAll(async () => {
+  await running?.close();
+});
+
+describe('JSON-RPC request objects (JSON-RPC 2.0 §4, over real HTTP)', () => {
+  it.each([
+    ['"jsonrpc" other than "2.0"', { jsonrpc: '1.0', id: 'r1', method: 'SendMessage', params: sendParams('a') }, 'r1'],
+    ['"jsonrpc" missing', { id: 2, method: 'SendMessage', params: sendParams('b') }, 2],
+    ['an object as id', { jsonrpc: '2.0', id: { bad: 'type' }, method: 'SendMessage', params: {} }, null],
+    ['no method', { jsonrpc: '2.0', id: 'r4', params: {} }, 'r4'],
+    ['params that are a string', { jsonrpc: '2.0', id: 'r5', method: 'GetTask', params: 'x' }, 'r5'],
+    ['a v0.3 method with jsonrpc "2"', { jsonrpc: '2', id: 'r6', method: 'tasks/get', params: { id: 'x' } }, 'r6'],
+  ])('%s is -32600 Invalid Request (HTTP 200), with the id echoed when it is valid', async (_name, body, id) => {
+    const { status, json } = await rpc(body);
+    expect(status).toBe(200);
+    expect(json.jsonrpc).toBe('2.0');
+    expect(json.id).toBe(id);
+    expect(json.error.code).toBe(-32600);
+    expect(json.error.message).toMatch(/^Invalid Request: /);
+    expect(json.result).toBeUndefined();
+  });
+
+  it('a valid request is still answered, and an unknown method is still -32601', async () => {
+    const sent = await rpc({ jsonrpc: '2.0', id: 9, method: 'SendMessage', params: sendParams('result now') });
+    expect(sent.json.error).toBeUndefined();
+    expect(sent.json.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await rpc({ jsonrpc: '2.0', id: 10, method: 'SendMessageXXX', params: {} })).json.error.code).toBe(-32601);
+  });
+});
+
+describe('task query parameters the spec bounds (every binding)', () => {
+  it('ListTasks refuses a negative historyLength and a statusTimestampAfter that is not RFC 3339 with -32602', async () => {
+    for (const params of [{ historyLength: -1 }, { historyLength: 1.5 }, { statusTimestampAfter: '-1' }, { statusTimestampAfter: 'yesterday' }]) {
+      const { json } = await rpc({ jsonrpc: '2.0', id: 'l', method: 'ListTasks', params }, { 'A2A-Version': '1.0' });
+      expect(json.error?.code, JSON.stringify(params)).toBe(-32602);
+    }
+  });
+
+  it('ListTasks takes historyLength 0 and an RFC 3339 timestamp with an offset', async () => {
+    const sent = await rpc({ jsonrpc: '2.0', id: 's', method: 'SendMessage', params: sendParams('result listed') });
+    const id = sent.json.result.task.id as string;
+    const { json } = await rpc(
+      { jsonrpc: '2.0', id: 'l', method: 'ListTasks', params: { historyLength: 0, statusTimestampAfter: '2000-01-01T00:00:00.000+00:00' } },
+      { 'A2A-Version': '1.0' },
+    );
+    expect(json.error).toBeUndefined();
+    const listed = (json.result.tasks as Array<{ id: string; history?: unknown[] }>).find((task) => task.id === id);
+    expect(listed).toBeDefined();
+    expect(listed!.history ?? []).toEqual([]);
+  });
+
+  it('GetTask refuses a negative historyLength on JSON-RPC 1.0, v0.3 and REST', async () => {
+    const sent = await rpc({ jsonrpc: '2.0', id: 's', method: 'SendMessage', params: sendParams('result got') });
+    const id = sent.json.result.task.id as string;
+    expect((await rpc({ jsonrpc: '2.0', id: 'g', method: 'GetTask', params: { id, historyLength: -2 } })).json.error?.code).toBe(-32602);
+    expect((await rpc({ jsonrpc: '2.0', id: 'g', method: 'tasks/get', params: { id, historyLength: -2 } })).json.error?.code).toBe(-32602);
+    expect((await rpc({ jsonrpc: '2.0', id: 'g', method: 'GetTask', params: { id, historyLength: 1 } })).json.result.id).toBe(id);
+    const rest = await fetch(`${running.a2aUrl!.replace(/\/$/, '')}/rest/tasks/${id}?historyLength=-2`);
+    expect(rest.status).toBe(400);
+    const listed = await fetch(`${running.a2aUrl!.replace(/\/$/, '')}/rest/tasks?statusTimestampAfter=-1`);
+    expect(listed.status).toBe(400);
+  });
+});
