@@ -119,7 +119,9 @@ export class CollectionMirror {
     } else {
       // The smallest posting list is walked (or its share sizes the ANN search); the others are checked per label.
       const [smallest, ...rest] = pairs.map(([key, value]) => this.#tags.get(tagKey(key, value)) ?? new Set<number>()).sort((a, b) => a.size - b.size);
-      candidates = { labels: smallest!, count: smallest!.size };
+      // Pairs taken as independent: each other list keeps its share of the smallest one's labels.
+      const expected = rest.reduce((estimate, list) => (estimate * list.size) / Math.max(1, this.size), smallest!.size);
+      candidates = { labels: smallest!, count: smallest!.size, expected };
       accept = rest.length === 0 ? (label) => smallest!.has(label) : (label) => smallest!.has(label) && rest.every((list) => list.has(label));
     }
     const found = filteredSearch({

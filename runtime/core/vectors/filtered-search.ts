@@ -3,19 +3,31 @@ import type { VectorSlab } from './vector-slab.js';
 
 /**
  * A filtered search whose candidates number at most this many (or at most
- * this share of the entries) scores them exactly with SIMD dot products; a
- * larger one asks the ANN index for more neighbours than it needs and keeps
- * those that match.
+ * this share of the entries) scores them exactly with SIMD dot products: a
+ * few thousand rows stay in the CPU caches and cost less than one HNSW search.
  */
 export const EXACT_MAX = 2048;
 export const EXACT_SHARE = 1 / 64;
-/** An ANN search that would need more neighbours than this scores its candidates exactly instead. */
-export const ANN_MAX_K = 4096;
+/**
+ * An ANN search that would need more neighbours than this (or than four
+ * times the entries to keep, for deep pages) scores its candidates exactly
+ * instead. HNSW's cost grows faster than linearly in `k` past a few hundred
+ * (the candidate list spills over the cluster around the query: on
+ * bench/semantic's data `k` 960 costs 8-20 times `k` 120), while the
+ * candidates of a filter that needs such a `k` are few enough to score.
+ */
+export const ANN_MAX_K = 512;
 
 /** The labels that may match a search: a superset of the matches, and how many there are. */
 export interface Candidates {
   labels: Iterable<number>;
   count: number;
+  /**
+   * How many of the candidates are expected to match, when fewer than
+   * `count` (several tag pairs ANDed: the smallest posting list is walked,
+   * the others cut it down): sizes the first ANN search. Default `count`.
+   */
+  expected?: number | undefined;
 }
 
 export interface FilteredSearch {
@@ -56,10 +68,14 @@ export interface FilteredResult {
  * The `keep` nearest matches of a query, nearest first, by the cheaper of
  * two ways: few candidates (or an incomplete index) are scored exactly with
  * SIMD dot products; many are found through the ANN index, asking for
- * `keep / share` neighbours (the share of entries that may match) and
- * doubling until `keep` matches (and, with a threshold, the first one beyond
- * it) are seen; past `ANN_MAX_K` neighbours the candidates are scored
- * exactly. Shared by the Semantic Layer's mirror and the memory service's cache.
+ * `keep / share` neighbours (the share of entries expected to match, with a
+ * margin) and, when too few of them match, asking again for as many as the
+ * share seen so far says are needed (at least twice as many) until `keep`
+ * matches (and, with a threshold, the first one beyond it) are seen. A search
+ * that would need more than `ANN_MAX_K` neighbours scores its candidates
+ * exactly, so a filter never costs more than a few ANN searches and one
+ * scoring of its own candidates. Shared by the Semantic Layer's mirror and
+ * the memory service's cache.
  *
  * @example
  * const { labels, distances } = filteredSearch({ index, slab, size, query, keep: 10, candidates, accept, indexComplete: true });
@@ -72,18 +88,27 @@ export function filteredSearch(search: FilteredSearch): FilteredResult {
   return annSearch(search, search.index) ?? exactSearch(search);
 }
 
+/** Neighbours to ask for so that `keep` of them match at `share`: half as many again as the mean, for the spread of a sample. */
+function neighboursFor(keep: number, share: number): number {
+  return Math.max(keep + 10, Math.ceil((keep * 1.5) / share));
+}
+
 function annSearch(search: FilteredSearch, index: VectorIndex): FilteredResult | undefined {
   const threshold = search.distanceThreshold ?? Number.POSITIVE_INFINITY;
-  const share = Math.min(1, search.candidates.count / Math.max(1, search.size));
-  for (let k = Math.max(search.keep + 10, Math.ceil((search.keep * 1.5) / share)); k <= ANN_MAX_K; k *= 2) {
+  const limit = Math.max(ANN_MAX_K, 4 * search.keep);
+  const expected = Math.min(search.candidates.expected ?? search.candidates.count, search.candidates.count);
+  let k = neighboursFor(search.keep, Math.min(1, expected / Math.max(1, search.size)));
+  while (k <= limit) {
     const found = index.search(search.query, k);
     const labels: number[] = [];
     const distances: number[] = [];
+    let matched = 0;
     let within = 0;
     let beyond = false;
     for (let i = 0; i < found.labels.length; i++) {
       const label = found.labels[i]!;
       if (!search.accept(label)) continue;
+      matched++;
       const distance = found.distances[i]!;
       if (distance > threshold) {
         beyond = true;
@@ -98,6 +123,9 @@ function annSearch(search: FilteredSearch, index: VectorIndex): FilteredResult |
     const exhausted = found.labels.length < k;
     const enough = labels.length >= search.keep && (search.distanceThreshold === undefined || beyond);
     if (exhausted || enough) return { labels, distances, within: search.distanceThreshold === undefined ? undefined : within, exact: false };
+    // Too few matched: the share seen sizes the next round (none seen: guess half of 1/k, which usually means exact scoring).
+    const seen = matched === 0 ? 1 / (2 * found.labels.length) : matched / found.labels.length;
+    k = Math.max(2 * k, neighboursFor(search.keep, seen));
   }
   return undefined;
 }
