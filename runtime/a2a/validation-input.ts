@@ -42,15 +42,24 @@ export function buildValidationInput(options: {
   mode: A2AValidationInput['validation_mode'];
   now?: Date;
 }): A2AValidationInput {
-  const chars = Array.from(options.message);
+  const { preview, length } = previewOf(options.message);
   return {
     source_agent: { name: options.source.name, description: options.source.description, url: options.source.url },
     target_agent: { name: options.target.name, description: options.target.description, url: options.target.url },
     communication: {
       timestamp: (options.now ?? new Date()).toISOString(),
-      message_preview: chars.slice(0, MESSAGE_PREVIEW_CHARS).join(''),
-      message_length: chars.length,
+      message_preview: preview,
+      message_length: length,
     },
     validation_mode: options.mode,
   };
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** The first 200 code points of `message` and its length in code points (UTF-16 units when it has no surrogate, the common case, without splitting it into an array). */
+function previewOf(message: string): { preview: string; length: number } {
+  if (!SURROGATE.test(message)) return { preview: message.slice(0, MESSAGE_PREVIEW_CHARS), length: message.length };
+  const chars = Array.from(message);
+  return { preview: chars.slice(0, MESSAGE_PREVIEW_CHARS).join(''), length: chars.length };
 }
