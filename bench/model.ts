@@ -35,6 +35,7 @@ const TOKENS = 64;
 const CONTEXT = 2048;
 const PARALLEL = 2;
 const PROMPTS = ['Write a short paragraph about the history of the city of Lyon.', 'Write a short paragraph about the rivers of France.'];
+// Both sides get every core, fixed: the server's default adapts to the load average, which the direct runs raise.
 const threads = availableParallelism();
 /** What the server is asked for: the direct runs' settings in Ollama's names. */
 const SERVER_OPTIONS = { temperature: 0, repeat_penalty: 1, num_predict: TOKENS, num_ctx: CONTEXT };
@@ -238,7 +239,7 @@ function reportPairs(label: string, pairs: Measured['pairs']): { aggregate: numb
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
 
 if (process.argv[2] === 'serve') {
-  const running = await startModelServer({ store: new ModelStore({ dir: resolveModelsDir() }), host: '127.0.0.1', port: 0, numParallel: PARALLEL });
+  const running = await startModelServer({ store: new ModelStore({ dir: resolveModelsDir() }), host: '127.0.0.1', port: 0, numParallel: PARALLEL, threads });
   process.send?.(running.url);
 } else {
   const stored = await new ModelStore({ dir: resolveModelsDir() }).get(MODEL);

@@ -51,6 +51,11 @@ export interface ModelServerOptions {
    */
   numParallel?: number;
   /**
+   * CPU threads a chat model generates with, whatever the load. Default: the
+   * cores other processes leave free (from the load average), up to all of them.
+   */
+  threads?: number;
+  /**
    * How long a model stays loaded after its last request when the request has
    * no `keep_alive`: seconds, or a duration such as `"10m"`; negative keeps it forever.
    * Default: `OLLAMA_KEEP_ALIVE`, then 5 minutes.
@@ -134,7 +139,12 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
       });
     const existing = engines.get(stored.name);
     if (existing) return existing;
-    const engine = new LlamaEngine({ model: stored, numParallel, ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }) });
+    const engine = new LlamaEngine({
+      model: stored,
+      numParallel,
+      ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
+      ...(options.threads === undefined ? {} : { threads: options.threads }),
+    });
     if (current) {
       const previous = current;
       engines.delete(previous.model.name);

@@ -1,6 +1,6 @@
-import { availableParallelism } from 'node:os';
 import type { ChatHistoryItem, ChatModelFunctions, ChatWrapper, Llama, LlamaChatSession, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { ConfigError } from '../core/errors/config-error.js';
+import { CpuThreads } from './cpu-threads.js';
 import { ModelRequestError } from './model-request-error.js';
 import type { StoredModel } from './model-store.js';
 import { SequenceSlots } from './sequence-slots.js';
@@ -129,18 +129,27 @@ export class LlamaEngine {
   #context?: { size: number; ready: Promise<LlamaContext> };
   #loading?: Promise<number>;
   readonly #slots: SequenceSlots;
-  readonly #threads: number;
+  readonly #threads: CpuThreads;
   #loadedAt?: Date;
 
   /**
    * `numParallel`: requests generating at once, each in its own context sequence (default 2).
    * `maxQueue`: requests that may wait for a free sequence before new ones get a 503 (default 16).
-   * `threads`: CPU threads for generation (default: the number of cores).
+   * `threads`: a fixed count of CPU threads for generation; default: the cores other processes leave free, up to all of them (`CpuThreads`).
+   * `loadAverage`: the machine's 1-minute load average, for tests (default `os.loadavg()[0]`).
    */
-  constructor(options: { model: StoredModel; numParallel?: number; maxQueue?: number; threads?: number }) {
+  constructor(options: { model: StoredModel; numParallel?: number; maxQueue?: number; threads?: number; loadAverage?: () => number }) {
     this.model = options.model;
     this.#slots = new SequenceSlots({ slots: Math.max(1, options.numParallel ?? DEFAULT_NUM_PARALLEL), maxQueue: options.maxQueue ?? 16 });
-    this.#threads = Math.max(1, options.threads ?? availableParallelism());
+    this.#threads = new CpuThreads({
+      ...(options.threads === undefined ? {} : { threads: options.threads }),
+      ...(options.loadAverage ? { loadAverage: options.loadAverage } : {}),
+    });
+  }
+
+  /** CPU threads the last generation was given. */
+  get threads(): number {
+    return this.#threads.current;
   }
 
   /** Requests that may generate at once. */
@@ -165,9 +174,10 @@ export class LlamaEngine {
     this.#loading ??= (async () => {
       // Loaded on first use, so importing the toolkit does not load llama.cpp.
       this.#lib = await import('node-llama-cpp');
-      // One thread per core: more threads than cores makes llama.cpp's spinning workers
-      // fight for the CPU (the prebuilt binary got 70 times slower on two cores).
-      this.#llama = await this.#lib.getLlama({ gpu: false, build: 'never', maxThreads: this.#threads, logLevel: this.#lib.LlamaLogLevel.error });
+      // At most one thread per core: more threads than cores makes llama.cpp's spinning workers
+      // fight for the CPU (the prebuilt binary got 70 times slower on two cores). Each generation
+      // then lowers `maxThreads` to the cores other processes leave free (see `#generate`).
+      this.#llama = await this.#lib.getLlama({ gpu: false, build: 'never', maxThreads: this.#threads.limit, logLevel: this.#lib.LlamaLogLevel.error });
       this.#loaded = await this.#llama.loadModel({ modelPath: this.model.path });
       this.#chatWrapper = this.#lib.resolveChatWrapper(this.#loaded);
       this.#loadedAt = new Date();
@@ -193,7 +203,10 @@ export class LlamaEngine {
     const ready = (async () => {
       await (await previous?.catch(() => undefined))?.dispose();
       // node-llama-cpp gives each sequence `contextSize` cells: the native context holds size × sequences.
-      return this.#loaded!.createContext({ contextSize: size, sequences: this.#slots.slots, threads: this.#threads });
+      // Made for the most threads: node-llama-cpp fixes a context's ideal count when it is made,
+      // and gives each batch at most the Llama's current `maxThreads`.
+      this.#llama!.maxThreads = this.#threads.limit;
+      return this.#loaded!.createContext({ contextSize: size, sequences: this.#slots.slots, threads: this.#threads.limit });
     })();
     const entry = { size, ready };
     this.#context = entry;
@@ -271,6 +284,8 @@ export class LlamaEngine {
     const options = request.options ?? {};
     const contextSize = Math.max(256, Math.min(options.num_ctx ?? DEFAULT_CONTEXT, model.trainContextSize));
     const context = await this.#contextOf(contextSize);
+    // Read per generation: node-llama-cpp gives each batch of this context at most `maxThreads`.
+    this.#llama!.maxThreads = this.#threads.next();
     const grammar = await this.#grammar(request.format);
     const tools = await this.#tools(request, grammar !== undefined);
     // Disposed (and awaited) below, so the sequence is free before the next request is admitted.

@@ -25,6 +25,8 @@ export async function startModelServer(options: {
   maxQueue?: number;
   /** Requests generated at once per chat model; default `OLLAMA_NUM_PARALLEL`, then 2. */
   numParallel?: number;
+  /** CPU threads per chat model, whatever the load; default: the cores other processes leave free. */
+  threads?: number;
   /** Keep-alive of a request without `keep_alive`; default `OLLAMA_KEEP_ALIVE`, then 5 minutes. */
   keepAlive?: string | number;
   /** On `/api/chat`, answer a user message that comes with tools with a call to one of them (see `ModelServerOptions.forceToolCall`). */

@@ -15,6 +15,7 @@ export default class ModelServe extends JsonCommand {
     '<%= config.bin %> model serve --addr 127.0.0.1:11435',
     '<%= config.bin %> model serve --force-tool-call',
     '<%= config.bin %> model serve --parallel 1',
+    '<%= config.bin %> model serve --threads 4',
   ];
 
   static override enableJsonFlag = true;
@@ -34,6 +35,11 @@ export default class ModelServe extends JsonCommand {
       min: 1,
       max: 64,
     }),
+    threads: Flags.integer({
+      description: 'CPU threads a chat model generates with (default: the cores that other processes leave free, from the load average, up to all of them)',
+      min: 1,
+      max: 1024,
+    }),
   };
 
   async run(): Promise<{ url: string; stopped: true }> {
@@ -50,6 +56,7 @@ export default class ModelServe extends JsonCommand {
         logger: createLogger({ name: 'model' }),
         ...(flags['force-tool-call'] ? { forceToolCall: true } : {}),
         ...(flags.parallel === undefined ? {} : { numParallel: flags.parallel }),
+        ...(flags.threads === undefined ? {} : { threads: flags.threads }),
       });
     } catch (error) {
       if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
