@@ -1,4 +1,4 @@
-import type { GetTaskRequest, ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
+import type { GetTaskRequest, ListTasksRequest, ListTasksResponse, Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
 
@@ -12,9 +12,22 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
  * `historyLength` must be a non-negative integer (spec "Validation Error
  * Example": "Must be non-negative integer"); `statusTimestampAfter` must be
  * an RFC 3339 timestamp (the SDK accepts anything `Date.parse` reads, so
- * `"-1"` listed every task as if it were year -1).
+ * `"-1"` listed every task as if it were year -1); a message must have at
+ * least one part (`parts` is required, 1.0 `Message.parts` and 0.3 "an array
+ * of content parts that form the message body"; the SDK took `[]` and made a
+ * task of nothing).
  */
 export class CheckedRequestHandler extends DefaultRequestHandler {
+  override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    checkParts(params);
+    return super.sendMessage(params, context);
+  }
+
+  override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    checkParts(params);
+    yield* super.sendMessageStream(params, context);
+  }
+
   override getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
     checkHistoryLength(params.historyLength);
     return super.getTask(params, context);
@@ -32,4 +45,10 @@ export class CheckedRequestHandler extends DefaultRequestHandler {
 function checkHistoryLength(historyLength: number | undefined): void {
   if (historyLength !== undefined && !(Number.isInteger(historyLength) && historyLength >= 0))
     throw new RequestMalformedError(`historyLength must be a non-negative integer (got ${String(historyLength)}).`);
+}
+
+function checkParts(params: SendMessageRequest): void {
+  // A missing message is the SDK's own error; an empty one is ours to refuse.
+  if (params.message && params.message.parts.length === 0)
+    throw new RequestMalformedError('message.parts must hold at least one part (text, data, file or url); got an empty array.');
 }

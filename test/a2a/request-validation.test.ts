@@ -81,3 +81,30 @@ describe('task query parameters the spec bounds (every binding)', () => {
     expect(listed.status).toBe(400);
   });
 });
+
+describe('a message needs at least one part (every binding)', () => {
+  it('an empty parts array is -32602 on JSON-RPC 1.0 and v0.3 (send and stream), 400 on REST; no task is made', async () => {
+    const empty = { messageId: 'm-empty', role: 'ROLE_USER', parts: [] };
+    for (const method of ['SendMessage', 'SendStreamingMessage']) {
+      const { json } = await rpc({ jsonrpc: '2.0', id: method, method, params: { message: empty } }, { 'A2A-Version': '1.0' });
+      expect(json.error?.code, method).toBe(-32602);
+      expect(json.error.message).toMatch(/at least one part/);
+    }
+    const legacy = { kind: 'message', messageId: 'm-empty-03', role: 'user', parts: [] };
+    for (const method of ['message/send', 'message/stream']) {
+      const { json } = await rpc({ jsonrpc: '2.0', id: method, method, params: { message: legacy } });
+      expect(json.error?.code, method).toBe(-32602);
+    }
+    const rest = await fetch(`${running.a2aUrl!.replace(/\/$/, '')}/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ message: empty }),
+    });
+    expect(rest.status).toBe(400);
+    const { json } = await rpc({ jsonrpc: '2.0', id: 'l', method: 'ListTasks', params: {} }, { 'A2A-Version': '1.0' });
+    const made = (json.result.tasks as Array<{ history?: Array<{ messageId: string }> }>).filter((task) =>
+      (task.history ?? []).some((m) => m.messageId.startsWith('m-empty')),
+    );
+    expect(made).toEqual([]);
+  });
+});
