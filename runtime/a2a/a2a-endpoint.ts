@@ -208,14 +208,21 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       logger.error('A2A request failed', errorFields(error));
       return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
-    if (!isAsyncIterable(outcome)) return c.json(outcome);
+    // v0.3 `tasks/resubscribe` that fails answers with an HTTP error status (0.3 spec §7.9), the JSON-RPC error as its body.
+    const resubscribeStatus = (answer: unknown): 200 | 400 | 404 | 500 => {
+      if (!isLegacy || method !== 'tasks/resubscribe' || !isPlainObject(answer) || !isPlainObject(answer.error)) return 200;
+      const code = answer.error.code;
+      return code === -32001 ? 404 : code === -32603 ? 500 : 400;
+    };
+    if (!isAsyncIterable(outcome)) return c.json(outcome, resubscribeStatus(outcome));
     // Errors before the first event are a plain JSON-RPC answer; after it, an `error` event.
     const iterator = outcome[Symbol.asyncIterator]();
     let first: IteratorResult<JsonRpcAnswer>;
     try {
       first = (await iterator.next()) as IteratorResult<JsonRpcAnswer>;
     } catch (error) {
-      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
+      const failed = { jsonrpc: '2.0', id, error: mapError(error) };
+      return c.json(failed, resubscribeStatus(failed));
     }
     async function* events(): AsyncGenerator<{ answer: JsonRpcAnswer; failed: boolean }> {
       if (first.done) return;

@@ -108,3 +108,15 @@ describe('a message needs at least one part (every binding)', () => {
     expect(made).toEqual([]);
   });
 });
+
+describe('v0.3 tasks/resubscribe failures (0.3 spec §7.9: a standard HTTP error code)', () => {
+  it('an unknown task is HTTP 404 with the JSON-RPC error (-32001) as body; the 1.0 SubscribeToTask keeps HTTP 200', async () => {
+    const legacy = await rpc({ jsonrpc: '2.0', id: 'r', method: 'tasks/resubscribe', params: { id: 'no-such-task' } });
+    expect(legacy.status).toBe(404);
+    expect(legacy.json.error.code).toBe(-32001);
+    expect(legacy.json.id).toBe('r');
+    const current = await rpc({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: 'no-such-task' } }, { 'A2A-Version': '1.0' });
+    expect(current.status).toBe(200);
+    expect(current.json.error.code).toBe(-32001);
+  });
+});
