@@ -6,8 +6,12 @@
 # $A2A_TCK_DIR/reports.
 #   branch 1.0-dev:  A2A_TCK_DIR=/path/to/a2a-tck npm run a2a:tck -- [run_tck.py args, e.g. --transport jsonrpc]
 #   branch main:     A2A_TCK_DIR=/path/to/a2a-tck-main npm run a2a:tck -- --category mandatory
-# The branch is told by its run_tck.py (main's takes --sut-url): for main the
-# SUT runs with A2A_TCK_SUT=main (the executor its reference SUT has).
+#   branch 0.3.x:    A2A_TCK_DIR=/path/to/a2a-tck-0.3.x npm run a2a:tck -- --category mandatory
+# The branch is told by the checkout: run_tck.py taking --sut-url is main or
+# 0.3.x, and 0.3.x's JSON-RPC client calls the v0.3 method names
+# ("message/send"). For main the SUT runs with A2A_TCK_SUT=main (the executor
+# its reference SUT has), for 0.3.x with A2A_TCK_SUT=0.3 (the same executor,
+# the card in its 0.3 shape by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${A2A_TCK_DIR:?set A2A_TCK_DIR to an a2a-tck checkout}"
@@ -15,7 +19,11 @@ python="${A2A_TCK_PYTHON:-$PWD/.venv-tck/bin/python}"
 port="${A2A_TCK_PORT:-9999}"
 [[ -f dist/bench/a2a-tck/sut.js ]] || npx tsc -p tsconfig.json
 if grep -q -- '"--sut-url"' "$A2A_TCK_DIR/run_tck.py"; then
-  export A2A_TCK_SUT=main
+  if grep -q '"message/send"' "$A2A_TCK_DIR/tck/transport/jsonrpc_client.py" 2>/dev/null; then
+    export A2A_TCK_SUT=0.3
+  else
+    export A2A_TCK_SUT=main
+  fi
   host=localhost
   target=(--sut-url "http://localhost:$port")
 else

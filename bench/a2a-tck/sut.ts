@@ -9,7 +9,11 @@
  * `A2A_TCK_SUT=main` serves what the TCK's `main` branch expects instead
  * (its reference SUT's executor: tasks stay working; the card at
  * `localhost`, since that TCK flags `127.0.0.1` in a card as an internal
- * address but allows `localhost`).
+ * address but allows `localhost`). `A2A_TCK_SUT=0.3` serves the TCK's
+ * `0.3.x` branch: the same executor (its tests continue and cancel tasks
+ * after the send answered, which needs tasks still in progress) and the card
+ * in the 0.3 shape without an `A2A-Version` header (A2A_CARD_DEFAULT_VERSION=0.3),
+ * as an agent serving v0.3 peers would run.
  *
  *   node dist/bench/a2a-tck/sut.js [port]   (default 9999; prints "listening <url>")
  */
@@ -26,8 +30,10 @@ import { TckExecutor } from './tck-executor.js';
 
 const port = Number(process.argv[2] ?? 9999);
 const mainBranch = process.env.A2A_TCK_SUT === 'main';
+const v03Branch = process.env.A2A_TCK_SUT === '0.3';
 const env = {
   ...process.env,
+  ...(v03Branch ? { A2A_CARD_DEFAULT_VERSION: '0.3' } : {}),
   AGENT_NAME: 'tck-sut',
   A2A_VALIDATION_MODE: 'disabled',
   SESSION_BACKEND: process.env.SESSION_BACKEND ?? 'memory',
@@ -52,7 +58,7 @@ const server = await createA2AServer({
   config,
   logger,
   env,
-  executor: mainBranch ? new MainBranchExecutor() : new TckExecutor(),
+  executor: mainBranch || v03Branch ? new MainBranchExecutor() : new TckExecutor(),
 });
 const app = createBaseApp({ logger });
 server.mount(app);

@@ -14,6 +14,7 @@ import { checkJsonDepth } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
 import { ABSENT_VERSION, authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
 import { mountRestBinding } from './a2a-rest-binding.js';
+import { mountLegacyRestBinding } from './legacy-rest-binding.js';
 import { A2A_LEGACY_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION, A2A_REST_BINDING, cardUrl } from './agent-card.js';
 import { invalidJsonRpcRequest, jsonRpcIdOf } from './json-rpc-request.js';
 import { legacyCardJson } from './legacy-agent-card.js';
@@ -97,7 +98,10 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
   // v0.3 requests (A2A-Version 0.3, or none) go through the SDK's compatibility layer, behind the same guard.
   const legacy = new LegacyJsonRpcTransportHandler(options.requestHandler);
   const rpcPath = new URL(cardUrl(options.card)).pathname || '/';
-  const restInterface = options.card.supportedInterfaces.find((i) => i.protocolBinding === A2A_REST_BINDING);
+  const restInterface = options.card.supportedInterfaces.find((i) => i.protocolBinding === A2A_REST_BINDING && i.protocolVersion === A2A_PROTOCOL_VERSION);
+  const legacyRestInterface = options.card.supportedInterfaces.find(
+    (i) => i.protocolBinding === A2A_REST_BINDING && i.protocolVersion === A2A_LEGACY_PROTOCOL_VERSION,
+  );
   // The card changes only when the agent restarts (or its URL is fixed right after listening): its date is the mount's.
   const cardModified = new Date(Math.floor(Date.now() / 1000) * 1000).toUTCString();
   // Serialised per request: the URL may be fixed once the listening port is known.
@@ -204,14 +208,21 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       logger.error('A2A request failed', errorFields(error));
       return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
-    if (!isAsyncIterable(outcome)) return c.json(outcome);
+    // v0.3 `tasks/resubscribe` that fails answers with an HTTP error status (0.3 spec §7.9), the JSON-RPC error as its body.
+    const resubscribeStatus = (answer: unknown): 200 | 400 | 404 | 500 => {
+      if (!isLegacy || method !== 'tasks/resubscribe' || !isPlainObject(answer) || !isPlainObject(answer.error)) return 200;
+      const code = answer.error.code;
+      return code === -32001 ? 404 : code === -32603 ? 500 : 400;
+    };
+    if (!isAsyncIterable(outcome)) return c.json(outcome, resubscribeStatus(outcome));
     // Errors before the first event are a plain JSON-RPC answer; after it, an `error` event.
     const iterator = outcome[Symbol.asyncIterator]();
     let first: IteratorResult<JsonRpcAnswer>;
     try {
       first = (await iterator.next()) as IteratorResult<JsonRpcAnswer>;
     } catch (error) {
-      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
+      const failed = { jsonrpc: '2.0', id, error: mapError(error) };
+      return c.json(failed, resubscribeStatus(failed));
     }
     async function* events(): AsyncGenerator<{ answer: JsonRpcAnswer; failed: boolean }> {
       if (first.done) return;
@@ -236,6 +247,18 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
     mountRestBinding(app, {
       basePath: new URL(restInterface.url).pathname,
       card: options.card,
+      requestHandler: options.requestHandler,
+      guard: options.guard,
+      maxBodyBytes: options.maxBodyBytes,
+      logger,
+      ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
+    });
+  }
+
+  // v0.3 HTTP+JSON under `<url>/v1/...` (0.3-era peers).
+  if (legacyRestInterface) {
+    mountLegacyRestBinding(app, {
+      basePath: new URL(legacyRestInterface.url).pathname,
       requestHandler: options.requestHandler,
       guard: options.guard,
       maxBodyBytes: options.maxBodyBytes,

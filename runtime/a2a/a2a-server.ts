@@ -17,6 +17,7 @@ import { FrameworkExecutor } from './framework-executor.js';
 import { CheckedPushNotificationStore } from './push/checked-push-store.js';
 import { WebhookPolicy } from './push/webhook-policy.js';
 import { WebhookPushSender } from './push/webhook-push-sender.js';
+import { loadPreviousPushKeys } from './push/previous-push-keys.js';
 import { WebhookSigner } from './push/webhook-signer.js';
 import { A2ARequestGuard } from './request-guard.js';
 import { createNonceStore } from './signing/create-nonce-store.js';
@@ -87,6 +88,11 @@ export async function createA2AServer(options: {
   const pushSigner = config.a2aPushSigningKeyFile
     ? await WebhookSigner.fromFile(config.a2aPushSigningKeyFile, config.a2aPushSigningKeyId ? { keyId: config.a2aPushSigningKeyId } : {})
     : undefined;
+  if (config.a2aPushSigningPreviousKeysFile) {
+    if (!pushSigner)
+      throw new ConfigError({ issues: [{ variable: 'A2A_PUSH_SIGNING_PREVIOUS_KEYS_FILE', message: 'needs A2A_PUSH_SIGNING_KEY_FILE (the current key)' }] });
+    pushSigner.publishPreviousKeys(await loadPreviousPushKeys({ file: config.a2aPushSigningPreviousKeysFile, currentKeyId: pushSigner.keyId }));
+  }
   if (pushSigner && !card.capabilities?.pushNotifications)
     logger.warn('A2A_PUSH_SIGNING_KEY_FILE is set but the agent card does not declare push notifications: nothing will be signed.');
   const sender = new WebhookPushSender({ store: pushStore, policy, logger, ...(pushSigner ? { signer: pushSigner, issuer: () => cardUrl(card) } : {}) });

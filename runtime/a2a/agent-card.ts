@@ -124,7 +124,8 @@ export function restUrlFor(rpcUrl: string): string {
  * The interfaces our endpoint serves when its JSON-RPC URL is `url`:
  * JSON-RPC and HTTP+JSON in protocol 1.0, and JSON-RPC in 0.3 at the same
  * URL (a request without `A2A-Version`, or with 0.3, is answered by the
- * SDK's v0.3 compatibility layer). A 1.0 client picks the first.
+ * SDK's v0.3 compatibility layer), and HTTP+JSON in 0.3 at the same URL
+ * (its routes are under `/v1/`). A 1.0 client picks the first.
  */
 export function interfacesFor(url: string): AgentCard['supportedInterfaces'] {
   const rest = restUrlFor(url);
@@ -132,6 +133,7 @@ export function interfacesFor(url: string): AgentCard['supportedInterfaces'] {
     { url, protocolBinding: A2A_PROTOCOL_BINDING, tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
     { url: rest, protocolBinding: A2A_REST_BINDING, tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
     { url, protocolBinding: A2A_PROTOCOL_BINDING, tenant: '', protocolVersion: A2A_LEGACY_PROTOCOL_VERSION },
+    { url, protocolBinding: A2A_REST_BINDING, tenant: '', protocolVersion: A2A_LEGACY_PROTOCOL_VERSION },
   ];
 }
 

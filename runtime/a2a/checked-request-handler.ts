@@ -1,5 +1,15 @@
-import type { GetTaskRequest, ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
-import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import {
+  TaskState,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
+import { RequestMalformedError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
 
 /** RFC 3339 date-time (a protobuf `Timestamp` in JSON), the form `statusTimestampAfter` takes. */
@@ -12,9 +22,31 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
  * `historyLength` must be a non-negative integer (spec "Validation Error
  * Example": "Must be non-negative integer"); `statusTimestampAfter` must be
  * an RFC 3339 timestamp (the SDK accepts anything `Date.parse` reads, so
- * `"-1"` listed every task as if it were year -1).
+ * `"-1"` listed every task as if it were year -1); a message must have at
+ * least one part (`parts` is required, 1.0 `Message.parts` and 0.3 "an array
+ * of content parts that form the message body"; the SDK took `[]` and made a
+ * task of nothing); cancelling a task already cancelled is
+ * TaskNotCancelableError like any terminal task (both specs' error table:
+ * "already reached a terminal state like completed, failed, or canceled";
+ * the SDK answered the cancelled task again).
  */
 export class CheckedRequestHandler extends DefaultRequestHandler {
+  override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    checkParts(params);
+    return super.sendMessage(params, context);
+  }
+
+  override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    checkParts(params);
+    yield* super.sendMessageStream(params, context);
+  }
+
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    const task = await super.getTask({ id: params.id, tenant: params.tenant, historyLength: 0 }, context);
+    if (task.status?.state === TaskState.TASK_STATE_CANCELED) throw new TaskNotCancelableError(`Task ${params.id} is already canceled.`);
+    return super.cancelTask(params, context);
+  }
+
   override getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
     checkHistoryLength(params.historyLength);
     return super.getTask(params, context);
@@ -32,4 +64,10 @@ export class CheckedRequestHandler extends DefaultRequestHandler {
 function checkHistoryLength(historyLength: number | undefined): void {
   if (historyLength !== undefined && !(Number.isInteger(historyLength) && historyLength >= 0))
     throw new RequestMalformedError(`historyLength must be a non-negative integer (got ${String(historyLength)}).`);
+}
+
+function checkParts(params: SendMessageRequest): void {
+  // A missing message is the SDK's own error; an empty one is ours to refuse.
+  if (params.message && params.message.parts.length === 0)
+    throw new RequestMalformedError('message.parts must hold at least one part (text, data, file or url); got an empty array.');
 }

@@ -129,6 +129,7 @@ const EnvSchema = z
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -')
       .optional(),
+    A2A_PUSH_SIGNING_PREVIOUS_KEYS_FILE: z.string().min(1).optional(),
     A2A_CARD_DEFAULT_VERSION: z.enum(['1.0', '0.3'], { error: 'must be 1.0 or 0.3' }).optional(),
     A2A_PUSH_ALLOWED_HOSTS: z
       .string()
@@ -176,6 +177,8 @@ export interface AgentConfig extends SessionConfig, A2AConfig {
   /** PEM private key that signs push-notification webhook POSTs (A2A_PUSH_SIGNING_KEY_FILE), with its JWT kid (A2A_PUSH_SIGNING_KEY_ID; default the key's thumbprint). */
   a2aPushSigningKeyFile: string | undefined;
   a2aPushSigningKeyId: string | undefined;
+  /** Retired push signing public keys still served in the JWKS (A2A_PUSH_SIGNING_PREVIOUS_KEYS_FILE: a JWKS or PEM keys). */
+  a2aPushSigningPreviousKeysFile: string | undefined;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -330,6 +333,7 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     a2aCardSigningKeyId: e.A2A_CARD_SIGNING_KEY_ID,
     a2aPushSigningKeyFile: e.A2A_PUSH_SIGNING_KEY_FILE,
     a2aPushSigningKeyId: e.A2A_PUSH_SIGNING_KEY_ID,
+    a2aPushSigningPreviousKeysFile: e.A2A_PUSH_SIGNING_PREVIOUS_KEYS_FILE,
   };
 }
 

@@ -44,6 +44,7 @@ describe('the shipped agent cards', () => {
       { url: 'http://127.0.0.1:8101/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
       { url: 'http://127.0.0.1:8101/rest', protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
       { url: 'http://127.0.0.1:8101/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
+      { url: 'http://127.0.0.1:8101/', protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '0.3' },
     ]);
     expect(card.capabilities).toEqual({ streaming: true, pushNotifications: false, extensions: [] });
     expect(card.skills).toEqual([
@@ -150,6 +151,7 @@ describe('parseAgentCard', () => {
       ['JSONRPC', 'http://127.0.0.1:7000/rpc/', '1.0'],
       ['HTTP+JSON', 'http://127.0.0.1:7000/rpc/rest', '1.0'],
       ['JSONRPC', 'http://127.0.0.1:7000/rpc/', '0.3'],
+      ['HTTP+JSON', 'http://127.0.0.1:7000/rpc/', '0.3'],
     ]);
   });
 

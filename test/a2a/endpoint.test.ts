@@ -78,6 +78,7 @@ describe('the A2A endpoint, through the official SDK client', () => {
       { url: rpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
       { url: `${rpcUrl}rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
       { url: rpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
+      { url: rpcUrl, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '0.3' },
     ];
     expect(card.supportedInterfaces).toEqual(interfaces);
     // Without A2A-Version: the 1.0 card (what the 1.0 spec and TCK read), dated for caches.

@@ -81,3 +81,42 @@ describe('task query parameters the spec bounds (every binding)', () => {
     expect(listed.status).toBe(400);
   });
 });
+
+describe('a message needs at least one part (every binding)', () => {
+  it('an empty parts array is -32602 on JSON-RPC 1.0 and v0.3 (send and stream), 400 on REST; no task is made', async () => {
+    const empty = { messageId: 'm-empty', role: 'ROLE_USER', parts: [] };
+    for (const method of ['SendMessage', 'SendStreamingMessage']) {
+      const { json } = await rpc({ jsonrpc: '2.0', id: method, method, params: { message: empty } }, { 'A2A-Version': '1.0' });
+      expect(json.error?.code, method).toBe(-32602);
+      expect(json.error.message).toMatch(/at least one part/);
+    }
+    const legacy = { kind: 'message', messageId: 'm-empty-03', role: 'user', parts: [] };
+    for (const method of ['message/send', 'message/stream']) {
+      const { json } = await rpc({ jsonrpc: '2.0', id: method, method, params: { message: legacy } });
+      expect(json.error?.code, method).toBe(-32602);
+    }
+    const rest = await fetch(`${running.a2aUrl!.replace(/\/$/, '')}/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ message: empty }),
+    });
+    expect(rest.status).toBe(400);
+    const { json } = await rpc({ jsonrpc: '2.0', id: 'l', method: 'ListTasks', params: {} }, { 'A2A-Version': '1.0' });
+    const made = (json.result.tasks as Array<{ history?: Array<{ messageId: string }> }>).filter((task) =>
+      (task.history ?? []).some((m) => m.messageId.startsWith('m-empty')),
+    );
+    expect(made).toEqual([]);
+  });
+});
+
+describe('v0.3 tasks/resubscribe failures (0.3 spec §7.9: a standard HTTP error code)', () => {
+  it('an unknown task is HTTP 404 with the JSON-RPC error (-32001) as body; the 1.0 SubscribeToTask keeps HTTP 200', async () => {
+    const legacy = await rpc({ jsonrpc: '2.0', id: 'r', method: 'tasks/resubscribe', params: { id: 'no-such-task' } });
+    expect(legacy.status).toBe(404);
+    expect(legacy.json.error.code).toBe(-32001);
+    expect(legacy.json.id).toBe('r');
+    const current = await rpc({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: 'no-such-task' } }, { 'A2A-Version': '1.0' });
+    expect(current.status).toBe(200);
+    expect(current.json.error.code).toBe(-32001);
+  });
+});

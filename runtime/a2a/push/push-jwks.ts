@@ -26,12 +26,12 @@ export function withPushSignatureExtension(card: unknown, signer: WebhookSigner,
       'Push-notification webhook POSTs carry a JWT in X-A2A-Notification-Signature (iss: the agent URL, aud: the webhook URL, iat, exp, jti, taskId, ' +
       'request_body_sha256: hex SHA-256 of the body), signed with a key of the JWKS at jwksUrl.',
     required: false,
-    params: { jwksUrl, algorithms: [signer.algorithm], header: 'X-A2A-Notification-Signature' },
+    params: { jwksUrl, algorithms: signer.algorithms, header: 'X-A2A-Notification-Signature' },
   };
   return { ...card, capabilities: { ...capabilities, extensions: [...extensions, extension] } };
 }
 
-/** Serves the signer's public key set at `PUSH_JWKS_PATH` (cacheable for 5 minutes; a rotated key shows up after that). */
+/** Serves the signer's public key set at `PUSH_JWKS_PATH` (cacheable for 5 minutes: retired keys stay in it for a grace period, A2A_PUSH_SIGNING_PREVIOUS_KEYS_FILE). */
 export function mountPushJwks(app: Hono, signer: WebhookSigner): void {
   const body = JSON.stringify(signer.jwks);
   app.get(

@@ -38,6 +38,7 @@ export class WebhookSigner {
   readonly algorithm: string;
   readonly #privateKey: KeyObject;
   readonly #publicJwk: JWK;
+  #previousKeys: JWK[] = [];
   readonly #now: () => number;
 
   private constructor(options: { privateKey: KeyObject; algorithm: string; keyId: string; publicJwk: JWK; now: () => number }) {
@@ -98,9 +99,23 @@ export class WebhookSigner {
     return WebhookSigner.fromPem(pem, options);
   }
 
-  /** The public key set receivers verify with (no private fields). */
+  /**
+   * Publishes retired public keys (A2A_PUSH_SIGNING_PREVIOUS_KEYS_FILE, see
+   * `loadPreviousPushKeys`) in `jwks` after the current one; nothing is
+   * signed with them.
+   */
+  publishPreviousKeys(keys: readonly JWK[]): void {
+    this.#previousKeys = keys.map((key) => ({ ...key }));
+  }
+
+  /** The public key set receivers verify with (no private fields): the current key first, then the retired ones. */
   get jwks(): { keys: JWK[] } {
-    return { keys: [{ ...this.#publicJwk }] };
+    return { keys: [{ ...this.#publicJwk }, ...this.#previousKeys.map((key) => ({ ...key }))] };
+  }
+
+  /** The algorithms of the published keys (the current key's first). */
+  get algorithms(): string[] {
+    return [...new Set([this.algorithm, ...this.#previousKeys.map((key) => key.alg!)])];
   }
 
   /** A compact JWT for one webhook request. */
