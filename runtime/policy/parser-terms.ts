@@ -43,7 +43,29 @@ const FACTOR_OPS: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' 
 export interface ParserOptions {
   /** Allow `not { body }` (set by `import rego.v2`). */
   regoV2?: boolean;
+  /**
+   * When given, the source span of each term, expression, head and rule body
+   * is recorded here (for the formatter). The AST itself stays unchanged.
+   */
+  spans?: SpanTable;
 }
+
+/** Source offsets `[start, end)` of parsed nodes, kept beside the AST. */
+export type SpanTable = WeakMap<object, { start: number; end: number }>;
+
+/** Parser methods whose result gets its source span recorded. */
+const SPANNED = [
+  'parseTermIn',
+  'parseTermRelation',
+  'parseTermOr',
+  'parseTermAnd',
+  'parseTermArith',
+  'parseTermFactor',
+  'parseTerm',
+  'parseArray',
+  'parseSetOrObject',
+  'parseLiteral',
+];
 
 export class TermParser {
   protected i = 0;
@@ -55,6 +77,29 @@ export class TermParser {
     options: ParserOptions = {},
   ) {
     this.regoV2 = options.regoV2 === true;
+    this.spans = options.spans;
+    if (this.spans !== undefined) this.recordSpans(this.spans);
+  }
+
+  protected readonly spans: SpanTable | undefined;
+
+  /** Wraps the term/literal methods of this instance so that each result's span is recorded. */
+  private recordSpans(spans: SpanTable): void {
+    const self = this as unknown as Record<string, (...args: unknown[]) => unknown>;
+    for (const name of SPANNED) {
+      const inner = self[name] as (...args: unknown[]) => unknown;
+      self[name] = (...args: unknown[]) => {
+        const start = this.tok.offset;
+        const out = inner.apply(this, args);
+        if (typeof out === 'object' && out !== null && !spans.has(out)) spans.set(out, { start, end: this.prevEnd() });
+        return out;
+      };
+    }
+  }
+
+  /** End offset of the last consumed token. */
+  protected prevEnd(): number {
+    return this.i === 0 ? 0 : (this.toks[this.i - 1] as Token).end;
   }
 
   protected get tok(): Token {
