@@ -4,6 +4,7 @@
  * grouped), rule heads with `:=`, `contains` and `if`, and `else` chains.
  */
 import type { Expr, Head, Import, Module, Rule, Term } from '../ast.js';
+import { KEYWORDS } from '../parser-terms.js';
 import type { FormatContext } from './context.js';
 import { writeBody, writeExpr } from './exprs.js';
 import { writeItems, writeRef, writeTerm } from './terms.js';
@@ -177,8 +178,10 @@ function writeHead(ctx: FormatContext, options: RuleOptions & { expandedConst: b
   const head: Head = rule.head;
   const w = ctx.w;
   if (isElse) w.write('else');
-  else if (options.refHeads || head.ref.length === 1) writeRef(ctx, head.ref);
-  else {
+  else if (options.refHeads || head.ref.length === 1 || (head.ref[0]?.type === 'var' && KEYWORDS.has(head.ref[0].name))) {
+    // A keyword head (`as.foo := 1`) only parses in the dotted form.
+    writeRef(ctx, head.ref);
+  } else {
     const [name, key] = head.ref as [Term, Term];
     writeRef(ctx, [name]);
     w.write('[' + (key.type === 'string' ? JSON.stringify(key.value) : (ctx.textOf(key) ?? '')) + ']');
