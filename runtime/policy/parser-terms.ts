@@ -10,6 +10,9 @@ import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
 import { parseNumberText } from './value-json.js';
+import { recordSpans, type SpanTable } from './parser-spans.js';
+
+export type { SpanTable } from './parser-spans.js';
 
 export const KEYWORDS = new Set([
   'package',
@@ -50,23 +53,6 @@ export interface ParserOptions {
   spans?: SpanTable;
 }
 
-/** Source offsets `[start, end)` of parsed nodes, kept beside the AST. */
-export type SpanTable = WeakMap<object, { start: number; end: number }>;
-
-/** Parser methods whose result gets its source span recorded. */
-const SPANNED = [
-  'parseTermIn',
-  'parseTermRelation',
-  'parseTermOr',
-  'parseTermAnd',
-  'parseTermArith',
-  'parseTermFactor',
-  'parseTerm',
-  'parseArray',
-  'parseSetOrObject',
-  'parseLiteral',
-];
-
 export class TermParser {
   protected i = 0;
   regoV2: boolean;
@@ -78,24 +64,10 @@ export class TermParser {
   ) {
     this.regoV2 = options.regoV2 === true;
     this.spans = options.spans;
-    if (this.spans !== undefined) this.recordSpans(this.spans);
+    if (this.spans !== undefined) recordSpans({ parser: this, spans: this.spans, start: () => this.tok.offset, end: () => this.prevEnd() });
   }
 
   protected readonly spans: SpanTable | undefined;
-
-  /** Wraps the term/literal methods of this instance so that each result's span is recorded. */
-  private recordSpans(spans: SpanTable): void {
-    const self = this as unknown as Record<string, (...args: unknown[]) => unknown>;
-    for (const name of SPANNED) {
-      const inner = self[name] as (...args: unknown[]) => unknown;
-      self[name] = (...args: unknown[]) => {
-        const start = this.tok.offset;
-        const out = inner.apply(this, args);
-        if (typeof out === 'object' && out !== null && !spans.has(out)) spans.set(out, { start, end: this.prevEnd() });
-        return out;
-      };
-    }
-  }
 
   /** End offset of the last consumed token. */
   protected prevEnd(): number {

@@ -53,8 +53,9 @@ export default class PolicyFmt extends PolicyCommand {
     if (result.errors.length > 0) {
       // As `opa fmt`: a file that does not parse is exit code 2, and nothing is written.
       const lines = result.errors.map(position);
-      if (!this.jsonEnabled()) for (const line of lines.slice(0, -1)) this.logToStderr(line);
-      this.error(this.jsonEnabled() ? lines.join('\n') : (lines[lines.length - 1] as string), { exit: 2, code: 'rego_parse_error' });
+      if (this.jsonEnabled()) this.error(lines.join('\n'), { exit: 2, code: 'rego_parse_error' });
+      for (const line of lines) this.logToStderr(line);
+      this.exit(2);
     }
     const changed = result.files.filter((f) => f.changed).map((f) => f.file);
     const mode = flags.check ? 'check' : flags.write ? 'write' : flags.diff ? 'diff' : 'print';

@@ -3,13 +3,7 @@
  * from the AST (as OPA does); each is written before the first node that
  * starts on a later row, or at the end of the line of a node on its row.
  */
-import type { LineWriter } from './writer.js';
-
-export interface FormatComment {
-  /** The comment with its `#`, trailing whitespace removed. */
-  text: string;
-  row: number;
-}
+import type { FormatComment, LineWriter } from './writer.js';
 
 /** True for the `# METADATA` line that opens an annotation block. */
 function isMetadata(c: FormatComment): boolean {

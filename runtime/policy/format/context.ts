@@ -2,10 +2,16 @@
  * What the formatter's writers share: the source text, node spans from the
  * parser, the line writer and the comment queue.
  */
-import type { Loc } from '../ast.js';
+import type { Body, Expr, Loc } from '../ast.js';
 import type { SpanTable } from '../parser-terms.js';
-import { CommentQueue, type FormatComment } from './comments.js';
-import { LineWriter } from './writer.js';
+import { CommentQueue } from './comments.js';
+import { type FormatComment, LineWriter } from './writer.js';
+
+/** Body and expression writers, which term writing needs for comprehensions (set by the formatter's entry point). */
+export interface ExprWriters {
+  body(ctx: FormatContext, body: Body): void;
+  expr(ctx: FormatContext, e: Expr): void;
+}
 
 export class FormatContext {
   readonly w = new LineWriter();
@@ -16,6 +22,7 @@ export class FormatContext {
     readonly src: string,
     private readonly spans: SpanTable,
     comments: FormatComment[],
+    readonly exprs: ExprWriters,
   ) {
     this.comments = new CommentQueue(comments);
     for (let i = 0; i < src.length; i++) if (src.charCodeAt(i) === 10) this.lineStarts.push(i + 1);

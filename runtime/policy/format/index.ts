@@ -10,6 +10,7 @@
  */
 import { parseModuleWithSource } from '../parser.js';
 import { FormatContext } from './context.js';
+import { writeBody, writeExpr } from './exprs.js';
 import { writeModule } from './module.js';
 
 export interface FormatOptions {
@@ -22,7 +23,7 @@ export interface FormatOptions {
 export function formatRego(options: FormatOptions): string {
   const parsed = parseModuleWithSource(options);
   const comments = parsed.comments.map((c) => ({ text: c.text.trimEnd(), row: c.row }));
-  const ctx = new FormatContext(options.source, parsed.spans, comments);
+  const ctx = new FormatContext(options.source, parsed.spans, comments, { body: writeBody, expr: writeExpr });
   writeModule(ctx, parsed.module);
   const out = ctx.w.text();
   return out.endsWith('\n') ? out.replace(/\n+$/, '') + '\n' : out;

@@ -6,7 +6,6 @@
 import { KEYWORDS } from '../parser-terms.js';
 import type { Body, CallTerm, Loc, RefTerm, Term } from '../ast.js';
 import type { FormatContext } from './context.js';
-import { writeBody, writeExpr } from './exprs.js';
 import { infixOf, isUnionCall } from './infix.js';
 
 /** Raised when a comment sits inside a term laid out on one line: the term is then written as in the source. */
@@ -297,7 +296,7 @@ export function writeComprehensionBody(ctx: FormatContext, options: { body: Body
   if (firstRow - headRow > 0 || lines.length > 1) {
     w.endLine();
     w.up();
-    writeBody(ctx, body);
+    ctx.exprs.body(ctx, body);
     ctx.insertComments(options.closeRow);
     w.down();
     w.startLine();
@@ -306,7 +305,7 @@ export function writeComprehensionBody(ctx: FormatContext, options: { body: Body
   w.write(' ');
   body.forEach((e, i) => {
     if (i > 0) w.write('; ');
-    writeExpr(ctx, e);
+    ctx.exprs.expr(ctx, e);
   });
   ctx.insertComments(options.closeRow);
 }

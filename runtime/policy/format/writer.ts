@@ -3,7 +3,12 @@
  * end-of-line comment that is written when the current line ends (the way
  * `opa fmt` keeps `x := 1 # note` comments on their line).
  */
-import type { FormatComment } from './comments.js';
+/** A comment as the formatter writes it. */
+export interface FormatComment {
+  /** The comment with its `#`, trailing whitespace removed. */
+  text: string;
+  row: number;
+}
 
 export class LineWriter {
   private out = '';
