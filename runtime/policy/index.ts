@@ -16,6 +16,7 @@ export type { EvalOptions } from './eval/env.js';
 export { PolicyError } from './errors.js';
 export type { PolicyErrorCode, SourceLocation } from './errors.js';
 export { parseModule, parseQuery, parseTermText } from './parser.js';
+export { formatRego, type FormatOptions } from './format/index.js';
 export { RegoDecimal, RegoObject, RegoSet, compare, equal, typeName } from './value.js';
 export type { NumberValue, Value } from './value.js';
 export { fromJS, parseJSON, stringifyJSON, toJS } from './value-json.js';

@@ -24,8 +24,23 @@ export interface Token {
   /** A newline came between the previous token and this one. */
   newline: boolean;
   offset: number;
+  /** Offset just past the token's last character. */
+  end: number;
   row: number;
   col: number;
+}
+
+/** A `#` comment: its text (with the `#`) and where it starts. Collected only when asked for. */
+export interface Comment {
+  text: string;
+  offset: number;
+  row: number;
+  col: number;
+}
+
+export interface TokenizeOptions {
+  /** When given, comments are appended here (the formatter needs them; evaluation does not). */
+  comments?: Comment[];
 }
 
 const TWO_CHAR_OPS = new Set([':=', '==', '!=', '<=', '>=']);
@@ -39,7 +54,8 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-export function tokenize(src: string, file: string): Token[] {
+export function tokenize(src: string, file: string, options: TokenizeOptions = {}): Token[] {
+  const comments = options.comments;
   const tokens: Token[] = [];
   let pos = 0;
   let row = 1;
@@ -55,6 +71,8 @@ export function tokenize(src: string, file: string): Token[] {
   };
 
   while (true) {
+    const last = tokens[tokens.length - 1];
+    if (last !== undefined && last.end < 0) last.end = pos;
     let space = pos === 0;
     let newline = false;
     // Skip whitespace and comments.
@@ -70,18 +88,20 @@ export function tokenize(src: string, file: string): Token[] {
         pos++;
         space = true;
       } else if (c === 35) {
+        const at = pos;
         while (pos < n && src.charCodeAt(pos) !== 10) pos++;
+        comments?.push({ text: src.slice(at, pos), offset: at, row, col: at - lineStart + 1 });
         space = true;
       } else break;
     }
     const col = pos - lineStart + 1;
     if (pos >= n) {
-      tokens.push({ kind: 'eof', text: '', space, newline, offset: pos, row, col });
+      tokens.push({ kind: 'eof', text: '', space, newline, offset: pos, end: pos, row, col });
       return tokens;
     }
     const start = pos;
     const c = src.charCodeAt(pos);
-    const base = { space, newline, offset: start, row, col };
+    const base = { space, newline, offset: start, end: -1, row, col };
 
     if (isIdentStart(c)) {
       pos++;

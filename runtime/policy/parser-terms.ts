@@ -10,6 +10,9 @@ import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
 import { parseNumberText } from './value-json.js';
+import { recordSpans, type SpanTable } from './parser-spans.js';
+
+export type { SpanTable } from './parser-spans.js';
 
 export const KEYWORDS = new Set([
   'package',
@@ -43,6 +46,11 @@ const FACTOR_OPS: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' 
 export interface ParserOptions {
   /** Allow `not { body }` (set by `import rego.v2`). */
   regoV2?: boolean;
+  /**
+   * When given, the source span of each term, expression, head and rule body
+   * is recorded here (for the formatter). The AST itself stays unchanged.
+   */
+  spans?: SpanTable;
 }
 
 export class TermParser {
@@ -55,6 +63,15 @@ export class TermParser {
     options: ParserOptions = {},
   ) {
     this.regoV2 = options.regoV2 === true;
+    this.spans = options.spans;
+    if (this.spans !== undefined) recordSpans({ parser: this, spans: this.spans, start: () => this.tok.offset, end: () => this.prevEnd() });
+  }
+
+  protected readonly spans: SpanTable | undefined;
+
+  /** End offset of the last consumed token. */
+  protected prevEnd(): number {
+    return this.i === 0 ? 0 : (this.toks[this.i - 1] as Token).end;
   }
 
   protected get tok(): Token {

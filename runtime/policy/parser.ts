@@ -8,8 +8,8 @@
  */
 import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
 import { PolicyError } from './errors.js';
-import { tokenize } from './lexer.js';
-import { KEYWORDS, TermParser } from './parser-terms.js';
+import { type Comment, tokenize } from './lexer.js';
+import { KEYWORDS, type SpanTable, TermParser } from './parser-terms.js';
 
 class ModuleParser extends TermParser {
   parseModule(): Module {
@@ -120,16 +120,19 @@ class ModuleParser extends TermParser {
       head.value = this.parseTermIn(false);
     }
 
+    this.spans?.set(head, { start: headTok.offset, end: this.prevEnd() });
     const rule: Rule = { default: isDefault, head, body: [], loc, module };
     if (isDefault) {
       if (head.value === undefined) this.fail('default rule must have a value');
       rule.body = [this.trueExpr(head.value.loc)];
       if (this.isKw('if')) this.fail('default rules cannot have a body');
+      this.spans?.set(rule, { start: start.offset, end: this.prevEnd() });
       return rule;
     }
     if (head.value === undefined && head.key === undefined) head.value = { type: 'boolean', value: true, loc: head.loc };
 
     rule.body = this.parseRuleBody(head.loc);
+    const elseStarts: Array<[Rule, number]> = [];
     let prev = rule;
     while (this.isKw('else')) {
       if (head.key !== undefined) this.fail('else keyword cannot be used on multi-value rules');
@@ -143,11 +146,16 @@ class ModuleParser extends TermParser {
         elseHead.assign = this.advance().text === ':=';
         elseHead.value = this.parseTermIn(false);
       } else elseHead.value = { type: 'boolean', value: true, loc: elseHead.loc };
+      this.spans?.set(elseHead, { start: elseTok.offset, end: this.prevEnd() });
       const elseRule: Rule = { default: false, head: elseHead, body: [], loc: this.loc(elseTok), module };
       elseRule.body = this.parseRuleBody(elseHead.loc);
+      elseStarts.push([elseRule, elseTok.offset]);
       prev.else = elseRule;
       prev = elseRule;
     }
+    // Each rule's span runs to the end of its else chain (as OPA's rule text does).
+    for (const [r, s] of elseStarts) this.spans?.set(r, { start: s, end: this.prevEnd() });
+    this.spans?.set(rule, { start: start.offset, end: this.prevEnd() });
     return rule;
   }
 
@@ -194,6 +202,22 @@ class ModuleParser extends TermParser {
 /** Parses a Rego v1 module. Throws a `PolicyError` with code `rego_parse_error`. */
 export function parseModule(source: string, file: string): Module {
   return new ModuleParser(tokenize(source, file), file).parseModule();
+}
+
+/** A module parsed for the formatter: the AST plus its comments and node spans. */
+export interface SourceModule {
+  module: Module;
+  comments: Comment[];
+  spans: SpanTable;
+}
+
+/** Parses a module keeping what formatting needs (comments, spans); evaluation uses `parseModule`. */
+export function parseModuleWithSource(options: { source: string; file: string }): SourceModule {
+  const comments: Comment[] = [];
+  const spans: SpanTable = new WeakMap();
+  const toks = tokenize(options.source, options.file, { comments });
+  const module = new ModuleParser(toks, options.file, { spans }).parseModule();
+  return { module, comments, spans };
 }
 
 class QueryParser extends TermParser {

@@ -150,6 +150,14 @@ async function signedCard(): Promise<{ pub: string; signed: string }> {
   return files;
 }
 
+/** A directory with a file `policy fmt` would change and one that does not parse. */
+function unformattedPolicies(): string {
+  const dir = temp('fmt');
+  writeFileSync(join(dir, 'unformatted.rego'), 'package a\nallow if { input.x; input.y }\n');
+  writeFileSync(join(dir, 'unparsable.rego'), 'package a\nallow if {\n');
+  return dir;
+}
+
 function brokenPolicies(): string {
   const dir = temp('policies');
   writeFileSync(join(dir, 'bad.rego'), 'package bad\n\nimport rego.v1\n\nallow if { x > 1 }\n');
@@ -224,6 +232,7 @@ const SUCCESS: Record<string, Case> = {
     check: (doc) => expect(doc).toMatchObject({ model: 'json-short', response: expect.any(String), eval_count: 4 }),
   },
   'policy check': { args: () => ['policy', 'check', 'policies'], check: (doc) => expect(doc.ok).toBe(true) },
+  'policy fmt': { args: () => ['policy', 'fmt', '--check', 'policies'], check: (doc) => expect(doc).toMatchObject({ ok: true, changed: [] }) },
   'policy eval': { args: () => ['policy', 'eval', '-d', 'policies', 'data.a2a_access.allow'], check: (doc) => expect(doc.result).toBeDefined() },
   'policy test': { args: () => ['policy', 'test', 'policies'], check: (doc) => expect(doc.results).toBeInstanceOf(Array) },
   'policy serve': { args: () => ['policy', 'serve', 'policies', '--addr', '127.0.0.1:0'], stopWhen: STOP_AT_LISTENING },
@@ -282,6 +291,10 @@ const FAILURE: Record<string, Case> = {
     check: (doc) => expect(doc).toMatchObject({ error: { code: 'model_runtime_unavailable' } }),
   },
   'policy check': { args: () => ['policy', 'check', join(tmpdir(), 'fw-json-no-such-dir')] },
+  'policy fmt': {
+    args: () => ['policy', 'fmt', join(unformattedPolicies(), 'unparsable.rego')],
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'rego_parse_error', exit: 2 } }),
+  },
   'policy eval': {
     args: () => ['policy', 'eval', '-d', 'policies', 'data.x['],
     check: (doc) => expect(doc).toMatchObject({ error: { code: 'rego_parse_error' } }),
@@ -313,6 +326,10 @@ const FAILURE: Record<string, Case> = {
 const FAILED_REPORT: Record<string, Case> = {
   doctor: { args: () => ['doctor'], env: () => ({ KV_URL: closedUrl.replace('http', 'redis') }), check: (doc) => expect(doc.ok).toBe(false) },
   'policy check': { args: () => ['policy', 'check', brokenPolicies()], check: (doc) => expect(doc.ok).toBe(false) },
+  'policy fmt': {
+    args: () => ['policy', 'fmt', '--check', join(unformattedPolicies(), 'unformatted.rego')],
+    check: (doc) => expect(doc).toMatchObject({ ok: false, changed: [expect.stringContaining('unformatted.rego')] }),
+  },
 };
 
 async function run(c: Case): Promise<CliResult> {

@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadCases } from '../../../runtime/policy/conformance.js';
+import { formatRego } from '../../../runtime/policy/format/index.js';
+import { parseModule } from '../../../runtime/policy/parser.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dir = join(here, '..', '..', '..', '..', 'shared', 'opa-conformance');
+
+/** The AST without what formatting may change: locations, generated markers, and `=` vs `:=` in rule heads. */
+function meaning(source: string): string {
+  const drop = new Set(['loc', 'module', 'file', 'generated', 'assign']);
+  return JSON.stringify(parseModule(source, 'm.rego'), (k, v: unknown) => (drop.has(k) ? undefined : typeof v === 'bigint' ? `${v}n` : v));
+}
+
+/**
+ * Every module of OPA's conformance suite (2,000+ modules, written by many
+ * hands in many layouts): formatting keeps its meaning and a second
+ * formatting changes nothing.
+ */
+describe.skipIf(!existsSync(dir))('formatRego over the OPA conformance modules', () => {
+  const modules = loadCases(dir).flatMap((c) => c.testCase.modules ?? []);
+
+  it('finds the modules', () => {
+    expect(modules.length).toBeGreaterThan(2_000);
+  });
+
+  it('keeps each module parsing to the same AST, and is idempotent', () => {
+    const broken: string[] = [];
+    for (const source of modules) {
+      const once = formatRego({ source, file: 'm.rego' });
+      if (meaning(once) !== meaning(source)) broken.push(`meaning changed:\n${source}\n---\n${once}`);
+      else if (formatRego({ source: once, file: 'm.rego' }) !== once) broken.push(`not idempotent:\n${source}`);
+    }
+    expect(broken.slice(0, 3)).toEqual([]);
+  });
+});
