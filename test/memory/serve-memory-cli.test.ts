@@ -84,5 +84,6 @@ describe('framework-cli serve memory', () => {
     expect(error.error.code).toBe('invalid_config');
     expect(error.error.message).toContain('KV_URL: must be a redis:// or rediss:// URL');
     expect(error.error.message).toContain('MEMORY_PORT: must be a port number from 0 to 65535');
-  });
+    // Five CLI processes one after another: 20 s ran out in CI at load average 16.
+  }, 120_000);
 });
