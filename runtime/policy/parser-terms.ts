@@ -9,7 +9,7 @@ import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, typ
 import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
-import { parseNumberText } from './value-json.js';
+import { parseNumberLiteral } from './value-json.js';
 
 export const KEYWORDS = new Set([
   'package',
@@ -301,7 +301,7 @@ export class TermParser {
 
   private numberValue(text: string, t: Token): number | bigint | RegoDecimal {
     try {
-      return parseNumberText(text);
+      return parseNumberLiteral(text);
     } catch {
       return this.fail('number too big', t);
     }

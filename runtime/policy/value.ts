@@ -21,9 +21,9 @@
  * Strings compare by Unicode code point (the order of their UTF-8 bytes).
  */
 
-import { compareDec, decOf, RegoDecimal } from './decimal.js';
+import { compareDec, decOf, RegoDecimal, RegoNumText } from './decimal.js';
 
-export { RegoDecimal };
+export { RegoDecimal, RegoNumText };
 
 export type Scalar = null | boolean | number | bigint | string;
 export type Value = Scalar | RegoDecimal | Value[] | RegoSet | RegoObject;
@@ -56,6 +56,7 @@ export function isNumber(v: Value | undefined): v is NumberValue {
 
 /** True for integers of either representation. */
 export function isInteger(v: NumberValue): boolean {
+  if (v instanceof RegoNumText) return isInteger(v.value);
   return typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
 }
 
@@ -85,11 +86,14 @@ export class RegoSet {
 
   has(v: Value): boolean {
     if (v === null || typeof v !== 'object') return this.scalars.has(v);
+    if (v instanceof RegoNumText) return this.has(v.value);
     return this.composites !== null && this.composites.has(canonicalKey(v));
   }
 
   /** Adds a value. Only for building a set before it is shared. Returns true if it was new. */
   add(v: Value): boolean {
+    // A number's kept text is not part of its identity: 1e3 and 1000 are one member.
+    if (v instanceof RegoNumText) v = v.value;
     if (v === null || typeof v !== 'object') {
       if (this.scalars.has(v)) return false;
       this.scalars.add(v);
@@ -140,6 +144,7 @@ export class RegoObject {
 
   get(key: Value): Value | undefined {
     if (key === null || typeof key !== 'object') return this.scalars.get(key);
+    if (key instanceof RegoNumText) return this.get(key.value);
     if (this.composites === null) return undefined;
     const e = this.composites.get(canonicalKey(key));
     return e === undefined ? undefined : e[1];
@@ -151,6 +156,7 @@ export class RegoObject {
 
   /** Sets a key. Only for building an object before it is shared. */
   set(key: Value, value: Value): void {
+    if (key instanceof RegoNumText) key = key.value;
     if (key === null || typeof key !== 'object') {
       if (!this.scalars.has(key)) this.sortedKeysCache = null;
       this.scalars.set(key, value);
@@ -165,6 +171,7 @@ export class RegoObject {
 
   /** Removes a key. Only for building an object before it is shared. */
   delete(key: Value): void {
+    if (key instanceof RegoNumText) key = key.value;
     if (key === null || typeof key !== 'object') {
       if (this.scalars.delete(key)) this.sortedKeysCache = null;
     } else if (this.composites !== null && this.composites.delete(canonicalKey(key))) {
@@ -251,6 +258,8 @@ function rank(v: Value): number {
 export function equal(a: Value, b: Value): boolean {
   if (a === b) return true;
   if (a === null || b === null) return false;
+  if (a instanceof RegoNumText) return equal(a.value, b);
+  if (b instanceof RegoNumText) return equal(a, b.value);
   const ta = typeof a;
   if (ta !== 'object') {
     const tb = typeof b;
@@ -370,6 +379,7 @@ export function canonicalKey(v: Value): string {
       return JSON.stringify(v);
     default: {
       if (v === null) return 'n';
+      if (v instanceof RegoNumText) return canonicalKey(v.value);
       if (v instanceof RegoDecimal) return 'd' + v.toString();
       if (Array.isArray(v)) {
         let k = arrayKeys.get(v);
