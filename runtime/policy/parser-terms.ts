@@ -244,7 +244,12 @@ export class TermParser {
         switch (t.text) {
           case '-': {
             const n = this.peek();
-            if (n.kind !== 'number') this.fail('expected number', n);
+            if (n.kind !== 'number') {
+              // Unary minus before a variable, ref or call (-input.x, -count(xs)), as OPA v1.20.2 accepts: 0 - x.
+              if (n.kind !== 'ident' || n.text === 'true' || n.text === 'false' || n.text === 'null') this.fail('expected number', n);
+              this.advance();
+              return this.call('minus', [{ type: 'number', value: 0, loc }, this.parseTerm()], loc);
+            }
             this.advance();
             this.advance();
             return { type: 'number', value: this.numberValue('-' + n.text, n), loc };

@@ -69,6 +69,8 @@ const arrayKeys = new WeakMap<Value[], string>();
 /** A set of Rego values with canonical (OPA) equality. Iteration is in sorted order. */
 export class RegoSet {
   private readonly scalars = new Set<Scalar>();
+  /** Kept text of number members (the first one added wins, as in OPA: {1e3, 1000} prints {1e3}). */
+  private texts: Map<Scalar, RegoNumText> | null = null;
   private composites: Map<string, Value> | null = null;
   private sortedCache: Value[] | null = null;
   /** @internal canonical key cache */
@@ -93,15 +95,17 @@ export class RegoSet {
   /** Adds a value. Only for building a set before it is shared. Returns true if it was new. */
   add(v: Value): boolean {
     // A number's kept text is not part of its identity: 1e3 and 1000 are one member.
+    const member = v;
     if (v instanceof RegoNumText) v = v.value;
     if (v === null || typeof v !== 'object') {
       if (this.scalars.has(v)) return false;
       this.scalars.add(v);
+      if (member !== v) (this.texts ??= new Map()).set(v, member as RegoNumText);
     } else {
       const k = canonicalKey(v);
       if (this.composites === null) this.composites = new Map();
       else if (this.composites.has(k)) return false;
-      this.composites.set(k, v);
+      this.composites.set(k, member);
     }
     this.sortedCache = null;
     this.keyCache = null;
@@ -111,7 +115,8 @@ export class RegoSet {
   /** Members in OPA order. */
   values(): readonly Value[] {
     if (this.sortedCache === null) {
-      const out: Value[] = [...this.scalars];
+      const texts = this.texts;
+      const out: Value[] = texts === null ? [...this.scalars] : [...this.scalars].map((x) => texts.get(x) ?? x);
       if (this.composites !== null) for (const v of this.composites.values()) out.push(v);
       out.sort(compare);
       this.sortedCache = out;
@@ -127,6 +132,8 @@ export class RegoSet {
 /** An object whose keys may be any Rego value. Iteration is in sorted key order. */
 export class RegoObject {
   private readonly scalars = new Map<Scalar, Value>();
+  /** Kept text of number keys (the first one set wins). */
+  private texts: Map<Scalar, RegoNumText> | null = null;
   private composites: Map<string, [Value, Value]> | null = null;
   private sortedKeysCache: Value[] | null = null;
   /** @internal canonical key cache */
@@ -156,15 +163,20 @@ export class RegoObject {
 
   /** Sets a key. Only for building an object before it is shared. */
   set(key: Value, value: Value): void {
+    const written = key;
     if (key instanceof RegoNumText) key = key.value;
     if (key === null || typeof key !== 'object') {
-      if (!this.scalars.has(key)) this.sortedKeysCache = null;
+      if (!this.scalars.has(key)) {
+        this.sortedKeysCache = null;
+        if (written !== key) (this.texts ??= new Map()).set(key, written as RegoNumText);
+      }
       this.scalars.set(key, value);
     } else {
       const k = canonicalKey(key);
       if (this.composites === null) this.composites = new Map();
-      if (!this.composites.has(k)) this.sortedKeysCache = null;
-      this.composites.set(k, [key, value]);
+      const had = this.composites.get(k);
+      if (had === undefined) this.sortedKeysCache = null;
+      this.composites.set(k, [had === undefined ? written : had[0], value]);
     }
     this.keyCache = null;
   }
@@ -174,6 +186,7 @@ export class RegoObject {
     if (key instanceof RegoNumText) key = key.value;
     if (key === null || typeof key !== 'object') {
       if (this.scalars.delete(key)) this.sortedKeysCache = null;
+      this.texts?.delete(key);
     } else if (this.composites !== null && this.composites.delete(canonicalKey(key))) {
       this.sortedKeysCache = null;
     }
@@ -183,7 +196,8 @@ export class RegoObject {
   /** Keys in OPA order. */
   keys(): readonly Value[] {
     if (this.sortedKeysCache === null) {
-      const out: Value[] = [...this.scalars.keys()];
+      const texts = this.texts;
+      const out: Value[] = texts === null ? [...this.scalars.keys()] : [...this.scalars.keys()].map((x) => texts.get(x) ?? x);
       if (this.composites !== null) for (const [k] of this.composites.values()) out.push(k);
       if (out.length > 1) out.sort(compare);
       this.sortedKeysCache = out;
@@ -206,6 +220,7 @@ export class RegoObject {
   copy(): RegoObject {
     const o = new RegoObject();
     for (const [k, v] of this.scalars) o.scalars.set(k, v);
+    if (this.texts !== null) o.texts = new Map(this.texts);
     if (this.composites !== null) o.composites = new Map(this.composites);
     return o;
   }

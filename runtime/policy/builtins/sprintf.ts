@@ -18,13 +18,15 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * How OPA v1.20.2 hands a number to Go's fmt, decided by the number's text
- * (ast.Number): an int64 when the text is an integer (`1.0` and `-0` count),
+ * (ast.Number): an int64 when the text is an integer of at most 19
+ * characters (`1.0` and `-0` count),
  * else a *big.Int for longer integer text, else a float64 when the text has a
  * fraction point and a float64 holds it, else the text itself as a string
  * (`1e3`, `1e-07`, `1.5e400`).
  */
 function numberArg(text: string): GoArg {
-  if (INT_TEXT.test(text)) {
+  // OPA's int parse takes at most 19 characters after the sign (1.00000000000000000 is an int, 1.000000000000000000 a float).
+  if (INT_TEXT.test(text) && text.length - (text.startsWith('-') ? 1 : 0) <= 19) {
     const dot = text.indexOf('.');
     const i = BigInt(dot === -1 ? text : text.slice(0, dot));
     if (i >= INT64_MIN && i <= INT64_MAX) return { t: 'int', v: i };

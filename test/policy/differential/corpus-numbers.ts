@@ -57,10 +57,11 @@ sub := input.x - input.y
 mul := input.x * input.y
 quo := input.x / input.y
 neg := 0 - input.x
+uneg := [-input.x, 2 * -input.y]
 unary := [round(input.x), ceil(input.x), floor(input.x), abs(input.x)]
 agg := [sum(input.xs), product(input.xs), max(input.xs), min(input.xs)]
 cmp := [input.x < input.y, input.x == input.y, input.x >= input.y]`,
-    ['add', 'sub', 'mul', 'quo', 'neg', 'unary', 'agg', 'cmp'],
+    ['add', 'sub', 'mul', 'quo', 'neg', 'uneg', 'unary', 'agg', 'cmp'],
   ),
   p(
     'numtext-print',
@@ -73,7 +74,8 @@ fi := format_int(input.x, 10)
 fi16 := format_int(input.x, 16)
 tn := to_number(input.s)
 tn_v := sprintf("%v", [to_number(input.s)])
-tn_x := json.marshal(to_number(input.x))`,
-    ['v', 'v_calc', 'verbs', 'js', 'ym', 'fi', 'fi16', 'tn', 'tn_v', 'tn_x'],
+tn_x := json.marshal(to_number(input.x))
+coll := sprintf("%v %v", [{x | some x in array.concat([input.x, input.y], input.xs)}, {x: 1 | some x in input.xs}])`,
+    ['v', 'v_calc', 'verbs', 'js', 'ym', 'fi', 'fi16', 'tn', 'tn_v', 'tn_x', 'coll'],
   ),
 ];
