@@ -93,11 +93,12 @@ export function stringifyJSON(v: Value): string {
 
 const LONG_DIGITS = /\d{16,}/;
 /**
- * Number text that may not be the canonical print of its value (`1e3`,
- * `1.0`, `0.50`, `-0`): such text is kept (see RegoNumText), so the text goes
- * through our parser. Strings may match too; that only costs speed.
+ * A number token (after `[`, `:`, `,` or at the start) whose text may not be
+ * the canonical print of its value (`1e3`, `1.0`, `0.50`, `-0`): such text is
+ * kept (see RegoNumText), so the text goes through our parser. Text inside a
+ * string may match too; that only costs speed.
  */
-const KEPT_TEXT = /\d[eE]|\.\d*0(?!\d)|-0(?![.\d])/;
+const KEPT_TEXT = /(?:^|[:[,])\s*(?:-?\d+\.\d*0(?!\d)|-?\d+(?:\.\d+)?[eE]|-0(?![.\d]))/;
 /** An exponent a double may not hold (1e400, 2e-400): parsed exactly, as OPA does. */
 const BIG_EXPONENT = /\d[eE][+-]?\d{3}/;
 

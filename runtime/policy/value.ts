@@ -9,9 +9,10 @@
  *   (0.25, 0.1) and a {@link RegoDecimal} otherwise (0.1234567890123456789,
  *   1e-400). Each number has exactly one representation (constructors go
  *   through {@link num} / {@link bigNum} / `canonicalNumber`), so `===` and Map
- *   keys work. Difference from OPA: OPA keeps the literal text, so `1.10`
- *   prints as `1.10` there and `1.1` here; division results that do not
- *   terminate are doubles here where OPA keeps ~20 digits.
+ *   keys work. A number whose written text is not that canonical print (`1e3`,
+ *   `1.10`, `-0`) is a {@link RegoNumText}: the canonical value plus the text,
+ *   which OPA keeps and prints until arithmetic touches the number; equality,
+ *   ordering and hashing use the value.
  * - array: a plain JS array of values (never mutated once built).
  * - set: {@link RegoSet}; object: {@link RegoObject}. Object keys may be any value.
  *
