@@ -91,7 +91,8 @@ export function stringifyJSON(v: Value): string {
   }
 }
 
-const LONG_DIGITS = /\d{16,}/;
+/** 16 or more significant digits (a fraction point may split them): a double may not hold them exactly. */
+const LONG_DIGITS = /\d(?:\.?\d){15,}/;
 /**
  * A number token (after `[`, `:`, `,` or at the start) whose text may not be
  * the canonical print of its value (`1e3`, `1.0`, `0.50`, `-0`): such text is

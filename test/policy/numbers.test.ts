@@ -28,6 +28,11 @@ describe('number text kept as written', () => {
     expect(answer('sprintf("%v", [max([1e3, 2])])')).toBe('"1e3"');
   });
 
+  it('keeps 16 or more significant digits exactly, a fraction point between them or not', () => {
+    expect(answer('sum(input.xs)', '{"xs": [8454.750334749043]}')).toBe('8454.750334749043');
+    expect(answer('sum([0.271, 1.5, input.x])', '{"x": 8454.750334749043}')).toBe('8456.521334749043');
+  });
+
   it('drops the text once arithmetic touches the number', () => {
     expect(answer('sprintf("%v", [input.e + 0])', '{"e": 1e3}')).toBe('"1000"');
     expect(answer('sprintf("%v", [round(1e3)])')).toBe('"1000"');

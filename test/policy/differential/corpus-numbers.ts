@@ -42,6 +42,7 @@ function numbersInput(rng: Rng): string {
   return `{"x":${numberText(rng)},"y":${rng.chance(0.1) ? '0' : numberText(rng)},"xs":[${xs.join(',')}],"s":${JSON.stringify(s)}}`;
 }
 
+// Rule names must not be builtin names: a rule `mul` would shadow the `*` operator (both engines then reject the module).
 const p = (name: string, body: string, rules: string[]): Template => ({
   name,
   modules: [[`${name}.rego`, `package p\n\n${body}\n`]],
@@ -52,16 +53,16 @@ const p = (name: string, body: string, rules: string[]): Template => ({
 export const NUMBER_TEMPLATES: Template[] = [
   p(
     'numtext-arith',
-    `add := input.x + input.y
-sub := input.x - input.y
-mul := input.x * input.y
-quo := input.x / input.y
-neg := 0 - input.x
-uneg := [-input.x, 2 * -input.y]
-unary := [round(input.x), ceil(input.x), floor(input.x), abs(input.x)]
-agg := [sum(input.xs), product(input.xs), max(input.xs), min(input.xs)]
-cmp := [input.x < input.y, input.x == input.y, input.x >= input.y]`,
-    ['add', 'sub', 'mul', 'quo', 'neg', 'uneg', 'unary', 'agg', 'cmp'],
+    `n_add := input.x + input.y
+n_sub := input.x - input.y
+n_mul := input.x * input.y
+n_quo := input.x / input.y
+n_neg := 0 - input.x
+n_uneg := [-input.x, 2 * -input.y]
+n_unary := [round(input.x), ceil(input.x), floor(input.x), abs(input.x)]
+n_agg := [sum(input.xs), product(input.xs), max(input.xs), min(input.xs)]
+n_cmp := [input.x < input.y, input.x == input.y, input.x >= input.y]`,
+    ['n_add', 'n_sub', 'n_mul', 'n_quo', 'n_neg', 'n_uneg', 'n_unary', 'n_agg', 'n_cmp'],
   ),
   p(
     'numtext-print',
