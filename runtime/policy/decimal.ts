@@ -86,6 +86,47 @@ export function compareDec(a: Dec, b: Dec): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/**
+ * A number that keeps the text it was written with (`1e3`, `1.0`, `1.10`,
+ * `-0`) because that text is not the canonical print of its value. OPA keeps
+ * a number's text (Go json.Number) until arithmetic touches it, and prints it
+ * in sprintf, json.marshal, Term.String. `m`/`e` hold the value (possibly an
+ * integer, e >= 0) so comparisons work as for any number; `value` is the
+ * canonical number every computation uses.
+ */
+export class RegoNumText extends RegoDecimal {
+  constructor(
+    readonly value: number | bigint | RegoDecimal,
+    readonly text: string,
+  ) {
+    const d = decOf(value);
+    super(d.m, d.e);
+  }
+
+  override toString(): string {
+    return this.text;
+  }
+
+  override toNumber(): number {
+    return typeof this.value === 'object' ? this.value.toNumber() : Number(this.value);
+  }
+}
+
+/** The canonical number a value stands for (strips kept text). */
+export function plainNumber(n: number | bigint | RegoDecimal): number | bigint | RegoDecimal {
+  return n instanceof RegoNumText ? n.value : n;
+}
+
+/** How a canonical number prints (what a number without kept text prints as). */
+export function canonicalText(n: number | bigint | RegoDecimal): string {
+  return typeof n === 'object' ? decimalText(n.m, n.e) : String(n);
+}
+
+/** `value`, carrying `text` when the text is not how `value` prints. */
+export function withText(value: number | bigint | RegoDecimal, text: string): number | bigint | RegoDecimal {
+  return canonicalText(value) === text ? value : new RegoNumText(value, text);
+}
+
 /** Decimal text: plain for moderate exponents, scientific otherwise. */
 export function decimalText(m: bigint, e: number): string {
   const neg = m < 0n;

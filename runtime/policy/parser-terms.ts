@@ -9,7 +9,7 @@ import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, typ
 import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
-import { parseNumberText } from './value-json.js';
+import { parseNumberLiteral } from './value-json.js';
 import { recordSpans, type SpanTable } from './parser-spans.js';
 
 export type { SpanTable } from './parser-spans.js';
@@ -261,7 +261,12 @@ export class TermParser {
         switch (t.text) {
           case '-': {
             const n = this.peek();
-            if (n.kind !== 'number') this.fail('expected number', n);
+            if (n.kind !== 'number') {
+              // Unary minus before a variable, ref or call (-input.x, -count(xs)), as OPA v1.20.2 accepts: 0 - x.
+              if (n.kind !== 'ident' || n.text === 'true' || n.text === 'false' || n.text === 'null') this.fail('expected number', n);
+              this.advance();
+              return this.call('minus', [{ type: 'number', value: 0, loc }, this.parseTerm()], loc);
+            }
             this.advance();
             this.advance();
             return { type: 'number', value: this.numberValue('-' + n.text, n), loc };
@@ -318,7 +323,7 @@ export class TermParser {
 
   private numberValue(text: string, t: Token): number | bigint | RegoDecimal {
     try {
-      return parseNumberText(text);
+      return parseNumberLiteral(text);
     } catch {
       return this.fail('number too big', t);
     }

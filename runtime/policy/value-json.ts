@@ -4,7 +4,7 @@
  * `JSON.parse` rounds integers beyond 2^53; {@link parseJSON} keeps them exact
  * (as bigint) by parsing the text itself when it contains long digit runs.
  */
-import { canonicalNumber } from './decimal.js';
+import { canonicalNumber, withText } from './decimal.js';
 import { bigNum, num, RegoDecimal, RegoObject, RegoSet, type Value } from './value.js';
 
 /** Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to a Rego value. */
@@ -91,7 +91,15 @@ export function stringifyJSON(v: Value): string {
   }
 }
 
-const LONG_DIGITS = /\d{16,}/;
+/** 16 or more significant digits (a fraction point may split them): a double may not hold them exactly. */
+const LONG_DIGITS = /\d(?:\.?\d){15,}/;
+/**
+ * A number token (after `[`, `:`, `,` or at the start) whose text may not be
+ * the canonical print of its value (`1e3`, `1.0`, `0.50`, `-0`): such text is
+ * kept (see RegoNumText), so the text goes through our parser. Text inside a
+ * string may match too; that only costs speed.
+ */
+const KEPT_TEXT = /(?:^|[:[,])\s*(?:-?\d+\.\d*0(?!\d)|-?\d+(?:\.\d+)?[eE]|-0(?![.\d]))/;
 /** An exponent a double may not hold (1e400, 2e-400): parsed exactly, as OPA does. */
 const BIG_EXPONENT = /\d[eE][+-]?\d{3}/;
 
@@ -100,7 +108,7 @@ const BIG_EXPONENT = /\d[eE][+-]?\d{3}/;
  * numbers beyond a double's range (1e400) exact, as OPA accepts them.
  */
 export function parseJSON(text: string): Value {
-  if (!LONG_DIGITS.test(text) && !BIG_EXPONENT.test(text)) return fromJS(JSON.parse(text));
+  if (!LONG_DIGITS.test(text) && !BIG_EXPONENT.test(text) && !KEPT_TEXT.test(text)) return fromJS(JSON.parse(text));
   const p = new JsonParser(text);
   const v = p.value();
   p.ws();
@@ -118,6 +126,13 @@ export function parseNumberText(text: string): number | bigint | RegoDecimal {
   const exp = (expPart === undefined ? 0 : Number(expPart)) - fracPart.length;
   if (Math.abs(exp) > 100_000) throw new RangeError(`number out of range: ${text}`);
   return canonicalNumber(BigInt(sign + intPart + fracPart), exp);
+}
+
+/** A number literal (JSON or Rego) as a value that keeps its text when that is not the canonical print. */
+export function parseNumberLiteral(text: string): number | bigint | RegoDecimal {
+  const v = parseNumberText(text);
+  // Negative-zero text (-0, -0.0e5) stands for -0, which float arithmetic tells apart.
+  return withText(v === 0 && text.startsWith('-') ? -0 : v, text);
 }
 
 class JsonParser {
@@ -206,7 +221,7 @@ class JsonParser {
         const r = m.exec(s);
         if (r === null) this.fail('unexpected character');
         this.pos += r[0].length;
-        return parseNumberText(r[0]);
+        return parseNumberLiteral(r[0]);
       }
     }
   }

@@ -9,9 +9,10 @@
  *   (0.25, 0.1) and a {@link RegoDecimal} otherwise (0.1234567890123456789,
  *   1e-400). Each number has exactly one representation (constructors go
  *   through {@link num} / {@link bigNum} / `canonicalNumber`), so `===` and Map
- *   keys work. Difference from OPA: OPA keeps the literal text, so `1.10`
- *   prints as `1.10` there and `1.1` here; division results that do not
- *   terminate are doubles here where OPA keeps ~20 digits.
+ *   keys work. A number whose written text is not that canonical print (`1e3`,
+ *   `1.10`, `-0`) is a {@link RegoNumText}: the canonical value plus the text,
+ *   which OPA keeps and prints until arithmetic touches the number; equality,
+ *   ordering and hashing use the value.
  * - array: a plain JS array of values (never mutated once built).
  * - set: {@link RegoSet}; object: {@link RegoObject}. Object keys may be any value.
  *
@@ -21,9 +22,9 @@
  * Strings compare by Unicode code point (the order of their UTF-8 bytes).
  */
 
-import { compareDec, decOf, RegoDecimal } from './decimal.js';
+import { compareDec, decOf, RegoDecimal, RegoNumText } from './decimal.js';
 
-export { RegoDecimal };
+export { RegoDecimal, RegoNumText };
 
 export type Scalar = null | boolean | number | bigint | string;
 export type Value = Scalar | RegoDecimal | Value[] | RegoSet | RegoObject;
@@ -56,6 +57,7 @@ export function isNumber(v: Value | undefined): v is NumberValue {
 
 /** True for integers of either representation. */
 export function isInteger(v: NumberValue): boolean {
+  if (v instanceof RegoNumText) return isInteger(v.value);
   return typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
 }
 
@@ -68,6 +70,8 @@ const arrayKeys = new WeakMap<Value[], string>();
 /** A set of Rego values with canonical (OPA) equality. Iteration is in sorted order. */
 export class RegoSet {
   private readonly scalars = new Set<Scalar>();
+  /** Kept text of number members (the first one added wins, as in OPA: {1e3, 1000} prints {1e3}). */
+  private texts: Map<Scalar, RegoNumText> | null = null;
   private composites: Map<string, Value> | null = null;
   private sortedCache: Value[] | null = null;
   /** @internal canonical key cache */
@@ -85,19 +89,24 @@ export class RegoSet {
 
   has(v: Value): boolean {
     if (v === null || typeof v !== 'object') return this.scalars.has(v);
+    if (v instanceof RegoNumText) return this.has(v.value);
     return this.composites !== null && this.composites.has(canonicalKey(v));
   }
 
   /** Adds a value. Only for building a set before it is shared. Returns true if it was new. */
   add(v: Value): boolean {
+    // A number's kept text is not part of its identity: 1e3 and 1000 are one member.
+    const member = v;
+    if (v instanceof RegoNumText) v = v.value;
     if (v === null || typeof v !== 'object') {
       if (this.scalars.has(v)) return false;
       this.scalars.add(v);
+      if (member !== v) (this.texts ??= new Map()).set(v, member as RegoNumText);
     } else {
       const k = canonicalKey(v);
       if (this.composites === null) this.composites = new Map();
       else if (this.composites.has(k)) return false;
-      this.composites.set(k, v);
+      this.composites.set(k, member);
     }
     this.sortedCache = null;
     this.keyCache = null;
@@ -107,7 +116,8 @@ export class RegoSet {
   /** Members in OPA order. */
   values(): readonly Value[] {
     if (this.sortedCache === null) {
-      const out: Value[] = [...this.scalars];
+      const texts = this.texts;
+      const out: Value[] = texts === null ? [...this.scalars] : [...this.scalars].map((x) => texts.get(x) ?? x);
       if (this.composites !== null) for (const v of this.composites.values()) out.push(v);
       out.sort(compare);
       this.sortedCache = out;
@@ -123,6 +133,8 @@ export class RegoSet {
 /** An object whose keys may be any Rego value. Iteration is in sorted key order. */
 export class RegoObject {
   private readonly scalars = new Map<Scalar, Value>();
+  /** Kept text of number keys (the first one set wins). */
+  private texts: Map<Scalar, RegoNumText> | null = null;
   private composites: Map<string, [Value, Value]> | null = null;
   private sortedKeysCache: Value[] | null = null;
   /** @internal canonical key cache */
@@ -140,6 +152,7 @@ export class RegoObject {
 
   get(key: Value): Value | undefined {
     if (key === null || typeof key !== 'object') return this.scalars.get(key);
+    if (key instanceof RegoNumText) return this.get(key.value);
     if (this.composites === null) return undefined;
     const e = this.composites.get(canonicalKey(key));
     return e === undefined ? undefined : e[1];
@@ -151,22 +164,30 @@ export class RegoObject {
 
   /** Sets a key. Only for building an object before it is shared. */
   set(key: Value, value: Value): void {
+    const written = key;
+    if (key instanceof RegoNumText) key = key.value;
     if (key === null || typeof key !== 'object') {
-      if (!this.scalars.has(key)) this.sortedKeysCache = null;
+      if (!this.scalars.has(key)) {
+        this.sortedKeysCache = null;
+        if (written !== key) (this.texts ??= new Map()).set(key, written as RegoNumText);
+      }
       this.scalars.set(key, value);
     } else {
       const k = canonicalKey(key);
       if (this.composites === null) this.composites = new Map();
-      if (!this.composites.has(k)) this.sortedKeysCache = null;
-      this.composites.set(k, [key, value]);
+      const had = this.composites.get(k);
+      if (had === undefined) this.sortedKeysCache = null;
+      this.composites.set(k, [had === undefined ? written : had[0], value]);
     }
     this.keyCache = null;
   }
 
   /** Removes a key. Only for building an object before it is shared. */
   delete(key: Value): void {
+    if (key instanceof RegoNumText) key = key.value;
     if (key === null || typeof key !== 'object') {
       if (this.scalars.delete(key)) this.sortedKeysCache = null;
+      this.texts?.delete(key);
     } else if (this.composites !== null && this.composites.delete(canonicalKey(key))) {
       this.sortedKeysCache = null;
     }
@@ -176,7 +197,8 @@ export class RegoObject {
   /** Keys in OPA order. */
   keys(): readonly Value[] {
     if (this.sortedKeysCache === null) {
-      const out: Value[] = [...this.scalars.keys()];
+      const texts = this.texts;
+      const out: Value[] = texts === null ? [...this.scalars.keys()] : [...this.scalars.keys()].map((x) => texts.get(x) ?? x);
       if (this.composites !== null) for (const [k] of this.composites.values()) out.push(k);
       if (out.length > 1) out.sort(compare);
       this.sortedKeysCache = out;
@@ -199,6 +221,7 @@ export class RegoObject {
   copy(): RegoObject {
     const o = new RegoObject();
     for (const [k, v] of this.scalars) o.scalars.set(k, v);
+    if (this.texts !== null) o.texts = new Map(this.texts);
     if (this.composites !== null) o.composites = new Map(this.composites);
     return o;
   }
@@ -251,6 +274,8 @@ function rank(v: Value): number {
 export function equal(a: Value, b: Value): boolean {
   if (a === b) return true;
   if (a === null || b === null) return false;
+  if (a instanceof RegoNumText) return equal(a.value, b);
+  if (b instanceof RegoNumText) return equal(a, b.value);
   const ta = typeof a;
   if (ta !== 'object') {
     const tb = typeof b;
@@ -370,6 +395,7 @@ export function canonicalKey(v: Value): string {
       return JSON.stringify(v);
     default: {
       if (v === null) return 'n';
+      if (v instanceof RegoNumText) return canonicalKey(v.value);
       if (v instanceof RegoDecimal) return 'd' + v.toString();
       if (Array.isArray(v)) {
         let k = arrayKeys.get(v);

@@ -46,8 +46,9 @@ describe('value model', () => {
 
 describe('parseJSON beyond a double', () => {
   it('accepts 1e400 and 2e-400 exactly, as OPA does, instead of rejecting them', () => {
-    expect(parseJSON('{"a": 1e400}')).toEqual(RegoObject.fromEntries([['a', 10n ** 400n]]));
+    expect(equal(parseJSON('{"a": 1e400}'), RegoObject.fromEntries([['a', 10n ** 400n]]))).toBe(true);
     expect(String(parseJSON('2e-400'))).toBe('2e-400');
-    expect(stringifyJSON(parseJSON('[-1e400]'))).toBe('[-1' + '0'.repeat(400) + ']');
+    // The text is kept, as OPA keeps it (json.Number) until arithmetic touches it.
+    expect(stringifyJSON(parseJSON('[-1e400]'))).toBe('[-1e400]');
   });
 });

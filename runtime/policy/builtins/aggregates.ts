@@ -1,5 +1,5 @@
 /** Aggregates: count, sum, product, max, min, sort. */
-import { compare, isNumber, RegoObject, RegoSet, type Value } from '../value.js';
+import { compare, isNumber, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
 import * as n from './numeric.js';
 import { type BuiltinDefinition, operandElementError, operandTypeError } from './registry.js';
 
@@ -14,7 +14,7 @@ function numbers(v: Value | undefined): n.Num[] {
   const items = collection(v, '');
   return items.map((x) => {
     if (!isNumber(x)) throw operandElementError(1, v as Value, x, 'number');
-    return x;
+    return x instanceof RegoNumText ? x.value : x;
   });
 }
 
@@ -38,13 +38,13 @@ export const aggregateBuiltins: BuiltinDefinition[] = [
     name: 'sum',
     args: ['collection'],
     result: 'number',
-    impl: ([v]) => numbers(v).reduce<n.Num>((a, b) => n.add(a, b), 0),
+    impl: ([v]) => n.sumAll(numbers(v)),
   },
   {
     name: 'product',
     args: ['collection'],
     result: 'number',
-    impl: ([v]) => numbers(v).reduce<n.Num>((a, b) => n.mul(a, b), 1),
+    impl: ([v]) => n.productAll(numbers(v)),
   },
   {
     name: 'max',

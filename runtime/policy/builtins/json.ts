@@ -9,7 +9,7 @@
  * value`, ...); big integers stay exact.
  */
 import { formatNumber, formatValue, goQuote } from '../value-format.js';
-import { parseNumberText } from '../value-json.js';
+import { parseNumberLiteral } from '../value-json.js';
 import { compareStrings, RegoDecimal, RegoObject, RegoSet, typeName, type Value } from '../value.js';
 import { asObject, asString, BuiltinError, type BuiltinDefinition } from './registry.js';
 
@@ -260,7 +260,7 @@ class JSONReader {
       this.digits();
     }
     try {
-      return parseNumberText(this.s.slice(start, this.pos));
+      return parseNumberLiteral(this.s.slice(start, this.pos));
     } catch (e) {
       throw new JSONScanError((e as Error).message);
     }
@@ -324,9 +324,10 @@ function validJSON(text: string): boolean {
 }
 
 export const jsonBuiltins: BuiltinDefinition[] = [
-  { name: 'json.marshal', args: ['any'], result: 'string', impl: ([v]) => goJSON(v as Value) },
+  { name: 'json.marshal', args: ['any'], result: 'string', keepsNumberText: true, impl: ([v]) => goJSON(v as Value) },
   {
     name: 'json.marshal_with_options',
+    keepsNumberText: true,
     args: ['any', 'object'],
     result: 'string',
     impl: ([v, o]) => marshalWithOptions(v as Value, asObject(o, 2)),

@@ -30,7 +30,7 @@
  *   },
  * ];
  */
-import { isNumber, type NumberValue, RegoObject, RegoSet, typeName, type Value } from '../value.js';
+import { isNumber, type NumberValue, RegoNumText, RegoObject, RegoSet, typeName, type Value } from '../value.js';
 import { type SourceLocation, unsupported } from '../errors.js';
 import { OPA_BUILTIN_ARITY } from './known-names.js';
 
@@ -60,6 +60,11 @@ export interface BuiltinDefinition {
   relation?: boolean;
   /** Results differ between calls with the same arguments (time, random). */
   nondeterministic?: boolean;
+  /**
+   * The builtin sees a number argument's kept text (`1e3`, see RegoNumText);
+   * every other builtin gets the plain number.
+   */
+  keepsNumberText?: boolean;
   impl(args: Value[], ctx: BuiltinContext): Value | undefined | Value[];
 }
 
@@ -110,7 +115,7 @@ export function asNumber(v: Value | undefined, pos: number): number | bigint {
 /** A number operand, exactly (number, bigint or RegoDecimal). */
 export function asNumberValue(v: Value | undefined, pos: number): NumberValue {
   if (!isNumber(v)) throw operandTypeError(pos, v ?? null, 'number');
-  return v;
+  return v instanceof RegoNumText ? v.value : v;
 }
 
 export function asArray(v: Value | undefined, pos: number): Value[] {

@@ -1,6 +1,6 @@
 /**
- * sprintf with Go's fmt semantics, as OPA calls it: integers are passed as Go
- * ints (or *big.Int), other numbers as float64, strings as strings, and every
+ * sprintf with Go's fmt semantics, as OPA calls it: numbers are passed as Go
+ * ints, *big.Int, float64 or their text (see numberArg), strings as strings, and every
  * other value as its Rego text (a string). Supported: flags `+ - # 0 space`,
  * width, precision, and the verbs b c d e E f F g G o O q s t U v x X %.
  * Mismatches render like Go: `%!d(string=hi)`, `%!s(MISSING)`.
@@ -9,43 +9,44 @@ import { goQuote, formatValue } from '../value-format.js';
 import { RegoDecimal, type Value } from '../value.js';
 import { asArray, asString, type BuiltinDefinition } from './registry.js';
 
-type GoArg = { t: 'int'; v: bigint } | { t: 'big'; v: bigint } | { t: 'float'; v: number } | { t: 'string'; v: string } | { t: 'numtext'; v: string };
+type GoArg = { t: 'int'; v: bigint } | { t: 'big'; v: bigint } | { t: 'float'; v: number } | { t: 'string'; v: string };
 
-const MAX_DOUBLE_INT = BigInt(Number.MAX_VALUE);
+const INT_TEXT = /^-?\d+(?:\.0+)?$/;
+const BIG_TEXT = /^[+-]?\d+$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 /**
- * A number no float64 holds (2e308, -1.5e400) in the `d.ddde<exp>` form. OPA
- * hands such a number to fmt as its literal text (ast.Number), which is this
- * text when the literal was written in scientific notation.
+ * How OPA v1.20.2 hands a number to Go's fmt, decided by the number's text
+ * (ast.Number): an int64 when the text is an integer of at most 19
+ * characters (`1.0` and `-0` count),
+ * else a *big.Int for longer integer text, else a float64 when the text has a
+ * fraction point and a float64 holds it, else the text itself as a string
+ * (`1e3`, `1e-07`, `1.5e400`).
  */
-function numberText(m: bigint, e: number): { t: 'numtext'; v: string } {
-  const neg = m < 0n;
-  let digits = (neg ? -m : m).toString();
-  let exp = e;
-  while (digits.length > 1 && digits.endsWith('0')) {
-    digits = digits.slice(0, -1);
-    exp++;
+function numberArg(text: string): GoArg {
+  // OPA's int parse takes at most 19 characters after the sign (1.00000000000000000 is an int, 1.000000000000000000 a float).
+  if (INT_TEXT.test(text) && text.length - (text.startsWith('-') ? 1 : 0) <= 19) {
+    const dot = text.indexOf('.');
+    const i = BigInt(dot === -1 ? text : text.slice(0, dot));
+    if (i >= INT64_MIN && i <= INT64_MAX) return { t: 'int', v: i };
   }
-  const x = exp + digits.length - 1;
-  const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-  return { t: 'numtext', v: `${neg ? '-' : ''}${mant}e${x}` };
+  if (BIG_TEXT.test(text)) return { t: 'big', v: BigInt(text) };
+  if (text.includes('.')) {
+    const f = Number(text);
+    if (Number.isFinite(f)) return { t: 'float', v: f };
+  }
+  return { t: 'string', v: text };
 }
 
 function toGo(v: Value): GoArg {
+  if (typeof v === 'string') return { t: 'string', v };
   if (typeof v === 'number') {
     if (Number.isInteger(v)) return { t: 'int', v: BigInt(v) };
-    return { t: 'float', v };
+    return numberArg(String(v));
   }
-  if (typeof v === 'bigint') {
-    const int64 = v >= -(2n ** 63n) && v < 2n ** 63n;
-    if (!int64 && (v > MAX_DOUBLE_INT || v < -MAX_DOUBLE_INT) && v % 10n === 0n) return numberText(v, 0);
-    return int64 ? { t: 'int', v } : { t: 'big', v };
-  }
-  if (typeof v === 'string') return { t: 'string', v };
-  if (v instanceof RegoDecimal) {
-    const f = v.toNumber();
-    return Number.isFinite(f) ? { t: 'float', v: f } : numberText(v.m, v.e);
-  }
+  if (typeof v === 'bigint') return v >= INT64_MIN && v <= INT64_MAX ? { t: 'int', v } : { t: 'big', v };
+  if (v instanceof RegoDecimal) return numberArg(v.toString());
   return { t: 'string', v: formatValue(v) };
 }
 
@@ -90,7 +91,7 @@ function fmtE(x: number, p: number): string {
 
 /** Go %g: shortest (p undefined) or p significant digits. */
 export function fmtG(x: number, p: number | undefined): string {
-  if (x === 0) return '0';
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
   let digits: string;
   let exp: number;
   if (p === undefined) {
@@ -134,13 +135,12 @@ function goValue(a: GoArg): string {
     case 'float':
       return fmtG(a.v, undefined);
     case 'string':
-    case 'numtext':
       return a.v;
   }
 }
 
 function typeName(a: GoArg): string {
-  return a.t === 'int' ? 'int64' : a.t === 'big' ? '*big.Int' : a.t === 'float' ? 'float64' : a.t === 'numtext' ? 'ast.Number' : 'string';
+  return a.t === 'int' ? 'int64' : a.t === 'big' ? '*big.Int' : a.t === 'float' ? 'float64' : 'string';
 }
 
 function bad(verb: string, a: GoArg, spec?: Spec): string {
@@ -317,8 +317,7 @@ function formatOne(verb: string, a: GoArg, spec: Spec): string {
     case 'float':
       if ('vgGeEfFxX'.includes(verb)) return formatFloat(a.v, verb, spec);
       return bad(verb, a, spec);
-    case 'string':
-    case 'numtext': {
+    case 'string': {
       const r = formatString(a.v, verb, spec);
       return r === '' && !'svqxX'.includes(verb) ? bad(verb, a, spec) : r;
     }

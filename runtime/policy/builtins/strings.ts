@@ -2,7 +2,7 @@
  * String builtins. Indexes and lengths count Unicode code points (Go runes),
  * as OPA does, not UTF-16 units.
  */
-import { RegoObject, RegoSet, type Value } from '../value.js';
+import { isNumber, type NumberValue, RegoObject, RegoSet, type Value } from '../value.js';
 import { asInt, asIterable, asNumberValue, asString, BuiltinError, type BuiltinDefinition, operandElementError, operandTypeError } from './registry.js';
 import { truncate } from './numeric.js';
 
@@ -87,13 +87,14 @@ export const stringBuiltins: BuiltinDefinition[] = [
   { name: 'endswith', args: ['string', 'string'], result: 'boolean', impl: ([s, x]) => asString(s, 1).endsWith(asString(x, 2)) },
   {
     name: 'format_int',
+    keepsNumberText: true,
     args: ['number', 'number'],
     result: 'string',
     impl: ([x, b]) => {
-      const n = asNumberValue(x, 1);
+      if (!isNumber(x)) throw operandTypeError(1, x ?? null, 'number');
       const base = asNumberValue(b, 2);
       if (base !== 2 && base !== 8 && base !== 10 && base !== 16) throw BuiltinError.type('operand 2 must be one of {2, 8, 10, 16}');
-      return truncate(n).toString(base);
+      return truncate(x as NumberValue).toString(base);
     },
   },
   {

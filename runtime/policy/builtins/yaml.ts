@@ -9,7 +9,7 @@
  */
 import { isAlias, isMap, isScalar, isSeq, type Node, parseAllDocuments, type Document } from 'yaml';
 import { parseNumberText } from '../value-json.js';
-import { bigNum, RegoDecimal, RegoObject, RegoSet, type Value } from '../value.js';
+import { bigNum, RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
 import { jsonEntries } from './json.js';
 import { asString, BuiltinError, type BuiltinDefinition } from './registry.js';
 
@@ -313,8 +313,21 @@ function naturalLess(a: string, b: string): boolean {
 
 /** A number as go-yaml prints what it read from OPA's JSON text (an int64/uint64, else a float64). */
 function yamlNumber(n: number | bigint | RegoDecimal): string {
-  if (n instanceof RegoDecimal) return formatFloatG(n.toNumber(), 64);
-  if (typeof n === 'bigint') return n >= INT64_MIN && n <= UINT64_MAX ? n.toString() : formatFloatG(Number(n), 64);
+  // Text no float64 holds (1e400) stays as written: go-yaml keeps it as it read it.
+  if (n instanceof RegoDecimal) {
+    const f = n.toNumber();
+    if (n instanceof RegoNumText) {
+      if (/^-?\d+$/.test(n.text)) return yamlNumber(n.value);
+      const g = Number(n.text);
+      return Number.isFinite(g) ? formatFloatG(g, 64) : n.text;
+    }
+    return Number.isFinite(f) ? formatFloatG(f, 64) : n.toString();
+  }
+  if (typeof n === 'bigint') {
+    if (n >= INT64_MIN && n <= UINT64_MAX) return n.toString();
+    const f = Number(n);
+    return Number.isFinite(f) ? formatFloatG(f, 64) : n.toString();
+  }
   return Number.isInteger(n) ? n.toString() : formatFloatG(n, 64);
 }
 
@@ -579,7 +592,7 @@ function marshalYaml(v: Value): string {
 }
 
 export const yamlBuiltins: BuiltinDefinition[] = [
-  { name: 'yaml.marshal', args: ['any'], result: 'string', impl: ([v]) => marshalYaml(v as Value) },
+  { name: 'yaml.marshal', args: ['any'], result: 'string', keepsNumberText: true, impl: ([v]) => marshalYaml(v as Value) },
   { name: 'yaml.unmarshal', args: ['string'], result: 'any', impl: ([s]) => unmarshalYaml(asString(s, 1)) },
   {
     name: 'yaml.is_valid',

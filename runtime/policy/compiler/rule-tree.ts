@@ -9,7 +9,7 @@ import type { Module, Rule, Term } from '../ast.js';
 import { refToString } from '../ast.js';
 import { PolicyError } from '../errors.js';
 import { formatValue } from '../value-format.js';
-import { canonicalKey, compare, type Scalar, type Value } from '../value.js';
+import { canonicalKey, compare, RegoNumText, type Scalar, type Value } from '../value.js';
 import { constantValue } from './constant.js';
 
 export type RuleKind = 'complete' | 'multi' | 'function';
@@ -54,6 +54,7 @@ export class RuleNode {
   }
 
   child(key: Value): RuleNode | undefined {
+    if (key instanceof RegoNumText) key = key.value;
     if (key === null || typeof key !== 'object') return this.children.get(key);
     return this.compChildren?.get(canonicalKey(key));
   }
@@ -61,6 +62,7 @@ export class RuleNode {
   ensureChild(key: Value): RuleNode {
     const existing = this.child(key);
     if (existing !== undefined) return existing;
+    if (key instanceof RegoNumText) key = key.value;
     const n = new RuleNode(key, [...this.path, key]);
     if (key === null || typeof key !== 'object') this.children.set(key, n);
     else (this.compChildren ??= new Map()).set(canonicalKey(key), n);

@@ -6,7 +6,7 @@
 import { BuiltinError, type BuiltinDefinition } from '../builtins/registry.js';
 import type { RuleNode } from '../compiler/rule-tree.js';
 import { PolicyError, type SourceLocation } from '../errors.js';
-import type { Value } from '../value.js';
+import { RegoNumText, type Value } from '../value.js';
 import { Env, type ValK } from './env.js';
 import { callFunction } from './rules.js';
 
@@ -14,11 +14,24 @@ export type CallTarget = { kind: 'builtin'; def: BuiltinDefinition; key: string 
 
 const FAILED: unique symbol = Symbol('failed');
 
+/** The arguments with numbers' kept text dropped (the same array when there is none). */
+function plainArgs(args: Value[]): Value[] {
+  let out = args;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a instanceof RegoNumText) {
+      if (out === args) out = args.slice();
+      out[i] = a.value;
+    }
+  }
+  return out;
+}
+
 function callBuiltin(env: Env, def: BuiltinDefinition, args: Value[], loc: SourceLocation | undefined): Value | undefined | Value[] | typeof FAILED {
   const sh = env.shared;
   sh.location = loc;
   try {
-    return def.impl(args, sh);
+    return def.impl(def.keepsNumberText === true ? args : plainArgs(args), sh);
   } catch (e) {
     if (PolicyError.isInstance(e)) throw e;
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;

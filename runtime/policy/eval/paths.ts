@@ -1,11 +1,12 @@
 /** Lookup, enumeration and path updates on values (as refs navigate them). */
-import { RegoObject, RegoSet, type Value } from '../value.js';
+import { RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
 
 /** `v[key]`: object member, array element, or the set member itself. */
 export function lookup(v: Value | undefined, key: Value): Value | undefined {
   if (v === null || typeof v !== 'object') return undefined;
   if (v instanceof RegoObject) return v.get(key);
   if (Array.isArray(v)) {
+    if (key instanceof RegoNumText) key = key.value;
     return typeof key === 'number' && Number.isInteger(key) && key >= 0 && key < v.length ? v[key] : undefined;
   }
   if (v instanceof RegoSet) return v.has(key) ? key : undefined;
