@@ -135,6 +135,12 @@ export class VectorCache {
     return this.#pending.length;
   }
 
+  /** The record held under `id`, if any. */
+  get(id: string): MemoryRecord | undefined {
+    const slot = this.#slots.get(id);
+    return slot === undefined ? undefined : this.#records[slot];
+  }
+
   /** Adds or replaces the record `record.id` with its unit vector. */
   upsert(record: MemoryRecord, vector: Float32Array): void {
     this.#dim ??= vector.length;
