@@ -105,8 +105,19 @@ async function measure(times: number, call: (i: number) => Promise<void>): Promi
   return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
 }
 
+/**
+ * POSTs `body` (the bench's writes and searches are idempotent). A request
+ * sent on a kept-alive connection the server is closing at that moment (its
+ * keep-alive timeout met after a long pause, e.g. a busy machine building
+ * the index) fails with `UND_ERR_SOCKET` before the server read it: it is
+ * sent once more on a new connection.
+ */
 async function post(url: string, body: unknown): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const send = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await send().catch((error: unknown) => {
+    if ((error as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw error;
+    return send();
+  });
   if (!res.ok) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
   return res.json();
 }

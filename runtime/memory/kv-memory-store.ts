@@ -303,7 +303,15 @@ export class KvMemoryStore implements MemoryStore {
   }
 
   async touchRecords(options: { ids: readonly string[]; at: string; minIntervalMs: number }): Promise<number> {
-    const ids = [...new Set(options.ids)];
+    const at = Date.parse(options.at);
+    // The copy was synced by the search that asks: a record it shows accessed
+    // within the interval is not read from Redis again (at worst a record
+    // rewritten since with an older last_accessed waits for a later search).
+    // Repeated searches of the same records stay off Redis.
+    const ids = [...new Set(options.ids)].filter((id) => {
+      const cached = this.#cache.cached(id);
+      return cached === undefined || !(at - Date.parse(cached.last_accessed) < options.minIntervalMs);
+    });
     if (ids.length === 0) return 0;
     const keys = this.#keys;
     const docs = await this.#call((c) => {
@@ -311,7 +319,6 @@ export class KvMemoryStore implements MemoryStore {
       for (const id of ids) pipeline.hget(keys.record(id), 'doc');
       return runPipeline(pipeline);
     });
-    const at = Date.parse(options.at);
     const due: Array<{ id: string; before: string; after: string }> = [];
     docs.forEach(([error, doc], i) => {
       if (error) throw error;

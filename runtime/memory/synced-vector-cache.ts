@@ -119,6 +119,11 @@ export class SyncedVectorCache {
     return this.#next;
   }
 
+  /** The record `id` as of the last sync (undefined when not held). */
+  cached(id: string): MemoryRecord | undefined {
+    return this.#cache.get(id);
+  }
+
   /** Resolves once every record loaded so far is in the HNSW index (searches are exact, and slower at 100k, until then). */
   indexed(): Promise<void> {
     return this.#cache.indexed();
@@ -192,8 +197,32 @@ export class SyncedVectorCache {
     return true;
   }
 
-  /** Syncs, then searches the cache. */
+  /**
+   * Searches the cache as Redis holds it now. Once loaded and idle, the
+   * change counter is asked for first and the cache searched while its answer
+   * travels (the round trip hidden behind the search); the answer is served
+   * only when the counter shows the cache was current, else the cache syncs
+   * and searches again. The same guarantee as syncing first: every change
+   * acknowledged before the call is in the answer.
+   */
   async search(search: CacheSearch): Promise<{ hits: ScoredRecord[]; total: number }> {
+    if (!this.#loaded || this.#running !== undefined) {
+      await this.sync();
+      return this.#cache.search(search);
+    }
+    const at = { cache: this.#cache, epoch: this.#epoch, ver: this.#ver, last: this.#last };
+    const asked = this.#readMeta();
+    let found: { hits: ScoredRecord[]; total: number };
+    try {
+      found = this.#cache.search(search);
+    } catch (error) {
+      asked.catch(() => undefined);
+      throw error;
+    }
+    const meta = await asked;
+    this.checkModel(meta.model, meta.dim);
+    const unchanged = at.cache === this.#cache && at.epoch === this.#epoch && at.ver === this.#ver && at.last === this.#last;
+    if (unchanged && meta.epoch === at.epoch && meta.ver === at.ver && meta.last === at.last) return found;
     await this.sync();
     return this.#cache.search(search);
   }

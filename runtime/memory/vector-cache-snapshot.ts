@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { HnswVectorIndex } from '../core/vectors/hnsw-vector-index.js';
 import type { MemoryRecord } from './memory-records.js';
+import { decodeColumns, encodeColumns, memoryRecords, type Column } from './snapshot-columns.js';
 import { VectorCache } from './vector-cache.js';
 
 /**
@@ -12,17 +14,24 @@ import { VectorCache } from './vector-cache.js';
  * and rebuilding the HNSW index (issue 23). Files in `dir`, per store name:
  *
  * - `<name>.json`: the header (format, the store's `epoch`, `ver` and `last`
- *   change-stream id the copy is at, model, dimensions, slots) and the
- *   random id of the data files it belongs to, written last (by rename);
- * - `<name>-<id>.records.json` (records and their owners by slot), `.vec` (float32 rows by slot), `.flags`
- *   (1 for the slots in the index), `.hnsw` (USearch's own file).
+ *   change-stream id the copy is at, model, dimensions, slots, and the size
+ *   and CRC-32 of each data file) naming the random id of its data files;
+ *   written last, through a temporary file and a rename, so a reader sees
+ *   the old snapshot or the new one, never half of one;
+ * - `<name>-<id>.records.json`: the records and their owners by column (see
+ *   snapshot-columns.ts), the holes, and the inverted index's tag keys;
+ * - `<name>-<id>.data`: one binary file read with one call: the vectors
+ *   (float32 rows by slot), which slots the HNSW index holds, the columns'
+ *   dictionary codes, and the inverted index's posting lists (uint32);
+ * - `<name>-<id>.hnsw`: USearch's own file.
  *
  * A snapshot is only a head start: the caller checks its `epoch`/`ver`
  * against Redis and applies the change stream from `last` (or reloads
  * everything when that history is gone), so a stale snapshot costs time,
- * never correctness. Records are read with `JSON.parse` alone (no schema
- * check per record: this file is written by this code; a damaged file
- * fails to parse, or to match its header's sizes, and is ignored).
+ * never correctness. A snapshot of another format, or whose files do not
+ * match the sizes and checksums of its header, is refused (with the reason)
+ * and the caller loads from Redis. Records are not schema-checked one by one:
+ * the files are this code's, and the checksums vouch that they are whole.
  */
 
 export interface SnapshotPosition {
@@ -32,8 +41,13 @@ export interface SnapshotPosition {
   model: string;
 }
 
+/** The format written and read; a snapshot of any other is ignored. */
+export const SNAPSHOT_FORMAT = 3;
+
+const FileCheckSchema = z.object({ bytes: z.number().int().min(0), crc32: z.number().int().min(0) });
+
 const HeaderSchema = z.object({
-  format: z.literal(2),
+  format: z.literal(SNAPSHOT_FORMAT),
   id: z.string().regex(/^[0-9a-f-]{36}$/),
   epoch: z.string(),
   ver: z.number().int().min(0),
@@ -41,20 +55,42 @@ const HeaderSchema = z.object({
   model: z.string(),
   dim: z.number().int().positive(),
   slots: z.number().int().min(0),
-  hnsw: z.boolean(),
+  files: z.object({ records: FileCheckSchema, data: FileCheckSchema, hnsw: FileCheckSchema.nullable() }),
+});
+type Header = z.infer<typeof HeaderSchema>;
+
+const ColumnSchema = z.object({
+  name: z.string(),
+  kind: z.enum(['plain', 'dict']),
+  // Checked for being a list only: its values are checked when decoded (a column of 100k values costs a zod pass otherwise).
+  values: z.custom<unknown[]>((value) => Array.isArray(value), 'must be a list'),
+  absent: z.array(z.number().int().min(0)),
+});
+
+const LayoutSchema = z.object({
+  holes: z.array(z.number().int().min(0)),
+  records: z.array(ColumnSchema),
+  owners: z.array(ColumnSchema),
+  tags: z.array(z.tuple([z.string(), z.number().int().min(0)])),
 });
 
 const files = (dir: string, name: string, id: string) => ({
   records: join(dir, `${name}-${id}.records.json`),
-  vec: join(dir, `${name}-${id}.vec`),
-  flags: join(dir, `${name}-${id}.flags`),
+  data: join(dir, `${name}-${id}.data`),
   hnsw: join(dir, `${name}-${id}.hnsw`),
 });
+
+/** The data files of every format so far (format 2 had `.vec` and `.flags`), removed with their snapshot. */
+const ALL_SUFFIXES = ['.records.json', '.data', '.hnsw', '.vec', '.flags'];
 
 /** A file-name-safe name for a store (its key prefix). */
 export function snapshotName(keyPrefix: string): string {
   return `memory-${Buffer.from(keyPrefix).toString('base64url') || 'default'}`;
 }
+
+const check = (bytes: Uint8Array) => ({ bytes: bytes.byteLength, crc32: crc32(bytes) });
+const padded = (bytes: number) => Math.ceil(bytes / 4) * 4;
+const asBytes = (view: ArrayBufferView) => new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
 
 /**
  * Writes `cache` at `position` (synchronously: the copy must not change
@@ -67,21 +103,57 @@ export function writeSnapshot(options: { dir: string; name: string; cache: Vecto
   mkdirSync(dir, { recursive: true });
   const id = randomUUID();
   const paths = files(dir, name, id);
-  const previous = readHeader(dir, name)?.id;
-  writeFileSync(paths.records, JSON.stringify({ records: state.records.map((r) => r ?? null), owners: state.owners.map((o) => o ?? null) }));
-  writeFileSync(paths.vec, new Uint8Array(state.vectors.buffer, state.vectors.byteOffset, state.vectors.byteLength));
-  writeFileSync(paths.flags, state.indexed);
-  if (state.index) state.index.save(paths.hnsw);
-  const header: z.infer<typeof HeaderSchema> = {
-    format: 2,
+  const previous = readHeaderId(dir, name);
+  const slots = state.records.length;
+  const holes: number[] = [];
+  const present: MemoryRecord[] = [];
+  const owners: Array<{ owner: string | null }> = [];
+  for (let slot = 0; slot < slots; slot++) {
+    const record = state.records[slot];
+    if (!record) holes.push(slot);
+    else {
+      present.push(record);
+      owners.push({ owner: state.owners[slot] ?? null });
+    }
+  }
+  const records = encodeColumns(present as unknown as Array<Record<string, unknown>>);
+  const ownerColumns = encodeColumns(owners);
+  const tags = [...(state.tags ?? new Map<string, Iterable<number>>())].map(([key, labels]) => [key, Uint32Array.from(labels)] as const);
+  const layout: z.infer<typeof LayoutSchema> = {
+    holes,
+    records: records.columns,
+    owners: ownerColumns.columns,
+    tags: tags.map(([key, labels]) => [key, labels.length]),
+  };
+  const recordsBytes = Buffer.from(JSON.stringify(layout));
+  const sections: Uint8Array[] = [
+    asBytes(state.vectors),
+    state.indexed,
+    ...[...records.codes, ...ownerColumns.codes, ...tags.map(([, labels]) => labels)].map(asBytes),
+  ];
+  const data = Buffer.alloc(sections.reduce((sum, section) => sum + padded(section.byteLength), 0));
+  let at = 0;
+  for (const section of sections) {
+    data.set(section, at);
+    at += padded(section.byteLength);
+  }
+  writeFileSync(paths.records, recordsBytes);
+  writeFileSync(paths.data, data);
+  let hnsw: Header['files']['hnsw'] = null;
+  if (state.index) {
+    state.index.save(paths.hnsw);
+    hnsw = fileCheck(paths.hnsw);
+  }
+  const header: Header = {
+    format: SNAPSHOT_FORMAT,
     id,
     epoch: position.epoch,
     ver: position.ver,
     last: position.last ?? null,
     model: position.model,
     dim: state.dim,
-    slots: state.records.length,
-    hnsw: state.index !== undefined,
+    slots,
+    files: { records: check(recordsBytes), data: check(data), hnsw },
   };
   const temp = join(dir, `${name}.${id}.tmp`);
   writeFileSync(temp, JSON.stringify(header));
@@ -91,42 +163,171 @@ export function writeSnapshot(options: { dir: string; name: string; cache: Vecto
   return true;
 }
 
-/** The snapshot of `name` for `model`, or undefined when there is none or it is unreadable (the reason in `why`). */
+/** The snapshot of `name` for `model`, or the reason there is none usable (`why`). */
 export function readSnapshot(options: { dir: string; name: string; model: string }): { cache: VectorCache; position: SnapshotPosition } | { why: string } {
   const { dir, name } = options;
-  const header = readHeader(dir, name);
-  if (!header) return { why: 'no snapshot' };
+  const read = readHeader(dir, name);
+  if ('why' in read) return read;
+  const { header } = read;
   if (header.model !== options.model) return { why: `the snapshot holds vectors of model "${header.model}"` };
   const paths = files(dir, name, header.id);
+  let cache: VectorCache | undefined;
   try {
-    const { records, owners } = JSON.parse(readFileSync(paths.records, 'utf8')) as { records: Array<MemoryRecord | null>; owners: Array<string | null> };
-    if (!Array.isArray(records) || records.length !== header.slots || !Array.isArray(owners) || owners.length !== header.slots) {
-      return { why: 'the snapshot records do not match its header' };
+    const recordsBytes = readFileSync(paths.records);
+    if (!matches(recordsBytes, header.files.records)) return damaged('records');
+    if (header.files.hnsw && !fileMatches(paths.hnsw, header.files.hnsw)) return damaged('hnsw');
+    const layout = LayoutSchema.parse(JSON.parse(recordsBytes.toString('utf8')));
+    const { dim, slots } = header;
+    const count = slots - layout.holes.length;
+    const vectorBytes = slots * dim * 4;
+    // The data file: the vectors go straight into the cache (one read), the rest into a buffer its sections are viewed in.
+    const fd = openSync(paths.data, 'r');
+    let crc: number;
+    let rest: Buffer;
+    try {
+      if (fstatSync(fd).size !== header.files.data.bytes || header.files.data.bytes < vectorBytes) return damaged('data');
+      rest = Buffer.alloc(header.files.data.bytes - vectorBytes);
+      readFully(fd, rest, vectorBytes);
+      let at = 0;
+      const take = <T>(length: number, width: number, make: (offset: number) => T): T => {
+        if (at + length * width > rest.byteLength) throw new RangeError('the data file is shorter than its layout');
+        const view = make(rest.byteOffset + at);
+        at += padded(length * width);
+        return view;
+      };
+      const indexed = take(slots, 1, (offset) => new Uint8Array(rest.buffer, offset, slots));
+      const codes = (columns: readonly Column[]) =>
+        columns.filter((c) => c.kind === 'dict').map(() => take(count, 4, (offset) => new Uint32Array(rest.buffer, offset, count)));
+      const recordCodes = codes(layout.records as Column[]);
+      const ownerCodes = codes(layout.owners as Column[]);
+      const tags = new Map(layout.tags.map(([key, size]) => [key, take(size, 4, (offset) => new Uint32Array(rest.buffer, offset, size))]));
+      if (at !== rest.byteLength) throw new RangeError('the data file is longer than its layout');
+      const rows = memoryRecords({ count, columns: layout.records as Column[], codes: recordCodes });
+      const ownerRows = decodeColumns({ count, columns: layout.owners as Column[], codes: ownerCodes });
+      const { records, owners } = slotted({ slots, holes: layout.holes, rows, ownerRows });
+      const index = header.files.hnsw ? HnswVectorIndex.load({ path: paths.hnsw, dimensions: dim }) : undefined;
+      crc = 0;
+      const vectors = (rows: Float32Array) => {
+        const bytes = new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength);
+        readFully(fd, bytes, 0);
+        crc = crc32(bytes);
+      };
+      cache = VectorCache.fromState({ dim, records, owners, vectors, indexed, index, tags });
+    } finally {
+      closeSync(fd);
     }
-    if (statSync(paths.vec).size !== header.slots * header.dim * 4 || statSync(paths.flags).size !== header.slots) {
-      return { why: 'the snapshot vectors do not match its header' };
+    // The cache is served only once the whole data file is shown intact.
+    if (crc32(rest, crc) !== header.files.data.crc32) {
+      cache.close();
+      return damaged('data');
     }
-    const raw = readFileSync(paths.vec);
-    // A large file is read into its own (aligned) buffer: viewed, not copied.
-    const vectors = raw.byteOffset % 4 === 0 ? new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4) : new Float32Array(new Uint8Array(raw).buffer);
-    const indexed = new Uint8Array(readFileSync(paths.flags));
-    const index = header.hnsw && existsSync(paths.hnsw) ? HnswVectorIndex.load({ path: paths.hnsw, dimensions: header.dim }) : undefined;
-    const cache = VectorCache.fromState({ dim: header.dim, records, owners, vectors, indexed, index });
     return { cache, position: { epoch: header.epoch, ver: header.ver, last: header.last ?? undefined, model: header.model } };
   } catch (error) {
+    cache?.close();
     return { why: `the snapshot could not be read (${error instanceof Error ? error.message : String(error)})` };
   }
 }
 
-function readHeader(dir: string, name: string): z.infer<typeof HeaderSchema> | undefined {
+const damaged = (file: string) => ({ why: `the snapshot ${file} file does not match its header (size or checksum): damaged or cut short` });
+
+/** Records and owners by slot (holes null) from the rows of the present slots, in slot order. */
+function slotted(options: {
+  slots: number;
+  holes: readonly number[];
+  rows: ReadonlyArray<MemoryRecord | Record<string, unknown>>;
+  ownerRows: ReadonlyArray<Record<string, unknown>>;
+}): { records: Array<MemoryRecord | null>; owners: Array<string | null> } {
+  const { slots, holes, rows, ownerRows } = options;
+  const isHole = new Uint8Array(slots);
+  for (const hole of holes) {
+    if (hole >= slots) throw new RangeError('a hole past the slots');
+    isHole[hole] = 1;
+  }
+  const records = new Array<MemoryRecord | null>(slots).fill(null);
+  const owners = new Array<string | null>(slots).fill(null);
+  let row = 0;
+  for (let slot = 0; slot < slots; slot++) {
+    if (isHole[slot] === 1) continue;
+    if (row >= rows.length) throw new RangeError('fewer records than slots');
+    records[slot] = rows[row] as unknown as MemoryRecord;
+    owners[slot] = (ownerRows[row]?.owner as string | null | undefined) ?? null;
+    row++;
+  }
+  if (row !== rows.length) throw new RangeError('more records than slots');
+  return { records, owners };
+}
+
+/** Reads `into.byteLength` bytes at `position`; a short file is an error. */
+function readFully(fd: number, into: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < into.byteLength) {
+    const read = readSync(fd, into, done, into.byteLength - done, position + done);
+    if (read === 0) throw new RangeError('the data file ended early');
+    done += read;
+  }
+}
+
+/** Whether the file at `path` has the size and CRC-32 expected, read in chunks (no copy of a large file kept). */
+function fileMatches(path: string, expected: { bytes: number; crc32: number }): boolean {
+  const fd = openSync(path, 'r');
   try {
-    const parsed = HeaderSchema.safeParse(JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')));
-    return parsed.success ? parsed.data : undefined;
+    if (fstatSync(fd).size !== expected.bytes) return false;
+    const chunk = Buffer.allocUnsafe(Math.min(8 << 20, Math.max(expected.bytes, 1)));
+    let crc = 0;
+    for (let position = 0; position < expected.bytes;) {
+      const read = readSync(fd, chunk, 0, Math.min(chunk.byteLength, expected.bytes - position), position);
+      if (read === 0) return false;
+      crc = crc32(chunk.subarray(0, read), crc);
+      position += read;
+    }
+    return crc === expected.crc32;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The size and CRC-32 of the file at `path`, read in chunks. */
+function fileCheck(path: string): { bytes: number; crc32: number } {
+  const fd = openSync(path, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(8 << 20);
+    let crc = 0;
+    let bytes = 0;
+    for (let read; (read = readSync(fd, chunk, 0, chunk.byteLength, bytes)) > 0; bytes += read) crc = crc32(chunk.subarray(0, read), crc);
+    return { bytes, crc32: crc };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function matches(bytes: Uint8Array, expected: { bytes: number; crc32: number }): boolean {
+  return bytes.byteLength === expected.bytes && crc32(bytes) === expected.crc32;
+}
+
+function readHeader(dir: string, name: string): { header: Header } | { why: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { why: 'no snapshot' };
+    return { why: 'the snapshot header is unreadable' };
+  }
+  const format = (raw as { format?: unknown } | null)?.format;
+  if (format !== SNAPSHOT_FORMAT) return { why: `the snapshot is of format ${JSON.stringify(format)}, this version reads format ${SNAPSHOT_FORMAT}` };
+  const parsed = HeaderSchema.safeParse(raw);
+  return parsed.success ? { header: parsed.data } : { why: 'the snapshot header is malformed' };
+}
+
+/** The data-file id of the current snapshot, whatever its format (to remove its files once replaced). */
+function readHeaderId(dir: string, name: string): string | undefined {
+  try {
+    const id = (JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as { id?: unknown }).id;
+    return typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id) ? id : undefined;
   } catch {
     return undefined;
   }
 }
 
 function removeFiles(dir: string, name: string, id: string): void {
-  for (const path of Object.values(files(dir, name, id))) rmSync(path, { force: true });
+  for (const suffix of ALL_SUFFIXES) rmSync(join(dir, `${name}-${id}${suffix}`), { force: true });
 }

@@ -18,11 +18,19 @@ export interface VectorCacheState {
   records: ReadonlyArray<MemoryRecord | null | undefined>;
   /** The owner of each slot's record (token mode); null or undefined for none. */
   owners: ReadonlyArray<string | null | undefined>;
-  /** Row by slot, `dim` floats each. */
-  vectors: Float32Array;
+  /**
+   * Row by slot, `dim` floats each; to `fromState` also a function that
+   * fills the rows it is given (a file read straight into the cache).
+   */
+  vectors: Float32Array | ((rows: Float32Array) => void);
   /** 1 for the slots whose vector the index holds. */
   indexed: Uint8Array;
   index: HnswVectorIndex | undefined;
+  /**
+   * The inverted index (tag key to the slots holding it) as `exportState`
+   * gave it; without it `fromState` rebuilds it from the records.
+   */
+  tags?: ReadonlyMap<string, Iterable<number>> | undefined;
 }
 
 export interface CacheSearch {
@@ -135,6 +143,12 @@ export class VectorCache {
     return this.#pending.length;
   }
 
+  /** The record held under `id`, if any. */
+  get(id: string): MemoryRecord | undefined {
+    const slot = this.#slots.get(id);
+    return slot === undefined ? undefined : this.#records[slot];
+  }
+
   /** Adds or replaces the record `record.id` with its unit vector. */
   upsert(record: MemoryRecord, vector: Float32Array): void {
     this.#dim ??= vector.length;
@@ -217,13 +231,13 @@ export class VectorCache {
    * slot (holes undefined), their vectors row by row (a copy), which slots
    * the HNSW index holds, and the index itself to save.
    */
-  exportState(): VectorCacheState | undefined {
+  exportState(): (VectorCacheState & { vectors: Float32Array }) | undefined {
     if (this.#dim === undefined || this.#slab === undefined) return undefined;
     const slots = this.#records.length;
     const vectors = new Float32Array(slots * this.#dim);
     for (let slot = 0; slot < slots; slot++) if (this.#records[slot] !== undefined) vectors.set(this.#slab.row(slot), slot * this.#dim);
     const owners = Array.from({ length: slots }, (_, slot) => this.#owners[slot]);
-    return { dim: this.#dim, records: this.#records, owners, vectors, indexed: this.#indexed.slice(0, slots), index: this.#index };
+    return { dim: this.#dim, records: this.#records, owners, vectors, indexed: this.#indexed.slice(0, slots), index: this.#index, tags: this.#tags };
   }
 
   /**
@@ -234,7 +248,11 @@ export class VectorCache {
   static fromState(state: VectorCacheState): VectorCache {
     const cache = new VectorCache();
     const slots = state.records.length;
-    if (state.vectors.length !== slots * state.dim || state.indexed.length !== slots || state.owners.length !== slots) {
+    if (
+      (typeof state.vectors !== 'function' && state.vectors.length !== slots * state.dim) ||
+      state.indexed.length !== slots ||
+      state.owners.length !== slots
+    ) {
       throw new RangeError('a snapshot whose vectors, owners or flags do not match its records');
     }
     cache.#dim = state.dim;
@@ -243,7 +261,18 @@ export class VectorCache {
     cache.#indexed = new Uint8Array(cache.#slab.capacity);
     cache.#index = state.index;
     // Holes hold zeros; they are never candidates.
-    cache.#slab.setRows(state.vectors, slots);
+    if (typeof state.vectors !== 'function') cache.#slab.setRows(state.vectors, slots);
+    else {
+      const rows = cache.#slab.contiguousRows(slots);
+      if (rows) state.vectors(rows);
+      else {
+        const vectors = new Float32Array(slots * state.dim);
+        state.vectors(vectors);
+        cache.#slab.setRows(vectors, slots);
+      }
+    }
+    // A saved inverted index is taken as it is (the snapshot's checksum vouches for it).
+    if (state.tags) for (const [key, labels] of state.tags) cache.#tags.set(key, new Set(labels));
     for (let slot = 0; slot < slots; slot++) {
       const record = state.records[slot];
       cache.#records.push(record ?? undefined);
@@ -253,9 +282,11 @@ export class VectorCache {
         continue;
       }
       cache.#slots.set(record.id, slot);
-      cache.#tag(slot, record, +1);
       cache.#owners[slot] = state.owners[slot] ?? undefined;
-      cache.#tagOwner(slot, +1);
+      if (!state.tags) {
+        cache.#tag(slot, record, +1);
+        cache.#tagOwner(slot, +1);
+      }
       if (state.indexed[slot] === 1 && state.index !== undefined) cache.#indexed[slot] = 1;
       else cache.#pending.push(slot);
     }

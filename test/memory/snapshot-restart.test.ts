@@ -1,10 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync, truncateSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../runtime/core/logger.js';
 import { KvMemoryStore } from '../../runtime/memory/kv-memory-store.js';
 import { completeRecord, LongTermRecordInputSchema } from '../../runtime/memory/memory-records.js';
+import { SNAPSHOT_FORMAT } from '../../runtime/memory/vector-cache-snapshot.js';
 import { deleteKeys } from '../support/redis-keys.js';
 import { REDIS_URL, redisScope } from '../support/redis-scope.js';
 
@@ -91,12 +92,105 @@ describe('the long-term memory snapshot', () => {
     await second.close();
 
     // A damaged data file: the snapshot is not used, Redis is.
-    const vec = readdirSync(dir).find((f) => f.endsWith('.vec'))!;
-    truncateSync(join(dir, vec), 10);
+    const data = readdirSync(dir).find((f) => f.endsWith('.data'))!;
+    truncateSync(join(dir, data), 10);
     const damaged: string[] = [];
     const third = open({ snapshotDir: dir, lines: damaged });
     expect(await ids(third, 9)).toEqual(['other']);
-    expect(damaged.some((l) => l.includes('do not match its header'))).toBe(true);
+    expect(damaged.some((l) => l.includes('data file does not match its header'))).toBe(true);
     await third.close();
+  });
+
+  it('refuses a file with one byte changed (checksum), and a cut-short HNSW file, and loads from Redis instead', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mem-snap-'));
+    dirs.push(dir);
+    await deleteKeys(scope.admin(), scope.prefix);
+    const first = open({ snapshotDir: dir });
+    await first.putRecords({ records: Array.from({ length: 50 }, (_, i) => ({ record: record(`c-${i}`), vector: vector(i) })), deduplicate: false });
+    await first.load();
+    await first.indexed();
+    await first.close();
+
+    // One byte of the vectors flipped, size unchanged: only the checksum can tell.
+    const data = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.data'))!,
+    );
+    const bytes = readFileSync(data);
+    bytes[100] = bytes[100]! ^ 0xff;
+    writeFileSync(data, bytes);
+    const flipped: string[] = [];
+    const second = open({ snapshotDir: dir, lines: flipped });
+    const { hits } = await second.search({ vector: vector(3), filters: {}, limit: 1, offset: 0 });
+    expect(hits[0]!.record.id).toBe('c-3');
+    expect(second.cachedRecords).toBe(50);
+    expect(flipped.some((l) => l.includes('data file does not match its header'))).toBe(true);
+    expect(flipped.some((l) => l.includes('long-term memory snapshot read'))).toBe(false);
+    // Its close writes a sound snapshot again.
+    await second.close();
+
+    const hnsw = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.hnsw'))!,
+    );
+    truncateSync(hnsw, 1000);
+    const cut: string[] = [];
+    const third = open({ snapshotDir: dir, lines: cut });
+    expect(await ids(third, 5)).toHaveLength(50);
+    expect(cut.some((l) => l.includes('hnsw file does not match its header'))).toBe(true);
+    await third.close();
+  });
+
+  it('ignores a snapshot of an older format with a log line, and replaces it with the current format on close', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mem-snap-'));
+    dirs.push(dir);
+    await deleteKeys(scope.admin(), scope.prefix);
+    const first = open({ snapshotDir: dir });
+    await first.putRecords({ records: [0, 1].map((i) => ({ record: record(`f-${i}`), vector: vector(i) })), deduplicate: false });
+    await first.load();
+    await first.close();
+    // The header rewritten as format 2 wrote it (files .records.json, .vec, .flags).
+    const headerFile = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.json') && !f.includes('.records.'))!,
+    );
+    const header = JSON.parse(readFileSync(headerFile, 'utf8')) as Record<string, unknown>;
+    const oldId = header.id as string;
+    writeFileSync(headerFile, JSON.stringify({ ...header, format: 2, hnsw: true, files: undefined }));
+    writeFileSync(headerFile.replace(/\.json$/, `-${oldId}.vec`), Buffer.alloc(16));
+
+    const lines: string[] = [];
+    const second = open({ snapshotDir: dir, lines });
+    expect(await ids(second, 1)).toEqual(['f-0', 'f-1']);
+    expect(lines.some((l) => l.includes('long-term memories load from Redis') && l.includes('format 2'))).toBe(true);
+    await second.close();
+    // The next save is of the current format, and the old files are gone.
+    expect((JSON.parse(readFileSync(headerFile, 'utf8')) as { format: number }).format).toBe(SNAPSHOT_FORMAT);
+    expect(readdirSync(dir).filter((f) => f.includes(oldId))).toEqual([]);
+  });
+
+  it('is written atomically: a save cut short before its header leaves the previous snapshot in use, and no temporary file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mem-snap-'));
+    dirs.push(dir);
+    await deleteKeys(scope.admin(), scope.prefix);
+    const first = open({ snapshotDir: dir });
+    await first.putRecords({ records: [0, 1, 2].map((i) => ({ record: record(`a-${i}`), vector: vector(i) })), deduplicate: false });
+    await first.load();
+    await first.close();
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    // What a process killed mid-save leaves: data files of a new id, half written, and no header naming them.
+    const name = readdirSync(dir)
+      .find((f) => f.endsWith('.json') && !f.includes('.records.'))!
+      .replace(/\.json$/, '');
+    const stray = '00000000-0000-4000-8000-000000000000';
+    writeFileSync(join(dir, `${name}-${stray}.data`), Buffer.alloc(7));
+    writeFileSync(join(dir, `${name}-${stray}.records.json`), '{"holes":[');
+
+    const lines: string[] = [];
+    const second = open({ snapshotDir: dir, lines });
+    await second.load();
+    expect(lines.some((l) => l.includes('long-term memory snapshot read') && l.includes('"count":3'))).toBe(true);
+    expect(await ids(second, 0)).toEqual(['a-0', 'a-1', 'a-2']);
+    await second.close();
   });
 });

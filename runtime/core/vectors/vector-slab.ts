@@ -191,6 +191,17 @@ export class VectorSlab {
     for (let row = 0; row < count; row++) this.set(row, vectors.subarray(row * this.dim, (row + 1) * this.dim));
   }
 
+  /**
+   * Rows 0..count-1 as one writable view, when rows lie end to end (`dim` a
+   * multiple of 8, so `stride` is `dim`): a file is read straight into the
+   * slab. Undefined otherwise (use `setRows`). `count` must be below
+   * `capacity`; growing the slab invalidates the view.
+   */
+  contiguousRows(count: number): Float32Array | undefined {
+    if (this.stride !== this.dim || count > this.#capacity) return undefined;
+    return this.#floats.subarray(0, count * this.dim);
+  }
+
   /** Row `row` (its first `dim` floats) as a view that growing the slab invalidates: copy it before the next `ensure`. */
   row(row: number): Float32Array {
     const at = row * this.stride;
