@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ANN_MAX_K, EXACT_MAX, filteredSearch, type FilteredSearch } from '../../runtime/core/vectors/filtered-search.js';
+import { ANN_MAX_K, COARSE_ANN_K, COARSE_MIN, EXACT_MAX, filteredSearch, type FilteredSearch } from '../../runtime/core/vectors/filtered-search.js';
+import { Int8Slab } from '../../runtime/core/vectors/int8-slab.js';
 import { HnswVectorIndex } from '../../runtime/core/vectors/hnsw-vector-index.js';
 import type { VectorIndex } from '../../runtime/core/vectors/vector-index.js';
 import { VectorSlab } from '../../runtime/core/vectors/vector-slab.js';
@@ -41,6 +42,7 @@ describe('filteredSearch over a real HNSW index', () => {
   const queries = Array.from({ length: QUERIES }, () => new Float32Array(DIM));
   let index: CountingIndex;
   let slab: VectorSlab;
+  let coarse: Int8Slab;
 
   beforeAll(() => {
     for (let i = 0; i < N; i++) data.set(sample(), i * DIM);
@@ -53,6 +55,9 @@ describe('filteredSearch over a real HNSW index', () => {
     slab = new VectorSlab({ dim: DIM });
     slab.ensure(N);
     slab.setRows(data, N);
+    coarse = new Int8Slab({ dim: DIM });
+    coarse.ensure(N);
+    for (let i = 0; i < N; i++) coarse.set(i, data.subarray(i * DIM, (i + 1) * DIM));
   });
 
   /** The `keep` nearest labels that `accept` takes, by a plain loop over every entry. */
@@ -70,16 +75,25 @@ describe('filteredSearch over a real HNSW index', () => {
       .map((entry) => entry.i);
   }
 
-  function search(query: Float32Array, accept: (i: number) => boolean, options: { keep?: number; expected?: number; candidates?: number[] } = {}) {
+  function search(
+    query: Float32Array,
+    accept: (i: number) => boolean,
+    options: { keep?: number; expected?: number; candidates?: number[]; coarse?: boolean; matching?: boolean } = {},
+  ) {
     const labels = options.candidates ?? Array.from({ length: N }, (_, i) => i).filter(accept);
     const request: FilteredSearch = {
       index,
       slab,
+      coarse: options.coarse ? coarse : undefined,
       size: N,
       query,
       keep: options.keep ?? 10,
-      candidates: { labels, count: labels.length, expected: options.expected },
-      accept,
+      candidates: { labels, count: labels.length, expected: options.expected, matching: options.matching },
+      accept: options.matching
+        ? () => {
+            throw new Error('accept called for matching candidates');
+          }
+        : accept,
       indexComplete: true,
     };
     return filteredSearch(request);
@@ -168,4 +182,67 @@ describe('filteredSearch over a real HNSW index', () => {
     const exact = new Set(bruteForce(queries[1]!, accept, 200));
     expect(found.labels.filter((label) => exact.has(label)).length).toBeGreaterThanOrEqual(190);
   });
+
+  it('with an int8 copy, ranks many candidates in int8 and rescores the best in float32: the brute-force answer', () => {
+    // 1/16 of the entries (1,500): over COARSE_MIN, so the int8 pass runs; the candidates all match, so accept is never called.
+    const accept = (i: number) => i % 16 === 7;
+    const candidates = Array.from({ length: N }, (_, i) => i).filter(accept);
+    expect(candidates.length).toBeGreaterThanOrEqual(COARSE_MIN);
+    let agreed = 0;
+    for (const query of queries) {
+      index.searches = [];
+      const found = search(query, accept, { coarse: true, matching: true, candidates });
+      expect(found).toMatchObject({ exact: true, within: candidates.length });
+      expect(index.searches).toEqual([]);
+      const exact = bruteForce(query, accept, 10);
+      agreed += found.labels.filter((label) => exact.includes(label)).length;
+      // Distances are the float32 ones (rescored), nearest first.
+      expect(found.distances).toEqual([...found.distances].sort((a, b) => a - b));
+      expect(found.distances[0]).toBeCloseTo(1 - dot(query, exact[0]!), 5);
+    }
+    expect(agreed / (10 * QUERIES)).toBeGreaterThanOrEqual(0.99);
+  });
+
+  it('with an int8 copy, scores candidates exactly rather than asking the index for more than COARSE_ANN_K neighbours', () => {
+    // 1/9 of the entries (2,667): over EXACT_MAX, and 10 matches need about 135 neighbours.
+    const accept = (i: number) => i % 9 === 2;
+    expect(N / 9).toBeGreaterThan(EXACT_MAX);
+    expect(Math.ceil(15 * 9)).toBeGreaterThan(COARSE_ANN_K);
+    for (const query of queries.slice(0, 10)) {
+      index.searches = [];
+      const found = search(query, accept, { coarse: true });
+      expect(found.exact).toBe(true);
+      expect(index.searches).toEqual([]);
+      expect(found.labels).toEqual(bruteForce(query, accept, 10));
+      // Without the int8 copy the same filter goes through the index.
+      expect(search(query, accept).exact).toBe(false);
+    }
+  });
+
+  it('with an int8 copy and a distance threshold, scores in float32 and counts the matches within it exactly', () => {
+    const accept = (i: number) => i % 16 === 7;
+    const query = queries[2]!;
+    const labels = Array.from({ length: N }, (_, i) => i).filter(accept);
+    const threshold = 1 - dot(query, bruteForce(query, accept, 30).at(-1)!);
+    const found = filteredSearch({
+      index,
+      slab,
+      coarse,
+      size: N,
+      query,
+      keep: 10,
+      candidates: { labels, count: labels.length },
+      accept,
+      indexComplete: true,
+      distanceThreshold: threshold,
+    });
+    expect(found.within).toBe(30);
+    expect(found.labels).toEqual(bruteForce(query, accept, 10));
+  });
+
+  function dot(query: Float32Array, label: number): number {
+    let sum = 0;
+    for (let d = 0; d < DIM; d++) sum += data[label * DIM + d]! * query[d]!;
+    return sum;
+  }
 });
