@@ -19,16 +19,17 @@ export const EXACT_SHARE = 1 / 64;
  */
 export const ANN_MAX_K = 512;
 /**
- * With an int8 copy of the rows (`coarse`): candidates whose int8 rows take
- * at most this many bytes are scored exactly rather than through an ANN
- * search of more than `COARSE_ANN_K` neighbours. 4 MiB of rows stays in the
- * caches between queries where 16 MiB of float32 rows does not (on this
- * 2-core VM, 6,250 scattered rows: 0.2-1 ms in int8, 1-7 ms in float32).
+ * With an int8 copy of the rows (`coarse`): an exact scoring whose float32
+ * rows take more than this many bytes ranks them in int8 first (and
+ * rescores the best in float32), and candidates whose int8 rows take at
+ * most this many are scored exactly rather than through an ANN search of
+ * more than `COARSE_ANN_K` neighbours. About this much of scattered rows
+ * stays in the caches between queries on this 2-core VM: 2,500 float32 rows
+ * of a 100k slab (3.8 MB) score in 0.15 ms, 6,250 (9.6 MB) in 1-7 ms, and
+ * the same 6,250 in int8 (2.4 MB) in 0.2-1 ms.
  */
-export const COARSE_EXACT_BYTES = 4 * 1024 * 1024;
+export const COARSE_BYTES = 4 * 1024 * 1024;
 export const COARSE_ANN_K = 128;
-/** An exact scoring of at least this many candidates ranks them in int8 first (when `coarse` is given) and rescores the best in float32. */
-export const COARSE_MIN = 1024;
 
 /** The labels that may match a search: a superset of the matches, and how many there are. */
 export interface Candidates {
@@ -49,7 +50,7 @@ export interface FilteredSearch {
   index: VectorIndex | undefined;
   /** The unit vector of every label in use, by label. */
   slab: VectorSlab;
-  /** An int8 copy of `slab`'s rows, for a first pass over many candidates (see `COARSE_MIN`); optional. */
+  /** An int8 copy of `slab`'s rows, for a first pass over many candidates (see `COARSE_BYTES`); optional. */
   coarse?: Int8Slab | undefined;
   /** Labels in use. */
   size: number;
@@ -107,7 +108,7 @@ export function filteredSearch(search: FilteredSearch): FilteredResult {
 /** Whether the int8 rows of the candidates are few enough to score rather than ask the index for more than `COARSE_ANN_K` neighbours. */
 function coarseIsCheaper(search: FilteredSearch): boolean {
   const { coarse, candidates } = search;
-  if (coarse === undefined || candidates.count * coarse.stride > COARSE_EXACT_BYTES) return false;
+  if (coarse === undefined || candidates.count * coarse.stride > COARSE_BYTES) return false;
   const expected = Math.min(candidates.expected ?? candidates.count, candidates.count);
   return neighboursFor(search.keep, expected / Math.max(1, search.size)) > COARSE_ANN_K;
 }
@@ -160,7 +161,7 @@ function exactSearch(search: FilteredSearch): FilteredResult {
   let count = 0;
   const matching = search.candidates.matching === true;
   for (const label of search.candidates.labels) if (matching || search.accept(label)) rows[count++] = label;
-  if (search.coarse !== undefined && count >= COARSE_MIN && search.distanceThreshold === undefined)
+  if (search.coarse !== undefined && count * search.slab.stride * 4 > COARSE_BYTES && search.distanceThreshold === undefined)
     return coarseSearch(search, search.coarse, rows.subarray(0, count));
   const dots = count === 0 ? new Float32Array(0) : search.slab.dots(search.query, rows, count);
   const best = new TopK(search.keep);
