@@ -1,6 +1,5 @@
 import type { VectorIndex } from '../core/vectors/vector-index.js';
 import { filteredSearch, type Candidates } from '../core/vectors/filtered-search.js';
-import { Int8Slab } from '../core/vectors/int8-slab.js';
 import { TagPostings } from '../core/vectors/tag-postings.js';
 import { VectorSlab } from '../core/vectors/vector-slab.js';
 import type { VectorHit } from './vector-store.js';
@@ -28,8 +27,6 @@ export class CollectionMirror {
   readonly index: VectorIndex;
   readonly #dim: number;
   readonly #vectors: VectorSlab;
-  /** An int8 copy of `#vectors` (a quarter of its bytes), ranking many filter matches before a float32 rescoring. */
-  readonly #coarse: Int8Slab;
   readonly #records: Array<MirroredRecord | undefined> = [];
   readonly #labels = new Map<string, number>();
   readonly #tags = new TagPostings();
@@ -39,7 +36,6 @@ export class CollectionMirror {
     this.index = options.index;
     this.#dim = options.index.dimensions;
     this.#vectors = new VectorSlab({ dim: this.#dim });
-    this.#coarse = new Int8Slab({ dim: this.#dim });
   }
 
   /** Records held. */
@@ -57,7 +53,7 @@ export class CollectionMirror {
     const labels: number[] = [];
     records.forEach((record, i) => {
       const label = this.#place(record);
-      this.#setVector(label, vectors.subarray(i * this.#dim, (i + 1) * this.#dim));
+      this.#vectors.set(label, vectors.subarray(i * this.#dim, (i + 1) * this.#dim));
       labels.push(label);
     });
     // `indexed`: the ANN index already holds these labels (loaded from its file).
@@ -86,7 +82,7 @@ export class CollectionMirror {
       this.#records[label] = record;
       this.#labels.set(record.id, label);
       this.#tag(label, record, +1);
-      this.#setVector(label, options.vectors.subarray(position * this.#dim, (position + 1) * this.#dim));
+      this.#vectors.set(label, options.vectors.subarray(position * this.#dim, (position + 1) * this.#dim));
     });
   }
 
@@ -130,7 +126,6 @@ export class CollectionMirror {
     const found = filteredSearch({
       index: this.index,
       slab: this.#vectors,
-      coarse: this.#coarse,
       size: this.size,
       query,
       keep: options.limit,
@@ -160,12 +155,6 @@ export class CollectionMirror {
   #grow(labels: number): void {
     if (this.#records.length < labels) this.#records.length = labels;
     this.#vectors.ensure(labels);
-    this.#coarse.ensure(labels);
-  }
-
-  #setVector(label: number, vector: Float32Array): void {
-    this.#vectors.set(label, vector);
-    this.#coarse.set(label, vector);
   }
 
   #tag(label: number, record: MirroredRecord, change: 1 | -1): void {

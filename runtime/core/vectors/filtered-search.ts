@@ -1,4 +1,3 @@
-import type { Int8Slab } from './int8-slab.js';
 import type { VectorIndex } from './vector-index.js';
 import type { VectorSlab } from './vector-slab.js';
 
@@ -18,18 +17,6 @@ export const EXACT_SHARE = 1 / 64;
  * candidates of a filter that needs such a `k` are few enough to score.
  */
 export const ANN_MAX_K = 512;
-/**
- * With an int8 copy of the rows (`coarse`): an exact scoring whose float32
- * rows take more than this many bytes ranks them in int8 first (and
- * rescores the best in float32), and candidates whose int8 rows take at
- * most this many are scored exactly rather than through an ANN search of
- * more than `COARSE_ANN_K` neighbours. About this much of scattered rows
- * stays in the caches between queries on this 2-core VM: 2,500 float32 rows
- * of a 100k slab (3.8 MB) score in 0.15 ms, 6,250 (9.6 MB) in 1-7 ms, and
- * the same 6,250 in int8 (2.4 MB) in 0.2-1 ms.
- */
-export const COARSE_BYTES = 4 * 1024 * 1024;
-export const COARSE_ANN_K = 128;
 
 /** The labels that may match a search: a superset of the matches, and how many there are. */
 export interface Candidates {
@@ -50,8 +37,6 @@ export interface FilteredSearch {
   index: VectorIndex | undefined;
   /** The unit vector of every label in use, by label. */
   slab: VectorSlab;
-  /** An int8 copy of `slab`'s rows, for a first pass over many candidates (see `COARSE_BYTES`); optional. */
-  coarse?: Int8Slab | undefined;
   /** Labels in use. */
   size: number;
   /** Unit query vector. */
@@ -100,17 +85,9 @@ export interface FilteredResult {
 export function filteredSearch(search: FilteredSearch): FilteredResult {
   const { candidates, keep } = search;
   if (keep < 1 || candidates.count === 0) return { labels: [], distances: [], within: 0, exact: true };
-  const small = candidates.count <= EXACT_MAX || candidates.count <= search.size * EXACT_SHARE || coarseIsCheaper(search);
+  const small = candidates.count <= EXACT_MAX || candidates.count <= search.size * EXACT_SHARE;
   if (small || !search.indexComplete || search.index === undefined) return exactSearch(search);
   return annSearch(search, search.index) ?? exactSearch(search);
-}
-
-/** Whether the int8 rows of the candidates are few enough to score rather than ask the index for more than `COARSE_ANN_K` neighbours. */
-function coarseIsCheaper(search: FilteredSearch): boolean {
-  const { coarse, candidates } = search;
-  if (coarse === undefined || candidates.count * coarse.stride > COARSE_BYTES) return false;
-  const expected = Math.min(candidates.expected ?? candidates.count, candidates.count);
-  return neighboursFor(search.keep, expected / Math.max(1, search.size)) > COARSE_ANN_K;
 }
 
 /** Neighbours to ask for so that `keep` of them match at `share`: half as many again as the mean, for the spread of a sample. */
@@ -161,8 +138,6 @@ function exactSearch(search: FilteredSearch): FilteredResult {
   let count = 0;
   const matching = search.candidates.matching === true;
   for (const label of search.candidates.labels) if (matching || search.accept(label)) rows[count++] = label;
-  if (search.coarse !== undefined && count * search.slab.stride * 4 > COARSE_BYTES && search.distanceThreshold === undefined)
-    return coarseSearch(search, search.coarse, rows.subarray(0, count));
   const dots = count === 0 ? new Float32Array(0) : search.slab.dots(search.query, rows, count);
   const best = new TopK(search.keep);
   let within = 0;
@@ -174,19 +149,6 @@ function exactSearch(search: FilteredSearch): FilteredResult {
   }
   const sorted = best.sorted();
   return { labels: sorted.map((e) => e.label), distances: sorted.map((e) => e.distance), within, exact: true };
-}
-
-/** Rows ranked by their int8 dots, the best `4 · keep + 32` rescored in float32 (the int8 dots are about 0.001 off). */
-function coarseSearch(search: FilteredSearch, coarse: Int8Slab, rows: Int32Array): FilteredResult {
-  const rough = coarse.dots(search.query, rows, rows.length);
-  const shortlist = new TopK(Math.min(rows.length, 4 * search.keep + 32));
-  for (let i = 0; i < rows.length; i++) shortlist.offer(rows[i]!, 1 - rough[i]!);
-  const picked = Int32Array.from(shortlist.sorted(), (e) => e.label);
-  const dots = search.slab.dots(search.query, picked, picked.length);
-  const best = new TopK(search.keep);
-  for (let i = 0; i < picked.length; i++) best.offer(picked[i]!, 1 - dots[i]!);
-  const sorted = best.sorted();
-  return { labels: sorted.map((e) => e.label), distances: sorted.map((e) => e.distance), within: rows.length, exact: true };
 }
 
 /** The `size` smallest distances offered, in a max-heap on typed arrays. */
