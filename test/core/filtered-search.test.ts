@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ANN_MAX_K, DEEP_ANN_K, DEEP_EXACT_MAX, EXACT_MAX, filteredSearch, type FilteredSearch } from '../../runtime/core/vectors/filtered-search.js';
+import { ANN_MAX_K, EXACT_MAX, filteredSearch, type FilteredSearch } from '../../runtime/core/vectors/filtered-search.js';
 import { HnswVectorIndex } from '../../runtime/core/vectors/hnsw-vector-index.js';
 import type { VectorIndex } from '../../runtime/core/vectors/vector-index.js';
 import { VectorSlab } from '../../runtime/core/vectors/vector-slab.js';
 import { clusteredVectors } from '../../bench/support/clustered-vectors.js';
 
-// Large enough that filters held by 1/2 to 1/8 of the entries (3,000 or more) are over EXACT_MAX and DEEP_EXACT_MAX and go through the index.
+// Large enough that a filter held by 1/10 of the entries (2,400) is over EXACT_MAX and goes through the index.
 const N = 24_000;
 const DIM = 32;
 const QUERIES = 30;
@@ -89,6 +89,7 @@ describe('filteredSearch over a real HNSW index', () => {
     ['1/2', 2],
     ['1/4', 4],
     ['1/8', 8],
+    ['1/10', 10],
   ])('finds the exact filtered top 10 through the index when %s of the entries match', (_share, every) => {
     const accept = (i: number) => i % every === 1;
     expect(N / every).toBeGreaterThan(EXACT_MAX);
@@ -166,40 +167,5 @@ describe('filteredSearch over a real HNSW index', () => {
     expect(found.labels.every(accept)).toBe(true);
     const exact = new Set(bruteForce(queries[1]!, accept, 200));
     expect(found.labels.filter((label) => exact.has(label)).length).toBeGreaterThanOrEqual(190);
-  });
-
-  it('scores candidates exactly rather than asking the index for more than DEEP_ANN_K neighbours, when they are at most DEEP_EXACT_MAX', () => {
-    // 1/10 of the entries (2,400): over EXACT_MAX, and 10 matches need about 150 neighbours.
-    const accept = (i: number) => i % 10 === 2;
-    expect(N / 10).toBeGreaterThan(EXACT_MAX);
-    expect(N / 10).toBeLessThanOrEqual(DEEP_EXACT_MAX);
-    expect(15 * 10).toBeGreaterThan(DEEP_ANN_K);
-    for (const query of queries.slice(0, 10)) {
-      index.searches = [];
-      const found = search(query, accept);
-      expect(found.exact).toBe(true);
-      expect(index.searches).toEqual([]);
-      expect(found.labels).toEqual(bruteForce(query, accept, 10));
-    }
-    // 1/8 (3,000 candidates) needs 120 neighbours: through the index.
-    expect(search(queries[0]!, (i) => i % 8 === 2).exact).toBe(false);
-  });
-
-  it('skips accept for candidates that all match, and counts them', () => {
-    const labels = Array.from({ length: N / 64 }, (_, i) => 64 * i + 9);
-    const found = filteredSearch({
-      index,
-      slab,
-      size: N,
-      query: queries[3]!,
-      keep: 10,
-      candidates: { labels, count: labels.length, matching: true },
-      accept: () => {
-        throw new Error('accept called for matching candidates');
-      },
-      indexComplete: true,
-    });
-    expect(found).toMatchObject({ exact: true, within: labels.length });
-    expect(found.labels).toEqual(bruteForce(queries[3]!, (i) => i % 64 === 9, 10));
   });
 });

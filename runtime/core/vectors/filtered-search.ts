@@ -17,16 +17,6 @@ export const EXACT_SHARE = 1 / 64;
  * candidates of a filter that needs such a `k` are few enough to score.
  */
 export const ANN_MAX_K = 512;
-/**
- * Candidates at most this many are scored exactly rather than through an ANN
- * search of more than `DEEP_ANN_K` neighbours. Each scattered row of a large
- * slab sits on its own 4 KiB page, so the cost of exact scoring follows the
- * pages touched: measured through the Semantic Layer's mirror at 100k (384
- * dimensions, load 15 on 2 cores), 2,500 and 3,125 rows took 0.3-0.4 ms,
- * 6,250 rows 2.6-5 ms, against 0.7-1.1 ms for HNSW at `k` 240-480.
- */
-export const DEEP_EXACT_MAX = 4096;
-export const DEEP_ANN_K = 128;
 
 /** The labels that may match a search: a superset of the matches, and how many there are. */
 export interface Candidates {
@@ -95,17 +85,9 @@ export interface FilteredResult {
 export function filteredSearch(search: FilteredSearch): FilteredResult {
   const { candidates, keep } = search;
   if (keep < 1 || candidates.count === 0) return { labels: [], distances: [], within: 0, exact: true };
-  const small = candidates.count <= EXACT_MAX || candidates.count <= search.size * EXACT_SHARE || exactIsCheaper(search);
+  const small = candidates.count <= EXACT_MAX || candidates.count <= search.size * EXACT_SHARE;
   if (small || !search.indexComplete || search.index === undefined) return exactSearch(search);
   return annSearch(search, search.index) ?? exactSearch(search);
-}
-
-/** Whether the candidates are few enough to score rather than ask the index for more than `DEEP_ANN_K` neighbours. */
-function exactIsCheaper(search: FilteredSearch): boolean {
-  const { candidates } = search;
-  if (candidates.count > DEEP_EXACT_MAX) return false;
-  const expected = Math.min(candidates.expected ?? candidates.count, candidates.count);
-  return neighboursFor(search.keep, expected / Math.max(1, search.size)) > DEEP_ANN_K;
 }
 
 /** Neighbours to ask for so that `keep` of them match at `share`: half as many again as the mean, for the spread of a sample. */
