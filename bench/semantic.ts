@@ -9,9 +9,9 @@
  * - 200 queries through `search` (limit 10): p50/p99 latency and recall@10
  *   against an exact brute-force cosine; half perturbed stored vectors, half
  *   fresh samples; then filtered searches, recall against an exact filtered
- *   search: pairs held by 1/2, 1/4, 1/8 and 1/10 of the records (the 1/10
- *   one like a memory namespace), two pairs ANDed (1/8 and 1/10: 1/40), and a
- *   pair held by 1/800;
+ *   search: pairs held by 1/2, 1/4, 1/8, 1/10, 1/16 and 1/32 of the records
+ *   (the 1/10 one like a memory namespace), two pairs ANDed (1/8 and 1/10:
+ *   1/40), and a pair held by 1/800;
  * - a restart: the time to open the store again (mirror loaded from its
  *   saved index), and the process's RSS per 100k vectors.
  *
@@ -59,7 +59,15 @@ function records(data: Float32Array, from: number, to: number): VectorRecord[] {
       id: `d${i}`,
       vector: Array.from(data.subarray(i * DIM, (i + 1) * DIM)),
       content: `document ${i}`,
-      metadata: { half: String(i % 2), quarter: String(i % 4), shard: String(i % 8), namespace: String(i % 10), ...(i % 800 === 0 ? { rare: 'yes' } : {}) },
+      metadata: {
+        half: String(i % 2),
+        quarter: String(i % 4),
+        shard: String(i % 8),
+        namespace: String(i % 10),
+        sixteenth: String(i % 16),
+        thirtysecond: String(i % 32),
+        ...(i % 800 === 0 ? { rare: 'yes' } : {}),
+      },
       uri: '',
     };
   });
@@ -105,6 +113,8 @@ const FILTERS: Array<{ label: string; filter: Record<string, string>; keep: (i: 
   { label: '1/4 match', filter: { quarter: '1' }, keep: (i) => i % 4 === 1 },
   { label: '1/8 match', filter: { shard: '3' }, keep: (i) => i % 8 === 3 },
   { label: '1/10 (namespace)', filter: { namespace: '3' }, keep: (i) => i % 10 === 3 },
+  { label: '1/16 match', filter: { sixteenth: '5' }, keep: (i) => i % 16 === 5 },
+  { label: '1/32 match', filter: { thirtysecond: '7' }, keep: (i) => i % 32 === 7 },
   { label: '1/8 + 1/10 pairs (1/40)', filter: { shard: '3', namespace: '3' }, keep: (i) => i % 8 === 3 && i % 10 === 3 },
   { label: '1/800 match', filter: { rare: 'yes' }, keep: (i) => i % 800 === 0 },
 ];

@@ -1,5 +1,6 @@
 import type { VectorIndex } from '../core/vectors/vector-index.js';
 import { filteredSearch, type Candidates } from '../core/vectors/filtered-search.js';
+import { TagPostings } from '../core/vectors/tag-postings.js';
 import { VectorSlab } from '../core/vectors/vector-slab.js';
 import type { VectorHit } from './vector-store.js';
 
@@ -28,7 +29,7 @@ export class CollectionMirror {
   readonly #vectors: VectorSlab;
   readonly #records: Array<MirroredRecord | undefined> = [];
   readonly #labels = new Map<string, number>();
-  readonly #tags = new Map<string, Set<number>>();
+  readonly #tags = new TagPostings();
   readonly #free: number[] = [];
 
   constructor(options: { index: VectorIndex }) {
@@ -117,12 +118,10 @@ export class CollectionMirror {
       candidates = { labels: this.#labels.values(), count: this.size };
       accept = (label) => records[label] !== undefined;
     } else {
-      // The smallest posting list is walked (or its share sizes the ANN search); the others are checked per label.
-      const [smallest, ...rest] = pairs.map(([key, value]) => this.#tags.get(tagKey(key, value)) ?? new Set<number>()).sort((a, b) => a.size - b.size);
-      // Pairs taken as independent: each other list keeps its share of the smallest one's labels.
-      const expected = rest.reduce((estimate, list) => (estimate * list.size) / Math.max(1, this.size), smallest!.size);
-      candidates = { labels: smallest!, count: smallest!.size, expected };
-      accept = rest.length === 0 ? (label) => smallest!.has(label) : (label) => smallest!.has(label) && rest.every((list) => list.has(label));
+      // The exact set of matches: posting lists intersected (bitsets ANDed for frequent pairs), listed only if scored exactly.
+      const match = this.#tags.match({ tags: pairs.map(([key, value]) => tagKey(key, value)) });
+      candidates = { labels: { [Symbol.iterator]: () => match.labels()[Symbol.iterator]() }, count: match.count, matching: true };
+      accept = (label) => match.has(label);
     }
     const found = filteredSearch({
       index: this.index,
@@ -159,17 +158,9 @@ export class CollectionMirror {
   }
 
   #tag(label: number, record: MirroredRecord, change: 1 | -1): void {
-    for (const [key, value] of Object.entries(record.metadata)) {
-      const tag = tagKey(key, value);
-      let set = this.#tags.get(tag);
-      if (change > 0) {
-        if (!set) this.#tags.set(tag, (set = new Set()));
-        set.add(label);
-      } else if (set) {
-        set.delete(label);
-        if (set.size === 0) this.#tags.delete(tag);
-      }
-    }
+    const tags = Object.entries(record.metadata).map(([key, value]) => tagKey(key, value));
+    if (change > 0) this.#tags.add({ label, tags });
+    else this.#tags.remove({ label, tags });
   }
 }
 

@@ -28,6 +28,8 @@ export interface Candidates {
    * the others cut it down): sizes the first ANN search. Default `count`.
    */
   expected?: number | undefined;
+  /** Every label listed matches (an exact intersection): the exact scoring then never calls `accept`. */
+  matching?: boolean | undefined;
 }
 
 export interface FilteredSearch {
@@ -134,7 +136,8 @@ function exactSearch(search: FilteredSearch): FilteredResult {
   const threshold = search.distanceThreshold ?? Number.POSITIVE_INFINITY;
   const rows = new Int32Array(search.candidates.count);
   let count = 0;
-  for (const label of search.candidates.labels) if (search.accept(label)) rows[count++] = label;
+  const matching = search.candidates.matching === true;
+  for (const label of search.candidates.labels) if (matching || search.accept(label)) rows[count++] = label;
   const dots = count === 0 ? new Float32Array(0) : search.slab.dots(search.query, rows, count);
   const best = new TopK(search.keep);
   let within = 0;
