@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DENSE_SHARE, TagPostings } from '../../runtime/core/vectors/tag-postings.js';
-
-/** A seeded generator (mulberry32), so a failure can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng as seeded } from '../../bench/support/seeded-random.js';
 
 /** Reference: the tags of every label, intersected the obvious way. */
 function expected(state: Map<number, Set<string>>, tags: string[]): number[] {
