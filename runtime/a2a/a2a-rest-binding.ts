@@ -18,6 +18,7 @@ import type { Context, Hono } from 'hono';
 import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
+import { decodePathSegment, malformedPathMessage } from '../core/server/path-segment.js';
 import { checkJsonDepth } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
 import { authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
@@ -75,23 +76,26 @@ interface Matched {
 }
 
 /** Finds the route of `path` (relative to the base): without a tenant first, then with its first segment as the tenant. */
-function match(method: string, path: string): Matched | { allowed: string[] } | undefined {
+function match(method: string, path: string): Matched | { allowed: string[] } | { malformed: true } | undefined {
   for (const [tenant, rest] of candidates(path)) {
     for (const route of ROUTES) {
       const found = route.pattern.exec(rest);
       if (!found) continue;
       const operation = route.methods[method];
       if (!operation) return { allowed: Object.keys(route.methods) };
-      return { operation, params: found.slice(1).map((p) => decodeURIComponent(p)), tenant };
+      const params = found.slice(1).map(decodePathSegment);
+      if (tenant === undefined || params.some((p) => p === undefined)) return { malformed: true };
+      return { operation, params: params as string[], tenant };
     }
   }
   return undefined;
 }
 
-function candidates(path: string): Array<[tenant: string, rest: string]> {
-  const out: Array<[string, string]> = [['', path]];
+/** The path without a tenant, then with its first segment as the tenant (undefined when that segment's encoding is malformed). */
+function candidates(path: string): Array<[tenant: string | undefined, rest: string]> {
+  const out: Array<[string | undefined, string]> = [['', path]];
   const tenanted = /^\/([^/:]+)(\/.+)$/.exec(path);
-  if (tenanted?.[1] && tenanted[2]) out.push([decodeURIComponent(tenanted[1]), tenanted[2]]);
+  if (tenanted?.[1] && tenanted[2]) out.push([decodePathSegment(tenanted[1]), tenanted[2]]);
   return out;
 }
 
@@ -125,6 +129,7 @@ export function mountRestBinding(app: Hono, options: RestBindingOptions): void {
     const path = new URL(c.req.url).pathname.slice(base.length) || '/';
     const found = match(c.req.method, path);
     if (found === undefined) return restError(new UnsupportedOperationError(`No A2A REST operation at ${c.req.method} ${base}${path}.`), 404);
+    if ('malformed' in found) return restError(new RequestMalformedError(malformedPathMessage(`${base}${path}`)), 400);
     if (!('operation' in found)) {
       const response = restError(new UnsupportedOperationError(`${c.req.method} is not allowed on ${base}${path}; use ${found.allowed.join(' or ')}.`), 405);
       response.headers.set('Allow', found.allowed.join(', '));

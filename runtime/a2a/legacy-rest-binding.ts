@@ -6,6 +6,7 @@ import type { Context, Hono } from 'hono';
 import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
+import { decodePathSegment, malformedPathMessage } from '../core/server/path-segment.js';
 import { checkJsonDepth } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
 import { authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
@@ -99,15 +100,17 @@ export function mountLegacyRestBinding(app: Hono, options: LegacyRestBindingOpti
   const transport = new LegacyRestTransportHandler(options.requestHandler);
   app.all(`${base}/v1/*`, async (c) => {
     const path = new URL(c.req.url).pathname.slice(base.length);
-    let found: { operation: Operation; params: string[] } | { allowed: string[] } | undefined;
+    let found: { operation: Operation; params: (string | undefined)[] } | { allowed: string[] } | undefined;
     for (const route of ROUTES) {
       const hit = route.pattern.exec(path);
       if (!hit) continue;
       const operation = route.methods[c.req.method];
-      found = operation ? { operation, params: hit.slice(1).map((p) => decodeURIComponent(p)) } : { allowed: Object.keys(route.methods) };
+      found = operation ? { operation, params: hit.slice(1).map(decodePathSegment) } : { allowed: Object.keys(route.methods) };
       break;
     }
     if (found === undefined) return Response.json({ code: -32601, message: `No A2A v0.3 REST operation at ${c.req.method} ${base}${path}.` }, { status: 404 });
+
+    if ('params' in found && found.params.some((p) => p === undefined)) return malformed(malformedPathMessage(`${base}${path}`));
     if (!('operation' in found)) {
       const response = malformed(`${c.req.method} is not allowed on ${base}${path}; use ${found.allowed.join(' or ')}.`, 405);
       response.headers.set('Allow', found.allowed.join(', '));
@@ -149,7 +152,7 @@ export function mountLegacyRestBinding(app: Hono, options: LegacyRestBindingOpti
     // A denial propagates to the app's error handler (403), as on the other bindings.
     await options.guard.authorize(admitted.caller, send ? messageOf({ params: send }) : found.operation);
     try {
-      return await run(c, found.operation, found.params, body, send, context);
+      return await run(c, found.operation, found.params as string[], body, send, context);
     } catch (error) {
       const response = legacyError(error);
       if (response.status >= 500) logger.error('A2A v0.3 REST request failed', errorFields(error));

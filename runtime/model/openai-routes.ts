@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, type Logger } from '../core/logger.js';
 import { clientAbort } from '../core/server/node-bindings.js';
+import { decodePathSegment, malformedPathMessage } from '../core/server/path-segment.js';
 import type { EmbeddingEngine } from './embedding-engine.js';
 import { errorText, generationBody, runGeneration, startGeneration, type GenerationEvent } from './generation-events.js';
 import { modelTag } from './known-models.js';
@@ -61,7 +62,8 @@ export function openAiRoutes(options: { pool: ModelPool; maxBodyBytes: number; l
 
   // A model name may hold slashes (`hf.co/owner/repo`), so the rest of the path is the name.
   app.get('/models/*', async (c) => {
-    const name = decodeURIComponent(c.req.path.slice(c.req.path.indexOf('/models/') + '/models/'.length));
+    const name = decodePathSegment(c.req.path.slice(c.req.path.indexOf('/models/') + '/models/'.length));
+    if (name === undefined) throw new ModelRequestError({ status: 400, message: malformedPathMessage(c.req.path) });
     const stored = name ? await pool.store.get(name) : undefined;
     if (!stored) throw notFound(name);
     return c.json(modelObject(stored));

@@ -188,6 +188,14 @@ describe('bad REST requests get a clear error', () => {
     expect(wrong.headers.get('allow')).toBe('POST');
   });
 
+  it('a malformed percent-encoding in a task id or tenant is a 400, never a 500', async () => {
+    for (const path of ['/tasks/%E0%A4%A', '/tasks/%E0:cancel', '/%E0/tasks/x']) {
+      const bad = await restFetch(path, path.endsWith(':cancel') ? { method: 'POST', body: '{}' } : {});
+      expect(bad.status, path).toBe(400);
+      expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/percent-encoding/);
+    }
+  });
+
   it('invalid JSON, a non-object body and a missing message are 400 INVALID_ARGUMENT', async () => {
     for (const body of ['{not json', '[1,2]', '{}']) {
       const res = await restFetch('/message:send', { method: 'POST', body });

@@ -126,6 +126,9 @@ describe('the v0.3 HTTP+JSON binding (SDK v0.3 REST client transport)', () => {
     expect((await raw('POST', '/v1/message:send', [1, 2])).status).toBe(400);
     expect((await raw('DELETE', '/v1/message:send', undefined)).status).toBe(405);
     expect((await raw('GET', '/v1/nowhere', undefined)).status).toBe(404);
+    const badId = await raw('GET', '/v1/tasks/%E0%A4%A', undefined);
+    expect(badId.status).toBe(400);
+    expect(((await badId.json()) as { message: string }).message).toMatch(/percent-encoding/);
     const v1 = await raw('POST', '/v1/message:send', { message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'x' }] } }, 'orchestrator', {
       'A2A-Version': '1.0',
     });

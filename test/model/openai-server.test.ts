@@ -193,6 +193,14 @@ describe("OpenAI's error shape", () => {
     expect(OpenAiErrorBody.parse(await raw.json()).error.code).toBe('model_not_found');
   });
 
+  it('answers a model name with a malformed percent-encoding with 400, never a 500', async () => {
+    const raw = await fetch(`${server.url}/v1/models/%E0%A4%A`);
+    expect(raw.status).toBe(400);
+    const body = OpenAiErrorBody.parse(await raw.json());
+    expect(body.error).toMatchObject({ type: 'invalid_request_error' });
+    expect(body.error.message).toMatch(/percent-encoding/);
+  });
+
   it('answers malformed requests with 400 and the parameter at fault', async () => {
     const cases: Array<[path: string, body: unknown, param: string | null]> = [
       ['/v1/chat/completions', { model: 'smollm2' }, 'messages'],
