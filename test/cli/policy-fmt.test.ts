@@ -75,6 +75,21 @@ describe('framework-cli policy fmt', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'rego_parse_error', exit: 2, message: expect.stringContaining('bad.rego:4:1') } });
   });
 
+  it('formats Rego piped on standard input (no path, or -); --check names it <stdin>; --write is refused', async () => {
+    const piped = await runCli(['policy', 'fmt'], { input: UNFORMATTED });
+    expect(piped).toMatchObject({ code: 0, stdout: FORMATTED });
+    const dash = await runCli(['policy', 'fmt', '-', '--check', '--json'], { input: UNFORMATTED });
+    expect(dash.code).toBe(1);
+    expect(JSON.parse(dash.stdout)).toEqual({ ok: false, changed: ['<stdin>'], files: [{ file: '<stdin>', changed: true }] });
+    expect((await runCli(['policy', 'fmt', '--check'], { input: FORMATTED })).code).toBe(0);
+    const bad = await runCli(['policy', 'fmt'], { input: 'package bad\n\nallow if {\n' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('<stdin>:4:1: rego_parse_error');
+    const write = await runCli(['policy', 'fmt', '--write', '--json'], { input: UNFORMATTED });
+    expect(write.code).toBe(2);
+    expect(JSON.parse(write.stdout)).toMatchObject({ error: { code: 'invalid_arguments', message: expect.stringContaining('--write needs files') } });
+  });
+
   it('rejects a missing path and combined modes as bad arguments (exit 2)', async () => {
     expect((await runCliInProcess(['policy', 'fmt', join(tmpdir(), 'fw-no-such-policy-dir'), '--json'])).code).toBe(2);
     expect((await runCli(['policy', 'fmt', '--check', '--write', 'policies'])).code).toBe(2);

@@ -10,11 +10,12 @@ export interface CliResult {
 /**
  * Runs the compiled `framework-cli` as a child process and collects its
  * output ('close', not 'exit': only then has all of it arrived). With
- * `stopWhen`, the process gets one SIGTERM once its stdout matches.
+ * `stopWhen`, the process gets one SIGTERM once its stdout matches; with
+ * `input`, that text is its standard input (closed after it).
  */
 export function runCli(
   args: readonly string[],
-  options: { env?: Record<string, string>; timeoutMs?: number; stopWhen?: RegExp; cwd?: string } = {},
+  options: { env?: Record<string, string>; timeoutMs?: number; stopWhen?: RegExp; cwd?: string; input?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
@@ -22,6 +23,7 @@ export function runCli(
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...options.env },
       shell: false,
     });
+    if (options.input !== undefined) child.stdin.end(options.input);
     let stdout = '';
     let stderr = '';
     let stopped = false;

@@ -1,7 +1,10 @@
 import { Args, Flags } from '@oclif/core';
 import { PolicyCommand } from '../../policy-command.js';
-import type { PolicyError } from '../../../runtime/policy/errors.js';
-import { formatFiles } from '../../../runtime/policy/format/format-files.js';
+import { PolicyError } from '../../../runtime/policy/errors.js';
+import { type FormatFilesResult, formatFiles, formatSource } from '../../../runtime/policy/format/format-files.js';
+
+/** The name standard input goes by in positions, lists and diffs. */
+const STDIN = '<stdin>';
 
 interface FmtFile {
   file: string;
@@ -17,19 +20,24 @@ function position(e: PolicyError): string {
 
 export default class PolicyFmt extends PolicyCommand {
   static override description =
-    'Format Rego files the way `opa fmt` does (Rego v1): print the result, list files that would change (--check), rewrite them (--write) or show a diff (--diff).';
+    'Format Rego files the way `opa fmt` does (Rego v1): print the result, list files that would change (--check), rewrite them (--write) or show a diff (--diff). With no path (or `-`), formats the Rego piped on standard input.';
 
   static override examples = [
     '<%= config.bin %> policy fmt policies/authz.rego',
     '<%= config.bin %> policy fmt --check policies',
     '<%= config.bin %> policy fmt --write policies templates',
     '<%= config.bin %> policy fmt --diff policies --json',
+    'cat authz.rego | <%= config.bin %> policy fmt',
   ];
 
   static override strict = false;
 
   static override args = {
-    paths: Args.string({ description: '.rego files or directories (searched recursively)', required: true }),
+    paths: Args.string({
+      description: '.rego files or directories (searched recursively); none or `-` reads standard input',
+      required: false,
+      ignoreStdin: true,
+    }),
   };
 
   static override flags = {
@@ -41,9 +49,10 @@ export default class PolicyFmt extends PolicyCommand {
   async run(): Promise<{ ok: boolean; changed: string[]; files: FmtFile[] }> {
     const { argv, flags } = await this.parse(PolicyFmt);
     const paths = argv as string[];
-    let result;
+    let result: FormatFilesResult;
     try {
-      result = await formatFiles({ paths, write: flags.write });
+      result =
+        paths.length === 0 || (paths.length === 1 && paths[0] === '-') ? await this.formatStdin(flags.write) : await formatFiles({ paths, write: flags.write });
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (code === 'ENOENT' || code === 'EACCES')
@@ -72,5 +81,23 @@ export default class PolicyFmt extends PolicyCommand {
     // Not this.exit(1): under --json that would print a second JSON document.
     if (mode === 'check' && changed.length > 0) process.exitCode = 1;
     return { ok: mode !== 'check' || changed.length === 0, changed, files };
+  }
+
+  /** Standard input as one unnamed file: `--write` has nothing to rewrite, and a terminal (nothing piped) is refused rather than waited on. */
+  private async formatStdin(write: boolean): Promise<FormatFilesResult> {
+    if (write)
+      this.error('--write needs files to rewrite; standard input can only be printed, checked (--check) or diffed (--diff)', {
+        exit: 2,
+        code: 'invalid_arguments',
+      });
+    if (process.stdin.isTTY)
+      this.error('no Rego to format: name .rego files or directories, or pipe Rego on standard input (cat authz.rego | framework-cli policy fmt)', {
+        exit: 2,
+        code: 'invalid_arguments',
+      });
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const formatted = formatSource({ source: Buffer.concat(chunks).toString('utf8'), file: STDIN });
+    return PolicyError.isInstance(formatted) ? { files: [], errors: [formatted] } : { files: [formatted], errors: [] };
   }
 }

@@ -42,20 +42,27 @@ export async function collectRegoFiles(options: { paths: string[] }): Promise<st
   return [...new Set(out)].sort();
 }
 
+/** One Rego text formatted and compared with itself (`file` names it in positions and the diff); a parse error is returned, not thrown. */
+export function formatSource(options: { source: string; file: string }): FormattedFile | PolicyError {
+  const { source, file } = options;
+  try {
+    const formatted = formatRego({ source, file });
+    const changed = formatted !== source;
+    return { file, changed, formatted, diff: changed ? unifiedDiff({ before: source, after: formatted, file }) : '' };
+  } catch (e) {
+    if (!PolicyError.isInstance(e)) throw e;
+    return e;
+  }
+}
+
 /** Formats each file; with `write`, rewrites the changed ones (only when every file parsed). */
 export async function formatFiles(options: { paths: string[]; write?: boolean }): Promise<FormatFilesResult> {
   const files: FormattedFile[] = [];
   const errors: PolicyError[] = [];
   for (const file of await collectRegoFiles({ paths: options.paths })) {
-    const source = await readFile(file, 'utf8');
-    try {
-      const formatted = formatRego({ source, file });
-      const changed = formatted !== source;
-      files.push({ file, changed, formatted, diff: changed ? unifiedDiff({ before: source, after: formatted, file }) : '' });
-    } catch (e) {
-      if (!PolicyError.isInstance(e)) throw e;
-      errors.push(e);
-    }
+    const result = formatSource({ source: await readFile(file, 'utf8'), file });
+    if (PolicyError.isInstance(result)) errors.push(result);
+    else files.push(result);
   }
   if (options.write === true && errors.length === 0) {
     for (const f of files) if (f.changed) await writeFile(f.file, f.formatted);
