@@ -43,6 +43,8 @@ export interface QueryOptions extends EvalOptions {
   input?: unknown;
   /** `input` already converted to a Rego value (takes precedence over `input`). */
   inputValue?: Value;
+  /** The query's text in trace events (when traced), in place of the query run. */
+  traceText?: string;
 }
 
 /** One solution of a query: variable name to value. */
@@ -148,14 +150,14 @@ export class CompiledPolicy {
   }
 
   /** Compiles a query (a Rego body such as `data.a.allow = x; x == true`). */
-  prepare(query: string): PreparedQuery {
+  prepare(query: string, options?: { traceText?: string }): PreparedQuery {
     const body = this.compiler.compileQuery(parseQuery(query, 'query'));
-    return new PreparedQuery(this, this.codegen.compileQuery(body));
+    return new PreparedQuery(this, this.codegen.compileQuery(body, options?.traceText));
   }
 
   /** Runs a query; returns its solutions (empty when undefined). */
   query(query: string, options?: QueryOptions): Bindings[] {
-    return this.prepare(query).run(options);
+    return this.prepare(query, options?.traceText === undefined ? undefined : { traceText: options.traceText }).run(options);
   }
 
   /**
