@@ -18,6 +18,7 @@ import autocannon from 'autocannon';
 import { fromJS } from '../runtime/policy/value-json.js';
 import { startPolicyServer } from '../runtime/policy/server/start-policy-server.js';
 import { loadPolicySet } from '../runtime/policy/tools/load-policies.js';
+import { TraceRecorder } from '../runtime/policy/trace/trace-recorder.js';
 
 const POLICIES = fileURLToPath(new URL('../../policies', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -42,7 +43,7 @@ function percentile(sorted: number[], p: number): number {
 async function inProcess(): Promise<void> {
   const { policy } = await loadPolicySet([POLICIES]);
   const values = INPUTS.map((i) => fromJS(i));
-  const run = (label: string, decide: (i: number) => unknown, n: number) => {
+  const run = (label: string, decide: (i: number) => unknown, n: number): number => {
     for (let i = 0; i < 20_000; i++) decide(i);
     const samples = new Array<number>(n);
     const start = process.hrtime.bigint();
@@ -58,10 +59,23 @@ async function inProcess(): Promise<void> {
         .toLocaleString('en')
         .padStart(11)} decisions/s   p50 ${(percentile(samples, 0.5) / 1000).toFixed(2)} µs   p99 ${(percentile(samples, 0.99) / 1000).toFixed(2)} µs`,
     );
+    return percentile(samples, 0.5);
   };
   console.log('in process (compiled once):');
   run('  evaluate, JSON-like input', (i) => policy.evaluate('a2a_access/allow', INPUTS[i % INPUTS.length]), 200_000);
-  run('  evaluate, input already a Rego value', (i) => policy.evaluate('a2a_access/allow', undefined, { inputValue: values[i % values.length]! }), 200_000);
+  const plain = run(
+    '  evaluate, input already a Rego value',
+    (i) => policy.evaluate('a2a_access/allow', undefined, { inputValue: values[i % values.length]! }),
+    200_000,
+  );
+  // ?explain: the policy compiled for tracing, recording every event (the untraced closures above never pay for it).
+  const traced = policy.traced();
+  const full = run(
+    '  evaluate traced (explain=full events)',
+    (i) => traced.evaluate('a2a_access/allow', undefined, { inputValue: values[i % values.length]!, trace: new TraceRecorder() }),
+    20_000,
+  );
+  console.log(`  ratio traced / untraced p50: ${(full / plain).toFixed(1)}x`);
 }
 
 /** Runs autocannon against a forked server (`mode`: the policy server, or a bare node:http server answering the same JSON). */

@@ -18,6 +18,7 @@ import { DataRefT } from './eval/data-ref.js';
 import { Env, type EvalOptions, Shared } from './eval/env.js';
 import { ConstT } from './eval/terms.js';
 import { parseQuery } from './parser.js';
+import { NodeText } from './trace/node-text.js';
 import { fromJS } from './value-json.js';
 import type { Value } from './value.js';
 
@@ -30,6 +31,11 @@ export interface CompilePolicyOptions {
   builtins?: BuiltinRegistry;
   /** Records `file:row` of each expression evaluated and each rule head whose body succeeded (test coverage; slows evaluation). */
   coverage?: Set<string>;
+  /**
+   * Compiles the policy for tracing: evaluations given an `EvalOptions.trace`
+   * recorder record OPA's evaluation trace in it (slower; see {@link CompiledPolicy.traced}).
+   */
+  trace?: boolean;
 }
 
 export interface QueryOptions extends EvalOptions {
@@ -37,6 +43,8 @@ export interface QueryOptions extends EvalOptions {
   input?: unknown;
   /** `input` already converted to a Rego value (takes precedence over `input`). */
   inputValue?: Value;
+  /** The query's text in trace events (when traced), in place of the query run. */
+  traceText?: string;
 }
 
 /** One solution of a query: variable name to value. */
@@ -74,7 +82,7 @@ export class PreparedQuery {
 
   /** All solutions (an empty list when the query is undefined). */
   run(options?: QueryOptions): Bindings[] {
-    const shared = new Shared(options ?? {});
+    const shared = this.policy.shared(options);
     const env = new Env(inputOf(options), this.policy.data, shared, null, null);
     const q = this.compiled;
     const f = new Array<Value | undefined>(q.nslots);
@@ -101,8 +109,13 @@ export class CompiledPolicy {
   private readonly compiled: CompiledModules;
   private readonly codegen: CodeGen;
   private readonly paths = new Map<string, DataRefT>();
+  private readonly options: CompilePolicyOptions;
+  private readonly tracing: boolean;
+  private twin: CompiledPolicy | undefined;
 
   constructor(options: CompilePolicyOptions) {
+    this.options = options;
+    this.tracing = options.trace === true;
     const builtins = options.builtins ?? defaultRegistry;
     const sources: ModuleSource[] = Array.isArray(options.modules)
       ? options.modules
@@ -114,20 +127,37 @@ export class CompiledPolicy {
       if (PolicyError.isInstance(e)) throw e;
       throw new PolicyError({ code: 'rego_compile_error', detail: `internal compiler error: ${e instanceof Error ? e.message : String(e)}`, cause: e });
     }
-    this.codegen = new CodeGen(this.compiled.root, builtins, this.compiled.gen, options.coverage);
+    this.codegen = new CodeGen(this.compiled.root, builtins, this.compiled.gen, options.coverage, this.tracing ? new NodeText(this.compiled.gen) : undefined);
     this.codegen.compileNodes();
     this.data = options.data === undefined ? undefined : fromJS(options.data);
   }
 
+  /**
+   * This policy compiled for tracing (built on first use, then kept): its
+   * evaluations record OPA's trace into `EvalOptions.trace`. This policy's
+   * own closures stay free of tracing work.
+   */
+  traced(): CompiledPolicy {
+    if (this.tracing) return this;
+    this.twin ??= new CompiledPolicy({ ...this.options, trace: true, data: this.data });
+    return this.twin;
+  }
+
+  /** The evaluation's shared state; a trace recorder is dropped unless this policy was compiled for tracing (it would only get the notes). */
+  shared(options: EvalOptions | undefined): Shared {
+    if (options?.trace !== undefined && !this.tracing) return new Shared({ ...options, trace: undefined });
+    return new Shared(options ?? {});
+  }
+
   /** Compiles a query (a Rego body such as `data.a.allow = x; x == true`). */
-  prepare(query: string): PreparedQuery {
+  prepare(query: string, options?: { traceText?: string }): PreparedQuery {
     const body = this.compiler.compileQuery(parseQuery(query, 'query'));
-    return new PreparedQuery(this, this.codegen.compileQuery(body));
+    return new PreparedQuery(this, this.codegen.compileQuery(body, options?.traceText));
   }
 
   /** Runs a query; returns its solutions (empty when undefined). */
   query(query: string, options?: QueryOptions): Bindings[] {
-    return this.prepare(query).run(options);
+    return this.prepare(query, options?.traceText === undefined ? undefined : { traceText: options.traceText }).run(options);
   }
 
   /**
@@ -138,18 +168,15 @@ export class CompiledPolicy {
     const key = typeof path === 'string' ? path : path.join('\u0000');
     let ref = this.paths.get(key);
     if (ref === undefined) {
-      let segs: string[];
-      if (typeof path === 'string') {
-        segs = path.split(path.includes('/') ? '/' : '.').filter((s) => s !== '');
-        if (segs[0] === 'data') segs = segs.slice(1);
-      } else segs = [...path];
+      const segs = pathSegments(path);
       ref = new DataRefT(
         this.compiled.root,
         segs.map((s) => new ConstT(s)),
       );
       this.paths.set(key, ref);
     }
-    const shared = new Shared(options ?? {});
+    if (this.tracing && options?.trace !== undefined) return this.evaluateTraced(path, input, options);
+    const shared = this.shared(options);
     const inputValue = options?.inputValue ?? (input === undefined ? undefined : fromJS(input));
     const env = new Env(inputValue, this.data, shared, null, null);
     const r = ref;
@@ -157,6 +184,28 @@ export class CompiledPolicy {
     finish(shared);
     return v;
   }
+
+  /**
+   * A document lookup traced as OPA traces it: the query `data.a.b = _`
+   * (that is its text in the trace), whose one solution is the value.
+   */
+  private evaluateTraced(path: string | readonly string[], input: unknown, options: EvalOptions & { inputValue?: Value }): Value | undefined {
+    const segs = pathSegments(path);
+    const ref = `data${segs.map((s) => `[${JSON.stringify(s)}]`).join('')}`;
+    const text = `${['data', ...segs].map((s, i) => (i === 0 || /^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? (i === 0 ? s : `.${s}`) : `[${JSON.stringify(s)}]`)).join('')} = _`;
+    const body = this.compiler.compileQuery(parseQuery(`${ref} = __result__`, 'query'));
+    const q = new PreparedQuery(this, this.codegen.compileQuery(body, text));
+    const inputValue = options.inputValue ?? (input === undefined ? undefined : fromJS(input));
+    const rows = q.run({ ...options, ...(inputValue === undefined ? {} : { inputValue }) });
+    return rows[0]?.['__result__'];
+  }
+}
+
+/** `["a", "b"]` from a document path as {@link CompiledPolicy.evaluate} takes it. */
+function pathSegments(path: string | readonly string[]): string[] {
+  if (typeof path !== 'string') return [...path];
+  const segs = path.split(path.includes('/') ? '/' : '.').filter((s) => s !== '');
+  return segs[0] === 'data' ? segs.slice(1) : segs;
 }
 
 /** Compiles Rego modules and base data. Throws a {@link PolicyError} on parse or compile errors. */

@@ -76,6 +76,34 @@ describe('framework-cli policy eval', () => {
     expect(JSON.parse(undefinedQuery.stdout)).toEqual({});
   });
 
+  it('--explain prints the trace as opa eval does: text lines before the result, or explanation events with --json', async () => {
+    const dir = tempDir({
+      'p.rego': 'package p\n\nallow if {\n\ttrace("checking")\n\tinput.n > 1\n}\n',
+      'input.json': '{"n": 0}',
+    });
+    const text = await runCliInProcess(['policy', 'eval', '-d', dir, '-i', join(dir, 'input.json'), '--explain=fails', 'data.p.allow']);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.split('\n');
+    // Each Fail after the Enter events that led to it (the rule's Fail, then the query's, whose lineage was already shown).
+    expect(lines.slice(0, 4)).toEqual([
+      'query:1      Enter data.p.allow',
+      'p.rego:3     | Enter data.p.allow',
+      'p.rego:5     | | Fail gt(__local0__, 1)',
+      'query:1      | Fail data.p.allow',
+    ]);
+    expect(JSON.parse(lines.slice(4).join('\n'))).toEqual({});
+    const notes = await runCliInProcess(['policy', 'eval', '-d', dir, '-i', join(dir, 'input.json'), '--explain', 'notes', 'data.p.allow', '--json']);
+    const out = JSON.parse(notes.stdout) as { explanation: Array<{ op: string; message?: string }> };
+    expect(out.explanation.map((e) => [e.op, e.message])).toEqual([
+      ['enter', undefined],
+      ['enter', undefined],
+      ['note', 'checking'],
+    ]);
+    const bad = await runCliInProcess(['policy', 'eval', '-d', dir, '--explain=verbose', 'data.p.allow']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--explain=verbose.*off, notes, fails, full, debug/s);
+  });
+
   it('explains a bad query or input file', async () => {
     const parse = await runCliInProcess(['policy', 'eval', '-d', 'policies', 'data.x[']);
     expect(parse.code).toBe(1);

@@ -3,7 +3,8 @@ import { Args, Flags } from '@oclif/core';
 import { stringifyJson } from '../../../runtime/core/json-text.js';
 import { PolicyError } from '../../../runtime/policy/errors.js';
 import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
-import { evalQuery, type EvalOutput } from '../../../runtime/policy/tools/eval-query.js';
+import { EXPLAIN_MODES } from '../../../runtime/policy/trace/lineage.js';
+import { evalQuery, evalQueryExplained, type EvalOutput } from '../../../runtime/policy/tools/eval-query.js';
 import { loadPolicySet, readInputFile } from '../../../runtime/policy/tools/load-policies.js';
 
 export default class PolicyEval extends PolicyCommand {
@@ -12,6 +13,7 @@ export default class PolicyEval extends PolicyCommand {
   static override examples = [
     '<%= config.bin %> policy eval -d policies -i input.json "data.a2a_access.allow"',
     '<%= config.bin %> policy eval -d policies "x := data.trading.max_amount"',
+    '<%= config.bin %> policy eval -d policies -i input.json --explain=fails "data.a2a_access.allow"',
   ];
 
   static override args = {
@@ -21,15 +23,25 @@ export default class PolicyEval extends PolicyCommand {
   static override flags = {
     data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
+    explain: Flags.string({
+      description:
+        'explain the evaluation as `opa eval --explain` does: notes (trace() notes), fails (failed expressions), full or debug (every event); ' +
+        'printed as text before the result, or as `explanation` events with --json',
+      options: ['off', ...EXPLAIN_MODES],
+      default: 'off',
+    }),
   };
 
   async run(): Promise<EvalOutput> {
     const { args, flags } = await this.parse(PolicyEval);
     let output: EvalOutput;
+    let lines: string[] | undefined;
     try {
       const set = await loadPolicySet(flags.data);
       const input = flags.input === undefined ? undefined : await readInputFile(flags.input);
-      output = evalQuery(set.policy, args.query, input === undefined ? {} : { input });
+      const explain = EXPLAIN_MODES.find((m) => m === flags.explain);
+      if (explain === undefined) output = evalQuery(set.policy, args.query, input === undefined ? {} : { input });
+      else ({ output, lines } = evalQueryExplained(set.policy, args.query, { ...(input === undefined ? {} : { input }), explain }));
     } catch (error) {
       if (error instanceof PolicyLoadError) {
         this.failToCompile(error, 'nothing was evaluated: fix the errors above.');
@@ -37,7 +49,14 @@ export default class PolicyEval extends PolicyCommand {
       if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;
     }
-    if (!this.jsonEnabled()) this.log(stringifyJson(output, 2));
+    if (!this.jsonEnabled()) {
+      if (lines !== undefined) {
+        for (const line of lines) this.log(line);
+        const { explanation: _events, ...rest } = output;
+        output = rest;
+      }
+      this.log(stringifyJson(output, 2));
+    }
     return output;
   }
 }

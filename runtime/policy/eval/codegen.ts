@@ -19,6 +19,9 @@ import { Env, type ExprFn, type Frame, type FuncReplacement, type K, type ValK }
 import { callExpr, type CompiledWith, everyExpr, notExpr, seq, termExpr, unifyExpr, withExpr } from './exprs.js';
 import type { CompiledBranch, NodeRuntime } from './rules.js';
 import { ArrayT, CompT, ConstT, type CTerm, evalAll, ObjectT, RefT, SetT, VarT } from './terms.js';
+import type { NodeText } from '../trace/node-text.js';
+import type { TraceNode } from '../trace/trace-event.js';
+import { type LocalsOf, tracedEveryScope, tracedExpr, tracedNot, tracedQuery } from '../trace/trace-hooks.js';
 
 class Scope {
   readonly slots = new Map<string, number>();
@@ -70,16 +73,41 @@ export class CodeGen {
     private readonly gen: VarGen,
     /** When set, records `file:row` of every expression evaluated and of every rule head whose body succeeded (`policy test --coverage`). */
     private readonly coverage?: Set<string>,
+    /** When set, the closures record OPA's evaluation trace into `EvalOptions.trace` (see trace/trace-hooks.ts); node texts come from it. */
+    private readonly trace?: NodeText,
   ) {}
+
+  /** Early-exit flags of the branches of the node being compiled (set once the node's runtime is known). */
+  private early: Array<{ value: boolean }> = [];
+  /** The text of the top query's one expression when the query was built from a document path. */
+  private textOf: { expr: Expr; text: string } | undefined;
+
+  private locals(scope: Scope): LocalsOf {
+    const text = this.trace as NodeText;
+    return (f) => {
+      const out: Array<[string, Value]> = [];
+      for (const [name, slot] of scope.slots) {
+        const v = f[slot];
+        if (v !== undefined && !name.startsWith('$wildcard')) out.push([text.varName(name), v]);
+      }
+      return out;
+    };
+  }
 
   /** Attaches a runtime to every rule node of the tree. */
   compileNodes(): void {
     for (const node of this.root.ruleNodes()) node.runtime = this.nodeRuntime(node);
   }
 
-  compileQuery(body: Body): CompiledQuery {
+  /** Compiles a query; `text` replaces the query's text in trace events (`data.a.allow = _` for a document lookup). */
+  compileQuery(body: Body, text?: string): CompiledQuery {
     const scope = new Scope();
-    const fn = this.body(body, scope);
+    this.textOf = text !== undefined && body.length === 1 ? { expr: body[0] as Expr, text } : undefined;
+    let fn = this.body(body, scope);
+    this.textOf = undefined;
+    if (this.trace !== undefined) {
+      fn = tracedQuery({ body: fn, node: { type: 'body', body, text: text ?? this.trace.body(body) }, top: true, locals: this.locals(scope) });
+    }
     const outputs: Array<{ name: string; slot: number }> = [];
     for (const [name, slot] of scope.slots) {
       if (!name.includes('$')) outputs.push({ name, slot });
@@ -98,7 +126,9 @@ export class CodeGen {
     else if (rules.every((r) => r.kind === 'complete' && r.suffix.length === 0)) kind = 'complete';
     else if (rules.every((r) => r.kind === 'multi' && r.suffix.length === 0)) kind = 'multi';
     else kind = 'object';
+    this.early = [];
     const compiled = rules.map((r) => this.rule(r));
+    const flags = this.early;
     const def = node.defaults[0] === undefined ? undefined : this.rule(node.defaults[0]);
     let earlyExit = kind === 'complete' || kind === 'function';
     let constValue: Value | undefined;
@@ -109,6 +139,9 @@ export class CodeGen {
         else if (!equal(constValue, b.value.value)) earlyExit = false;
       }
     }
+    // OPA evaluates a rule for its first value (its Exit says `early`) when all its values are one constant; a default always.
+    for (const f of flags) f.value = earlyExit;
+    for (const f of this.early.slice(flags.length)) f.value = true;
     return { kind, rules: compiled, def, earlyExit, name: node.name };
   }
 
@@ -139,6 +172,12 @@ export class CodeGen {
           return k();
         });
     }
+    if (this.trace !== undefined) {
+      const early = { value: false };
+      this.early.push(early);
+      const node: TraceNode = { type: 'rule', rule: r, text: this.trace.rule(r), path: this.trace.rulePath(r) };
+      body = tracedQuery({ body, node, top: false, locals: this.locals(scope), early });
+    }
     const value = r.head.value === undefined ? undefined : this.term(r.head.value, scope);
     const key = r.head.key === undefined ? undefined : this.term(r.head.key, scope);
     const suffix = suffixTerms.map((t) => this.term(t, scope));
@@ -159,7 +198,22 @@ export class CodeGen {
   }
 
   private body(b: Body, scope: Scope): ExprFn {
+    // OPA drops the `true` a body-less rule gets once the compiler adds expressions to it: no trace events for it then.
+    if (this.trace !== undefined && b.length > 1) return seq(b.map((e) => (isGeneratedTrue(e) ? (_env, _f, k) => k() : this.expr(e, scope))));
     return seq(b.map((e) => this.expr(e, scope)));
+  }
+
+  /** A nested body (comprehension, `every`, negation): a query of its own in the trace. */
+  private nestedBody(b: Body, scope: Scope, early?: boolean): ExprFn {
+    const fn = this.body(b, scope);
+    if (this.trace === undefined) return fn;
+    return tracedQuery({
+      body: fn,
+      node: { type: 'body', body: b, text: this.trace.body(b) },
+      top: false,
+      locals: this.locals(scope),
+      ...(early ? { early: { value: true } } : {}),
+    });
   }
 
   private expr(e: Expr, scope: Scope): ExprFn {
@@ -188,17 +242,34 @@ export class CodeGen {
           this.term(e.domain, scope),
           e.key === undefined ? undefined : this.term(e.key, scope),
           this.term(e.value, scope),
-          this.body(e.body, scope),
+          this.nestedBody(e.body, scope, true),
         );
+        if (this.trace !== undefined) fn = tracedEveryScope({ inner: fn, node: this.exprNode(e), locals: this.locals(scope) });
         break;
       case 'notbody':
-        fn = notExpr(this.body(e.body, scope));
+        fn =
+          this.trace === undefined
+            ? notExpr(this.body(e.body, scope))
+            : tracedNot({ complement: this.nestedBody(e.body, scope), node: this.exprNode(e), locals: this.locals(scope) });
         break;
       case 'some':
         fn = (_env, _f, k) => k();
         break;
     }
-    if (e.negated) fn = notExpr(fn);
+    const trace = this.trace;
+    if (trace !== undefined && e.kind !== 'notbody') {
+      if (e.negated) {
+        // OPA evaluates the complement (without `with`) as a nested query of one expression.
+        const complement: Expr = { ...e, negated: false, with: [] };
+        const child = tracedQuery({
+          body: this.expr(complement, scope),
+          node: { type: 'body', body: [complement], text: trace.expr(complement) },
+          top: false,
+          locals: this.locals(scope),
+        });
+        fn = tracedNot({ complement: child, node: this.exprNode(e), locals: this.locals(scope) });
+      } else fn = tracedExpr({ inner: fn, node: this.exprNode(e), locals: this.locals(scope) });
+    } else if (e.negated) fn = notExpr(fn);
     if (e.with.length > 0) fn = withExpr(fn, this.withs(e.with, scope));
     const cov = this.coverage;
     if (cov !== undefined) {
@@ -210,6 +281,10 @@ export class CodeGen {
       };
     }
     return fn;
+  }
+
+  private exprNode(e: Expr): TraceNode {
+    return { type: 'expr', expr: e, text: this.textOf?.expr === e ? this.textOf.text : (this.trace as NodeText).expr(e) };
   }
 
   private callTarget(op: RefTerm, loc: SourceLocation): { target: CallTarget; arity: number } {
@@ -303,11 +378,11 @@ export class CodeGen {
         return new RefT(this.term(head, scope), ops);
       }
       case 'arraycomp':
-        return new CompT('array', this.body(t.body, scope), this.term(t.term, scope), undefined, t.loc);
+        return new CompT('array', this.nestedBody(t.body, scope), this.term(t.term, scope), undefined, t.loc);
       case 'setcomp':
-        return new CompT('set', this.body(t.body, scope), this.term(t.term, scope), undefined, t.loc);
+        return new CompT('set', this.nestedBody(t.body, scope), this.term(t.term, scope), undefined, t.loc);
       case 'objectcomp':
-        return new CompT('object', this.body(t.body, scope), this.term(t.key, scope), this.term(t.value, scope), t.loc);
+        return new CompT('object', this.nestedBody(t.body, scope), this.term(t.key, scope), this.term(t.value, scope), t.loc);
       case 'call': {
         const { target } = this.callTarget(t.op, t.loc);
         return new CallT(
@@ -318,6 +393,10 @@ export class CodeGen {
       }
     }
   }
+}
+
+function isGeneratedTrue(e: Expr): boolean {
+  return e.generated === true && e.kind === 'term' && e.term.type === 'boolean' && e.term.value && !e.negated && e.with.length === 0;
 }
 
 export { PolicyError };

@@ -7,6 +7,7 @@
 import type { BuiltinContext, BuiltinDefinition } from '../builtins/registry.js';
 import type { RuleNode } from '../compiler/rule-tree.js';
 import { PolicyError, type SourceLocation } from '../errors.js';
+import type { TraceRecorder } from '../trace/trace-recorder.js';
 import { equal, type RegoObject, type Value } from '../value.js';
 import { getPath } from './paths.js';
 
@@ -33,6 +34,11 @@ export interface EvalOptions {
   budgetMs?: number;
   /** Receives `trace(msg)` notes with the call's location (OPA's explain=notes). */
   note?: (message: string, location: SourceLocation | undefined) => void;
+  /**
+   * Receives the evaluation trace (OPA's explain). Only a policy compiled for
+   * tracing records events (see `CompiledPolicy.traced`); others ignore it.
+   */
+  trace?: TraceRecorder;
 }
 
 /** Evaluation steps (expressions entered, comprehension solutions) between two reads of the clock. */
@@ -46,6 +52,8 @@ export class Shared implements BuiltinContext {
   readonly cache = new Map<string, unknown>();
   location: SourceLocation | undefined = undefined;
   depth = 0;
+  /** The trace being recorded, if any (read by the closures of a policy compiled for tracing). */
+  readonly trace: TraceRecorder | undefined;
   /** Steps left before the next clock check; Infinity without a budget, so counting down never triggers one. */
   fuel: number;
   private readonly deadline: number;
@@ -58,6 +66,7 @@ export class Shared implements BuiltinContext {
     this.timeNs = options.timeNs ?? BigInt(Date.now()) * 1_000_000n;
     this.printHook = options.print;
     this.noteHook = options.note;
+    this.trace = options.trace;
     this.budgetMs = options.budgetMs;
     this.fuel = options.budgetMs === undefined ? Infinity : STEPS_PER_CLOCK_CHECK;
     this.deadline = options.budgetMs === undefined ? Infinity : performance.now() + options.budgetMs;
@@ -77,6 +86,7 @@ export class Shared implements BuiltinContext {
 
   note(message: string): void {
     this.noteHook?.(message, this.location);
+    this.trace?.emit('Note', undefined, { message, ...(this.location ? { location: this.location } : {}) });
   }
 }
 

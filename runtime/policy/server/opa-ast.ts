@@ -35,7 +35,7 @@ function moduleJson(m: Module): Json {
   };
 }
 
-function ruleJson(r: Rule): Json {
+export function ruleJson(r: Rule): Json {
   const ref = r.head.ref.map(termJson);
   const first = r.head.ref[0];
   const head: Json = {
@@ -54,11 +54,11 @@ function ruleJson(r: Rule): Json {
   };
 }
 
-function bodyJson(b: Body): Json[] {
+export function bodyJson(b: Body): Json[] {
   return b.map((e, index) => exprJson(e, index));
 }
 
-function exprJson(e: Expr, index: number): Json {
+export function exprJson(e: Expr, index: number): Json {
   let terms: unknown;
   switch (e.kind) {
     case 'term':
@@ -109,7 +109,7 @@ function exprJson(e: Expr, index: number): Json {
   };
 }
 
-function termJson(t: Term): Json {
+export function termJson(t: Term): Json {
   switch (t.type) {
     case 'null':
       return { type: 'null' };

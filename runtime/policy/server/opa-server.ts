@@ -9,7 +9,10 @@ import { PolicyError } from '../errors.js';
 import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
 import { RegoObject, type Value } from '../value.js';
 import type { DecisionLog } from './decision-log.js';
-import { BudgetExceededError, DecisionPool, WorkerEvalError, type PoolDecision, type TraceNote } from './decision-pool.js';
+import type { ExplainMode } from '../trace/lineage.js';
+import { TraceRecorder } from '../trace/trace-recorder.js';
+import { BudgetExceededError, DecisionPool, WorkerEvalError, type PoolDecision } from './decision-pool.js';
+import { explainParameter, explanationJson } from './explanation.js';
 import { DataWriteError, parsePatch, type DataOp } from './data-writes.js';
 import { moduleAst } from './opa-ast.js';
 import { problemsOf, PolicyLoadError, type PolicyProblem, type PolicySet } from './policy-set.js';
@@ -218,29 +221,35 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     return text;
   };
 
-  /** The decision's result as JSON text (undefined when the document is undefined), in-process first, then in a worker. */
+  /**
+   * The decision's result as JSON text (undefined when the document is
+   * undefined), in-process first, then in a worker. A traced decision (`trace`
+   * given: `?explain`) runs in-process only, on the policy compiled for
+   * tracing, within the whole evaluation budget.
+   */
   const evaluateDecision = async (
     set: PolicySet,
     decision: PoolDecision,
     input: Value | undefined,
     strict: boolean,
-    notes: TraceNote[] | undefined,
+    trace: TraceRecorder | undefined,
   ): Promise<string | undefined> => {
     const started = performance.now();
-    const budgetMs = pool ? inlineMs : evalTimeoutMs;
+    const budgetMs = pool && trace === undefined ? inlineMs : evalTimeoutMs;
+    const policy = trace === undefined ? set.policy : set.policy.traced();
     const evalOptions = {
       ...(input === undefined ? {} : { inputValue: input }),
       strictBuiltinErrors: strict,
       budgetMs,
-      ...(notes ? { note: (message: string, location: TraceNote['location']) => notes.push({ message, ...(location ? { location } : {}) }) } : {}),
+      ...(trace === undefined ? {} : { trace }),
     };
     try {
       let json: string | undefined;
       if (decision.kind === 'data') {
-        const result = set.policy.evaluate(decision.path, undefined, evalOptions);
+        const result = policy.evaluate(decision.path, undefined, evalOptions);
         json = result === undefined ? undefined : stringifyJSON(result);
       } else {
-        json = stringifyJSON(set.policy.query(decision.query, evalOptions).map((b) => RegoObject.fromEntries(Object.entries(b))));
+        json = stringifyJSON(policy.query(decision.query, evalOptions).map((b) => RegoObject.fromEntries(Object.entries(b))));
       }
       decisions.inc({ where: 'in_process' });
       counts.in_process++;
@@ -257,16 +266,13 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     }
     // Too costly for the event loop: evaluated again, from the start, in a worker, within what is left of the budget.
     try {
-      // Notes from the abandoned in-process attempt are dropped: the worker starts again from the beginning.
-      notes?.splice(0);
-      const { json, notes: workerNotes } = await pool.evaluate({ generation: set.generation, modules: set.modules, dataJson: dataJsonOf(set) }, decision, {
+      const { json } = await pool.evaluate({ generation: set.generation, modules: set.modules, dataJson: dataJsonOf(set) }, decision, {
         input: input === undefined ? undefined : stringifyJSON(input),
         strict,
-        notes: notes !== undefined,
+        notes: false,
         budgetMs: evalTimeoutMs,
         deadline: started + evalTimeoutMs,
       });
-      notes?.push(...workerNotes);
       decisions.inc({ where: 'worker' });
       counts.worker++;
       return json;
@@ -296,13 +302,13 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
   const decide = async (c: Context, path: string[], input: Value | undefined, bare: boolean): Promise<Response> => {
     const set = store.current;
     if (!set) return opaError(500, { code: 'internal_error', message: 'no policies are loaded' });
-    const explain = explainMode(c);
-    if (explain instanceof Response) return explain;
-    const notes = explain ? [] : undefined;
+    // As in OPA, the bare answers (v0 and the default decision) carry no explanation.
+    const explain = bare ? undefined : explainParameter(c.req.queries('explain'));
+    const trace = explain === undefined ? undefined : new TraceRecorder();
     const started = process.hrtime.bigint();
     let json: string | undefined;
     try {
-      json = await evaluateDecision(set, { kind: 'data', path }, input, c.req.query('strict-builtin-errors') === 'true', notes);
+      json = await evaluateDecision(set, { kind: 'data', path }, input, c.req.query('strict-builtin-errors') === 'true', trace);
     } catch (error) {
       return evalFailure(error);
     }
@@ -317,7 +323,7 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     const metrics = metricsOf(c, evalNs, started);
     if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
     if (json !== undefined) parts.push(`"result":${json}`);
-    if (notes) parts.push(`"explanation":${JSON.stringify(explanation(notes))}`);
+    if (trace && explain) parts.push(`"explanation":${JSON.stringify(explanationJson({ events: trace.events, mode: explain, pretty: pretty(c) }))}`);
     const body = `{${parts.join(',')}}`;
     return respondText(c, body);
   };
@@ -339,21 +345,6 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     const out: Record<string, number> = { timer_rego_query_eval_ns: evalNs };
     if (instrument) out.timer_server_handler_ns = Number(process.hrtime.bigint() - started);
     return out;
-  };
-
-  /**
-   * `?explain=notes` is supported (the `trace(msg)` notes, as OPA's Note
-   * events); `fails` and `full` need a full evaluation trace, which this
-   * engine does not record: they are refused with 400 rather than answered with an empty explanation.
-   */
-  const explainMode = (c: Context): boolean | Response => {
-    const mode = c.req.query('explain');
-    if (mode === undefined || mode === 'off') return false;
-    if (mode === 'notes') return true;
-    return opaError(400, {
-      code: 'invalid_parameter',
-      message: `explain=${mode} is not supported by this policy engine (it records no evaluation trace); explain=notes gives the trace() notes`,
-    });
   };
 
   const parseBody = async (c: Context): Promise<Value | undefined> => {
@@ -434,13 +425,12 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
         return opaError(400, { code: 'invalid_parameter', message: 'error(s) occurred while compiling the query', errors: problemsOf(error).map(problemJson) });
       throw error;
     }
-    const explain = explainMode(c);
-    if (explain instanceof Response) return explain;
-    const notes = explain ? [] : undefined;
+    const explain: ExplainMode | undefined = explainParameter(c.req.queries('explain'));
+    const trace = explain === undefined ? undefined : new TraceRecorder();
     const started = process.hrtime.bigint();
     let json: string | undefined;
     try {
-      json = await evaluateDecision(set, { kind: 'query', query: text }, input, c.req.query('strict-builtin-errors') === 'true', notes);
+      json = await evaluateDecision(set, { kind: 'query', query: text }, input, c.req.query('strict-builtin-errors') === 'true', trace);
     } catch (error) {
       return evalFailure(error);
     }
@@ -454,7 +444,7 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     const parts: string[] = [];
     if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
     if (bindings.length > 0) parts.push(`"result":${stringifyJSON(bindings)}`);
-    if (notes) parts.push(`"explanation":${JSON.stringify(explanation(notes))}`);
+    if (trace && explain) parts.push(`"explanation":${JSON.stringify(explanationJson({ events: trace.events, mode: explain, pretty: pretty(c) }))}`);
     return respondText(c, `{${parts.join(',')}}`);
   };
   app.get('/v1/query', async (c) => {
@@ -502,18 +492,6 @@ export function indentJSON(text: string): string {
     else if (ch !== ' ' && ch !== '\n' && ch !== '\t' && ch !== '\r') out += ch;
   }
   return out;
-}
-
-/** OPA's Note events for `?explain=notes`: one per `trace(msg)` call, in order (without OPA's `node` and `locals`). */
-function explanation(notes: readonly TraceNote[]): unknown[] {
-  return notes.map((n) => ({
-    op: 'Note',
-    query_id: 0,
-    parent_id: 0,
-    type: 'expr',
-    ...(n.location ? { location: n.location } : {}),
-    message: n.message,
-  }));
 }
 
 /** The `input` query parameter of a GET decision or query, as a value; a 400 in OPA's shape when it is not JSON. */

@@ -4,10 +4,23 @@ import { refName, type Expr } from '../ast.js';
 import { parseQuery } from '../parser.js';
 import { toJS } from '../value-json.js';
 import type { Value } from '../value.js';
+import type { ExplainMode } from '../trace/lineage.js';
+import { prettyTrace } from '../trace/pretty-trace.js';
+import { explainEvents } from '../trace/lineage.js';
+import { TraceRecorder } from '../trace/trace-recorder.js';
+import { explanationJson } from '../server/explanation.js';
 
 /** `opa eval`'s output shape: one entry per solution; `{}` when the query is undefined. */
 export interface EvalOutput {
   result?: { expressions?: { value: unknown; text: string }[]; bindings?: Record<string, unknown> }[];
+  /** With `explain`: the trace events it keeps, in the Data API's TraceEventV1 shape. */
+  explanation?: unknown[];
+}
+
+/** `evalQuery`'s answer with `explain`: the output, and the explanation as OPA's PrettyTraceWithLocation lines. */
+export interface ExplainedEval {
+  output: EvalOutput;
+  lines: string[];
 }
 
 const VALUE_VAR = '__framework_eval_value__';
@@ -18,9 +31,29 @@ const VALUE_VAR = '__framework_eval_value__';
  * nothing); a longer query reports its variable bindings.
  */
 export function evalQuery(policy: CompiledPolicy, query: string, options: { input?: Value } = {}): EvalOutput {
+  return run(policy, query, options, undefined);
+}
+
+/**
+ * {@link evalQuery} traced, as `opa eval --explain=<mode>`: the output gets
+ * the `explanation` events (JSON) and the lines print them as text. The
+ * trace is of the last query run (the one whose solutions are shown).
+ */
+export function evalQueryExplained(policy: CompiledPolicy, query: string, options: { input?: Value; explain: ExplainMode }): ExplainedEval {
+  let trace = new TraceRecorder();
+  const output = run(policy.traced(), query, options, () => (trace = new TraceRecorder()));
+  const events = explainEvents({ events: trace.events, mode: options.explain });
+  return { output: { ...output, explanation: explanationJson({ events, mode: 'full', pretty: false }) }, lines: prettyTrace(events) };
+}
+
+function run(policy: CompiledPolicy, query: string, options: { input?: Value }, fresh: (() => TraceRecorder) | undefined): EvalOutput {
   const body = parseQuery(query, 'query');
   const run = (text: string): Bindings[] =>
-    policy.query(text, { ...(options.input === undefined ? {} : { inputValue: options.input }), strictBuiltinErrors: true });
+    policy.query(text, {
+      ...(options.input === undefined ? {} : { inputValue: options.input }),
+      strictBuiltinErrors: true,
+      ...(fresh === undefined ? {} : { trace: fresh(), traceText: query }),
+    });
   let solutions: Bindings[];
   let single = false;
   if (body.length === 1 && hasValue(body[0] as Expr)) {

@@ -124,22 +124,87 @@ describe('query parameters', () => {
   });
 });
 
-describe('?explain', () => {
-  it('explain=notes answers the trace() notes as OPA Note events', async () => {
-    const r = await req('POST', '/v1/data/example/traced?explain=notes', '{"input": {"user": "admin"}}');
+describe('?explain (the evaluation trace, as OPA gives it)', () => {
+  const traced = (q: string, input = '{"input": {"user": "admin"}}') => req('POST', `/v1/data/example/traced?${q}`, input);
+
+  it('explain=notes: each Note after the Enter events of the queries and rules that led to it, in OPA TraceEventV1 shape', async () => {
+    const r = await traced('explain=notes');
     expect(r.status).toBe(200);
     expect(r.json.result).toBe(true);
-    expect(r.json.explanation).toEqual([
-      { op: 'Note', query_id: 0, parent_id: 0, type: 'expr', location: { file: 'example.rego', row: 10, col: 2 }, message: 'user admin' },
+    const ex = r.json.explanation;
+    expect(ex.map((e: any) => [e.op, e.query_id, e.parent_id, e.type])).toEqual([
+      ['enter', 0, 0, 'body'],
+      ['enter', 1, 0, 'rule'],
+      ['note', 1, 0, ''],
     ]);
-    const q = await req('GET', `/v1/query?explain=notes&q=${encodeURIComponent('data.example.traced')}&input=${encodeURIComponent('{"user":"bob"}')}`);
-    expect(q.json.explanation.map((e: { message: string }) => e.message)).toEqual(['user bob']);
+    expect(ex[2]).toEqual({ op: 'note', query_id: 1, parent_id: 0, type: '', node: null, locals: [], message: 'user admin' });
+    // The query body and the rule as AST JSON.
+    expect(ex[0].node).toEqual([{ index: 0, terms: expect.any(Array) }]);
+    expect(ex[1].node).toMatchObject({ head: { name: 'traced', value: { type: 'boolean', value: true } }, body: expect.any(Array) });
   });
-  it('explain=fails and explain=full are refused with 400, not answered with an empty explanation', async () => {
-    for (const mode of ['fails', 'full']) {
-      const r = await req('POST', `/v1/data/example/allow?explain=${mode}`, '{"input": {}}');
-      expect(r, mode).toMatchObject({ status: 400, json: { code: 'invalid_parameter', message: expect.stringContaining('explain=notes') } });
+
+  it('explain=fails: each Fail with its lineage; the failing comparison is named', async () => {
+    const r = await traced('explain=fails', '{"input": {"user": "bob"}}');
+    expect(r.json.result).toBeUndefined();
+    const ex = r.json.explanation as any[];
+    const fails = ex.filter((e) => e.op === 'fail');
+    expect(fails.length).toBeGreaterThan(0);
+    expect(fails[0]).toMatchObject({
+      query_id: 1,
+      parent_id: 0,
+      type: 'expr',
+      node: { terms: [{ type: 'ref' }, expect.anything(), { type: 'string', value: 'admin' }] },
+    });
+    expect(ex[0]).toMatchObject({ op: 'enter', query_id: 0, type: 'body' });
+    expect(ex[1]).toMatchObject({ op: 'enter', query_id: 1, type: 'rule' });
+  });
+
+  it('explain=full: every event but Unify, with the local bindings; explain=debug gives the same events', async () => {
+    const full = (await traced('explain=full')).json.explanation as any[];
+    const ops = new Set(full.map((e) => e.op));
+    expect([...ops].sort()).toEqual(['enter', 'eval', 'exit', 'note', 'redo']);
+    expect(full.find((e) => e.op === 'exit' && e.type === 'rule')).toBeDefined();
+    const withLocals = full.find((e) => e.locals.length > 0);
+    expect(withLocals?.locals[0]).toMatchObject({ key: { type: 'var' }, value: { type: expect.any(String) } });
+    const debug = (await traced('explain=debug')).json.explanation;
+    expect(debug).toEqual(full);
+  });
+
+  it('?pretty gives the explanation as the lines of OPA PrettyTraceWithLocation', async () => {
+    const r = await traced('explain=notes&pretty');
+    expect(r.json.explanation).toEqual([
+      // The location column is as wide as the widest location plus 4, then a space (OPA's traceTable).
+      'query:1             Enter data.example.traced = _',
+      'example.rego:9      | Enter data.example.traced',
+      'example.rego:10     | | Note "user admin"',
+    ]);
+    expect(r.text).toContain('\n  "explanation": [');
+  });
+
+  it('is given by GET /v1/data and by the Query API (GET and POST)', async () => {
+    const get = await req('GET', `/v1/data/example/traced?explain=notes&input=${encodeURIComponent('{"user":"eve"}')}`);
+    expect(get.json.explanation.at(-1)).toMatchObject({ op: 'note', message: 'user eve' });
+    const q = await req('GET', `/v1/query?explain=notes&q=${encodeURIComponent('data.example.traced')}&input=${encodeURIComponent('{"user":"bob"}')}`);
+    expect(q.json.explanation.filter((e: any) => e.op === 'note').map((e: any) => e.message)).toEqual(['user bob']);
+    const post = await req('POST', '/v1/query?explain=fails', JSON.stringify({ query: 'x := 1; x > 2' }));
+    expect(post.json.result).toBeUndefined();
+    expect(post.json.explanation.map((e: any) => e.op)).toEqual(['enter', 'fail']);
+  });
+
+  it('as in OPA: an unknown mode or off means no explanation, and the bare answers (POST /, /v0/data) carry none', async () => {
+    for (const mode of ['off', 'verbose', '']) {
+      const r = await traced(`explain=${mode}`);
+      expect(r.status, mode).toBe(200);
+      expect(r.json, mode).toEqual({ result: true });
     }
+    expect((await req('POST', '/?explain=full', '{"name": "alice"}')).json).toEqual({ hello: 'alice' });
+    expect((await req('POST', '/v0/data/example/traced?explain=full', '{"user": "admin"}')).json).toBe(true);
+  });
+
+  it('a traced decision stays within the evaluation budget', async () => {
+    const items = Array.from({ length: 300 }, (_, i) => i);
+    const r = await req('POST', '/v1/data/example/triples?explain=full', JSON.stringify({ input: { items } }));
+    expect(r).toMatchObject({ status: 500, json: { code: 'internal_error', errors: [{ code: 'eval_cancel_error' }] } });
   });
 });
 
