@@ -10,16 +10,20 @@ import type { VectorIndex } from './vector-index.js';
  * exactly (`EXACT_MAX`, `EXACT_SHARE`).
  */
 export const TAG_INDEX_MAX_SHARE = 1 / 8;
-/** All tag indexes together hold at most this share of the labels: the least recently searched go first. */
+/**
+ * All tag indexes together hold at most this share of the labels when one is
+ * made (the least recently searched go first to make room; at 384
+ * dimensions an entry costs about as much as in the whole index).
+ */
 export const TAG_INDEX_BUDGET = 1 / 4;
 /** At most this many tag indexes are kept (the least recently searched go first). */
 export const TAG_INDEX_MAX_COUNT = 16;
 /**
- * Labels added to a tag index per step (about 0.1 s at 384 dimensions on two
+ * Labels added to a tag index per step (about 25 ms at 384 dimensions on two
  * cores): by a search that finds its index behind (the search is then
  * answered without it), and by each background step while any is behind.
  */
-export const TAG_INDEX_STEP = 1024;
+export const TAG_INDEX_STEP = 256;
 /**
  * The candidate list of a tag index's searches: a few thousand labels need
  * less than the whole store's 96 (recall@10 0.999 at 48 on bench/semantic's
