@@ -2,6 +2,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { InvalidModelOutputError } from '../core/errors/invalid-model-output-error.js';
 import { filteredSearch, type Candidates } from '../core/vectors/filtered-search.js';
 import { HnswVectorIndex } from '../core/vectors/hnsw-vector-index.js';
+import { TagIndexes } from '../core/vectors/tag-indexes.js';
 import { VectorSlab } from '../core/vectors/vector-slab.js';
 import type { MemoryFilters } from './memory-filters.js';
 import type { MemoryRecord } from './memory-records.js';
@@ -94,7 +95,8 @@ const INDEX_ON_SEARCH = 2000;
  * search takes its candidates from the inverted index and runs
  * `filteredSearch` (core/vectors): few candidates are scored exactly with
  * SIMD dot products, many through the HNSW index (recall@10 ≥ 0.95, see
- * bench/memory). New records are added to the HNSW index in the background,
+ * bench/memory), or through the small index of a tag that the filters
+ * require and few records hold (core/vectors/tag-indexes.ts). New records are added to the HNSW index in the background,
  * a step at a time; until it has caught up (more than `INDEX_ON_SEARCH`
  * behind), searches score their candidates exactly, so an answer never
  * misses a record.
@@ -114,6 +116,8 @@ export class VectorCache {
   readonly #slots = new Map<string, number>();
   #free: number[] = [];
   readonly #tags = new Map<string, Set<number>>();
+  /** Indexes of single tags (the same keys as `#tags`) that searches asked for. */
+  readonly #tagIndexes = new TagIndexes({ vector: (label) => this.#slab!.row(label) });
   /** 1 for the labels whose current vector is in the HNSW index. */
   #indexed: Uint8Array<ArrayBuffer> = new Uint8Array(0);
   /** Labels whose vector is not in the index yet (may repeat, or be stale: checked when indexed). */
@@ -121,10 +125,13 @@ export class VectorCache {
   #indexing: NodeJS.Immediate | undefined;
   #waiters: Array<() => void> = [];
   #closed = false;
-  readonly #counts = { ann: 0, exact: 0 };
+  readonly #counts = { ann: 0, exact: 0, tagIndex: 0 };
 
-  /** Searches with a query vector so far, by how they were answered: through the HNSW index, or by exact scoring. */
-  get searches(): { readonly ann: number; readonly exact: number } {
+  /**
+   * Searches with a query vector so far, by how they were answered: through
+   * an HNSW index (`tagIndex` of them through a tag's own), or by exact scoring.
+   */
+  get searches(): { readonly ann: number; readonly exact: number; readonly tagIndex: number } {
     return { ...this.#counts };
   }
 
@@ -157,10 +164,14 @@ export class VectorCache {
     }
     let slot = this.#slots.get(record.id);
     if (slot !== undefined && sameVector(this.#slab!.row(slot), vector)) {
-      // Only the record changed (an edit of its fields, `last_accessed` on search): the index keeps its vector.
+      // Only the record changed (an edit of its fields, `last_accessed` on search): the indexes keep its vector.
+      const before = tagKeys(this.#records[slot]!);
+      const after = tagKeys(record);
       this.#tag(slot, this.#records[slot]!, -1);
       this.#records[slot] = record;
       this.#tag(slot, record, +1);
+      this.#tagIndexes.remove({ label: slot, tags: before.filter((key) => !after.includes(key)) });
+      this.#tagIndexes.add({ label: slot, tags: after.filter((key) => !before.includes(key)) });
       return;
     }
     if (slot === undefined) {
@@ -173,9 +184,11 @@ export class VectorCache {
       this.#slab.ensure(slot + 1);
     } else {
       this.#tag(slot, this.#records[slot]!, -1);
+      this.#tagIndexes.remove({ label: slot, tags: tagKeys(this.#records[slot]!) });
     }
     this.#records[slot] = record;
     this.#tag(slot, record, +1);
+    this.#tagIndexes.add({ label: slot, tags: tagKeys(record) });
     this.#slab!.set(slot, vector);
     if (this.#indexed.length <= slot) this.#indexed = grown(this.#indexed, this.#slab!.capacity);
     this.#indexed[slot] = 0;
@@ -187,6 +200,7 @@ export class VectorCache {
     const slot = this.#slots.get(id);
     if (slot === undefined) return;
     this.#tag(slot, this.#records[slot]!, -1);
+    this.#tagIndexes.remove({ label: slot, tags: tagKeys(this.#records[slot]!) });
     this.#tagOwner(slot, -1);
     this.#owners[slot] = undefined;
     this.#slots.delete(id);
@@ -214,6 +228,7 @@ export class VectorCache {
     this.#slab = undefined;
     this.#index = undefined;
     this.#tags.clear();
+    this.#tagIndexes.clear();
     this.#indexed = new Uint8Array(0);
     this.#pending = [];
     this.#dim = undefined;
@@ -298,6 +313,7 @@ export class VectorCache {
   /** Stops the background indexing (a cache replaced by a fresh load). */
   close(): void {
     this.#closed = true;
+    this.#tagIndexes.clear();
     if (this.#indexing) clearImmediate(this.#indexing);
     this.#indexing = undefined;
     this.#settle();
@@ -333,6 +349,7 @@ export class VectorCache {
       indexComplete: this.#pending.length === 0 && this.#index !== undefined,
     });
     this.#counts[found.exact ? 'exact' : 'ann']++;
+    if (found.tagIndex) this.#counts.tagIndex++;
     let total = found.within;
     if (total === undefined) {
       if (exactTags && candidates.exactCount !== undefined) total = candidates.exactCount;
@@ -358,9 +375,10 @@ export class VectorCache {
     candidates: Candidates & { inTags: (label: number) => boolean; exactCount: number | undefined };
     exactTags: boolean;
   } {
-    const clauses: Array<Set<number>> = [];
+    // `key`: the clause is one tag's posting list (an eq or all value), which may have an index of its own.
+    const clauses: Array<{ labels: Set<number>; key?: string }> = [];
     let exactTags = filters !== undefined;
-    if (owner !== undefined) clauses.push(union([this.#tags.get(tagKey(OWNER_TAG, owner)), this.#tags.get(tagKey(OWNER_TAG, ''))]));
+    if (owner !== undefined) clauses.push({ labels: union([this.#tags.get(tagKey(OWNER_TAG, owner)), this.#tags.get(tagKey(OWNER_TAG, ''))]) });
     for (const [field, condition] of Object.entries(filters ?? {}) as Array<[string, Record<string, unknown> | undefined]>) {
       if (condition === undefined) continue;
       if (!(TAG_FIELDS as readonly string[]).includes(field)) {
@@ -369,16 +387,24 @@ export class VectorCache {
       }
       const f = condition as { eq?: string[]; any?: string[]; all?: string[]; ne?: string[]; none?: string[]; startswith?: string };
       if (f.ne !== undefined || f.none !== undefined || f.startswith !== undefined) exactTags = false;
-      for (const value of [...(f.eq ?? []), ...(f.all ?? [])]) clauses.push(this.#tags.get(tagKey(field, value)) ?? new Set());
-      if (f.any) clauses.push(union(f.any.map((value) => this.#tags.get(tagKey(field, value)))));
+      for (const value of [...(f.eq ?? []), ...(f.all ?? [])]) {
+        const key = tagKey(field, value);
+        clauses.push({ labels: this.#tags.get(key) ?? new Set(), key });
+      }
+      if (f.any) clauses.push({ labels: union(f.any.map((value) => this.#tags.get(tagKey(field, value)))) });
     }
     if (clauses.length === 0) {
       const all = { labels: this.#slots.values(), count: this.size, inTags: () => true, exactCount: this.size };
       return { candidates: all, exactTags };
     }
-    const [smallest, ...rest] = clauses.sort((a, b) => a.size - b.size);
-    const inTags = rest.length === 0 ? (label: number) => smallest!.has(label) : (label: number) => smallest!.has(label) && rest.every((set) => set.has(label));
-    return { candidates: { labels: smallest!, count: smallest!.size, inTags, exactCount: rest.length === 0 ? smallest!.size : undefined }, exactTags };
+    const [first, ...others] = clauses.sort((a, b) => a.labels.size - b.labels.size);
+    const smallest = first!.labels;
+    const rest = others.map((clause) => clause.labels);
+    const inTags = rest.length === 0 ? (label: number) => smallest.has(label) : (label: number) => smallest.has(label) && rest.every((set) => set.has(label));
+    const key = first!.key;
+    const tagIndex =
+      key === undefined ? undefined : () => this.#tagIndexes.lookup({ tag: key, count: smallest.size, size: this.size, members: () => smallest });
+    return { candidates: { labels: smallest, count: smallest.size, inTags, exactCount: rest.length === 0 ? smallest.size : undefined, tagIndex }, exactTags };
   }
 
   #list(search: CacheSearch): { hits: ScoredRecord[]; total: number } {
@@ -446,11 +472,7 @@ export class VectorCache {
   }
 
   #tag(label: number, record: MemoryRecord, change: 1 | -1): void {
-    for (const field of TAG_FIELDS) {
-      const value = record[field];
-      if (value === null || value === undefined) continue;
-      for (const tag of typeof value === 'string' ? [value] : value) this.#tagKey(tagKey(field, tag), label, change);
-    }
+    for (const key of tagKeys(record)) this.#tagKey(key, label, change);
   }
 }
 
@@ -463,6 +485,17 @@ function sameVector(a: Float32Array, b: Float32Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** The inverted index's keys of a record's tag fields. */
+function tagKeys(record: MemoryRecord): string[] {
+  const keys: string[] = [];
+  for (const field of TAG_FIELDS) {
+    const value = record[field];
+    if (value === null || value === undefined) continue;
+    for (const tag of typeof value === 'string' ? [value] : value) keys.push(tagKey(field, tag));
+  }
+  return keys;
 }
 
 function tagKey(field: string, value: string): string {

@@ -1,5 +1,6 @@
 import type { VectorIndex } from '../core/vectors/vector-index.js';
 import { filteredSearch, type Candidates } from '../core/vectors/filtered-search.js';
+import { TagIndexes } from '../core/vectors/tag-indexes.js';
 import { TagPostings } from '../core/vectors/tag-postings.js';
 import { VectorSlab } from '../core/vectors/vector-slab.js';
 import type { VectorHit } from './vector-store.js';
@@ -15,7 +16,8 @@ export interface MirroredRecord {
 /**
  * The in-memory copy of one collection that searches are answered from:
  * records by label, their unit vectors (a growing slab, for exact filtered
- * scoring), an inverted index of metadata pairs, and the ANN index. The
+ * scoring), an inverted index of metadata pairs, the ANN index, and small
+ * indexes of the pairs that filters ask for and few records hold. The
  * store of record stays on disk; the mirror is rebuilt from it.
  *
  * @example
@@ -30,12 +32,19 @@ export class CollectionMirror {
   readonly #records: Array<MirroredRecord | undefined> = [];
   readonly #labels = new Map<string, number>();
   readonly #tags = new TagPostings();
+  readonly #tagIndexes: TagIndexes;
   readonly #free: number[] = [];
 
   constructor(options: { index: VectorIndex }) {
     this.index = options.index;
     this.#dim = options.index.dimensions;
     this.#vectors = new VectorSlab({ dim: this.#dim });
+    this.#tagIndexes = new TagIndexes({ vector: (label) => this.#vectors.row(label) });
+  }
+
+  /** The metadata pairs (`key\u0000value`) that have an index of their own now. */
+  get indexedPairs(): string[] {
+    return this.#tagIndexes.tags;
   }
 
   /** Records held. */
@@ -107,7 +116,8 @@ export class CollectionMirror {
   /**
    * The `limit` records nearest to the unit vector `query` among those whose
    * metadata has every pair of `filter` (see core/vectors/filtered-search.ts:
-   * few matches are scored exactly, many through the ANN index).
+   * few matches are scored exactly, many through the ANN index, or through
+   * the index of the filter's rarest pair when it has one, see tag-indexes.ts).
    */
   search(query: Float32Array, options: { limit: number; filter?: Readonly<Record<string, string>> }): VectorHit[] {
     const pairs = Object.entries(options.filter ?? {});
@@ -119,8 +129,12 @@ export class CollectionMirror {
       accept = (label) => records[label] !== undefined;
     } else {
       // The exact set of matches: posting lists intersected (bitsets ANDed for frequent pairs), listed only if scored exactly.
-      const match = this.#tags.match({ tags: pairs.map(([key, value]) => tagKey(key, value)) });
-      candidates = { labels: { [Symbol.iterator]: () => match.labels()[Symbol.iterator]() }, count: match.count, matching: true };
+      const tags = pairs.map(([key, value]) => tagKey(key, value));
+      const match = this.#tags.match({ tags });
+      const rarest = tags.reduce((a, b) => (this.#tags.size(b) < this.#tags.size(a) ? b : a));
+      const tagIndex = () =>
+        this.#tagIndexes.lookup({ tag: rarest, count: this.#tags.size(rarest), size: this.size, members: () => this.#tags.match({ tags: [rarest] }).labels() });
+      candidates = { labels: { [Symbol.iterator]: () => match.labels()[Symbol.iterator]() }, count: match.count, matching: true, tagIndex };
       accept = (label) => match.has(label);
     }
     const found = filteredSearch({
@@ -159,8 +173,14 @@ export class CollectionMirror {
 
   #tag(label: number, record: MirroredRecord, change: 1 | -1): void {
     const tags = Object.entries(record.metadata).map(([key, value]) => tagKey(key, value));
-    if (change > 0) this.#tags.add({ label, tags });
-    else this.#tags.remove({ label, tags });
+    // A label tagged again (a replaced record) may have a new vector: its tag indexes take it again.
+    if (change > 0) {
+      this.#tags.add({ label, tags });
+      this.#tagIndexes.add({ label, tags });
+    } else {
+      this.#tags.remove({ label, tags });
+      this.#tagIndexes.remove({ label, tags });
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ANN_MAX_K, EXACT_MAX, filteredSearch, type FilteredSearch } from '../../runtime/core/vectors/filtered-search.js';
+import { ANN_MAX_K, EXACT_MAX, filteredSearch, type Candidates, type FilteredSearch } from '../../runtime/core/vectors/filtered-search.js';
 import { HnswVectorIndex } from '../../runtime/core/vectors/hnsw-vector-index.js';
+import { TAG_INDEX_STEP, TagIndexes } from '../../runtime/core/vectors/tag-indexes.js';
 import type { VectorIndex } from '../../runtime/core/vectors/vector-index.js';
 import { VectorSlab } from '../../runtime/core/vectors/vector-slab.js';
 import { clusteredVectors } from '../../bench/support/clustered-vectors.js';
@@ -70,7 +71,11 @@ describe('filteredSearch over a real HNSW index', () => {
       .map((entry) => entry.i);
   }
 
-  function search(query: Float32Array, accept: (i: number) => boolean, options: { keep?: number; expected?: number; candidates?: number[] } = {}) {
+  function search(
+    query: Float32Array,
+    accept: (i: number) => boolean,
+    options: { keep?: number; expected?: number; candidates?: number[]; tagIndex?: Candidates['tagIndex']; distanceThreshold?: number } = {},
+  ) {
     const labels = options.candidates ?? Array.from({ length: N }, (_, i) => i).filter(accept);
     const request: FilteredSearch = {
       index,
@@ -78,8 +83,9 @@ describe('filteredSearch over a real HNSW index', () => {
       size: N,
       query,
       keep: options.keep ?? 10,
-      candidates: { labels, count: labels.length, expected: options.expected },
+      candidates: { labels, count: labels.length, expected: options.expected, tagIndex: options.tagIndex },
       accept,
+      distanceThreshold: options.distanceThreshold,
       indexComplete: true,
     };
     return filteredSearch(request);
@@ -167,5 +173,48 @@ describe('filteredSearch over a real HNSW index', () => {
     expect(found.labels.every(accept)).toBe(true);
     const exact = new Set(bruteForce(queries[1]!, accept, 200));
     expect(found.labels.filter((label) => exact.has(label)).length).toBeGreaterThanOrEqual(190);
+  });
+
+  it('searches the index of the tag every candidate holds once it is complete, alone or with a second condition', () => {
+    // 'ns1': held by every label i % 10 === 1 (2,400: over EXACT_MAX, at most 1/8).
+    const tag = (i: number) => i % 10 === 1;
+    const members = Array.from({ length: N }, (_, i) => i).filter(tag);
+    const tagIndexes = new TagIndexes({ vector: (label) => slab.row(label) });
+    const tagIndex = () => tagIndexes.lookup({ tag: 'ns1', count: members.length, size: N, members: () => members });
+    // While the tag index is being filled, the whole index answers.
+    index.searches = [];
+    const first = search(queries[0]!, tag, { tagIndex });
+    expect(first).toMatchObject({ exact: false, tagIndex: false });
+    expect(index.searches.length).toBeGreaterThanOrEqual(1);
+    for (let lookups = 0; lookups <= Math.ceil(members.length / TAG_INDEX_STEP) && tagIndexes.pending > 0; lookups++) tagIndex();
+    expect(tagIndexes.pending).toBe(0);
+
+    let agreed = 0;
+    let agreedBoth = 0;
+    const both = (i: number) => tag(i) && i % 4 === 1; // i % 20 === 1: half of the tag's labels
+    for (const query of queries) {
+      index.searches = [];
+      const found = search(query, tag, { tagIndex });
+      expect(found).toMatchObject({ exact: false, tagIndex: true });
+      expect(found.labels.every(tag)).toBe(true);
+      agreed += found.labels.filter((label) => bruteForce(query, tag, 10).includes(label)).length;
+      const narrower = search(query, both, { candidates: members, expected: members.length / 2, tagIndex });
+      expect(narrower.tagIndex).toBe(true);
+      expect(narrower.labels).toHaveLength(10);
+      expect(narrower.labels.every(both)).toBe(true);
+      agreedBoth += narrower.labels.filter((label) => bruteForce(query, both, 10).includes(label)).length;
+      expect(index.searches).toEqual([]);
+    }
+    expect(agreed / (10 * QUERIES)).toBeGreaterThanOrEqual(0.95);
+    expect(agreedBoth / (10 * QUERIES)).toBeGreaterThanOrEqual(0.95);
+
+    // A distance threshold that 12 matches are within: the nearest 10, and how many are within.
+    const query = queries[3]!;
+    const nearest = bruteForce(query, tag, 30);
+    const threshold = 1 - data.subarray(nearest[11]! * DIM, (nearest[11]! + 1) * DIM).reduce((sum, x, d) => sum + x * query[d]!, 0);
+    const near = search(query, tag, { tagIndex, distanceThreshold: threshold + 1e-6 });
+    expect(near.tagIndex).toBe(true);
+    expect(near.within).toBe(12);
+    expect(near.labels).toEqual(nearest.slice(0, 10));
   });
 });

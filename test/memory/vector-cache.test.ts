@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryFiltersSchema, recordFilter } from '../../runtime/memory/memory-filters.js';
 import { completeRecord, LongTermRecordInputSchema, type MemoryRecord } from '../../runtime/memory/memory-records.js';
 import { normalize, VectorCache, type CacheSearch } from '../../runtime/memory/vector-cache.js';
+import { TAG_INDEX_STEP } from '../../runtime/core/vectors/tag-indexes.js';
 
 const record = (fields: Record<string, unknown>): MemoryRecord =>
   completeRecord({ record: LongTermRecordInputSchema.parse({ text: 'text', ...fields }), at: '2025-01-01T00:00:00.000Z' });
@@ -128,7 +129,7 @@ describe('VectorCache over many records (HNSW)', () => {
     expect(cache.unindexed).toBeGreaterThan(2000);
     const before = cache.search({ vector: queries[0]!, filter: all, limit: 10, offset: 0 });
     expect(before.hits.map((h) => h.record.id)).toEqual(exact(vectors, queries[0]!, 10));
-    expect(cache.searches).toEqual({ ann: 0, exact: 1 });
+    expect(cache.searches).toEqual({ ann: 0, exact: 1, tagIndex: 0 });
 
     await cache.indexed();
     expect(cache.unindexed).toBe(0);
@@ -169,6 +170,42 @@ describe('VectorCache over many records (HNSW)', () => {
     expect(notNs0.total).toBe(subset((id) => namespaceOf(Number(id.slice(1))) !== 'ns0').size);
     expect(notNs0.hits.every((h) => h.record.namespace !== 'ns0')).toBe(true);
     expect(notNs0.hits).toHaveLength(10);
+  });
+
+  it('answers a namespace held by at most 1/8 through its own index, kept current through edits', async () => {
+    await cache.indexed();
+    const inNs5 = subset((id) => namespaceOf(Number(id.slice(1))) === 'ns5');
+    expect(inNs5.size).toBe(2_480);
+    const { ann, tagIndex } = cache.searches;
+    const recalls = queries.map((query) => {
+      const found = searchWith({ namespace: { eq: 'ns5' } }, query);
+      expect(found.total).toBe(inNs5.size);
+      expect(found.hits.every((h) => h.record.namespace === 'ns5')).toBe(true);
+      return recall(
+        found.hits.map((h) => h.record.id),
+        exact(inNs5, query, 10),
+      );
+    });
+    expect(cache.searches.ann).toBe(ann + queries.length);
+    // The first searches fill the namespace's own index (a step of TAG_INDEX_STEP labels each); the others go through it.
+    expect(cache.searches.tagIndex).toBeGreaterThanOrEqual(tagIndex + queries.length - Math.ceil(inNs5.size / TAG_INDEX_STEP));
+    expect(recalls.reduce((a, b) => a + b, 0) / recalls.length).toBeGreaterThanOrEqual(0.95);
+
+    // A record edited with the same vector stays found; one moved to another namespace is found there only; a new one at once.
+    const [kept, left] = searchWith({ namespace: { eq: 'ns5' } }, queries[5]!).hits.map((h) => h.record);
+    cache.upsert({ ...kept!, last_accessed: '2026-01-01T00:00:00.000Z' }, vectors.get(kept!.id)!);
+    cache.upsert({ ...left!, namespace: 'ns6' }, vectors.get(left!.id)!);
+    const fresh = near(centroids[3]!);
+    cache.upsert(record({ id: 'fresh5', namespace: 'ns5' }), fresh);
+    const before = cache.searches.tagIndex;
+    expect(searchWith({ namespace: { eq: 'ns5' } }, vectors.get(kept!.id)!).hits[0]?.record.id).toBe(kept!.id);
+    expect(searchWith({ namespace: { eq: 'ns5' } }, vectors.get(left!.id)!).hits.map((h) => h.record.id)).not.toContain(left!.id);
+    expect(searchWith({ namespace: { eq: 'ns6' } }, vectors.get(left!.id)!).hits[0]?.record.id).toBe(left!.id);
+    expect(searchWith({ namespace: { eq: 'ns5' } }, fresh).hits[0]?.record.id).toBe('fresh5');
+    // ns6's first search starts its index: answered through the whole one.
+    expect(cache.searches.tagIndex).toBe(before + 3);
+    cache.upsert(left!, vectors.get(left!.id)!);
+    cache.remove('fresh5');
   });
 
   it('pages and thresholds through the index, and sees removals and replacements at once', async () => {

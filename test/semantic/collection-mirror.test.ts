@@ -68,4 +68,62 @@ describe('CollectionMirror filtered search', () => {
     expect(mirror.search(queries[0]!, { limit: 10, filter: { half: '0', ns: '3' } })).toEqual([]);
     expect(mirror.search(queries[0]!, { limit: 10, filter: { half: '1', ns: 'none' } })).toEqual([]);
   });
+
+  it('answers a pair held by 1/8 through its own index once a search made it, kept current through changes', () => {
+    const { sample } = clusteredVectors({ seed: 52, dim: DIM, centroids: 30 });
+    const state = new Map<string, { metadata: Record<string, string>; vector: Float32Array }>();
+    const mirror = new CollectionMirror({ index: HnswVectorIndex.create({ dimensions: DIM }) });
+    const put = (entries: Array<{ id: string; metadata: Record<string, string>; vector: Float32Array }>) => {
+      const vectors = new Float32Array(entries.length * DIM);
+      entries.forEach((entry, i) => vectors.set(entry.vector, i * DIM));
+      mirror.upsert(
+        entries.map(({ id, metadata }) => ({ id, metadata, content: id, uri: '' })),
+        vectors,
+      );
+      for (const { id, metadata, vector } of entries) state.set(id, { metadata, vector });
+    };
+    // 20,000 records: shard '3' is held by 2,500 (over EXACT_MAX, and 1/8: its own index).
+    put(Array.from({ length: 20_000 }, (_, i) => ({ id: `d${i}`, metadata: { shard: String(i % 8), half: String(i % 2) }, vector: sample() })));
+    const bruteForce = (query: Float32Array, filter: Record<string, string>) =>
+      [...state]
+        .filter(([, entry]) => Object.entries(filter).every(([key, value]) => entry.metadata[key] === value))
+        .map(([id, entry]) => ({ id, score: entry.vector.reduce((sum, x, d) => sum + x * query[d]!, 0) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 10)
+        .map((entry) => entry.id);
+    const queries = Array.from({ length: 20 }, sample);
+    const check = (filter: Record<string, string>) => {
+      let agreed = 0;
+      for (const query of queries) {
+        const hits = mirror.search(query, { limit: 10, filter });
+        expect(hits).toHaveLength(10);
+        for (const hit of hits) expect(Object.entries(filter).every(([key, value]) => state.get(hit.id)?.metadata[key] === value)).toBe(true);
+        const exact = new Set(bruteForce(query, filter));
+        agreed += hits.filter((hit) => exact.has(hit.id)).length;
+      }
+      expect(agreed / (10 * queries.length)).toBeGreaterThanOrEqual(0.95);
+    };
+    expect(mirror.indexedPairs).toEqual([]);
+    check({ shard: '3' });
+    expect(mirror.indexedPairs).toEqual(['shard\u00003']);
+    // Two pairs: the rarer one's index, the other checked per label; a broad pair alone has none.
+    check({ shard: '3', half: '1' });
+    check({ half: '0' });
+    expect(mirror.indexedPairs).toEqual(['shard\u00003']);
+
+    // 300 records leave shard '3' (to shard '4'), 300 go, 300 new ones join it; one takes a new vector.
+    put(Array.from({ length: 300 }, (_, j) => ({ id: `d${8 * j + 3}`, metadata: { shard: '4', half: '1' }, vector: state.get(`d${8 * j + 3}`)!.vector })));
+    const gone = Array.from({ length: 300 }, (_, j) => `d${8 * (j + 300) + 3}`);
+    mirror.remove(gone);
+    for (const id of gone) state.delete(id);
+    put(Array.from({ length: 300 }, (_, j) => ({ id: `n${j}`, metadata: { shard: '3', half: String(j % 2) }, vector: sample() })));
+    const renewed = sample();
+    put([{ id: 'd2403', metadata: { shard: '3', half: '1' }, vector: renewed }]);
+    check({ shard: '3' });
+    check({ shard: '3', half: '1' });
+    expect(mirror.search(renewed, { limit: 1, filter: { shard: '3' } })[0]?.id).toBe('d2403');
+    expect(mirror.search(state.get('n7')!.vector, { limit: 1, filter: { shard: '3' } })[0]?.id).toBe('n7');
+    expect(mirror.search(state.get('d3')!.vector, { limit: 10, filter: { shard: '3' } }).map((hit) => hit.id)).not.toContain('d3');
+    expect(mirror.search(queries[0]!, { limit: 50, filter: { shard: '3' } }).filter((hit) => gone.includes(hit.id))).toEqual([]);
+  });
 });

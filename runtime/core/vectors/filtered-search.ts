@@ -1,3 +1,4 @@
+import type { TagIndexLookup } from './tag-indexes.js';
 import type { VectorIndex } from './vector-index.js';
 import type { VectorSlab } from './vector-slab.js';
 
@@ -30,6 +31,13 @@ export interface Candidates {
   expected?: number | undefined;
   /** Every label listed matches (an exact intersection): the exact scoring then never calls `accept`. */
   matching?: boolean | undefined;
+  /**
+   * The index of one tag that every candidate holds (the filter's rarest,
+   * see `TagIndexes.lookup`), when it has one that is complete: searched
+   * instead of the whole index. Called only when the candidates are too many
+   * to score exactly.
+   */
+  tagIndex?: (() => TagIndexLookup | undefined) | undefined;
 }
 
 export interface FilteredSearch {
@@ -62,18 +70,22 @@ export interface FilteredResult {
    * matched when the scoring was exact, else undefined (the caller counts).
    */
   within: number | undefined;
-  /** Whether the candidates were scored exactly (true) or through the ANN index. */
+  /** Whether the candidates were scored exactly (true) or through an ANN index. */
   exact: boolean;
+  /** Whether the ANN index searched was a tag's own (`Candidates.tagIndex`) rather than the whole one. */
+  tagIndex: boolean;
 }
 
 /**
  * The `keep` nearest matches of a query, nearest first, by the cheaper of
  * two ways: few candidates (or an incomplete index) are scored exactly with
- * SIMD dot products; many are found through the ANN index, asking for
- * `keep / share` neighbours (the share of entries expected to match, with a
- * margin) and, when too few of them match, asking again for as many as the
- * share seen so far says are needed (at least twice as many) until `keep`
- * matches (and, with a threshold, the first one beyond it) are seen. A search
+ * SIMD dot products; many are found through an ANN index (the index of a
+ * tag every candidate holds, when the candidates offer a complete one; else
+ * the whole index), asking for `keep / share` neighbours (the share of its
+ * entries expected to match, with a margin) and, when too few of them
+ * match, asking again for as many as the share seen so far says are needed
+ * (at least twice as many) until `keep` matches (and, with a threshold, the
+ * first one beyond it) are seen. A search
  * that would need more than `ANN_MAX_K` neighbours scores its candidates
  * exactly, so a filter never costs more than a few ANN searches and one
  * scoring of its own candidates. Shared by the Semantic Layer's mirror and
@@ -84,9 +96,15 @@ export interface FilteredResult {
  */
 export function filteredSearch(search: FilteredSearch): FilteredResult {
   const { candidates, keep } = search;
-  if (keep < 1 || candidates.count === 0) return { labels: [], distances: [], within: 0, exact: true };
+  if (keep < 1 || candidates.count === 0) return { labels: [], distances: [], within: 0, exact: true, tagIndex: false };
   const small = candidates.count <= EXACT_MAX || candidates.count <= search.size * EXACT_SHARE;
-  if (small || !search.indexComplete || search.index === undefined) return exactSearch(search);
+  if (small) return exactSearch(search);
+  const tagIndex = candidates.tagIndex?.();
+  if (tagIndex !== undefined) {
+    const found = annSearch({ ...search, size: tagIndex.size }, tagIndex.index);
+    return found ? { ...found, tagIndex: true } : exactSearch(search);
+  }
+  if (!search.indexComplete || search.index === undefined) return exactSearch(search);
   return annSearch(search, search.index) ?? exactSearch(search);
 }
 
@@ -124,7 +142,7 @@ function annSearch(search: FilteredSearch, index: VectorIndex): FilteredResult |
     }
     const exhausted = found.labels.length < k;
     const enough = labels.length >= search.keep && (search.distanceThreshold === undefined || beyond);
-    if (exhausted || enough) return { labels, distances, within: search.distanceThreshold === undefined ? undefined : within, exact: false };
+    if (exhausted || enough) return { labels, distances, within: search.distanceThreshold === undefined ? undefined : within, exact: false, tagIndex: false };
     // Too few matched: the share seen sizes the next round (none seen: guess half of 1/k, which usually means exact scoring).
     const seen = matched === 0 ? 1 / (2 * found.labels.length) : matched / found.labels.length;
     k = Math.max(2 * k, neighboursFor(search.keep, seen));
@@ -148,7 +166,7 @@ function exactSearch(search: FilteredSearch): FilteredResult {
     best.offer(rows[i]!, distance);
   }
   const sorted = best.sorted();
-  return { labels: sorted.map((e) => e.label), distances: sorted.map((e) => e.distance), within, exact: true };
+  return { labels: sorted.map((e) => e.label), distances: sorted.map((e) => e.distance), within, exact: true, tagIndex: false };
 }
 
 /** The `size` smallest distances offered, in a max-heap on typed arrays. */

@@ -34,8 +34,12 @@ export class HnswVectorIndex implements VectorIndex {
     this.#threads = options.threads;
   }
 
-  /** An empty index. `threads` used to add batches (default 2; searches use one). */
-  static create(options: { dimensions: number; threads?: number }): HnswVectorIndex {
+  /**
+   * An empty index. `threads` used to add batches (default 2; searches use
+   * one); `expansionSearch` the candidate list of a search (default
+   * `HNSW_SETTINGS.expansionSearch`; a search for more neighbours uses more).
+   */
+  static create(options: { dimensions: number; threads?: number; expansionSearch?: number }): HnswVectorIndex {
     const { Index, MetricKind, ScalarKind } = loadUsearch();
     const index = new Index({
       dimensions: options.dimensions,
@@ -43,7 +47,7 @@ export class HnswVectorIndex implements VectorIndex {
       quantization: ScalarKind.F32,
       connectivity: HNSW_SETTINGS.connectivity,
       expansion_add: HNSW_SETTINGS.expansionAdd,
-      expansion_search: HNSW_SETTINGS.expansionSearch,
+      expansion_search: options.expansionSearch ?? HNSW_SETTINGS.expansionSearch,
       multi: false,
     });
     return new HnswVectorIndex({ dimensions: options.dimensions, index, threads: options.threads ?? 2 });

@@ -1,0 +1,204 @@
+import { HnswVectorIndex } from './hnsw-vector-index.js';
+import type { VectorIndex } from './vector-index.js';
+
+/**
+ * A tag gets an index of its own only while at most this share of the labels
+ * hold it: a broader tag is found often enough among the whole index's
+ * neighbours (at 1/8, `k` 120), while a narrower one needs `k` in the
+ * hundreds, and HNSW's cost grows faster than linearly in `k` (see
+ * filtered-search.ts). Tags held by few labels never ask: they are scored
+ * exactly (`EXACT_MAX`, `EXACT_SHARE`).
+ */
+export const TAG_INDEX_MAX_SHARE = 1 / 8;
+/**
+ * All tag indexes together hold at most this share of the labels when one is
+ * made (the least recently searched go first to make room; at 384
+ * dimensions an entry costs about as much as in the whole index).
+ */
+export const TAG_INDEX_BUDGET = 1 / 4;
+/** At most this many tag indexes are kept (the least recently searched go first). */
+export const TAG_INDEX_MAX_COUNT = 16;
+/**
+ * Labels added to a tag index per step (about 25 ms at 384 dimensions on two
+ * cores): by a search that finds its index behind (the search is then
+ * answered without it), and by each background step while any is behind.
+ */
+export const TAG_INDEX_STEP = 256;
+/**
+ * The candidate list of a tag index's searches: a few thousand labels need
+ * less than the whole store's 96 (recall@10 0.999 at 48 on bench/semantic's
+ * data for tags of 3k to 12k labels, at twice the speed).
+ */
+const TAG_EXPANSION_SEARCH = 48;
+
+/** A tag's own index, once it holds every label of the tag. */
+export interface TagIndexLookup {
+  index: VectorIndex;
+  /** Labels it holds: every label holding the tag. */
+  size: number;
+}
+
+interface TagIndex {
+  index: HnswVectorIndex;
+  /** Labels holding the tag that the index does not hold yet (their vectors read when added). */
+  pending: Set<number>;
+  /** When it was last looked up (a counter). */
+  used: number;
+}
+
+/**
+ * Small HNSW indexes over the labels of single tags (a metadata pair, as the
+ * caller spells it), for filters on a tag held by a small share of the
+ * labels: searching the tag's own index for `keep` neighbours costs less
+ * than searching the whole index for `keep / share` of them. An index is
+ * made when a search asks for it (`lookup`), filled a step at a time, kept
+ * current by `add` and `remove` (called with the caller's posting lists),
+ * and dropped when its tag is empty, when it grows broad, or to stay within
+ * `TAG_INDEX_BUDGET` and `TAG_INDEX_MAX_COUNT`. Used by the Semantic Layer's
+ * mirror and the memory service's cache through `Candidates.tagIndex`.
+ *
+ * @example
+ * const tagIndexes = new TagIndexes({ vector: (label) => slab.row(label) });
+ * tagIndexes.add({ label: 7, tags: ['lang\u0000en'] }); // after the posting lists
+ * const found = tagIndexes.lookup({ tag: 'lang\u0000en', count, size, members: () => labelsOfTag });
+ */
+export class TagIndexes {
+  readonly #vector: (label: number) => Float32Array;
+  readonly #indexes = new Map<string, TagIndex>();
+  #clock = 0;
+  #step: NodeJS.Immediate | undefined;
+
+  /** `vector(label)`: the current unit vector of a label in use (read when the label is added to an index). */
+  constructor(options: { vector: (label: number) => Float32Array }) {
+    this.#vector = options.vector;
+  }
+
+  /** The tags that have an index (complete or being filled). */
+  get tags(): string[] {
+    return [...this.#indexes.keys()];
+  }
+
+  /** Labels held or waiting, over every tag index. */
+  get entries(): number {
+    let entries = 0;
+    for (const held of this.#indexes.values()) entries += held.index.size + held.pending.size;
+    return entries;
+  }
+
+  /** Labels waiting to be added, over every tag index. */
+  get pending(): number {
+    let pending = 0;
+    for (const held of this.#indexes.values()) pending += held.pending.size;
+    return pending;
+  }
+
+  /** `label` now holds `tags`, with its current vector (also after a new vector: `remove` its tags first). */
+  add(options: { label: number; tags: Iterable<string> }): void {
+    if (this.#indexes.size === 0) return;
+    let behind = false;
+    for (const tag of options.tags) {
+      const held = this.#indexes.get(tag);
+      if (!held) continue;
+      held.pending.add(options.label);
+      behind = true;
+    }
+    if (behind) this.#schedule();
+  }
+
+  /** `label` no longer holds `tags` (or goes, or its vector changes); a tag index left empty is dropped. */
+  remove(options: { label: number; tags: Iterable<string> }): void {
+    if (this.#indexes.size === 0) return;
+    for (const tag of options.tags) {
+      const held = this.#indexes.get(tag);
+      if (!held) continue;
+      if (!held.pending.delete(options.label)) held.index.remove([options.label]);
+      if (held.index.size + held.pending.size === 0) this.#indexes.delete(tag);
+    }
+  }
+
+  /**
+   * The index of `tag` (held by `count` of the `size` labels in use;
+   * `members()` lists them) when the tag qualifies and its index holds every
+   * label: made on the first lookup, and filled by up to `TAG_INDEX_STEP`
+   * labels per lookup (and per background step) until then. Undefined while
+   * it is behind, or when the tag is too broad for one (an index it had is
+   * dropped) or would not fit the budget.
+   */
+  lookup(options: { tag: string; count: number; size: number; members: () => Iterable<number> }): TagIndexLookup | undefined {
+    const { tag, count, size } = options;
+    let held = this.#indexes.get(tag);
+    if (count === 0 || count > size * TAG_INDEX_MAX_SHARE) {
+      this.#indexes.delete(tag);
+      return undefined;
+    }
+    if (!held) {
+      const pending = new Set(options.members());
+      const first = pending.values().next();
+      if (first.done === true || !this.#makeRoom({ count, size })) return undefined;
+      const index = HnswVectorIndex.create({ dimensions: this.#vector(first.value).length, expansionSearch: TAG_EXPANSION_SEARCH });
+      this.#indexes.set(tag, (held = { index, pending, used: 0 }));
+    }
+    held.used = ++this.#clock;
+    if (held.pending.size > 0) this.#fill(held, TAG_INDEX_STEP);
+    if (held.pending.size > 0) {
+      this.#schedule();
+      return undefined;
+    }
+    return { index: held.index, size: held.index.size };
+  }
+
+  /** Drops every tag index and stops filling them. */
+  clear(): void {
+    this.#indexes.clear();
+    if (this.#step) clearImmediate(this.#step);
+    this.#step = undefined;
+  }
+
+  /** Drops the least recently searched tag indexes until one of `count` labels fits; false when it cannot. */
+  #makeRoom(options: { count: number; size: number }): boolean {
+    const budget = options.size * TAG_INDEX_BUDGET;
+    if (options.count > budget) return false;
+    let entries = this.entries;
+    const byAge = [...this.#indexes.entries()].sort((a, b) => a[1].used - b[1].used);
+    for (const [tag, held] of byAge) {
+      if (entries + options.count <= budget && this.#indexes.size < TAG_INDEX_MAX_COUNT) break;
+      entries -= held.index.size + held.pending.size;
+      this.#indexes.delete(tag);
+    }
+    return true;
+  }
+
+  /** Adds up to `count` waiting labels of `held` to its index. */
+  #fill(held: TagIndex, count: number): void {
+    const labels: number[] = [];
+    for (const label of held.pending) {
+      if (labels.length >= count) break;
+      labels.push(label);
+    }
+    const dims = held.index.dimensions;
+    const vectors = new Float32Array(labels.length * dims);
+    labels.forEach((label, i) => {
+      held.pending.delete(label);
+      vectors.set(this.#vector(label), i * dims);
+    });
+    held.index.add(labels, vectors);
+  }
+
+  /** Fills the tag indexes that are behind, a step per turn of the event loop (not keeping the process alive). */
+  #schedule(): void {
+    if (this.#step !== undefined) return;
+    this.#step = setImmediate(() => {
+      this.#step = undefined;
+      let budget = TAG_INDEX_STEP;
+      const behind = [...this.#indexes.values()].filter((held) => held.pending.size > 0).sort((a, b) => b.used - a.used);
+      for (const held of behind) {
+        if (budget <= 0) break;
+        const before = held.pending.size;
+        this.#fill(held, budget);
+        budget -= before - held.pending.size;
+      }
+      if (behind.some((held) => held.pending.size > 0)) this.#schedule();
+    });
+    this.#step.unref();
+  }
+}

@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import {
+  TAG_INDEX_BUDGET,
+  TAG_INDEX_MAX_COUNT,
+  TAG_INDEX_MAX_SHARE,
+  TAG_INDEX_STEP,
+  TagIndexes,
+  type TagIndexLookup,
+} from '../../runtime/core/vectors/tag-indexes.js';
+import { VectorSlab } from '../../runtime/core/vectors/vector-slab.js';
+import { clusteredVectors } from '../../bench/support/clustered-vectors.js';
+
+const DIM = 16;
+
+/** Labels 0..n-1 with seeded clustered vectors in a slab, their tags by label, and the `TagIndexes` over them. */
+function store(options: { n: number; tags: (label: number) => string[]; seed?: number }) {
+  const { sample } = clusteredVectors({ seed: options.seed ?? 5, dim: DIM, centroids: 12 });
+  const slab = new VectorSlab({ dim: DIM });
+  slab.ensure(options.n);
+  const tags = new Map<number, string[]>();
+  const indexes = new TagIndexes({ vector: (label) => slab.row(label) });
+  const members = (tag: string) => [...tags].filter(([, held]) => held.includes(tag)).map(([label]) => label);
+  const put = (label: number, vector: Float32Array, held: string[]) => {
+    slab.ensure(label + 1);
+    slab.set(label, vector);
+    tags.set(label, held);
+    indexes.add({ label, tags: held });
+  };
+  for (let label = 0; label < options.n; label++) put(label, sample(), options.tags(label));
+  const lookup = (tag: string): TagIndexLookup | undefined => indexes.lookup({ tag, count: members(tag).length, size: tags.size, members: () => members(tag) });
+  /** The `k` labels holding `tag` nearest `query`, by a plain loop. */
+  const exact = (tag: string, query: Float32Array, k: number) =>
+    members(tag)
+      .map((label) => ({ label, distance: 1 - slab.row(label).reduce((sum, x, d) => sum + x * query[d]!, 0) }))
+      .sort((a, b) => a.distance - b.distance || a.label - b.label)
+      .slice(0, k)
+      .map((entry) => entry.label);
+  return { slab, tags, indexes, put, lookup, exact, members, sample };
+}
+
+describe('TagIndexes', () => {
+  it('makes a tag index on the first lookup, and it finds the exact filtered top 10 of a small tag', () => {
+    const s = store({ n: 2_000, tags: (label) => [`ns${label % 10}`, `half${label % 2}`] });
+    expect(s.indexes.tags).toEqual([]);
+    const found = s.lookup('ns3');
+    expect(found?.size).toBe(200);
+    expect(s.indexes.tags).toEqual(['ns3']);
+    for (let q = 0; q < 20; q++) {
+      const query = s.sample();
+      expect(found!.index.search(query, 10).labels).toEqual(s.exact('ns3', query, 10));
+    }
+  });
+
+  it('fills a large tag index a step per lookup, then in the background, answering nothing until it is complete', async () => {
+    // 2,500 labels hold 'ns1' (1/10): ceil(2,500 / TAG_INDEX_STEP) steps, one per lookup.
+    const s = store({ n: 25_000, tags: (label) => [`ns${label % 10}`] });
+    const steps = Math.ceil(2_500 / TAG_INDEX_STEP);
+    expect(steps).toBeGreaterThan(2);
+    expect(s.lookup('ns1')).toBeUndefined();
+    expect(s.indexes.pending).toBe(2_500 - TAG_INDEX_STEP);
+    expect(s.lookup('ns1')).toBeUndefined();
+    expect(s.indexes.pending).toBe(2_500 - 2 * TAG_INDEX_STEP);
+    for (let step = 3; step < steps; step++) expect(s.lookup('ns1')).toBeUndefined();
+    expect(s.lookup('ns1')?.size).toBe(2_500);
+
+    // Another tag, left to the background steps after the first lookup.
+    expect(s.lookup('ns2')).toBeUndefined();
+    for (let turn = 0; turn < steps + 2 && s.indexes.pending > 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(s.indexes.pending).toBe(0);
+    const found = s.lookup('ns2')!;
+    expect(found.size).toBe(2_500);
+    let agreed = 0;
+    for (let q = 0; q < 20; q++) {
+      const query = s.sample();
+      const labels = found.index.search(query, 10).labels;
+      expect(labels.every((label) => label % 10 === 2)).toBe(true);
+      agreed += labels.filter((label) => s.exact('ns2', query, 10).includes(label)).length;
+    }
+    expect(agreed / 200).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('is kept current through new labels, removals, new vectors and moved tags', () => {
+    const s = store({ n: 2_000, tags: (label) => [`ns${label % 10}`] });
+    expect(s.lookup('ns0')?.size).toBe(200);
+    const nearest = (vector: Float32Array) => s.lookup('ns0')!.index.search(vector, 3);
+
+    // A new label holding the tag: found at distance 0 from its vector.
+    const fresh = s.sample();
+    s.put(2_000, fresh, ['ns0']);
+    expect(s.indexes.pending).toBe(1);
+    expect(nearest(fresh).labels[0]).toBe(2_000);
+    expect(nearest(fresh).distances[0]).toBeCloseTo(0, 5);
+    expect(s.lookup('ns0')?.size).toBe(201);
+
+    // A label that goes is never found again.
+    const gone = Float32Array.from(s.slab.row(10));
+    s.indexes.remove({ label: 10, tags: ['ns0'] });
+    s.tags.delete(10);
+    expect(nearest(gone).labels).not.toContain(10);
+    expect(s.lookup('ns0')?.size).toBe(200);
+
+    // A new vector for label 20: its tags removed, the vector set, its tags added again.
+    const old = Float32Array.from(s.slab.row(20));
+    const moved = s.sample();
+    s.indexes.remove({ label: 20, tags: ['ns0'] });
+    s.put(20, moved, ['ns0']);
+    expect(nearest(moved).labels[0]).toBe(20);
+    expect(nearest(moved).distances[0]).toBeCloseTo(0, 5);
+    expect(nearest(old).labels[0]).not.toBe(20);
+
+    // Label 30 moves to another tag: gone from this index.
+    const thirty = Float32Array.from(s.slab.row(30));
+    s.indexes.remove({ label: 30, tags: ['ns0'] });
+    s.put(30, thirty, ['ns5']);
+    expect(nearest(thirty).labels).not.toContain(30);
+    expect(s.lookup('ns0')?.size).toBe(s.members('ns0').length);
+
+    // A tag left empty loses its index.
+    for (const label of s.members('ns0')) {
+      s.indexes.remove({ label, tags: ['ns0'] });
+      s.tags.delete(label);
+    }
+    expect(s.indexes.tags).toEqual([]);
+    expect(s.indexes.entries).toBe(0);
+  });
+
+  it('gives no index to a broad tag, and drops one whose tag grew broad', () => {
+    const s = store({ n: 2_000, tags: (label) => [`ns${label % 10}`, `quarter${label % 4}`] });
+    expect(1 / 4).toBeGreaterThan(TAG_INDEX_MAX_SHARE);
+    expect(s.lookup('quarter1')).toBeUndefined();
+    expect(s.indexes.tags).toEqual([]);
+    expect(s.lookup('ns4')?.size).toBe(200);
+    // 'ns4' now held by 600 of 2,000 (over 1/8).
+    for (let label = 0; label < 400; label++) {
+      if (label % 10 === 4) continue;
+      s.indexes.remove({ label, tags: s.tags.get(label)! });
+      s.put(label, Float32Array.from(s.slab.row(label)), ['ns4']);
+    }
+    expect(s.lookup('ns4')).toBeUndefined();
+    expect(s.indexes.tags).toEqual([]);
+  });
+
+  it('keeps within its budget of entries and count of indexes, dropping the least recently searched', () => {
+    // 2,000 labels: a budget of 500 entries; 'a*' tags held by 200 each, 'b*' tags by 20 each.
+    const s = store({ n: 2_000, tags: (label) => [`a${label % 10}`, `b${label % 100}`] });
+    expect(2_000 * TAG_INDEX_BUDGET).toBe(500);
+    s.lookup('a0');
+    s.lookup('a1');
+    s.lookup('a0');
+    expect(s.lookup('a2')?.size).toBe(200);
+    expect(s.indexes.tags.sort()).toEqual(['a0', 'a2']);
+    expect(s.indexes.entries).toBeLessThanOrEqual(500);
+
+    for (let b = 0; b < TAG_INDEX_MAX_COUNT + 4; b++) expect(s.lookup(`b${b}`)?.size).toBe(20);
+    expect(s.indexes.tags).toHaveLength(TAG_INDEX_MAX_COUNT);
+    expect(s.indexes.tags).toContain(`b${TAG_INDEX_MAX_COUNT + 3}`);
+    expect(s.indexes.tags).not.toContain('a0');
+    expect(s.indexes.entries).toBeLessThanOrEqual(500);
+
+    s.indexes.clear();
+    expect(s.indexes.tags).toEqual([]);
+  });
+});
