@@ -94,11 +94,13 @@ export function whenFirstConnected(client: Redis): Promise<void> {
  * Runs a Redis call once the client's first connection attempt has settled,
  * turning connection failures into `StoreUnavailableError`. A bug in the
  * caller's own code (a TypeError, RangeError, URIError or SyntaxError, or one
- * of our errors) is rethrown as it is, not blamed on the store.
+ * of our errors) is rethrown as it is, not blamed on the store. On a ready
+ * client the command is sent before this returns (no await first), so a
+ * caller can do other work while the reply travels.
  */
 export async function kvCall<T>(location: string, client: Redis, call: (client: Redis) => Promise<T>): Promise<T> {
   try {
-    await whenFirstConnected(client);
+    if (client.status !== 'ready') await whenFirstConnected(client);
     return await call(client);
   } catch (error) {
     if (isOwnError(error)) throw error;

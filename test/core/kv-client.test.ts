@@ -18,3 +18,17 @@ it('kvCall blames the store for a connection failure, and rethrows a bug in the 
   const bug = kvCall('redis', up, async () => encodeURIComponent('\ud800'));
   await expect(bug).rejects.toBeInstanceOf(URIError);
 });
+
+it('kvCall on a ready client sends the command before it returns, so a caller can work while the reply travels', async () => {
+  const client = createKvClient({ url: 'redis://127.0.0.1:6379' });
+  clients.push(client);
+  expect(await kvCall('redis', client, (c) => c.ping())).toBe('PONG');
+  expect(client.status).toBe('ready');
+  let sent = false;
+  const reply = kvCall('redis', client, (c) => {
+    sent = true;
+    return c.ping();
+  });
+  expect(sent).toBe(true);
+  expect(await reply).toBe('PONG');
+});
