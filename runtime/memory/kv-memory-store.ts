@@ -319,13 +319,14 @@ export class KvMemoryStore implements MemoryStore {
       for (const id of ids) pipeline.hget(keys.record(id), 'doc');
       return runPipeline(pipeline);
     });
-    const due: Array<{ id: string; before: string; after: string }> = [];
+    const due: Array<{ id: string; before: string; after: string; touched: MemoryRecord }> = [];
     docs.forEach(([error, doc], i) => {
       if (error) throw error;
       if (typeof doc !== 'string') return;
       const record = parseRecord(doc);
       if (at - Date.parse(record.last_accessed) < options.minIntervalMs) return;
-      due.push({ id: ids[i]!, before: doc, after: JSON.stringify({ ...record, last_accessed: options.at, access_count: record.access_count + 1 }) });
+      const touched = { ...record, last_accessed: options.at, access_count: record.access_count + 1 };
+      due.push({ id: ids[i]!, before: doc, after: JSON.stringify(touched), touched });
     });
     if (due.length === 0) return 0;
     const epoch = randomUUID();
@@ -335,11 +336,14 @@ export class KvMemoryStore implements MemoryStore {
       return runPipeline(pipeline);
     });
     let touched = 0;
-    for (const [error, raw] of replies) {
+    replies.forEach(([error, raw], i) => {
       if (error) throw error;
-      // The cache re-reads the record from the change stream at its next sync.
-      if (parseDeleteReply(raw) !== undefined) touched++;
-    }
+      const change = parseDeleteReply(raw);
+      if (change === undefined) return;
+      touched++;
+      // Applied to the cache at once when it is the next change (else the next sync reads it from the change stream).
+      this.#cache.applyOwnTouch(change, due[i]!.touched);
+    });
     return touched;
   }
 

@@ -236,6 +236,20 @@ export class SyncedVectorCache {
     }
   }
 
+  /**
+   * Applies a `last_accessed` touch this process just made, like
+   * `applyOwnPut`, keeping the record's cached vector: the next search then
+   * finds the cache current instead of syncing and searching twice.
+   */
+  applyOwnTouch(change: AppliedChange, record: MemoryRecord): void {
+    const vector = this.#cache.vector(change.id);
+    if (vector !== undefined && this.#isNext(change)) {
+      this.#cache.upsert(record, vector);
+      this.#advance(change);
+      this.#changed();
+    }
+  }
+
   /** Applies an owner change this process just made, like `applyOwnPut`. */
   applyOwnOwner(change: AppliedChange, owner: string | undefined): void {
     if (this.#isNext(change)) {

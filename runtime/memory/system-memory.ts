@@ -568,7 +568,16 @@ const TOUCH_INTERVAL_MS = 900_000;
 const ALL = Number.MAX_SAFE_INTEGER;
 
 function result(record: MemoryRecord, dist: number, score: number | null, scoreType: MemoryRecordResult['score_type']): MemoryRecordResult {
-  return { ...withListsAsEmpty(record), dist, score, score_type: scoreType };
+  // One copy per hit (as withListsAsEmpty, inlined: a search builds a page of these).
+  return {
+    ...record,
+    topics: record.topics ?? [],
+    entities: record.entities ?? [],
+    extracted_from: record.extracted_from ?? [],
+    dist,
+    score,
+    score_type: scoreType,
+  };
 }
 
 function notFound(id: string): FrameworkError {

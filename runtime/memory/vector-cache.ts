@@ -156,6 +156,12 @@ export class VectorCache {
     return slot === undefined ? undefined : this.#records[slot];
   }
 
+  /** The unit vector held for `id` (a view into the cache: copy it to keep it), if any. */
+  vector(id: string): Float32Array | undefined {
+    const slot = this.#slots.get(id);
+    return slot === undefined ? undefined : this.#slab!.row(slot);
+  }
+
   /** Adds or replaces the record `record.id` with its unit vector. */
   upsert(record: MemoryRecord, vector: Float32Array): void {
     this.#dim ??= vector.length;
