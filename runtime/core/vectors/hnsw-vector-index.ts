@@ -11,8 +11,28 @@ function loadUsearch(): typeof import('usearch') {
   return usearch;
 }
 
-/** HNSW settings: graph degree, and the candidate lists kept while adding and searching (recall ≥ 0.95 at 100k in bench/semantic). */
-export const HNSW_SETTINGS = { connectivity: 16, expansionAdd: 64, expansionSearch: 96 } as const;
+/**
+ * HNSW settings: graph degree, the candidate list kept while adding, and the
+ * one kept while searching, which grows with the index (see `expansionFor`):
+ * 48 at 10k entries, 96 at 100k.
+ */
+export const HNSW_SETTINGS = { connectivity: 16, expansionAdd: 64, expansionSearch: { at10k: 48, at100k: 96 } } as const;
+
+/**
+ * The candidate list a search keeps in an index of `size` entries: 48 up to
+ * 10k, doubling with every tenfold growth (96 at 100k), at most 256. Measured
+ * on bench/memory's data (200 clusters, 384 dims): recall@10 0.999-1.000 at
+ * 10k with 48 (2.5× faster than with 96), and at 100k 0.957 with 48 but
+ * 0.991 with 96; bench/semantic's data needs no more.
+ */
+export function expansionFor(size: number): number {
+  const { at10k, at100k } = HNSW_SETTINGS.expansionSearch;
+  if (size <= 10_000) return at10k;
+  return Math.min(256, Math.round(at10k * (size / 10_000) ** Math.log10(at100k / at10k)));
+}
+
+/** The candidate list the native index is made with: every search asks for at least this many neighbours (USearch keeps max(this, k) candidates). */
+const NATIVE_EXPANSION = 16;
 
 /**
  * The `VectorIndex` of USearch (a native HNSW library, prebuilt for
@@ -27,17 +47,19 @@ export class HnswVectorIndex implements VectorIndex {
   readonly dimensions: number;
   readonly #index: UsearchIndex;
   readonly #threads: number;
+  readonly #expansion: number | undefined;
 
-  private constructor(options: { dimensions: number; index: UsearchIndex; threads: number }) {
+  private constructor(options: { dimensions: number; index: UsearchIndex; threads: number; expansion: number | undefined }) {
     this.dimensions = options.dimensions;
     this.#index = options.index;
     this.#threads = options.threads;
+    this.#expansion = options.expansion;
   }
 
   /**
    * An empty index. `threads` used to add batches (default 2; searches use
    * one); `expansionSearch` the candidate list of a search (default
-   * `HNSW_SETTINGS.expansionSearch`; a search for more neighbours uses more).
+   * `expansionFor` the index's size; a search for more neighbours uses more).
    */
   static create(options: { dimensions: number; threads?: number; expansionSearch?: number }): HnswVectorIndex {
     const { Index, MetricKind, ScalarKind } = loadUsearch();
@@ -47,10 +69,11 @@ export class HnswVectorIndex implements VectorIndex {
       quantization: ScalarKind.F32,
       connectivity: HNSW_SETTINGS.connectivity,
       expansion_add: HNSW_SETTINGS.expansionAdd,
-      expansion_search: options.expansionSearch ?? HNSW_SETTINGS.expansionSearch,
+      // Searches ask for their candidate list as k (USearch keeps max(expansion_search, k) candidates), so it can follow the size.
+      expansion_search: NATIVE_EXPANSION,
       multi: false,
     });
-    return new HnswVectorIndex({ dimensions: options.dimensions, index, threads: options.threads ?? 2 });
+    return new HnswVectorIndex({ dimensions: options.dimensions, index, threads: options.threads ?? 2, expansion: options.expansionSearch });
   }
 
   /** The index saved at `path` by `save`. Throws when the file is missing or not an index of `dimensions`. */
@@ -84,8 +107,17 @@ export class HnswVectorIndex implements VectorIndex {
   search(query: Float32Array, k: number): { labels: number[]; distances: number[] } {
     const size = this.#index.size();
     if (size === 0 || k < 1) return { labels: [], distances: [] };
-    const matches = this.#index.search(query, Math.min(k, size), 1);
-    return { labels: Array.from(matches.keys, Number), distances: Array.from(matches.distances) };
+    const keep = Math.min(k, size);
+    // The candidate list (at least `keep`) asked for as neighbours; the nearest `keep` of them are the answer.
+    const matches = this.#index.search(query, Math.min(size, Math.max(keep, this.#expansion ?? expansionFor(size))), 1);
+    const n = Math.min(keep, matches.keys.length);
+    const labels = new Array<number>(n);
+    const distances = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      labels[i] = Number(matches.keys[i]!);
+      distances[i] = matches.distances[i]!;
+    }
+    return { labels, distances };
   }
 
   save(path: string): void {
