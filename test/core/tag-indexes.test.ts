@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   TAG_INDEX_BUDGET,
   TAG_INDEX_MAX_COUNT,
+  TAG_INDEX_IDLE_LOOKUPS,
   TAG_INDEX_MAX_SHARE,
   TAG_INDEX_STEP,
   TagIndexes,
@@ -140,21 +141,32 @@ describe('TagIndexes', () => {
     expect(s.indexes.tags).toEqual([]);
   });
 
-  it('keeps within its budget of entries and count of indexes, dropping the least recently searched', () => {
+  it('keeps within its budget of entries and count of indexes, dropping only indexes idle for a while, least recently searched first', () => {
     // 2,000 labels: a budget of 500 entries; 'a*' tags held by 200 each, 'b*' tags by 20 each.
     const s = store({ n: 2_000, tags: (label) => [`a${label % 10}`, `b${label % 100}`] });
     expect(2_000 * TAG_INDEX_BUDGET).toBe(500);
-    s.lookup('a0');
-    s.lookup('a1');
-    s.lookup('a0');
+    expect(s.lookup('a0')?.size).toBe(200);
+    expect(s.lookup('a1')?.size).toBe(200);
+    // No room, and both were just searched: 'a2' gets none (it is searched through the whole index), nothing is dropped.
+    expect(s.lookup('a2')).toBeUndefined();
+    expect(s.indexes.tags.sort()).toEqual(['a0', 'a1']);
+    // Once 'a1' has been idle long enough it makes way.
+    for (let i = 0; i < TAG_INDEX_IDLE_LOOKUPS; i++) s.lookup('a0');
     expect(s.lookup('a2')?.size).toBe(200);
     expect(s.indexes.tags.sort()).toEqual(['a0', 'a2']);
     expect(s.indexes.entries).toBeLessThanOrEqual(500);
 
-    for (let b = 0; b < TAG_INDEX_MAX_COUNT + 4; b++) expect(s.lookup(`b${b}`)?.size).toBe(20);
+    // Tags searched in turn, more than fit: the first ones keep their indexes, the rest get none.
+    s.indexes.clear();
+    for (let round = 0; round < 3; round++) for (let b = 0; b < TAG_INDEX_MAX_COUNT + 4; b++) s.lookup(`b${b}`);
+    expect(s.indexes.tags.sort()).toEqual(Array.from({ length: TAG_INDEX_MAX_COUNT }, (_, b) => `b${b}`).sort());
+    // Idle ones make way, least recently searched first.
+    for (let i = 0; i < TAG_INDEX_IDLE_LOOKUPS; i++) s.lookup(`b${i % 2}`);
+    expect(s.lookup(`b${TAG_INDEX_MAX_COUNT + 3}`)?.size).toBe(20);
     expect(s.indexes.tags).toHaveLength(TAG_INDEX_MAX_COUNT);
-    expect(s.indexes.tags).toContain(`b${TAG_INDEX_MAX_COUNT + 3}`);
-    expect(s.indexes.tags).not.toContain('a0');
+    expect(s.indexes.tags).toContain('b0');
+    expect(s.indexes.tags).toContain('b1');
+    expect(s.indexes.tags).not.toContain('b2');
     expect(s.indexes.entries).toBeLessThanOrEqual(500);
 
     s.indexes.clear();

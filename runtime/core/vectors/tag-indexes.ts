@@ -18,6 +18,8 @@ export const TAG_INDEX_MAX_SHARE = 1 / 8;
 export const TAG_INDEX_BUDGET = 1 / 4;
 /** At most this many tag indexes are kept (the least recently searched go first). */
 export const TAG_INDEX_MAX_COUNT = 16;
+/** A tag index makes way for another only after this many lookups (of any tag) without one of its own. */
+export const TAG_INDEX_IDLE_LOOKUPS = 64;
 /**
  * Labels added to a tag index per step (about 25 ms at 384 dimensions on two
  * cores): by a search that finds its index behind (the search is then
@@ -154,17 +156,30 @@ export class TagIndexes {
     this.#step = undefined;
   }
 
-  /** Drops the least recently searched tag indexes until one of `count` labels fits; false when it cannot. */
+  /**
+   * Makes room for an index of `count` labels by dropping the least recently
+   * searched indexes that have been idle for `TAG_INDEX_IDLE_LOOKUPS`
+   * lookups; false (nothing dropped) when that is not enough. Filters that
+   * alternate between more tags than fit (ten namespaces searched in turn)
+   * then keep the indexes they have instead of rebuilding them one after
+   * another; the other tags are searched through the whole index.
+   */
   #makeRoom(options: { count: number; size: number }): boolean {
     const budget = options.size * TAG_INDEX_BUDGET;
     if (options.count > budget) return false;
     let entries = this.entries;
-    const byAge = [...this.#indexes.entries()].sort((a, b) => a[1].used - b[1].used);
-    for (const [tag, held] of byAge) {
-      if (entries + options.count <= budget && this.#indexes.size < TAG_INDEX_MAX_COUNT) break;
+    let indexes = this.#indexes.size;
+    const fits = () => entries + options.count <= budget && indexes < TAG_INDEX_MAX_COUNT;
+    const dropped: string[] = [];
+    const idle = [...this.#indexes.entries()].filter(([, held]) => this.#clock - held.used >= TAG_INDEX_IDLE_LOOKUPS).sort((a, b) => a[1].used - b[1].used);
+    for (const [tag, held] of idle) {
+      if (fits()) break;
       entries -= held.index.size + held.pending.size;
-      this.#indexes.delete(tag);
+      indexes--;
+      dropped.push(tag);
     }
+    if (!fits()) return false;
+    for (const tag of dropped) this.#indexes.delete(tag);
     return true;
   }
 
