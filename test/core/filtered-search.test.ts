@@ -175,7 +175,7 @@ describe('filteredSearch over a real HNSW index', () => {
     expect(found.labels.filter((label) => exact.has(label)).length).toBeGreaterThanOrEqual(190);
   });
 
-  it('searches the index of the tag every candidate holds once it is complete, alone or with a second condition', () => {
+  it('searches the index of the tag every candidate holds once it is complete, alone or with a second condition', async () => {
     // 'ns1': held by every label i % 10 === 1 (2,400: over EXACT_MAX, at most 1/8).
     const tag = (i: number) => i % 10 === 1;
     const members = Array.from({ length: N }, (_, i) => i).filter(tag);
@@ -186,7 +186,8 @@ describe('filteredSearch over a real HNSW index', () => {
     const first = search(queries[0]!, tag, { tagIndex });
     expect(first).toMatchObject({ exact: false, tagIndex: false });
     expect(index.searches.length).toBeGreaterThanOrEqual(1);
-    for (let lookups = 0; lookups <= Math.ceil(members.length / TAG_INDEX_STEP) && tagIndexes.pending > 0; lookups++) tagIndex();
+    for (let turn = 0; turn <= Math.ceil(members.length / TAG_INDEX_STEP) && tagIndexes.pending > 0; turn++)
+      await new Promise((resolve) => setImmediate(resolve));
     expect(tagIndexes.pending).toBe(0);
 
     let agreed = 0;

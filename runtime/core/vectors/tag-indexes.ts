@@ -22,8 +22,8 @@ export const TAG_INDEX_MAX_COUNT = 16;
 export const TAG_INDEX_IDLE_LOOKUPS = 64;
 /**
  * Labels added to a tag index per step (about 25 ms at 384 dimensions on two
- * cores): by a search that finds its index behind (the search is then
- * answered without it), and by each background step while any is behind.
+ * cores): by each background step while any index is behind, and by a search
+ * that finds no more than this left to add.
  */
 export const TAG_INDEX_STEP = 256;
 /**
@@ -121,8 +121,9 @@ export class TagIndexes {
   /**
    * The index of `tag` (held by `count` of the `size` labels in use;
    * `members()` lists them) when the tag qualifies and its index holds every
-   * label: made on the first lookup, and filled by up to `TAG_INDEX_STEP`
-   * labels per lookup (and per background step) until then. Undefined while
+   * label: made on the first lookup and filled by background steps of
+   * `TAG_INDEX_STEP` labels (the last step by a lookup, so a small tag's
+   * index serves its first search). Undefined while
    * it is behind, or when the tag is too broad for one (an index it had is
    * dropped) or would not fit the budget.
    */
@@ -141,7 +142,8 @@ export class TagIndexes {
       this.#indexes.set(tag, (held = { index, pending, used: 0 }));
     }
     held.used = ++this.#clock;
-    if (held.pending.size > 0) this.#fill(held, TAG_INDEX_STEP);
+    // What is left in one step is added at once (a small tag's index is ready for this search); more is left to the background steps, off the search's path.
+    if (held.pending.size > 0 && held.pending.size <= TAG_INDEX_STEP) this.#fill(held, TAG_INDEX_STEP);
     if (held.pending.size > 0) {
       this.#schedule();
       return undefined;
