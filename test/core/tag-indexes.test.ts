@@ -40,16 +40,21 @@ function store(options: { n: number; tags: (label: number) => string[]; seed?: n
 }
 
 describe('TagIndexes', () => {
-  it('makes a tag index on the first lookup, and it finds the exact filtered top 10 of a small tag', () => {
+  it('makes a tag index on the first lookup, and it finds the filtered top 10 of a small tag', () => {
     const s = store({ n: 2_000, tags: (label) => [`ns${label % 10}`, `half${label % 2}`] });
     expect(s.indexes.tags).toEqual([]);
     const found = s.lookup('ns3');
     expect(found?.size).toBe(200);
     expect(s.indexes.tags).toEqual(['ns3']);
+    // An approximate index, its graph built on two threads (not the same every run): nearly all of the exact top 10, only the tag's labels.
+    let agreed = 0;
     for (let q = 0; q < 20; q++) {
       const query = s.sample();
-      expect(found!.index.search(query, 10).labels).toEqual(s.exact('ns3', query, 10));
+      const labels = found!.index.search(query, 10).labels;
+      expect(labels.every((label) => label % 10 === 3)).toBe(true);
+      agreed += labels.filter((label) => s.exact('ns3', query, 10).includes(label)).length;
     }
+    expect(agreed / 200).toBeGreaterThanOrEqual(0.95);
   });
 
   it('fills a large tag index in background steps, off the searches, answering nothing until it is complete', async () => {
@@ -155,6 +160,14 @@ describe('TagIndexes', () => {
     // No room, and both were just searched: 'a2' gets none (it is searched through the whole index), nothing is dropped.
     expect(s.lookup('a2')).toBeUndefined();
     expect(s.indexes.tags.sort()).toEqual(['a0', 'a1']);
+    // A tag that gets no index costs its search nothing: its members are not even listed.
+    let listed = 0;
+    const members = () => {
+      listed++;
+      return s.members('a3');
+    };
+    expect(s.indexes.lookup({ tag: 'a3', count: 200, size: 2_000, members })).toBeUndefined();
+    expect(listed).toBe(0);
     // Once 'a1' has been idle long enough it makes way.
     for (let i = 0; i < TAG_INDEX_IDLE_LOOKUPS; i++) s.lookup('a0');
     expect(s.lookup('a2')?.size).toBe(200);

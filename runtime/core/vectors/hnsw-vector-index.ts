@@ -70,7 +70,7 @@ export class HnswVectorIndex implements VectorIndex {
       connectivity: HNSW_SETTINGS.connectivity,
       expansion_add: HNSW_SETTINGS.expansionAdd,
       // Searches ask for their candidate list as k (USearch keeps max(expansion_search, k) candidates), so it can follow the size.
-      expansion_search: NATIVE_EXPANSION,
+      expansion_search: options.expansionSearch ?? NATIVE_EXPANSION,
       multi: false,
     });
     return new HnswVectorIndex({ dimensions: options.dimensions, index, threads: options.threads ?? 2, expansion: options.expansionSearch });

@@ -134,14 +134,17 @@ export class TagIndexes {
       this.#indexes.delete(tag);
       return undefined;
     }
+    const now = ++this.#clock;
     if (!held) {
+      // Room first: a tag that gets no index costs its search nothing (its members are listed only for a new index).
+      if (!this.#makeRoom({ count, size })) return undefined;
       const pending = new Set(options.members());
       const first = pending.values().next();
-      if (first.done === true || !this.#makeRoom({ count, size })) return undefined;
+      if (first.done === true) return undefined;
       const index = HnswVectorIndex.create({ dimensions: this.#vector(first.value).length, expansionSearch: TAG_EXPANSION_SEARCH });
-      this.#indexes.set(tag, (held = { index, pending, used: 0 }));
+      this.#indexes.set(tag, (held = { index, pending, used: now }));
     }
-    held.used = ++this.#clock;
+    held.used = now;
     // What is left in one step is added at once (a small tag's index is ready for this search); more is left to the background steps, off the search's path.
     if (held.pending.size > 0 && held.pending.size <= TAG_INDEX_STEP) this.#fill(held, TAG_INDEX_STEP);
     if (held.pending.size > 0) {
