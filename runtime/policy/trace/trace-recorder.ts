@@ -8,8 +8,8 @@ import { PolicyError, type SourceLocation } from '../errors.js';
 import type { Value } from '../value.js';
 import type { TraceEvent, TraceNode, TraceOp } from './trace-event.js';
 
-/** Events one evaluation may record before it is stopped: a bound on the memory a trace takes. */
-export const MAX_TRACE_EVENTS = 1_000_000;
+/** Events one evaluation may record before it is stopped: a bound on the memory a trace (and its JSON answer) takes. */
+export const MAX_TRACE_EVENTS = 100_000;
 
 export class TraceRecorder {
   readonly events: TraceEvent[] = [];

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { compilePolicy } from '../../../runtime/policy/engine.js';
 import { explainEvents } from '../../../runtime/policy/trace/lineage.js';
 import { prettyTrace } from '../../../runtime/policy/trace/pretty-trace.js';
-import { TraceRecorder } from '../../../runtime/policy/trace/trace-recorder.js';
+import { MAX_TRACE_EVENTS, TraceRecorder } from '../../../runtime/policy/trace/trace-recorder.js';
 import { CASES } from '../explain/cases.js';
 import { fromOurs, key, lineageOf } from '../explain/trace-oracle.js';
 
@@ -36,6 +36,12 @@ describe('explain modes', () => {
     const trace = new TraceRecorder();
     expect(plain.evaluate(c.path, c.input, { trace })).toEqual(plain.traced().evaluate(c.path, c.input, { trace: new TraceRecorder() }));
     expect(trace.events).toEqual([]);
+  });
+
+  it('stops a traced evaluation past MAX_TRACE_EVENTS events with a clear error, not an answer of unbounded size', () => {
+    const policy = 'package p\n\nn := count([x | some x in numbers.range(1, input.n); x > 0])\n';
+    expect(record({ 'p.rego': policy }, 'p.n', { n: 100 }).events.length).toBeLessThan(MAX_TRACE_EVENTS);
+    expect(() => record({ 'p.rego': policy }, 'p.n', { n: MAX_TRACE_EVENTS })).toThrow(/trace passed 100000 events/);
   });
 });
 
