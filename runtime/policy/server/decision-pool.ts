@@ -6,19 +6,12 @@ import type { PolicyErrorCode } from '../errors.js';
 /** What the server sends a decision worker. Values are JSON text. */
 export type WorkerRequest =
   | { type: 'load'; generation: number; modules: Array<{ file: string; source: string }>; data: string | undefined }
-  | { type: 'eval'; id: number; generation: number; kind: 'data'; path: string[]; input: string | undefined; strict: boolean; notes: boolean }
-  | { type: 'eval'; id: number; generation: number; kind: 'query'; query: string; input: string | undefined; strict: boolean; notes: boolean };
-
-/** A `trace(msg)` note, for `?explain=notes`. */
-export interface TraceNote {
-  message: string;
-  location?: { file: string; row: number; col: number };
-}
+  | { type: 'eval'; id: number; generation: number; kind: 'data'; path: string[]; input: string | undefined; strict: boolean }
+  | { type: 'eval'; id: number; generation: number; kind: 'query'; query: string; input: string | undefined; strict: boolean };
 
 /** What a decision worker answers: the result as JSON text (absent when undefined), or the evaluation error. */
 export type WorkerReply =
-  | { id: number; ok: true; result: string | undefined; notes?: TraceNote[] }
-  | { id: number; ok: false; code: PolicyErrorCode | string; message: string; detail?: string };
+  { id: number; ok: true; result: string | undefined } | { id: number; ok: false; code: PolicyErrorCode | string; message: string; detail?: string };
 
 /** The compiled set a decision is evaluated against, as the worker needs it. */
 export interface PoolPolicySet {
@@ -57,10 +50,9 @@ interface Job {
   decision: PoolDecision;
   input: string | undefined;
   strict: boolean;
-  notes: boolean;
   deadline: number;
   budgetMs: number;
-  resolve: (result: { json: string | undefined; notes: TraceNote[] }) => void;
+  resolve: (result: { json: string | undefined }) => void;
   reject: (error: unknown) => void;
 }
 
@@ -111,12 +103,12 @@ export class DecisionPool {
     return existsSync(fileURLToPath(script));
   }
 
-  /** Evaluates a decision in a worker; the result as JSON text (undefined when the document is undefined), and its trace notes when asked for. */
+  /** Evaluates a decision in a worker; the result as JSON text (undefined when the document is undefined). Traced decisions (`?explain`) never come here. */
   evaluate(
     set: PoolPolicySet,
     decision: PoolDecision,
-    options: { input: string | undefined; strict: boolean; notes: boolean; budgetMs: number; deadline: number },
-  ): Promise<{ json: string | undefined; notes: TraceNote[] }> {
+    options: { input: string | undefined; strict: boolean; budgetMs: number; deadline: number },
+  ): Promise<{ json: string | undefined }> {
     if (this.#closed) return Promise.reject(new Error('the decision pool is closed'));
     this.handedOver++;
     return new Promise((resolve, reject) => {
@@ -188,7 +180,7 @@ export class DecisionPool {
       slot.generation = job.set.generation;
     }
     const id = this.#nextId++;
-    const base = { type: 'eval' as const, id, generation: job.set.generation, input: job.input, strict: job.strict, notes: job.notes };
+    const base = { type: 'eval' as const, id, generation: job.set.generation, input: job.input, strict: job.strict };
     worker.postMessage(
       (job.decision.kind === 'data'
         ? { ...base, kind: 'data', path: job.decision.path }
@@ -217,7 +209,7 @@ export class DecisionPool {
       const job = slot.job;
       if (slot.worker !== worker || !job) return;
       this.#vacate(slot);
-      if (reply.ok) job.resolve({ json: reply.result, notes: reply.notes ?? [] });
+      if (reply.ok) job.resolve({ json: reply.result });
       else job.reject(new WorkerEvalError(reply.code, reply.message, reply.detail));
       this.#pump();
     });

@@ -10,7 +10,7 @@ import { compilePolicy, type CompiledPolicy } from '../engine.js';
 import { PolicyError } from '../errors.js';
 import { parseJSON, stringifyJSON } from '../value-json.js';
 import { RegoObject } from '../value.js';
-import type { TraceNote, WorkerReply, WorkerRequest } from './decision-pool.js';
+import type { WorkerReply, WorkerRequest } from './decision-pool.js';
 
 const port = parentPort;
 if (!port) throw new Error('decision-worker.js runs as a worker thread');
@@ -44,18 +44,13 @@ function evaluate(request: Extract<WorkerRequest, { type: 'eval' }>): WorkerRepl
   }
   try {
     const input = request.input === undefined ? undefined : parseJSON(request.input);
-    const notes: TraceNote[] = [];
-    const options = {
-      ...(input === undefined ? {} : { inputValue: input }),
-      strictBuiltinErrors: request.strict,
-      ...(request.notes ? { note: (message: string, location: TraceNote['location']) => notes.push({ message, ...(location ? { location } : {}) }) } : {}),
-    };
+    const options = { ...(input === undefined ? {} : { inputValue: input }), strictBuiltinErrors: request.strict };
     if (request.kind === 'data') {
       const result = loaded.policy.evaluate(request.path, undefined, options);
-      return { id: request.id, ok: true, result: result === undefined ? undefined : stringifyJSON(result), notes };
+      return { id: request.id, ok: true, result: result === undefined ? undefined : stringifyJSON(result) };
     }
     const rows = loaded.policy.query(request.query, options);
-    return { id: request.id, ok: true, result: stringifyJSON(rows.map((b) => RegoObject.fromEntries(Object.entries(b)))), notes };
+    return { id: request.id, ok: true, result: stringifyJSON(rows.map((b) => RegoObject.fromEntries(Object.entries(b)))) };
   } catch (error) {
     if (PolicyError.isInstance(error)) return { id: request.id, ok: false, code: error.code, message: error.message, detail: error.detail };
     return { id: request.id, ok: false, code: 'eval_internal_error', message: error instanceof Error ? error.message : String(error) };

@@ -269,7 +269,6 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
       const { json } = await pool.evaluate({ generation: set.generation, modules: set.modules, dataJson: dataJsonOf(set) }, decision, {
         input: input === undefined ? undefined : stringifyJSON(input),
         strict,
-        notes: false,
         budgetMs: evalTimeoutMs,
         deadline: started + evalTimeoutMs,
       });
