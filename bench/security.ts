@@ -37,6 +37,7 @@ import { loadAgentCard } from '../runtime/a2a/agent-card.js';
 import { SIGNATURE_HEADERS, signRequest } from '../runtime/a2a/signing/request-signature.js';
 import { createSigningKey, decodeSecret, generateSecret, type SigningKey } from '../runtime/a2a/signing/signing-key.js';
 import { REPO_ROOT, RedisChild, freePort, rssMb, startCli, type ChildService } from './support/child-services.js';
+import { startFreezeClock } from './support/freeze-clock.js';
 import { prng } from './support/seeded-random.js';
 
 const INPUTS = Number(process.env.SECURITY_INPUTS ?? 600);
@@ -46,6 +47,8 @@ const SESSION_STARTS = Number(process.env.SECURITY_SESSION_STARTS ?? 100_000);
 const SEED = Number(process.env.SECURITY_SEED ?? 17);
 /** A request with no answer after this long is a hang (generous: the model runtime queues real generations on a busy machine). */
 const HANG_MS = 180_000;
+/** A stream under load with no byte for this long (the server's keep-alive comments come every 15 s) is a hang. */
+const HANG_STREAM_MS = 30_000;
 
 const failures: string[] = [];
 async function emptyDir(name: string): Promise<string> {
@@ -106,7 +109,7 @@ const memory = await startCli({
   name: 'memory service',
   args: ['serve', 'memory', '--addr', `127.0.0.1:${ports.memory}`, '--kv-url', redis.url, '--ollama-host', model.url],
   port: ports.memory,
-  env: { MEMORY_AUTH_TOKENS: MEMORY_TOKENS.join(','), KV_PREFIX: 'security:' },
+  env: { MEMORY_AUTH_TOKENS: MEMORY_TOKENS.join(','), KV_PREFIX: 'security:', MEMORY_INDEX_DIR: join(scratch, 'memory-index') },
 });
 const agentModule = join(REPO_ROOT, 'dist/bench/support/security-agent.js');
 const agentEnv = {
@@ -625,34 +628,69 @@ console.log(`total                      ${String(totalCases).padStart(6)} ${Stri
  * arrive; a single burst of a thousand handshakes from one process measures
  * the kernel, not the server), each posting to `url` and reading the SSE
  * answer to its end for `seconds`. A stream must end with a `result` event.
+ * A request idle for `HANG_STREAM_MS` is a hang, unless this process was
+ * frozen meanwhile (the machine paused): then it is given another
+ * `HANG_STREAM_MS`, and the freeze is reported.
  */
 async function holdStreams(url: string, clients: number, seconds: number) {
   const agentPool = new http.Agent({ keepAlive: true, maxSockets: clients });
   const deadline = Date.now() + seconds * 1000;
+  const runStart = performance.now();
+  const freezes = startFreezeClock();
+  /** Seconds into the run at which each stalled request was sent. */
+  const stalledAt: number[] = [];
   const latencies: number[] = [];
   const failures: Record<string, number> = {};
+  const failuresThroughFreeze: Record<string, number> = {};
   let completed = 0;
   let incomplete = 0;
+  let waitedThroughFreeze = 0;
   const one = () =>
     new Promise<void>((resolve) => {
       const started = performance.now();
+      const frozenAtStart = freezes.frozenMs();
+      /** The request's life overlapped a freeze: its time is not the server's, nor is a connection the server's keep-alive timer closed meanwhile. */
+      const overlapped = () => freezes.frozenMs() > frozenAtStart;
+      let frozenAtActivity = frozenAtStart;
       const request = http.request(url, { method: 'POST', agent: agentPool, headers: { 'content-type': 'application/json' } }, (response) => {
         let text = '';
         response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
+        response.on('data', (chunk: string) => {
+          text += chunk;
+          frozenAtActivity = freezes.frozenMs();
+        });
         response.on('end', () => {
           const events = text.split(/\n\n/).filter((block) => block.startsWith('event:') || block.includes('\nevent:'));
           if (response.statusCode === 200 && /event: result/.test(events.at(-1) ?? '')) {
             completed++;
-            latencies.push(performance.now() - started);
+            if (!overlapped()) latencies.push(performance.now() - started);
           } else if (response.statusCode !== 200) failures[`HTTP ${response.statusCode}`] = (failures[`HTTP ${response.statusCode}`] ?? 0) + 1;
           else incomplete++;
           resolve();
         });
       });
-      request.setTimeout(30_000, () => request.destroy(new Error('no answer in 30 s')));
+      // Where a stalled request stood tells a lost handshake from a server that never answered.
+      let phase = 'waiting for a socket';
+      request.on('socket', (socket) => {
+        phase = socket.connecting ? 'connecting' : `sent on a reused connection`;
+        if (socket.connecting) socket.once('connect', () => (phase = 'sent on a new connection'));
+      });
+      request.on('response', () => (phase = 'reading the answer'));
+      const onIdle = () => {
+        if (freezes.frozenMs() > frozenAtActivity) {
+          // This process (the machine) stood still during the wait: the server gets a fresh window.
+          waitedThroughFreeze++;
+          frozenAtActivity = freezes.frozenMs();
+          request.setTimeout(HANG_STREAM_MS, onIdle);
+          return;
+        }
+        stalledAt.push(Math.round((started - runStart) / 1000));
+        request.destroy(new Error(`no answer in ${HANG_STREAM_MS / 1000} s (${phase})`));
+      };
+      request.setTimeout(HANG_STREAM_MS, onIdle);
       request.on('error', (error: NodeJS.ErrnoException) => {
-        failures[error.code ?? error.message] = (failures[error.code ?? error.message] ?? 0) + 1;
+        const counts = overlapped() ? failuresThroughFreeze : failures;
+        counts[error.code ?? error.message] = (counts[error.code ?? error.message] ?? 0) + 1;
         resolve();
       });
       request.end('{"query":"load"}');
@@ -663,10 +701,23 @@ async function holdStreams(url: string, clients: number, seconds: number) {
       while (Date.now() < deadline) await one();
     }),
   );
+  freezes.stop();
   agentPool.destroy();
   latencies.sort((a, b) => a - b);
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
-  return { completed, incomplete, failed: Object.values(failures).reduce((n, c) => n + c, 0), failures, p50: at(0.5), p99: at(0.99) };
+  return {
+    completed,
+    incomplete,
+    failed: Object.values(failures).reduce((n, c) => n + c, 0),
+    failures,
+    stalledAt,
+    frozenMs: freezes.frozenMs(),
+    longestFreezeMs: freezes.longestMs(),
+    waitedThroughFreeze,
+    failuresThroughFreeze,
+    p50: at(0.5),
+    p99: at(0.99),
+  };
 }
 
 console.log(`\n3. Load`);
@@ -677,6 +728,13 @@ const streamErrors = streams.failed + streams.incomplete;
 console.log(
   `${STREAMS} concurrent SSE streams for ${STREAM_SECONDS} s (clients joining over 2 s): ${streams.completed} streams read to their result event, ${streamErrors} errors (${streams.failed} failed: ${JSON.stringify(streams.failures)}; ${streams.incomplete} ended without a result), p50 ${streams.p50.toFixed(0)} ms, p99 ${streams.p99.toFixed(0)} ms; agent RSS ${rssBefore.toFixed(0)} -> ${rssAfter.toFixed(0)} MB`,
 );
+if (streams.frozenMs > 0) {
+  console.log(
+    `this process stood still for ${(streams.frozenMs / 1000).toFixed(1)} s in all (longest ${(streams.longestFreezeMs / 1000).toFixed(1)} s: the machine paused or was overloaded); ${streams.waitedThroughFreeze} requests idle through it were given another ${HANG_STREAM_MS / 1000} s; errors of requests sent before a freeze and ended after it (not counted as the server's): ${JSON.stringify(streams.failuresThroughFreeze)}; latencies leave out requests that lived through a freeze`,
+  );
+}
+if (streams.stalledAt.length > 0)
+  console.log(`stalled requests were sent at (s into the run): ${[...new Set(streams.stalledAt)].sort((a, b) => a - b).join(', ')}`);
 if (streamErrors > 0) fail(`${streamErrors} stream errors under load`);
 
 // A session flood against an agent with the start limit off (eviction must keep the live session) and one with the default limit.
