@@ -8,6 +8,7 @@
 import { type ExplainMode, explainEvents, isExplainMode } from '../trace/lineage.js';
 import { prettyTrace } from '../trace/pretty-trace.js';
 import type { TraceEvent, TraceNode } from '../trace/trace-event.js';
+import { JsonNumber } from '../../core/json-text.js';
 import { RegoDecimal } from '../decimal.js';
 import { RegoSet, type Value } from '../value.js';
 import { bodyJson, exprJson, ruleJson } from './opa-ast.js';
@@ -58,9 +59,10 @@ export function valueTerm(v: Value): unknown {
     case 'number':
       return { type: 'number', value: v };
     case 'bigint':
-      return { type: 'number', value: Number(v) };
+      return { type: 'number', value: new JsonNumber(v.toString()) };
   }
-  if (v instanceof RegoDecimal) return { type: 'number', value: v.toNumber() };
+  // Exact, as OPA keeps it, when written by stringifyJson.
+  if (v instanceof RegoDecimal) return { type: 'number', value: new JsonNumber(v.toString()) };
   if (Array.isArray(v)) return { type: 'array', value: v.map(valueTerm) };
   if (v instanceof RegoSet) return { type: 'set', value: v.values().map(valueTerm) };
   return { type: 'object', value: v.entries().map(([k, x]) => [valueTerm(k), valueTerm(x)]) };

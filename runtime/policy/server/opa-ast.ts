@@ -7,6 +7,7 @@
  */
 import type { Body, Expr, Module, Rule, Term } from '../ast.js';
 import { parseModule } from '../parser.js';
+import { JsonNumber } from '../../core/json-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -117,7 +118,8 @@ export function termJson(t: Term): Json {
     case 'string':
       return { type: t.type, value: t.value };
     case 'number':
-      return { type: 'number', value: typeof t.value === 'number' ? t.value : Number(t.value.toString()) };
+      // Exact (the literal's text), as OPA keeps it, when written by stringifyJson.
+      return { type: 'number', value: typeof t.value === 'number' ? t.value : new JsonNumber(t.value.toString()) };
     case 'var':
       return { type: 'var', value: t.name };
     case 'ref':

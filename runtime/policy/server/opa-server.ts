@@ -3,6 +3,7 @@ import { BadRequestError } from '../../core/errors/bad-request-error.js';
 import { FrameworkError } from '../../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../../core/logger.js';
 import { readBodyText } from '../../core/server/read-json-body.js';
+import { stringifyJson } from '../../core/json-text.js';
 import { randomUUID } from 'node:crypto';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { PolicyError } from '../errors.js';
@@ -322,7 +323,7 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     const metrics = metricsOf(c, evalNs, started);
     if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
     if (json !== undefined) parts.push(`"result":${json}`);
-    if (trace && explain) parts.push(`"explanation":${JSON.stringify(explanationJson({ events: trace.events, mode: explain, pretty: pretty(c) }))}`);
+    if (trace && explain) parts.push(`"explanation":${stringifyJson(explanationJson({ events: trace.events, mode: explain, pretty: pretty(c) }))}`);
     const body = `{${parts.join(',')}}`;
     return respondText(c, body);
   };
@@ -332,7 +333,8 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     return p !== undefined && p !== 'false';
   };
   /** A JSON response, indented under `?pretty`. */
-  const respond = (c: Context, body: unknown, status = 200): Response => respondText(c, JSON.stringify(body), status);
+  // stringifyJson: the policy list's `ast` keeps number literals a double cannot hold exactly.
+  const respond = (c: Context, body: unknown, status = 200): Response => respondText(c, stringifyJson(body), status);
   /** JSON text as the response, indented under `?pretty` (re-indented as text, so big numbers stay exact). */
   const respondText = (c: Context, text: string, status = 200): Response =>
     new Response(pretty(c) ? indentJSON(text) : text, { status, headers: jsonHeaders() });
@@ -443,7 +445,7 @@ export function createPolicyServer(options: PolicyServerOptions): Hono & { close
     const parts: string[] = [];
     if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
     if (bindings.length > 0) parts.push(`"result":${stringifyJSON(bindings)}`);
-    if (trace && explain) parts.push(`"explanation":${JSON.stringify(explanationJson({ events: trace.events, mode: explain, pretty: pretty(c) }))}`);
+    if (trace && explain) parts.push(`"explanation":${stringifyJson(explanationJson({ events: trace.events, mode: explain, pretty: pretty(c) }))}`);
     return respondText(c, `{${parts.join(',')}}`);
   };
   app.get('/v1/query', async (c) => {

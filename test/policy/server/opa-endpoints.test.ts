@@ -24,6 +24,11 @@ const POLICY = [
   '\tinput.user == "admin"',
   '}',
   '',
+  'huge := x if {',
+  '\tx := 1e400',
+  '\tinput.n > x',
+  '}',
+  '',
 ].join('\n');
 const SYSTEM = 'package system\n\nmain := {"hello": input.name}\n';
 
@@ -201,6 +206,15 @@ describe('?explain (the evaluation trace, as OPA gives it)', () => {
     expect((await req('POST', '/v0/data/example/traced?explain=full', '{"user": "admin"}')).json).toBe(true);
   });
 
+  it('keeps numbers a double cannot hold exact in the locals and in node texts, as OPA does', async () => {
+    const r = await req('POST', '/v1/data/example/huge?explain=full', '{"input": {"n": 123456789012345678901234567890}}');
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('"value":123456789012345678901234567890');
+    expect(r.text).toContain('"value":1e400');
+    expect(r.text).not.toContain('"value":null');
+    expect(r.text).not.toContain('1.2345678901234568e+29');
+  });
+
   it('a traced decision stays within the evaluation budget', async () => {
     const items = Array.from({ length: 300 }, (_, i) => i);
     const r = await req('POST', '/v1/data/example/triples?explain=full', JSON.stringify({ input: { items } }));
@@ -247,6 +261,8 @@ describe('/metrics, /v1/status, and the policy list', () => {
       },
       rules: [{ head: { name: 'main', ref: [{ type: 'var', value: 'main' }], value: { type: 'object' } } }],
     });
+    const example = await req('GET', '/v1/policies/example.rego', undefined, readOnly);
+    expect(example.text).toContain('{"type":"number","value":1e400}');
     const all = await req('GET', '/v1/policies', undefined, readOnly);
     expect(all.json.result.map((p: { id: string }) => p.id)).toEqual(['example.rego', 'system.rego']);
     expect(all.json.result.every((p: { ast?: unknown }) => p.ast !== undefined)).toBe(true);
