@@ -5,7 +5,9 @@ import type { CollectionMirror } from './collection-mirror.js';
 
 /** What is saved beside an index file: the store version it matches, and the record id of each label. */
 const MirrorManifestSchema = z.object({
-  format: z.literal(1),
+  // Format 2: the index's quantization (format 1 held float32 indexes only, and is rebuilt).
+  format: z.literal(2),
+  quantization: z.enum(['i8', 'f32']),
   version: z.number().int(),
   dimensions: z.number().int().positive(),
   ids: z.array(z.string().nullable()),
@@ -33,7 +35,7 @@ export function loadSavedIndex(options: {
   try {
     const manifest = MirrorManifestSchema.parse(JSON.parse(readFileSync(paths.manifest, 'utf8')));
     if (manifest.version !== options.version || manifest.dimensions !== options.dimensions) return undefined;
-    const index = HnswVectorIndex.load({ path: paths.index, dimensions: options.dimensions });
+    const index = HnswVectorIndex.load({ path: paths.index, dimensions: options.dimensions, quantization: manifest.quantization });
     return { index, ids: manifest.ids };
   } catch {
     return undefined;
@@ -43,14 +45,18 @@ export function loadSavedIndex(options: {
 /** Saves the mirror's index and manifest for store version `version`, each through a temporary file and a rename. */
 export function saveIndex(options: { dir: string; collection: string; version: number; mirror: CollectionMirror }): void {
   const paths = mirrorPaths(options.dir, options.collection);
+  const index = options.mirror.index;
+  // loadSavedIndex opens an HnswVectorIndex: another index is not saved this way.
+  if (!(index instanceof HnswVectorIndex)) throw new TypeError('saveIndex saves an HnswVectorIndex only');
   // The manifest goes first so a crash between the two leaves a mismatch (rebuild), never a wrong pairing.
   rmSync(paths.manifest, { force: true });
-  options.mirror.index.save(`${paths.index}.tmp`);
+  index.save(`${paths.index}.tmp`);
   renameSync(`${paths.index}.tmp`, paths.index);
   const manifest: MirrorManifest = {
-    format: 1,
+    format: 2,
+    quantization: index.quantization,
     version: options.version,
-    dimensions: options.mirror.index.dimensions,
+    dimensions: index.dimensions,
     ids: options.mirror.labelIds().map((id) => id ?? null),
   };
   writeFileSync(`${paths.manifest}.tmp`, JSON.stringify(manifest));

@@ -21,6 +21,9 @@ class CountingIndex implements VectorIndex {
   get size(): number {
     return this.inner.size;
   }
+  get exact(): boolean {
+    return this.inner.exact;
+  }
   add(labels: readonly number[], vectors: Float32Array): void {
     this.inner.add(labels, vectors);
   }
@@ -112,6 +115,26 @@ describe('filteredSearch over a real HNSW index', () => {
       agreed += found.labels.filter((label) => exact.has(label)).length;
     }
     expect(agreed / (10 * QUERIES)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('rescores what an index of bytes found from the slab: exact distances, nearest first', () => {
+    expect(index.exact).toBe(false);
+    const dot = (query: Float32Array, i: number) => {
+      let sum = 0;
+      for (let d = 0; d < DIM; d++) sum += data[i * DIM + d]! * query[d]!;
+      return sum;
+    };
+    let quantizedOff = 0;
+    for (const query of queries) {
+      const found = search(query, () => true);
+      expect(found.exact).toBe(false);
+      found.labels.forEach((label, i) => expect(found.distances[i]).toBeCloseTo(1 - dot(query, label), 5));
+      expect(found.distances).toEqual([...found.distances].sort((a, b) => a - b));
+      // The index's own distances are of bytes: they differ (which is why they are rescored).
+      const raw = index.inner.search(query, 10);
+      quantizedOff = Math.max(quantizedOff, ...raw.labels.map((label, i) => Math.abs(raw.distances[i]! - (1 - dot(query, label)))));
+    }
+    expect(quantizedOff).toBeGreaterThan(1e-4);
   });
 
   it('scores a filter with few candidates exactly: the same labels as a brute-force scan', () => {

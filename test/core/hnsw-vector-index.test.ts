@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expansionFor, HNSW_SETTINGS, HnswVectorIndex } from '../../runtime/core/vectors/hnsw-vector-index.js';
 import { clusteredVectors } from '../../bench/support/clustered-vectors.js';
@@ -66,5 +69,32 @@ describe('HnswVectorIndex', () => {
     const tiny = HnswVectorIndex.create({ dimensions: DIM });
     tiny.add([5, 6], rows.subarray(0, 2 * DIM));
     expect(tiny.search(queries.subarray(0, DIM), 10).labels.sort()).toEqual([5, 6]);
+  });
+
+  it('stores bytes by default (approximate distances) and float32 on request (exact ones); a saved index reopens as it was made', () => {
+    const n = 500;
+    const rows = unitRows(n, 13);
+    const query = unitRows(1, 14);
+    const exactDistance = (i: number) => 1 - rows.subarray(i * DIM, (i + 1) * DIM).reduce((sum, x, j) => sum + x * query[j]!, 0);
+    const labels = Array.from({ length: n }, (_, i) => i);
+    const bytes = HnswVectorIndex.create({ dimensions: DIM });
+    const floats = HnswVectorIndex.create({ dimensions: DIM, quantization: 'f32' });
+    bytes.add(labels, rows);
+    floats.add(labels, rows);
+    expect([bytes.quantization, bytes.exact, floats.quantization, floats.exact]).toEqual(['i8', false, 'f32', true]);
+    const off = (index: HnswVectorIndex) => {
+      const found = index.search(query, 10);
+      return Math.max(...found.labels.map((label, i) => Math.abs(found.distances[i]! - exactDistance(label))));
+    };
+    expect(off(floats)).toBeLessThan(1e-5);
+    expect(off(bytes)).toBeGreaterThan(1e-4);
+    const dir = mkdtempSync(join(tmpdir(), 'fw-hnsw-'));
+    try {
+      bytes.save(join(dir, 'bytes.hnsw'));
+      const reopened = HnswVectorIndex.load({ path: join(dir, 'bytes.hnsw'), dimensions: DIM, quantization: 'i8' });
+      expect(reopened.search(query, 10)).toEqual(bytes.search(query, 10));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -108,6 +108,30 @@ export function filteredSearch(search: FilteredSearch): FilteredResult {
   return annSearch(search, search.index) ?? exactSearch(search);
 }
 
+/**
+ * An index of quantized vectors (`VectorIndex.exact` false) is asked for
+ * this many times the neighbours, and the matches among them are rescored
+ * exactly from the slab: the quantized order is right only roughly, so
+ * the true nearest may lie a little further down its list.
+ */
+const RESCORE_WIDEN = 2;
+
+/** The found labels that match the search, nearest first, with their distances (exact ones, rescored from the slab, when the index's are not). */
+function acceptedOf(search: FilteredSearch, index: VectorIndex, found: { labels: number[]; distances: number[] }): { labels: number[]; distances: number[] } {
+  const labels: number[] = [];
+  const distances: number[] = [];
+  for (let i = 0; i < found.labels.length; i++) {
+    const label = found.labels[i]!;
+    if (!search.accept(label)) continue;
+    labels.push(label);
+    distances.push(found.distances[i]!);
+  }
+  if (index.exact || labels.length === 0) return { labels, distances };
+  const dots = search.slab.dots(search.query, labels, labels.length);
+  const order = labels.map((_, i) => i).sort((a, b) => dots[b]! - dots[a]! || labels[a]! - labels[b]!);
+  return { labels: order.map((i) => labels[i]!), distances: order.map((i) => 1 - dots[i]!) };
+}
+
 /** Neighbours to ask for so that `keep` of them match at `share`: half as many again as the mean, for the spread of a sample. */
 function neighboursFor(keep: number, share: number): number {
   return Math.max(keep + 10, Math.ceil((keep * 1.5) / share));
@@ -119,17 +143,16 @@ function annSearch(search: FilteredSearch, index: VectorIndex): FilteredResult |
   const expected = Math.min(search.candidates.expected ?? search.candidates.count, search.candidates.count);
   let k = neighboursFor(search.keep, Math.min(1, expected / Math.max(1, search.size)));
   while (k <= limit) {
-    const found = index.search(search.query, k);
+    const found = index.search(search.query, index.exact ? k : Math.min(limit, Math.ceil(k * RESCORE_WIDEN)));
+    const accepted = acceptedOf(search, index, found);
     const labels: number[] = [];
     const distances: number[] = [];
-    let matched = 0;
+    const matched = accepted.labels.length;
     let within = 0;
     let beyond = false;
-    for (let i = 0; i < found.labels.length; i++) {
-      const label = found.labels[i]!;
-      if (!search.accept(label)) continue;
-      matched++;
-      const distance = found.distances[i]!;
+    for (let i = 0; i < matched; i++) {
+      const label = accepted.labels[i]!;
+      const distance = accepted.distances[i]!;
       if (distance > threshold) {
         beyond = true;
         continue;

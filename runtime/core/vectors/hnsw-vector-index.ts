@@ -31,12 +31,25 @@ export function expansionFor(size: number): number {
   return Math.min(256, Math.round(at10k * (size / 10_000) ** Math.log10(at100k / at10k)));
 }
 
+/**
+ * How the index stores its vectors. `i8` (the default): a byte per
+ * dimension, so the graph walk reads a quarter of the memory and adds
+ * twice as fast; its distances are approximate, so the caller rescores the
+ * candidates from the full vectors (`filteredSearch` does, from its slab).
+ * Measured on bench/memory's data at 100k: a search 0.17-0.21 ms with
+ * rescoring against 0.30-0.35 ms for `f32`, recall@10 0.98-0.997 for both;
+ * an insert of 100k in 4.5 s against 10-11 s.
+ */
+export type Quantization = 'i8' | 'f32';
+export const DEFAULT_QUANTIZATION: Quantization = 'i8';
+
 /** The candidate list the native index is made with: every search asks for at least this many neighbours (USearch keeps max(this, k) candidates). */
 const NATIVE_EXPANSION = 16;
 
 /**
  * The `VectorIndex` of USearch (a native HNSW library, prebuilt for
- * linux-x64 in its npm package): cosine metric, float32 vectors.
+ * linux-x64 in its npm package): cosine metric, vectors stored as bytes
+ * (`i8`, approximate distances) or float32 (see `Quantization`).
  *
  * @example
  * const index = HnswVectorIndex.create({ dimensions: 384 });
@@ -45,12 +58,14 @@ const NATIVE_EXPANSION = 16;
  */
 export class HnswVectorIndex implements VectorIndex {
   readonly dimensions: number;
+  readonly quantization: Quantization;
   readonly #index: UsearchIndex;
   readonly #threads: number;
   readonly #expansion: number | undefined;
 
-  private constructor(options: { dimensions: number; index: UsearchIndex; threads: number; expansion: number | undefined }) {
+  private constructor(options: { dimensions: number; quantization: Quantization; index: UsearchIndex; threads: number; expansion: number | undefined }) {
     this.dimensions = options.dimensions;
+    this.quantization = options.quantization;
     this.#index = options.index;
     this.#threads = options.threads;
     this.#expansion = options.expansion;
@@ -59,25 +74,31 @@ export class HnswVectorIndex implements VectorIndex {
   /**
    * An empty index. `threads` used to add batches (default 2; searches use
    * one); `expansionSearch` the candidate list of a search (default
-   * `expansionFor` the index's size; a search for more neighbours uses more).
+   * `expansionFor` the index's size; a search for more neighbours uses more);
+   * `quantization` how vectors are stored (default `DEFAULT_QUANTIZATION`).
    */
-  static create(options: { dimensions: number; threads?: number; expansionSearch?: number }): HnswVectorIndex {
+  static create(options: { dimensions: number; threads?: number; expansionSearch?: number; quantization?: Quantization }): HnswVectorIndex {
     const { Index, MetricKind, ScalarKind } = loadUsearch();
+    const quantization = options.quantization ?? DEFAULT_QUANTIZATION;
     const index = new Index({
       dimensions: options.dimensions,
       metric: MetricKind.Cos,
-      quantization: ScalarKind.F32,
+      quantization: quantization === 'i8' ? ScalarKind.I8 : ScalarKind.F32,
       connectivity: HNSW_SETTINGS.connectivity,
       expansion_add: HNSW_SETTINGS.expansionAdd,
       // Searches ask for their candidate list as k (USearch keeps max(expansion_search, k) candidates), so it can follow the size.
       expansion_search: options.expansionSearch ?? NATIVE_EXPANSION,
       multi: false,
     });
-    return new HnswVectorIndex({ dimensions: options.dimensions, index, threads: options.threads ?? 2, expansion: options.expansionSearch });
+    return new HnswVectorIndex({ dimensions: options.dimensions, quantization, index, threads: options.threads ?? 2, expansion: options.expansionSearch });
   }
 
-  /** The index saved at `path` by `save`. Throws when the file is missing or not an index of `dimensions`. */
-  static load(options: { path: string; dimensions: number; threads?: number }): HnswVectorIndex {
+  /**
+   * The index saved at `path` by `save`, made with `quantization` (the file
+   * holds its own, which USearch adopts: callers record it beside the file).
+   * Throws when the file is missing or not an index of `dimensions`.
+   */
+  static load(options: { path: string; dimensions: number; quantization: Quantization; threads?: number }): HnswVectorIndex {
     const index = HnswVectorIndex.create(options);
     index.#index.load(options.path);
     if (index.#index.dimensions() !== options.dimensions)
@@ -87,6 +108,11 @@ export class HnswVectorIndex implements VectorIndex {
 
   get size(): number {
     return this.#index.size();
+  }
+
+  /** Distances of float32 vectors are exact; of bytes, approximate (rescore them). */
+  get exact(): boolean {
+    return this.quantization === 'f32';
   }
 
   add(labels: readonly number[], vectors: Float32Array): void {

@@ -8,6 +8,12 @@ export interface VectorIndex {
   readonly dimensions: number;
   /** Entries held. */
   readonly size: number;
+  /**
+   * Whether `search`'s distances are exact. An index of quantized vectors
+   * answers with approximate distances and order: its caller rescores the
+   * candidates from the full vectors (see `filteredSearch`).
+   */
+  readonly exact: boolean;
   /** Adds entries: `vectors` holds `labels.length` rows of `dimensions` floats. A label already held is replaced. */
   add(labels: readonly number[], vectors: Float32Array): void;
   remove(labels: readonly number[]): void;
