@@ -241,10 +241,10 @@ export class VectorCache {
     this.#settle();
   }
 
-  /** Resolves once every record held is in the HNSW index (at once when it is). */
-  indexed(): Promise<void> {
-    if (this.#pending.length === 0 || this.#closed) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
+  /** Resolves once every record held is in the HNSW index, and in the per-tag indexes being built (see `TagIndexes`). */
+  async indexed(): Promise<void> {
+    if (this.#pending.length > 0 && !this.#closed) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    await this.#tagIndexes.settled();
   }
 
   /**

@@ -47,6 +47,16 @@ export class CollectionMirror {
     return this.#tagIndexes.tags;
   }
 
+  /** Resolves once the per-pair indexes being built (first filtered searches start them) hold every record of their pair. */
+  settled(): Promise<void> {
+    return this.#tagIndexes.settled();
+  }
+
+  /** Stops building per-pair indexes (the store closed). */
+  close(): void {
+    this.#tagIndexes.clear();
+  }
+
   /** Records held. */
   get size(): number {
     return this.#labels.size;

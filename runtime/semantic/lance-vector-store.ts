@@ -153,6 +153,17 @@ export class LanceVectorStore implements VectorStore {
     return mirror.search(unitVector(vector), { limit: options.limit, ...(options.filter ? { filter: options.filter } : {}) });
   }
 
+  /**
+   * Resolves once the per-pair indexes that filtered searches of `collection`
+   * started building hold every record of their pair (they are built in
+   * small steps between requests; until then such searches take the slower
+   * path through the whole index). For a warm-up, or a benchmark of the
+   * steady state.
+   */
+  async settled(collection: CollectionName): Promise<void> {
+    await this.#mirrors.get(collection)?.settled();
+  }
+
   async get(collection: CollectionName, id: string): Promise<StoredRecord | undefined> {
     const table = this.#table(collection);
     if (!table) return undefined;
@@ -212,6 +223,7 @@ export class LanceVectorStore implements VectorStore {
     this.#closed = true;
     for (const table of this.#tables.values()) table.close();
     this.#tables.clear();
+    for (const mirror of this.#mirrors.values()) mirror.close();
     this.#db.close();
   }
 

@@ -12,20 +12,28 @@ import type { VectorIndex } from './vector-index.js';
 export const TAG_INDEX_MAX_SHARE = 1 / 8;
 /**
  * All tag indexes together hold at most this share of the labels when one is
- * made (the least recently searched go first to make room; at 384
- * dimensions an entry costs about as much as in the whole index).
+ * made (the least recently searched go first to make room). An entry costs
+ * about as much as in the whole index (a byte per dimension, see
+ * `Quantization`): ten namespaces of a tenth each all fit, at the memory a
+ * quarter of the labels took in float32.
  */
-export const TAG_INDEX_BUDGET = 1 / 4;
+export const TAG_INDEX_BUDGET = 1;
 /** At most this many tag indexes are kept (the least recently searched go first). */
 export const TAG_INDEX_MAX_COUNT = 16;
 /** A tag index makes way for another only after this many lookups (of any tag) without one of its own. */
 export const TAG_INDEX_IDLE_LOOKUPS = 64;
 /**
- * Labels added to a tag index per step (about 25 ms at 384 dimensions on two
- * cores): by each background step while any index is behind, and by a search
- * that finds no more than this left to add.
+ * Labels added to a tag index per step (about 3 ms at 384 dimensions on two
+ * cores, stored as bytes): by each background step while any index is
+ * behind (one step per turn of the event loop, so a request waits for one
+ * step at most), and by a lookup when no background step ran since the
+ * previous lookup: searches awaited back to back in one process, with no
+ * I/O between them, never give the event loop a turn, so the background
+ * steps would wait for ever.
  */
-export const TAG_INDEX_STEP = 256;
+export const TAG_INDEX_STEP = 64;
+/** A lookup that finds no more than this many labels left adds them itself (a small tag's index serves its first search). */
+export const TAG_INDEX_FINISH = 256;
 /**
  * The candidate list of a tag index's searches: a few thousand labels need
  * less than the whole store's 96 (recall@10 0.999 at 48 on bench/semantic's
@@ -69,6 +77,10 @@ export class TagIndexes {
   readonly #indexes = new Map<string, TagIndex>();
   #clock = 0;
   #step: NodeJS.Immediate | undefined;
+  /** Background steps run so far, and as of the previous lookup (equal: the steps are starved). */
+  #steps = 0;
+  #stepsAtLookup = 0;
+  #settledWaiters: Array<() => void> = [];
 
   /** `vector(label)`: the current unit vector of a label in use (read when the label is added to an index). */
   constructor(options: { vector: (label: number) => Float32Array }) {
@@ -122,8 +134,8 @@ export class TagIndexes {
    * The index of `tag` (held by `count` of the `size` labels in use;
    * `members()` lists them) when the tag qualifies and its index holds every
    * label: made on the first lookup and filled by background steps of
-   * `TAG_INDEX_STEP` labels (the last step by a lookup, so a small tag's
-   * index serves its first search). Undefined while
+   * `TAG_INDEX_STEP` labels (the last `TAG_INDEX_FINISH` by a lookup, so a
+   * small tag's index serves its first search). Undefined while
    * it is behind, or when the tag is too broad for one (an index it had is
    * dropped) or would not fit the budget.
    */
@@ -145,8 +157,13 @@ export class TagIndexes {
       this.#indexes.set(tag, (held = { index, pending, used: now }));
     }
     held.used = now;
-    // What is left in one step is added at once (a small tag's index is ready for this search); more is left to the background steps, off the search's path.
-    if (held.pending.size > 0 && held.pending.size <= TAG_INDEX_STEP) this.#fill(held, TAG_INDEX_STEP);
+    // A step scheduled before and not run since the previous lookup: nothing gives the event loop a turn.
+    const starved = this.#step !== undefined && this.#steps === this.#stepsAtLookup;
+    this.#stepsAtLookup = this.#steps;
+    // What is left in one step is added at once (a small tag's index is ready for this search); more is left to the background steps, off the search's path,
+    // unless they are starved: then each lookup adds a small step itself.
+    if (held.pending.size > 0 && held.pending.size <= TAG_INDEX_FINISH) this.#fill(held, TAG_INDEX_FINISH);
+    else if (held.pending.size > 0 && starved) this.#fill(held, TAG_INDEX_STEP);
     if (held.pending.size > 0) {
       this.#schedule();
       return undefined;
@@ -154,11 +171,25 @@ export class TagIndexes {
     return { index: held.index, size: held.index.size };
   }
 
+  /** Resolves once no tag index is behind (at once when none is): after it, a lookup of a tag that has an index finds it complete. */
+  settled(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    this.#schedule();
+    return new Promise((resolve) => this.#settledWaiters.push(resolve));
+  }
+
   /** Drops every tag index and stops filling them. */
   clear(): void {
     this.#indexes.clear();
     if (this.#step) clearImmediate(this.#step);
     this.#step = undefined;
+    this.#wake();
+  }
+
+  #wake(): void {
+    const waiters = this.#settledWaiters;
+    this.#settledWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /**
@@ -204,11 +235,19 @@ export class TagIndexes {
     held.index.add(labels, vectors);
   }
 
-  /** Fills the tag indexes that are behind, a step per turn of the event loop (not keeping the process alive). */
+  /**
+   * Fills the tag indexes that are behind, a step per turn of the event
+   * loop. The step is a referenced immediate: an unreferenced one lets the
+   * loop sleep in its poll phase until some other event comes, so an idle
+   * process built nothing and a busy one only a step per request. It keeps
+   * the process alive until the indexes are full (seconds at most; `clear`,
+   * called when the owner closes, stops it).
+   */
   #schedule(): void {
     if (this.#step !== undefined) return;
     this.#step = setImmediate(() => {
       this.#step = undefined;
+      this.#steps++;
       let budget = TAG_INDEX_STEP;
       const behind = [...this.#indexes.values()].filter((held) => held.pending.size > 0).sort((a, b) => b.used - a.used);
       for (const held of behind) {
@@ -218,7 +257,7 @@ export class TagIndexes {
         budget -= before - held.pending.size;
       }
       if (behind.some((held) => held.pending.size > 0)) this.#schedule();
+      else this.#wake();
     });
-    this.#step.unref();
   }
 }
