@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ANN_MAX_K, EXACT_MAX, filteredSearch, type Candidates, type FilteredSearch } from '../../runtime/core/vectors/filtered-search.js';
 import { HnswVectorIndex } from '../../runtime/core/vectors/hnsw-vector-index.js';
-import { TAG_INDEX_STEP, TagIndexes } from '../../runtime/core/vectors/tag-indexes.js';
+import { TagIndexes } from '../../runtime/core/vectors/tag-indexes.js';
 import type { VectorIndex } from '../../runtime/core/vectors/vector-index.js';
 import { VectorSlab } from '../../runtime/core/vectors/vector-slab.js';
 import { clusteredVectors } from '../../bench/support/clustered-vectors.js';
@@ -209,8 +209,7 @@ describe('filteredSearch over a real HNSW index', () => {
     const first = search(queries[0]!, tag, { tagIndex });
     expect(first).toMatchObject({ exact: false, tagIndex: false });
     expect(index.searches.length).toBeGreaterThanOrEqual(1);
-    for (let turn = 0; turn <= Math.ceil(members.length / TAG_INDEX_STEP) && tagIndexes.pending > 0; turn++)
-      await new Promise((resolve) => setImmediate(resolve));
+    await tagIndexes.settled();
     expect(tagIndexes.pending).toBe(0);
 
     let agreed = 0;
