@@ -25,7 +25,7 @@ export { BuiltinError, BuiltinRegistry, operandTypeError } from './builtins/regi
 export type { BuiltinContext, BuiltinDefinition } from './builtins/registry.js';
 export { createDefaultRegistry, defaultRegistry } from './builtins/index.js';
 export { startPolicyServer, type RunningPolicyServer, type StartPolicyServerOptions } from './server/start-policy-server.js';
-export { createPolicyServer, type PolicyServerOptions } from './server/opa-server.js';
+export { createPolicyServer, type PolicyServerApp, type PolicyServerOptions } from './server/opa-server.js';
 export { PolicyStore, type LoadStatus, type PolicyStoreOptions } from './server/policy-store.js';
 export { DecisionLog, type DecisionLogOptions } from './server/decision-log.js';
 export { readPolicyDirectory, type PolicyFiles, type PolicySource } from './server/policy-files.js';

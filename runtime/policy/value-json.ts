@@ -91,24 +91,62 @@ export function stringifyJSON(v: Value): string {
   }
 }
 
-/** 16 or more significant digits (a fraction point may split them): a double may not hold them exactly. */
-const LONG_DIGITS = /\d(?:\.?\d){15,}/;
 /**
- * A number token (after `[`, `:`, `,` or at the start) whose text may not be
- * the canonical print of its value (`1e3`, `1.0`, `0.50`, `-0`): such text is
- * kept (see RegoNumText), so the text goes through our parser. Text inside a
- * string may match too; that only costs speed.
+ * True when a number token outside the strings of JSON text may not survive
+ * `JSON.parse`: 16 or more digits (a double may not hold them), an exponent
+ * (`1e3` keeps its text, `1e400` is beyond a double), a fraction ending in
+ * 0 (`1.0`, `0.50`) or `-0`: such text is kept (see RegoNumText) or parsed
+ * exactly, so it goes through our parser. One pass, skipping strings (this
+ * runs on every request body the policy server reads).
  */
-const KEPT_TEXT = /(?:^|[:[,])\s*(?:-?\d+\.\d*0(?!\d)|-?\d+(?:\.\d+)?[eE]|-0(?![.\d]))/;
-/** An exponent a double may not hold (1e400, 2e-400): parsed exactly, as OPA does. */
-const BIG_EXPONENT = /\d[eE][+-]?\d{3}/;
+export function needsExactParse(text: string): boolean {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) i++;
+        else if (d === 34) break;
+      }
+      i++;
+      continue;
+    }
+    if (c !== 45 /* - */ && (c < 48 || c > 57)) {
+      i++;
+      continue;
+    }
+    // A number token: [-] digits [. digits] [e|E [+|-] digits], as far as it goes.
+    const start = i;
+    let digits = 0;
+    let last = 0;
+    let fraction = false;
+    for (i++; i < n; i++) {
+      const d = text.charCodeAt(i);
+      if (d >= 48 && d <= 57) {
+        digits++;
+        last = d;
+      } else if (d === 46 /* . */) fraction = true;
+      else if (d === 101 || d === 69 /* e E */) return true;
+      else break;
+    }
+    if (c !== 45) digits++;
+    if (digits >= 16 || (fraction && last === 48) || (c === 45 && i - start === 2 && text.charCodeAt(start + 1) === 48)) return true;
+  }
+  return false;
+}
 
 /**
  * Parses JSON text into a Rego value, keeping integers beyond 2^53 and
  * numbers beyond a double's range (1e400) exact, as OPA accepts them.
  */
 export function parseJSON(text: string): Value {
-  if (!LONG_DIGITS.test(text) && !BIG_EXPONENT.test(text) && !KEPT_TEXT.test(text)) return fromJS(JSON.parse(text));
+  return needsExactParse(text) ? parseJSONExact(text) : fromJS(JSON.parse(text));
+}
+
+/** {@link parseJSON} by our own parser whatever the text (slower; what the fast path must agree with). */
+export function parseJSONExact(text: string): Value {
   const p = new JsonParser(text);
   const v = p.value();
   p.ws();

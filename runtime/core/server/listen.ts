@@ -1,6 +1,6 @@
 import type { AddressInfo, Socket } from 'node:net';
-import type { Server } from 'node:http';
-import { createAdaptorServer } from '@hono/node-server';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { FrameworkError } from '../framework-error.js';
 
@@ -56,6 +56,14 @@ export function connectionLimits(options: { limits?: Partial<ConnectionLimits>; 
 }
 
 /**
+ * Answers a request on the Node objects themselves, below the Hono app, for
+ * a hot route where building Web `Request`/`Response` objects costs more
+ * than the work (the policy server's decisions). Returns false, having
+ * touched nothing, for every request it leaves to the app.
+ */
+export type DirectHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+/**
  * Serves a Hono app on `host:port` (port 0 picks a free one). Resolves once
  * the socket listens; a taken port rejects with a message saying what to change.
  * Slow clients are cut off (`ConnectionLimits`): headers and the whole
@@ -64,13 +72,30 @@ export function connectionLimits(options: { limits?: Partial<ConnectionLimits>; 
  */
 export function listen(
   app: Hono,
-  options: { host: string; port: number; portHint?: string; limits?: Partial<ConnectionLimits>; env?: Readonly<Record<string, string | undefined>> },
+  options: {
+    host: string;
+    port: number;
+    portHint?: string;
+    limits?: Partial<ConnectionLimits>;
+    env?: Readonly<Record<string, string | undefined>>;
+    /** Tried first on every request; what it declines goes to `app`. */
+    direct?: DirectHandler;
+  },
 ): Promise<Listening> {
+  const { direct } = options;
   const limits = connectionLimits(options);
   return new Promise((resolve, reject) => {
     // Node checks the request timers every `connectionsCheckingInterval`: keep it well below the shortest limit.
     const connectionsCheckingInterval = Math.max(100, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.bodyTimeoutMs) / 4)));
-    const server = createAdaptorServer({ fetch: app.fetch, hostname: options.host, serverOptions: { connectionsCheckingInterval } }) as Server;
+    const toApp = getRequestListener(app.fetch, { hostname: options.host });
+    const server = createServer(
+      { connectionsCheckingInterval },
+      direct
+        ? (request, response) => {
+            if (!direct(request, response)) void toApp(request, response);
+          }
+        : toApp,
+    );
     server.headersTimeout = limits.headersTimeoutMs;
     // Covers receiving the request only; a response streams for as long as it needs.
     server.requestTimeout = Math.max(limits.bodyTimeoutMs, limits.headersTimeoutMs);

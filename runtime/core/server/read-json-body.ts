@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { nodeBindings, requestHeader } from './node-bindings.js';
@@ -93,56 +94,77 @@ export function hasBody(c: Context): boolean {
 
 /** The raw body text, enforcing `maxBytes` (413 `BadRequestError` past it), whatever the content type. */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
-  const declared = Number(requestHeader(c, 'content-length') ?? Number.NaN);
+  const node = nodeBindings(c);
+  if (node) return readNodeBody(node.incoming, node.outgoing, maxBytes);
+  const declared = Number(c.req.header('content-length') ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const take = (chunk: Uint8Array): boolean => {
-    size += chunk.byteLength;
-    if (size > maxBytes) return false;
-    chunks.push(chunk);
-    return true;
-  };
-  const node = nodeBindings(c);
-  if (node) {
-    await new Promise<void>((resolve, reject) => {
-      const { incoming } = node;
-      const cleanup = () => {
-        incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
-      };
-      const onData = (chunk: Buffer) => {
-        if (take(chunk)) return;
-        cleanup();
-        incoming.pause();
-        // The error answer closes the connection rather than draining the rest of the body.
-        node.outgoing.shouldKeepAlive = false;
-        reject(tooLarge(maxBytes));
-      };
-      const onEnd = () => {
-        cleanup();
-        resolve();
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        reject(new BadRequestError({ code: 'invalid_request', message: `The request body could not be read: ${error.message}`, cause: error }));
-      };
-      const onClose = () => {
-        if (incoming.complete) return;
-        cleanup();
-        reject(new BadRequestError({ code: 'invalid_request', message: 'The client closed the connection before the body was complete.' }));
-      };
-      incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
-    });
-  } else if (c.req.raw.body) {
+  if (c.req.raw.body) {
     const reader = c.req.raw.body.getReader();
     for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      if (!take(next.value)) {
+      size += next.value.byteLength;
+      if (size > maxBytes) {
         await reader.cancel().catch(() => undefined);
         throw tooLarge(maxBytes);
       }
+      chunks.push(next.value);
     }
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The body of a Node request as text, enforcing `maxBytes` (413
+ * `BadRequestError` past it, declared or streamed; the answer then closes the
+ * connection rather than draining the rest). A body cut short is a 400.
+ */
+export function readNodeBody(incoming: IncomingMessage, outgoing: ServerResponse, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => receiveNodeBody(incoming, outgoing, maxBytes, (error, text) => (error ? reject(error) : resolve(text))));
+}
+
+/** {@link readNodeBody} with a callback, called once, for a hot path that answers in the same turn. */
+export function receiveNodeBody(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  maxBytes: number,
+  done: (error: BadRequestError | undefined, text: string) => void,
+): void {
+  const declared = Number(incoming.headers['content-length'] ?? Number.NaN);
+  if (declared > maxBytes) {
+    done(tooLarge(maxBytes), '');
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const cleanup = () => {
+    incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.byteLength;
+    if (size <= maxBytes) {
+      chunks.push(chunk);
+      return;
+    }
+    cleanup();
+    incoming.pause();
+    outgoing.shouldKeepAlive = false;
+    done(tooLarge(maxBytes), '');
+  };
+  const onEnd = () => {
+    cleanup();
+    done(undefined, chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+  };
+  const onError = (error: Error) => {
+    cleanup();
+    done(new BadRequestError({ code: 'invalid_request', message: `The request body could not be read: ${error.message}`, cause: error }), '');
+  };
+  const onClose = () => {
+    if (incoming.complete) return;
+    cleanup();
+    done(new BadRequestError({ code: 'invalid_request', message: 'The client closed the connection before the body was complete.' }), '');
+  };
+  incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
 }
 
 function tooLarge(maxBytes: number): BadRequestError {

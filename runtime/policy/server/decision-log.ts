@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { fromJS, stringifyJSON, toJS } from '../value-json.js';
-import type { Value } from '../value.js';
+import { stringifyJSON } from '../value-json.js';
+import { RegoObject, type Value } from '../value.js';
 
 export interface DecisionLogOptions {
   /** Receives one JSON line (without the newline) per decision. */
@@ -34,22 +34,24 @@ export class DecisionLog {
   /** Records a decision and returns its id. */
   record(decision: Decision): string {
     const id = randomUUID();
-    const entry: Record<string, unknown> = { decision_id: id, path: decision.path };
     const erased: string[] = [];
-    if (decision.input !== undefined) entry.input = this.#masked(decision.input, erased);
-    if (erased.length > 0) entry.erased = erased;
-    if (decision.result !== undefined) entry.result = toJS(decision.result);
-    entry.timestamp = new Date().toISOString();
-    this.#write(stringifyJSON(fromJS(entry)));
-    return id;
-  }
-
-  #masked(input: Value, erased: string[]): unknown {
-    const copy = toJS(input);
-    for (const path of this.#mask) {
-      if (erase(copy, path)) erased.push(`/input/${path.join('/')}`);
+    let input = decision.input;
+    for (const path of input === undefined ? [] : this.#mask) {
+      const left = erase(input as Value, path);
+      if (left !== input) {
+        input = left;
+        erased.push(`/input/${path.join('/')}`);
+      }
     }
-    return copy;
+    // Written as text from the Rego values (keys in order), so numbers a double cannot hold (1e400) stay exact.
+    const fields = [`"decision_id":${JSON.stringify(id)}`];
+    if (erased.length > 0) fields.push(`"erased":${JSON.stringify(erased)}`);
+    if (input !== undefined) fields.push(`"input":${stringifyJSON(input)}`);
+    fields.push(`"path":${JSON.stringify(decision.path)}`);
+    if (decision.result !== undefined) fields.push(`"result":${stringifyJSON(decision.result)}`);
+    fields.push(`"timestamp":${JSON.stringify(new Date().toISOString())}`);
+    this.#write(`{${fields.join(',')}}`);
+    return id;
   }
 }
 
@@ -62,18 +64,16 @@ function parseMaskPath(pointer: string): string[] {
   return parts.slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
 }
 
-function erase(value: unknown, path: readonly string[]): boolean {
-  let node = value;
-  for (const [i, key] of path.entries()) {
-    if (typeof node !== 'object' || node === null) return false;
-    const container = node as Record<string, unknown>;
-    if (i === path.length - 1) {
-      if (!(key in container)) return false;
-      if (Array.isArray(container)) return false;
-      delete container[key];
-      return true;
-    }
-    node = container[key];
-  }
-  return false;
+/** `value` without the field at `path` (copied along the path), or `value` itself when there is no such field (array items are not erased). */
+function erase(value: Value, path: readonly string[]): Value {
+  if (!(value instanceof RegoObject) || path.length === 0) return value;
+  const [key, ...rest] = path as [string, ...string[]];
+  const child = value.get(key);
+  if (child === undefined) return value;
+  const left = rest.length === 0 ? undefined : erase(child, rest);
+  if (left === child) return value;
+  const copy = RegoObject.fromEntries(value.entries());
+  if (left === undefined) copy.delete(key);
+  else copy.set(key, left);
+  return copy;
 }

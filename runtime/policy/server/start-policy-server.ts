@@ -54,7 +54,12 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
   });
   let listening;
   try {
-    listening = await listen(app, { host: options.host ?? '127.0.0.1', port: options.port ?? DEFAULT_PORTS.policy, portHint: 'pass --addr 127.0.0.1:<port>' });
+    listening = await listen(app, {
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? DEFAULT_PORTS.policy,
+      portHint: 'pass --addr 127.0.0.1:<port>',
+      direct: app.direct,
+    });
   } catch (error) {
     store.close();
     await app.close();
