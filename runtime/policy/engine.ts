@@ -103,11 +103,15 @@ export class PreparedQuery {
   }
 }
 
+/** Document paths whose references {@link CompiledPolicy.evaluate} keeps; past them each is built per call. */
+export const MAX_CACHED_PATHS = 1024;
+
 export class CompiledPolicy {
   readonly data: Value | undefined;
   private readonly compiler: Compiler;
   private readonly compiled: CompiledModules;
   private readonly codegen: CodeGen;
+  /** Document references by path, built once (up to {@link MAX_CACHED_PATHS}). */
   private readonly paths = new Map<string, DataRefT>();
   private readonly options: CompilePolicyOptions;
   private readonly tracing: boolean;
@@ -173,7 +177,8 @@ export class CompiledPolicy {
         this.compiled.root,
         segs.map((s) => new ConstT(s)),
       );
-      this.paths.set(key, ref);
+      // Paths come from requests (/v1/data/{path}): random ones must not grow memory without bound.
+      if (this.paths.size < MAX_CACHED_PATHS) this.paths.set(key, ref);
     }
     if (this.tracing && options?.trace !== undefined) return this.evaluateTraced(path, input, options);
     const shared = this.shared(options);

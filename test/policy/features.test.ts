@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy } from '../../runtime/policy/engine.js';
+import { compilePolicy, MAX_CACHED_PATHS } from '../../runtime/policy/engine.js';
 import { RegoDecimal } from '../../runtime/policy/value.js';
 import { errorOf, run, value } from './helpers.js';
 
@@ -116,5 +116,15 @@ describe('print and queries', () => {
     const q = policy.prepare('data.a.b.allow = x');
     expect(q.run({ input: { ok: true } })).toEqual([{ x: true }]);
     expect(q.run({ input: { ok: false } })).toEqual([]);
+  });
+});
+
+describe('document paths from requests', () => {
+  it('keeps a bounded number of path references, however many distinct paths are asked for', () => {
+    const policy = compilePolicy({ modules: [{ id: 'a.rego', source: 'package a\n\nallow if input.ok\n' }] });
+    for (let i = 0; i < MAX_CACHED_PATHS + 500; i++) expect(policy.evaluate(['a', `random-${i}`], {})).toBeUndefined();
+    // Past the bound, paths are still answered, and the first ones stay cached.
+    expect(policy.evaluate(['a', 'allow'], { ok: true })).toBe(true);
+    expect((policy as unknown as { paths: Map<string, unknown> }).paths.size).toBe(MAX_CACHED_PATHS);
   });
 });

@@ -137,32 +137,31 @@ export function receiveNodeBody(
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  const cleanup = () => {
-    incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+  // Settled once; the listeners stay (removing four per request costs more than they do, and an
+  // 'error' listener left in place keeps a late socket error from being thrown).
+  let settled = false;
+  const settle = (error: BadRequestError | undefined, text: string) => {
+    if (settled) return;
+    settled = true;
+    done(error, text);
   };
   const onData = (chunk: Buffer) => {
+    if (settled) return;
     size += chunk.byteLength;
     if (size <= maxBytes) {
       chunks.push(chunk);
       return;
     }
-    cleanup();
     incoming.pause();
     outgoing.shouldKeepAlive = false;
-    done(tooLarge(maxBytes), '');
+    settle(tooLarge(maxBytes), '');
   };
-  const onEnd = () => {
-    cleanup();
-    done(undefined, chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-  };
-  const onError = (error: Error) => {
-    cleanup();
-    done(new BadRequestError({ code: 'invalid_request', message: `The request body could not be read: ${error.message}`, cause: error }), '');
-  };
+  const onEnd = () => settle(undefined, chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+  const onError = (error: Error) =>
+    settle(new BadRequestError({ code: 'invalid_request', message: `The request body could not be read: ${error.message}`, cause: error }), '');
   const onClose = () => {
-    if (incoming.complete) return;
-    cleanup();
-    done(new BadRequestError({ code: 'invalid_request', message: 'The client closed the connection before the body was complete.' }), '');
+    if (!incoming.complete)
+      settle(new BadRequestError({ code: 'invalid_request', message: 'The client closed the connection before the body was complete.' }), '');
   };
   incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
 }

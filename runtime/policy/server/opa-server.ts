@@ -128,7 +128,8 @@ function okAnswer(text: string, q: RequestOptions): Answer {
 
 /** The request body as a value: undefined when empty, a 400 `BadRequestError` when it is not JSON. */
 function parseBodyText(text: string): Value | undefined {
-  if (text.trim() === '') return undefined;
+  // Not trim(): it copies the whole body to find the first character.
+  if (!/\S/.test(text)) return undefined;
   try {
     return parseJSON(text);
   } catch (error) {
