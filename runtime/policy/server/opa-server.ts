@@ -6,7 +6,8 @@ import { readBodyText, receiveNodeBody } from '../../core/server/read-json-body.
 import type { DirectHandler } from '../../core/server/listen.js';
 import { stringifyJson } from '../../core/json-text.js';
 import { randomUUID } from 'node:crypto';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
+import { RequestDurations } from './request-durations.js';
 import { PolicyError } from '../errors.js';
 import type { QueryOptions } from '../engine.js';
 import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
@@ -52,6 +53,17 @@ export type PolicyServerApp = Hono & { close(): Promise<void>; direct: DirectHan
 
 /** The default decision `POST /` answers, as in OPA (`--set=default_decision=...`). */
 const DEFAULT_DECISION = ['system', 'main'];
+
+/** Routes served besides /v1/data and /v1/policies, as the `handler` label names them. */
+const HANDLERS = ['/v1/query', '/v1/status', '/v0/data', '/health', '/metrics'];
+
+/** The `handler` label of a request path, from a fixed set: a label taken from the path would let random paths grow /metrics without bound. */
+function handlerLabel(path: string): string {
+  if (path.startsWith('/v1/data')) return 'v1/data';
+  if (path.startsWith('/v1/policies')) return 'v1/policies';
+  if (path === '/') return '/';
+  return HANDLERS.find((h) => path === h || path.startsWith(`${h}/`)) ?? 'other';
+}
 
 /** OPA's error body. */
 interface OpaError {
@@ -171,12 +183,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   };
 
   const registry = new Registry();
-  const requestDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'A histogram of duration for requests.',
-    labelNames: ['code', 'handler', 'method'],
-    registers: [registry],
-  });
+  const durations = new RequestDurations();
   // Counted in plain fields (a labelled prom-client increment costs more than a small decision) and read when scraped.
   const counts = { in_process: 0, worker: 0, over_budget: 0 };
   new Counter({
@@ -225,29 +232,13 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     }
     await next();
   });
-  /** Request durations by status, handler and method, with a child per label set kept (labelling per request costs more than observing). */
-  const durations = new Map<string, Histogram.Internal<'code' | 'handler' | 'method'>>();
-  const observe = (code: number, handler: string, method: string, started: bigint): void => {
-    const key = `${code} ${handler} ${method}`;
-    let child = durations.get(key);
-    if (child === undefined) {
-      child = requestDuration.labels({ code: String(code), handler, method });
-      durations.set(key, child);
-    }
-    child.observe(Number(process.hrtime.bigint() - started) / 1e9);
-  };
   app.use('*', async (c, next) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     await next();
-    const handler = c.req.path.startsWith('/v1/data')
-      ? 'v1/data'
-      : c.req.path.startsWith('/v1/policies')
-        ? 'v1/policies'
-        : c.req.path.split('/').slice(0, 3).join('/') || '/';
-    observe(c.res.status, handler, c.req.method, started);
+    durations.observe(c.res.status, handlerLabel(c.req.path), c.req.method, (performance.now() - started) / 1000);
   });
 
-  app.get('/metrics', async () => new Response(await registry.metrics(), { headers: { 'Content-Type': registry.contentType } }));
+  app.get('/metrics', async () => new Response(`${await registry.metrics()}\n${durations.text()}`, { headers: { 'Content-Type': registry.contentType } }));
   app.get('/v1/status', (c) => {
     const status = store.status;
     return respond(c, {
@@ -464,12 +455,12 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   app.direct = (request, response) => {
     const url = request.url ?? '';
     if (request.method !== 'POST' || !url.startsWith('/v1/data') || (url.length > 8 && url[8] !== '/') || /[?#%]/.test(url)) return false;
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const send = (answer: Answer): void => {
       try {
         response.writeHead(answer.status, ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(answer.text))]);
         response.end(answer.text);
-        observe(answer.status, 'v1/data', 'POST', started);
+        durations.observe(answer.status, 'v1/data', 'POST', (performance.now() - started) / 1000);
       } catch (thrown) {
         logger.error('policy answer could not be written', { path: url, ...errorFields(thrown) });
         response.destroy();

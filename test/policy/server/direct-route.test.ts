@@ -148,6 +148,13 @@ describe('the direct route of POST /v1/data', () => {
     expect(directCounts).toEqual(await count(appOnly));
     expect(directCounts.some((l) => l.includes('code="200"') && l.includes('method="POST"'))).toBe(true);
     expect(directCounts.some((l) => l.includes('code="413"'))).toBe(true);
+    // Paths that name no route share one label: random paths must not grow /metrics.
+    for (const i of [1, 2, 3]) expect((await fetch(`${withDirect.listening.url}/random-${i}/x`)).status).toBe(404);
+    const scraped = await (await fetch(`${withDirect.listening.url}/metrics`)).text();
+    expect(scraped).not.toContain('random');
+    expect(scraped).toMatch(/http_request_duration_seconds_count\{code="404",handler="other",method="GET"\} 3\n/);
+    expect(scraped).toMatch(/# TYPE http_request_duration_seconds histogram\n/);
+    expect(scraped).toMatch(/http_request_duration_seconds_bucket\{le="\+Inf",code="200",handler="v1\/data",method="POST"\} [1-9]/);
     const decisions = (log: string[]) => log.map((line) => JSON.parse(line) as { path: string; result?: unknown }).map((d) => [d.path, d.result]);
     expect(decisions(withDirect.log)).toEqual(decisions(appOnly.log));
     expect(withDirect.log.length).toBeGreaterThan(5);
