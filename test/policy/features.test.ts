@@ -121,7 +121,7 @@ describe('print and queries', () => {
 
 describe('document paths from requests', () => {
   it('keeps a bounded number of path references, however many distinct paths are asked for', () => {
-    const policy = compilePolicy({ modules: [{ id: 'a.rego', source: 'package a\n\nallow if input.ok\n' }] });
+    const policy = compilePolicy({ modules: { 'a.rego': 'package a\n\nallow if input.ok\n' } });
     for (let i = 0; i < MAX_CACHED_PATHS + 500; i++) expect(policy.evaluate(['a', `random-${i}`], {})).toBeUndefined();
     // Past the bound, paths are still answered, and the first ones stay cached.
     expect(policy.evaluate(['a', 'allow'], { ok: true })).toBe(true);
