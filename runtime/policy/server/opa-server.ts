@@ -455,6 +455,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   app.direct = (request, response) => {
     const url = request.url ?? '';
     if (request.method !== 'POST' || !url.startsWith('/v1/data') || (url.length > 8 && url[8] !== '/') || /[?#%]/.test(url)) return false;
+    if (!plainTargets.check(url, request.headers.host)) return false;
     const started = performance.now();
     const send = (answer: Answer): void => {
       try {
@@ -487,6 +488,8 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     });
     return true;
   };
+
+  const plainTargets = new PlainTargets();
 
   const v1 = async (c: Context, input: Value | undefined) => answerResponse(await decide(documentPath(c, '/v1/data'), input, false, requestOptions(c)));
 
@@ -587,6 +590,37 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     return query(c, q ?? c.req.query('q'), body.get('input'));
   });
   return app;
+}
+
+/** Request targets remembered by {@link PlainTargets}: the paths a server is asked for are few, an attacker's random ones are checked each time. */
+const MAX_PLAIN_TARGETS = 1024;
+
+/**
+ * Which requests the direct route may read as they come: those whose path
+ * the URL parser leaves unchanged (no dot segments, backslashes or
+ * characters it would encode) and whose Host header the Node adapter accepts,
+ * so the route reads the document path Hono would, and refuses nothing Hono
+ * answers. Anything else goes through the app.
+ */
+class PlainTargets {
+  readonly #known = new Set<string>();
+
+  check(url: string, host: string | undefined): boolean {
+    if (host === undefined) return false;
+    const key = `${host} ${url}`;
+    if (this.#known.has(key)) return true;
+    let parsed: URL;
+    try {
+      parsed = new URL(`http://${host}${url}`);
+    } catch {
+      return false;
+    }
+    // The Node adapter's own check of the Host header (@hono/node-server's newRequest).
+    if (parsed.hostname.length !== host.length && parsed.hostname !== host.replace(/:\d+$/, '')) return false;
+    if (parsed.pathname !== url) return false;
+    if (this.#known.size < MAX_PLAIN_TARGETS) this.#known.add(key);
+    return true;
+  }
 }
 
 /** Indents JSON text by two spaces per level, as `JSON.stringify(x, null, 2)` would, without parsing its numbers. */

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +140,25 @@ describe('the direct route of POST /v1/data', () => {
     expect(appOnly.direct).toBe(0);
   });
 
+  it('leaves to the app the paths and hosts the URL parser would change, and answers them as it does', async () => {
+    const body = '{"input": {"user": "admin"}}';
+    const cases: Array<[string, string, string]> = [
+      ['a dot segment', '/v1/data/example/../example/allow', '127.0.0.1'],
+      ['a single-dot segment', '/v1/data/./example/allow', '127.0.0.1'],
+      ['a backslash', '/v1/data/example\\allow', '127.0.0.1'],
+      ['raw UTF-8 in the path', '/v1/data/ex\u00e4mple/allow', '127.0.0.1'],
+      ['a host the adapter refuses', '/v1/data/example/allow', 'user@127.0.0.1'],
+      ['a host with an IPv4 number the parser rewrites', '/v1/data/example/allow', '0x7f.1'],
+      ['a plain request (control)', '/v1/data/example/allow', 'localhost:8181'],
+    ];
+    for (const [what, target, host] of cases) {
+      const before = withDirect.direct;
+      const direct = await raw(withDirect, target, host, body);
+      expect(direct, what).toEqual(await raw(appOnly, target, host, body));
+      expect(withDirect.direct - before, what).toBe(what.endsWith('(control)') ? 1 : 0);
+    }
+  });
+
   it('counts its requests in /metrics and logs its decisions as the app does', async () => {
     const count = async (on: Served): Promise<string[]> => {
       const text = await (await fetch(`${on.listening.url}/metrics`)).text();
@@ -174,3 +194,20 @@ describe('the direct route of POST /v1/data', () => {
     expect(JSON.parse(budget.text).errors[0].code).toBe('eval_cancel_error');
   });
 });
+
+/** A request written byte for byte on a socket (fetch would normalise the path); the status line and body of the answer. */
+function raw(on: Served, target: string, host: string, body: string): Promise<{ status: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(on.listening.port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      resolve({ status: text.slice(0, text.indexOf('\r\n')), body: text.slice(split + 4).replace(/"decision_id":"[0-9a-f-]{36}"/, '"decision_id":"ID"') });
+    });
+    const head = `POST ${target} HTTP/1.1\r\nHost: ${host}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+    socket.end(Buffer.concat([Buffer.from(head, 'utf8'), Buffer.from(body)]));
+  });
+}
