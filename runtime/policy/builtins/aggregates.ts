@@ -73,7 +73,8 @@ export const aggregateBuiltins: BuiltinDefinition[] = [
     impl: ([v]) => {
       if (Array.isArray(v)) return [...v].sort(compare);
       if (v instanceof RegoSet) return [...v.values()];
-      throw operandTypeError(1, v ?? null, 'array', 'set');
+      // OPA's order in this message: {set, array}.
+      throw operandTypeError(1, v ?? null, 'set', 'array');
     },
   },
 ];

@@ -18,6 +18,12 @@ function unary(name: string, op: (a: n.Num) => n.Num): BuiltinDefinition {
 
 const MAX_RANGE = 10_000_000;
 
+/** An operand of numbers.range(_step): OPA asks for an integer, so a string is "must be integer but got string". */
+function rangeOperand(v: Value | undefined, pos: number): n.Num {
+  if (!isNumber(v)) throw operandTypeError(pos, v ?? null, 'integer');
+  return asNumberValue(v, pos);
+}
+
 function range(a: n.Num, b: n.Num, step: n.Num): Value[] {
   if (!n.isInt(a)) throw BuiltinError.type('operand 1 must be integer number but got floating-point number');
   if (!n.isInt(b)) throw BuiltinError.type('operand 2 must be integer number but got floating-point number');
@@ -64,12 +70,12 @@ export const arithmeticBuiltins: BuiltinDefinition[] = [
     name: 'numbers.range',
     args: ['number', 'number'],
     result: 'array',
-    impl: ([a, b]) => range(asNumberValue(a, 1), asNumberValue(b, 2), 1),
+    impl: ([a, b]) => range(rangeOperand(a, 1), rangeOperand(b, 2), 1),
   },
   {
     name: 'numbers.range_step',
     args: ['number', 'number', 'number'],
     result: 'array',
-    impl: ([a, b, s]) => range(asNumberValue(a, 1), asNumberValue(b, 2), asNumberValue(s, 3)),
+    impl: ([a, b, s]) => range(rangeOperand(a, 1), rangeOperand(b, 2), rangeOperand(s, 3)),
   },
 ];

@@ -248,12 +248,12 @@ prod_ab := input.a * input.b
 quot_ab := input.a / input.b
 mod_ab := input.a % input.b
 neg_a := -input.a
-lt := input.a < input.b
-eq := input.a == input.b
+lt_ab := input.a < input.b
+eq_ab := input.a == input.b
 third := input.a / 3
 seventh := input.a / 7
 big_mod := input.a % 65535`,
-    ['sum_ab', 'diff_ab', 'prod_ab', 'quot_ab', 'mod_ab', 'neg_a', 'lt', 'eq', 'third', 'seventh', 'big_mod'],
+    ['sum_ab', 'diff_ab', 'prod_ab', 'quot_ab', 'mod_ab', 'neg_a', 'lt_ab', 'eq_ab', 'third', 'seventh', 'big_mod'],
   ),
   p(
     'numbers',
@@ -385,7 +385,7 @@ arr := [x | some x in input.xs; x != null]
 obj := {k: v | some k, v in input.obj}
 un := st | {1, "a"}
 inter := st & {1, "a", null}
-minus := st - {1}
+minus_1 := st - {1}
 ac := array.concat(input.xs, [1])
 sl := array.slice(input.xs, 1, 3)
 rv := array.reverse(input.xs)
@@ -398,14 +398,35 @@ cmp := input.v < input.w
 eqvw := input.v == input.w
 sortvw := sort([input.v, input.w])
 setvw := {input.v, input.w}`,
-    ['cnt', 'srt', 'st', 'arr', 'obj', 'un', 'inter', 'minus', 'ac', 'sl', 'rv', 'flat', 'has', 'idx', 'any_null', 'unions', 'cmp', 'eqvw', 'sortvw', 'setvw'],
+    [
+      'cnt',
+      'srt',
+      'st',
+      'arr',
+      'obj',
+      'un',
+      'inter',
+      'minus_1',
+      'ac',
+      'sl',
+      'rv',
+      'flat',
+      'has',
+      'idx',
+      'any_null',
+      'unions',
+      'cmp',
+      'eqvw',
+      'sortvw',
+      'setvw',
+    ],
   ),
   p(
     'every_some',
     `all_pos if every x in input.ns { x > 0 }
 no_banned if every r in input.roles { r != "banned" }
-some_admin if some r in input.roles; r == "admin"
-some_idx contains i if some i, r in input.roles; r == "dev"
+some_admin if { some r in input.roles; r == "admin" }
+some_idx contains i if { some i, r in input.roles; r == "dev" }
 every_kv if every k, v in input.obj { is_string(k); v != null }
 not_admin if not "admin" in input.roles
 deny contains "banned" if "banned" in input.roles
@@ -454,7 +475,7 @@ roles_of[r] contains i if some i, r in input.roles
 nested.a.b := input.a
 nested.a.c := input.b
 nested[input.s] := 1 if is_string(input.s)
-counts[k] := count(v) if some k, v in input.obj; is_string(v)
+counts[k] := count(v) if { some k, v in input.obj; is_string(v) }
 dyn[input.key].x := input.a`,
     ['users', 'by_name', 'roles_of', 'nested', 'counts', 'dyn'],
   ),
@@ -476,7 +497,7 @@ adm if allow with input.user.name as "admin"
 cnt := count(input.xs)
 cnt2 := c if c := cnt with input.xs as [1, 2, 3]
 up := u if u := upper(input.s) with upper as lower
-dat := data.p.cnt with input.xs as input.ss`,
+dat := x if x := data.p.cnt with input.xs as input.ss`,
     ['adm', 'cnt2', 'up', 'dat'],
   ),
   p(
@@ -487,10 +508,10 @@ add(a, b) := a + b
 fib(n) := n if n < 2
 n2 := double(input.n)
 small if is_small(input.a)
-plus := add(input.a, input.b)
+plus_ab := add(input.a, input.b)
 map := [double(x) | some x in input.ns]
 filtered := [x | some x in input.ns; is_small(x)]`,
-    ['n2', 'small', 'plus', 'map', 'filtered'],
+    ['n2', 'small', 'plus_ab', 'map', 'filtered'],
   ),
   p(
     'refs',
