@@ -159,7 +159,11 @@ function problemJson(p: PolicyProblem): Record<string, unknown> {
 
 /** `a/b/allow` from the request path after the API prefix; empty for the whole data tree. */
 function documentPath(c: Context, prefix: string): string[] {
-  const rest = decodeURIComponent(c.req.path.slice(prefix.length));
+  return pathSegments(decodeURIComponent(c.req.path.slice(prefix.length)));
+}
+
+/** The document path's segments from what follows the API prefix (`/a//b/` is `a/b`). */
+function pathSegments(rest: string): string[] {
   return rest.split('/').filter((s) => s !== '');
 }
 
@@ -470,16 +474,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     receiveNodeBody(request, response, maxBytes, (error, text) => {
       let answer: Answer | Promise<Answer>;
       try {
-        answer = error
-          ? failure(error, url)
-          : postDecision(
-              url
-                .slice('/v1/data'.length)
-                .split('/')
-                .filter((s) => s !== ''),
-              text,
-              PLAIN_REQUEST,
-            );
+        answer = error ? failure(error, url) : postDecision(pathSegments(url.slice('/v1/data'.length)), text, PLAIN_REQUEST);
       } catch (thrown) {
         answer = failure(thrown, url);
       }

@@ -30,7 +30,7 @@ interface Served {
   listening: Listening;
   log: string[];
   /** Requests the direct route answered. */
-  direct: number;
+  readonly direct: number;
 }
 
 let dir: string;
@@ -47,21 +47,28 @@ async function serve(direct: boolean): Promise<Served> {
     maxBodyBytes: MAX_BODY,
     decisionLog: new DecisionLog({ write: (line) => log.push(line), mask: [] }),
   });
-  const served: Served = { app, log, direct: 0, listening: undefined as unknown as Listening };
-  served.listening = await listen(app, {
+  const counted = { direct: 0 };
+  const listening = await listen(app, {
     host: '127.0.0.1',
     port: 0,
     ...(direct
       ? {
           direct: (request, response) => {
             const taken = app.direct(request, response);
-            if (taken) served.direct++;
+            if (taken) counted.direct++;
             return taken;
           },
         }
       : {}),
   });
-  return served;
+  return {
+    app,
+    listening,
+    log,
+    get direct() {
+      return counted.direct;
+    },
+  };
 }
 
 beforeAll(async () => {
