@@ -23,6 +23,9 @@
  *    under memory writes and session-bound streams (acknowledged writes lost,
  *    recovery time); an agent killed mid-A2A-call (the caller's error).
  *
+ * 5. The guard's joins (issue 33): each class of attack that once walked
+ *    around the guard, tried again; tried / held per class.
+ *
  * Exits 1 when a target is missed (any 5xx, crash, hang, breach, lost write),
  * so CI can run it. Prints figures; timings are reported, never asserted.
  */
@@ -38,6 +41,7 @@ import { SIGNATURE_HEADERS, signRequest } from '../runtime/a2a/signing/request-s
 import { createSigningKey, decodeSecret, generateSecret, type SigningKey } from '../runtime/a2a/signing/signing-key.js';
 import { REPO_ROOT, RedisChild, freePort, rssMb, startCli, type ChildService } from './support/child-services.js';
 import { startFreezeClock } from './support/freeze-clock.js';
+import { GUARD_ATTACKS } from './support/guard-attacks/index.js';
 import { prng } from './support/seeded-random.js';
 
 const INPUTS = Number(process.env.SECURITY_INPUTS ?? 600);
@@ -1019,6 +1023,25 @@ async function approvePlan(plan: ProposedPlan): Promise<string> {
   })().catch((e: unknown) => e as Error & { code?: string });
   console.log(`agent killed mid-A2A-call: the caller got ${error ? `${error.name} (${error.code ?? 'no code'}): ${error.message}` : 'no error'}`);
   if (error?.code !== 'agent_not_ready') fail('a peer killed mid-call did not give the caller agent_not_ready');
+}
+
+// ---------------------------------------------------------------- 5. the guard's joins
+
+console.log("\n5. The guard's joins (issue 33): attacks tried and refused, per class");
+{
+  let classes = 0;
+  for (const attack of GUARD_ATTACKS.filter((candidate) => !only || only.includes(candidate.name))) {
+    const dir = await emptyDir(`guard-${attack.name}`);
+    const result = await attack.run({ scratch: dir, redisUrl: redis.url }).catch((error: unknown) => ({
+      tried: 1,
+      held: 0,
+      breaches: [`the class did not run: ${error instanceof Error ? error.message : String(error)}`],
+    }));
+    classes++;
+    console.log(`${attack.name.padEnd(22)} tried ${String(result.tried).padStart(4)}  held ${String(result.held).padStart(4)}`);
+    for (const breach of result.breaches) fail(`guard (${attack.name}): ${breach}`);
+  }
+  if (classes === 0) console.log('(no class selected)');
 }
 
 // ---------------------------------------------------------------- end
