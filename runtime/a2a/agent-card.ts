@@ -186,7 +186,7 @@ export function parseAgentCard(raw: unknown, options: { file?: string } = {}): [
     securityRequirements: [],
     defaultInputModes: modes,
     defaultOutputModes: file.defaultOutputModes ?? modes,
-    skills: file.skills.map((skill, index) => toSkill(skill, index)),
+    skills: file.skills.length > 0 ? file.skills.map((skill, index) => toSkill(skill, index)) : [wholeAgentSkill(file)],
     signatures: [],
   };
   const extra: Record<string, unknown> = {};
@@ -195,22 +195,46 @@ export function parseAgentCard(raw: unknown, options: { file?: string } = {}): [
 }
 
 function toSkill(skill: z.infer<typeof SkillSchema>, index: number): AgentSkill {
+  const id = skill.id ?? (snakeWord(skill.name) || `skill_${index + 1}`);
   return {
-    id:
-      skill.id ??
-      (skill.name
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, '_')
-        .replace(/^_|_$/g, '') ||
-        `skill_${index + 1}`),
+    id,
     name: skill.name,
-    description: skill.description ?? '',
-    tags: skill.tags ?? [],
+    // The 1.0 proto marks a skill's description and tags REQUIRED: a card file may leave them out, the served card
+    // says the skill's name and tags it with its id.
+    description: skill.description || skill.name,
+    tags: skill.tags && skill.tags.length > 0 ? skill.tags : [id],
     examples: skill.examples ?? [],
     inputModes: skill.inputModes ?? [],
     outputModes: skill.outputModes ?? [],
     securityRequirements: [],
   };
+}
+
+/**
+ * The skill a card with none is served with: the agent as a whole. The 1.0
+ * proto requires at least one skill (`skills` is REQUIRED, and the TCK
+ * refuses an empty list); a card file or a configuration that names none
+ * still describes what the agent does, in its name and description.
+ */
+function wholeAgentSkill(file: { name: string; description: string }): AgentSkill {
+  const id = snakeWord(file.name) || 'agent';
+  return {
+    id,
+    name: file.name,
+    description: file.description || file.name,
+    tags: [id],
+    examples: [],
+    inputModes: [],
+    outputModes: [],
+    securityRequirements: [],
+  };
+}
+
+function snakeWord(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
 }
 
 /**

@@ -87,8 +87,24 @@ describe('parseAgentCard', () => {
     expect(() => parseAgentCard({ ...VALID, capabilities: { streaming: 'yes' } })).toThrow('agent card: field "capabilities.streaming" must be true or false');
   });
 
-  it('accepts an empty skills list', () => {
-    expect(parseAgentCard(VALID)[0].skills).toEqual([]);
+  it('serves a card file with no skills with one skill for the agent as a whole (the 1.0 proto requires one)', () => {
+    expect(parseAgentCard(VALID)[0].skills).toEqual([
+      {
+        id: 'tester',
+        name: 'tester',
+        description: VALID.description,
+        tags: ['tester'],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ]);
+  });
+
+  it("fills a skill's REQUIRED description and tags from its name and id when the file leaves them out", () => {
+    const [card] = parseAgentCard({ ...VALID, skills: [{ name: 'Book a Room!' }] });
+    expect(card.skills[0]).toMatchObject({ id: 'book_a_room', description: 'Book a Room!', tags: ['book_a_room'] });
   });
 
   it('gives a skill without an id one made from its name', () => {
@@ -165,11 +181,11 @@ describe('parseAgentCard', () => {
     expect(() => parseAgentCard([1, 2])).toThrow('agent card: field "(root)" must be a JSON object');
   });
 
-  it('cardFromConfig builds a streaming card without skills', () => {
+  it('cardFromConfig builds a streaming card with one skill for the agent', () => {
     const card = cardFromConfig({ name: 'a', description: 'b', version: '2.0.0', url: 'http://127.0.0.1:7000/' });
     expect(card.supportedInterfaces[0]).toEqual({ url: 'http://127.0.0.1:7000/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' });
     expect(card.capabilities).toEqual({ streaming: true, pushNotifications: false, extensions: [] });
-    expect(card.skills).toEqual([]);
+    expect(card.skills.map((skill) => [skill.id, skill.name, skill.description, skill.tags])).toEqual([['a', 'a', 'b', ['a']]]);
   });
 });
 
