@@ -208,23 +208,22 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       logger.error('A2A request failed', errorFields(error));
       return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
-    // v0.3 `tasks/resubscribe` that fails answers with an HTTP error status (0.3 spec §7.9), the JSON-RPC error as its body.
-    const resubscribeStatus = (answer: unknown): 200 | 400 | 404 | 500 => {
-      if (!isLegacy || method !== 'tasks/resubscribe' || !isPlainObject(answer) || !isPlainObject(answer.error)) return 200;
-      const code = answer.error.code;
-      return code === -32001 ? 404 : code === -32603 ? 500 : 400;
-    };
-    if (!isAsyncIterable(outcome)) return c.json(outcome, resubscribeStatus(outcome));
-    // Errors before the first event are a plain JSON-RPC answer; after it, an `error` event.
+    if (!isAsyncIterable(outcome)) return c.json(outcome);
+    // A streaming method answers with an event stream, whatever happens: an error before the first event is the
+    // stream's one event (1.0 and 0.3 §3.3.1, "streaming methods respond with 200 text/event-stream"; the TCK and the
+    // Python SDKs read the error from the stream), as an error after it is.
     const iterator = outcome[Symbol.asyncIterator]();
-    let first: IteratorResult<JsonRpcAnswer>;
+    let first: IteratorResult<JsonRpcAnswer> | { failed: JsonRpcAnswer };
     try {
       first = (await iterator.next()) as IteratorResult<JsonRpcAnswer>;
     } catch (error) {
-      const failed = { jsonrpc: '2.0', id, error: mapError(error) };
-      return c.json(failed, resubscribeStatus(failed));
+      first = { failed: { jsonrpc: '2.0', id, error: mapError(error) } };
     }
     async function* events(): AsyncGenerator<{ answer: JsonRpcAnswer; failed: boolean }> {
+      if ('failed' in first) {
+        yield { answer: first.failed, failed: true };
+        return;
+      }
       if (first.done) return;
       yield { answer: first.value, failed: false };
       try {

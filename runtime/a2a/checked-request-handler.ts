@@ -1,4 +1,5 @@
 import {
+  Role,
   TaskState,
   type CancelTaskRequest,
   type GetTaskRequest,
@@ -22,22 +23,23 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
  * `historyLength` must be a non-negative integer (spec "Validation Error
  * Example": "Must be non-negative integer"); `statusTimestampAfter` must be
  * an RFC 3339 timestamp (the SDK accepts anything `Date.parse` reads, so
- * `"-1"` listed every task as if it were year -1); a message must have at
- * least one part (`parts` is required, 1.0 `Message.parts` and 0.3 "an array
- * of content parts that form the message body"; the SDK took `[]` and made a
- * task of nothing); cancelling a task already cancelled is
+ * `"-1"` listed every task as if it were year -1); a message must have an
+ * id, a role and at least one part (all three REQUIRED in 1.0 `Message`;
+ * 0.3 `parts` is "an array of content parts that form the message body";
+ * the SDK took `[]` and made a task of nothing, and ran a message without a
+ * role as ROLE_UNSPECIFIED); cancelling a task already cancelled is
  * TaskNotCancelableError like any terminal task (both specs' error table:
  * "already reached a terminal state like completed, failed, or canceled";
  * the SDK answered the cancelled task again).
  */
 export class CheckedRequestHandler extends DefaultRequestHandler {
   override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    checkParts(params);
+    checkMessage(params);
     return super.sendMessage(params, context);
   }
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    checkParts(params);
+    checkMessage(params);
     yield* super.sendMessageStream(params, context);
   }
 
@@ -66,8 +68,14 @@ function checkHistoryLength(historyLength: number | undefined): void {
     throw new RequestMalformedError(`historyLength must be a non-negative integer (got ${String(historyLength)}).`);
 }
 
-function checkParts(params: SendMessageRequest): void {
-  // A missing message is the SDK's own error; an empty one is ours to refuse.
-  if (params.message && params.message.parts.length === 0)
-    throw new RequestMalformedError('message.parts must hold at least one part (text, data, file or url); got an empty array.');
+function checkMessage(params: SendMessageRequest): void {
+  // A missing message is the SDK's own error; a message without the fields every message must have is ours to refuse
+  // (1.0 `Message`: messageId, role and parts are REQUIRED; 0.3 the same). The SDK reads an absent role as
+  // ROLE_UNSPECIFIED and an absent messageId as "", and ran both.
+  const message = params.message;
+  if (!message) return;
+  if (!message.messageId) throw new RequestMalformedError('message.messageId is required: a unique id for this message, e.g. a UUID.');
+  if (message.role !== Role.ROLE_USER && message.role !== Role.ROLE_AGENT)
+    throw new RequestMalformedError('message.role is required: ROLE_USER (v0.3: "user") or ROLE_AGENT ("agent").');
+  if (message.parts.length === 0) throw new RequestMalformedError('message.parts must hold at least one part (text, data, file or url); got an empty array.');
 }

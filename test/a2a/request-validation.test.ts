@@ -85,16 +85,14 @@ describe('task query parameters the spec bounds (every binding)', () => {
 describe('a message needs at least one part (every binding)', () => {
   it('an empty parts array is -32602 on JSON-RPC 1.0 and v0.3 (send and stream), 400 on REST; no task is made', async () => {
     const empty = { messageId: 'm-empty', role: 'ROLE_USER', parts: [] };
-    for (const method of ['SendMessage', 'SendStreamingMessage']) {
-      const { json } = await rpc({ jsonrpc: '2.0', id: method, method, params: { message: empty } }, { 'A2A-Version': '1.0' });
-      expect(json.error?.code, method).toBe(-32602);
-      expect(json.error.message).toMatch(/at least one part/);
-    }
+    const sent = await rpc({ jsonrpc: '2.0', id: 'SendMessage', method: 'SendMessage', params: { message: empty } }, { 'A2A-Version': '1.0' });
+    expect(sent.json.error?.code).toBe(-32602);
+    expect(sent.json.error.message).toMatch(/at least one part/);
+    const streamed = await rpcStream({ jsonrpc: '2.0', id: 'st', method: 'SendStreamingMessage', params: { message: empty } }, { 'A2A-Version': '1.0' });
+    expect(streamed.events[0]?.error?.code).toBe(-32602);
     const legacy = { kind: 'message', messageId: 'm-empty-03', role: 'user', parts: [] };
-    for (const method of ['message/send', 'message/stream']) {
-      const { json } = await rpc({ jsonrpc: '2.0', id: method, method, params: { message: legacy } });
-      expect(json.error?.code, method).toBe(-32602);
-    }
+    expect((await rpc({ jsonrpc: '2.0', id: 'ms', method: 'message/send', params: { message: legacy } })).json.error?.code).toBe(-32602);
+    expect((await rpcStream({ jsonrpc: '2.0', id: 'mst', method: 'message/stream', params: { message: legacy } })).events[0]?.error?.code).toBe(-32602);
     const rest = await fetch(`${running.a2aUrl!.replace(/\/$/, '')}/rest/message:send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
@@ -109,14 +107,75 @@ describe('a message needs at least one part (every binding)', () => {
   });
 });
 
-describe('v0.3 tasks/resubscribe failures (0.3 spec §7.9: a standard HTTP error code)', () => {
-  it('an unknown task is HTTP 404 with the JSON-RPC error (-32001) as body; the 1.0 SubscribeToTask keeps HTTP 200', async () => {
-    const legacy = await rpc({ jsonrpc: '2.0', id: 'r', method: 'tasks/resubscribe', params: { id: 'no-such-task' } });
-    expect(legacy.status).toBe(404);
-    expect(legacy.json.error.code).toBe(-32001);
-    expect(legacy.json.id).toBe('r');
-    const current = await rpc({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: 'no-such-task' } }, { 'A2A-Version': '1.0' });
-    expect(current.status).toBe(200);
-    expect(current.json.error.code).toBe(-32001);
+describe('a message needs its REQUIRED messageId and role (every binding; TCK test_missing_required_message_fields)', () => {
+  it('no role or an unspecified one is -32602 on JSON-RPC 1.0 and v0.3, 400 on REST; no message id the same; nothing runs', async () => {
+    const before = (await rpc({ jsonrpc: '2.0', id: 'l0', method: 'ListTasks', params: {} }, { 'A2A-Version': '1.0' })).json.result.tasks.length as number;
+    const cases: [string, Record<string, unknown>][] = [
+      ['no role', { messageId: 'm-no-role', parts: [{ text: 'no role' }] }],
+      ['ROLE_UNSPECIFIED', { messageId: 'm-unspecified', role: 'ROLE_UNSPECIFIED', parts: [{ text: 'unspecified' }] }],
+      ['no messageId', { role: 'ROLE_USER', parts: [{ text: 'no id' }] }],
+    ];
+    for (const [name, message] of cases) {
+      const { json } = await rpc({ jsonrpc: '2.0', id: name, method: 'SendMessage', params: { message } }, { 'A2A-Version': '1.0' });
+      expect(json.error?.code, name).toBe(-32602);
+      expect(json.error.message, name).toMatch(/message\.(role|messageId) is required/);
+      const rest = await fetch(`${running.a2aUrl!.replace(/\/$/, '')}/rest/message:send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({ message }),
+      });
+      expect(rest.status, name).toBe(400);
+    }
+    const legacy = await rpc({
+      jsonrpc: '2.0',
+      id: 'v03',
+      method: 'message/send',
+      params: { message: { kind: 'message', messageId: 'm-03', parts: [{ kind: 'text', text: 'x' }] } },
+    });
+    expect(legacy.json.error?.code).toBe(-32602);
+    const after = (await rpc({ jsonrpc: '2.0', id: 'l1', method: 'ListTasks', params: {} }, { 'A2A-Version': '1.0' })).json.result.tasks.length as number;
+    expect(after).toBe(before);
+    const ok = await rpc({ jsonrpc: '2.0', id: 'ok', method: 'SendMessage', params: sendParams('result role kept') });
+    expect(ok.json.error).toBeUndefined();
+  });
+});
+
+/** A streaming JSON-RPC call: the answer's status, content type and the JSON of each `data:` line. */
+async function rpcStream(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; type: string; events: Record<string, any>[] }> {
+  const res = await fetch(running.a2aUrl!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  const events = text
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => JSON.parse(line.slice(5)) as Record<string, any>);
+  return { status: res.status, type: res.headers.get('content-type') ?? '', events };
+}
+
+describe('streaming methods answer with an event stream, errors included (1.0; 0.3 §3.3.1)', () => {
+  it('SubscribeToTask and v0.3 tasks/resubscribe on an unknown task: HTTP 200 text/event-stream carrying the -32001 error', async () => {
+    const current = await rpcStream({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: 'no-such-task' } }, { 'A2A-Version': '1.0' });
+    const legacy = await rpcStream({ jsonrpc: '2.0', id: 'r', method: 'tasks/resubscribe', params: { id: 'no-such-task' } });
+    for (const answer of [current, legacy]) {
+      expect(answer.status).toBe(200);
+      expect(answer.type).toMatch(/^text\/event-stream/);
+      expect(answer.events).toHaveLength(1);
+      expect(answer.events[0]!.error.code).toBe(-32001);
+      expect(answer.events[0]!.error.message).toMatch(/not found/i);
+    }
+    expect(current.events[0]!.id).toBe('s');
+    expect(legacy.events[0]!.id).toBe('r');
+  });
+
+  it('SendStreamingMessage refused by the handler (no role) is an event stream with the -32602 error', async () => {
+    const answer = await rpcStream(
+      { jsonrpc: '2.0', id: 'st', method: 'SendStreamingMessage', params: { message: { messageId: 'm-st', parts: [{ text: 'x' }] } } },
+      { 'A2A-Version': '1.0' },
+    );
+    expect(answer.type).toMatch(/^text\/event-stream/);
+    expect(answer.events.map((event) => event.error?.code)).toEqual([-32602]);
   });
 });
