@@ -65,13 +65,20 @@ server.mount(app);
 if (mainBranch) {
   // The main branch's REST client joins its paths to the interface URL with a leading slash (urljoin(base, "/tasks")),
   // which drops the interface's `/rest`: its REST requests arrive at the root and are passed on to `/rest`.
-  const forward = (c: Context) => {
+  const forward = async (c: Context) => {
     const url = new URL(c.req.url);
     url.pathname = `/rest${url.pathname}`;
     // …and sends no A2A-Version (absent means 0.3, whose REST binding we do not serve); the 1.0-dev branch fixed both.
     const request = new Request(url, c.req.raw);
     if (!request.headers.has('A2A-Version')) request.headers.set('A2A-Version', '1.0');
-    return app.fetch(request);
+    const response = await app.fetch(request);
+    if (response.status < 400 || c.req.raw.body === null) return response;
+    // A refusal that did not read the whole body (413 over the limit) cancels the forwarded body stream, and with it
+    // the client's connection: say so (`Connection: close`) rather than promise a keep-alive the next request would
+    // find closed.
+    const headers = new Headers(response.headers);
+    headers.set('connection', 'close');
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   };
   for (const path of ['/message:send', '/message:stream', '/tasks', '/tasks/*', '/extendedAgentCard']) app.all(path, forward);
 }
