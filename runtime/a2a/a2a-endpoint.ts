@@ -17,7 +17,7 @@ import { mountRestBinding } from './a2a-rest-binding.js';
 import { mountLegacyRestBinding } from './legacy-rest-binding.js';
 import { A2A_LEGACY_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION, A2A_REST_BINDING, cardUrl } from './agent-card.js';
 import { invalidJsonRpcRequest, jsonRpcIdOf } from './json-rpc-request.js';
-import { legacyCardJson } from './legacy-agent-card.js';
+import { cardForAnyVersion, legacyCardJson } from './legacy-agent-card.js';
 import { mountPushJwks, PUSH_JWKS_PATH, withPushSignatureExtension } from './push/push-jwks.js';
 import type { WebhookSigner } from './push/webhook-signer.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
@@ -38,9 +38,10 @@ export interface A2AEndpointOptions {
   maxBodyBytes: number;
   keepAliveMs?: number;
   /**
-   * The card shape for a request without `A2A-Version`: `1.0` (default; what
-   * the 1.0 spec and TCK read) or `0.3` (for fleets of agents on older SDKs,
-   * whose card resolvers send no header). `A2A-Version: 0.3` always gets 0.3.
+   * The card shape for a request without `A2A-Version`: by default the 1.0
+   * card with the 0.3 fields it lacks added (what the official Python server
+   * serves; 0.3 and 1.0 clients both read it), or only `1.0`, or only `0.3`.
+   * `A2A-Version: 1.0` and `0.3` always get their own shape.
    */
   cardDefaultVersion?: '1.0' | '0.3';
   /** Signs the served 1.0 card (JWS `signatures`); the signature covers the card as served, security schemes included. */
@@ -117,7 +118,8 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
     return signed;
   };
   app.get(AGENT_CARD_PATH, async (c) => {
-    const version = requestHeader(c, A2A_VERSION_HEADER) ?? options.cardDefaultVersion ?? '1.0';
+    // No header: the shape A2A_CARD_DEFAULT_VERSION names, or by default the 1.0 card with the 0.3 fields added.
+    const version = requestHeader(c, A2A_VERSION_HEADER) ?? options.cardDefaultVersion;
     const signing = options.guard.signatureRequired
       ? { name: SIGNATURE_SCHEME_NAME, scheme: SIGNATURE_SCHEME, description: SIGNATURE_SCHEME_DESCRIPTION }
       : undefined;
@@ -129,7 +131,11 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       : shaped;
     const unsigned = JSON.stringify(card);
     const legacyShape = version === A2A_LEGACY_PROTOCOL_VERSION && 'preferredTransport' in (card as object);
-    const body = options.cardSigner && !legacyShape ? await signedBody(unsigned) : unsigned;
+    const v1Body = options.cardSigner && !legacyShape ? await signedBody(unsigned) : unsigned;
+    // The 0.3 fields ride outside the signed 1.0 card: a verifier reads the card as a 1.0 AgentCard (unknown fields
+    // dropped) before it canonicalises it.
+    const body =
+      version === undefined ? JSON.stringify(cardForAnyVersion(JSON.parse(v1Body) as Record<string, unknown>, legacyCardJson(options.card, signing))) : v1Body;
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
     const headers = {
       'content-type': 'application/json',

@@ -52,3 +52,35 @@ export function legacyCardJson(
     supportedInterfaces: card.supportedInterfaces,
   };
 }
+
+/**
+ * The card for a request that names no version: the 1.0 card with every 0.3
+ * field it lacks added (`url`, `preferredTransport`, `protocolVersion`,
+ * `additionalInterfaces`, `security`, and the 0.3 keys inside objects and
+ * list items of the same position), as the official Python SDK's server
+ * serves it, so a 0.3 client (which sends no `A2A-Version` and requires
+ * `url`) and a 1.0 client (which reads `supportedInterfaces`, and treats a
+ * card that has them as 1.0) both read it. Fields of the 1.0 card always win.
+ */
+export function cardForAnyVersion(v1: Record<string, unknown>, legacy: Record<string, unknown> | undefined): Record<string, unknown> {
+  return legacy ? addMissing(structuredClone(v1), legacy) : v1;
+}
+
+function addMissing(into: Record<string, unknown>, from: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, value] of Object.entries(from)) {
+    const present = into[key];
+    if (!(key in into)) into[key] = value;
+    else if (isObject(present) && isObject(value)) addMissing(present, value);
+    else if (Array.isArray(present) && Array.isArray(value))
+      for (let i = 0; i < Math.min(present.length, value.length); i++) {
+        const a: unknown = present[i];
+        const b: unknown = value[i];
+        if (isObject(a) && isObject(b)) addMissing(a, b);
+      }
+  }
+  return into;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

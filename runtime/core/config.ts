@@ -169,8 +169,11 @@ export interface AgentConfig extends SessionConfig, A2AConfig {
   chatAnonymousContinuation: boolean;
   /** Hosts (`host` or `host:port`, `*` for any) A2A push-notification webhooks may target (A2A_PUSH_ALLOWED_HOSTS); none by default. */
   a2aPushAllowedHosts: string[];
-  /** The agent-card shape served to a request without A2A-Version (A2A_CARD_DEFAULT_VERSION): `1.0` (default) or `0.3` for older SDKs. */
-  a2aCardDefaultVersion: '1.0' | '0.3';
+  /**
+   * The agent-card shape served to a request without A2A-Version (A2A_CARD_DEFAULT_VERSION): unset (default) the 1.0
+   * card with the 0.3 fields added, which clients of both versions read; `1.0` or `0.3` for that shape alone.
+   */
+  a2aCardDefaultVersion: '1.0' | '0.3' | undefined;
   /** PEM private key that signs the served agent card (A2A_CARD_SIGNING_KEY_FILE), with its JWS kid (A2A_CARD_SIGNING_KEY_ID). */
   a2aCardSigningKeyFile: string | undefined;
   a2aCardSigningKeyId: string | undefined;
@@ -328,7 +331,7 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     chatApiKeys: e.CHAT_API_KEYS ?? [],
     chatAnonymousContinuation: e.CHAT_ANONYMOUS_CONTINUATION ?? false,
     a2aPushAllowedHosts: e.A2A_PUSH_ALLOWED_HOSTS ?? [],
-    a2aCardDefaultVersion: e.A2A_CARD_DEFAULT_VERSION ?? '1.0',
+    a2aCardDefaultVersion: e.A2A_CARD_DEFAULT_VERSION,
     a2aCardSigningKeyFile: e.A2A_CARD_SIGNING_KEY_FILE,
     a2aCardSigningKeyId: e.A2A_CARD_SIGNING_KEY_ID,
     a2aPushSigningKeyFile: e.A2A_PUSH_SIGNING_KEY_FILE,

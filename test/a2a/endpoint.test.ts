@@ -72,7 +72,7 @@ describe('the A2A endpoint, through the official SDK client', () => {
     const res = await fetch(`${running.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('vary')).toBe('A2A-Version');
-    const card = (await res.json()) as { name: string; supportedInterfaces: { url: string; protocolBinding: string }[] };
+    const card = (await res.json()) as { name: string; supportedInterfaces: { url: string; protocolBinding: string }[]; securityRequirements: unknown };
     expect(card.name).toBe('probe');
     const interfaces = [
       { url: rpcUrl, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
@@ -81,9 +81,13 @@ describe('the A2A endpoint, through the official SDK client', () => {
       { url: rpcUrl, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '0.3' },
     ];
     expect(card.supportedInterfaces).toEqual(interfaces);
-    // Without A2A-Version: the 1.0 card (what the 1.0 spec and TCK read), dated for caches.
+    expect(card).not.toHaveProperty('url');
+    // Without A2A-Version: the 1.0 card with the 0.3 fields it lacks (as the Python SDK's server serves it: 1.0
+    // clients read supportedInterfaces, 0.3 clients the url), dated for caches.
     const plain = await fetch(`${running.url}/.well-known/agent-card.json`);
-    expect(((await plain.json()) as { supportedInterfaces: unknown }).supportedInterfaces).toEqual(interfaces);
+    const both = (await plain.json()) as Record<string, unknown>;
+    expect(both.supportedInterfaces).toEqual(interfaces);
+    expect(both).toMatchObject({ protocolVersion: '0.3.0', url: rpcUrl, preferredTransport: 'JSONRPC', securityRequirements: card.securityRequirements });
     expect(Date.parse(plain.headers.get('last-modified') ?? '')).toBeGreaterThan(0);
     const again = await fetch(`${running.url}/.well-known/agent-card.json`, { headers: { 'if-modified-since': plain.headers.get('last-modified')! } });
     expect(again.status).toBe(304);
