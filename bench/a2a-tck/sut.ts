@@ -1,6 +1,6 @@
 /**
  * The A2A TCK's system under test, served by our A2A endpoint: JSON-RPC,
- * HTTP+JSON (REST) and v0.3 JSON-RPC, push notifications, the card, all
+ * HTTP+JSON (REST), gRPC (on the next port) and v0.3 JSON-RPC, push notifications, the card, all
  * through `createA2AServer` (the same guard, stores and sender as an agent),
  * with the TCK's scenario executor behind it. Unsigned calls are accepted
  * (the TCK does not sign) and validation is disabled; push webhooks may
@@ -83,8 +83,14 @@ if (mainBranch) {
   for (const path of ['/message:send', '/message:stream', '/tasks', '/tasks/*', '/extendedAgentCard']) app.all(path, forward);
 }
 const listening = await listen(app, { host: '127.0.0.1', port });
-console.log(`listening ${listening.url}`);
+// The gRPC binding on the next port (as the TCK's reference SUT serves it), A2A_TCK_GRPC_PORT to choose another.
+const grpcListening =
+  mainBranch || v03Branch
+    ? undefined
+    : await server.serveGrpc({ host: '127.0.0.1', port: Number(process.env.A2A_TCK_GRPC_PORT ?? (port === 0 ? 0 : port + 1)) });
+console.log(`listening ${listening.url}${grpcListening ? ` grpc ${grpcListening.url}` : ''}`);
 const stop = async () => {
+  await grpcListening?.close();
   await listening.close();
   await server.close();
   process.exit(0);

@@ -53,6 +53,11 @@ export async function authenticateA2ARequest(c: Context, options: { guard: A2ARe
   }
 }
 
+/** The SDK's user for an admitted caller (the SDK scopes tasks by it). */
+export function callerUser(caller: AdmittedCaller): User {
+  return new AgentUser(caller.agent);
+}
+
 /** The SDK's call context for an admitted request: the caller as user (task scoping), version, extensions, tenant. */
 export function callContext(
   c: Context,
@@ -60,7 +65,7 @@ export function callContext(
   options: { tenant?: string; extensionsHeader?: string; version?: string } = {},
 ): ServerCallContext {
   return new ServerCallContext({
-    user: new AgentUser(caller.agent),
+    user: callerUser(caller),
     requestedVersion: options.version ?? requestHeader(c, A2A_VERSION_HEADER) ?? ABSENT_VERSION,
     requestedExtensions: Extensions.parseServiceParameter(requestHeader(c, options.extensionsHeader ?? 'A2A-Extensions')),
     ...(options.tenant ? { tenant: options.tenant } : {}),

@@ -8,6 +8,7 @@ import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { mountA2AEndpoint } from './a2a-endpoint.js';
+import { startGrpcBinding, type GrpcListening } from './a2a-grpc-binding.js';
 import { signAgentCard } from './card-signing.js';
 import { cardRef, cardUrl, interfacesFor, loadAgentCard } from './agent-card.js';
 import { CheckedRequestHandler } from './checked-request-handler.js';
@@ -28,6 +29,8 @@ import { createValidator } from './validator.js';
 export interface A2AServer {
   /** Adds the card route and the JSON-RPC route to `app`. */
   mount(app: Hono): void;
+  /** Serves the gRPC binding on its own port, behind the same guard, and declares it in the card. */
+  serveGrpc(options: { host: string; port: number }): Promise<GrpcListening>;
   /** Closes the task and nonce stores. */
   close(): Promise<void>;
 }
@@ -117,6 +120,7 @@ export async function createA2AServer(options: {
         ...(pushSigner ? { pushSigner } : {}),
         ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       }),
+    serveGrpc: ({ host, port }) => startGrpcBinding({ card, requestHandler, guard, logger, maxBodyBytes: config.maxBodyBytes, host, port }),
     close: async () => {
       sender.close();
       await Promise.allSettled([tasks.close(), nonces.close()]);

@@ -11,6 +11,7 @@ export const A2A_LEGACY_PROTOCOL_VERSION = '0.3';
 /** The two bindings our endpoint serves: JSON-RPC at the card's URL, HTTP+JSON (REST) under it at `rest`. */
 export const A2A_PROTOCOL_BINDING = 'JSONRPC';
 export const A2A_REST_BINDING = 'HTTP+JSON';
+export const A2A_GRPC_BINDING = 'GRPC';
 
 /**
  * Bare words older cards (and the spec's card files) use for modes, and the

@@ -57,8 +57,13 @@ export class A2ARequestGuard {
     return !this.#options.acceptUnsigned;
   }
 
-  /** Checks the signature of the raw request; resolves to the caller. */
-  async authenticate(request: { method: string; path: string; body: string; header: (name: string) => string | undefined }): Promise<AdmittedCaller> {
+  /** Checks the signature of the raw request (its body as text, or the bytes of a gRPC message); resolves to the caller. */
+  async authenticate(request: {
+    method: string;
+    path: string;
+    body: string | Uint8Array;
+    header: (name: string) => string | undefined;
+  }): Promise<AdmittedCaller> {
     const claimed = request.header(SIGNATURE_HEADERS.agent) ?? 'unknown';
     try {
       const caller = await verifyRequest({
@@ -83,7 +88,8 @@ export class A2ARequestGuard {
             target: this.#options.self.name,
             decision: 'signature_failure',
             reason: `${error.failure}: ${error.message}`,
-            message: request.body,
+            // A gRPC message is bytes: the audit keeps them as base64.
+            message: typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString('base64'),
             checked_by: 'server',
           }),
         );

@@ -41,7 +41,8 @@ export function signingFetch(options: { source: string; target: string; key: Sig
           cause: error,
         });
       }
-      throw new AgentNotReadyError({ url: url.origin, detail, cause: error });
+      const code = error instanceof Error && error.cause instanceof Error ? (error.cause as NodeJS.ErrnoException).code : undefined;
+      throw new AgentNotReadyError({ url: url.origin, detail, cause: error, unreached: code !== undefined && UNREACHED_CODES.has(code) });
     }
     if (response.status === 401 || response.status === 403) {
       const message = await refusalMessage(response);
@@ -51,6 +52,9 @@ export function signingFetch(options: { source: string; target: string; key: Sig
     return response;
   };
 }
+
+/** Socket errors that mean the request never left: nothing reached the agent. */
+export const UNREACHED_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 async function refusalMessage(response: Response): Promise<string> {
   const text = await response.text().catch(() => '');

@@ -1,7 +1,7 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Hono } from 'hono';
 import { createA2AServer } from '../a2a/a2a-server.js';
-import { cardFromConfig, loadAgentCard } from '../a2a/agent-card.js';
+import { A2A_GRPC_BINDING, cardFromConfig, loadAgentCard } from '../a2a/agent-card.js';
 import { AgentCardError } from '../a2a/errors/agent-card-error.js';
 import { loadAgentConfig, type AgentConfig } from '../core/config.js';
 import type { FrameworkAgent } from '../core/framework-agent.js';
@@ -109,6 +109,8 @@ export async function runAgent(core: FrameworkCore, agent: FrameworkAgent, runOp
       opened.push(frontListening);
     }
     if (a2a) fixCardPort(card, mainListening.port, logger);
+    // The gRPC binding on its own port (A2A_GRPC_PORT), declared in the card once it listens.
+    if (a2a && config.a2aGrpcPort !== undefined) opened.push(await a2a.serveGrpc({ host, port: config.a2aGrpcPort }));
     const a2aUrl = a2a ? card.supportedInterfaces[0]?.url : undefined;
     const url = (frontListening ?? mainListening).url;
     logger.info('agent listening', {
@@ -194,6 +196,8 @@ function fixCardPort(card: AgentCard, port: number, logger: Logger): void {
   if (!endpoint || cardPort(card) === port) return;
   const before = endpoint.url;
   for (const served of card.supportedInterfaces) {
+    // A gRPC interface is `host:port` with a port of its own.
+    if (served.protocolBinding === A2A_GRPC_BINDING) continue;
     const url = new URL(served.url);
     url.port = String(port);
     served.url = url.toString();

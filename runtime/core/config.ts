@@ -71,6 +71,7 @@ const EnvSchema = z
     AGENT_HOST: z.string().min(1).optional(),
     AGENT_PORT: port.optional(),
     WEB_INTERFACE_PORT: port.optional(),
+    A2A_GRPC_PORT: ENV_FIELDS.portOrZero.optional(),
     AGENT_CARD: z.string().min(1).optional(),
     MODEL_NAME: z.string().min(1).optional(),
     OLLAMA_HOST: url.optional(),
@@ -86,6 +87,16 @@ const EnvSchema = z
       .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -')
       .optional(),
     A2A_TIMEOUT_MS: positiveInt.optional(),
+    A2A_PREFERRED_TRANSPORTS: z
+      .string()
+      .transform((text) =>
+        text
+          .split(',')
+          .map((name) => name.trim().toUpperCase())
+          .filter((name) => name !== ''),
+      )
+      .pipe(z.array(z.enum(['JSONRPC', 'HTTP+JSON', 'GRPC'], { error: 'must list JSONRPC, HTTP+JSON or GRPC, comma-separated' })))
+      .optional(),
     A2A_DECISIONS: z
       .string()
       .trim()
@@ -155,6 +166,8 @@ export interface AgentConfig extends SessionConfig, A2AConfig {
   host: string;
   agentPort: number;
   webInterfacePort: number | undefined;
+  /** Serve the A2A gRPC binding on this port (A2A_GRPC_PORT; 0 picks a free one); unset, no gRPC. */
+  a2aGrpcPort: number | undefined;
   agentCard: string | undefined;
   modelName: string | undefined;
   ollamaHost: string;
@@ -319,6 +332,7 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     host: e.AGENT_HOST ?? CONFIG_DEFAULTS.host,
     agentPort: e.AGENT_PORT ?? CONFIG_DEFAULTS.agentPort,
     webInterfacePort: e.WEB_INTERFACE_PORT,
+    a2aGrpcPort: e.A2A_GRPC_PORT,
     agentCard: e.AGENT_CARD,
     modelName: e.MODEL_NAME ?? llmConfig?.model,
     ollamaHost,
@@ -354,6 +368,11 @@ export interface A2AConfig {
   /** How long to wait for the Guardian or policy engine (A2A_TIMEOUT_MS, default 2000). */
   a2aTimeoutMs: number;
   /**
+   * The bindings this agent calls peers over, most preferred first (A2A_PREFERRED_TRANSPORTS, e.g. `GRPC,JSONRPC`);
+   * after them, the peer's own order. Empty (default): the peer's order.
+   */
+  a2aPreferredTransports: ('JSONRPC' | 'HTTP+JSON' | 'GRPC')[];
+  /**
    * Where calls are decided (A2A_DECISIONS): `guardian` (default) asks the
    * Guardian per call; `local` evaluates its signed policy bundle in process
    * and ships the decisions to it.
@@ -373,6 +392,7 @@ const A2AEnvSchema = EnvSchema.pick({
   A2A_ACCEPT_UNSIGNED: true,
   A2A_KEY_ID: true,
   A2A_TIMEOUT_MS: true,
+  A2A_PREFERRED_TRANSPORTS: true,
   A2A_DECISIONS: true,
   A2A_BUNDLE_REFRESH_MS: true,
   A2A_BUNDLE_MAX_AGE_MS: true,
@@ -387,6 +407,7 @@ function resolveA2AConfig(e: z.output<typeof A2AEnvSchema>): A2AConfig {
     a2aAcceptUnsigned: e.A2A_ACCEPT_UNSIGNED ?? false,
     a2aKeyId: e.A2A_KEY_ID,
     a2aTimeoutMs: e.A2A_TIMEOUT_MS ?? CONFIG_DEFAULTS.a2aTimeoutMs,
+    a2aPreferredTransports: e.A2A_PREFERRED_TRANSPORTS ?? [],
     a2aDecisions: e.A2A_DECISIONS ?? 'guardian',
     a2aBundleRefreshMs: e.A2A_BUNDLE_REFRESH_MS ?? 2_000,
     a2aBundleMaxAgeMs: e.A2A_BUNDLE_MAX_AGE_MS ?? 60_000,

@@ -6,8 +6,10 @@ import { FrameworkError } from '../framework-error.js';
  */
 export class AgentNotReadyError extends FrameworkError {
   readonly url: string;
+  /** True when nothing reached the agent (the connection was refused or never made): a retry cannot run anything twice. */
+  readonly unreached: boolean;
 
-  constructor(options: { url: string; detail?: string; cause?: unknown; lostAgent?: string }) {
+  constructor(options: { url: string; detail?: string; cause?: unknown; lostAgent?: string; unreached?: boolean }) {
     const detail = options.detail ? ` (${options.detail})` : '';
     super({
       code: 'agent_not_ready',
@@ -18,5 +20,6 @@ export class AgentNotReadyError extends FrameworkError {
       cause: options.cause,
     });
     this.url = options.url;
+    this.unreached = options.unreached ?? false;
   }
 }

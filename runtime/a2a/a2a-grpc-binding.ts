@@ -1,0 +1,171 @@
+import type { AgentCard, SendMessageRequest } from '@a2a-js/sdk';
+import { A2AError } from '@a2a-js/sdk/errors';
+import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import * as grpc from '@grpc/grpc-js';
+import { FrameworkError } from '../core/framework-error.js';
+import { errorFields, type Logger } from '../core/logger.js';
+import { callerUser } from './a2a-admission.js';
+import { A2A_GRPC_BINDING, A2A_PROTOCOL_VERSION, cardUrl } from './agent-card.js';
+import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
+
+export interface GrpcBindingOptions {
+  card: AgentCard;
+  requestHandler: A2ARequestHandler;
+  /** The same signature and policy checks as the HTTP bindings. */
+  guard: A2ARequestGuard;
+  logger: Logger;
+  /** Largest request message accepted, in bytes (the HTTP bindings' body limit). */
+  maxBodyBytes: number;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+}
+
+export interface GrpcListening {
+  readonly port: number;
+  /** The interface URL the card declares: `host:port`, the target a gRPC client dials. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+type Method = keyof typeof A2AService;
+
+/** Methods whose request carries a message: the policy reads its text, as on the HTTP bindings. */
+const SEND_METHODS: ReadonlySet<Method> = new Set(['sendMessage', 'sendStreamingMessage']);
+
+/**
+ * The A2A 1.0 gRPC binding (`lf.a2a.v1.A2AService`, the official SDK's
+ * service implementation) on its own HTTP/2 port, behind the same guard as
+ * JSON-RPC and HTTP+JSON: every call is signed with the FW1-HMAC-SHA256
+ * scheme, its headers sent as gRPC metadata (`x-framework-agent`, …), the
+ * canonical request being method `POST`, the RPC's path
+ * (`/lf.a2a.v1.A2AService/SendMessage`) and the SHA-256 of the request
+ * message's exact bytes; then the access policy is asked about the message
+ * text (sends) or the method name (everything else), as on the other
+ * bindings. A refused signature is UNAUTHENTICATED, a denial
+ * PERMISSION_DENIED; nothing reaches the SDK before both passed. The card
+ * gains a `GRPC` interface at `host:port`.
+ */
+export async function startGrpcBinding(options: GrpcBindingOptions): Promise<GrpcListening> {
+  // The exact bytes of each request message, for its signature: the service's deserializers keep them.
+  const rawBytes = new WeakMap<object, Buffer>();
+  const callers = new WeakMap<object, AdmittedCaller>();
+  const definition: Record<string, grpc.MethodDefinition<object, unknown>> = {};
+  for (const [name, method] of Object.entries(A2AService) as [Method, grpc.MethodDefinition<object, unknown>][]) {
+    definition[name] = {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        const request = method.requestDeserialize(bytes);
+        rawBytes.set(request, bytes);
+        return request;
+      },
+    };
+  }
+  const sdk = grpcService({
+    requestHandler: options.requestHandler,
+    userBuilder: (call) => {
+      const caller = callers.get(call);
+      // The guard ran first on every call; a call without a caller never reaches here.
+      if (!caller) return Promise.reject(new Error('A2A gRPC call reached the SDK without passing the guard.'));
+      return Promise.resolve(callerUser(caller));
+    },
+  }) as unknown as Record<Method, (...args: unknown[]) => unknown>;
+
+  const admit = async (name: Method, call: grpc.ServerUnaryCall<object, unknown> | grpc.ServerWritableStream<object, unknown>): Promise<void> => {
+    const body = rawBytes.get(call.request) ?? Buffer.alloc(0);
+    const caller = await options.guard.authenticate({
+      method: 'POST',
+      path: A2AService[name].path,
+      body,
+      header: (header) => {
+        const [value] = call.metadata.get(header);
+        return value === undefined ? undefined : value.toString();
+      },
+    });
+    await options.guard.authorize(caller, SEND_METHODS.has(name) ? messageText(call.request as SendMessageRequest) : methodName(name));
+    callers.set(call, caller);
+  };
+
+  const implementation: grpc.UntypedServiceImplementation = {};
+  for (const [name, method] of Object.entries(A2AService) as [Method, grpc.MethodDefinition<object, unknown>][]) {
+    implementation[name] = method.responseStream
+      ? (call: grpc.ServerWritableStream<object, unknown>) => {
+          admit(name, call).then(
+            () => sdk[name](call),
+            (error: unknown) => {
+              call.emit('error', refusal(error, options.logger));
+            },
+          );
+        }
+      : (call: grpc.ServerUnaryCall<object, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+          admit(name, call).then(
+            () => sdk[name](call, callback),
+            (error: unknown) => callback(refusal(error, options.logger), null),
+          );
+        };
+  }
+
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': options.maxBodyBytes,
+    // Idle connections are closed, as on the HTTP port.
+    'grpc.max_connection_idle_ms': 300_000,
+  });
+  server.addService(definition as grpc.ServiceDefinition, implementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(
+      `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`,
+      grpc.ServerCredentials.createInsecure(),
+      (error, bound) => (error ? reject(error) : resolve(bound)),
+    ),
+  );
+  const url = `${new URL(cardUrl(options.card)).hostname}:${port}`;
+  options.card.supportedInterfaces.push({ url, protocolBinding: A2A_GRPC_BINDING, tenant: '', protocolVersion: A2A_PROTOCOL_VERSION });
+  return {
+    port,
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.forceShutdown(), 5_000);
+        timer.unref();
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}
+
+/** The 1.0 method name of a service method (`sendMessage` → `SendMessage`), what the policy sees for a non-send call. */
+function methodName(name: Method): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** What the policy sees of a send: the message's text parts, or its data parts as JSON, one per line (as on HTTP). */
+function messageText(request: SendMessageRequest): string {
+  const texts: string[] = [];
+  for (const part of request.message?.parts ?? []) {
+    if (part.content?.$case === 'text') texts.push(part.content.value);
+    else if (part.content?.$case === 'data') texts.push(JSON.stringify(part.content.value));
+  }
+  return texts.join('\n');
+}
+
+/** The gRPC status of a refusal before the SDK: a bad signature, a denial, or (logged) anything else. */
+function refusal(error: unknown, logger: Logger): Partial<grpc.StatusObject> {
+  if (FrameworkError.isInstance(error)) {
+    const code =
+      error.code === 'signature_invalid'
+        ? grpc.status.UNAUTHENTICATED
+        : error.code === 'permission_denied'
+          ? grpc.status.PERMISSION_DENIED
+          : error.code === 'policy_unavailable' || error.code === 'store_unavailable'
+            ? grpc.status.UNAVAILABLE
+            : grpc.status.INTERNAL;
+    if (code === grpc.status.INTERNAL) logger.error('A2A gRPC call failed before the handler', errorFields(error));
+    return { code, details: error.message };
+  }
+  if (error instanceof A2AError) return { code: grpc.status.INVALID_ARGUMENT, details: error.message };
+  logger.error('A2A gRPC call failed before the handler', errorFields(error));
+  return { code: grpc.status.INTERNAL, details: 'Internal error.' };
+}
