@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { AgentResponse } from '../core/agent-response.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import type { LlmConfig } from '../core/llm-config.js';
@@ -77,6 +78,7 @@ const TEXT = {
   again: 'A tool call is still waiting for your approval.',
   expired: 'That approval request expired, so the call did not run. Ask again if you still want it.',
   decided: 'That tool call is no longer waiting for a decision (it was decided, or replaced). Nothing else ran.',
+  notTheCallShown: 'the call waiting is not the one you were asked about (its tool or arguments differ), so nothing ran',
   noConversation: "it needs a person's approval, and this request has no conversation to ask in (start a session: POST /session/start)",
 };
 
@@ -101,8 +103,10 @@ function compact(value: unknown, max = 200): string {
  * - needs approval: the task stops with `input_required` (action type
  *   `tool_approval`, data `{approval_id, tool, arguments, reasons}`); the
  *   conversation's next reply decides it ("yes", "no", in English or Spanish,
- *   or `TOOL_APPROVE <id>` / `TOOL_REJECT <id>`): approved, the call runs and
- *   the model goes on; refused, the model is told the person declined. An
+ *   or `TOOL_APPROVE <id>` / `TOOL_REJECT <id>`): approved, the call is
+ *   decided again with the policy in force (a deny, a rate limit included,
+ *   then wins and the person is told why) and runs, exactly the tool and
+ *   arguments shown, and the model goes on; refused, the model is told the person declined. An
  *   approval is claimed atomically in the session store (once, even when two
  *   replicas receive it at the same instant) and expires (`approvalTtlMs`).
  *
@@ -207,6 +211,20 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
       };
     }
 
+    /**
+     * Why an approved call must still not run, or undefined when it may: the
+     * call waiting is not the one the person was shown (an approval binds the
+     * tool and its exact arguments), or the policy in force now denies it
+     * (decided again at the moment of approval: a policy tightened, or a rate
+     * limit reached, while the call waited wins over the approval).
+     */
+    async function refusalAtApproval(pending: PendingToolApproval, call: ParsedToolCall['call']): Promise<string | undefined> {
+      if (call.name !== pending.tool || !isDeepStrictEqual(call.arguments, pending.arguments)) return TEXT.notTheCallShown;
+      if (!options.gate) return undefined;
+      const decision = await options.gate.decide({ id: call.id, name: call.name, arguments: call.arguments }, { contextId: conversation, signal });
+      return decision.action === 'deny' ? `the policy in force now refuses it: ${decision.reasons.join('; ')}` : undefined;
+    }
+
     let pendingPrompt = text;
     if (conversation) {
       const session = await agent.getSessionContext(conversation);
@@ -243,7 +261,13 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
           const state = pending.state as unknown as PausedToolLoop;
           const call = (state.pending[0] as ParsedToolCall).call;
           let content: string;
-          if (reply.decision === 'approve') {
+          const refusal = reply.decision === 'approve' ? await refusalAtApproval(pending, call) : undefined;
+          if (refusal !== undefined) {
+            yield AgentResponse.status(`Approved, but ${call.name} did not run: ${refusal}`, {
+              data: { tool: call.name, arguments: call.arguments, approved: true, refused: [refusal] },
+            });
+            content = JSON.stringify({ error: `the person approved, but the call did not run: ${refusal}` });
+          } else if (reply.decision === 'approve') {
             yield AgentResponse.status(`Approved: calling tool ${call.name}(${compact(call.arguments)})…`, {
               data: { tool: call.name, arguments: call.arguments, approved: true },
             });

@@ -1,0 +1,78 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runAgent, type RunningAgent } from '../../runtime/agent/run-agent.js';
+import { createTraderAgent } from '../../runtime/examples/trader-agent.js';
+import { startGuardian, type RunningGuardian } from '../../runtime/guardian/start-guardian.js';
+import { startPolicyServer, type RunningPolicyServer } from '../../runtime/policy/server/start-policy-server.js';
+import { POLICIES_DIR } from '../guardian/stack.js';
+import { ask, startSession, texts, type Turn } from '../planning/planner-support.js';
+
+// Issue 33, time: a call waiting for approval was approved after the policy
+// had been tightened to deny it, and it ran: the decision taken when the
+// call was asked was trusted at the moment of approval. An approval is now
+// decided again with the policy in force; a deny (a rate limit too) wins,
+// and the person is told why.
+
+let policy: RunningPolicyServer;
+let guardian: RunningGuardian;
+let trader: RunningAgent;
+
+/** Adds a module to the running policy engine (OPA's PUT /v1/policies), as an operator tightening the policy does. */
+async function putPolicy(id: string, source: string): Promise<void> {
+  const response = await fetch(`${policy.url}/v1/policies/${id}`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: source });
+  expect(response.status).toBe(200);
+}
+
+beforeAll(async () => {
+  policy = await startPolicyServer({ dir: POLICIES_DIR, port: 0, host: '127.0.0.1', watch: false, allowWrites: true });
+  guardian = await startGuardian({ port: 0, opaUrl: policy.url });
+  const { core, agent } = createTraderAgent({ env: { LOG_LEVEL: 'error', GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict' } });
+  trader = await runAgent(core, agent, { port: 0, a2a: false, env: { LOG_LEVEL: 'error' } });
+});
+
+afterEach(async () => {
+  for (const id of ['halt.rego', 'rate.rego']) await fetch(`${policy.url}/v1/policies/${id}`, { method: 'DELETE' });
+});
+
+afterAll(async () => {
+  await trader?.close();
+  await guardian?.close();
+  await policy?.close();
+});
+
+const answer = (turn: Turn) => texts(turn, 'text').join('\n');
+
+describe('an approval is decided again with the policy in force (issue 33)', () => {
+  it('refuses an approved call that the policy, tightened while it waited, now denies, and says why', async () => {
+    const token = await startSession(trader);
+    const asked = await ask(trader, 'buy 10000 of ACME', token);
+    expect(asked.events.at(-1)?.event).toBe('input_required');
+    await putPolicy('halt.rego', 'package trading\n\nimport rego.v1\n\ndeny contains "trading is halted by the operator" if input.action == "place_trade"\n');
+    const approved = await ask(trader, 'yes, go ahead', token);
+    expect(answer(approved)).not.toMatch(/Placed order/);
+    expect(texts(approved, 'status')).toContain('Approved, but place_trade did not run: the policy in force now refuses it: trading is halted by the operator');
+    expect(answer(approved)).toContain('trading is halted by the operator');
+    // Nothing is left waiting: another "yes" places nothing either.
+    expect(answer(await ask(trader, 'yes', token))).not.toMatch(/Placed order/);
+  });
+
+  it('refuses an approved call when a rate limit is reached while it waited', async () => {
+    const token = await startSession(trader);
+    expect((await ask(trader, 'buy 12000 of ACME', token)).events.at(-1)?.event).toBe('input_required');
+    // Stands for a burst of calls while the person reads the question: at most one gated call a minute.
+    await putPolicy(
+      'rate.rego',
+      'package trading\n\nimport rego.v1\n\ndeny contains "rate limit: one trade a minute" if input.metadata.requests_last_minute > 1\n',
+    );
+    const approved = await ask(trader, 'yes', token);
+    expect(answer(approved)).not.toMatch(/Placed order/);
+    expect(texts(approved, 'status').join('\n')).toContain('the policy in force now refuses it: rate limit: one trade a minute');
+  });
+
+  it('still runs an approved call the policy in force allows (or still asks about), exactly as shown', async () => {
+    const token = await startSession(trader);
+    const asked = await ask(trader, 'buy 11000 of ACME', token);
+    expect(asked.events.at(-1)?.data.data).toMatchObject({ tool: 'place_trade', arguments: { symbol: 'ACME', amount: 11000 } });
+    const approved = await ask(trader, 'yes', token);
+    expect(answer(approved)).toMatch(/Placed order-\d+: 11000 USD of ACME\./);
+  });
+});
