@@ -146,6 +146,7 @@ function frontDoor(options: Assembly, config: AgentConfig, sessions: SessionStor
         sessionStartsPerMinute: config.sessionStartsPerMinute,
         chatApiKeys: config.chatApiKeys,
         chatAnonymousContinuation: config.chatAnonymousContinuation,
+        chatPerUserKeys: config.chatPerUserKeys,
       });
 }
 

@@ -78,6 +78,7 @@ const TEXT = {
   again: 'A tool call is still waiting for your approval.',
   expired: 'That approval request expired, so the call did not run. Ask again if you still want it.',
   decided: 'That tool call is no longer waiting for a decision (it was decided, or replaced). Nothing else ran.',
+  approvalsOff: 'Nothing ran: no approval can be given here',
   notTheCallShown: 'the call waiting is not the one you were asked about (its tool or arguments differ), so nothing ran',
   noConversation: "it needs a person's approval, and this request has no conversation to ask in (start a session: POST /session/start)",
 };
@@ -120,7 +121,7 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
   const ttl = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
   const taskName = options.taskName ?? 'route_to_task';
 
-  core.task({ name: taskName, taskId: taskName }, async function* ({ query, contextId, oneShot, agent, signal }) {
+  core.task({ name: taskName, taskId: taskName }, async function* ({ query, contextId, oneShot, approvalsOff, agent, signal }) {
     const { text } = parseTaskInput(query);
     const conversation = contextId && !oneShot ? contextId : undefined;
     const update = (patch: Readonly<Record<string, unknown>>) => (conversation ? agent.updateSessionContext(conversation, patch) : Promise.resolve());
@@ -194,8 +195,10 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
           const decision = options.gate
             ? await options.gate.decide({ id: context.toolCallId, name: tool.name, arguments: args }, { contextId, signal: abort })
             : undefined;
-          if (decision?.action === 'deny' || (decision?.action === 'require_approval' && contextId === undefined)) {
-            const reasons = decision.action === 'deny' ? decision.reasons : [...decision.reasons, TEXT.noConversation];
+          const cannotAsk =
+            contextId === undefined ? TEXT.noConversation : approvalsOff === undefined ? undefined : `it needs a person's approval: ${approvalsOff}`;
+          if (decision?.action === 'deny' || (decision?.action === 'require_approval' && cannotAsk !== undefined)) {
+            const reasons = decision.action === 'deny' ? decision.reasons : [...decision.reasons, cannotAsk as string];
             queue.push(
               AgentResponse.status(`Tool ${tool.name} refused: ${reasons.join('; ')}`, { data: { tool: tool.name, arguments: args, refused: reasons } }),
             );
@@ -247,6 +250,10 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
               actionType: TOOL_APPROVAL,
               data: { approval_id: pending.approval_id, tool: pending.tool, arguments: pending.arguments, reasons: pending.reasons },
             });
+            return;
+          }
+          if (approvalsOff !== undefined && reply.decision === 'approve') {
+            yield AgentResponse.text(`${TEXT.approvalsOff}: ${approvalsOff}`);
             return;
           }
           if (
