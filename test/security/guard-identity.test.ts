@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent, type RunningAgent } from '../../runtime/agent/run-agent.js';
+import { FrameworkAgent } from '../../runtime/core/framework-agent.js';
+import { FrameworkCore } from '../../runtime/core/framework-core.js';
 import { createTraderAgent } from '../../runtime/examples/trader-agent.js';
+import { literalPlan } from '../../runtime/planning/literal-plan.js';
+import { registerPlannerTask } from '../../runtime/planning/planner-task.js';
 import { startStack } from '../guardian/stack.js';
 
 // Issue 33, identity in chat-UI mode: with one shared CHAT_API_KEY and no
@@ -16,14 +20,16 @@ const KEY = 'shared-open-webui-key-0123456789';
 let stack: Awaited<ReturnType<typeof startStack>>;
 let shared: RunningAgent; // one key, users not told apart
 let perUser: RunningAgent; // CHAT_PER_USER_KEYS: each key is one person
+let planner: RunningAgent; // a planner behind the same shared key
+const executed: string[] = [];
 
 type Message = { role: 'user' | 'assistant'; content: string };
 
-async function chat(agent: RunningAgent, messages: Message[], headers: Record<string, string> = {}): Promise<string> {
+async function chat(agent: RunningAgent, messages: Message[], headers: Record<string, string> = {}, model = 'trader'): Promise<string> {
   const response = await fetch(`${agent.url}/api/chat`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}`, ...headers },
-    body: JSON.stringify({ model: 'trader', messages, stream: false }),
+    body: JSON.stringify({ model, messages, stream: false }),
   });
   expect(response.status).toBe(200);
   return String(((await response.json()) as { message: { content: string } }).message.content);
@@ -49,10 +55,20 @@ beforeAll(async () => {
     return runAgent(core, agent, { port: 0, a2a: false, chatCompat: true, env: { LOG_LEVEL: 'error', CHAT_API_KEYS: KEY, ...env } });
   };
   [shared, perUser] = await Promise.all([start({}), start({ CHAT_PER_USER_KEYS: 'true' })]);
+  const core = new FrameworkCore();
+  registerPlannerTask(core, {
+    plan: async ({ query }) => literalPlan(query),
+    executeAction: async ({ action }) => {
+      executed.push(action);
+      return { outcome: `Done: ${action}` };
+    },
+  });
+  const agent = new FrameworkAgent({ agentName: 'planner', description: 'test planner' });
+  planner = await runAgent(core, agent, { port: 0, a2a: false, chatCompat: true, env: { LOG_LEVEL: 'error', CHAT_API_KEYS: KEY } });
 });
 
 afterAll(async () => {
-  await Promise.all([shared?.close(), perUser?.close()]);
+  await Promise.all([shared?.close(), perUser?.close(), planner?.close()]);
   await stack?.close();
 });
 
@@ -90,5 +106,18 @@ describe('approvals in chat-UI mode are bound to who can approve (issue 33)', ()
     expect(asked).toContain('Approval needed: the agent wants to call place_trade');
     const own = await chat(perUser, [...first, { role: 'assistant', content: asked }, { role: 'user', content: 'yes' }]);
     expect(own).toMatch(/Placed order-\d+: 15000 USD of ACME\./);
+  });
+
+  it('a plan waiting in a chat whose callers cannot be told apart is not run by a "yes"; with user headers it is', async () => {
+    const talk = async (headers: Record<string, string>) => {
+      const first = [{ role: 'user' as const, content: 'water the plants then feed the cat' }];
+      const proposed = await chat(planner, first, headers, 'planner');
+      return chat(planner, [...first, { role: 'assistant', content: proposed }, { role: 'user', content: 'yes' }], headers, 'planner');
+    };
+    const refused = await talk({});
+    expect(executed).toEqual([]);
+    expect(refused).toContain('Nothing was executed: no plan can be approved here, because this chat cannot tell its users apart');
+    await talk({ 'X-OpenWebUI-User-Id': 'user-9' });
+    expect(executed.length).toBeGreaterThan(0);
   });
 });
