@@ -113,8 +113,8 @@ function unreadableInput(args: unknown, amount: unknown, amountPath: string): st
  * not a decision, is decided by the mode, exactly as for A2A calls (`strict`
  * denies, `permissive` allows, `disabled` never asks). A call whose input
  * the policy could not read exactly (a number that is not finite, an amount
- * that is not a number) is denied in every mode, never sent with the field
- * left out.
+ * that is not a number) is denied, in `permissive` mode too, never sent with
+ * the field left out.
  *
  * @example
  * const gate = new ToolGate({ guardianUrl: 'http://127.0.0.1:8090', mode: 'strict', agent: { name: 'trader' }, policies: { place_trade: 'trading' } });
@@ -142,12 +142,12 @@ export class ToolGate {
   async decide(call: GatedToolCall, options: { contextId?: string | undefined; signal?: AbortSignal } = {}): Promise<ToolDecision> {
     const pkg = this.packageOf(call.name);
     if (pkg === undefined) return { action: 'allow', reasons: [], decidedBy: 'ungated' };
+    const { mode, guardianUrl } = this.#options;
+    if (mode === 'disabled') return this.#audit(call, { action: 'allow', reasons: ['validation disabled: the Guardian was not asked'], decidedBy: 'mode' });
     const amountPath = this.#options.amountPaths?.[call.name] ?? this.#options.amountPaths?.['*'] ?? 'amount';
     const amount = valueAt(call.arguments, amountPath);
     const unreadable = unreadableInput(call.arguments, amount, amountPath);
     if (unreadable !== undefined) return this.#audit(call, { action: 'deny', reasons: [unreadable], decidedBy: 'unreadable' });
-    const { mode, guardianUrl } = this.#options;
-    if (mode === 'disabled') return this.#audit(call, { action: 'allow', reasons: ['validation disabled: the Guardian was not asked'], decidedBy: 'mode' });
     const now = this.#now();
     while (this.#recent.length > 0 && (this.#recent[0] as number) <= now - WINDOW_MS) this.#recent.shift();
     this.#recent.push(now);
