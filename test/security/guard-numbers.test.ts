@@ -5,7 +5,8 @@ import { createTraderAgent, traderTools } from '../../runtime/examples/trader-ag
 import type { ChatRequest, ChatResult, LanguageModel } from '../../runtime/llm/language-model.js';
 import { registerToolAgentTask } from '../../runtime/tools/tool-agent.js';
 import { ToolGate } from '../../runtime/tools/tool-gate.js';
-import { post, startStack, validationInput } from '../guardian/stack.js';
+import { startPolicyServer } from '../../runtime/policy/server/start-policy-server.js';
+import { POLICIES_DIR, post, startStack, validationInput } from '../guardian/stack.js';
 import { ask, startSession, texts, type Turn } from '../planning/planner-support.js';
 
 // Issue 33, numbers: `buy 1<400 zeros> of ACME` (or a model answering a tool
@@ -124,5 +125,17 @@ describe('numbers that reach a policy (issue 33)', () => {
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ result: ['amount 1e400 is at or above the limit of 50000'] });
+  });
+
+  it('the policy server refuses with a 400, rather than fail with a 500, data holding 1e400', async () => {
+    const writable = await startPolicyServer({ dir: POLICIES_DIR, port: 0, host: '127.0.0.1', watch: false, allowWrites: true });
+    try {
+      const put = await fetch(`${writable.url}/v1/data/limits`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"max": 1e400}' });
+      expect(put.status).toBe(400);
+      expect(await put.json()).toMatchObject({ code: 'invalid_parameter', message: expect.stringContaining('at max') });
+      expect(await (await fetch(`${writable.url}/v1/data/limits`)).json()).toEqual({});
+    } finally {
+      await writable.close();
+    }
   });
 });
