@@ -3,8 +3,9 @@
  * never reach a policy as a missing field. Tries `buy 1<400 zeros> of ACME`
  * on the trader, a model answering a tool call with `"amount": 1e400` (a
  * scripted Ollama server in this process stands for the model), and 1e400
- * (or no amount at all) sent straight to the Guardian, the policy server and
- * the A2A validation route. Refused: no order placed, a 400, or a deny.
+ * (or no amount at all) sent straight to the Guardian, the policy server
+ * (as input and as data) and the A2A validation route. Refused: no order
+ * placed, a 400, or a deny.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,7 +46,7 @@ export const numbersAttacks: GuardAttackClass = {
   async run(): Promise<GuardAttackResult> {
     const tally = attackTally();
     const model = await startHostileModel();
-    const stack = await startTraderStack();
+    const stack = await startTraderStack({ allowWrites: true });
     const modelStack = await startTraderStack({ traderEnv: { MODEL_NAME: 'hostile', OLLAMA_HOST: model.url } });
     try {
       const token = await startSession(stack.trader.url);
@@ -79,6 +80,13 @@ export const numbersAttacks: GuardAttackClass = {
         direct.status === 400 || denied.some((reason) => reason.includes('1e400')),
         `the policy server did not deny amount 1e400 with the exact number: ${JSON.stringify(denied)}`,
       );
+
+      const write = await fetch(`${stack.policy.url}/v1/data/limits`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: '{"max":1e400}',
+      });
+      tally.check(write.status === 400, `the policy server answered data holding 1e400 with HTTP ${write.status}, not a clear 400`);
 
       const a2a = await postRaw(
         `${stack.guardian.url}/v1/a2a/validate`,
