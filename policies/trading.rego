@@ -21,15 +21,33 @@ allow if {
 	not require_approval
 }
 
+# Amounts must stay below max_amount: max_amount itself is refused.
 deny contains msg if {
 	input.amount >= max_amount
-	msg := sprintf("amount %v exceeds the maximum of %v", [input.amount, max_amount])
+	msg := sprintf("amount %v is at or above the limit of %v", [input.amount, max_amount])
 }
 
 deny contains msg if {
 	input.metadata.requests_last_minute > max_requests_per_minute
 	msg := sprintf("rate limit exceeded: %v requests in the last minute (at most %v)", [input.metadata.requests_last_minute, max_requests_per_minute])
 }
+
+# What the policy cannot judge, it denies: a trade with no amount (or one
+# that is not a number), and a call that does not say how many came in the
+# last minute. (A helper rule, not `not is_number(input.amount)`: with the key
+# absent that call is undefined and its negation never holds, in OPA too.)
+deny contains "a trade needs an amount that is a number, and this one has none" if {
+	input.action in trade_actions
+	not amount_is_number
+}
+
+deny contains "the rate cannot be judged: metadata.requests_last_minute is missing or not a number" if {
+	not rate_is_number
+}
+
+amount_is_number if is_number(input.amount)
+
+rate_is_number if is_number(input.metadata.requests_last_minute)
 
 # The actions that are trades: the spec's "trade", and the trader example's
 # tool call "place_trade" (action = the tool's name).

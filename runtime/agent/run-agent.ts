@@ -148,6 +148,7 @@ function frontDoor(options: Assembly, config: AgentConfig, sessions: SessionStor
         sessionStartsPerMinute: config.sessionStartsPerMinute,
         chatApiKeys: config.chatApiKeys,
         chatAnonymousContinuation: config.chatAnonymousContinuation,
+        chatPerUserKeys: config.chatPerUserKeys,
       });
 }
 

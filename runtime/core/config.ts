@@ -130,6 +130,7 @@ const EnvSchema = z
       )
       .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters'))),
     CHAT_ANONYMOUS_CONTINUATION: bool.optional(),
+    CHAT_PER_USER_KEYS: bool.optional(),
     A2A_CARD_SIGNING_KEY_FILE: z.string().min(1).optional(),
     A2A_CARD_SIGNING_KEY_ID: z
       .string()
@@ -180,6 +181,8 @@ export interface AgentConfig extends SessionConfig, A2AConfig {
   chatApiKeys: string[];
   /** Let callers without identity continue a conversation by its history (CHAT_ANONYMOUS_CONTINUATION; unsafe with more than one user). */
   chatAnonymousContinuation: boolean;
+  /** Every key of CHAT_API_KEYS belongs to one person (CHAT_PER_USER_KEYS), so a key tells callers apart and approvals can be asked in the chat. */
+  chatPerUserKeys: boolean;
   /** Hosts (`host` or `host:port`, `*` for any) A2A push-notification webhooks may target (A2A_PUSH_ALLOWED_HOSTS); none by default. */
   a2aPushAllowedHosts: string[];
   /**
@@ -344,6 +347,7 @@ export function loadAgentConfig(options: { env?: Env; overrides?: Env } = {}): A
     maxBodyBytes: e.MAX_BODY_BYTES ?? CONFIG_DEFAULTS.maxBodyBytes,
     chatApiKeys: e.CHAT_API_KEYS ?? [],
     chatAnonymousContinuation: e.CHAT_ANONYMOUS_CONTINUATION ?? false,
+    chatPerUserKeys: e.CHAT_PER_USER_KEYS ?? false,
     a2aPushAllowedHosts: e.A2A_PUSH_ALLOWED_HOSTS ?? [],
     a2aCardDefaultVersion: e.A2A_CARD_DEFAULT_VERSION,
     a2aCardSigningKeyFile: e.A2A_CARD_SIGNING_KEY_FILE,

@@ -31,6 +31,13 @@ export interface TaskContext {
    * back, so a task should not wait for a reply.
    */
   oneShot: boolean;
+  /**
+   * Why no one can approve anything in this conversation, when that is so:
+   * the transport cannot tell its callers apart (a chat interface sharing one
+   * API key without forwarded user headers), so a reply could come from
+   * anyone. A task then refuses what needs a person's approval, with this text.
+   */
+  approvalsOff?: string | undefined;
   signal: AbortSignal;
   agent: FrameworkCore;
 }
@@ -57,6 +64,8 @@ export interface ExecuteTaskOptions {
   contextId?: string;
   /** The conversation ends with this request (see `TaskContext.oneShot`); default false. */
   oneShot?: boolean;
+  /** Why no approval can be given in this conversation (see `TaskContext.approvalsOff`). */
+  approvalsOff?: string;
   signal?: AbortSignal;
 }
 
@@ -176,7 +185,14 @@ export class FrameworkCore {
     if (!entry) throw new UnknownTaskError({ task: name, registered: [...this.#tasks.keys()] });
     const signal = options.signal ?? neverAborted();
     if (signal.aborted) throw new AbortedError({ cause: signal.reason });
-    const responses = entry.fn({ query: options.query, contextId: options.contextId, oneShot: options.oneShot ?? false, signal, agent: this });
+    const responses = entry.fn({
+      query: options.query,
+      contextId: options.contextId,
+      oneShot: options.oneShot ?? false,
+      ...(options.approvalsOff === undefined ? {} : { approvalsOff: options.approvalsOff }),
+      signal,
+      agent: this,
+    });
     const iterator = responses[Symbol.asyncIterator]();
     // One abort listener for the whole run (not one per event): each step of
     // the task races this promise, so an abort ends the wait even when the

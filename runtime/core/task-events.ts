@@ -13,6 +13,8 @@ export interface TaskRunRequest {
   contextId: string;
   /** The conversation ends with this request (anonymous or minimal front door). */
   oneShot?: boolean;
+  /** Why no approval can be given in this conversation (see `TaskContext.approvalsOff`). */
+  approvalsOff?: string;
   signal: AbortSignal;
   logger: Logger;
   /** Task to run; the core's entry task (`route_to_task`) when omitted. */
@@ -31,6 +33,7 @@ export async function* runTaskForTransport(request: TaskRunRequest): AsyncGenera
       query: request.query,
       contextId: request.contextId,
       oneShot: request.oneShot ?? false,
+      ...(request.approvalsOff === undefined ? {} : { approvalsOff: request.approvalsOff }),
       signal: request.signal,
     })) {
       yield response;

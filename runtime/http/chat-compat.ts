@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { stream as honoStream } from 'hono/streaming';
 import { z } from 'zod';
@@ -28,6 +28,14 @@ import { runTaskForTransport } from '../core/task-events.js';
  * context. A caller without identity gets a new conversation every time,
  * unless the operator allows anonymous continuation (unsafe with more than
  * one user: anyone replaying a history continues it).
+ *
+ * Approvals (a tool call or a plan waiting for a person's "yes") are asked
+ * only of callers the chat can tell apart: a session token, a key with a
+ * forwarded user header, or a key that belongs to one person
+ * (CHAT_PER_USER_KEYS). Otherwise the task refuses what needs approval and
+ * says how to enable it. Each question ends with a server-issued random
+ * reference, so the history that continues the conversation holding it
+ * cannot be rebuilt from the question's public format.
  */
 export interface ChatCompatOptions {
   core: FrameworkCore;
@@ -39,6 +47,8 @@ export interface ChatCompatOptions {
   apiKeys?: readonly string[];
   /** Continue conversations of callers without identity by their history alone (CHAT_ANONYMOUS_CONTINUATION). */
   anonymousContinuation?: boolean;
+  /** Every key of `apiKeys` belongs to one person (CHAT_PER_USER_KEYS), so a key alone tells callers apart. */
+  perUserKeys?: boolean;
 }
 
 /** Who is calling, as far as the request proves it. */
@@ -47,7 +57,17 @@ interface Caller {
   scope: string | undefined;
   /** The chat the caller named (Open WebUI's chat id), when trusted. */
   chatId: string | undefined;
+  /** Why no one can approve anything for this caller (callers sharing this identity cannot be told apart); undefined when they can. */
+  approvalsOff: string | undefined;
 }
+
+/** Why approvals are refused to a caller that cannot be told from others, and how to enable them. */
+const APPROVALS_OFF = {
+  anonymous:
+    'this chat cannot tell its users apart (no API key or session token), so no one can approve here. To enable approvals, send a per-user key (CHAT_API_KEYS with CHAT_PER_USER_KEYS=true) or a session token from POST /session/start',
+  sharedKey:
+    'this chat cannot tell its users apart (one API key shared, no forwarded user headers), so no one can approve here. To enable approvals, give each person their own key (CHAT_API_KEYS with CHAT_PER_USER_KEYS=true) or have the chat interface forward user headers (Open WebUI: ENABLE_FORWARD_USER_INFO_HEADERS=true, which sends X-OpenWebUI-User-Id)',
+};
 
 /** Background prompts of Open WebUI (titles, tags, follow-up questions): never the agent's task. */
 const BACKGROUND_TASK = /^\s*### Task:/;
@@ -116,15 +136,22 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
   /** The caller of a request; a bearer that is neither a key nor a live session token is refused. */
   async function callerOf(header: (name: string) => string | undefined): Promise<Caller | 'refused'> {
     const bearer = /^Bearer\s+(\S+)$/i.exec(header('authorization') ?? '')?.[1];
-    if (bearer === undefined) return keyHashes.length > 0 ? 'refused' : { scope: options.anonymousContinuation ? 'anonymous' : undefined, chatId: undefined };
+    if (bearer === undefined) {
+      if (keyHashes.length > 0) return 'refused';
+      return { scope: options.anonymousContinuation ? 'anonymous' : undefined, chatId: undefined, approvalsOff: APPROVALS_OFF.anonymous };
+    }
     const hash = createHash('sha256').update(bearer).digest();
     if (keyHashes.some((known) => timingSafeEqual(known, hash))) {
       const user = header('x-openwebui-user-id');
       const chat = header('x-openwebui-chat-id');
-      return { scope: `key:${hash.toString('base64url').slice(0, 16)}${user ? `|user:${user}` : ''}`, chatId: chat || undefined };
+      return {
+        scope: `key:${hash.toString('base64url').slice(0, 16)}${user ? `|user:${user}` : ''}`,
+        chatId: chat || undefined,
+        approvalsOff: user || options.perUserKeys ? undefined : APPROVALS_OFF.sharedKey,
+      };
     }
     const session = await options.sessions.resolve(bearer);
-    return session ? { scope: `session:${session.contextId}`, chatId: undefined } : 'refused';
+    return session ? { scope: `session:${session.contextId}`, chatId: undefined, approvalsOff: undefined } : 'refused';
   }
 
   app.post('/api/chat', async (c) => {
@@ -174,9 +201,13 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
       core: options.core,
       query: last.content,
       contextId,
+      ...(caller.approvalsOff === undefined ? {} : { approvalsOff: caller.approvalsOff }),
       signal: abort.signal,
       logger: options.logger,
     });
+    /** A response as chat text; a question waiting for a reply ends with a random reference that binds the conversation (see above). */
+    const textOf = (response: AgentResponse) =>
+      response.type === 'input_required' ? `${renderAsText(response)}_Reference ${randomBytes(12).toString('base64url')}_\n\n` : renderAsText(response);
     let reply = '';
     let pieces = 0;
     const remember = async () => {
@@ -206,7 +237,7 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
 
     if (request.stream === false) {
       for await (const response of responses) {
-        reply += renderAsText(response);
+        reply += textOf(response);
         pieces += 1;
       }
       await remember();
@@ -217,7 +248,7 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
     return honoStream(c, async (out) => {
       out.onAbort(() => abort.abort());
       for await (const response of responses) {
-        const text = renderAsText(response);
+        const text = textOf(response);
         reply += text;
         pieces += 1;
         await out.write(`${JSON.stringify(chunk(text, false))}\n`);

@@ -33,6 +33,8 @@ export interface FrontDoorOptions {
   chatApiKeys?: readonly string[];
   /** Continue anonymous chat conversations by their history (CHAT_ANONYMOUS_CONTINUATION; unsafe with more than one user). */
   chatAnonymousContinuation?: boolean;
+  /** Each chat API key belongs to one person (CHAT_PER_USER_KEYS): approvals may then be asked of key callers without forwarded user headers. */
+  chatPerUserKeys?: boolean;
   /** Sessions one client address may start per minute (SESSION_START_LIMIT); default 600, 0 = no limit. */
   sessionStartsPerMinute?: number;
 }
@@ -141,6 +143,7 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
       maxBodyBytes: maxBytes,
       ...(options.chatApiKeys ? { apiKeys: options.chatApiKeys } : {}),
       ...(options.chatAnonymousContinuation === undefined ? {} : { anonymousContinuation: options.chatAnonymousContinuation }),
+      ...(options.chatPerUserKeys === undefined ? {} : { perUserKeys: options.chatPerUserKeys }),
     });
   }
 

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { raceAbort } from '../core/abort.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
+import { nonFiniteNumberAt } from '../core/non-finite-number.js';
 import type { AgentTool, ToolCallEvent } from './agent-tool.js';
 import { ToolLoopPause } from './tool-pause.js';
 import type { ChatTool } from './language-model.js';
@@ -76,7 +77,8 @@ export class ToolSet {
 
   /**
    * Runs one call and returns the `tool` message for the model. Unknown
-   * tools, unparsable or invalid arguments and throwing tools become an
+   * tools, unparsable or invalid arguments (a number that is not finite,
+   * such as `1e400` read as Infinity, included) and throwing tools become an
    * `{"error": ...}` message; only an abort (`AbortedError`) and a
    * `ToolLoopPause` thrown by the tool reject.
    */
@@ -95,6 +97,13 @@ export class ToolSet {
     const entry = this.#tools.get(call.name);
     if (!entry) return { error: `unknown tool '${call.name}'; available tools: ${[...this.#tools.keys()].join(', ')}` };
     if (parsed.parseError !== undefined) return { error: parsed.parseError };
+    // JSON Schema's "number" takes Infinity (what 1e400 parses to): refused here, before any check or gate sees it.
+    const overflow = nonFiniteNumberAt(call.arguments);
+    if (overflow !== undefined) {
+      return {
+        error: `invalid arguments for '${call.name}': ${overflow === '' ? 'arguments' : `arguments.${overflow}`} is not a finite number (a number as large as 1e400 cannot be read exactly); send a finite JSON number`,
+      };
+    }
     if (!entry.validate(call.arguments)) {
       return { error: `invalid arguments for '${call.name}': ${ajv.errorsText(entry.validate.errors, { dataVar: 'arguments' })}` };
     }

@@ -65,6 +65,7 @@ const TEXT = {
     notPending: 'That plan is no longer waiting for a decision (it was replaced, cancelled or expired). Nothing was executed.',
     expired: 'That plan expired before a decision was made, so nothing was executed. Send your request again for a new plan.',
     noPlan: 'There is no plan waiting for a decision in this conversation. Nothing was executed.',
+    approvalsOff: (why: string) => `Nothing was executed: no plan can be approved here, because ${why}`,
     unclear: 'No problem, the plan is still waiting. Reply "yes" to run it, "no" to cancel it, or say what to change.',
     revising: 'Revising the plan...',
     cannotApply: (problem: string) => `I could not make that change: ${problem}`,
@@ -83,6 +84,7 @@ const TEXT = {
     notPending: 'Ese plan ya no espera una decisión (se reemplazó, canceló o caducó). No se ejecutó nada.',
     expired: 'Ese plan caducó antes de que se decidiera, así que no se ejecutó nada. Envía tu petición de nuevo para un plan nuevo.',
     noPlan: 'No hay ningún plan esperando una decisión en esta conversación. No se ejecutó nada.',
+    approvalsOff: (why: string) => `No se ejecutó nada: aquí no se puede aprobar un plan, porque ${why}`,
     unclear: 'De acuerdo, el plan sigue esperando. Responde "sí" para ejecutarlo, "no" para cancelarlo, o di qué cambiar.',
     revising: 'Revisando el plan...',
     cannotApply: (problem: string) => `No pude hacer ese cambio: ${problem}`,
@@ -150,7 +152,7 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
     });
   }
 
-  core.task({ name: options.taskName ?? 'route_to_task', taskId: 'plan' }, async function* ({ query, contextId, oneShot, agent }) {
+  core.task({ name: options.taskName ?? 'route_to_task', taskId: 'plan' }, async function* ({ query, contextId, oneShot, approvalsOff, agent }) {
     const { text } = parseTaskInput(query);
     const update = (id: string, patch: Readonly<Record<string, unknown>>) => agent.updateSessionContext(id, patch);
     const now = Date.now();
@@ -355,6 +357,11 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
     }
     switch (reply.classification) {
       case 'plan_confirmed':
+        // Where callers cannot be told apart, a "yes" could come from anyone: the plan stays waiting, unrun.
+        if (approvalsOff !== undefined) {
+          yield AgentResponse.text(TEXT[language].approvalsOff(approvalsOff));
+          return;
+        }
         if (!(await decide(contextId))) {
           yield AgentResponse.text(TEXT[language].notPending);
           return;

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { AgentResponse } from '../core/agent-response.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import type { LlmConfig } from '../core/llm-config.js';
@@ -77,6 +78,8 @@ const TEXT = {
   again: 'A tool call is still waiting for your approval.',
   expired: 'That approval request expired, so the call did not run. Ask again if you still want it.',
   decided: 'That tool call is no longer waiting for a decision (it was decided, or replaced). Nothing else ran.',
+  approvalsOff: 'Nothing ran: no approval can be given here',
+  notTheCallShown: 'the call waiting is not the one you were asked about (its tool or arguments differ), so nothing ran',
   noConversation: "it needs a person's approval, and this request has no conversation to ask in (start a session: POST /session/start)",
 };
 
@@ -101,8 +104,10 @@ function compact(value: unknown, max = 200): string {
  * - needs approval: the task stops with `input_required` (action type
  *   `tool_approval`, data `{approval_id, tool, arguments, reasons}`); the
  *   conversation's next reply decides it ("yes", "no", in English or Spanish,
- *   or `TOOL_APPROVE <id>` / `TOOL_REJECT <id>`): approved, the call runs and
- *   the model goes on; refused, the model is told the person declined. An
+ *   or `TOOL_APPROVE <id>` / `TOOL_REJECT <id>`): approved, the call is
+ *   decided again with the policy in force (a deny, a rate limit included,
+ *   then wins and the person is told why) and runs, exactly the tool and
+ *   arguments shown, and the model goes on; refused, the model is told the person declined. An
  *   approval is claimed atomically in the session store (once, even when two
  *   replicas receive it at the same instant) and expires (`approvalTtlMs`).
  *
@@ -116,7 +121,7 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
   const ttl = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
   const taskName = options.taskName ?? 'route_to_task';
 
-  core.task({ name: taskName, taskId: taskName }, async function* ({ query, contextId, oneShot, agent, signal }) {
+  core.task({ name: taskName, taskId: taskName }, async function* ({ query, contextId, oneShot, approvalsOff, agent, signal }) {
     const { text } = parseTaskInput(query);
     const conversation = contextId && !oneShot ? contextId : undefined;
     const update = (patch: Readonly<Record<string, unknown>>) => (conversation ? agent.updateSessionContext(conversation, patch) : Promise.resolve());
@@ -190,8 +195,10 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
           const decision = options.gate
             ? await options.gate.decide({ id: context.toolCallId, name: tool.name, arguments: args }, { contextId, signal: abort })
             : undefined;
-          if (decision?.action === 'deny' || (decision?.action === 'require_approval' && contextId === undefined)) {
-            const reasons = decision.action === 'deny' ? decision.reasons : [...decision.reasons, TEXT.noConversation];
+          const cannotAsk =
+            contextId === undefined ? TEXT.noConversation : approvalsOff === undefined ? undefined : `it needs a person's approval: ${approvalsOff}`;
+          if (decision?.action === 'deny' || (decision?.action === 'require_approval' && cannotAsk !== undefined)) {
+            const reasons = decision.action === 'deny' ? decision.reasons : [...decision.reasons, cannotAsk as string];
             queue.push(
               AgentResponse.status(`Tool ${tool.name} refused: ${reasons.join('; ')}`, { data: { tool: tool.name, arguments: args, refused: reasons } }),
             );
@@ -205,6 +212,20 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
           return result;
         },
       };
+    }
+
+    /**
+     * Why an approved call must still not run, or undefined when it may: the
+     * call waiting is not the one the person was shown (an approval binds the
+     * tool and its exact arguments), or the policy in force now denies it
+     * (decided again at the moment of approval: a policy tightened, or a rate
+     * limit reached, while the call waited wins over the approval).
+     */
+    async function refusalAtApproval(pending: PendingToolApproval, call: ParsedToolCall['call']): Promise<string | undefined> {
+      if (call.name !== pending.tool || !isDeepStrictEqual(call.arguments, pending.arguments)) return TEXT.notTheCallShown;
+      if (!options.gate) return undefined;
+      const decision = await options.gate.decide({ id: call.id, name: call.name, arguments: call.arguments }, { contextId: conversation, signal });
+      return decision.action === 'deny' ? `the policy in force now refuses it: ${decision.reasons.join('; ')}` : undefined;
     }
 
     let pendingPrompt = text;
@@ -231,6 +252,10 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
             });
             return;
           }
+          if (approvalsOff !== undefined && reply.decision === 'approve') {
+            yield AgentResponse.text(`${TEXT.approvalsOff}: ${approvalsOff}`);
+            return;
+          }
           if (
             (reply.approvalId !== undefined && reply.approvalId !== pending.approval_id) ||
             !(await agent.claimSessionContextValue(conversation, PENDING_TOOL_APPROVAL_KEY, stored))
@@ -243,7 +268,13 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
           const state = pending.state as unknown as PausedToolLoop;
           const call = (state.pending[0] as ParsedToolCall).call;
           let content: string;
-          if (reply.decision === 'approve') {
+          const refusal = reply.decision === 'approve' ? await refusalAtApproval(pending, call) : undefined;
+          if (refusal !== undefined) {
+            yield AgentResponse.status(`Approved, but ${call.name} did not run: ${refusal}`, {
+              data: { tool: call.name, arguments: call.arguments, approved: true, refused: [refusal] },
+            });
+            content = JSON.stringify({ error: `the person approved, but the call did not run: ${refusal}` });
+          } else if (reply.decision === 'approve') {
             yield AgentResponse.status(`Approved: calling tool ${call.name}(${compact(call.arguments)})…`, {
               data: { tool: call.name, arguments: call.arguments, approved: true },
             });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { loadA2AConfig, type A2AValidationMode, type Env } from '../core/config.js';
 import { isPlainObject } from '../core/json.js';
 import { silentLogger, type Logger } from '../core/logger.js';
+import { nonFiniteNumberAt } from '../core/non-finite-number.js';
 import { domainDecisionFrom } from '../guardian/domain-decision.js';
 import { BundleFollower } from '../guardian/bundle-follower.js';
 import { toJS } from '../policy/value-json.js';
@@ -16,7 +17,7 @@ export interface GatedToolCall {
 /** What the Guardian (or, without an answer, the validation mode) decided about one tool call. */
 export type ToolDecision =
   | { action: 'allow'; reasons: string[]; decidedBy: 'guardian' | 'bundle' | 'mode' | 'ungated' }
-  | { action: 'deny'; reasons: string[]; decidedBy: 'guardian' | 'bundle' | 'mode' }
+  | { action: 'deny'; reasons: string[]; decidedBy: 'guardian' | 'bundle' | 'mode' | 'unreadable' }
   | { action: 'require_approval'; reasons: string[]; decidedBy: 'guardian' | 'bundle' };
 
 export interface ToolGateOptions {
@@ -85,16 +86,35 @@ function valueAt(value: unknown, path: string): unknown {
 }
 
 /**
+ * Why the policy could not be given a call's input exactly, or undefined when
+ * it can: a number that is not finite anywhere in the arguments (JSON would
+ * carry it as null), or an amount that is there but is not a finite number.
+ * Such a call is denied, never sent with the field left out.
+ */
+function unreadableInput(args: unknown, amount: unknown, amountPath: string): string | undefined {
+  const overflow = nonFiniteNumberAt(args);
+  if (overflow !== undefined) {
+    return `argument ${overflow === '' ? '(the whole arguments)' : overflow} is not a finite number, so the policy cannot judge this call`;
+  }
+  if (amount !== undefined && typeof amount !== 'number') {
+    return `the amount (${amountPath}) is ${amount === null ? 'null' : `a ${Array.isArray(amount) ? 'list' : typeof amount}`}, not a number, so the policy cannot judge this call`;
+  }
+  return undefined;
+}
+
+/**
  * Asks the Guardian before each tool call, with the spec's domain policy
  * input: `source_agent` (the agent), `target_agent` `{name: <tool>}`,
- * `action` (the tool's name), `amount` (from the arguments, when a number is
- * there), `context` (`context_id`, timestamp) and `metadata` (the arguments
- * and the agent's `requests_last_minute`: gated calls in the last 60 s, this
+ * `action` (the tool's name), `amount` (from the arguments, when there),
+ * `context` (`context_id`, timestamp) and `metadata` (the arguments and the agent's `requests_last_minute`: gated calls in the last 60 s, this
  * one included, counted in this process).
  *
  * Never throws: a Guardian that cannot be asked, or answers something that is
  * not a decision, is decided by the mode, exactly as for A2A calls (`strict`
- * denies, `permissive` allows, `disabled` never asks).
+ * denies, `permissive` allows, `disabled` never asks). A call whose input
+ * the policy could not read exactly (a number that is not finite, an amount
+ * that is not a number) is denied, in `permissive` mode too, never sent with
+ * the field left out.
  *
  * @example
  * const gate = new ToolGate({ guardianUrl: 'http://127.0.0.1:8090', mode: 'strict', agent: { name: 'trader' }, policies: { place_trade: 'trading' } });
@@ -124,17 +144,19 @@ export class ToolGate {
     if (pkg === undefined) return { action: 'allow', reasons: [], decidedBy: 'ungated' };
     const { mode, guardianUrl } = this.#options;
     if (mode === 'disabled') return this.#audit(call, { action: 'allow', reasons: ['validation disabled: the Guardian was not asked'], decidedBy: 'mode' });
+    const amountPath = this.#options.amountPaths?.[call.name] ?? this.#options.amountPaths?.['*'] ?? 'amount';
+    const amount = valueAt(call.arguments, amountPath);
+    const unreadable = unreadableInput(call.arguments, amount, amountPath);
+    if (unreadable !== undefined) return this.#audit(call, { action: 'deny', reasons: [unreadable], decidedBy: 'unreadable' });
     const now = this.#now();
     while (this.#recent.length > 0 && (this.#recent[0] as number) <= now - WINDOW_MS) this.#recent.shift();
     this.#recent.push(now);
     if (!guardianUrl) return this.#unavailable(call, 'no Guardian is configured (GUARDIAN_URL)');
-    const amountPath = this.#options.amountPaths?.[call.name] ?? this.#options.amountPaths?.['*'] ?? 'amount';
-    const amount = valueAt(call.arguments, amountPath);
     const input = {
       source_agent: this.#options.agent,
       target_agent: { name: call.name },
       action: call.name,
-      ...(typeof amount === 'number' && Number.isFinite(amount) ? { amount } : {}),
+      ...(amount === undefined ? {} : { amount }),
       context: { ...(options.contextId ? { context_id: options.contextId } : {}), timestamp: new Date(now).toISOString() },
       metadata: { arguments: call.arguments, requests_last_minute: this.#recent.length, tool_call_id: call.id },
     };

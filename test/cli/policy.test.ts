@@ -41,7 +41,7 @@ describe('framework-cli policy test', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('data.a2a_access_test.test_untrusted_may_not_call_database: PASS');
     expect(stdout).toContain('data.trading_test.test_rate_limit: PASS');
-    expect(stdout).toMatch(/PASS: 15\/15/);
+    expect(stdout).toMatch(/PASS: 18\/18/);
   });
 
   it('exits 1 on a failing test and says what it got; --json lists results', async () => {

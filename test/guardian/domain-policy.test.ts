@@ -39,7 +39,7 @@ describe('POST /v1/policies/{package}/evaluate with the example trading policy',
     const decision = await evaluate(tradeInput({ amount: 50000 }));
     expect(decision.allow).toBe(false);
     expect(decision.require_approval).toBe(false);
-    expect(decision.deny).toEqual(['amount 50000 exceeds the maximum of 50000']);
+    expect(decision.deny).toEqual(['amount 50000 is at or above the limit of 50000']);
   });
 
   it('denies past the rate limit, with the rate reason', async () => {

@@ -41,7 +41,7 @@ describe('the trader through /api/chat (Open WebUI style)', () => {
   it('refuses a trade over the maximum with the policy reason', async () => {
     const say = chatWindow('chat-refused');
     const reply = await say('buy 60000 of ACME');
-    expect(reply).toContain('Tool place_trade refused: amount 60000 exceeds the maximum of 50000');
+    expect(reply).toContain('Tool place_trade refused: amount 60000 is at or above the limit of 50000');
     expect(reply).not.toMatch(/Placed order/);
   });
 

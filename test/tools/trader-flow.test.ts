@@ -66,8 +66,8 @@ describe('the trader example through the front door, with the Guardian and tradi
   it('refuses a trade over the maximum with the policy reason, and the tool does not run', async () => {
     const token = await startSession(a);
     const turn = await ask(a, 'buy 60000 of ACME', token);
-    expect(texts(turn, 'status')[1]).toBe('Tool place_trade refused: amount 60000 exceeds the maximum of 50000');
-    expect(answer(turn)).toBe("place_trade did not run: tool 'place_trade' failed: refused by policy: amount 60000 exceeds the maximum of 50000");
+    expect(texts(turn, 'status')[1]).toBe('Tool place_trade refused: amount 60000 is at or above the limit of 50000');
+    expect(answer(turn)).toBe("place_trade did not run: tool 'place_trade' failed: refused by policy: amount 60000 is at or above the limit of 50000");
     expect(turn.events.some((e) => e.event === 'input_required')).toBe(false);
   });
 

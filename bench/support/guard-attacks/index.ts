@@ -1,4 +1,7 @@
 /** Every class of guard attack `npm run security` tries (issue 33), in the README's order. */
 import type { GuardAttackClass } from './guard-attack.js';
+import { identityAttacks } from './identity.js';
+import { numbersAttacks } from './numbers.js';
+import { timeAttacks } from './time.js';
 
-export const GUARD_ATTACKS: readonly GuardAttackClass[] = [];
+export const GUARD_ATTACKS: readonly GuardAttackClass[] = [numbersAttacks, timeAttacks, identityAttacks];

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { BadRequestError } from '../errors/bad-request-error.js';
+import { nonFiniteNumberAt } from '../non-finite-number.js';
 import { nodeBindings, requestHeader } from './node-bindings.js';
 
 /** Deepest nesting of arrays and objects accepted in a request body (deeper input would overflow validators' recursion). */
@@ -14,8 +15,9 @@ export interface ReadJsonBodyOptions {
 
 /**
  * Reads a request body as JSON, enforcing the content type, a size limit
- * (also for chunked bodies with no Content-Length) and a nesting depth of
- * `MAX_JSON_DEPTH`. Rejects with `BadRequestError` (415, 413 or 400), never
+ * (also for chunked bodies with no Content-Length), a nesting depth of
+ * `MAX_JSON_DEPTH` and finite numbers (`1e400` would be read as Infinity and
+ * passed on as null). Rejects with `BadRequestError` (415, 413 or 400), never
  * with a parser exception.
  */
 export async function readJsonBody(c: Context, options: ReadJsonBodyOptions): Promise<unknown> {
@@ -39,6 +41,14 @@ export async function readJsonBody(c: Context, options: ReadJsonBodyOptions): Pr
     });
   }
   checkJsonShape(value, options.wellFormedText ?? false);
+  // JSON.parse reads 1e400 as Infinity, which JSON.stringify writes as null: refused rather than passed on changed.
+  const overflow = nonFiniteNumberAt(value);
+  if (overflow !== undefined) {
+    throw new BadRequestError({
+      code: 'invalid_request',
+      message: `The request body holds a number beyond what can be read exactly (such as 1e400) at ${overflow === '' ? 'its top level' : overflow}; send a finite JSON number.`,
+    });
+  }
   return value;
 }
 

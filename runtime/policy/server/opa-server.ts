@@ -3,6 +3,7 @@ import { BadRequestError } from '../../core/errors/bad-request-error.js';
 import { FrameworkError } from '../../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../../core/logger.js';
 import { readBodyText, receiveNodeBody } from '../../core/server/read-json-body.js';
+import { nonFiniteNumberAt } from '../../core/non-finite-number.js';
 import type { DirectHandler } from '../../core/server/listen.js';
 import { stringifyJson } from '../../core/json-text.js';
 import { randomUUID } from 'node:crypto';
@@ -510,6 +511,14 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
           body = toJS(parseJSON(text));
         } catch (error) {
           return opaError(400, { code: 'invalid_parameter', message: `the request body is not JSON: ${(error as Error).message}` });
+        }
+        // Stored data is plain JSON here: a number beyond a double (1e400) would not survive it, so it is refused, not changed.
+        const overflow = nonFiniteNumberAt(body);
+        if (overflow !== undefined) {
+          return opaError(400, {
+            code: 'invalid_parameter',
+            message: `the request body holds a number too large to store exactly (such as 1e400) at ${overflow === '' ? 'its top level' : overflow}`,
+          });
         }
         try {
           ops = method === 'PUT' ? [{ op: 'add', path, value: body }] : parsePatch(path, body);

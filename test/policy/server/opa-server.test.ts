@@ -66,7 +66,7 @@ describe("OPA's Data API", () => {
 
   it('POST /v0/data takes the bare input and answers the bare value, 404 when undefined', async () => {
     const response = await post('/v0/data/trading/deny', { amount: 60000, metadata: { requests_last_minute: 500 } });
-    expect(response.json).toEqual(['amount 60000 exceeds the maximum of 50000', 'rate limit exceeded: 500 requests in the last minute (at most 100)']);
+    expect(response.json).toEqual(['amount 60000 is at or above the limit of 50000', 'rate limit exceeded: 500 requests in the last minute (at most 100)']);
     const missing = await post('/v0/data/trading/nothing', {});
     expect(missing).toMatchObject({ status: 404, json: { code: 'undefined_document' } });
   });
