@@ -78,13 +78,14 @@ function singleValued(queries: Record<string, string[]>): Record<string, string>
  * Server that system memory needs, so AMS clients work against it.
  *
  * - `GET /v1/health` (also `/health`) → `{now, status, kv_store}`; 503 while Redis is down
- * - `GET|PUT|DELETE /v1/working-memory/{session_id}?namespace=&user_id=` (GET: 404 for a session never written)
+ * - `GET|PUT|DELETE /v1/working-memory/{session_id}?namespace=&user_id=` (GET: 404 for a session never written;
+ *   in token mode each token has its own sessions: another token's is not found)
  * - `POST /v1/long-term-memory/` `{memories, deduplicate}` → `{status, ids, deduplicated}`
  * - `POST /v1/long-term-memory/search[?optimize_query=true]` → `{memories, total, next_offset}` (semantic, keyword or hybrid; recency re-ranking)
  * - `DELETE /v1/long-term-memory?memory_ids=a&memory_ids=b[&namespace=&user_id=]` → `{status}`; only the
  *   caller's token's records in token mode, only that namespace / user when given
  * - `GET|PATCH /v1/long-term-memory/{id}` → the record (404 outside the caller's access)
- * - `GET /v1/working-memory/?limit=&offset=&namespace=&user_id=` → `{sessions, total}`
+ * - `GET /v1/working-memory/?limit=&offset=&namespace=&user_id=` → `{sessions, total}` (the caller's token's own in token mode)
  * - forget, compact, summary views and tasks: see memory-upkeep-routes.ts
  * - `/mcp`: AMS's MCP tools over Streamable HTTP (see memory-mcp.ts)
  * - `POST /v1/memory/prompt` `{query, session?, long_term_search?}` → `{messages, long_term_memories}`
@@ -134,6 +135,8 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
       sessionId,
       namespace: q.namespace,
       userId: q.user_id,
+      // Token mode: the caller's own sessions only (another token's session of the same id is not found).
+      owner: owners.get(c.req.raw),
       recentMessagesLimit: q.recent_messages_limit,
       modelName: q.model_name,
       contextWindowMax: q.context_window_max,
@@ -156,13 +159,13 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
 
   app.get('/v1/working-memory/', async (c) => {
     const q = query(c, ListSessionsQuerySchema);
-    return c.json(await memory.listSessions({ namespace: q.namespace, userId: q.user_id, limit: q.limit, offset: q.offset }));
+    return c.json(await memory.listSessions({ namespace: q.namespace, userId: q.user_id, owner: owners.get(c.req.raw), limit: q.limit, offset: q.offset }));
   });
   app.get(WORKING, async (c) => c.json(await memory.getWorkingMemory(session(c))));
   app.put(WORKING, async (c) => {
-    const { sessionId, namespace, userId, modelName, contextWindowMax } = session(c);
+    const { sessionId, namespace, userId, owner, modelName, contextWindowMax } = session(c);
     const update = await body(c, WorkingMemoryUpdateSchema, 'working memory');
-    return c.json(await memory.putWorkingMemory({ sessionId, update, namespace, userId, modelName, contextWindowMax }));
+    return c.json(await memory.putWorkingMemory({ sessionId, update, namespace, userId, owner, modelName, contextWindowMax }));
   });
   app.delete(WORKING, async (c) => c.json(await memory.deleteWorkingMemory(session(c))));
 

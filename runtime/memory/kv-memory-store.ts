@@ -9,7 +9,7 @@ import type { Logger } from '../core/logger.js';
 import { recordFilter } from './memory-filters.js';
 import { dedupeHash, memoryKeys, type DocumentKind, type MemoryKeys } from './memory-keys.js';
 import { MemoryRecordSchema, type MemoryRecord } from './memory-records.js';
-import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queueOwn, queuePut, queueTouch, runPipeline } from './memory-scripts.js';
+import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queuePut, queueTouch, runPipeline } from './memory-scripts.js';
 import type { MemoryStore, RecordToStore, StoredOutcome, StoreSearch } from './memory-store.js';
 import { findSessions, listSessions, queueIndexSession, queueUnindexSession, type IndexedSession } from './session-index.js';
 import { SyncedVectorCache } from './synced-vector-cache.js';
@@ -117,10 +117,10 @@ export class KvMemoryStore implements MemoryStore {
     return parsed.data;
   }
 
-  async putWorkingMemory(memory: WorkingMemory): Promise<void> {
-    const key = this.#keys.working({ sessionId: memory.session_id, namespace: memory.namespace ?? undefined, userId: memory.user_id ?? undefined });
+  async putWorkingMemory(memory: WorkingMemory, options: { owner?: string | undefined } = {}): Promise<void> {
+    const ref = { sessionId: memory.session_id, namespace: memory.namespace ?? undefined, userId: memory.user_id ?? undefined, owner: options.owner };
+    const key = this.#keys.working(ref);
     const json = JSON.stringify(memory);
-    const ref = { sessionId: memory.session_id, namespace: memory.namespace ?? undefined, userId: memory.user_id ?? undefined };
     await this.#call((c) => {
       const multi = c.multi();
       if (memory.ttl_seconds === null) multi.set(key, json);
@@ -142,7 +142,7 @@ export class KvMemoryStore implements MemoryStore {
     return this.#call((c) => findSessions(c, this.#keys, ref));
   }
 
-  listSessions(options: { namespace?: string | undefined; userId?: string | undefined; limit: number; offset: number }): Promise<{
+  listSessions(options: { namespace?: string | undefined; userId?: string | undefined; owner?: string | undefined; limit: number; offset: number }): Promise<{
     total: number;
     sessions: IndexedSession[];
   }> {
@@ -168,28 +168,11 @@ export class KvMemoryStore implements MemoryStore {
     return owners.map((owner) => owner ?? undefined);
   }
 
-  async setOwners(ids: readonly string[], owner: string | undefined): Promise<void> {
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) return;
-    const keys = this.#keys;
-    const epoch = randomUUID();
-    const replies = await this.#call((c) => {
-      const pipeline = c.pipeline();
-      for (const id of unique) queueOwn(pipeline, [keys.record(id), keys.owners, keys.meta, keys.log], [id, owner ?? '', epoch, this.#logLength]);
-      return runPipeline(pipeline);
-    });
-    unique.forEach((_, i) => {
-      const [error, raw] = replies[i]!;
-      if (error) throw error;
-      const change = parseDeleteReply(raw);
-      if (change) this.#cache.applyOwnOwner(change, owner);
-    });
-  }
-
-  async putRecords(options: { records: readonly RecordToStore[]; deduplicate: boolean }): Promise<StoredOutcome[]> {
+  async putRecords(options: { records: readonly RecordToStore[]; deduplicate: boolean; owner?: string | undefined }): Promise<StoredOutcome[]> {
     if (options.records.length === 0) return [];
+    const owner = options.owner;
     const prepared = options.records.map(({ record, vector }) => {
-      const hash = dedupeHash(record);
+      const hash = dedupeHash(record, owner);
       return { record: { ...record, memory_hash: hash }, vector: normalize(vector), hash };
     });
     const dim = String(prepared[0]!.vector.length);
@@ -206,7 +189,7 @@ export class KvMemoryStore implements MemoryStore {
       for (const { record, vector, hash } of prepared) {
         queuePut(
           pipeline,
-          [keys.record(record.id), keys.dedupe(hash), keys.meta, keys.log, keys.ids],
+          [keys.record(record.id), keys.dedupe(hash), keys.meta, keys.log, keys.ids, keys.owners],
           [
             record.id,
             JSON.stringify(record),
@@ -220,6 +203,7 @@ export class KvMemoryStore implements MemoryStore {
             keys.recordPrefix,
             keys.dedupePrefix,
             JSON.stringify([record.namespace, record.user_id]),
+            owner ?? '',
           ],
         );
       }
@@ -247,8 +231,14 @@ export class KvMemoryStore implements MemoryStore {
           message: `Memory id "${reply.id}" is already used in another namespace or by another user; choose another id (a record is never replaced from another scope).`,
         });
       }
+      if (reply.kind === 'owner') {
+        throw new FrameworkError({
+          code: 'conflict',
+          message: `Memory id "${reply.id}" is already used by another caller; choose another id (a record is never replaced by a caller that does not own it).`,
+        });
+      }
       if (reply.kind === 'dup') return { id: reply.id, deduplicated: true, record: parseRecord(reply.doc) };
-      this.#cache.applyOwnPut(reply, record, vector);
+      this.#cache.applyOwnPut({ change: reply, record, vector, owner });
       return { id: record.id, deduplicated: false, record };
     });
   }
@@ -272,7 +262,8 @@ export class KvMemoryStore implements MemoryStore {
     const epoch = randomUUID();
     const replies = await this.#call((c) => {
       const pipeline = c.pipeline();
-      for (const id of unique) queueDelete(pipeline, [keys.record(id), keys.meta, keys.log, keys.ids], [id, epoch, this.#logLength, keys.dedupePrefix]);
+      for (const id of unique)
+        queueDelete(pipeline, [keys.record(id), keys.meta, keys.log, keys.ids, keys.owners], [id, epoch, this.#logLength, keys.dedupePrefix]);
       return runPipeline(pipeline);
     });
     let deleted = 0;

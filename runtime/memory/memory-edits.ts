@@ -62,11 +62,12 @@ export const RecordScopeQuerySchema = z.strictObject({ namespace: ScopeSchema, u
 
 /**
  * Whether `record` (owned by `owner`) is within `access`: same owner when
- * the caller has a token (a record without an owner was written before token
- * mode and is anyone's), and the namespace / user when given.
+ * the caller has a token, and the namespace / user when given. A record of
+ * no owner (written without tokens) is no token's: failing closed, no token
+ * reaches it (it stays stored, served again without tokens).
  */
 export function withinAccess(record: MemoryRecord, owner: string | undefined, access: MemoryAccess): boolean {
-  if (access.owner !== undefined && owner !== undefined && owner !== access.owner) return false;
+  if (access.owner !== undefined && owner !== access.owner) return false;
   if (access.namespace !== undefined && record.namespace !== access.namespace) return false;
   if (access.userId !== undefined && record.user_id !== access.userId) return false;
   return true;

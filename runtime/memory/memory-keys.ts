@@ -15,12 +15,12 @@ export interface MemoryKeys {
   readonly meta: string;
   /** Stream of changes `{v, op: put|del, id}`, trimmed; replicas follow it to keep their caches. */
   readonly log: string;
-  /** String (JSON) of one session's working memory. */
+  /** String (JSON) of one session's working memory; a token's sessions (token mode) live apart from every other token's. */
   working(ref: SessionRef): string;
-  /** Sorted set of every session `[namespace, user, session]` by first write (see session-index.ts). */
-  readonly sessionIndex: string;
-  /** Set of the `[namespace, user]` scopes holding one session id. */
-  sessionScopes(sessionId: string): string;
+  /** Sorted set of every session `[namespace, user, session]` of one owner (none: no token) by first write (see session-index.ts). */
+  sessionIndex(owner: string | undefined): string;
+  /** Set of the `[namespace, user]` scopes holding one session id of one owner. */
+  sessionScopes(sessionId: string, owner: string | undefined): string;
   /** Hash: record id → owner (the hash of the bearer token that created it, token mode only). */
   readonly owners: string;
   /** String: JSON of one service document (`view`: a summary view, `partition`: one of its results, `task`: a task). */
@@ -32,14 +32,17 @@ export interface MemoryKeys {
 /** The kinds of service documents kept beside the records. */
 export type DocumentKind = 'view' | 'partition' | 'task';
 
-/** One key component: "" for none, else URI-encoded (so never empty and never holding ":"). */
+/** One key component: "" for none, else URI-encoded (so never empty and never holding ":" or "@"). */
 const part = (value: string | undefined) => (value === undefined ? '' : encodeURIComponent(value));
+/** The owner's mark in a key: "" without a token, else `@<owner>` (an encoded part never holds "@", so no owner's key is another's). */
+const mark = (owner: string | undefined) => (owner === undefined ? '' : `@${encodeURIComponent(owner)}`);
 
 /**
  * The keys of the store under `prefix` (e.g. `fw:` → `fw:mem:rec:<id>`).
  *
  * @example
  * memoryKeys('fw:').working({ sessionId: 's1', namespace: 'crm' }); // 'fw:mem:wm:crm::s1'
+ * memoryKeys('fw:').working({ sessionId: 's1', owner: 'ab12' }); // 'fw:mem:wm@ab12:::s1'
  */
 export function memoryKeys(prefix: string): MemoryKeys {
   const base = `${prefix}mem:`;
@@ -53,9 +56,9 @@ export function memoryKeys(prefix: string): MemoryKeys {
     ids: `${base}ids`,
     meta: `${base}meta`,
     log: `${base}log`,
-    working: (ref) => `${base}wm:${part(ref.namespace)}:${part(ref.userId)}:${part(ref.sessionId)}`,
-    sessionIndex: `${base}wm-index`,
-    sessionScopes: (sessionId) => `${base}wm-sid:${part(sessionId)}`,
+    working: (ref) => `${base}wm${mark(ref.owner)}:${part(ref.namespace)}:${part(ref.userId)}:${part(ref.sessionId)}`,
+    sessionIndex: (owner) => `${base}wm-index${mark(owner)}`,
+    sessionScopes: (sessionId, owner) => `${base}wm-sid${mark(owner)}:${part(sessionId)}`,
     owners: `${base}owners`,
     document: (kind, id) => `${base}doc:${kind}:${part(id)}`,
     documentIndex: (kind) => `${base}docs:${kind}`,
@@ -65,13 +68,16 @@ export function memoryKeys(prefix: string): MemoryKeys {
 /**
  * What makes two long-term memories duplicates: the same trimmed text in the
  * same namespace for the same user (AMS also keys on session and memory type;
- * we do not, so a fact remembered in two sessions is kept once).
+ * we do not, so a fact remembered in two sessions is kept once), and, in
+ * token mode, of the same owner: a token's record is never another token's
+ * duplicate (answering its id would tell that the text is stored).
  *
  * @example
  * dedupeHash({ text: ' Likes tea', namespace: 'crm', user_id: null }) === dedupeHash({ text: 'Likes tea', namespace: 'crm', user_id: null }); // true
+ * dedupeHash({ text: 'Likes tea', namespace: 'crm', user_id: null }, 'ab12') === dedupeHash({ text: 'Likes tea', namespace: 'crm', user_id: null }); // false
  */
-export function dedupeHash(record: { text: string; namespace: string | null; user_id: string | null }): string {
-  return createHash('sha256')
-    .update(JSON.stringify([record.namespace, record.user_id, record.text.trim()]))
-    .digest('hex');
+export function dedupeHash(record: { text: string; namespace: string | null; user_id: string | null }, owner?: string): string {
+  const fields: unknown[] = [record.namespace, record.user_id, record.text.trim()];
+  if (owner !== undefined) fields.push({ owner });
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }

@@ -72,7 +72,6 @@ export class MemoryMaintenance {
     const ids = selectIdsForForgetting({ records, policy: options.policy, now: this.#now(), pinnedIds: new Set(options.pinnedIds ?? []) });
     ids.sort(compareText);
     const deleted = options.dryRun || ids.length === 0 ? ids.length : await this.#store.deleteRecords(ids);
-    if (!options.dryRun) await this.#store.setOwners(ids, undefined);
     return { scanned: records.length, deleted, deleted_ids: ids, dry_run: options.dryRun };
   }
 
@@ -101,10 +100,7 @@ export class MemoryMaintenance {
       duplicates.push(...group.slice(0, -1).map((r) => r.id));
     }
     let merged = 0;
-    if (duplicates.length > 0) {
-      merged += await this.#store.deleteRecords(duplicates);
-      await this.#store.setOwners(duplicates, undefined);
-    }
+    if (duplicates.length > 0) merged += await this.#store.deleteRecords(duplicates);
     if (this.#lm) {
       const gone = new Set(duplicates);
       merged += await this.#mergeNear(
@@ -191,11 +187,8 @@ export class MemoryMaintenance {
       };
       const [embedded] = await this.#embedder.embed([mergedText]);
       const [owner] = await this.#store.getOwners([record.id]);
-      await this.#store.putRecords({ records: [{ record: mergedRecord, vector: embedded! }], deduplicate: false });
-      if (owner !== undefined) await this.#store.setOwners([mergedRecord.id], owner);
-      const removed = all.map((r) => r.id);
-      await this.#store.deleteRecords(removed);
-      await this.#store.setOwners(removed, undefined);
+      await this.#store.putRecords({ records: [{ record: mergedRecord, vector: embedded! }], deduplicate: false, owner });
+      await this.#store.deleteRecords(all.map((r) => r.id));
       done.add(mergedRecord.id);
       merged += all.length - 1;
     }

@@ -199,6 +199,7 @@ function buildServer(memory: SystemMemory, logger: Logger, access: MemoryAccess)
           sessionId: session_id,
           namespace,
           userId: user_id,
+          owner: access.owner,
           update: parseRequest({
             schema: WorkingMemoryUpdateSchema,
             raw: defined({ ...update, memories: update.memories?.map((m) => ({ id: randomUUID(), ...m })) }),
@@ -222,7 +223,13 @@ function buildServer(memory: SystemMemory, logger: Logger, access: MemoryAccess)
     ({ session_id, namespace, user_id, recent_messages_limit }) =>
       run('get_working_memory', async () => {
         try {
-          return await memory.getWorkingMemory({ sessionId: session_id, namespace, userId: user_id, recentMessagesLimit: recent_messages_limit });
+          return await memory.getWorkingMemory({
+            sessionId: session_id,
+            namespace,
+            userId: user_id,
+            owner: access.owner,
+            recentMessagesLimit: recent_messages_limit,
+          });
         } catch (error) {
           if (FrameworkError.isInstance(error) && error.code === 'not_found') return { session_id, messages: [], memories: [] };
           throw error;

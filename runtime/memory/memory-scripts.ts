@@ -2,9 +2,9 @@ import { ReplyError, type ChainableCommander, type Redis } from 'ioredis';
 import { z } from 'zod';
 
 /**
- * The Lua scripts that change long-term memory (put, delete, touch: a record's JSON replaced in place, and own: its owner set). Each write is atomic:
- * the record, its dedup set, the id set, the change counter and the
- * change stream move together, so a replica that follows the stream never
+ * The Lua scripts that change long-term memory (put, delete, touch: a record's JSON replaced in place). Each write is atomic:
+ * the record, its owner (token mode), its dedup set, the id set, the change counter and the
+ * change stream move together (a record is never seen without its owner), so a replica that follows the stream never
  * sees a change without its record (see synced-vector-cache.ts).
  *
  * Keys of other records are built inside the scripts from the prefixes (a
@@ -13,9 +13,10 @@ import { z } from 'zod';
  */
 
 /**
- * KEYS: record, dedupe set, meta, log, ids. ARGV: id, doc, vec, hash, dedupe(1|0), epoch, model, dim, maxlen, record prefix, dedupe prefix, scope.
+ * KEYS: record, dedupe set, meta, log, ids, owners. ARGV: id, doc, vec, hash, dedupe(1|0), epoch, model, dim, maxlen, record prefix, dedupe prefix, scope, owner ('' for none).
  * The dedupe set holds every id whose record has that hash (also those written with dedupe off), so deleting one copy leaves the others findable.
- * `scope` (namespace and user as JSON) is kept with the record: an id held in another scope is refused ('scope'), never replaced.
+ * `scope` (namespace and user as JSON) is kept with the record: an id held in another scope is refused ('scope'), never replaced;
+ * an id held by another owner (or by none, for an owner; by one, for none) likewise ('owner'). A duplicate is only ever one of the same owner.
  */
 const PUT = `
 local meta = redis.call('HMGET', KEYS[3], 'model', 'dim')
@@ -24,9 +25,10 @@ if meta[1] and (meta[1] ~= ARGV[7] or meta[2] ~= ARGV[8]) then
 end
 local held = redis.call('HGET', KEYS[1], 'scope')
 if held and held ~= ARGV[12] then return {'scope', ARGV[1]} end
+if redis.call('EXISTS', KEYS[1]) == 1 and (redis.call('HGET', KEYS[6], ARGV[1]) or '') ~= ARGV[13] then return {'owner', ARGV[1]} end
 if ARGV[5] == '1' then
   for _, other in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-    if other ~= ARGV[1] then
+    if other ~= ARGV[1] and (redis.call('HGET', KEYS[6], other) or '') == ARGV[13] then
       local found = redis.call('HMGET', ARGV[10] .. other, 'hash', 'doc')
       if found[1] == ARGV[4] then return {'dup', other, found[2]} end
     end
@@ -35,6 +37,7 @@ end
 local old = redis.call('HGET', KEYS[1], 'hash')
 if old and old ~= ARGV[4] then redis.call('SREM', ARGV[11] .. old, ARGV[1]) end
 redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'vec', ARGV[3], 'hash', ARGV[4], 'scope', ARGV[12])
+if ARGV[13] == '' then redis.call('HDEL', KEYS[6], ARGV[1]) else redis.call('HSET', KEYS[6], ARGV[1], ARGV[13]) end
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('SADD', KEYS[5], ARGV[1])
 redis.call('HSETNX', KEYS[3], 'epoch', ARGV[6])
@@ -46,10 +49,11 @@ redis.call('HSET', KEYS[3], 'last', sid)
 return {'ok', ARGV[1], tostring(v), sid, redis.call('HGET', KEYS[3], 'epoch')}
 `;
 
-/** KEYS: record, meta, log, ids. ARGV: id, epoch, maxlen, dedupe prefix. */
+/** KEYS: record, meta, log, ids, owners. ARGV: id, epoch, maxlen, dedupe prefix. The record's owner goes with it. */
 const DELETE = `
 local hash = redis.call('HGET', KEYS[1], 'hash')
 if redis.call('DEL', KEYS[1]) == 0 then return {'none'} end
+redis.call('HDEL', KEYS[5], ARGV[1])
 if hash then redis.call('SREM', ARGV[4] .. hash, ARGV[1]) end
 redis.call('SREM', KEYS[4], ARGV[1])
 redis.call('HSETNX', KEYS[2], 'epoch', ARGV[2])
@@ -73,20 +77,6 @@ redis.call('HSET', KEYS[2], 'last', sid)
 return {'ok', ARGV[1], tostring(v), sid, redis.call('HGET', KEYS[2], 'epoch')}
 `;
 
-/**
- * KEYS: record, owners, meta, log. ARGV: id, owner ('' for none), epoch, maxlen.
- * Sets a record's owner (token mode) in the owners hash; when the record exists the change is logged as a put, so every replica's copy re-reads it.
- */
-const OWN = `
-if ARGV[2] == '' then redis.call('HDEL', KEYS[2], ARGV[1]) else redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'none'} end
-redis.call('HSETNX', KEYS[3], 'epoch', ARGV[3])
-local v = redis.call('HINCRBY', KEYS[3], 'ver', 1)
-local sid = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], '*', 'v', v, 'op', 'put', 'id', ARGV[1])
-redis.call('HSET', KEYS[3], 'last', sid)
-return {'ok', ARGV[1], tostring(v), sid, redis.call('HGET', KEYS[3], 'epoch')}
-`;
-
 /** A change this process made, as the scripts report it: its place in the change stream. */
 export interface AppliedChange {
   id: string;
@@ -97,7 +87,11 @@ export interface AppliedChange {
 
 /** What the put script answered. */
 export type PutReply =
-  ({ kind: 'ok' } & AppliedChange) | { kind: 'dup'; id: string; doc: string } | { kind: 'model'; model: string; dim: string } | { kind: 'scope'; id: string };
+  | ({ kind: 'ok' } & AppliedChange)
+  | { kind: 'dup'; id: string; doc: string }
+  | { kind: 'model'; model: string; dim: string }
+  | { kind: 'scope'; id: string }
+  | { kind: 'owner'; id: string };
 
 const ChangeReplySchema = z.tuple([z.literal('ok'), z.string(), z.coerce.number().int(), z.string(), z.string()]);
 const PutReplySchema = z.union([
@@ -105,6 +99,7 @@ const PutReplySchema = z.union([
   z.tuple([z.literal('dup'), z.string(), z.string()]).transform(([, id, doc]): PutReply => ({ kind: 'dup', id, doc })),
   z.tuple([z.literal('model'), z.string(), z.string()]).transform(([, model, dim]): PutReply => ({ kind: 'model', model, dim })),
   z.tuple([z.literal('scope'), z.string()]).transform(([, id]): PutReply => ({ kind: 'scope', id })),
+  z.tuple([z.literal('owner'), z.string()]).transform(([, id]): PutReply => ({ kind: 'owner', id })),
 ]);
 const DeleteReplySchema = z.union([
   ChangeReplySchema.transform(([, id, ver, streamId, epoch]): AppliedChange => ({ id, ver, streamId, epoch })),
@@ -115,7 +110,6 @@ type ScriptCall = (...args: Array<string | Buffer | number>) => unknown;
 const PUT_COMMAND = 'fwMemoryPut';
 const DELETE_COMMAND = 'fwMemoryDelete';
 const TOUCH_COMMAND = 'fwMemoryTouch';
-const OWN_COMMAND = 'fwMemoryOwn';
 
 /**
  * Registers the scripts on `client` (ioredis sends EVALSHA and loads them when Redis lacks them).
@@ -129,10 +123,9 @@ const OWN_COMMAND = 'fwMemoryOwn';
  * parsePutReply(reply); // { kind: 'ok', id, ver, streamId, epoch }
  */
 export function defineMemoryScripts(client: Redis): void {
-  client.defineCommand(PUT_COMMAND, { numberOfKeys: 5, lua: PUT });
-  client.defineCommand(DELETE_COMMAND, { numberOfKeys: 4, lua: DELETE });
+  client.defineCommand(PUT_COMMAND, { numberOfKeys: 6, lua: PUT });
+  client.defineCommand(DELETE_COMMAND, { numberOfKeys: 5, lua: DELETE });
   client.defineCommand(TOUCH_COMMAND, { numberOfKeys: 3, lua: TOUCH });
-  client.defineCommand(OWN_COMMAND, { numberOfKeys: 4, lua: OWN });
 }
 
 function command(target: Redis | ChainableCommander, name: string): ScriptCall {
@@ -142,8 +135,8 @@ function command(target: Redis | ChainableCommander, name: string): ScriptCall {
 /** Queues a put on a pipeline of a client that has the scripts (see `defineMemoryScripts` for an example). */
 export function queuePut(
   pipeline: ChainableCommander,
-  keys: readonly [string, string, string, string, string],
-  args: readonly [string, string, Buffer, string, '0' | '1', string, string, string, number, string, string, string],
+  keys: readonly [string, string, string, string, string, string],
+  args: readonly [string, string, Buffer, string, '0' | '1', string, string, string, number, string, string, string, string],
 ): void {
   command(pipeline, PUT_COMMAND)(...keys, ...args);
 }
@@ -151,7 +144,7 @@ export function queuePut(
 /** Queues a delete on a pipeline of a client that has the scripts; its reply reads with `parseDeleteReply`. */
 export function queueDelete(
   pipeline: ChainableCommander,
-  keys: readonly [string, string, string, string],
+  keys: readonly [string, string, string, string, string],
   args: readonly [string, string, number, string],
 ): void {
   command(pipeline, DELETE_COMMAND)(...keys, ...args);
@@ -164,11 +157,6 @@ export function queueTouch(
   args: readonly [string, string, string, string, number],
 ): void {
   command(pipeline, TOUCH_COMMAND)(...keys, ...args);
-}
-
-/** Queues an owner change (see OWN); its reply reads with `parseDeleteReply` (undefined: no such record). */
-export function queueOwn(pipeline: ChainableCommander, keys: readonly [string, string, string, string], args: readonly [string, string, string, number]): void {
-  command(pipeline, OWN_COMMAND)(...keys, ...args);
 }
 
 /** The put script's reply, checked (see `defineMemoryScripts` for an example). */

@@ -24,7 +24,7 @@ export interface StoreSearch {
   vector: ArrayLike<number> | undefined;
   filters: MemoryFilters;
   distanceThreshold?: number | undefined;
-  /** Token mode: only records of this owner (or of none) match. */
+  /** Token mode: only records of this owner match (not those of no owner: fail closed). */
   owner?: string | undefined;
   limit: number;
   offset: number;
@@ -43,13 +43,13 @@ export interface MemoryStore {
   readonly embeddingModel: string;
 
   getWorkingMemory(ref: SessionRef): Promise<WorkingMemory | undefined>;
-  /** Replaces the session's working memory; it expires after `ttl_seconds` when set, else never. */
-  putWorkingMemory(memory: WorkingMemory): Promise<void>;
+  /** Replaces the session's working memory (of `owner`, token mode); it expires after `ttl_seconds` when set, else never. */
+  putWorkingMemory(memory: WorkingMemory, options?: { owner?: string | undefined }): Promise<void>;
   deleteWorkingMemory(ref: SessionRef): Promise<void>;
-  /** The live sessions with this id whose namespace and user match the given ones (an absent one matches any). */
+  /** The live sessions of `ref.owner` with this id whose namespace and user match the given ones (an absent one matches any). */
   findSessions(ref: SessionRef): Promise<SessionRef[]>;
-  /** A page of sessions (oldest first) matching the namespace and user when given, and how many match in all. */
-  listSessions(options: { namespace?: string | undefined; userId?: string | undefined; limit: number; offset: number }): Promise<{
+  /** A page of the sessions of `owner` (oldest first) matching the namespace and user when given, and how many match in all. */
+  listSessions(options: { namespace?: string | undefined; userId?: string | undefined; owner?: string | undefined; limit: number; offset: number }): Promise<{
     total: number;
     sessions: IndexedSession[];
   }>;
@@ -57,18 +57,18 @@ export interface MemoryStore {
   getRecords(ids: readonly string[]): Promise<Array<MemoryRecord | undefined>>;
   /** Owners (token fingerprints) of records by id, in order; undefined for none. */
   getOwners(ids: readonly string[]): Promise<Array<string | undefined>>;
-  /** Records the owner of records by id; undefined forgets their owner. */
-  setOwners(ids: readonly string[], owner: string | undefined): Promise<void>;
 
   /**
-   * Stores long-term records. A record whose id exists replaces it; with
-   * `deduplicate`, a record whose text (trimmed) is already stored in the same
-   * namespace and for the same user is not stored again.
+   * Stores long-term records, owned by `owner` (token mode) in the same
+   * atomic write. A record whose id exists replaces it when it has the same
+   * owner (else a `conflict`); with `deduplicate`, a record whose text
+   * (trimmed) is already stored in the same namespace, for the same user and
+   * by the same owner is not stored again.
    */
-  putRecords(options: { records: readonly RecordToStore[]; deduplicate: boolean }): Promise<StoredOutcome[]>;
+  putRecords(options: { records: readonly RecordToStore[]; deduplicate: boolean; owner?: string | undefined }): Promise<StoredOutcome[]>;
   /** Matching records, nearest first, with the number that matched in all. */
   search(search: StoreSearch): Promise<{ hits: ScoredRecord[]; total: number }>;
-  /** Deletes records by id; answers how many existed. */
+  /** Deletes records by id (and their owners); answers how many existed. */
   deleteRecords(ids: readonly string[]): Promise<number>;
   /** The stored unit vectors of records by id, in order; undefined for an id not stored. */
   getVectors(ids: readonly string[]): Promise<Array<Float32Array | undefined>>;

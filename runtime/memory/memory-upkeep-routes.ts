@@ -78,7 +78,7 @@ export function mountUpkeepRoutes(app: Hono, options: { memory: SystemMemory } &
   });
   app.get('/v1/tasks/:task_id', async (c) => {
     const id = parseRequest({ schema: IdentifierSchema, raw: c.req.param('task_id'), what: 'task id' });
-    const task = await memory.tasks.get(id);
+    const task = await memory.tasks.get(id, access(c));
     if (!task) throw new BadRequestError({ code: 'not_found', message: `Task ${id} not found` });
     return c.json(task);
   });

@@ -223,8 +223,8 @@ export class SummaryViews {
    */
   async run(id: string, taskId: string | undefined, access: MemoryAccess): Promise<Task> {
     const view = await this.#find(id, access);
-    const task = await this.#tasks.create({ id: taskId ?? randomUUID(), viewId: view.id });
-    const work = this.#tasks.run(task, async () => {
+    const stored = await this.#tasks.create({ id: taskId ?? randomUUID(), viewId: view.id, owner: access.owner });
+    const work = this.#tasks.run(stored, async () => {
       const memories = await this.#memories(view, {}, access);
       const partitions = new Map<string, { group: Record<string, string>; memories: MemoryRecord[] }>();
       for (const memory of memories) {
@@ -245,6 +245,7 @@ export class SummaryViews {
     const tracked = work.catch((error: unknown) => this.#logger.warn('summary view run failed', { view: id, ...errorFields(error) }));
     this.#running.add(tracked);
     void tracked.finally(() => this.#running.delete(tracked));
+    const { owner: _owner, ...task } = stored;
     return task;
   }
 
@@ -362,8 +363,9 @@ function parseView(json: string): StoredView | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
+/** Without tokens every view is the caller's; with one, only the views it made (not those made without tokens: fail closed). */
 function ownedBy(view: StoredView, access: MemoryAccess): boolean {
-  return access.owner === undefined || view.owner === undefined || view.owner === access.owner;
+  return access.owner === undefined || view.owner === access.owner;
 }
 
 function publicView(view: StoredView): SummaryView {

@@ -227,10 +227,12 @@ export class SyncedVectorCache {
     return this.#cache.search(search);
   }
 
-  /** Applies a put this process just made, when it is the next change and no sync is under way (else the next sync reads it). */
-  applyOwnPut(change: AppliedChange, record: MemoryRecord, vector: Float32Array): void {
+  /** Applies a put this process just made (the record with its owner), when it is the next change and no sync is under way (else the next sync reads it). */
+  applyOwnPut(options: { change: AppliedChange; record: MemoryRecord; vector: Float32Array; owner: string | undefined }): void {
+    const { change } = options;
     if (this.#isNext(change)) {
-      this.#cache.upsert(record, vector);
+      this.#cache.upsert(options.record, options.vector);
+      this.#cache.setOwner(options.record.id, options.owner);
       this.#advance(change);
       this.#changed();
     }
@@ -245,15 +247,6 @@ export class SyncedVectorCache {
     const vector = this.#cache.vector(change.id);
     if (vector !== undefined && this.#isNext(change)) {
       this.#cache.upsert(record, vector);
-      this.#advance(change);
-      this.#changed();
-    }
-  }
-
-  /** Applies an owner change this process just made, like `applyOwnPut`. */
-  applyOwnOwner(change: AppliedChange, owner: string | undefined): void {
-    if (this.#isNext(change)) {
-      this.#cache.setOwner(change.id, owner);
       this.#advance(change);
       this.#changed();
     }

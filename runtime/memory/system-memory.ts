@@ -126,7 +126,9 @@ export class SystemMemory {
    * Replaces the session's working memory. Its structured `memories` not yet
    * persisted are promoted to long-term memory first (as AMS does in the
    * background); if the model runtime is down they stay unpersisted
-   * (`persisted_at: null`) and are promoted by a later PUT.
+   * (`persisted_at: null`) and are promoted by a later PUT. In token mode
+   * the session, its promoted records and the records extracted from it are
+   * all `owner`'s.
    */
   async putWorkingMemory(
     options: {
@@ -134,9 +136,11 @@ export class SystemMemory {
       update: WorkingMemoryUpdate;
       namespace?: string | undefined;
       userId?: string | undefined;
+      /** Fingerprint of the caller's token (token mode). */
+      owner?: string | undefined;
     } & ContextWindow,
   ): Promise<WorkingMemoryResponse> {
-    const { sessionId, update } = options;
+    const { sessionId, update, owner } = options;
     const limit = tokenLimit({ ...options, own: this.#lm });
     if (update.session_id !== undefined && update.session_id !== sessionId) {
       throw new BadRequestError({
@@ -149,7 +153,7 @@ export class SystemMemory {
     let userId = agree('user_id', update.user_id, options.userId);
     // As AMS finds a session by its id alone, a write that names less of its
     // scope goes to that session rather than silently forking a second one.
-    const existing = await this.#findSession({ sessionId, namespace, userId });
+    const existing = await this.#findSession({ sessionId, namespace, userId, owner });
     if (existing) ({ namespace, userId } = existing.ref);
     const at = this.#now().toISOString();
     let memory = workingMemoryFromUpdate({ sessionId, update: { ...update, namespace, user_id: userId }, at });
@@ -157,7 +161,7 @@ export class SystemMemory {
     const pending = memory.memories.filter((record) => record.persisted_at === null);
     if (pending.length > 0) {
       try {
-        await this.#storeRecords({ records: pending.map((record) => ({ ...record, persisted_at: at })), deduplicate: true });
+        await this.#storeRecords({ records: pending.map((record) => ({ ...record, persisted_at: at })), deduplicate: true, owner });
         for (const record of pending) record.persisted_at = at;
       } catch (error) {
         if (!FrameworkError.isInstance(error) || !MODEL_FAILURES.has(error.code)) throw error;
@@ -168,8 +172,8 @@ export class SystemMemory {
         });
       }
     }
-    await this.store.putWorkingMemory(memory);
-    this.#extractInBackground(memory);
+    await this.store.putWorkingMemory(memory, { owner });
+    this.#extractInBackground(memory, owner);
     return withPercentages(workingMemoryResponse({ memory }), limit);
   }
 
@@ -196,10 +200,11 @@ export class SystemMemory {
    * AMS's extraction by the session's strategy (discrete, summary,
    * preferences or custom: see extraction-strategies.ts), in the background:
    * the session's messages not yet extracted become long-term memories (with topics, entities and
-   * `extracted_from`) and are marked extracted. Failures are logged; the
-   * messages stay unmarked and a later write retries.
+   * `extracted_from`) and are marked extracted, owned by the session's
+   * `owner` (token mode). Failures are logged; the messages stay unmarked and
+   * a later write retries.
    */
-  #extractInBackground(memory: WorkingMemory): void {
+  #extractInBackground(memory: WorkingMemory, owner: string | undefined): void {
     const lm = this.#lm;
     if (!lm) return;
     const strategy = memory.long_term_memory_strategy;
@@ -215,34 +220,37 @@ export class SystemMemory {
         session: { sessionId: memory.session_id, namespace: memory.namespace, userId: memory.user_id },
       });
       if (extracted.length > 0) {
-        await this.createMemories({
-          deduplicate: true,
-          memories: extracted.map((m) => ({
-            id: randomUUID(),
-            text: m.text,
-            memory_type: m.type,
-            topics: m.topics.length > 0 ? m.topics : null,
-            entities: m.entities.length > 0 ? m.entities : null,
-            event_date: m.eventDate,
-            session_id: memory.session_id,
-            namespace: memory.namespace ?? undefined,
-            user_id: memory.user_id ?? undefined,
-            extracted_from: fresh.map((f) => f.id),
-            discrete_memory_extracted: 't',
-            pinned: false,
-            access_count: 0,
-            persisted_at: null,
-            extraction_strategy: strategy.strategy,
-            extraction_strategy_config: strategy.config,
-          })),
-        });
+        await this.createMemories(
+          {
+            deduplicate: true,
+            memories: extracted.map((m) => ({
+              id: randomUUID(),
+              text: m.text,
+              memory_type: m.type,
+              topics: m.topics.length > 0 ? m.topics : null,
+              entities: m.entities.length > 0 ? m.entities : null,
+              event_date: m.eventDate,
+              session_id: memory.session_id,
+              namespace: memory.namespace ?? undefined,
+              user_id: memory.user_id ?? undefined,
+              extracted_from: fresh.map((f) => f.id),
+              discrete_memory_extracted: 't',
+              pinned: false,
+              access_count: 0,
+              persisted_at: null,
+              extraction_strategy: strategy.strategy,
+              extraction_strategy_config: strategy.config,
+            })),
+          },
+          { owner },
+        );
       }
-      const ref = { sessionId: memory.session_id, namespace: memory.namespace ?? undefined, userId: memory.user_id ?? undefined };
+      const ref = { sessionId: memory.session_id, namespace: memory.namespace ?? undefined, userId: memory.user_id ?? undefined, owner };
       const current = await this.store.getWorkingMemory(ref);
       if (!current) return;
       const done = new Set(fresh.map((m) => m.id));
       current.messages = current.messages.map((m) => (done.has(m.id) ? { ...m, discrete_memory_extracted: 't' } : m));
-      await this.store.putWorkingMemory(current);
+      await this.store.putWorkingMemory(current, { owner });
     })().catch((error: unknown) =>
       this.#logger.warn('memory extraction failed; a later write of the session retries', { session: memory.session_id, ...errorFields(error) }),
     );
@@ -256,8 +264,14 @@ export class SystemMemory {
     return { status: 'ok' };
   }
 
-  /** Session ids, oldest first, filtered by namespace and user when given (AMS `GET /v1/working-memory/`). */
-  async listSessions(options: { namespace?: string | undefined; userId?: string | undefined; limit: number; offset: number }): Promise<SessionListResponse> {
+  /** Session ids of `owner` (token mode), oldest first, filtered by namespace and user when given (AMS `GET /v1/working-memory/`). */
+  async listSessions(options: {
+    namespace?: string | undefined;
+    userId?: string | undefined;
+    owner?: string | undefined;
+    limit: number;
+    offset: number;
+  }): Promise<SessionListResponse> {
     const { total, sessions } = await this.store.listSessions(options);
     return { sessions: sessions.map((s) => s.sessionId), total };
   }
@@ -281,32 +295,20 @@ export class SystemMemory {
     const updated: MemoryRecord = { ...record, ...changes, updated_at: this.#now().toISOString() };
     const [owner] = await this.store.getOwners([id]);
     if (updated.namespace !== record.namespace || updated.user_id !== record.user_id) await this.store.deleteRecords([id]);
-    const [outcome] = await this.#storeRecords({ records: [updated], deduplicate: false });
-    if (owner !== undefined) await this.store.setOwners([id], owner);
+    const [outcome] = await this.#storeRecords({ records: [updated], deduplicate: false, owner });
     return withListsAsEmpty(outcome!.record);
   }
 
-  /** Embeds and stores long-term memories (at once, not in the background as AMS). */
+  /**
+   * Embeds and stores long-term memories (at once, not in the background as
+   * AMS), owned by the caller's token in token mode: a record of another
+   * owner is never replaced (`conflict`), and deduplication only ever
+   * answers one of the caller's own records.
+   */
   async createMemories(request: CreateMemoriesRequest, access: MemoryAccess = {}): Promise<CreateMemoriesResponse> {
     const at = this.#now().toISOString();
     const records = request.memories.map((input) => ({ ...completeRecord({ record: input, at }), persisted_at: at }));
-    if (access.owner !== undefined) {
-      // Token mode: a record of another token is never replaced.
-      const owners = await this.store.getOwners(records.map((r) => r.id));
-      const taken = records.find((_, i) => owners[i] !== undefined && owners[i] !== access.owner);
-      if (taken) {
-        throw new FrameworkError({
-          code: 'conflict',
-          message: `Memory id "${taken.id}" belongs to another token's caller; choose another id (a record is never replaced from another scope).`,
-        });
-      }
-    }
-    const outcomes = await this.#storeRecords({ records, deduplicate: request.deduplicate });
-    if (access.owner !== undefined)
-      await this.store.setOwners(
-        outcomes.filter((o) => !o.deduplicated).map((o) => o.id),
-        access.owner,
-      );
+    const outcomes = await this.#storeRecords({ records, deduplicate: request.deduplicate, owner: access.owner });
     return { status: 'ok', ids: outcomes.map((o) => o.id), deduplicated: outcomes.map((o) => o.deduplicated) };
   }
 
@@ -370,7 +372,6 @@ export class SystemMemory {
     const scoped = access.owner !== undefined || access.namespace !== undefined || access.userId !== undefined;
     const allowed = scoped ? (await this.#accessible(unique, access)).filter((r) => r !== undefined).map((r) => r.id) : unique;
     const count = await this.store.deleteRecords(allowed);
-    await this.store.setOwners(allowed, undefined);
     return { status: `ok, deleted ${count} memories` };
   }
 
@@ -381,7 +382,7 @@ export class SystemMemory {
    */
   async prompt(request: MemoryPromptRequest, options: { optimizeQuery?: boolean; access?: MemoryAccess } = {}): Promise<MemoryPromptResponse> {
     const session = request.session ?? undefined;
-    const ref = session ? { sessionId: session.session_id, namespace: session.namespace, userId: session.user_id } : undefined;
+    const ref = session ? { sessionId: session.session_id, namespace: session.namespace, userId: session.user_id, owner: options.access?.owner } : undefined;
     let workingMemory = ref ? (await this.#findSession(ref))?.memory : undefined;
     const limit = session ? tokenLimit({ modelName: session.model_name, contextWindowMax: session.context_window_max, own: this.#lm }) : undefined;
     if (workingMemory && limit !== undefined) workingMemory = { ...workingMemory, messages: truncateToTokens(workingMemory.messages, limit) };
@@ -505,9 +506,13 @@ export class SystemMemory {
     return page(results.slice(query.offset, end), results.length);
   }
 
-  async #storeRecords(options: { records: MemoryRecord[]; deduplicate: boolean }) {
+  async #storeRecords(options: { records: MemoryRecord[]; deduplicate: boolean; owner: string | undefined }) {
     const vectors = await this.#embed(options.records.map((record) => record.text));
-    return this.store.putRecords({ records: options.records.map((record, i) => ({ record, vector: vectors[i]! })), deduplicate: options.deduplicate });
+    return this.store.putRecords({
+      records: options.records.map((record, i) => ({ record, vector: vectors[i]! })),
+      deduplicate: options.deduplicate,
+      owner: options.owner,
+    });
   }
 
   async #embed(texts: readonly string[]): Promise<number[][]> {

@@ -45,8 +45,9 @@ export interface CacheSearch {
    */
   filters?: MemoryFilters | undefined;
   /**
-   * Token mode: only records owned by this owner (a token's fingerprint) or
-   * by none (written before token mode) match.
+   * Token mode: only records owned by this owner (a token's fingerprint)
+   * match. Records of no owner (written without tokens) are no token's:
+   * failing closed, they match no owner's search (they stay stored).
    */
   owner?: string | undefined;
   /** Keep only records at most this cosine distance away. */
@@ -384,7 +385,7 @@ export class VectorCache {
     // `key`: the clause is one tag's posting list (an eq or all value), which may have an index of its own.
     const clauses: Array<{ labels: Set<number>; key?: string }> = [];
     let exactTags = filters !== undefined;
-    if (owner !== undefined) clauses.push({ labels: union([this.#tags.get(tagKey(OWNER_TAG, owner)), this.#tags.get(tagKey(OWNER_TAG, ''))]) });
+    if (owner !== undefined) clauses.push({ labels: this.#tags.get(tagKey(OWNER_TAG, owner)) ?? new Set() });
     for (const [field, condition] of Object.entries(filters ?? {}) as Array<[string, Record<string, unknown> | undefined]>) {
       if (condition === undefined) continue;
       if (!(TAG_FIELDS as readonly string[]).includes(field)) {
@@ -416,8 +417,7 @@ export class VectorCache {
   #list(search: CacheSearch): { hits: ScoredRecord[]; total: number } {
     const owner = search.owner;
     const matches = this.#records.filter(
-      (record, slot): record is MemoryRecord =>
-        record !== undefined && (owner === undefined || this.#owners[slot] === undefined || this.#owners[slot] === owner) && search.filter(record),
+      (record, slot): record is MemoryRecord => record !== undefined && (owner === undefined || this.#owners[slot] === owner) && search.filter(record),
     );
     // Code-unit order (ISO dates sort by time): localeCompare cost ~40 ms per 10k records (issue 23).
     matches.sort((a, b) => compareText(b.created_at, a.created_at) || compareText(a.id, b.id));

@@ -13,11 +13,17 @@ import {
 /** Longest `ttl_seconds` accepted (Redis keeps expiries as signed 64-bit milliseconds; a year is plenty). */
 export const MAX_TTL_SECONDS = 366 * 24 * 3600;
 
-/** Which working memory: one per (namespace, user id, session id), as AMS keys it. */
+/**
+ * Which working memory: one per (namespace, user id, session id), as AMS
+ * keys it, and per owner in token mode: each token has its own sessions, so
+ * another token's session of the same id is not found, never overwritten.
+ */
 export interface SessionRef {
   sessionId: string;
   namespace?: string | undefined;
   userId?: string | undefined;
+  /** Fingerprint of the bearer token (token mode); undefined without tokens. */
+  owner?: string | undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { RUN_DIR, ServiceSpecSchema, type ServiceSpec } from './project-file.js';
 import { ServiceProcess, type ServiceExit } from './service-process.js';
+import { projectKeyPrefix } from './project-key-prefix.js';
 import { serviceEnv } from './service-env.js';
 import { startOrder } from './start-order.js';
 import { SupervisorError } from './supervisor-error.js';
@@ -71,7 +72,9 @@ const LAST_LINES = 20;
  * only once the ones before it answer their health check; restarts crashed
  * services with back-off and stops the whole stack after too many crashes;
  * stops in reverse order with SIGTERM then SIGKILL. Output goes to one log
- * file per service and to `onEvent` as `log` events.
+ * file per service and to `onEvent` as `log` events. Every service gets the
+ * project's own Redis key prefix (KV_PREFIX, see `projectKeyPrefix`) unless
+ * its `env` sets one.
  *
  * @example
  * const supervisor = new Supervisor({ root, services: project.services, cliPath, onEvent: (e) => console.log(e) });
@@ -84,6 +87,8 @@ export class Supervisor {
   readonly finished: Promise<SupervisorOutcome>;
   readonly #options: SupervisorOptions;
   readonly #root: string;
+  /** KV_PREFIX of every service unless its `env` sets one: the project's own (see project-key-prefix.ts). */
+  readonly #keyPrefix: string;
   readonly #logger: Logger;
   readonly #entries: Entry[];
   #resolveFinished!: (outcome: SupervisorOutcome) => void;
@@ -98,6 +103,7 @@ export class Supervisor {
   constructor(options: SupervisorOptions) {
     this.#options = options;
     this.#root = resolve(options.root);
+    this.#keyPrefix = projectKeyPrefix({ root: this.#root });
     this.#logger = options.logger ?? silentLogger;
     const specs = options.services.map((service) => ServiceSpecSchema.parse(service));
     const logDir = join(this.#root, RUN_DIR, 'logs');
@@ -192,7 +198,8 @@ export class Supervisor {
       file: file!,
       args,
       cwd: this.#root,
-      env: serviceEnv({ env: spec.env }),
+      // Projects sharing a Redis never share keys: each gets its own prefix unless the service's env names one.
+      env: serviceEnv({ env: { KV_PREFIX: this.#keyPrefix, ...spec.env } }),
       onLine: (stream, line) => this.#onLine(entry, stream, line),
     });
     entry.proc = proc;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../runtime/core/logger.js';
 import { KvMemoryStore } from '../../runtime/memory/kv-memory-store.js';
 import { completeRecord, LongTermRecordInputSchema } from '../../runtime/memory/memory-records.js';
-import { SNAPSHOT_FORMAT } from '../../runtime/memory/vector-cache-snapshot.js';
+import { SNAPSHOT_FORMAT, snapshotName } from '../../runtime/memory/vector-cache-snapshot.js';
 import { deleteKeys } from '../support/redis-keys.js';
 import { REDIS_URL, redisScope } from '../support/redis-scope.js';
 
@@ -192,5 +192,36 @@ describe('the long-term memory snapshot', () => {
     expect(lines.some((l) => l.includes('long-term memory snapshot read') && l.includes('"count":3'))).toBe(true);
     expect(await ids(second, 0)).toEqual(['a-0', 'a-1', 'a-2']);
     await second.close();
+  });
+});
+
+// Issue 33: projects sharing a Redis have their own prefixes; a snapshot
+// file of one prefix, even renamed to another's name in the same folder,
+// is never served by the other's store (its Redis history differs).
+describe('snapshots of another key prefix', () => {
+  it("are never loaded: another prefix's records, renamed into this prefix's snapshot, are not answered", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mem-snap-prefix-'));
+    dirs.push(dir);
+    const theirs = `${scope.prefix}theirs:`;
+    const ours = `${scope.prefix}ours:`;
+    const openAt = (keyPrefix: string) => scope.track(new KvMemoryStore({ url: REDIS_URL, keyPrefix, embeddingModel: 'test-16', snapshotDir: dir }));
+    const other = openAt(theirs);
+    await other.putRecords({ records: [0, 1, 2].map((i) => ({ record: record(`theirs-${i}`), vector: vector(i) })), deduplicate: false });
+    await other.load();
+    await other.indexed();
+    await other.close();
+    // Our store has a history of its own in Redis.
+    const seed = openAt(ours);
+    await seed.putRecords({ records: [{ record: record('ours-0'), vector: vector(50) }], deduplicate: false });
+    await seed.close();
+    for (const file of readdirSync(dir).filter((f) => f.startsWith(snapshotName(theirs)))) {
+      const renamed = file.replace(snapshotName(theirs), snapshotName(ours));
+      writeFileSync(join(dir, renamed), readFileSync(join(dir, file)));
+    }
+
+    const mine = openAt(ours);
+    await mine.load();
+    expect(await ids(mine, 1)).toEqual(['ours-0']);
+    expect(mine.cachedRecords).toBe(1);
   });
 });

@@ -1,7 +1,8 @@
 /** Every class of guard attack `npm run security` tries (issue 33), in the README's order. */
 import type { GuardAttackClass } from './guard-attack.js';
 import { identityAttacks } from './identity.js';
+import { memoryScopes } from './memory-scopes.js';
 import { numbersAttacks } from './numbers.js';
 import { timeAttacks } from './time.js';
 
-export const GUARD_ATTACKS: readonly GuardAttackClass[] = [numbersAttacks, timeAttacks, identityAttacks];
+export const GUARD_ATTACKS: readonly GuardAttackClass[] = [numbersAttacks, timeAttacks, identityAttacks, memoryScopes];

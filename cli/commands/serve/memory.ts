@@ -6,12 +6,13 @@ import { redactUrl } from '../../../runtime/core/kv-client.js';
 import { createLogger } from '../../../runtime/core/logger.js';
 import { loadMemoryConfig, type MemoryConfig } from '../../../runtime/memory/memory-config.js';
 import { startMemoryService } from '../../../runtime/memory/start-memory-service.js';
+import { projectKeyPrefix, projectRootOf } from '../../../runtime/supervisor/project-key-prefix.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class ServeMemory extends JsonCommand {
   static override description =
     "Run the system memory service (the REST API of Redis's Agent Memory Server: GET /v1/health, GET|PUT|DELETE /v1/working-memory/<session>, POST /v1/long-term-memory/, POST /v1/long-term-memory/search, DELETE /v1/long-term-memory, POST /v1/memory/prompt) over Redis, embedding through the model runtime, until interrupted. " +
-    'Flags win over MEMORY_HOST, MEMORY_PORT, KV_URL and OLLAMA_HOST; KV_PREFIX, EMBEDDING_MODEL (all-minilm), MEMORY_MAX_BODY_BYTES and MEMORY_INDEX_DIR (.framework/memory, where the in-process index is saved for a fast restart) are read from the environment.';
+    "Flags win over MEMORY_HOST, MEMORY_PORT, KV_URL and OLLAMA_HOST; KV_PREFIX (in a project folder: the project's own, as under `up`; elsewhere fw:), EMBEDDING_MODEL (all-minilm), MEMORY_MAX_BODY_BYTES and MEMORY_INDEX_DIR (.framework/memory, where the in-process index is saved for a fast restart) are read from the environment.";
 
   static override examples = [
     '<%= config.bin %> serve memory',
@@ -51,6 +52,8 @@ export default class ServeMemory extends JsonCommand {
       throw error;
     }
     const kvUrl = flags['kv-url'] ?? config.kvUrl;
+    // In a project folder the default prefix is the project's own (as `up` gives it), so projects sharing a Redis stay apart.
+    const root = process.env.KV_PREFIX ? undefined : projectRootOf(process.cwd());
     const ollamaHost = flags['ollama-host'] ?? config.ollamaHost;
     let service;
     try {
@@ -59,6 +62,7 @@ export default class ServeMemory extends JsonCommand {
         port: addr?.port ?? config.port,
         kvUrl,
         ollamaHost,
+        ...(root === undefined ? {} : { keyPrefix: projectKeyPrefix({ root }) }),
         // The copy of the long-term memories is saved under the project for a fast restart (issue 23).
         indexDir: resolve(config.indexDir ?? MEMORY_INDEX_DIR_DEFAULT),
         logger: createLogger({ name: 'memory', level: config.logLevel }),
