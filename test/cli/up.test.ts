@@ -75,6 +75,11 @@ describe('framework-cli up --detach, status, logs, down', () => {
     ]);
     const pids = recordPids(dir);
     expect(pids).toHaveLength(3);
+    // What each service is, so plain `chat` finds the stack's agent.
+    expect(readRunState({ root: dir })?.services.map((s) => [s.name, s.kind])).toEqual([
+      ['policy', 'policy'],
+      ['agent', 'agent'],
+    ]);
 
     const status = await runCli(['status', '--json', '--dir', dir]);
     expect(status.code, status.stderr).toBe(0);
