@@ -138,7 +138,8 @@ describe('framework-cli up --detach, status, logs, down', () => {
       expect(up.code).not.toBe(0);
       const { error } = JSON.parse(up.stdout) as { error: { code: string; message: string } };
       expect(error.code).toBe('port_in_use');
-      expect(error.message).toContain(`agent: port ${taken} on 127.0.0.1 is already in use; stop what uses it or change the port in .framework/project.json`);
+      expect(error.message).toContain(`agent: port ${taken} on 127.0.0.1 is already in use by `);
+      expect(error.message).toContain(`(pid ${process.pid}); stop it, or change the port in .framework/project.json`);
       expect(readRunState({ root: dir })).toBeUndefined();
     } finally {
       blocker.close();
