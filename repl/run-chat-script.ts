@@ -40,8 +40,16 @@ export async function runChatScript(options: {
     if (event.type !== 'session') awaitingInput = event.type === 'input_required';
     options.onEvent(event);
   };
-  emit(await session.open({ forceNew: options.forceNew ?? false, ...(signal ? { signal } : {}) }));
+  const opened = await session.open({ forceNew: options.forceNew ?? false, ...(signal ? { signal } : {}) });
+  // A resumed session was only read from the token file: say so once the agent has answered, so an
+  // unreachable agent is not first reported as a session resumed with it.
+  let resumed: ChatEvent | undefined = opened.status === 'resumed' ? opened : undefined;
+  if (!resumed) emit(opened);
   const stream = action.kind === 'message' ? session.send(action.text, signal ? { signal } : {}) : session.decide(action, signal ? { signal } : {});
-  for await (const event of stream) emit(event);
+  for await (const event of stream) {
+    if (resumed) emit(resumed);
+    resumed = undefined;
+    emit(event);
+  }
   return { events, awaitingInput, ...(error ? { error } : {}) };
 }

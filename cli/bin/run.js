@@ -1,4 +1,5 @@
 #!/usr/bin/env node
 import { execute } from '@oclif/core';
+import { versionArgv } from '../../dist/cli/version-argv.js';
 
-await execute({ dir: import.meta.url });
+await execute({ args: versionArgv(process.argv.slice(2)), dir: import.meta.url });

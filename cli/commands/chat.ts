@@ -85,14 +85,24 @@ export default class Chat extends JsonCommand {
       return undefined;
     }
 
-    if (action.kind !== 'message' && !(await store.get(agent.url))) {
-      this.error(
-        `There is no saved session with ${agent.url} to send a plan decision on. Send a message first: framework-cli chat ${agent.url} --message "..."`,
-        {
-          exit: 1,
-          code: 'no_saved_session',
-        },
-      );
+    if (action.kind !== 'message') {
+      const saved = await store.get(agent.url);
+      if (!saved) {
+        this.error(
+          `There is no saved session with ${agent.url} to send a plan decision on. Send a message first: framework-cli chat ${agent.url} --message "..."`,
+          {
+            exit: 1,
+            code: 'no_saved_session',
+          },
+        );
+      }
+      // Nothing asked for a decision on this session (no plan, no tool call waiting): there is nothing to --approve, --reject or --modify.
+      if (saved.awaiting_input !== true && !saved.approval_id) {
+        this.error(
+          `Nothing is waiting for a decision on your session with ${agent.url}: its last answer proposed no plan and asked for no approval, so --${action.kind} has nothing to act on. Send a request first: framework-cli chat ${agent.url} --message "..."`,
+          { exit: 1, code: 'nothing_pending' },
+        );
+      }
     }
 
     const json = this.jsonEnabled();
@@ -106,7 +116,11 @@ export default class Chat extends JsonCommand {
       });
     } catch (error) {
       const described = describeChatError(error, agent.url);
-      this.error(`${described.message} ${described.hint}`.trim(), { exit: 1, code: described.code });
+      const hint =
+        agent.source === 'default' && described.code === 'agent_not_ready'
+          ? `Nothing answers at chat's default agent (the tutorial planner): start it with framework-cli up --example tutorial, run chat from the folder of the stack you started (it finds that stack's agent), or name the agent: chat <name> or chat <url>.`
+          : described.hint;
+      this.error(`${described.message} ${hint}`.trim(), { exit: 1, code: described.code });
     }
     if (outcome.error) process.exitCode = 1;
     const done: ChatDone = {

@@ -11,6 +11,7 @@ import { packToolkit } from '../../runtime/supervisor/pack-toolkit.js';
 import { loadProject } from '../../runtime/supervisor/load-project.js';
 import type { ServiceSpec } from '../../runtime/supervisor/project-file.js';
 import { runAttached } from '../../runtime/supervisor/run-attached.js';
+import { requireAgents } from '../../runtime/supervisor/require-agents.js';
 import { runBuild } from '../../runtime/supervisor/run-build.js';
 import { ensureNoLiveStack } from '../../runtime/supervisor/run-state.js';
 import { startDetached } from '../../runtime/supervisor/start-detached.js';
@@ -105,6 +106,7 @@ export default class Up extends JsonCommand {
         fix = "shift the example's ports with --port-offset <n> (or FRAMEWORK_PORT_OFFSET)";
       } else {
         const project = loadProject({ root });
+        requireAgents({ project, root });
         services = project.services;
         build = project.build;
       }
@@ -166,10 +168,12 @@ export default class Up extends JsonCommand {
         message: `The containers of ${root} are already up (see framework-cli status); stop them with framework-cli down first.`,
       });
     }
+    const loaded = loadProject({ root });
+    requireAgents({ project: loaded, root });
     await checkDocker();
     const file = findComposeFile({ root });
     const compose = await findCompose();
-    const project = loadProject({ root }).name;
+    const project = loaded.name;
     await packToolkit({ toolkitRoot: this.config.root, projectRoot: root });
     const state = await composeUp({
       root,

@@ -1,25 +1,63 @@
-import type { Hook } from '@oclif/core';
+import type { Hook, Interfaces } from '@oclif/core';
+import { VERSION_FLAGS } from '../version-argv.js';
 
 /**
- * An unknown command. At a terminal, @oclif/plugin-not-found asks "Did you
- * mean …?"; this hook covers scripts: with --json the answer is the one JSON
- * error document every command gives (`command_not_found`, the closest command
- * as `suggestion`), and without a terminal the suggestion is printed, since
- * the plugin only offers it by prompting. Exit 127, as oclif does.
+ * What the binary answers when the words typed are no command. Two cases,
+ * both usage errors (exit 2, as every bad argument): words after a command
+ * that takes no arguments (`status extra`: oclif reads them as part of the
+ * command's name) are a stray argument of that command; anything else is an
+ * unknown command, with the closest one as a suggestion. Under --json the
+ * answer is the one JSON error document every command gives.
  */
 const hook: Hook.CommandNotFound = async function (options) {
-  const visible = options.config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases]);
-  const typed = options.id.replaceAll(':', ' ');
-  const closest = suggest(options.id, visible)?.replaceAll(':', ' ');
-  const message = `${typed} is not a ${options.config.bin} command.${closest ? ` Did you mean ${closest}?` : ''} Run ${options.config.bin} help for the list.`;
-  if ((options.argv ?? []).includes('--json')) {
-    process.stdout.write(
-      `${JSON.stringify({ error: { code: 'command_not_found', message, ...(closest ? { suggestion: closest } : {}), exit: 127 } }, null, 2)}\n`,
-    );
-    process.exit(127);
+  const { config } = options;
+  const argv = options.argv ?? [];
+  const json = argv.includes('--json') || options.id === '--json';
+  const problem = describe({ config, id: options.id, argv });
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ error: { ...problem, exit: 2 } }, null, 2)}\n`);
+    this.exit(2);
+    return;
   }
-  if (!process.stdin.isTTY && closest) process.stderr.write(` ›   Did you mean ${closest}?\n`);
+  this.error(problem.message, { exit: 2, code: problem.code });
 };
+
+interface Problem {
+  code: 'invalid_arguments' | 'command_not_found';
+  message: string;
+  suggestion?: string;
+}
+
+function describe(options: { config: Interfaces.Config; id: string; argv: readonly string[] }): Problem {
+  const { config, id } = options;
+  const bin = config.bin;
+  const parts = id.split(':');
+  for (let length = parts.length - 1; length > 0; length--) {
+    const command = parts.slice(0, length).join(':');
+    if (!config.findCommand(command)) continue;
+    const typed = command.replaceAll(':', ' ');
+    const stray = parts.slice(length);
+    return {
+      code: 'invalid_arguments',
+      message: `${bin} ${typed} takes no argument ${stray.map((word) => JSON.stringify(word)).join(' ')}. See ${bin} ${typed} --help.`,
+    };
+  }
+  if (id.startsWith('-')) {
+    const flags = [id, ...options.argv].filter((arg) => !VERSION_FLAGS.includes(arg)).join(' ');
+    return {
+      code: 'invalid_arguments',
+      message: `${flags} needs a command before it (${bin} <command> ${flags}). Run ${bin} help for the list.`,
+    };
+  }
+  const visible = config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases]);
+  const typed = id.replaceAll(':', ' ');
+  const closest = suggest(id, visible)?.replaceAll(':', ' ');
+  return {
+    code: 'command_not_found',
+    message: `${typed} is not a ${bin} command.${closest ? ` Did you mean ${closest}?` : ''} Run ${bin} help for the list.`,
+    ...(closest ? { suggestion: closest } : {}),
+  };
+}
 
 /** The command id nearest to `id` by edit distance, when it is near enough to be a typo. */
 function suggest(id: string, ids: readonly string[]): string | undefined {

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { findPortHolder } from './port-holder.js';
 import { PortsInUseError, type PortConflict } from './ports-in-use-error.js';
 
 /** What `checkPorts` needs of a service. */
@@ -25,7 +26,8 @@ export function isPortFree(options: { port: number; host?: string }): Promise<bo
 /**
  * Checks, before anything starts, that every service's port is free on
  * 127.0.0.1 and claimed by one service only. Throws one `PortsInUseError`
- * listing every conflict (service, port and the fix); `fix` replaces the
+ * listing every conflict (service, port, who holds it (the process, and the
+ * stack it belongs to when it is one of ours) and the fix); `fix` replaces the
  * default advice ("change the port in .framework/project.json").
  *
  * @example
@@ -41,7 +43,9 @@ export async function checkPorts(options: { services: readonly PortClaim[]; host
   }
   const checks = [...owners].map(async ([port, name]) => ({ port, name, free: await isPortFree({ port, host: options.host ?? '127.0.0.1' }) }));
   for (const { port, name, free } of await Promise.all(checks)) {
-    if (!free) conflicts.push({ service: name, port, reason: 'in_use' });
+    if (free) continue;
+    const holder = await findPortHolder({ port });
+    conflicts.push({ service: name, port, reason: 'in_use', ...(holder ? { holder } : {}) });
   }
   if (conflicts.length > 0) throw new PortsInUseError({ conflicts, ...(options.fix ? { fix: options.fix } : {}) });
 }

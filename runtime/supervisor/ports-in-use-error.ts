@@ -1,4 +1,5 @@
 import { FrameworkError } from '../core/framework-error.js';
+import type { PortHolder } from './port-holder.js';
 
 /** One service whose port cannot be used. */
 export interface PortConflict {
@@ -8,6 +9,8 @@ export interface PortConflict {
   reason: 'in_use' | 'duplicate';
   /** For `duplicate`: the other service. */
   other?: string;
+  /** For `in_use`: the process listening there, and its stack when it is one of ours. */
+  holder?: PortHolder;
 }
 
 /**
@@ -25,10 +28,20 @@ export class PortsInUseError extends FrameworkError {
     const fix = options.fix ?? 'change the port in .framework/project.json';
     const lines = options.conflicts.map((c) =>
       c.reason === 'in_use'
-        ? `  - ${c.service}: port ${c.port} on 127.0.0.1 is already in use; stop what uses it or ${fix}`
+        ? `  - ${c.service}: ${inUse(c, fix)}`
         : `  - ${c.service}: port ${c.port} is also the port of ${c.other ?? 'another service'}; ${fix}`,
     );
     super({ code: 'port_in_use', message: `Cannot start the stack:\n${lines.join('\n')}` });
     this.conflicts = options.conflicts;
   }
+}
+
+/** Who holds the port and how to get it back: stop that stack (`down --dir`), or move this one. */
+function inUse(conflict: PortConflict, fix: string): string {
+  const { port, holder } = conflict;
+  if (holder?.stackRoot) {
+    return `port ${port} on 127.0.0.1 is held by ${holder.service ?? 'a service'} (${holder.process}) of the stack running from ${holder.stackRoot}; stop that stack with framework-cli down --dir ${holder.stackRoot}, or ${fix}`;
+  }
+  if (holder) return `port ${port} on 127.0.0.1 is already in use by ${holder.process}; stop it, or ${fix}`;
+  return `port ${port} on 127.0.0.1 is already in use; stop what uses it (framework-cli down --dir <its folder>, if it is another of our stacks), or ${fix}`;
 }

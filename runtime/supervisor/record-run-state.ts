@@ -26,6 +26,7 @@ export function recordRunState(options: {
       ...(options.error ? { error: options.error } : {}),
       services: options.supervisor.status().map((s) => ({
         name: s.name,
+        kind: s.kind,
         pid: s.pid ?? null,
         port: s.port,
         url: s.url,

@@ -2,13 +2,15 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { z } from 'zod';
 import { FrameworkError } from '../core/framework-error.js';
-import { RUN_DIR } from './project-file.js';
+import { RUN_DIR, SERVICE_KINDS } from './project-file.js';
 
 /** Where a running stack describes itself, relative to the project root. */
 export const RUN_STATE_FILE = `${RUN_DIR}/state.json`;
 
 export const RunServiceSchema = z.object({
   name: z.string(),
+  /** What it is (`agent`, `policy`, ...), so `chat` can find the stack's agents; absent in states written before it was recorded. */
+  kind: z.enum(SERVICE_KINDS).optional(),
   pid: z.number().int().nullable(),
   port: z.number().int(),
   url: z.string(),

@@ -293,7 +293,7 @@ const FAILURE: Record<string, Case> = {
   'policy check': { args: () => ['policy', 'check', join(tmpdir(), 'fw-json-no-such-dir')] },
   'policy fmt': {
     args: () => ['policy', 'fmt', join(unformattedPolicies(), 'unparsable.rego')],
-    check: (doc) => expect(doc).toMatchObject({ error: { code: 'rego_parse_error', exit: 2 } }),
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'rego_parse_error', exit: 1 } }),
   },
   'policy eval': {
     args: () => ['policy', 'eval', '-d', 'policies', 'data.x['],

@@ -64,15 +64,19 @@ describe('framework-cli policy fmt', () => {
     expect(stdout).toBe(`--- ${join(dir, 'a.rego')}\n+++ ${join(dir, 'a.rego')} (formatted)\n@@ -1,4 +1,4 @@\n package a\n \n-x = 1\n+x := 1\n y := 2\n`);
   });
 
-  it('a file that does not parse is a rego_parse_error with its position, exit 2, and nothing is written', async () => {
+  it('a file that does not parse is a rego_parse_error with its position, exit 1 as from policy check, and nothing is written', async () => {
     const dir = tempDir({ 'a.rego': UNFORMATTED, 'bad.rego': 'package bad\n\nallow if {\n' });
     const text = await runCli(['policy', 'fmt', '--write', dir]);
-    expect(text.code).toBe(2);
+    expect(text.code).toBe(1);
     expect(text.stderr).toContain(`${join(dir, 'bad.rego')}:4:1: rego_parse_error: unexpected EOF`);
     expect(readFileSync(join(dir, 'a.rego'), 'utf8')).toBe(UNFORMATTED);
     const json = await runCliInProcess(['policy', 'fmt', join(dir, 'bad.rego'), '--json']);
-    expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'rego_parse_error', exit: 2, message: expect.stringContaining('bad.rego:4:1') } });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'rego_parse_error', exit: 1, message: expect.stringContaining('bad.rego:4:1') } });
+    // The same file through both commands: the same exit code.
+    const check = await runCli(['policy', 'fmt', '--check', dir]);
+    expect(check.code).toBe(1);
+    expect((await runCli(['policy', 'check', dir])).code).toBe(check.code);
   });
 
   it('formats Rego piped on standard input (no path, or -); --check names it <stdin>; --write is refused', async () => {
@@ -83,7 +87,7 @@ describe('framework-cli policy fmt', () => {
     expect(JSON.parse(dash.stdout)).toEqual({ ok: false, changed: ['<stdin>'], files: [{ file: '<stdin>', changed: true }] });
     expect((await runCli(['policy', 'fmt', '--check'], { input: FORMATTED })).code).toBe(0);
     const bad = await runCli(['policy', 'fmt'], { input: 'package bad\n\nallow if {\n' });
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('<stdin>:4:1: rego_parse_error');
     const write = await runCli(['policy', 'fmt', '--write', '--json'], { input: UNFORMATTED });
     expect(write.code).toBe(2);

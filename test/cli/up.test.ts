@@ -75,6 +75,11 @@ describe('framework-cli up --detach, status, logs, down', () => {
     ]);
     const pids = recordPids(dir);
     expect(pids).toHaveLength(3);
+    // What each service is, so plain `chat` finds the stack's agent.
+    expect(readRunState({ root: dir })?.services.map((s) => [s.name, s.kind])).toEqual([
+      ['policy', 'policy'],
+      ['agent', 'agent'],
+    ]);
 
     const status = await runCli(['status', '--json', '--dir', dir]);
     expect(status.code, status.stderr).toBe(0);
@@ -133,12 +138,34 @@ describe('framework-cli up --detach, status, logs, down', () => {
       expect(up.code).not.toBe(0);
       const { error } = JSON.parse(up.stdout) as { error: { code: string; message: string } };
       expect(error.code).toBe('port_in_use');
-      expect(error.message).toContain(`agent: port ${taken} on 127.0.0.1 is already in use; stop what uses it or change the port in .framework/project.json`);
+      expect(error.message).toContain(`agent: port ${taken} on 127.0.0.1 is already in use by `);
+      expect(error.message).toContain(`(pid ${process.pid}); stop it, or change the port in .framework/project.json`);
       expect(readRunState({ root: dir })).toBeUndefined();
     } finally {
       blocker.close();
     }
   });
+
+  it('names the stack of ours that holds a port, with down --dir for it', async () => {
+    const port = await freePort();
+    const policyOnly = (p: number) => [
+      { name: 'policy', kind: 'policy', port: p, args: ['policy', 'serve', POLICIES, '--addr', `127.0.0.1:${p}`, '--no-watch'] },
+    ];
+    const holder = await projectDir(policyOnly(port));
+    const first = await runCli(['up', '--detach', '--json', '--dir', holder], { timeoutMs: 90_000 });
+    expect(first.code, first.stderr).toBe(0);
+    recordPids(holder);
+    const second = await projectDir(policyOnly(port));
+    const up = await runCli(['up', '--detach', '--json', '--dir', second]);
+    expect(up.code).toBe(1);
+    const { error } = JSON.parse(up.stdout) as { error: { code: string; message: string } };
+    expect(error.code).toBe('port_in_use');
+    expect(error.message).toMatch(
+      new RegExp(`policy: port ${port} on 127\\.0\\.0\\.1 is held by policy \\(.+ \\(pid \\d+\\)\\) of the stack running from ${holder}`),
+    );
+    expect(error.message).toContain(`stop that stack with framework-cli down --dir ${holder}, or change the port in .framework/project.json`);
+    expect((await runCli(['down', '--dir', holder], { timeoutMs: 40_000 })).code).toBe(0);
+  }, 120_000);
 
   it('runs attached: NDJSON events, then a clean stop in reverse order on SIGTERM', async () => {
     const [policyPort, agentPort] = [await freePort(), await freePort()];

@@ -45,7 +45,26 @@ describe('resolveAgentUrl', () => {
     expect(resolveAgentUrl({ agent: 'planner', cwd: root })).toMatchObject({ url: 'http://127.0.0.1:9102', source: 'running-stack' });
   });
 
-  it('says there is no project to look a name up in', () => {
-    expect(() => resolveAgentUrl({ agent: 'planner', cwd: root })).toThrow(/No \.framework\/project\.json .* pass the agent's URL/);
+  it('says there is no stack or project to look a name up in, and how to start a built-in example', () => {
+    expect(() => resolveAgentUrl({ agent: 'helper', cwd: root })).toThrow(/No running stack or project in .* knows an agent "helper"\. .*pass the agent's URL/);
+    expect(() => resolveAgentUrl({ agent: 'trader', cwd: root })).toThrow(
+      /"trader" is the trading example's agent: start it with framework-cli up --example trading/,
+    );
+  });
+
+  it("with no name, picks the live running stack's planner or only agent, else the default", async () => {
+    await mkdir(join(root, '.framework', 'run'), { recursive: true });
+    const service = (name: string, kind: string, port: number) => ({ name, kind, pid: null, port, url: `http://127.0.0.1:${port}`, log: 'x' });
+    const state = (supervisorPid: number, services: unknown[]) =>
+      writeFile(join(root, '.framework', 'run', 'state.json'), JSON.stringify({ supervisorPid, startedAt: 'now', services }));
+    await state(process.pid, [service('policy', 'policy', 9181), service('trader', 'agent', 9104)]);
+    expect(resolveAgentUrl({ cwd: root })).toEqual({ url: 'http://127.0.0.1:9104', source: 'running-stack', name: 'trader' });
+    await state(process.pid, [service('executor', 'agent', 9101), service('planner', 'agent', 9100), service('web', 'agent', 9103)]);
+    expect(resolveAgentUrl({ cwd: root })).toMatchObject({ url: 'http://127.0.0.1:9100', name: 'planner' });
+    await state(process.pid, [service('a', 'agent', 9001), service('b', 'agent', 9002)]);
+    expect(() => resolveAgentUrl({ cwd: root })).toThrow(/several agents \(a, b\): name one/);
+    // A stack whose supervisor is gone is not running: the default.
+    await state(2 ** 22 + 12345, [service('trader', 'agent', 9104)]);
+    expect(resolveAgentUrl({ cwd: root })).toEqual({ url: DEFAULT_CHAT_URL, source: 'default' });
   });
 });

@@ -87,3 +87,11 @@ function commandId(config: { findCommand(id: string): unknown }, args: readonly 
   }
   return [...args];
 }
+
+/** oclif's error text on one line: its ` ›   ` margins and the line breaks it wraps at dropped. */
+export function plainError(stderr: string): string {
+  return stderr
+    .replace(/\s*›\s+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

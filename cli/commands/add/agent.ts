@@ -4,6 +4,7 @@ import { addAgent, type AddAgentSummary, type TaskAnswer } from '../../../runtim
 import type { SkillAnswer } from '../../../runtime/scaffold/agent-card-file.js';
 import { parseNamedPair, promptAgentAnswers } from '../../../runtime/scaffold/agent-answers.js';
 import { ScaffoldCommand } from '../../scaffold-command.js';
+import { projectCliCommand } from '../../../runtime/supervisor/project-cli-command.js';
 
 export default class AddAgent extends ScaffoldCommand {
   static override description =
@@ -51,7 +52,8 @@ export default class AddAgent extends ScaffoldCommand {
       `Added agent "${summary.agent}" on port ${summary.port} with task(s) ${summary.tasks.join(', ')}.`,
       ...summary.created.map((file) => `  created ${file}`),
       ...summary.updated.map((file) => `  updated ${file}`),
-      `Run it: npm run build && framework-cli serve agent --module dist/agents/${summary.agent}/app.js --port ${summary.port}`,
+      `Run it alone: npm run build && ${projectCliCommand({ root: summary.root })} serve agent --module dist/agents/${summary.agent}/app.js --port ${summary.port}`,
+      `Or the whole stack: ${projectCliCommand({ root: summary.root })} up, then ${projectCliCommand({ root: summary.root })} chat ${summary.agent}`,
     ]);
     return summary;
   }

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { createProject, type CreateProjectSummary } from '../../../runtime/scaffold/create-project.js';
 import { ScaffoldCommand } from '../../scaffold-command.js';
+import { PROJECT_CLI } from '../../../runtime/supervisor/project-cli-command.js';
 
 export default class CreateProject extends ScaffoldCommand {
   static override description =
@@ -25,8 +26,9 @@ export default class CreateProject extends ScaffoldCommand {
       'Next:',
       `  cd ${summary.root}`,
       '  npm install',
-      '  framework-cli add agent <name> --description "<what it does>"',
-      '  framework-cli up',
+      `  ${PROJECT_CLI} add agent <name> --description "<what it does>"`,
+      `  ${PROJECT_CLI} up`,
+      `(${PROJECT_CLI} runs the project's own framework-cli, which is not on your PATH; npm start is up.)`,
     ]);
     return summary;
   }

@@ -2,6 +2,7 @@ import { basename, resolve } from 'node:path';
 import { Args, Flags } from '@oclif/core';
 import { createSwarm, type CreateSwarmSummary } from '../../../runtime/scaffold/create-swarm.js';
 import { ScaffoldCommand } from '../../scaffold-command.js';
+import { PROJECT_CLI } from '../../../runtime/supervisor/project-cli-command.js';
 
 export default class CreateSwarm extends ScaffoldCommand {
   static override description =
@@ -29,7 +30,9 @@ export default class CreateSwarm extends ScaffoldCommand {
       'Next:',
       `  cd ${summary.root}`,
       '  npm install',
-      '  framework-cli up',
+      `  ${PROJECT_CLI} up`,
+      `  ${PROJECT_CLI} chat planner`,
+      `(${PROJECT_CLI} runs the project's own framework-cli, which is not on your PATH; npm start is up.)`,
     ]);
     return summary;
   }

@@ -60,11 +60,11 @@ export default class PolicyFmt extends PolicyCommand {
       throw e;
     }
     if (result.errors.length > 0) {
-      // As `opa fmt`: a file that does not parse is exit code 2, and nothing is written.
+      // A file that does not parse is exit code 1, as from `policy check` (2 is for bad arguments only), and nothing is written.
       const lines = result.errors.map(position);
-      if (this.jsonEnabled()) this.error(lines.join('\n'), { exit: 2, code: 'rego_parse_error' });
+      if (this.jsonEnabled()) this.error(lines.join('\n'), { exit: 1, code: 'rego_parse_error' });
       for (const line of lines) this.logToStderr(line);
-      this.exit(2);
+      this.exit(1);
     }
     const changed = result.files.filter((f) => f.changed).map((f) => f.file);
     const mode = flags.check ? 'check' : flags.write ? 'write' : flags.diff ? 'diff' : 'print';
