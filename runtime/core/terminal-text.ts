@@ -55,7 +55,7 @@ export function escapeCharacter(character: string): string {
 /**
  * Splits remote text into what is shown as is and the visible escapes of the
  * characters a terminal would interpret or hide; TAB becomes spaces to the
- * next stop of 8 columns. The REPL draws escapes in a style of their own.
+ * next stop of 8 columns; CR LF ends a line like LF. The REPL draws escapes in a style of their own.
  *
  * @example
  * terminalSegments('a\u001b[8mb'); // [{ text: 'a', escaped: false }, { text: '\\x1b', escaped: true }, { text: '[8mb', escaped: false }]
@@ -88,6 +88,12 @@ export function terminalSegments(text: string, options: TerminalTextOptions = {}
   for (const match of text.matchAll(UNSAFE)) {
     const character = match[0];
     if (character === '\t' || (character === '\n' && !options.singleLine)) continue;
+    // CR LF is a line end (it overwrites nothing); a CR on its own would return over the line, and is shown.
+    if (character === '\r' && text[match.index + 1] === '\n' && !options.singleLine) {
+      plain(text.slice(start, match.index));
+      start = match.index + 1;
+      continue;
+    }
     plain(text.slice(start, match.index));
     const escape = escapeCharacter(character);
     segments.push({ text: escape, escaped: true });

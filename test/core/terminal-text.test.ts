@@ -65,9 +65,11 @@ describe('terminalText', () => {
     expect(terminalText('x\u009by', { highlight: (e) => `<${e}>` })).toBe('x<\\x9b>y');
   });
 
-  it('keeps line feeds, or shows them too on one line; expands tabs to stops of 8; keeps other text as it is', () => {
+  it('keeps line feeds (CR LF as a line end, a lone CR shown), or shows them too on one line; expands tabs to stops of 8; keeps other text as it is', () => {
     expect(terminalText('one\ntwo')).toBe('one\ntwo');
     expect(terminalText('one\ntwo', { singleLine: true })).toBe('one\\ntwo');
+    expect(terminalText('one\r\ntwo\rTWO')).toBe('one\ntwo\\rTWO');
+    expect(terminalText('one\r\ntwo', { singleLine: true })).toBe('one\\r\\ntwo');
     expect(terminalText('a\tb\nabcdefgh\tc')).toBe('a       b\nabcdefgh        c');
     const plain = 'Привет, 世界 👋🏽 — café C:\\temp';
     expect(terminalText(plain)).toBe(plain);
