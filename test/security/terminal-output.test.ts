@@ -29,7 +29,8 @@ function interpreted(bytes: Buffer): string[] {
     const [a, b, c] = [bytes[i]!, bytes[i + 1], bytes[i + 2]];
     if (a === 0x1b || a === 0x07 || a === 0x0d) found.push(`0x${a.toString(16)} at ${i}`);
     if (a === 0xc2 && b !== undefined && b >= 0x80 && b <= 0x9f) found.push(`C1 0x${b.toString(16)} at ${i}`);
-    if (a === 0xe2 && b === 0x80 && c !== undefined && ((c >= 0x8b && c <= 0x8f) || (c >= 0xaa && c <= 0xae))) found.push(`U+20${c.toString(16)} at ${i}`);
+    if (a === 0xe2 && b === 0x80 && c !== undefined && ((c >= 0x8b && c <= 0x8f) || (c >= 0xaa && c <= 0xae)))
+      found.push(`U+20${(c - 0x80).toString(16).padStart(2, '0')} at ${i}`);
     if (a === 0xe2 && b === 0x81 && c !== undefined && c >= 0xa6 && c <= 0xa9) found.push(`U+20${(c - 0x40).toString(16)} at ${i}`);
   }
   return found;
