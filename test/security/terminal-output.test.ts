@@ -4,15 +4,17 @@
  * `framework-cli chat --message` (text and --json) and `logs` as child
  * processes; the raw bytes of their standard output checked. Run `npm run build` first.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent, type RunningAgent } from '../../runtime/agent/run-agent.js';
 import { AgentResponse, FrameworkAgent, FrameworkCore, PLAN_CONFIRMATION, parseTaskInput } from '../../runtime/index.js';
 import { formatReport } from '../../runtime/doctor/format-report.js';
 import { TOOL_APPROVAL } from '../../runtime/tools/tool-approval.js';
+import { waitFor } from '../support/net.js';
 import { CLI, REPO_ROOT } from '../support/processes.js';
 
 const OSC52 = 'Here is the summary.\u001b]52;c;cm0gLXJmIH4K\u0007';
@@ -208,4 +210,62 @@ describe('doctor shows what services answered as text', () => {
     expect(report).toContain('OPA answered Planning\\x1b]0;sudo: password accepted\\x07 \\u202egnp.exe');
     expect(report).toContain('fix: start it\\x9b2J');
   });
+});
+
+describe('the REPL in a real terminal (tmux) shows the attacks and the terminal does none of them', () => {
+  const socket = `fw-terminal-${process.pid}`;
+  const tmux = (...args: string[]) => promisify(execFile)('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+  const screen = async () => (await tmux('capture-pane', '-p', '-t', 'chat', '-S', '-200')).stdout;
+  const waitForScreen = async (text: string, what: string) => {
+    await waitFor(async () => (await screen()).includes(text), what, 20_000).catch(async (error: Error) => {
+      throw new Error(`${error.message}\n--- screen ---\n${await screen()}`);
+    });
+  };
+
+  afterAll(async () => {
+    await tmux('kill-server').catch(() => undefined);
+  });
+
+  it('a window title and a clipboard write reach the screen as text; the pane keeps its title and tmux its buffers', async () => {
+    const command = [process.execPath, CLI, 'chat', running.url].map((part) => `'${part}'`).join(' ');
+    await tmux(
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      'chat',
+      '-x',
+      '160',
+      '-y',
+      '50',
+      '-c',
+      REPO_ROOT,
+      '-e',
+      `XDG_CONFIG_HOME=${home}`,
+      '-e',
+      'LOG_LEVEL=warn',
+      command,
+    );
+    // tmux takes OSC 52 into a paste buffer and OSC 0 into the pane's title when they reach it.
+    await tmux('set-option', '-g', 'set-clipboard', 'on');
+    await tmux('set-option', '-g', 'allow-rename', 'on');
+    await tmux('select-pane', '-t', 'chat', '-T', 'before');
+    await waitForScreen('Started a new session', 'the REPL to start a session');
+    await tmux('send-keys', '-t', 'chat', '-l', 'title');
+    await tmux('send-keys', '-t', 'chat', 'Enter');
+    await waitForScreen('model failed', 'the error of the title attack');
+    expect((await tmux('display-message', '-p', '-t', 'chat', '#{pane_title}')).stdout.trim()).toBe('before');
+    expect(await screen()).toContain('model failedPlanning\\x1b]0;sudo: password accepted\\x07');
+
+    await tmux('send-keys', '-t', 'chat', '-l', 'osc52');
+    await tmux('send-keys', '-t', 'chat', 'Enter');
+    await waitForScreen('Here is the summary.', 'the answer of the clipboard attack');
+    const buffers = await tmux('list-buffers', '-F', '#{buffer_sample}').then(
+      (listed) => listed.stdout,
+      () => '',
+    );
+    expect(buffers).not.toContain('rm -rf');
+    expect(await screen()).toContain('Here is the summary.\\x1b]52;c;cm0gLXJmIH4K\\x07');
+  }, 60_000);
 });
