@@ -242,7 +242,7 @@ describe('the REPL in a real terminal (tmux) shows the attacks and the terminal 
       '-c',
       REPO_ROOT,
       '-e',
-      `XDG_CONFIG_HOME=${home}`,
+      `XDG_CONFIG_HOME=${join(home, 'tmux')}`,
       '-e',
       'LOG_LEVEL=warn',
       command,
