@@ -200,6 +200,36 @@ describe('logs prints what services wrote, never what it would do to the termina
   });
 });
 
+describe('policy eval prints the input it was given as text', () => {
+  it('an input whose strings carry a title, a bidi override and 8-bit CSI: escaped in both outputs', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'fw-terminal-policy-'));
+    try {
+      await mkdir(join(root, 'policies'));
+      await writeFile(join(root, 'policies/echo.rego'), 'package echo\n\nreason := input.reason\n');
+      const input = { reason: `${TITLE} ${BIDI} ${CSI8}` };
+      await writeFile(join(root, 'input.json'), JSON.stringify(input));
+      for (const json of [false, true]) {
+        const run = await cli([
+          'policy',
+          'eval',
+          '-d',
+          join(root, 'policies'),
+          '-i',
+          join(root, 'input.json'),
+          'data.echo.reason',
+          ...(json ? ['--json'] : []),
+        ]);
+        expect(run.code).toBe(0);
+        expect(interpreted(run.stdout), `--json ${String(json)}`).toEqual([]);
+        expect(run.stdout.toString()).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+        expect(JSON.stringify(JSON.parse(run.stdout.toString()))).toContain(JSON.stringify(input.reason));
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('doctor shows what services answered as text', () => {
   it('a detail with a window title and a bidi override', () => {
     const report = formatReport({
