@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { runAgent, type RunningAgent } from '../../runtime/agent/run-agent.js';
 import { AgentResponse, FrameworkAgent, FrameworkCore, PLAN_CONFIRMATION, parseTaskInput } from '../../runtime/index.js';
 import { formatReport } from '../../runtime/doctor/format-report.js';
@@ -172,6 +174,32 @@ describe('chat --message prints what the agent wrote, never what it would do to 
     ]);
     expect(JSON.stringify(sent.bidi)).toContain(JSON.stringify(BIDI).slice(1, -1));
     expect(sent.transfer).toMatchObject([{ event: 'input_required', data: { data: { reasons: [CONCEAL], arguments: { memo: CSI8 } } } }]);
+  });
+});
+
+describe('an error message that quotes the agent reaches standard error as text', () => {
+  it('an HTTP error body that sets the title and reverses the text: escaped on stderr, \\uXXXX under --json', async () => {
+    const message = `nope${TITLE} ${BIDI}`;
+    const server = createServer((_request, response) => {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { code: 'invalid_request', message }, code: 'invalid_request', message }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const text = await cli(['chat', url, '--message', 'hi'], { XDG_CONFIG_HOME: join(home, 'errors') });
+      expect(text.code).toBe(1);
+      expect(interpreted(Buffer.from(text.stderr))).toEqual([]);
+      expect(text.stderr.replace(/\n\s*›\s*/g, ' ').replace(/\s+/g, ' ')).toContain(
+        'nopePlanning\\x1b]0;sudo: password accepted\\x07 open invoice\\u202efdp.exe',
+      );
+      const json = await cli(['chat', url, '--message', 'hi', '--json'], { XDG_CONFIG_HOME: join(home, 'errors') });
+      expect(interpreted(json.stdout)).toEqual([]);
+      expect(json.stdout.toString()).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+      expect((JSON.parse(json.stdout.toString()) as { error: { message: string } }).error.message).toContain(message);
+    } finally {
+      server.close();
+    }
   });
 });
 
