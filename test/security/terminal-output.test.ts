@@ -325,5 +325,8 @@ describe('the REPL in a real terminal (tmux) shows the attacks and the terminal 
     );
     expect(buffers).not.toContain('rm -rf');
     expect(await screen()).toContain('Here is the summary.\\x1b]52;c;cm0gLXJmIH4K\\x07');
+    // Each escape stands out in reverse video (SGR 7), so it cannot pass for text the agent wrote.
+    const styled = (await tmux('capture-pane', '-e', '-p', '-t', 'chat', '-S', '-200')).stdout;
+    expect(styled).toMatch(/summary\.\u001b\[7m\\x1b\u001b\[0m[^\n]*\]52;c;cm0gLXJmIH4K\u001b\[7m\\x07/);
   }, 60_000);
 });
