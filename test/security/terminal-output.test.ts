@@ -259,6 +259,28 @@ describe('policy eval prints the input it was given as text', () => {
 });
 
 describe('doctor shows what services answered as text', () => {
+  it('a policy engine that answers its health check with a window title: doctor and doctor --json (pretty) show it escaped', async () => {
+    const body = `down${TITLE} ${BIDI} ${CSI8}`;
+    const server = createServer((_request, response) => {
+      response.writeHead(500, { 'content-type': 'text/plain' });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const env = { OPA_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    try {
+      const text = await cli(['doctor'], env);
+      expect(interpreted(text.stdout)).toEqual([]);
+      expect(text.stdout.toString()).toContain('answered HTTP 500: downPlanning\\x1b]0;sudo: password accepted\\x07 open invoice\\u202efdp.exe');
+      const json = await cli(['doctor', '--json'], env);
+      expect(interpreted(json.stdout)).toEqual([]);
+      expect(json.stdout.toString()).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+      const report = JSON.parse(json.stdout.toString()) as { checks: { detail: string }[] };
+      expect(report.checks.some((check) => check.detail.includes(body))).toBe(true);
+    } finally {
+      server.close();
+    }
+  });
+
   it('a detail with a window title and a bidi override', () => {
     const report = formatReport({
       ok: false,
