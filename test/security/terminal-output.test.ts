@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runAgent, type RunningAgent } from '../../runtime/agent/run-agent.js';
@@ -59,6 +59,9 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
     });
   });
 }
+
+// Each test runs the CLI several times as a child process: generous on a busy machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 let running: RunningAgent;
 let home: string;
