@@ -1,5 +1,7 @@
 import { Command, ux, type Interfaces } from '@oclif/core';
 import { FrameworkError } from '../runtime/core/framework-error.js';
+import { terminalJson } from '../runtime/core/terminal-text.js';
+import { remoteText } from './remote-text.js';
 
 /** The one JSON document a failed command prints under `--json`. */
 export interface JsonErrorDocument {
@@ -27,9 +29,16 @@ export abstract class JsonCommand extends Command {
     return (this.constructor as typeof JsonCommand).jsonLines;
   }
 
+  /**
+   * The command's JSON document, with every character a terminal would
+   * interpret or hide (C1 controls, bidi controls, U+2028/U+2029, format
+   * characters) written as `\uXXXX`, as JSON.stringify already does for C0:
+   * remote text in the document cannot drive the terminal that shows it.
+   */
   override logJson(json: unknown): void {
-    if (this.jsonLines) ux.stdout(JSON.stringify(json));
-    else super.logJson(json);
+    if (this.jsonLines) ux.stdout(terminalJson(json));
+    // Already laid out: colorizeJson with `pretty` would parse the text again and undo the escapes.
+    else ux.stdout(ux.colorizeJson(terminalJson(json, 2), { pretty: false, theme: this.config.theme?.json }));
   }
 
   /** Under --json, exit with the error's own code (2 for bad arguments), as without it. */
@@ -37,6 +46,8 @@ export abstract class JsonCommand extends Command {
     // A flag value oclif could not parse (`-d` naming no directory) is a bad argument: exit 2, like the parser's own errors.
     if (/^Parsing --/.test(err.message)) Object.assign(err, { oclif: { ...(err as { oclif?: object }).oclif, exit: 2 } });
     if (this.jsonEnabled() && process.exitCode === undefined) process.exitCode = exitCode(err);
+    // An error's message can carry remote text (an agent's error, a service's last log lines): shown, never interpreted.
+    if (!this.jsonEnabled() && typeof err.message === 'string') err.message = remoteText(err.message, { stream: process.stderr });
     return super.catch(err);
   }
 

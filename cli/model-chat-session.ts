@@ -1,5 +1,6 @@
 import type { ChatMessage, ModelServerClient } from '../runtime/model/model-server-client.js';
 import { parameterValue } from '../runtime/model/model-parameters.js';
+import { remoteText } from './remote-text.js';
 
 export const CHAT_HELP = [
   'Available commands:',
@@ -95,7 +96,7 @@ export async function runChatCommand(
         })
         .then(
           () => write(`Created new model '${words[0]}'\n`),
-          (error: unknown) => write(`error: ${(error as Error).message}\n`),
+          (error: unknown) => write(`error: ${remoteText((error as Error).message)}\n`),
         );
       return undefined;
     case '/load':
@@ -110,7 +111,7 @@ export async function runChatCommand(
           session.model = words[0]!;
           session.messages.length = 0;
         },
-        (error: unknown) => write(`error: ${(error as Error).message}\n`),
+        (error: unknown) => write(`error: ${remoteText((error as Error).message)}\n`),
       );
       return undefined;
     default:
@@ -157,24 +158,24 @@ async function showCommand(what: string | undefined, session: ChatSession, clien
   try {
     shown = await client.show(session.model);
   } catch (error) {
-    write(`error: ${(error as Error).message}\n`);
+    write(`error: ${remoteText((error as Error).message)}\n`);
     return;
   }
   switch (what) {
     case 'system':
-      write(shown.system ? `${shown.system}\n` : 'No system message was specified for this model.\n');
+      write(shown.system ? `${remoteText(shown.system)}\n` : 'No system message was specified for this model.\n');
       return;
     case 'license':
-      write(shown.license ? `${shown.license}\n` : 'No license was specified for this model.\n');
+      write(shown.license ? `${remoteText(shown.license)}\n` : 'No license was specified for this model.\n');
       return;
     case 'modelfile':
-      write(`${shown.modelfile}\n`);
+      write(`${remoteText(shown.modelfile)}\n`);
       return;
     case 'template':
-      write(shown.template ? `${shown.template}\n` : 'No prompt template was specified for this model.\n');
+      write(shown.template ? `${remoteText(shown.template)}\n` : 'No prompt template was specified for this model.\n');
       return;
     case 'parameters': {
-      write(shown.parameters ? `Model defined parameters:\n${shown.parameters}\n` : 'No parameters were specified for this model.\n');
+      write(shown.parameters ? `Model defined parameters:\n${remoteText(shown.parameters)}\n` : 'No parameters were specified for this model.\n');
       const own = Object.entries(session.options);
       if (own.length > 0) {
         write('\nUser defined parameters:\n');

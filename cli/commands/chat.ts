@@ -6,6 +6,7 @@ import { describeChatError } from '../../repl/describe-chat-error.js';
 import { resolveAgentUrl, type ResolvedAgent } from '../../repl/resolve-agent-url.js';
 import { runChatScript, type ChatScriptAction } from '../../repl/run-chat-script.js';
 import { SessionTokenStore } from '../../repl/session-token-store.js';
+import { reverseVideo, terminalJson } from '../../runtime/core/terminal-text.js';
 import { JsonCommand } from '../json-command.js';
 
 /** The last line of `chat --json` (and what `run()` returns): how the exchange ended. */
@@ -106,13 +107,15 @@ export default class Chat extends JsonCommand {
     }
 
     const json = this.jsonEnabled();
+    // The agent's escapes in reverse video on a terminal; plain in a pipe or a file.
+    const highlight = process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '' ? { highlight: reverseVideo } : {};
     let outcome;
     try {
       outcome = await runChatScript({
         session,
         action,
         forceNew: flags['new-session'],
-        onEvent: (event) => ux.stdout(json ? JSON.stringify(chatEventToJson(event)) : chatEventToText(event)),
+        onEvent: (event) => ux.stdout(json ? terminalJson(chatEventToJson(event)) : chatEventToText(event, highlight)),
       });
     } catch (error) {
       const described = describeChatError(error, agent.url);

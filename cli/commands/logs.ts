@@ -7,6 +7,8 @@ import { readContainerState } from '../../runtime/supervisor/container-state.js'
 import { followFiles, lastLines } from '../../runtime/supervisor/log-tail.js';
 import { serviceLogs } from '../../runtime/supervisor/service-logs.js';
 import { failWith } from '../fail-with.js';
+import { remoteText } from '../remote-text.js';
+import { terminalJson } from '../../runtime/core/terminal-text.js';
 
 /** One log line of one service. */
 export interface LogLine {
@@ -61,11 +63,7 @@ export default class Logs extends JsonCommand {
       failWith(this, error);
     }
     const width = Math.max(0, ...logs.map((l) => l.name.length));
-    const print = (service: string, line: string) => {
-      if (this.jsonEnabled()) {
-        if (flags.follow) process.stdout.write(`${JSON.stringify({ service, line })}\n`);
-      } else this.log(`${service.padEnd(width)} | ${line}`);
-    };
+    const print = logPrinter({ command: this, width, follow: flags.follow });
     const lines: LogLine[] = [];
     for (const log of logs) {
       for (const line of lastLines({ file: log.file, lines: flags.lines })) {
@@ -105,11 +103,7 @@ export default class Logs extends JsonCommand {
       failWith(this, error);
     }
     const width = Math.max(0, ...containers.map((c) => containerLabel(c).length));
-    const print = (service: string, line: string) => {
-      if (this.jsonEnabled()) {
-        if (options.follow) process.stdout.write(`${JSON.stringify({ service, line })}\n`);
-      } else this.log(`${service.padEnd(width)} | ${line}`);
-    };
+    const print = logPrinter({ command: this, width, follow: options.follow });
     const lines: LogLine[] = [];
     for (const container of containers) {
       for (const line of await lastContainerLines({ id: container.id, lines: options.lines })) {
@@ -128,4 +122,19 @@ export default class Logs extends JsonCommand {
     }
     return { lines };
   }
+}
+
+/**
+ * Prints one log line: `service | line`, or under --json with --follow one
+ * `{service, line}` JSON line. Logs hold what agents and models wrote, so the
+ * line is shown, never interpreted: controls, escape sequences and bidi
+ * controls as visible escapes (`\uXXXX` in JSON), each line on its own line.
+ */
+function logPrinter(options: { command: JsonCommand; width: number; follow: boolean }): (service: string, line: string) => void {
+  const { command, width, follow } = options;
+  return (service, line) => {
+    if (command.jsonEnabled()) {
+      if (follow) process.stdout.write(`${terminalJson({ service, line })}\n`);
+    } else command.log(`${remoteText(service, { singleLine: true }).padEnd(width)} | ${remoteText(line, { singleLine: true })}`);
+  };
 }

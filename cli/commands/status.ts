@@ -6,6 +6,8 @@ import { readContainerState } from '../../runtime/supervisor/container-state.js'
 import { stackStatus, type StackStatus } from '../../runtime/supervisor/stack-status.js';
 import { failWith } from '../fail-with.js';
 import { formatTable } from '../format-table.js';
+import { remoteText } from '../remote-text.js';
+import { terminalText } from '../../runtime/core/terminal-text.js';
 
 export default class Status extends JsonCommand {
   static override description = "Show the stack of a project: each service's pid, port, health (GET /health asked now) and uptime.";
@@ -32,12 +34,14 @@ export default class Status extends JsonCommand {
       if (status.services.length === 0) {
         this.log(`Nothing is running in ${root}. Start the stack with: framework-cli up`);
       } else {
+        // Names and URLs come from files a service may have written: shown, never interpreted (plain escapes keep the columns aligned).
+        const cell = (text: string) => terminalText(text, { singleLine: true });
         const rows = status.services.map((s) => [
-          s.name,
+          cell(s.name),
           s.pid ?? '-',
           s.port,
-          s.url,
-          s.health,
+          cell(s.url),
+          cell(s.health),
           s.uptimeSeconds === null ? '-' : formatUptime(s.uptimeSeconds),
           s.restarts,
         ]);
@@ -45,7 +49,7 @@ export default class Status extends JsonCommand {
         this.log(
           `\n${status.running ? (status.supervisorPid === null ? `Running in containers (${status.status}).` : `Running (supervisor pid ${String(status.supervisorPid)}, ${status.status}).`) : `Not running (${status.status}).`}`,
         );
-        if (status.error) this.log(`Error: ${status.error.message}`);
+        if (status.error) this.log(`Error: ${remoteText(status.error.message)}`);
       }
     }
     return status;

@@ -21,6 +21,8 @@ import { SupervisorError } from '../../runtime/supervisor/supervisor-error.js';
 import { prepareTradingStack, prepareTutorialStack } from '../../runtime/supervisor/tutorial-stack.js';
 import { failWith } from '../fail-with.js';
 import { formatTable } from '../format-table.js';
+import { remoteText } from '../remote-text.js';
+import { terminalJson } from '../../runtime/core/terminal-text.js';
 
 /** One row of the table `up` prints (and of its JSON `services`). */
 export interface UpService {
@@ -140,7 +142,7 @@ export default class Up extends JsonCommand {
         onEvent: (event) => this.#print(event, width),
         onReady: (ready) => {
           const rows = ready.map((s) => ({ name: s.name, port: s.port, url: s.url, state: s.state, pid: s.pid ?? null }));
-          if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify({ type: 'ready', services: rows })}\n`);
+          if (this.jsonEnabled()) process.stdout.write(`${terminalJson({ type: 'ready', services: rows })}\n`);
           else this.log(`\n${table(rows)}\n\nEvery service is healthy; Ctrl+C stops the stack.\n`);
         },
       });
@@ -198,13 +200,14 @@ export default class Up extends JsonCommand {
   /** Under --json one NDJSON line per event; otherwise service lines prefixed with the service's name. */
   #print(event: SupervisorEvent, width: number): void {
     if (this.jsonEnabled()) {
-      process.stdout.write(`${JSON.stringify(event)}\n`);
+      process.stdout.write(`${terminalJson(event)}\n`);
       return;
     }
     const say = (text: string) => this.log(`${'up'.padEnd(width)} | ${text}`);
     switch (event.type) {
       case 'log':
-        this.log(`${event.service.padEnd(width)} | ${event.line}`);
+        // A service's output holds what agents and models wrote: shown, never interpreted.
+        this.log(`${event.service.padEnd(width)} | ${remoteText(event.line, { singleLine: true })}`);
         break;
       case 'starting':
         if (event.attempt === 1) say(`starting ${event.service} on port ${event.port}`);

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { RemoteText } from './remote-text.js';
 
 /**
  * A failure in red, with a dim line saying what to do when there is a hint:
@@ -10,10 +11,12 @@ import { Box, Text } from 'ink';
 export function ErrorLine({ message, hint }: { message: string; hint?: string }) {
   return (
     <Box flexDirection="column">
-      <Text color="red">✖ {message}</Text>
+      <Text color="red">
+        ✖ <RemoteText text={message} />
+      </Text>
       {hint ? (
         <Box paddingLeft={2}>
-          <Text dimColor>{hint}</Text>
+          <RemoteText dimColor text={hint} />
         </Box>
       ) : null}
     </Box>

@@ -1,4 +1,4 @@
-import { Text } from 'ink';
+import { RemoteText } from './remote-text.js';
 
 /**
  * A short line from the REPL itself: "Cancelled.", an unknown command.
@@ -7,5 +7,5 @@ import { Text } from 'ink';
  * <InfoLine text="Cancelled." />
  */
 export function InfoLine({ text }: { text: string }) {
-  return <Text color="yellow">{text}</Text>;
+  return <RemoteText color="yellow" text={text} />;
 }

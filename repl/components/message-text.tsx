@@ -1,11 +1,11 @@
-import { Text } from 'ink';
+import { RemoteText } from './remote-text.js';
 
 /**
- * A text response of the agent, as written.
+ * A text response of the agent, as written (what a terminal would interpret shown as escapes).
  *
  * @example
  * <MessageText text="The plan was cancelled." />
  */
 export function MessageText({ text }: { text: string }) {
-  return <Text>{text}</Text>;
+  return <RemoteText text={text} />;
 }

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { planCardOf, type PlanConfirmation } from '../chat-event.js';
+import { RemoteText } from './remote-text.js';
 
 /** How an edited plan marks each kind of change: a sign before the step, a colour. */
 const CHANGE_SIGNS = { added: '+', changed: '~', moved: '↕' } as const;
@@ -26,30 +27,30 @@ export function PlanCard({ event, pending = false }: { event: PlanConfirmation; 
         <>
           <Text bold>{revised ? 'Revised plan' : 'Proposed plan'}</Text>
           <Text>
-            <Text bold>Objective:</Text> {card.plan.objective}
+            <Text bold>Objective:</Text> <RemoteText text={card.plan.objective} singleLine />
             {card.plan.objective_changed ? <Text color="yellow"> (changed)</Text> : null}
           </Text>
           <Text>
-            <Text bold>Methodology:</Text> {card.plan.methodology}
+            <Text bold>Methodology:</Text> <RemoteText text={card.plan.methodology} singleLine />
           </Text>
-          {card.plan.methodology_rationale ? <Text dimColor>{card.plan.methodology_rationale}</Text> : null}
+          {card.plan.methodology_rationale ? <RemoteText dimColor text={card.plan.methodology_rationale} singleLine /> : null}
           <Text bold>Tasks:</Text>
           {card.plan.tasks.map((task, i) => (
             <Text key={task.task_id ?? i}>
               {'  '}
               {task.change ? <Text color={CHANGE_COLORS[task.change]}>{CHANGE_SIGNS[task.change]}</Text> : revised ? ' ' : null}
-              {i + 1}. {task.description}
+              {i + 1}. <RemoteText text={task.description} singleLine />
               {task.change ? <Text color={CHANGE_COLORS[task.change]}> ({task.change})</Text> : null}
             </Text>
           ))}
           {card.plan.removed?.map((action, i) => (
             <Text key={`removed-${i}`} color="red">
-              {'  '}- <Text strikethrough>{action}</Text> (removed)
+              {'  '}- <RemoteText strikethrough text={action} singleLine /> (removed)
             </Text>
           ))}
         </>
       ) : (
-        <Text>{event.text}</Text>
+        <RemoteText text={event.text} />
       )}
       {pending ? (
         <Box marginTop={1}>

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { RemoteText } from './remote-text.js';
 
 /**
  * A question of the agent that is not a plan ("What would you like to change?"): the next line typed answers it.
@@ -12,7 +13,7 @@ export function QuestionLine({ text }: { text: string }) {
       <Text color="yellow" bold>
         ?{' '}
       </Text>
-      <Text color="yellow">{text}</Text>
+      <RemoteText color="yellow" text={text} />
     </Box>
   );
 }

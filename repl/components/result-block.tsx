@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { assertNever } from '../../runtime/core/assert-never.js';
 import { resultViewOf } from '../result-view.js';
+import { RemoteText } from './remote-text.js';
 
 /**
  * A result of the agent, shown the way its shape suggests: an answer with its
@@ -16,11 +17,11 @@ export function ResultBlock({ data }: { data: Readonly<Record<string, unknown>> 
     case 'answer':
       return (
         <Box flexDirection="column">
-          <Text>{view.answer}</Text>
+          <RemoteText text={view.answer} />
           {view.sources.length > 0 ? <Text dimColor>Sources:</Text> : null}
           {view.sources.map((source, i) => (
             <Text key={i} dimColor>
-              {'  '}- {source}
+              {'  '}- <RemoteText text={source} singleLine />
             </Text>
           ))}
         </Box>
@@ -32,13 +33,13 @@ export function ResultBlock({ data }: { data: Readonly<Record<string, unknown>> 
           {view.rows.map((row, i) => (
             <Text key={i}>
               {'  '}
-              {i + 1}. {row.action} <Text color="green">→</Text> {row.outcome}
+              {i + 1}. <RemoteText text={row.action} singleLine /> <Text color="green">→</Text> <RemoteText text={row.outcome} singleLine />
             </Text>
           ))}
         </Box>
       );
     case 'json':
-      return <Text>{view.json}</Text>;
+      return <RemoteText text={view.json} />;
     default:
       return assertNever(view);
   }

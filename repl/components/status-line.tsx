@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import Spinner from 'ink-spinner';
+import { RemoteText } from './remote-text.js';
 
 /**
  * A status of the agent ("Planning...", "Step 1/3: ..."): with a spinner while
@@ -9,13 +10,21 @@ import Spinner from 'ink-spinner';
  * <StatusLine text="Planning..." running />
  */
 export function StatusLine({ text, running = false }: { text: string; running?: boolean }) {
-  if (!running) return <Text dimColor>• {text}</Text>;
+  if (!running)
+    return (
+      <Text dimColor>
+        • <RemoteText text={text} singleLine />
+      </Text>
+    );
   return (
     <Box>
       <Text color="cyan">
         <Spinner type="dots" />
       </Text>
-      <Text> {text}</Text>
+      <Text>
+        {' '}
+        <RemoteText text={text} singleLine />
+      </Text>
     </Box>
   );
 }

@@ -1,21 +1,20 @@
 import { Box, Text } from 'ink';
 import { toolApprovalOf, type ToolApprovalRequest } from '../chat-event.js';
+import { canonicalJson } from '../tool-call-text.js';
+import { RemoteText } from './remote-text.js';
 
 /** The keys a tool call waiting for approval takes, as the card shows them. */
 export const TOOL_KEY_LEGEND = 'a approve · r reject · Enter to type a reply';
-
-function argumentsText(value: unknown): string {
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
 
 /**
  * A tool call waiting for a person, in a bordered box: the tool, its
  * arguments, why it needs approval, and while it waits the keys that decide
  * it. When the agent sent no structured call, the box holds its text.
+ *
+ * The tool and its arguments are shown exactly: the name on one line, the
+ * arguments as canonical JSON (keys sorted), every character that a terminal
+ * would interpret or hide shown as a highlighted escape, long values wrapped
+ * and never cut. What the person approves is what they read.
  *
  * @example
  * <ToolApprovalCard event={approvalEvent} pending />
@@ -28,18 +27,18 @@ export function ToolApprovalCard({ event, pending = false }: { event: ToolApprov
         <>
           <Text bold>Approval needed</Text>
           <Text>
-            <Text bold>Tool:</Text> {card.tool}
+            <Text bold>Tool:</Text> <RemoteText text={card.tool} singleLine />
           </Text>
           <Text bold>Arguments:</Text>
-          <Text>{argumentsText(card.arguments)}</Text>
+          <RemoteText text={canonicalJson(card.arguments, 2)} />
           {card.reasons.length ? (
             <Text>
-              <Text bold>Why:</Text> {card.reasons.join('; ')}
+              <Text bold>Why:</Text> <RemoteText text={card.reasons.join('; ')} singleLine />
             </Text>
           ) : null}
         </>
       ) : (
-        <Text>{event.text}</Text>
+        <RemoteText text={event.text} />
       )}
       {pending ? (
         <Box marginTop={1}>

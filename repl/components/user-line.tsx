@@ -1,4 +1,5 @@
 import { Text } from 'ink';
+import { RemoteText } from './remote-text.js';
 
 /** The marker in front of what the user typed, at the prompt and in the transcript. */
 export const PROMPT_MARKER = '›';
@@ -15,7 +16,7 @@ export function UserLine({ text }: { text: string }) {
       <Text color="magenta" bold>
         {PROMPT_MARKER}
       </Text>{' '}
-      <Text bold>{text}</Text>
+      <RemoteText bold text={text} />
     </Text>
   );
 }

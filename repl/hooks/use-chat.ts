@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { isDecisionCard, isToolApproval, type ChatEvent } from '../chat-event.js';
+import { isDecisionCard, isToolApproval, toolApprovalOf, type ChatEvent, type ToolApprovalCard } from '../chat-event.js';
 import type { ChatSession } from '../chat-session.js';
 import { describeChatError } from '../describe-chat-error.js';
 import type { PlanDecisionKind } from '../plan-decision.js';
+import { toolCallLine } from '../tool-call-text.js';
 import type { TranscriptContent, TranscriptItem } from '../transcript-item.js';
 
 /**
@@ -45,6 +46,16 @@ const DECISION_LABELS: Readonly<Record<PlanDecisionKind, string>> = {
   modify: 'Modify the plan',
 };
 
+/** What the transcript says when a typed reply to a tool call decided nothing and the agent asks again. */
+export const UNDECIDED_TOOL_REPLY = "That didn't approve or reject the tool call; type yes or no, or press a or r on an empty line.";
+
+/** The echo of a decision: on a tool call, the call decided (`Approve place_trade({"amount":10000})`), else the plan's label. */
+function decisionLabel(kind: PlanDecisionKind, options: { tool: boolean; card: ToolApprovalCard | undefined }): string {
+  if (!options.tool) return DECISION_LABELS[kind];
+  const verb = kind === 'approve' ? 'Approve' : 'Reject';
+  return options.card ? `${verb} ${toolCallLine(options.card)}` : `${verb} the tool call`;
+}
+
 /**
  * The chat's state machine over a `ChatSession`: opens the session on mount,
  * runs one request at a time, and keeps the transcript (append-only, so the
@@ -67,6 +78,9 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
   const [transcript, setTranscript] = useState<readonly TranscriptItem[]>([]);
   const [phase, setPhaseState] = useState<ChatPhase>('starting');
   const [pendingTool, setPendingTool] = useState(false);
+  // The tool call waiting for a decision (its structured card), for the echo of a / r and to tell when a reply decided nothing.
+  const pendingCard = useRef<ToolApprovalCard | undefined>(undefined);
+  const pendingToolRef = useRef(false);
   const phaseRef = useRef<ChatPhase>('starting');
   const nextId = useRef(0);
   const running = useRef<AbortController | undefined>(undefined);
@@ -92,7 +106,7 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
    * the phase while it runs.
    */
   const run = useCallback(
-    async (request: (signal: AbortSignal) => AsyncIterable<ChatEvent>, phases: { resume: ChatPhase; busy?: 'starting' | 'streaming' }) => {
+    async (request: (signal: AbortSignal) => AsyncIterable<ChatEvent>, phases: { resume: ChatPhase; busy?: 'starting' | 'streaming'; repliedTo?: string }) => {
       if (running.current) return;
       const controller = new AbortController();
       running.current = controller;
@@ -104,6 +118,8 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
       const after = (completed: boolean) => (completed || answered ? (asked ?? 'idle') : resume);
       try {
         for await (const event of request(controller.signal)) {
+          // A typed reply to a tool call that decided nothing: the agent asks again; say why before the card.
+          if (phases.repliedTo !== undefined && toolApprovalOf(event)?.approval_id === phases.repliedTo) append({ kind: 'info', text: UNDECIDED_TOOL_REPLY });
           append({ kind: 'event', event });
           if (event.type === 'session') {
             opened.current = true;
@@ -112,7 +128,9 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
           answered = true;
           if (event.type === 'input_required') {
             asked = isDecisionCard(event) ? 'plan' : 'question';
-            setPendingTool(isToolApproval(event));
+            pendingToolRef.current = isToolApproval(event);
+            pendingCard.current = toolApprovalOf(event);
+            setPendingTool(pendingToolRef.current);
           }
         }
         if (controller.signal.aborted) append({ kind: 'info', text: 'Cancelled.' });
@@ -154,9 +172,10 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
     (text: string) => {
       if (running.current) return;
       append({ kind: 'user', text });
+      const repliedTo = phaseRef.current === 'plan' && pendingToolRef.current ? pendingCard.current?.approval_id : undefined;
       void run(
         withSession((signal) => session.send(text, { signal })),
-        { resume: phaseRef.current },
+        { resume: phaseRef.current, ...(repliedTo === undefined ? {} : { repliedTo }) },
       );
     },
     [append, run, session, withSession],
@@ -165,7 +184,7 @@ export function useChat(session: ChatSession, options: UseChatOptions = {}): Cha
   const decide = useCallback(
     (kind: PlanDecisionKind) => {
       if (running.current) return;
-      append({ kind: 'user', text: DECISION_LABELS[kind] });
+      append({ kind: 'user', text: decisionLabel(kind, { tool: pendingToolRef.current, card: pendingCard.current }) });
       void run(
         withSession((signal) => session.decide({ kind }, { signal })),
         { resume: phaseRef.current },

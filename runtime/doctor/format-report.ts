@@ -1,5 +1,6 @@
 import type { CheckStatus, DoctorCheck } from './doctor-check.js';
 import type { DoctorReport } from './run-doctor.js';
+import { terminalText } from '../core/terminal-text.js';
 
 const MARK: Record<CheckStatus, string> = { ok: '✔', missing: '✖', warn: '!' };
 
@@ -16,8 +17,11 @@ export function formatReport(report: DoctorReport): string {
   const width = Math.max(...report.checks.map((c) => c.name.length), 4) + 2;
   const lines: string[] = [];
   for (const check of report.checks) {
-    lines.push(`${MARK[check.status]} ${check.name.padEnd(width)}${check.detail}${check.required || check.status === 'ok' ? '' : ' (optional)'}`);
-    if (check.fix !== undefined && check.status !== 'ok') lines.push(`  ${' '.repeat(width)}fix: ${check.fix}`);
+    // A detail quotes what a service answered (a version, an error): shown, never interpreted.
+    lines.push(
+      `${MARK[check.status]} ${check.name.padEnd(width)}${terminalText(check.detail, { singleLine: true })}${check.required || check.status === 'ok' ? '' : ' (optional)'}`,
+    );
+    if (check.fix !== undefined && check.status !== 'ok') lines.push(`  ${' '.repeat(width)}fix: ${terminalText(check.fix)}`);
   }
   lines.push('', summary(report.checks, report.ok));
   return lines.join('\n');

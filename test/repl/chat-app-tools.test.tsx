@@ -2,6 +2,7 @@ import { cleanup, render } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChatApp } from '../../repl/chat-app.js';
 import { ChatSession } from '../../repl/chat-session.js';
+import { UNDECIDED_TOOL_REPLY } from '../../repl/hooks/use-chat.js';
 import { runAgent, type RunningAgent } from '../../runtime/agent/run-agent.js';
 import { createTraderAgent } from '../../runtime/examples/trader-agent.js';
 import { startStack } from '../guardian/stack.js';
@@ -47,6 +48,28 @@ describe('ChatApp with a tool call waiting for approval', () => {
     expect(card).toContain('a / r, or type a reply');
     await press(app, 'a');
     await waitForText(app, /Placed order-\d+: 10000 USD of ACME\./);
+    // Issue 41: the echo says what was approved, the tool call itself, not "Approve the plan".
+    expect(screen(app)).toMatch(/› Approve place_trade\(\{"amount":10000,[^\n]*"symbol":"ACME"[^\n]*\}\)/);
+    expect(screen(app)).not.toContain('Approve the plan');
+  });
+
+  it('r echoes the call it rejects; a typed reply that decides nothing says why before the card comes back', async () => {
+    const app = await startChat();
+    await submitLine(app, 'buy 30000 of ACME');
+    await waitForText(app, LEGEND);
+    await press(app, 'm');
+    await waitForText(app, /› m\s*$/);
+    await press(app, '\u007F');
+    await submitLine(app, 'hmm, what time is it');
+    await waitForText(app, UNDECIDED_TOOL_REPLY);
+    await waitForText(app, LEGEND);
+    const again = screen(app);
+    expect(again.indexOf(UNDECIDED_TOOL_REPLY)).toBeGreaterThan(again.indexOf('› hmm, what time is it'));
+    expect(again.lastIndexOf('Approval needed')).toBeGreaterThan(again.indexOf(UNDECIDED_TOOL_REPLY));
+    await press(app, 'r');
+    await waitForText(app, /› Reject place_trade\(\{"amount":30000,/);
+    await waitForText(app, 'place_trade did not run');
+    expect(screen(app)).not.toContain('Reject the plan');
   });
 
   it('r rejects, and m starts a typed reply instead of deciding', async () => {

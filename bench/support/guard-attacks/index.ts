@@ -3,6 +3,7 @@ import type { GuardAttackClass } from './guard-attack.js';
 import { identityAttacks } from './identity.js';
 import { memoryScopes } from './memory-scopes.js';
 import { numbersAttacks } from './numbers.js';
+import { terminalAttacks } from './terminal.js';
 import { timeAttacks } from './time.js';
 
-export const GUARD_ATTACKS: readonly GuardAttackClass[] = [numbersAttacks, timeAttacks, identityAttacks, memoryScopes];
+export const GUARD_ATTACKS: readonly GuardAttackClass[] = [numbersAttacks, timeAttacks, identityAttacks, memoryScopes, terminalAttacks];

@@ -4,6 +4,7 @@ import { JsonCommand } from '../../json-command.js';
 import { failWithModelError, hostFlag, modelServerClient } from '../../model-server-command.js';
 import type { ModelServerClient } from '../../../runtime/model/model-server-client.js';
 import { ChatSession, runChatCommand } from '../../model-chat-session.js';
+import { remoteText } from '../../remote-text.js';
 
 /** Opens and closes a multi-line message, as in `ollama run`. */
 const FENCE = '"""';
@@ -38,7 +39,7 @@ export default class ModelRun extends JsonCommand {
         const reply = await client.chat({
           model: args.name,
           messages: [{ role: 'user', content: prompt }],
-          ...(this.jsonEnabled() ? {} : { onText: (text: string) => process.stdout.write(text) }),
+          ...(this.jsonEnabled() ? {} : { onText: (text: string) => process.stdout.write(remoteText(text)) }),
         });
         if (!this.jsonEnabled()) process.stdout.write('\n');
         return {
@@ -121,7 +122,8 @@ export default class ModelRun extends JsonCommand {
               messages: session.request(),
               ...(Object.keys(session.options).length > 0 ? { options: session.options } : {}),
               signal: answering.signal,
-              onText: write,
+              // The model's words are shown, never interpreted by the terminal.
+              onText: (text: string) => write(remoteText(text)),
             });
             session.messages.push({ role: 'assistant', content: reply.content });
           } catch (error) {

@@ -6,6 +6,8 @@ import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
 import { EXPLAIN_MODES } from '../../../runtime/policy/trace/lineage.js';
 import { evalQuery, evalQueryExplained, type EvalOutput } from '../../../runtime/policy/tools/eval-query.js';
 import { loadPolicySet, readInputFile } from '../../../runtime/policy/tools/load-policies.js';
+import { remoteText } from '../../remote-text.js';
+import { escapeJsonText } from '../../../runtime/core/terminal-text.js';
 
 export default class PolicyEval extends PolicyCommand {
   static override description = 'Evaluate a Rego query against a policy directory and print the result as JSON (the shape of `opa eval`).';
@@ -51,11 +53,11 @@ export default class PolicyEval extends PolicyCommand {
     }
     if (!this.jsonEnabled()) {
       if (lines !== undefined) {
-        for (const line of lines) this.log(line);
+        for (const line of lines) this.log(remoteText(line, { singleLine: true }));
         const { explanation: _events, ...rest } = output;
         output = rest;
       }
-      this.log(stringifyJson(output, 2));
+      this.log(escapeJsonText(stringifyJson(output, 2)));
     }
     return output;
   }

@@ -3,6 +3,8 @@ import { Args, Flags } from '@oclif/core';
 import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
 import { loadPolicySet } from '../../../runtime/policy/tools/load-policies.js';
 import { runPolicyTests, type PolicyTestReport } from '../../../runtime/policy/tools/run-policy-tests.js';
+import { remoteText } from '../../remote-text.js';
+import { terminalJson } from '../../../runtime/core/terminal-text.js';
 
 export default class PolicyTest extends PolicyCommand {
   static override description = 'Run every test_* rule in a policy directory, like `opa test`: a test passes when it is true.';
@@ -44,7 +46,7 @@ export default class PolicyTest extends PolicyCommand {
     const total = report.results.length;
     if (!this.jsonEnabled() && report.coverage) {
       // As `opa test --coverage`: the coverage report is the output.
-      this.log(JSON.stringify(report.coverage, null, 2));
+      this.log(terminalJson(report.coverage, 2));
     } else if (!this.jsonEnabled()) {
       let file = '';
       for (const r of report.results) {
@@ -54,7 +56,7 @@ export default class PolicyTest extends PolicyCommand {
           this.log(`${file}:`);
         }
         const time = `(${(r.durationNs / 1e6).toFixed(3)}ms)`;
-        const detail = r.detail ? `\n    ${r.outcome === 'fail' ? 'got' : ''}${r.outcome === 'fail' ? ' ' : ''}${r.detail}` : '';
+        const detail = r.detail ? `\n    ${r.outcome === 'fail' ? 'got' : ''}${r.outcome === 'fail' ? ' ' : ''}${remoteText(r.detail)}` : '';
         this.log(`${r.name}: ${r.outcome.toUpperCase()} ${time}${detail}`);
       }
       if (total === 0) this.log('no tests found (test rules are named test_*)');

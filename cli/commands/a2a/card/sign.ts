@@ -4,6 +4,8 @@ import { JsonCommand } from '../../../json-command.js';
 import { failWith } from '../../../fail-with.js';
 import { AgentCard } from '@a2a-js/sdk';
 import { readAgentCardDocument, signAgentCard } from '../../../../runtime/a2a/card-signing.js';
+import { remoteText } from '../../../remote-text.js';
+import { terminalJson } from '../../../../runtime/core/terminal-text.js';
 
 export default class A2ACardSign extends JsonCommand {
   static override description =
@@ -36,7 +38,11 @@ export default class A2ACardSign extends JsonCommand {
       const json = AgentCard.toJSON(signed);
       if (flags.out) await writeFile(flags.out, `${JSON.stringify(json, null, 2)}\n`);
       if (!this.jsonEnabled())
-        this.log(flags.out ? `Signed ${card.name}'s card (${signed.signatures.length} signature(s)) into ${flags.out}.` : JSON.stringify(json, null, 2));
+        this.log(
+          flags.out
+            ? `Signed ${remoteText(card.name, { singleLine: true })}'s card (${signed.signatures.length} signature(s)) into ${flags.out}.`
+            : terminalJson(json, 2),
+        );
       return { card: json, signatures: signed.signatures.length };
     } catch (error) {
       failWith(this, error);

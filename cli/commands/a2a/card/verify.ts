@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../../json-command.js';
 import { failWith } from '../../../fail-with.js';
+import { remoteText } from '../../../remote-text.js';
 import { readAgentCardDocument, verifyAgentCard } from '../../../../runtime/a2a/card-signing.js';
 
 export default class A2ACardVerify extends JsonCommand {
@@ -25,7 +26,10 @@ export default class A2ACardVerify extends JsonCommand {
     try {
       const card = await readAgentCardDocument(flags.card);
       const { keyIds } = await verifyAgentCard(card, { publicKeyPem: await readFile(flags.key, 'utf8') });
-      if (!this.jsonEnabled()) this.log(`The card of ${card.name} is signed (kid ${keyIds.join(', ')}) and verifies.`);
+      if (!this.jsonEnabled())
+        this.log(
+          `The card of ${remoteText(card.name, { singleLine: true })} is signed (kid ${remoteText(keyIds.join(', '), { singleLine: true })}) and verifies.`,
+        );
       return { ok: true, name: card.name, keyIds };
     } catch (error) {
       failWith(this, error);
