@@ -3,6 +3,7 @@ import { OpaPolicyClient } from '../a2a/policy-client.js';
 import type { SigningKey } from '../a2a/signing/signing-key.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { listen } from '../core/server/listen.js';
+import { checkLoopbackListen } from '../core/server/loopback.js';
 import { AuditTrail } from './audit-trail.js';
 import { createGuardian } from './create-guardian.js';
 import { DEFAULT_GUARDIAN_HOST, DEFAULT_GUARDIAN_PORT } from './guardian-config.js';
@@ -10,6 +11,8 @@ import { DEFAULT_GUARDIAN_HOST, DEFAULT_GUARDIAN_PORT } from './guardian-config.
 export interface StartGuardianOptions {
   /** Address to bind; default 127.0.0.1. */
   host?: string;
+  /** Listen on a host beyond loopback (`0.0.0.0`, a LAN address); refused otherwise (`ConfigError`). */
+  allowRemote?: boolean;
   /** Default 11438; 0 picks a free one. */
   port?: number;
   /** The policy engine's address (OPA or `framework-cli policy serve`). */
@@ -46,6 +49,8 @@ export interface RunningGuardian {
  * await guardian.close();
  */
 export async function startGuardian(options: StartGuardianOptions): Promise<RunningGuardian> {
+  const host = options.host ?? DEFAULT_GUARDIAN_HOST;
+  checkLoopbackListen({ service: 'The Guardian', host, allowRemote: options.allowRemote ?? false, option: '--allow-remote' });
   const policy = new OpaPolicyClient({ url: options.opaUrl, ...(options.policyTimeoutMs === undefined ? {} : { timeoutMs: options.policyTimeoutMs }) });
   const audit = new AuditTrail({
     ...(options.auditToLog ? { forward: createAuditLog() } : {}),
@@ -59,7 +64,7 @@ export async function startGuardian(options: StartGuardianOptions): Promise<Runn
     ...(options.bundleKey ? { bundleKey: options.bundleKey } : {}),
   });
   const listening = await listen(app, {
-    host: options.host ?? DEFAULT_GUARDIAN_HOST,
+    host,
     port: options.port ?? DEFAULT_GUARDIAN_PORT,
     portHint: 'pass --addr 127.0.0.1:<port> or set GUARDIAN_PORT',
   });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isLoopback } from '../core/server/loopback.js';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { FrameworkError } from '../core/framework-error.js';
@@ -85,11 +86,6 @@ const MemoryEnvSchema = z.object({
   MEMORY_AUTH_TOKENS: TokenList.optional(),
   MEMORY_AUTH_TOKENS_FILE: z.string().min(1).optional(),
 });
-
-/** True for addresses only this machine can reach. */
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
 
 /**
  * The memory service's configuration: MEMORY_HOST / MEMORY_PORT

@@ -35,6 +35,16 @@ export interface Dec {
 
 export function normalizeDec(m: bigint, e: number): Dec {
   if (m === 0n) return { m: 0n, e: 0 };
+  if (m % 10n !== 0n) return { m, e };
+  if (m % 100_000_000n === 0n) {
+    // A long run of zeros (1e100000 as an integer): counted in the decimal text, one conversion,
+    // rather than one division of the whole number per zero (quadratic: seconds for 100,000 zeros).
+    const text = (m < 0n ? -m : m).toString();
+    let end = text.length;
+    while (text.charCodeAt(end - 1) === 48) end--;
+    const zeros = text.length - end;
+    return { m: m / 10n ** BigInt(zeros), e: e + zeros };
+  }
   while (m % 10n === 0n) {
     m /= 10n;
     e++;
@@ -98,8 +108,10 @@ export class RegoNumText extends RegoDecimal {
   constructor(
     readonly value: number | bigint | RegoDecimal,
     readonly text: string,
+    /** The value as `m * 10^e` when the caller has it already (cheaper than from a large integer). */
+    dec?: Dec,
   ) {
-    const d = decOf(value);
+    const d = dec ?? decOf(value);
     super(d.m, d.e);
   }
 
@@ -123,8 +135,10 @@ export function canonicalText(n: number | bigint | RegoDecimal): string {
 }
 
 /** `value`, carrying `text` when the text is not how `value` prints. */
-export function withText(value: number | bigint | RegoDecimal, text: string): number | bigint | RegoDecimal {
-  return canonicalText(value) === text ? value : new RegoNumText(value, text);
+export function withText(value: number | bigint | RegoDecimal, text: string, dec?: Dec): number | bigint | RegoDecimal {
+  // An integer never prints with a point or an exponent: no need to print a large one to compare.
+  if (typeof value === 'bigint' && /[.eE]/.test(text)) return new RegoNumText(value, text, dec);
+  return canonicalText(value) === text ? value : new RegoNumText(value, text, dec);
 }
 
 /** Decimal text: plain for moderate exponents, scientific otherwise. */

@@ -9,7 +9,7 @@ import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, typ
 import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
-import { parseNumberLiteral } from './value-json.js';
+import { ExactDigits, parseNumberLiteral } from './value-json.js';
 import { recordSpans, type SpanTable } from './parser-spans.js';
 
 export type { SpanTable } from './parser-spans.js';
@@ -56,6 +56,8 @@ export interface ParserOptions {
 export class TermParser {
   protected i = 0;
   regoV2: boolean;
+  /** The exact digits of this text's number literals, bounded (see MAX_EXACT_DIGITS). */
+  protected readonly digits = new ExactDigits();
 
   constructor(
     protected readonly toks: Token[],
@@ -323,9 +325,9 @@ export class TermParser {
 
   private numberValue(text: string, t: Token): number | bigint | RegoDecimal {
     try {
-      return parseNumberLiteral(text);
-    } catch {
-      return this.fail('number too big', t);
+      return parseNumberLiteral(text, this.digits);
+    } catch (error) {
+      return this.fail(error instanceof RangeError && error.message.startsWith('numbers too large') ? error.message : 'number too big', t);
     }
   }
 

@@ -8,7 +8,7 @@
  */
 import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
 import { PolicyError } from './errors.js';
-import { type Comment, tokenize } from './lexer.js';
+import { type Comment, type Token, tokenize as tokenizeText, type TokenizeOptions } from './lexer.js';
 import { KEYWORDS, type SpanTable, TermParser } from './parser-terms.js';
 
 class ModuleParser extends TermParser {
@@ -197,6 +197,24 @@ class ModuleParser extends TermParser {
   private trueExpr(loc: import('./ast.js').Loc): Expr {
     return { kind: 'term', term: { type: 'boolean', value: true, loc }, negated: false, with: [], loc, generated: true };
   }
+}
+
+/** Deepest nesting of brackets, braces and parentheses the parser takes (deeper text would overflow its recursion, and the compiler's). */
+export const MAX_REGO_NESTING = 256;
+
+/** The tokens of Rego text, refused with `rego_parse_error` when its brackets nest deeper than {@link MAX_REGO_NESTING}. */
+function tokenize(source: string, file: string, options?: TokenizeOptions): Token[] {
+  const toks = tokenizeText(source, file, options);
+  let depth = 0;
+  for (const t of toks) {
+    if (t.kind !== 'op') continue;
+    if (t.text === '[' || t.text === '{' || t.text === '(') {
+      if (++depth > MAX_REGO_NESTING) {
+        throw new PolicyError({ code: 'rego_parse_error', detail: `nested more than ${MAX_REGO_NESTING} deep`, location: { file, row: t.row, col: t.col } });
+      }
+    } else if (t.text === ']' || t.text === '}' || t.text === ')') depth = Math.max(0, depth - 1);
+  }
+  return toks;
 }
 
 /** Parses a Rego v1 module. Throws a `PolicyError` with code `rego_parse_error`. */

@@ -4,7 +4,7 @@
  * `JSON.parse` rounds integers beyond 2^53; {@link parseJSON} keeps them exact
  * (as bigint) by parsing the text itself when it contains long digit runs.
  */
-import { canonicalNumber, withText } from './decimal.js';
+import { canonicalNumber, normalizeDec, withText } from './decimal.js';
 import { bigNum, num, RegoDecimal, RegoObject, RegoSet, type Value } from './value.js';
 
 /** Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to a Rego value. */
@@ -158,27 +158,77 @@ export function parseJSONExact(text: string): Value {
   return v;
 }
 
-/** Parses a JSON number literal exactly where it is an integer. */
-export function parseNumberText(text: string): number | bigint | RegoDecimal {
+/**
+ * How many decimal digits all the exact numbers of one document (a JSON
+ * text, a Rego module or query) may hold together, counting each number's
+ * written digits and its exponent: what its exact value costs to build and
+ * compare grows with that, faster than linearly (1e100000 is an integer of
+ * 100,001 digits: tens of milliseconds to build, seconds before it was
+ * bounded). A document past it is refused (`RangeError`); 20,000 digits
+ * cost a few milliseconds at most.
+ */
+export const MAX_EXACT_DIGITS = 20_000;
+
+/** Numbers this short cost nothing to hold exactly; they do not count against {@link MAX_EXACT_DIGITS}. */
+const CHEAP_DIGITS = 64;
+
+/** Counts the exact digits of one document's numbers (see {@link MAX_EXACT_DIGITS}). */
+export class ExactDigits {
+  #total = 0;
+
+  /** Adds a number's digits; throws `RangeError` past the document's allowance. */
+  count(digits: number, text: string): void {
+    if (digits <= CHEAP_DIGITS) return;
+    this.#total += digits;
+    if (this.#total > MAX_EXACT_DIGITS) {
+      throw new RangeError(
+        `numbers too large: the document's numbers hold more than ${MAX_EXACT_DIGITS} digits together (at ${text.length > 40 ? `${text.slice(0, 40)}…` : text})`,
+      );
+    }
+  }
+}
+
+interface NumberParts {
+  sign: string;
+  digits: string;
+  /** The power of ten the written digits are scaled by. */
+  exp: number;
+}
+
+function numberParts(text: string): NumberParts | number {
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
   if (m === null) throw new SyntaxError(`invalid number: ${text}`);
-  const [, sign, intPart = '', fracPart = '', expPart] = m;
+  const [, sign = '', intPart = '', fracPart = '', expPart] = m;
   // Fast path: short integers.
-  if (fracPart === '' && expPart === undefined && intPart.length < 16) return num(Number(text));
+  if (fracPart === '' && expPart === undefined && intPart.length < 16) return num(Number(text)) as number;
   const exp = (expPart === undefined ? 0 : Number(expPart)) - fracPart.length;
   if (Math.abs(exp) > 100_000) throw new RangeError(`number out of range: ${text}`);
-  return canonicalNumber(BigInt(sign + intPart + fracPart), exp);
+  return { sign, digits: intPart + fracPart, exp };
+}
+
+/** Parses a JSON number literal exactly where it is an integer; `digits` counts its cost against its document's allowance. */
+export function parseNumberText(text: string, digits?: ExactDigits): number | bigint | RegoDecimal {
+  const parts = numberParts(text);
+  if (typeof parts === 'number') return parts;
+  digits?.count(parts.digits.length + Math.abs(parts.exp), text);
+  return canonicalNumber(BigInt(parts.sign + parts.digits), parts.exp);
 }
 
 /** A number literal (JSON or Rego) as a value that keeps its text when that is not the canonical print. */
-export function parseNumberLiteral(text: string): number | bigint | RegoDecimal {
-  const v = parseNumberText(text);
+export function parseNumberLiteral(text: string, digits?: ExactDigits): number | bigint | RegoDecimal {
+  const parts = numberParts(text);
+  if (typeof parts === 'number') return withText(parts === 0 && text.startsWith('-') ? -0 : parts, text);
+  digits?.count(parts.digits.length + Math.abs(parts.exp), text);
+  // The value as m * 10^e from the written digits, before the (possibly large) integer is built.
+  const dec = normalizeDec(BigInt(parts.sign + parts.digits), parts.exp);
+  const v = canonicalNumber(dec.m, dec.e);
   // Negative-zero text (-0, -0.0e5) stands for -0, which float arithmetic tells apart.
-  return withText(v === 0 && text.startsWith('-') ? -0 : v, text);
+  return withText(v === 0 && text.startsWith('-') ? -0 : v, text, v === 0 ? undefined : dec);
 }
 
 class JsonParser {
   pos = 0;
+  readonly digits = new ExactDigits();
   constructor(private readonly s: string) {}
 
   fail(msg: string): never {
@@ -263,7 +313,7 @@ class JsonParser {
         const r = m.exec(s);
         if (r === null) this.fail('unexpected character');
         this.pos += r[0].length;
-        return parseNumberLiteral(r[0]);
+        return parseNumberLiteral(r[0], this.digits);
       }
     }
   }

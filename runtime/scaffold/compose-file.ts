@@ -101,14 +101,18 @@ export function baseCompose(options: { project: string }): ComposeFile {
         volumes: ['${FRAMEWORK_MODELS_DIR:-model-cache}:/models'],
         healthcheck: httpHealthcheck(P.model, '/api/version'),
       }),
-      [COMPOSE_SERVICES.policy]: toolkitService(project, ['policy', 'serve', PROJECT_PATHS.policies, '--addr', `0.0.0.0:${P.policy}`], {
+      [COMPOSE_SERVICES.policy]: toolkitService(project, ['policy', 'serve', PROJECT_PATHS.policies, '--addr', `0.0.0.0:${P.policy}`, '--allow-remote'], {
         healthcheck: httpHealthcheck(P.policy, '/health'),
       }),
-      [COMPOSE_SERVICES.guardian]: toolkitService(project, ['serve', 'guardian', '--addr', `0.0.0.0:${P.guardian}`, '--opa-url', COMPOSE_URLS.policy], {
-        environment: { A2A_ENABLE_AUDIT_LOG: 'true', LOG_LEVEL: 'info' },
-        depends_on: healthy(COMPOSE_SERVICES.policy),
-        healthcheck: httpHealthcheck(P.guardian, '/health'),
-      }),
+      [COMPOSE_SERVICES.guardian]: toolkitService(
+        project,
+        ['serve', 'guardian', '--addr', `0.0.0.0:${P.guardian}`, '--allow-remote', '--opa-url', COMPOSE_URLS.policy],
+        {
+          environment: { A2A_ENABLE_AUDIT_LOG: 'true', LOG_LEVEL: 'info' },
+          depends_on: healthy(COMPOSE_SERVICES.policy),
+          healthcheck: httpHealthcheck(P.guardian, '/health'),
+        },
+      ),
       [COMPOSE_SERVICES.semanticLayer]: toolkitService(
         project,
         ['serve', 'semantic-layer', '--addr', `0.0.0.0:${P.semanticLayer}`, '--cards', PROJECT_PATHS.cards, '--store-dir', PROJECT_PATHS.semanticStore],

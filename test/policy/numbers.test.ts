@@ -132,3 +132,25 @@ describe('bigfloat (Go big.Float emulation)', () => {
     expect(floatText(mulFloat(x, floatOfDec({ m: 3n, e: 0 }), 53))).toBe('0.30000000000000004');
   });
 });
+
+// Attack (issue 33): {"amount": 1e100000} held the policy server for seconds while its body was
+// parsed (one bigint division per trailing zero of a 100,001-digit integer). A document's numbers
+// may now hold 20,000 exact digits together; past that the document is refused.
+describe("a document's exact digits", () => {
+  it('refuses JSON, Rego text and json.unmarshal text whose numbers hold more than 20,000 digits together', () => {
+    expect(() => parseJSON('{"amount": 1e100000}')).toThrow(/numbers too large/);
+    expect(() => parseJSON(`[${Array.from({ length: 30 }, () => '1e1000').join(',')}]`)).toThrow(/numbers too large/);
+    expect(() => parseJSON(`{"n": 1${'0'.repeat(30_000)}}`)).toThrow(/numbers too large/);
+    expect(() => answer('1e100000')).toThrow(/numbers too large/);
+    expect(() => answer('json.unmarshal(input.s)', JSON.stringify({ s: `[${Array.from({ length: 30 }, () => '1e1000').join(',')}]` }))).toThrow(
+      /json.unmarshal: numbers too large/,
+    );
+  });
+
+  it('keeps numbers within the allowance exact, a run of zeros included', () => {
+    expect(stringifyJSON(parseJSON('{"a": 1e400}'))).toBe('{"a":1e400}');
+    expect(answer('input.a + 1', '{"a": 1e400}')).toBe(`1${'0'.repeat(399)}1`);
+    expect(answer('input.a < 1000', '{"a": 1e19000}')).toBe('false');
+    expect(answer('input.a / 10', `{"a": 1${'0'.repeat(5000)}}`)).toBe(`1${'0'.repeat(4999)}`);
+  });
+});

@@ -94,3 +94,13 @@ a.b.c := 3
     expect(m.rules[0]?.body[0]?.kind).toBe('notbody');
   });
 });
+
+// Attack (issue 33): query text nested thousands deep overflowed the parser's recursion, a 500 at the policy server.
+describe('nesting', () => {
+  it('refuses text whose brackets nest more than 256 deep with a rego_parse_error at the place', () => {
+    const deep = `x := ${'['.repeat(300)}1${']'.repeat(300)}`;
+    expect(() => parseQuery(deep)).toThrow(/1:262: rego_parse_error: nested more than 256 deep/);
+    expect(() => parseModule(`package p\n\n${deep}\n`, 'p.rego')).toThrow(/p.rego:3: rego_parse_error: nested more than 256 deep/);
+    expect(() => parseQuery(`x := ${'['.repeat(256)}1${']'.repeat(256)}`)).not.toThrow();
+  });
+});

@@ -110,7 +110,7 @@ describe('createProject', () => {
       });
       expect(service.ports).toBeUndefined();
     }
-    expect(compose.services.guardian?.command).toEqual(['serve', 'guardian', '--addr', '0.0.0.0:11438', '--opa-url', 'http://policy:8181']);
+    expect(compose.services.guardian?.command).toEqual(['serve', 'guardian', '--addr', '0.0.0.0:11438', '--allow-remote', '--opa-url', 'http://policy:8181']);
     expect(Object.keys(compose.volumes).sort()).toEqual(['model-cache', 'vector-store']);
     expect(text).toContain('condition: service_healthy');
   });

@@ -3,7 +3,17 @@ import type { GuardAttackClass } from './guard-attack.js';
 import { identityAttacks } from './identity.js';
 import { memoryScopes } from './memory-scopes.js';
 import { numbersAttacks } from './numbers.js';
+import { policyBudgetAttacks } from './policy-budget.js';
+import { policyFilesAttacks } from './policy-files.js';
 import { terminalAttacks } from './terminal.js';
 import { timeAttacks } from './time.js';
 
-export const GUARD_ATTACKS: readonly GuardAttackClass[] = [numbersAttacks, timeAttacks, identityAttacks, memoryScopes, terminalAttacks];
+export const GUARD_ATTACKS: readonly GuardAttackClass[] = [
+  numbersAttacks,
+  timeAttacks,
+  identityAttacks,
+  policyFilesAttacks,
+  policyBudgetAttacks,
+  memoryScopes,
+  terminalAttacks,
+];

@@ -13,6 +13,7 @@ export default class PolicyServe extends PolicyCommand {
   static override examples = [
     '<%= config.bin %> policy serve policies',
     '<%= config.bin %> policy serve services/guardian/opa/policies --addr 127.0.0.1:8181 --decision-log decisions.log --mask /input/password',
+    '<%= config.bin %> policy serve policies --addr 0.0.0.0:8181 --allow-remote',
   ];
 
   /** `{"event":"listening"}` first, the result when stopped: one JSON document per line. */
@@ -39,6 +40,20 @@ export default class PolicyServe extends PolicyCommand {
       max: 64,
     }),
     watch: Flags.boolean({ description: 'reload when policy files change', default: true, allowNo: true }),
+    'recheck-interval': Flags.integer({
+      description: 'while watching, hash the policy files this often (ms) and reload when they changed, in case a change went unreported',
+      default: 2000,
+      min: 50,
+    }),
+    'allow-remote': Flags.boolean({
+      description:
+        'listen on an address beyond loopback (0.0.0.0, a LAN address): refused without this flag, since whoever reaches the server can ask it for decisions',
+      default: false,
+    }),
+    'allow-query-network': Flags.boolean({
+      description: 'let ad-hoc queries (/v1/query) call http.send and net.lookup_ip_addr; off by default, as an OPA capabilities file would have it',
+      default: false,
+    }),
   };
 
   async run(): Promise<{ url: string; stopped: true }> {
@@ -53,6 +68,9 @@ export default class PolicyServe extends PolicyCommand {
         port: addr.port,
         logger: createLogger({ name: 'policy', level: 'info' }),
         watch: flags.watch,
+        recheckMs: flags['recheck-interval'],
+        allowRemote: flags['allow-remote'],
+        allowQueryNetwork: flags['allow-query-network'],
         allowWrites: flags['allow-writes'],
         ...(flags['decision-log'] ? { decisionLog: flags['decision-log'] } : {}),
         mask: flags.mask ?? [],

@@ -17,6 +17,7 @@ export default class ServeGuardian extends JsonCommand {
   static override examples = [
     '<%= config.bin %> serve guardian',
     '<%= config.bin %> serve guardian --addr 127.0.0.1:11438 --opa-url http://127.0.0.1:8181',
+    '<%= config.bin %> serve guardian --addr 0.0.0.0:11438 --allow-remote',
     'OPA_URL=http://opa:8181 GUARDIAN_PORT=11438 A2A_ENABLE_AUDIT_LOG=true <%= config.bin %> serve guardian --json',
   ];
 
@@ -28,6 +29,11 @@ export default class ServeGuardian extends JsonCommand {
   static override flags = {
     addr: Flags.string({ char: 'a', description: 'address to listen on, host:port (default: GUARDIAN_HOST:GUARDIAN_PORT, else 127.0.0.1:11438)' }),
     'opa-url': Flags.string({ description: 'address of the policy engine (default: OPA_URL, else http://127.0.0.1:8181)' }),
+    'allow-remote': Flags.boolean({
+      description:
+        'listen on an address beyond loopback (0.0.0.0, a LAN address): refused without this flag, since whoever reaches the Guardian can ask it for decisions',
+      default: false,
+    }),
   };
 
   async run(): Promise<{ url: string; stopped: true }> {
@@ -65,6 +71,7 @@ export default class ServeGuardian extends JsonCommand {
       guardian = await startGuardian({
         host,
         port,
+        allowRemote: flags['allow-remote'],
         opaUrl,
         logger,
         auditToLog: config.auditToLog,

@@ -17,6 +17,7 @@
  * options, tls_use_system_certs, max_retry_attempts and caching_mode are
  * accepted and ignored except as noted in the README.
  */
+import { PolicyError } from '../errors.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import { formatValue } from '../value-format.js';
 import { parseJSON, stringifyJSON } from '../value-json.js';
@@ -190,7 +191,14 @@ function send(req: Value | undefined, ctx: BuiltinContext): Value {
     }
   }
 
-  const r = httpRequestSync(request);
+  ctx.useNetwork?.('http.send');
+  // Never waits past the evaluation budget: the budget bounds network waits too.
+  const left = Math.max(0, ctx.budgetLeftMs?.() ?? Infinity);
+  const answered = httpRequestSync(request, left);
+  if (answered === undefined && left < request.timeoutMs + 5_000) {
+    throw new PolicyError({ code: 'eval_cancel_error', detail: 'caller cancelled query execution: the evaluation budget was spent waiting for http.send' });
+  }
+  const r = answered ?? { ok: false as const, message: `${request.method} "${request.url}": request timed out after ${request.timeoutMs}ms` };
   if (!r.ok) {
     if (raiseError) throw new BuiltinError(r.message);
     return RegoObject.fromEntries([

@@ -9,7 +9,7 @@
  * value`, ...); big integers stay exact.
  */
 import { formatNumber, formatValue, goQuote } from '../value-format.js';
-import { parseNumberLiteral } from '../value-json.js';
+import { ExactDigits, parseNumberLiteral } from '../value-json.js';
 import { compareStrings, RegoDecimal, RegoObject, RegoSet, typeName, type Value } from '../value.js';
 import { asObject, asString, BuiltinError, type BuiltinDefinition } from './registry.js';
 
@@ -130,6 +130,8 @@ const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' 
 class JSONReader {
   pos = 0;
   private depth = 0;
+  /** The exact digits of this text's numbers, bounded as a request body's are. */
+  private readonly exact = new ExactDigits();
   constructor(private readonly s: string) {}
 
   atEnd(): boolean {
@@ -260,7 +262,7 @@ class JSONReader {
       this.digits();
     }
     try {
-      return parseNumberLiteral(this.s.slice(start, this.pos));
+      return parseNumberLiteral(this.s.slice(start, this.pos), this.exact);
     } catch (e) {
       throw new JSONScanError((e as Error).message);
     }

@@ -5,6 +5,7 @@
  * An IP literal is returned as is. Answers are kept for the rest of the query.
  */
 import { isIP } from 'node:net';
+import { PolicyError } from '../errors.js';
 import { RegoSet, type Value } from '../value.js';
 import { asString, type BuiltinDefinition, BuiltinError } from './registry.js';
 import { lookupSync } from './sync-io.js';
@@ -21,7 +22,18 @@ export const netLookupBuiltins: BuiltinDefinition[] = [
       const key = `net.lookup_ip_addr:${name}`;
       const seen = ctx.cache.get(key) as RegoSet | undefined;
       if (seen !== undefined) return seen;
-      const r = lookupSync(name);
+      ctx.useNetwork?.('net.lookup_ip_addr');
+      const left = Math.max(0, ctx.budgetLeftMs?.() ?? Infinity);
+      const r = lookupSync(name, Math.min(10_000, left));
+      if (r === undefined) {
+        // The budget, not the resolver, ended the wait: the evaluation is cancelled, not the lookup failed.
+        if (left < 10_000)
+          throw new PolicyError({
+            code: 'eval_cancel_error',
+            detail: 'caller cancelled query execution: the evaluation budget was spent waiting for net.lookup_ip_addr',
+          });
+        throw new BuiltinError(`lookup ${name}: timed out`);
+      }
       if (!r.ok) {
         if (r.code === 'ENOTFOUND' || r.code === 'ENODATA') throw new BuiltinError(`lookup ${name}: no such host`);
         throw new BuiltinError(`lookup ${name}: ${r.message}`);

@@ -48,6 +48,21 @@ export interface BuiltinContext {
   print(message: string): void;
   /** Records a `trace` note (no-op unless the caller installed a note hook, as `?explain=notes` does). */
   note?(message: string): void;
+  /**
+   * Milliseconds left in the evaluation budget (Infinity without one). A
+   * builtin that waits (for the network) waits no longer than this, and
+   * throws `eval_cancel_error` (see {@link BuiltinContext.checkBudget}) when the budget ran out first.
+   */
+  budgetLeftMs?(): number;
+  /** Throws `eval_cancel_error` when the evaluation budget is spent. */
+  checkBudget?(): void;
+  /**
+   * Asks leave to reach the network, before anything is sent (http.send,
+   * net.lookup_ip_addr). Throws a `PolicyError` when this evaluation may not:
+   * refused outright (an ad-hoc query without the operator's leave), or to be
+   * run again where waiting blocks nothing (see `EvalOptions.network`).
+   */
+  useNetwork?(builtin: string): void;
 }
 
 export interface BuiltinDefinition {

@@ -324,6 +324,11 @@ function formatOne(verb: string, a: GoArg, spec: Spec): string {
   }
 }
 
+/** Go's fmt refuses widths and precisions beyond a million (`tooLarge`): they would only build huge strings. */
+function tooLarge(n: number): boolean {
+  return n > 1e6 || n < -1e6;
+}
+
 export function goSprintf(format: string, values: readonly Value[]): string {
   const args = values.map(toGo);
   let out = '';
@@ -351,17 +356,30 @@ export function goSprintf(format: string, values: readonly Value[]): string {
       if (format[i] === '*') {
         i++;
         const a = args[argi++];
-        return a !== undefined && a.t === 'int' ? Number(a.v) : undefined;
+        if (a !== undefined && a.t === 'int' && !tooLarge(Number(a.v))) return Number(a.v);
+        badStar = true;
+        return undefined;
       }
-      const m = /^\d+/.exec(format.slice(i));
-      if (m === null) return undefined;
-      i += m[0].length;
-      return Number(m[0]);
+      // Go's parsenum: digits read while the number so far is at most 1e6; past that the
+      // rest of the format is taken as the number (so `%0100000000d` prints %!(NOVERB), as in Go and OPA).
+      let n: number | undefined;
+      for (; i < format.length && format.charCodeAt(i) >= 48 && format.charCodeAt(i) <= 57; i++) {
+        if (tooLarge(n ?? 0)) {
+          i = format.length;
+          return undefined;
+        }
+        n = (n ?? 0) * 10 + (format.charCodeAt(i) - 48);
+      }
+      return n;
     };
+    let badStar = false;
     spec.width = num();
+    if (badStar) out += '%!(BADWIDTH)';
     if (format[i] === '.') {
       i++;
+      badStar = false;
       spec.prec = num() ?? 0;
+      if (badStar) out += '%!(BADPREC)';
     }
     const verb = format[i];
     if (verb === undefined) {

@@ -142,14 +142,17 @@ function call<T>(message: Record<string, unknown>, waitMs: number): T | undefine
   }
 }
 
-/** Performs an HTTP request synchronously. */
-export function httpRequestSync(req: HttpRequest): HttpResult {
+/**
+ * Performs an HTTP request synchronously. The wait ends after `maxWaitMs`
+ * (default: the request's own timeout plus a margin) whatever the request
+ * does; then `undefined` means no answer came in time.
+ */
+export function httpRequestSync(req: HttpRequest, maxWaitMs = Infinity): HttpResult | undefined {
   // The worker enforces req.timeoutMs on the connection; the wait adds a margin.
-  const r = call<HttpResult>({ kind: 'http', req }, req.timeoutMs + 5_000);
-  return r ?? { ok: false, message: `${req.method} "${req.url}": request timed out after ${req.timeoutMs}ms` };
+  return call<HttpResult>({ kind: 'http', req }, Math.min(req.timeoutMs + 5_000, maxWaitMs));
 }
 
-/** Resolves a host name to its IP addresses synchronously (the system resolver, as `getaddrinfo`). */
-export function lookupSync(name: string, timeoutMs = 10_000): LookupResult {
-  return call<LookupResult>({ kind: 'lookup', name }, timeoutMs) ?? { ok: false, message: `lookup ${name}: timed out` };
+/** Resolves a host name to its IP addresses synchronously (the system resolver, as `getaddrinfo`); `undefined` when no answer came within `timeoutMs`. */
+export function lookupSync(name: string, timeoutMs = 10_000): LookupResult | undefined {
+  return call<LookupResult>({ kind: 'lookup', name }, timeoutMs);
 }

@@ -32,6 +32,14 @@ export interface EvalOptions {
    * milliseconds (the clock is read every {@link STEPS_PER_CLOCK_CHECK} steps). No limit by default.
    */
   budgetMs?: number;
+  /**
+   * Whether network builtins (http.send, net.lookup_ip_addr) may run:
+   * `allow` (the default); `handover`: not here, the caller evaluates again
+   * elsewhere (they throw `eval_cancel_error` marked {@link NETWORK_HANDOVER}
+   * before sending anything); or `{ refuse }`: never, with that reason
+   * (`eval_builtin_error`, raised whatever `strictBuiltinErrors` says).
+   */
+  network?: 'allow' | 'handover' | { refuse: string };
   /** Receives `trace(msg)` notes with the call's location (OPA's explain=notes). */
   note?: (message: string, location: SourceLocation | undefined) => void;
   /**
@@ -40,6 +48,9 @@ export interface EvalOptions {
    */
   trace?: TraceRecorder;
 }
+
+/** The detail of the `eval_cancel_error` a network builtin throws under `network: 'handover'`. */
+export const NETWORK_HANDOVER = 'the evaluation needs the network: it is handed to a worker before anything is sent';
 
 /** Evaluation steps (expressions entered, comprehension solutions) between two reads of the clock. */
 export const STEPS_PER_CLOCK_CHECK = 256;
@@ -58,6 +69,7 @@ export class Shared implements BuiltinContext {
   fuel: number;
   private readonly deadline: number;
   private readonly budgetMs: number | undefined;
+  private readonly network: EvalOptions['network'];
   private readonly printHook: ((message: string) => void) | undefined;
   private readonly noteHook: ((message: string, location: SourceLocation | undefined) => void) | undefined;
 
@@ -68,16 +80,32 @@ export class Shared implements BuiltinContext {
     this.noteHook = options.note;
     this.trace = options.trace;
     this.budgetMs = options.budgetMs;
+    this.network = options.network;
     this.fuel = options.budgetMs === undefined ? Infinity : STEPS_PER_CLOCK_CHECK;
     this.deadline = options.budgetMs === undefined ? Infinity : performance.now() + options.budgetMs;
   }
 
   /** Called when `fuel` runs out: throws `eval_cancel_error` past the deadline, otherwise refuels. */
   outOfFuel(): void {
+    this.checkBudget();
+    this.fuel = STEPS_PER_CLOCK_CHECK;
+  }
+
+  budgetLeftMs(): number {
+    return this.deadline - performance.now();
+  }
+
+  checkBudget(): void {
     if (performance.now() > this.deadline) {
       throw new PolicyError({ code: 'eval_cancel_error', detail: `caller cancelled query execution: the evaluation budget of ${this.budgetMs} ms was spent` });
     }
-    this.fuel = STEPS_PER_CLOCK_CHECK;
+  }
+
+  useNetwork(builtin: string): void {
+    const network = this.network;
+    if (network === undefined || network === 'allow') return;
+    if (network === 'handover') throw new PolicyError({ code: 'eval_cancel_error', detail: NETWORK_HANDOVER });
+    throw new PolicyError({ code: 'eval_builtin_error', detail: `${builtin}: ${network.refuse}`, location: this.location });
   }
 
   print(message: string): void {

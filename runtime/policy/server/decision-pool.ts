@@ -6,8 +6,21 @@ import type { PolicyErrorCode } from '../errors.js';
 /** What the server sends a decision worker. Values are JSON text. */
 export type WorkerRequest =
   | { type: 'load'; generation: number; modules: Array<{ file: string; source: string }>; data: string | undefined }
-  | { type: 'eval'; id: number; generation: number; kind: 'data'; path: string[]; input: string | undefined; strict: boolean }
-  | { type: 'eval'; id: number; generation: number; kind: 'query'; query: string; input: string | undefined; strict: boolean };
+  | (EvalRequestBase & { kind: 'data'; path: string[] })
+  | (EvalRequestBase & { kind: 'query'; query: string });
+
+/** What every evaluation request carries. */
+interface EvalRequestBase {
+  type: 'eval';
+  id: number;
+  generation: number;
+  input: string | undefined;
+  strict: boolean;
+  /** Milliseconds the evaluation may still take (its network waits included); the pool terminates the worker at the deadline anyway. */
+  budgetMs: number;
+  /** Whether network builtins may run, or why not. */
+  network: 'allow' | { refuse: string };
+}
 
 /** What a decision worker answers: the result as JSON text (absent when undefined), or the evaluation error. */
 export type WorkerReply =
@@ -52,6 +65,7 @@ interface Job {
   strict: boolean;
   deadline: number;
   budgetMs: number;
+  network: 'allow' | { refuse: string };
   resolve: (result: { json: string | undefined }) => void;
   reject: (error: unknown) => void;
 }
@@ -107,7 +121,7 @@ export class DecisionPool {
   evaluate(
     set: PoolPolicySet,
     decision: PoolDecision,
-    options: { input: string | undefined; strict: boolean; budgetMs: number; deadline: number },
+    options: { input: string | undefined; strict: boolean; budgetMs: number; deadline: number; network: 'allow' | { refuse: string } },
   ): Promise<{ json: string | undefined }> {
     if (this.#closed) return Promise.reject(new Error('the decision pool is closed'));
     this.handedOver++;
@@ -180,7 +194,7 @@ export class DecisionPool {
       slot.generation = job.set.generation;
     }
     const id = this.#nextId++;
-    const base = { type: 'eval' as const, id, generation: job.set.generation, input: job.input, strict: job.strict };
+    const base = { type: 'eval' as const, id, generation: job.set.generation, input: job.input, strict: job.strict, budgetMs: left, network: job.network };
     worker.postMessage(
       (job.decision.kind === 'data'
         ? { ...base, kind: 'data', path: job.decision.path }
@@ -210,7 +224,11 @@ export class DecisionPool {
       if (slot.worker !== worker || !job) return;
       this.#vacate(slot);
       if (reply.ok) job.resolve({ json: reply.result });
-      else job.reject(new WorkerEvalError(reply.code, reply.message, reply.detail));
+      else if (reply.code === 'eval_cancel_error') {
+        // The worker stopped itself at the budget (a network wait ended by it, or the step clock).
+        this.timedOut++;
+        job.reject(new BudgetExceededError(job.budgetMs));
+      } else job.reject(new WorkerEvalError(reply.code, reply.message, reply.detail));
       this.#pump();
     });
     const lost = (error: Error) => {

@@ -44,7 +44,12 @@ function evaluate(request: Extract<WorkerRequest, { type: 'eval' }>): WorkerRepl
   }
   try {
     const input = request.input === undefined ? undefined : parseJSON(request.input);
-    const options = { ...(input === undefined ? {} : { inputValue: input }), strictBuiltinErrors: request.strict };
+    const options = {
+      ...(input === undefined ? {} : { inputValue: input }),
+      strictBuiltinErrors: request.strict,
+      budgetMs: request.budgetMs,
+      network: request.network,
+    };
     if (request.kind === 'data') {
       const result = loaded.policy.evaluate(request.path, undefined, options);
       return { id: request.id, ok: true, result: result === undefined ? undefined : stringifyJSON(result) };

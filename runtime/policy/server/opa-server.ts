@@ -12,11 +12,12 @@ import { RequestDurations } from './request-durations.js';
 import { PolicyError } from '../errors.js';
 import type { QueryOptions } from '../engine.js';
 import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
-import { RegoObject, type Value } from '../value.js';
+import { RegoObject, RegoSet, type Value } from '../value.js';
 import type { DecisionLog } from './decision-log.js';
 import type { ExplainMode } from '../trace/lineage.js';
 import { TraceRecorder } from '../trace/trace-recorder.js';
 import { BudgetExceededError, DecisionPool, WorkerEvalError, type PoolDecision } from './decision-pool.js';
+import { NETWORK_HANDOVER } from '../eval/env.js';
 import { explainParameter, explanationJson } from './explanation.js';
 import { DataWriteError, parsePatch, type DataOp } from './data-writes.js';
 import { moduleAst } from './opa-ast.js';
@@ -47,7 +48,20 @@ export interface PolicyServerOptions {
    * loop (still stopped at `evalTimeoutMs`, but blocking the server meanwhile).
    */
   pool?: DecisionPool | false;
+  /**
+   * Lets ad-hoc queries (`/v1/query`) reach the network (http.send,
+   * net.lookup_ip_addr). Off by default, as OPA's capabilities would have
+   * it: anyone who may query could otherwise make the server send requests.
+   */
+  allowQueryNetwork?: boolean;
 }
+
+/** Why an ad-hoc query may not reach the network (the server is started without `--allow-query-network`). */
+export const QUERY_NETWORK_REFUSED = 'ad-hoc queries may not reach the network on this server (start policy serve with --allow-query-network to allow it)';
+
+/** Why an explained decision may not reach the network while workers serve the costly ones. */
+export const EXPLAIN_NETWORK_REFUSED =
+  "an explained decision (?explain) is evaluated on the server's event loop, which must not wait for the network; ask without ?explain";
 
 /** The policy server's app: serve it with `listen(app, { direct: app.direct })`; `close()` stops its worker threads. */
 export type PolicyServerApp = Hono & { close(): Promise<void>; direct: DirectHandler };
@@ -71,6 +85,8 @@ interface OpaError {
   code: string;
   message: string;
   errors?: unknown[];
+  /** Besides OPA's fields: the policy set's status (`/health?bundles`). */
+  bundles?: unknown;
 }
 
 /** Fresh headers per response: @hono/node-server writes Content-Length into the object it is given. */
@@ -139,14 +155,40 @@ function okAnswer(text: string, q: RequestOptions): Answer {
   return { status: 200, text: q.pretty ? indentJSON(text) : text };
 }
 
-/** The request body as a value: undefined when empty, a 400 `BadRequestError` when it is not JSON. */
+/** The request body as a value: undefined when empty, a 400 `BadRequestError` when it is not JSON or nests too deep. */
 function parseBodyText(text: string): Value | undefined {
   // Not trim(): it copies the whole body to find the first character.
   if (!/\S/.test(text)) return undefined;
+  let value: Value;
   try {
-    return parseJSON(text);
+    value = parseJSON(text);
   } catch (error) {
     throw new BadRequestError({ code: 'invalid_json', message: `body contains malformed input document: ${(error as Error).message}` });
+  }
+  checkValueDepth(value, 'body');
+  return value;
+}
+
+/** Deepest nesting of arrays, objects and sets accepted in a body or `input` parameter (deeper values would overflow the evaluator's recursion: a 500). */
+export const MAX_INPUT_DEPTH = 256;
+
+/** Refuses a value nested deeper than {@link MAX_INPUT_DEPTH} with a 400 `BadRequestError`; walks without recursion. */
+function checkValueDepth(root: Value, what: string): void {
+  const pending: Array<[Value, number]> = [[root, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, depth] = next;
+    const children = Array.isArray(value)
+      ? value
+      : value instanceof RegoObject
+        ? value.entries().map(([, v]) => v)
+        : value instanceof RegoSet
+          ? value.values()
+          : undefined;
+    if (children === undefined) continue;
+    if (depth >= MAX_INPUT_DEPTH) {
+      throw new BadRequestError({ code: 'invalid_request', message: `the ${what} nests arrays and objects more than ${MAX_INPUT_DEPTH} deep` });
+    }
+    for (const child of children) pending.push([child, depth + 1]);
   }
 }
 
@@ -244,38 +286,50 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   });
 
   app.get('/metrics', async () => new Response(`${await registry.metrics()}\n${durations.text()}`, { headers: { 'Content-Type': registry.contentType } }));
-  app.get('/v1/status', (c) => {
+  /** The policy set's revision and reload history, as /v1/status and /health?bundles show them. */
+  const bundleStatus = (): Record<string, unknown> => {
     const status = store.status;
-    return respond(c, {
+    const failure = store.lastFailure;
+    return {
+      name: 'policies',
+      active_revision: store.revision ?? '',
+      generation: store.current?.generation ?? 0,
+      last_successful_activation: store.current?.loadedAt.toISOString(),
+      ...(status ? { last_reload: { at: status.at.toISOString(), ok: status.ok } } : {}),
+      ...(failure ? { last_reload_error: { at: failure.at.toISOString(), errors: failure.problems.map(problemJson) } } : {}),
+      ...(status && !status.ok ? { code: 'bundle_error', message: 'the latest reload failed', errors: status.problems.map(problemJson) } : {}),
+    };
+  };
+
+  app.get('/v1/status', (c) =>
+    respond(c, {
       result: {
         labels: { id: serverId, version: 'framework_core' },
         plugins: { server: { state: store.current ? 'OK' : 'NOT_READY' } },
-        bundles: {
-          policies: {
-            name: 'policies',
-            active_revision: String(store.current?.generation ?? ''),
-            last_successful_activation: store.current?.loadedAt.toISOString(),
-            ...(status && !status.ok ? { code: 'bundle_error', message: 'the latest reload failed', errors: status.problems.map(problemJson) } : {}),
-          },
-        },
+        bundles: { policies: bundleStatus() },
         metrics: { decisions: { ...counts } },
       },
-    });
-  });
+    }),
+  );
 
   app.get('/health', (c) => {
     const status = store.status;
     if (!store.current) {
       return opaError(500, { code: 'unhealthy', message: 'no policies are loaded', errors: (status?.problems ?? []).map(problemJson) });
     }
-    if (c.req.query('bundles') !== undefined && status && !status.ok) {
-      return opaError(500, {
-        code: 'unhealthy',
-        message: `the latest reload failed; still serving the policies loaded at ${store.current.loadedAt.toISOString()}`,
-        errors: status.problems.map(problemJson),
-      });
+    if (c.req.query('bundles') === undefined) return c.json({});
+    if (status && !status.ok) {
+      return answerResponse(
+        errorAnswer(500, {
+          code: 'unhealthy',
+          message: `the latest reload failed; still serving the policies loaded at ${store.current.loadedAt.toISOString()} (revision ${store.revision ?? ''})`,
+          errors: status.problems.map(problemJson),
+          bundles: { policies: bundleStatus() },
+        }),
+      );
     }
-    return c.json({});
+    // OPA answers {} here; the revision and reload history are added beside it for operators.
+    return c.json({ bundles: { policies: bundleStatus() } });
   });
 
   app.get('/v1/policies', (c) =>
@@ -331,7 +385,11 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     const started = performance.now();
     const budgetMs = pool && trace === undefined ? inlineMs : evalTimeoutMs;
     const policy = trace === undefined ? set.policy : set.policy.traced();
-    const evalOptions: QueryOptions = { inputValue: input, strictBuiltinErrors: strict, budgetMs, trace };
+    // Ad-hoc queries are refused the network unless the operator allowed it; on the event loop, with workers to wait in,
+    // a decision that needs the network moves to a worker before anything is sent (so it is sent once, and the loop never waits).
+    const refused = decision.kind === 'query' && !options.allowQueryNetwork ? QUERY_NETWORK_REFUSED : undefined;
+    const network = refused ? { refuse: refused } : !pool ? 'allow' : trace === undefined ? 'handover' : { refuse: EXPLAIN_NETWORK_REFUSED };
+    const evalOptions: QueryOptions = { inputValue: input, strictBuiltinErrors: strict, budgetMs, trace, network };
     try {
       let json: string | undefined;
       if (decision.kind === 'data') {
@@ -343,32 +401,37 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
       counts.in_process++;
       return { json };
     } catch (error) {
-      if (!PolicyError.isInstance(error) || error.code !== 'eval_cancel_error' || !pool || budgetMs >= evalTimeoutMs) {
-        if (PolicyError.isInstance(error) && error.code === 'eval_cancel_error') {
+      const cancelled = PolicyError.isInstance(error) && error.code === 'eval_cancel_error';
+      const handover = cancelled && pool !== undefined && (error.detail === NETWORK_HANDOVER || budgetMs < evalTimeoutMs);
+      if (!handover) {
+        if (cancelled) {
           counts.over_budget++;
           throw new BudgetExceededError(evalTimeoutMs);
         }
         throw error;
       }
-      return inWorker(pool, set, decision, input, strict, started);
+      return inWorker({ workers: pool, set, decision, input, strict, started, network: refused ? { refuse: refused } : 'allow' });
     }
   };
 
   /** A decision too costly for the event loop, evaluated again, from the start, in a worker, within what is left of the budget. */
-  const inWorker = async (
-    workers: DecisionPool,
-    set: PolicySet,
-    decision: PoolDecision,
-    input: Value | undefined,
-    strict: boolean,
-    started: number,
-  ): Promise<Evaluated> => {
+  const inWorker = async (job: {
+    workers: DecisionPool;
+    set: PolicySet;
+    decision: PoolDecision;
+    input: Value | undefined;
+    strict: boolean;
+    started: number;
+    network: 'allow' | { refuse: string };
+  }): Promise<Evaluated> => {
+    const { set } = job;
     try {
-      const { json } = await workers.evaluate({ generation: set.generation, modules: set.modules, dataJson: dataJsonOf(set) }, decision, {
-        input: input === undefined ? undefined : stringifyJSON(input),
-        strict,
+      const { json } = await job.workers.evaluate({ generation: set.generation, modules: set.modules, dataJson: dataJsonOf(set) }, job.decision, {
+        input: job.input === undefined ? undefined : stringifyJSON(job.input),
+        strict: job.strict,
         budgetMs: evalTimeoutMs,
-        deadline: started + evalTimeoutMs,
+        deadline: job.started + evalTimeoutMs,
+        network: job.network,
       });
       counts.worker++;
       return { json };
@@ -385,6 +448,8 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     if (error instanceof BudgetExceededError) {
       return errorAnswer(500, { code: 'internal_error', message: error.message, errors: [{ code: 'eval_cancel_error', message: error.message }] });
     }
+    const refusal = networkRefusal(error);
+    if (refusal !== undefined) return errorAnswer(403, { code: 'forbidden', message: refusal, errors: [{ code: 'eval_builtin_error', message: refusal }] });
     if (error instanceof WorkerEvalError) {
       return errorAnswer(500, { code: 'internal_error', message: error.message, errors: [{ code: error.code, message: error.detail }] });
     }
@@ -508,7 +573,9 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
         const text = await readBodyText(c, maxBytes);
         let body: unknown;
         try {
-          body = toJS(parseJSON(text));
+          const parsed = parseJSON(text);
+          checkValueDepth(parsed, 'body');
+          body = toJS(parsed);
         } catch (error) {
           return opaError(400, { code: 'invalid_parameter', message: `the request body is not JSON: ${(error as Error).message}` });
         }
@@ -555,6 +622,9 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     } catch (error) {
       if (PolicyError.isInstance(error))
         return opaError(400, { code: 'invalid_parameter', message: 'error(s) occurred while compiling the query', errors: problemsOf(error).map(problemJson) });
+      // The parser's or compiler's recursion ran out of stack: the query is too deep to take, the client's error.
+      if (error instanceof RangeError && /call stack/i.test(error.message))
+        return opaError(400, { code: 'invalid_parameter', message: 'the query is nested too deep to compile' });
       throw error;
     }
     const q = requestOptions(c);
@@ -594,6 +664,13 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     return query(c, q ?? c.req.query('q'), body.get('input'));
   });
   return app;
+}
+
+/** The message of a network builtin refused by the server's rules (answered 403), or undefined for any other error. */
+function networkRefusal(error: unknown): string | undefined {
+  const detail = error instanceof WorkerEvalError ? error.detail : PolicyError.isInstance(error) ? error.detail : undefined;
+  if (detail === undefined) return undefined;
+  return [QUERY_NETWORK_REFUSED, EXPLAIN_NETWORK_REFUSED].some((reason) => detail.endsWith(`: ${reason}`)) ? detail : undefined;
 }
 
 /** Request targets remembered by {@link PlainTargets}: the paths a server is asked for are few, an attacker's random ones are checked each time. */
@@ -662,9 +739,16 @@ export function indentJSON(text: string): string {
 function inputParameter(c: Context): Value | undefined | Response {
   const raw = c.req.query('input');
   if (raw === undefined) return undefined;
+  let value: Value;
   try {
-    return parseJSON(raw);
+    value = parseJSON(raw);
   } catch (error) {
     return opaError(400, { code: 'invalid_parameter', message: `the input query parameter is not JSON: ${(error as Error).message}` });
   }
+  try {
+    checkValueDepth(value, 'input query parameter');
+  } catch (error) {
+    return opaError(400, { code: 'invalid_parameter', message: (error as Error).message });
+  }
+  return value;
 }

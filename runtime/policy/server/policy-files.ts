@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { createHash, type Hash } from 'node:crypto';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseJSON, toJS } from '../value-json.js';
@@ -21,6 +22,11 @@ export interface PolicyFiles {
   /** Base documents from `data.json` / `data.yaml` files, placed at their directory's path (as in OPA bundles). */
   data: Record<string, unknown>;
   problems: FileProblem[];
+  /**
+   * A hash of everything read (each file's id and bytes, and each problem), so
+   * a reader can tell whether the directory changed since it last looked.
+   */
+  digest?: string;
 }
 
 const DATA_FILES = new Set(['data.json', 'data.yaml', 'data.yml']);
@@ -30,19 +36,54 @@ const SKIPPED_DIRS = new Set(['node_modules', '.git']);
  * Reads a policy directory the way OPA reads a bundle: every `*.rego` file is
  * a module; `data.json` / `data.yaml` files are base documents at the path of
  * their directory (`root/a/b/data.json` becomes `data.a.b`). Hidden entries
- * and `node_modules` are skipped. Files are read in sorted order, so the
+ * and `node_modules` are skipped. Symbolic links are followed (a Kubernetes
+ * ConfigMap mounts each file as a link through its hidden `..data` link), a
+ * directory reached twice only once. Files are read in sorted order, so the
  * result does not depend on the file system.
  */
 export async function readPolicyDirectory(root: string): Promise<PolicyFiles> {
   const out: PolicyFiles = { modules: [], data: {}, problems: [] };
-  await walk(root, root, out);
+  const hash = createHash('sha256');
+  await walk({ root, dir: root, out, hash, seen: new Set() });
   out.modules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const problem of out.problems) hash.update(`problem\0${problem.file}\0${problem.message}\0`);
+  out.digest = hash.digest('hex');
   return out;
 }
 
-async function walk(root: string, dir: string, out: PolicyFiles): Promise<void> {
+interface Walk {
+  root: string;
+  dir: string;
+  out: PolicyFiles;
+  hash: Hash;
+  /** Real paths of the directories walked, so a link cycle ends. */
+  seen: Set<string>;
+}
+
+/** The directories {@link readPolicyDirectory} reads, root first (real directories only, as a watcher needs them). */
+export async function policyDirectories(root: string): Promise<string[]> {
+  const found: string[] = [root];
+  for (let i = 0; i < found.length; i++) {
+    let entries;
+    try {
+      entries = await readdir(found[i] as string, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory() && !entry.name.startsWith('.') && !SKIPPED_DIRS.has(entry.name)) found.push(join(found[i] as string, entry.name));
+    }
+  }
+  return found;
+}
+
+async function walk(w: Walk): Promise<void> {
+  const { root, dir, out, hash } = w;
   let entries;
   try {
+    const real = await realpath(dir);
+    if (w.seen.has(real)) return;
+    w.seen.add(real);
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
     out.problems.push({ file: relative(root, dir) || '.', message: `cannot read directory: ${(error as Error).message}` });
@@ -53,24 +94,41 @@ async function walk(root: string, dir: string, out: PolicyFiles): Promise<void> 
     if (entry.name.startsWith('.')) continue;
     const path = join(dir, entry.name);
     const id = relative(root, path).split(sep).join('/');
-    if (entry.isDirectory()) {
-      if (!SKIPPED_DIRS.has(entry.name)) await walk(root, path, out);
-    } else if (entry.isFile() && entry.name.endsWith('.rego')) {
+    let isDirectory = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
       try {
-        out.modules.push({ id, path, source: await readFile(path, 'utf8') });
+        const target = await stat(path);
+        isDirectory = target.isDirectory();
+        isFile = target.isFile();
+      } catch (error) {
+        // A dangling link is skipped as a missing file would be, but it counts in the digest (it may be a swap half done).
+        hash.update(`dangling\0${id}\0${(error as NodeJS.ErrnoException).code ?? ''}\0`);
+        continue;
+      }
+    }
+    if (isDirectory) {
+      if (!SKIPPED_DIRS.has(entry.name)) await walk({ ...w, dir: path });
+    } else if (isFile && entry.name.endsWith('.rego')) {
+      try {
+        const source = await readFile(path, 'utf8');
+        hash.update(`module\0${id}\0${source.length}\0${source}\0`);
+        out.modules.push({ id, path, source });
       } catch (error) {
         out.problems.push({ file: id, message: `cannot read file: ${(error as Error).message}` });
       }
-    } else if (entry.isFile() && DATA_FILES.has(entry.name)) {
-      await readDataFile(root, dir, path, id, out);
+    } else if (isFile && DATA_FILES.has(entry.name)) {
+      await readDataFile({ root, dir, path, id, out, hash });
     }
   }
 }
 
-async function readDataFile(root: string, dir: string, path: string, id: string, out: PolicyFiles): Promise<void> {
+async function readDataFile(options: { root: string; dir: string; path: string; id: string; out: PolicyFiles; hash: Hash }): Promise<void> {
+  const { root, dir, path, id, out, hash } = options;
   let value: unknown;
   try {
     const text = await readFile(path, 'utf8');
+    hash.update(`data\0${id}\0${text.length}\0${text}\0`);
     // Integers beyond 2^53 stay exact (as bigint) in both formats.
     value = id.endsWith('.json') ? toJS(parseJSON(text)) : parseYaml(text, { intAsBigInt: true });
   } catch (error) {

@@ -60,8 +60,11 @@ export function compilePolicySet(files: PolicyFiles): PolicySet {
   try {
     policy = compilePolicy({ modules: files.modules.map((m) => ({ file: m.id, source: m.source })), data: files.data });
   } catch (error) {
-    if (!PolicyError.isInstance(error)) throw error;
-    problems.push(...problemsOf(error));
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      // Text nested too deep for the parser's recursion: the module's fault, reported as such.
+      problems.push({ code: 'rego_parse_error', message: 'the policies nest too deep to compile' });
+    } else if (!PolicyError.isInstance(error)) throw error;
+    else problems.push(...problemsOf(error));
   }
   if (!policy || problems.length > 0) throw new PolicyLoadError(problems);
   return { policy, modules: files.modules, data: files.data, loadedAt: new Date(), generation: ++generations };

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { applyDataOp, type DataOp } from './data-writes.js';
-import { readPolicyDirectory, type PolicyFiles } from './policy-files.js';
+import { policyDirectories, readPolicyDirectory, type PolicyFiles } from './policy-files.js';
 import { compilePolicySet, formatProblem, PolicyLoadError, type PolicyProblem, type PolicySet } from './policy-set.js';
 
 export interface PolicyStoreOptions {
@@ -9,11 +10,23 @@ export interface PolicyStoreOptions {
   logger?: Logger;
   /** Quiet time after a change before reloading; default 100 ms. */
   debounceMs?: number;
+  /**
+   * While watching, how often the files' contents are hashed and compared
+   * with what was last read, whatever the watcher saw (a backstop for changes
+   * no file event reports); default 2000 ms.
+   */
+  recheckMs?: number;
 }
 
 /** The outcome of the latest load attempt. */
 export interface LoadStatus {
   ok: boolean;
+  at: Date;
+  problems: readonly PolicyProblem[];
+}
+
+/** A load that failed: when, and why (kept after a later load succeeds, so an operator can still see it). */
+export interface LoadFailure {
   at: Date;
   problems: readonly PolicyProblem[];
 }
@@ -32,17 +45,28 @@ export class PolicyStore {
   #overlay = new Map<string, string | null>();
   /** Data writes through the API, replayed in order over the data files on every load. */
   #dataWrites: Array<{ ops: DataOp[]; create: boolean }> = [];
-  #watcher: FSWatcher | undefined;
+  /** One watcher per directory (not per file: a file replaced by rename is a new inode a file watcher never sees). */
+  readonly #watchers = new Map<string, FSWatcher>();
+  #watching = false;
   #timer: NodeJS.Timeout | undefined;
+  #recheck: NodeJS.Timeout | undefined;
   #reloading: Promise<boolean> | undefined;
   #again = false;
+  /** Whether the queued reload must compile even when the files read are the ones last read. */
+  #force = false;
+  /** The digest of the files last read (loaded or not), so an unchanged directory is not compiled again. */
+  #lastDigest: string | undefined;
+  #revision: string | undefined;
+  #lastFailure: LoadFailure | undefined;
   readonly #logger: Logger;
   readonly #debounceMs: number;
+  readonly #recheckMs: number;
 
   constructor(options: PolicyStoreOptions) {
     this.dir = options.dir;
     this.#logger = options.logger ?? silentLogger;
     this.#debounceMs = options.debounceMs ?? 100;
+    this.#recheckMs = options.recheckMs ?? 2000;
   }
 
   /** The set being served; undefined until the first successful load. */
@@ -54,8 +78,28 @@ export class PolicyStore {
     return this.#status;
   }
 
-  /** Loads now; resolves to whether the new set is serving. Concurrent calls coalesce. */
+  /**
+   * The revision being served: a SHA-256 of the files read (ids and bytes),
+   * and of the writes made through the API when there are any. Undefined
+   * until the first successful load.
+   */
+  get revision(): string | undefined {
+    return this.#revision;
+  }
+
+  /** The latest load that failed, if any did; kept after later loads succeed. */
+  get lastFailure(): LoadFailure | undefined {
+    return this.#lastFailure;
+  }
+
+  /** Loads now, even when the files did not change; resolves to whether the new set is serving. Concurrent calls coalesce. */
   reload(): Promise<boolean> {
+    return this.#queueLoad(true);
+  }
+
+  /** Reads the directory and loads it when its contents differ from what was last read. */
+  #queueLoad(force: boolean): Promise<boolean> {
+    if (force) this.#force = true;
     if (this.#reloading) {
       this.#again = true;
       return this.#reloading;
@@ -64,7 +108,9 @@ export class PolicyStore {
       let ok: boolean;
       do {
         this.#again = false;
-        ok = await this.#loadOnce();
+        const forced = this.#force;
+        this.#force = false;
+        ok = await this.#loadOnce(forced);
       } while (this.#again);
       return ok;
     })().finally(() => {
@@ -73,15 +119,59 @@ export class PolicyStore {
     return this.#reloading;
   }
 
-  /** Watches the directory and reloads after changes settle. */
+  /**
+   * Watches the directory and reloads after changes settle. Every directory
+   * of the tree is watched (not the files: editors that save by rename,
+   * `sed -i`, `git checkout` and ConfigMap link swaps replace them), the set
+   * of watched directories follows the tree, and every `recheckMs` the
+   * contents are hashed again in case an event was missed.
+   */
   watch(): void {
-    if (this.#watcher) return;
-    this.#watcher = watch(this.dir, { recursive: true }, () => {
-      clearTimeout(this.#timer);
-      this.#timer = setTimeout(() => void this.reload(), this.#debounceMs);
-      this.#timer.unref();
-    });
-    this.#watcher.on('error', (error) => this.#logger.error('policy watch failed', { dir: this.dir, error: error.message }));
+    if (this.#watching) return;
+    this.#watching = true;
+    void this.#syncWatchers();
+    this.#recheck = setInterval(() => {
+      void this.#syncWatchers();
+      void this.#queueLoad(false).catch((error: unknown) => this.#logger.error('policy recheck failed', { dir: this.dir, error: String(error) }));
+    }, this.#recheckMs);
+    this.#recheck.unref();
+  }
+
+  #changed(): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      void this.#syncWatchers();
+      void this.#queueLoad(false).catch((error: unknown) => this.#logger.error('policy reload failed', { dir: this.dir, error: String(error) }));
+    }, this.#debounceMs);
+    this.#timer.unref();
+  }
+
+  /** Watches each directory of the tree that is not watched yet, and stops watching those gone. */
+  async #syncWatchers(): Promise<void> {
+    const dirs = new Set(await policyDirectories(this.dir));
+    if (!this.#watching) return;
+    for (const [dir, watcher] of this.#watchers) {
+      if (!dirs.has(dir)) {
+        watcher.close();
+        this.#watchers.delete(dir);
+      }
+    }
+    for (const dir of dirs) {
+      if (this.#watchers.has(dir)) continue;
+      try {
+        const watcher = watch(dir, { persistent: false }, () => this.#changed());
+        watcher.on('error', (error) => {
+          // The directory went away (or was replaced): forget this watcher; the next sync watches what is there now.
+          this.#logger.warn('policy watch lost a directory', { dir, error: error.message });
+          watcher.close();
+          if (this.#watchers.get(dir) === watcher) this.#watchers.delete(dir);
+          this.#changed();
+        });
+        this.#watchers.set(dir, watcher);
+      } catch (error) {
+        this.#logger.warn('policy directory not watched', { dir, error: (error as Error).message });
+      }
+    }
   }
 
   /**
@@ -106,13 +196,14 @@ export class PolicyStore {
    * way nothing changes.
    */
   async writeData(ops: DataOp[], create: boolean): Promise<void> {
-    const files = this.#withOverlay(await readPolicyDirectory(this.dir));
+    const read = await readPolicyDirectory(this.dir);
+    const files = this.#withOverlay(read);
     // Applied to a copy first, strictly: a write that does not apply is refused here.
     let data = structuredClone(files.data);
     for (const op of ops) data = applyDataOp(data, op, create);
     this.#dataWrites.push({ ops, create });
     try {
-      this.#swap(compilePolicySet({ ...files, data }));
+      this.#swap(compilePolicySet({ ...files, data }), read.digest);
     } catch (error) {
       this.#dataWrites.pop();
       throw error;
@@ -120,9 +211,11 @@ export class PolicyStore {
   }
 
   close(): void {
+    this.#watching = false;
     clearTimeout(this.#timer);
-    this.#watcher?.close();
-    this.#watcher = undefined;
+    clearInterval(this.#recheck);
+    for (const watcher of this.#watchers.values()) watcher.close();
+    this.#watchers.clear();
   }
 
   async #tryOverlay(id: string, source: string | null): Promise<void> {
@@ -130,7 +223,8 @@ export class PolicyStore {
     const before = this.#overlay.get(id);
     this.#overlay.set(id, source);
     try {
-      this.#swap(compilePolicySet(this.#withOverlay(await readPolicyDirectory(this.dir))));
+      const read = await readPolicyDirectory(this.dir);
+      this.#swap(compilePolicySet(this.#withOverlay(read)), read.digest);
     } catch (error) {
       // Not compiled: the overlay goes back to what it was; the old set keeps serving.
       if (had) this.#overlay.set(id, before ?? null);
@@ -139,23 +233,37 @@ export class PolicyStore {
     }
   }
 
-  async #loadOnce(): Promise<boolean> {
+  async #loadOnce(force: boolean): Promise<boolean> {
+    const files = await readPolicyDirectory(this.dir);
+    if (!force && files.digest === this.#lastDigest) return this.#status?.ok ?? false;
+    this.#lastDigest = files.digest;
     try {
-      this.#swap(compilePolicySet(this.#withOverlay(await readPolicyDirectory(this.dir))));
+      this.#swap(compilePolicySet(this.#withOverlay(files)), files.digest);
       return true;
     } catch (error) {
       if (!(error instanceof PolicyLoadError)) throw error;
       this.#status = { ok: false, at: new Date(), problems: error.problems };
+      this.#lastFailure = this.#status;
       for (const problem of error.problems) this.#logger.error('policy not loaded', { problem: formatProblem(problem) });
       if (this.#current) this.#logger.warn('still serving the last good policies', { loadedAt: this.#current.loadedAt.toISOString() });
       return false;
     }
   }
 
-  #swap(set: PolicySet): void {
+  #swap(set: PolicySet, digest: string | undefined): void {
     this.#current = set;
     this.#status = { ok: true, at: set.loadedAt, problems: [] };
-    this.#logger.info('policies loaded', { dir: this.dir, modules: set.modules.length });
+    this.#revision = this.#revisionOf(digest ?? '');
+    this.#logger.info('policies loaded', { dir: this.dir, modules: set.modules.length, revision: this.#revision });
+  }
+
+  /** The files' digest, combined with the API's writes when there are any. */
+  #revisionOf(digest: string): string {
+    if (this.#overlay.size === 0 && this.#dataWrites.length === 0) return digest;
+    const hash = createHash('sha256').update(digest);
+    for (const [id, source] of this.#overlay) hash.update(`\0${id}\0${source === null ? '-' : `+${source.length}\0${source}`}`);
+    hash.update(`\0${JSON.stringify(this.#dataWrites, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`);
+    return hash.digest('hex');
   }
 
   #withOverlay(files: PolicyFiles): PolicyFiles {

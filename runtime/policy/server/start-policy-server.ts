@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import type { Logger } from '../../core/logger.js';
 import { listen } from '../../core/server/listen.js';
+import { checkLoopbackListen } from '../../core/server/loopback.js';
 import { DecisionLog } from './decision-log.js';
 import { DecisionPool } from './decision-pool.js';
 import { createPolicyServer } from './opa-server.js';
@@ -11,11 +12,17 @@ import { DEFAULT_PORTS } from '../../core/defaults.js';
 export interface StartPolicyServerOptions {
   dir: string;
   host?: string;
+  /** Listen on a host beyond loopback (`0.0.0.0`, a LAN address); refused otherwise (`ConfigError`). */
+  allowRemote?: boolean;
   /** Default 8181 (OPA's port); 0 picks a free one. */
   port?: number;
   logger?: Logger;
   watch?: boolean;
+  /** While watching, how often the files are hashed again in case a change went unreported (default 2000 ms). */
+  recheckMs?: number;
   allowWrites?: boolean;
+  /** Lets ad-hoc queries (`/v1/query`) call http.send and net.lookup_ip_addr; off by default. */
+  allowQueryNetwork?: boolean;
   /** Where decision log lines go: a file path, or `-` for standard output. Off when absent. */
   decisionLog?: string;
   /** Input fields erased from decision log lines (`/input/password`). */
@@ -39,7 +46,13 @@ export interface RunningPolicyServer {
  * problems); once running, a broken edit keeps the last good set serving.
  */
 export async function startPolicyServer(options: StartPolicyServerOptions): Promise<RunningPolicyServer> {
-  const store = new PolicyStore({ dir: options.dir, ...(options.logger ? { logger: options.logger } : {}) });
+  const host = options.host ?? '127.0.0.1';
+  checkLoopbackListen({ service: 'The policy server', host, allowRemote: options.allowRemote ?? false, option: '--allow-remote' });
+  const store = new PolicyStore({
+    dir: options.dir,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.recheckMs === undefined ? {} : { recheckMs: options.recheckMs }),
+  });
   if (!(await store.reload())) throw new PolicyLoadError(store.status?.problems ?? []);
   const logStream =
     options.decisionLog === undefined ? undefined : options.decisionLog === '-' ? process.stdout : createWriteStream(options.decisionLog, { flags: 'a' });
@@ -48,6 +61,7 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
     store,
     ...(options.logger ? { logger: options.logger } : {}),
     allowWrites: options.allowWrites ?? false,
+    allowQueryNetwork: options.allowQueryNetwork ?? false,
     ...(decisionLog ? { decisionLog } : {}),
     ...(options.evalTimeoutMs === undefined ? {} : { evalTimeoutMs: options.evalTimeoutMs }),
     ...(options.workers === 0 || !DecisionPool.available() ? { pool: false as const } : { pool: new DecisionPool({ size: options.workers ?? 2 }) }),
@@ -55,7 +69,7 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
   let listening;
   try {
     listening = await listen(app, {
-      host: options.host ?? '127.0.0.1',
+      host,
       port: options.port ?? DEFAULT_PORTS.policy,
       portHint: 'pass --addr 127.0.0.1:<port>',
       direct: app.direct,

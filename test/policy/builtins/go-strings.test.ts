@@ -39,3 +39,16 @@ describe('sprintf', () => {
     expect(x('sprintf("%v", [-1.5e400])')).toBe('-1.5e400');
   });
 });
+
+// Attack (issue 33): sprintf("%0100000000d") built a 100 MB string and held the policy server for 16 s.
+// Go's fmt gives up on a width or precision past a million (parsenum, intFromArg), and so does OPA.
+describe('sprintf widths and precisions past a million', () => {
+  it('prints %!(NOVERB) for a written one and %!(BADWIDTH) / %!(BADPREC) for one from an argument, as Go does', () => {
+    expect(x('sprintf("%0100000000d", [1])')).toBe('%!(NOVERB)%!(EXTRA int64=1)');
+    expect(x('sprintf("%.100000000f", [1.5])')).toBe('%!(NOVERB)%!(EXTRA float64=1.5)');
+    expect(x('sprintf("%*d", [100000000, 7])')).toBe('%!(BADWIDTH)7');
+    expect(x('sprintf("%.*d", [100000000, 7])')).toBe('%!(BADPREC)7');
+    expect(x('sprintf("%5d|%.3d", [7, 7])')).toBe('    7|007');
+    expect((x('sprintf("%1000000d", [7])') as string).length).toBe(1_000_000);
+  });
+});
