@@ -25,6 +25,8 @@ export interface StartGuardianOptions {
   bundleKey?: SigningKey;
   /** Events the audit trail keeps; default 1000. */
   auditCapacity?: number;
+  /** How long a signed bundle (or a 304's freshness statement) stays valid; default 60000 ms. */
+  bundleTtlMs?: number;
 }
 
 export interface RunningGuardian {
@@ -57,6 +59,7 @@ export async function startGuardian(options: StartGuardianOptions): Promise<Runn
     logger: options.logger ?? silentLogger,
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     ...(options.bundleKey ? { bundleKey: options.bundleKey } : {}),
+    ...(options.bundleTtlMs === undefined ? {} : { bundleTtlMs: options.bundleTtlMs }),
   });
   const listening = await listen(app, {
     host: options.host ?? DEFAULT_GUARDIAN_HOST,
