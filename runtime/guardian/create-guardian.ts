@@ -133,6 +133,8 @@ export function createGuardian(options: GuardianOptions): Hono {
 
   const numbering = new BundleNumbering();
   const bundleTtlMs = options.bundleTtlMs ?? DEFAULT_BUNDLE_TTL_MS;
+  if (!Number.isSafeInteger(bundleTtlMs) || bundleTtlMs <= 0 || bundleTtlMs > 86_400_000)
+    throw new TypeError(`bundleTtlMs must be a whole number of milliseconds from 1 to 86400000 (a day); got ${String(bundleTtlMs)}`);
   const serveBundle = async (c: Context): Promise<Response> => {
     if (!options.bundleKey) {
       // Agents refuse an unsigned bundle: serving one would only invite an agent that does not check to use it.

@@ -68,6 +68,7 @@ export default class ServeGuardian extends JsonCommand {
         opaUrl,
         logger,
         auditToLog: config.auditToLog,
+        bundleTtlMs: config.bundleTtlMs,
         ...(bundleKey ? { bundleKey } : {}),
       });
     } catch (error) {
