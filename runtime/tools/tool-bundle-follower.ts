@@ -38,3 +38,20 @@ export function toolBundleFollower(options: {
     ...(options.logger ? { logger: options.logger } : {}),
   });
 }
+
+/**
+ * The gate options of `TOOL_DECISIONS` from the environment: with `local`,
+ * bundles are verified with the key ring of `env` and the revision kept in
+ * its `POLICY_BUNDLE_STATE_FILE`. Throws `ConfigError` for a bad key ring.
+ *
+ * @example
+ * new ToolGate({ ...rest, ...localBundleOptions({ decide: 'local', env: process.env }) });
+ */
+export function localBundleOptions(options: { decide: 'guardian' | 'local'; env: Env }): {
+  decide: 'guardian' | 'local';
+  bundleKeys?: KeyRing;
+  bundleState?: BundleStateFile;
+} {
+  if (options.decide === 'guardian') return { decide: 'guardian' };
+  return { decide: 'local', bundleKeys: loadKeyRing({ env: options.env }), bundleState: new BundleStateFile({ path: bundleStateFileFromEnv(options.env) }) };
+}

@@ -5,9 +5,8 @@ import { silentLogger, type Logger } from '../core/logger.js';
 import { domainDecisionFrom } from '../guardian/domain-decision.js';
 import type { KeyRing } from '../a2a/signing/key-ring.js';
 import type { BundleFollower } from '../guardian/bundle-follower.js';
-import { BundleStateFile, bundleStateFileFromEnv } from '../guardian/bundle-state-file.js';
-import { loadKeyRing } from '../a2a/signing/load-key-ring.js';
-import { toolBundleFollower } from './tool-bundle-follower.js';
+import type { BundleStateFile } from '../guardian/bundle-state-file.js';
+import { localBundleOptions, toolBundleFollower } from './tool-bundle-follower.js';
 import { toJS } from '../policy/value-json.js';
 
 /** One tool call as the model asked for it. */
@@ -258,16 +257,10 @@ export function toolGateFromEnv(options: { agent: ToolGateOptions['agent']; env?
     mode: a2a.a2aValidationMode,
     agent: options.agent,
     policies: parseToolPolicies(env.TOOL_POLICIES ?? options.defaultPolicies),
-    ...localBundle(toolDecisions(env.TOOL_DECISIONS), env),
+    ...localBundleOptions({ decide: toolDecisions(env.TOOL_DECISIONS), env }),
     ...(env.TOOL_AMOUNT_PATHS ? { amountPaths: parseToolPolicies(env.TOOL_AMOUNT_PATHS, 'TOOL_AMOUNT_PATHS') } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
-}
-
-/** With local decisions, the bundle is verified with the key ring of `env` and its revision kept where `env` says. */
-function localBundle(decide: 'guardian' | 'local', env: Env): Pick<ToolGateOptions, 'decide' | 'bundleKeys' | 'bundleState'> {
-  if (decide === 'guardian') return { decide };
-  return { decide, bundleKeys: loadKeyRing({ env }), bundleState: new BundleStateFile({ path: bundleStateFileFromEnv(env) }) };
 }
 
 function toolDecisions(value: string | undefined): 'guardian' | 'local' {

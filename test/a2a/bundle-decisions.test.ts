@@ -195,7 +195,7 @@ describe('a missing or stale bundle', () => {
     const own = await startGuardian({ port: 0, opaUrl: policy.url, bundleKey: guardianKey });
     let stopped = false;
     closers.push(() => (stopped ? undefined : own.close()));
-    const f = follower({ guardianUrl: own.url, refreshMs: 50, maxAgeMs: 300 });
+    const f = follower({ guardianUrl: own.url, refreshMs: 50, maxAgeMs: 1500 });
     const strict = localValidator('strict', f);
     const permissive = localValidator('permissive', f);
     expect(await strict.validateA2AAccess(ref('planner'), ref('executor'), 'hi')).toEqual([true, 'allowed by policy']);

@@ -105,10 +105,10 @@ describe('a ToolGate deciding locally', () => {
 
   it('treats a bundle the Guardian stopped confirming as unavailable once it was signed more than bundleMaxAgeMs ago', async () => {
     const own = await startGuardian({ port: 0, opaUrl: policy.url, bundleKey });
-    const local = gate({ decide: 'local', guardianUrl: own.url, bundleRefreshMs: 0, bundleMaxAgeMs: 200 });
+    const local = gate({ decide: 'local', guardianUrl: own.url, bundleRefreshMs: 0, bundleMaxAgeMs: 1000 });
     expect((await local.decide(call(100))).action).toBe('allow');
     await own.close();
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 1100));
     await local.decide(call(100)); // starts a refresh that fails
     await new Promise((r) => setTimeout(r, 100));
     const stale = await local.decide(call(100));

@@ -95,8 +95,8 @@ async function run(context: GuardAttackContext): Promise<GuardAttackResult> {
     port: policyPort,
   });
   services.push(policy);
-  // The real Guardian (bundles valid 60 s), and one whose bundles expire after 2 s for the 304 attacks.
-  const ttlMs = 2_000;
+  // The real Guardian (bundles valid 60 s), and one whose bundles expire after 3 s for the 304 attacks.
+  const ttlMs = 3_000;
   const startGuardian = async (name: string, env: Record<string, string>) => {
     const port = await freePort();
     const child = await startCli({
@@ -155,7 +155,7 @@ async function run(context: GuardAttackContext): Promise<GuardAttackResult> {
     if (!(await tradePlaced(second, 100))) tally.check(false, 'set-up: the trader refused a small trade under the real policy');
     const current = await capture(shortGuardian.url);
     fake.set({ mode: 'replay', response: current, bareNotModified: true });
-    await sleep(5_000); // past the signed expiry (2 s) and the trader's refresh period (5 s)
+    await sleep(5_000); // past the signed expiry (3 s) and the trader's refresh period (5 s)
     tally.check(!(await tradePlaced(second, 100, true)), '304 for ever: the trader kept a bundle fresh past its signed expiry');
     await second.stop();
     fake.set({ mode: 'replay', response: current, bareNotModified: true });
