@@ -9,10 +9,13 @@
  *
  *   npm run bench:tools      (BENCH_REQUESTS=500 by default)
  */
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { FrameworkCore } from '../runtime/core/framework-core.js';
 import { TraderRulesModel, traderTools } from '../runtime/examples/trader-agent.js';
 import { startGuardian } from '../runtime/guardian/start-guardian.js';
+import { KeyRing } from '../runtime/a2a/signing/key-ring.js';
+import { createSigningKey } from '../runtime/a2a/signing/signing-key.js';
 import { startPolicyServer } from '../runtime/policy/server/start-policy-server.js';
 import { registerToolAgentTask } from '../runtime/tools/tool-agent.js';
 import { ToolGate } from '../runtime/tools/tool-gate.js';
@@ -50,7 +53,9 @@ async function measure(core: FrameworkCore): Promise<number[]> {
 }
 
 const policy = await startPolicyServer({ dir: POLICIES, port: 0, host: '127.0.0.1', watch: false });
-const guardian = await startGuardian({ opaUrl: policy.url, port: 0 });
+// Local decisions verify the bundle's signature: the Guardian signs with the key of the agent "guardian", the gate holds it.
+const bundleKey = createSigningKey({ id: 'guardian-1', agent: 'guardian', secret: randomBytes(32) });
+const guardian = await startGuardian({ opaUrl: policy.url, port: 0, bundleKey });
 try {
   // The trading policy refuses more than 100 calls a minute per agent: the gate's clock moves a second per call, so
   // every measured call is an allowed one (the rate counter is still kept and sent).
@@ -62,6 +67,7 @@ try {
       agent: { name: 'trader' },
       policies: { place_trade: 'trading' },
       decide,
+      bundleKeys: new KeyRing([bundleKey]),
       now: () => (clock += 1000),
     });
   const ungated = await measure(trader(undefined));

@@ -2,16 +2,21 @@ import {
   Role,
   TaskState,
   type CancelTaskRequest,
+  type GetTaskPushNotificationConfigRequest,
   type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
   type ListTasksRequest,
   type ListTasksResponse,
   type Message,
   type SendMessageRequest,
   type StreamResponse,
   type Task,
+  type TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import { RequestMalformedError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
+import { redactPushConfig } from './push/redact-push-config.js';
 
 /** RFC 3339 date-time (a protobuf `Timestamp` in JSON), the form `statusTimestampAfter` takes. */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
@@ -30,7 +35,10 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
  * role as ROLE_UNSPECIFIED); cancelling a task already cancelled is
  * TaskNotCancelableError like any terminal task (both specs' error table:
  * "already reached a terminal state like completed, failed, or canceled";
- * the SDK answered the cancelled task again).
+ * the SDK answered the cancelled task again). Push configs come back with
+ * their webhook secrets redacted (`redactPushConfig`): the `token` and
+ * `authentication.credentials` are write-only, on every binding (the SDK
+ * returned them in clear to anyone who could list a task's configs).
  */
 export class CheckedRequestHandler extends DefaultRequestHandler {
   override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
@@ -60,6 +68,22 @@ export class CheckedRequestHandler extends DefaultRequestHandler {
     if (after !== undefined && after !== '' && (!RFC3339.test(after) || Number.isNaN(Date.parse(after))))
       throw new RequestMalformedError(`statusTimestampAfter must be an RFC 3339 timestamp such as "2026-01-31T09:30:00Z" (got ${JSON.stringify(after)}).`);
     return super.listTasks(params, context);
+  }
+
+  override async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return redactPushConfig(await super.createTaskPushNotificationConfig(params, context));
+  }
+
+  override async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return redactPushConfig(await super.getTaskPushNotificationConfig(params, context));
+  }
+
+  override async listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    const listed = await super.listTaskPushNotificationConfigs(params, context);
+    return { ...listed, configs: listed.configs.map(redactPushConfig) };
   }
 }
 

@@ -10,6 +10,7 @@ import { DecisionLogShipper } from './decision-log-shipper.js';
 import type { KeyRing } from './signing/key-ring.js';
 import { loadKeyRing } from './signing/load-key-ring.js';
 import { BundleFollower } from '../guardian/bundle-follower.js';
+import { BundleStateFile, bundleStateFileFromEnv } from '../guardian/bundle-state-file.js';
 import { guardianBundleKey } from '../guardian/policy-bundle.js';
 import { buildValidationInput, type AgentRef } from './validation-input.js';
 
@@ -122,6 +123,8 @@ function followerFor(config: CheckerConfig & { guardianUrl: string }, options: {
       timeoutMs: config.a2aTimeoutMs,
       // Bundles must be signed by the Guardian's key: fail closed without one.
       verifyWith: options.keys ?? loadKeyRing({ env: options.env ?? process.env }),
+      // The newest revision used survives restarts, so a restarted agent refuses a rollback too.
+      state: new BundleStateFile({ path: bundleStateFileFromEnv(options.env ?? process.env) }),
       poll: true,
       ...(options.logger ? { logger: options.logger } : {}),
     });

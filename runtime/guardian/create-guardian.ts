@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { decideAccess, type AccessDecision } from '../a2a/access-decision.js';
 import { auditEvent } from '../a2a/audit-log.js';
@@ -18,6 +17,9 @@ import { DomainPolicyInputSchema } from './domain-policy-input.js';
 import { A2A_BUNDLE_PATH, DECISION_LOG_PATH, POLICY_BUNDLE_PATH, type AuditListResponse, type GuardianHealth } from './guardian-responses.js';
 import { DecisionLogBatchSchema, type DecisionLogReceipt } from './decision-log-batch.js';
 import { bundleSignatureProblem, signBundle, type PolicyBundle } from './policy-bundle.js';
+import { freshnessHeaders, type BundleFreshness } from './bundle-freshness.js';
+import { BundleNumbering } from './bundle-numbering.js';
+import { PolicyUnavailableError } from '../a2a/errors/policy-unavailable-error.js';
 import { KeyRing } from '../a2a/signing/key-ring.js';
 import { SignatureError } from '../a2a/errors/signature-error.js';
 import type { SigningKey } from '../a2a/signing/signing-key.js';
@@ -31,11 +33,15 @@ export interface GuardianOptions {
   logger?: Logger;
   /** Largest accepted request body; default 1 MiB. */
   maxBodyBytes?: number;
-  /** The key (of the agent `guardian`) that signs policy bundles; without it bundles are served unsigned and agents that verify refuse them. */
+  /** The key (of the agent `guardian`) that signs policy bundles; without it no bundle is served (503 `policy_unavailable`). */
   bundleKey?: SigningKey;
+  /** How long a served bundle (or a 304's freshness statement) stays valid after it is signed; default 60000 ms. */
+  bundleTtlMs?: number;
 }
 
 export const DEFAULT_GUARDIAN_MAX_BODY_BYTES = 1024 * 1024;
+/** How long a bundle the Guardian signs stays valid: agents must hear from it again within this. */
+export const DEFAULT_BUNDLE_TTL_MS = 60_000;
 
 const POLICIES_PREFIX = '/v1/policies/';
 /** Decision ids remembered to drop repeats of a retried batch. */
@@ -51,9 +57,10 @@ const EVALUATE_SUFFIX = '/evaluate';
  * - `POST /v1/a2a/validate` (A2A validation input) → `{allowed, reason}`, audited
  * - `POST /v1/policies/{package path}/evaluate` (domain input) → `{allow, deny, require_approval}`
  * - `GET /v1/audit?limit=&since=` → `{events}` newest last
- * - `GET /v1/bundles/policies` (also `GET /v1/bundles/a2a`) → `{revision, modules: [{id, raw}]}` with an `ETag`
- *   (304 on `If-None-Match`), signed with `bundleKey` (see `policy-bundle.ts`): the policies the engine holds, for
- *   agents that decide in process (A2A_DECISIONS=local, `ToolGate` with `decide: 'local'`)
+ * - `GET /v1/bundles/policies` (also `GET /v1/bundles/a2a`) → `{revision, digest, issued_at, expires_at, modules: [{id, raw}]}`
+ *   with `ETag` = digest, signed with `bundleKey` (see `policy-bundle.ts`): the policies the engine holds, for agents that
+ *   decide in process (A2A_DECISIONS=local, `ToolGate` with `decide: 'local'`); 304 on `If-None-Match` with a signed
+ *   freshness statement (`bundle-freshness.ts`); 503 without `bundleKey`
  * - `POST /v1/logs` (`{events: [...]}`, the decisions agents made in process) → `{accepted}`; appended to the audit trail
  * - `GET /health` → 200 `{status: 'ok'}` or 503 `{status: 'degraded'}`
  *
@@ -124,17 +131,33 @@ export function createGuardian(options: GuardianOptions): Hono {
     return c.json(decision satisfies DomainDecision);
   });
 
+  const numbering = new BundleNumbering();
+  const bundleTtlMs = options.bundleTtlMs ?? DEFAULT_BUNDLE_TTL_MS;
+  if (!Number.isSafeInteger(bundleTtlMs) || bundleTtlMs <= 0 || bundleTtlMs > 86_400_000)
+    throw new TypeError(`bundleTtlMs must be a whole number of milliseconds from 1 to 86400000 (a day); got ${String(bundleTtlMs)}`);
   const serveBundle = async (c: Context): Promise<Response> => {
+    if (!options.bundleKey) {
+      // Agents refuse an unsigned bundle: serving one would only invite an agent that does not check to use it.
+      throw new PolicyUnavailableError({
+        url: 'this Guardian',
+        detail: 'it has no key of the agent "guardian" (A2A_KEYS_FILE or A2A_KEYS) to sign policy bundles with, and serves no unsigned bundle',
+      });
+    }
     if (!policy.listPolicies)
       throw new BadRequestError({ code: 'not_found', message: 'this policy engine client cannot list its policies, so no bundle is served' });
     const modules = (await policy.listPolicies()).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const revision = createHash('sha256').update(JSON.stringify(modules)).digest('base64url').slice(0, 32);
-    const etag = `"${revision}"`;
+    const { revision, digest } = numbering.number(modules);
+    const issued = Date.now();
+    const times = { issued_at: new Date(issued).toISOString(), expires_at: new Date(issued + bundleTtlMs).toISOString() };
+    const etag = `"${digest}"`;
     const headers: Record<string, string> = { etag, 'cache-control': 'no-cache' };
-    if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers });
-    const body = JSON.stringify({ revision, modules } satisfies PolicyBundle);
-    const signature = options.bundleKey ? signBundle({ body, key: options.bundleKey }) : {};
-    return new Response(body, { status: 200, headers: { ...headers, ...signature, 'content-type': 'application/json' } });
+    if (c.req.header('if-none-match') === etag) {
+      // A 304 keeps the agent's bundle fresh only through this signed statement of its own.
+      const statement = { revision, digest, ...times } satisfies BundleFreshness;
+      return new Response(null, { status: 304, headers: { ...headers, ...freshnessHeaders({ statement, key: options.bundleKey }) } });
+    }
+    const body = JSON.stringify({ revision, digest, ...times, modules } satisfies PolicyBundle);
+    return new Response(body, { status: 200, headers: { ...headers, ...signBundle({ body, key: options.bundleKey }), 'content-type': 'application/json' } });
   };
   app.get(POLICY_BUNDLE_PATH, serveBundle);
   app.get(A2A_BUNDLE_PATH, serveBundle);

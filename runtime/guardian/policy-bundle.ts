@@ -6,14 +6,20 @@ import type { SigningKey } from '../a2a/signing/signing-key.js';
 /**
  * The policy bundle the Guardian serves to agents that decide in process
  * (`GET /v1/bundles/policies`, also at `GET /v1/bundles/a2a`): every module
- * the policy engine holds and a revision that changes with them (also the
- * ETag). The Guardian signs the exact body bytes with the HMAC key of the
- * agent named `guardian` in its key ring; an agent that requires a signature
- * refuses a bundle without one, with an unknown key, with a key of another
- * agent or with a bad signature (fail closed).
+ * the policy engine holds, the `digest` of those modules (also the ETag),
+ * the `revision` (a counter that only grows: a new set of modules always gets
+ * a higher one, across Guardian restarts too) and the times it was signed at
+ * and stops being valid at. The Guardian signs the exact body bytes with the
+ * HMAC key of the agent named `guardian` in its key ring; an agent refuses a
+ * bundle without a signature, with an unknown key, with a key of another
+ * agent or with a bad signature, a revision older than one it has seen, and
+ * one past its `expires_at` (fail closed).
  */
 export const PolicyBundleSchema = z.object({
-  revision: z.string().min(1),
+  revision: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  digest: z.string().min(1).max(128),
+  issued_at: z.iso.datetime({ offset: true }),
+  expires_at: z.iso.datetime({ offset: true }),
   modules: z.array(z.object({ id: z.string(), raw: z.string() })),
   /** Base data the modules read (`data.…` outside the packages); absent when the Guardian sends none. */
   data: z.record(z.string(), z.unknown()).optional(),
@@ -31,12 +37,18 @@ export const BUNDLE_SIGNATURE_HEADERS = {
 
 /**
  * Domain separation: a bundle signature can never be replayed as a request
- * signature or a decision-log signature, nor the reverse. Decision-log
+ * signature, a freshness statement or a decision-log signature, nor the
+ * reverse (`v2`: a bundle of the first form, without revision counter and
+ * times, signed before, is refused as a bad signature). Decision-log
  * batches (`POST /v1/logs`) are signed the same way, with the same
  * `guardian` key (every agent that decides locally holds it) and the
  * `decision-logs` purpose.
  */
-const SIGNING_CONTEXTS = { bundle: 'framework-policy-bundle-v1\n', 'decision-logs': 'framework-decision-logs-v1\n' } as const;
+const SIGNING_CONTEXTS = {
+  bundle: 'framework-policy-bundle-v2\n',
+  'bundle-freshness': 'framework-policy-bundle-freshness-v1\n',
+  'decision-logs': 'framework-decision-logs-v1\n',
+} as const;
 export type SignedBodyPurpose = keyof typeof SIGNING_CONTEXTS;
 
 function mac(key: SigningKey, body: string, purpose: SignedBodyPurpose): Buffer {
@@ -72,7 +84,7 @@ export function bundleSignatureProblem(options: {
   if (!keyId || !signature) {
     return options.purpose === 'decision-logs'
       ? 'the batch is not signed with the key of the agent "guardian" (give it to agents with A2A_DECISIONS=local)'
-      : 'the bundle is not signed (the Guardian has no key of the agent "guardian" in A2A_KEYS or A2A_KEYS_FILE)';
+      : 'the bundle is not signed with the key of the agent "guardian" (every bundle must be, whoever serves it)';
   }
   const key = options.keys.get(keyId);
   if (key === undefined) return `the bundle is signed with the key "${keyId}", which is not in this agent's key ring`;

@@ -28,6 +28,8 @@ export interface StartGuardianOptions {
   bundleKey?: SigningKey;
   /** Events the audit trail keeps; default 1000. */
   auditCapacity?: number;
+  /** How long a signed bundle (or a 304's freshness statement) stays valid; default 60000 ms. */
+  bundleTtlMs?: number;
 }
 
 export interface RunningGuardian {
@@ -62,6 +64,7 @@ export async function startGuardian(options: StartGuardianOptions): Promise<Runn
     logger: options.logger ?? silentLogger,
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     ...(options.bundleKey ? { bundleKey: options.bundleKey } : {}),
+    ...(options.bundleTtlMs === undefined ? {} : { bundleTtlMs: options.bundleTtlMs }),
   });
   const listening = await listen(app, {
     host,

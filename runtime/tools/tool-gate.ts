@@ -4,7 +4,10 @@ import { isPlainObject } from '../core/json.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { nonFiniteNumberAt } from '../core/non-finite-number.js';
 import { domainDecisionFrom } from '../guardian/domain-decision.js';
-import { BundleFollower } from '../guardian/bundle-follower.js';
+import type { KeyRing } from '../a2a/signing/key-ring.js';
+import type { BundleFollower } from '../guardian/bundle-follower.js';
+import type { BundleStateFile } from '../guardian/bundle-state-file.js';
+import { localBundleOptions, toolBundleFollower } from './tool-bundle-follower.js';
 import { toJS } from '../policy/value-json.js';
 
 /** One tool call as the model asked for it. */
@@ -37,15 +40,21 @@ export interface ToolGateOptions {
    * Where each call is decided: `guardian` (default) asks the Guardian over
    * HTTP; `local` evaluates, in this process, the policies the Guardian
    * serves (`GET /v1/bundles/policies`), fetched at the first gated call and
-   * re-checked every `bundleRefreshMs` in the background (ETag). A bundle the
-   * Guardian has not confirmed for `bundleMaxAgeMs` counts as the Guardian
-   * being unavailable, so `mode` decides (strict denies).
+   * re-checked every `bundleRefreshMs` in the background (ETag). The bundle
+   * must be signed with the Guardian's key (`bundleKeys`), and neither older
+   * than one used before nor expired; a bundle signed more than
+   * `bundleMaxAgeMs` ago counts as the Guardian being unavailable, so `mode`
+   * decides (strict denies).
    */
   decide?: 'guardian' | 'local';
   /** How often a local bundle is re-checked with the Guardian; default 5000 ms. */
   bundleRefreshMs?: number;
-  /** How old a local bundle may get without the Guardian confirming it; default 60000 ms. */
+  /** How long after the Guardian signed it a local bundle may be used; default 60000 ms. */
   bundleMaxAgeMs?: number;
+  /** With `local`: the ring holding the key of the agent `guardian` that every bundle must be signed with; default the ring of `A2A_KEYS_FILE`/`A2A_KEYS`. */
+  bundleKeys?: KeyRing;
+  /** With `local`: where the newest bundle revision used is kept across restarts; default `POLICY_BUNDLE_STATE_FILE` (see `BundleStateFile`). */
+  bundleState?: BundleStateFile;
   logger?: Logger;
   /** Clock, for tests; default `Date.now`. */
   now?: () => number;
@@ -202,13 +211,20 @@ export class ToolGate {
 
   /** Decides from the Guardian's policy bundle, evaluated here (see `decide: 'local'`). */
   async #decideLocally(pkg: string, input: unknown): Promise<Asked> {
-    const follower = (this.#follower ??= new BundleFollower({
-      guardianUrl: this.#options.guardianUrl ?? '',
-      refreshMs: this.#options.bundleRefreshMs ?? 5_000,
-      maxAgeMs: this.#options.bundleMaxAgeMs ?? 60_000,
-      timeoutMs: this.#options.timeoutMs ?? 5000,
-      logger: this.#logger,
-    }));
+    let follower: BundleFollower;
+    try {
+      follower = this.#follower ??= toolBundleFollower({
+        guardianUrl: this.#options.guardianUrl ?? '',
+        refreshMs: this.#options.bundleRefreshMs ?? 5_000,
+        maxAgeMs: this.#options.bundleMaxAgeMs ?? 60_000,
+        timeoutMs: this.#options.timeoutMs ?? 5000,
+        keys: this.#options.bundleKeys,
+        state: this.#options.bundleState,
+        logger: this.#logger,
+      });
+    } catch (error) {
+      return { unavailable: `the policy bundle cannot be verified (${error instanceof Error ? error.message : String(error)})` };
+    }
     const state = await follower.ready(); // the first call waits; later ones decide with what they have
     if ('unavailable' in state) return { unavailable: state.unavailable };
     let document: unknown;
@@ -263,7 +279,7 @@ export function toolGateFromEnv(options: { agent: ToolGateOptions['agent']; env?
     mode: a2a.a2aValidationMode,
     agent: options.agent,
     policies: parseToolPolicies(env.TOOL_POLICIES ?? options.defaultPolicies),
-    decide: toolDecisions(env.TOOL_DECISIONS),
+    ...localBundleOptions({ decide: toolDecisions(env.TOOL_DECISIONS), env }),
     ...(env.TOOL_AMOUNT_PATHS ? { amountPaths: parseToolPolicies(env.TOOL_AMOUNT_PATHS, 'TOOL_AMOUNT_PATHS') } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });

@@ -9,6 +9,7 @@ import { loadA2AConfig } from '../../runtime/core/config.js';
 import { BundleFollower } from '../../runtime/guardian/bundle-follower.js';
 import { AuditListResponseSchema } from '../../runtime/guardian/guardian-responses.js';
 import { BUNDLE_SIGNATURE_HEADERS, bundleSignatureProblem, signBundle } from '../../runtime/guardian/policy-bundle.js';
+import { readFreshness } from '../../runtime/guardian/bundle-freshness.js';
 import { startGuardian, type RunningGuardian } from '../../runtime/guardian/start-guardian.js';
 import { startPolicyServer, type RunningPolicyServer } from '../../runtime/policy/server/start-policy-server.js';
 import { freePort, waitFor } from '../support/net.js';
@@ -56,21 +57,25 @@ describe('GET /v1/bundles/a2a', () => {
     const response = await fetch(`${guardian.url}/v1/bundles/a2a`);
     expect(response.status).toBe(200);
     const body = await response.text();
-    const bundle = JSON.parse(body) as { revision: string; modules: { id: string }[] };
+    const bundle = JSON.parse(body) as { revision: number; digest: string; issued_at: string; expires_at: string; modules: { id: string }[] };
     expect(bundle.modules.some((m) => m.id.endsWith('a2a_access.rego'))).toBe(true);
-    expect(response.headers.get('etag')).toBe(`"${bundle.revision}"`);
+    expect(response.headers.get('etag')).toBe(`"${bundle.digest}"`);
+    expect(Date.parse(bundle.expires_at) - Date.parse(bundle.issued_at)).toBe(60_000);
     expect(response.headers.get(BUNDLE_SIGNATURE_HEADERS.keyId)).toBe('guardian-1');
     expect(bundleSignatureProblem({ body, keys: ring, header: (name) => response.headers.get(name) })).toBeUndefined();
     // One changed byte, and the signature no longer matches.
     expect(bundleSignatureProblem({ body: body.replace('allow', 'allov'), keys: ring, header: (name) => response.headers.get(name) })).toBe(
       'the bundle signature does not match its body',
     );
-    const again = await fetch(`${guardian.url}/v1/bundles/a2a`, { headers: { 'if-none-match': `"${bundle.revision}"` } });
+    const again = await fetch(`${guardian.url}/v1/bundles/a2a`, { headers: { 'if-none-match': `"${bundle.digest}"` } });
     expect(again.status).toBe(304);
+    // The 304 says, signed, that the same revision is still current: the only thing that keeps a bundle fresh.
+    const statement = readFreshness({ keys: ring, header: (name) => again.headers.get(name) });
+    expect(statement).toMatchObject({ revision: bundle.revision, digest: bundle.digest });
   });
 
   it('refuses a bundle signed by a key of another agent, or by a key it does not know', () => {
-    const body = '{"revision":"r","modules":[]}';
+    const body = '{"revision":1,"modules":[]}';
     const byMallory = signBundle({ body, key: keys.get('mallory')! });
     expect(bundleSignatureProblem({ body, keys: ring, header: (name) => byMallory[name] })).toMatch(/of the agent "mallory", not of "guardian"/);
     const stranger = makeKeys(['guardian']).keys.get('guardian')!;
@@ -134,20 +139,15 @@ describe('a validator deciding from the bundle', () => {
     }, 'the decisions in the Guardian audit trail');
   });
 
-  it('refuses an unsigned bundle: strict denies, naming why', async () => {
+  it('a Guardian without the bundle key serves no bundle, and strict denies, naming why', async () => {
     const unsigned = await startGuardian({ port: 0, opaUrl: policy.url });
     closers.push(() => unsigned.close());
-    const f = follower({ guardianUrl: unsigned.url });
-    const [allowed, reason] = await localValidator('strict', f).validateA2AAccess(ref('planner'), ref('executor'), 'hi');
+    const response = await fetch(`${unsigned.url}/v1/bundles/a2a`);
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as { code: string }).code).toBe('policy_unavailable');
+    const [allowed, reason] = await localValidator('strict', follower({ guardianUrl: unsigned.url })).validateA2AAccess(ref('planner'), ref('executor'), 'hi');
     expect(allowed).toBe(false);
-    expect(reason).toMatch(/the bundle is not signed.*strict mode denies$/);
-    // Without a verifying ring the same bundle would be taken: it is the signature check that refuses it.
-    const [trusting] = await localValidator('strict', follower({ guardianUrl: unsigned.url, verifyWith: undefined })).validateA2AAccess(
-      ref('planner'),
-      ref('executor'),
-      'hi',
-    );
-    expect(trusting).toBe(true);
+    expect(reason).toMatch(/serves no unsigned bundle.*strict mode denies$/);
   });
 
   it('refuses a bundle signed with a key this agent does not hold for the Guardian', async () => {
@@ -195,7 +195,7 @@ describe('a missing or stale bundle', () => {
     const own = await startGuardian({ port: 0, opaUrl: policy.url, bundleKey: guardianKey });
     let stopped = false;
     closers.push(() => (stopped ? undefined : own.close()));
-    const f = follower({ guardianUrl: own.url, refreshMs: 50, maxAgeMs: 300 });
+    const f = follower({ guardianUrl: own.url, refreshMs: 50, maxAgeMs: 1500 });
     const strict = localValidator('strict', f);
     const permissive = localValidator('permissive', f);
     expect(await strict.validateA2AAccess(ref('planner'), ref('executor'), 'hi')).toEqual([true, 'allowed by policy']);

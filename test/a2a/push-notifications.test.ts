@@ -93,7 +93,8 @@ describe('push notifications, through the official JS SDK clients', () => {
     expect(created.id).not.toBe('');
     expect(created.url).toBe(receiver.url('/rpc-hook'));
     const got = await rpc.getTaskPushNotificationConfig({ tenant: '', taskId: asked.id, id: created.id });
-    expect([got.url, got.token, got.authentication?.scheme]).toEqual([receiver.url('/rpc-hook'), 'tok-1', 'Bearer']);
+    // The webhook's secrets are write-only: shown as set, never returned.
+    expect([got.url, got.token, got.authentication]).toEqual([receiver.url('/rpc-hook'), '[redacted]', { scheme: 'Bearer', credentials: '[redacted]' }]);
     expect((await rpc.listTaskPushNotificationConfig({ tenant: '', taskId: asked.id, pageSize: 0, pageToken: '' })).configs.map((c) => c.id)).toEqual([
       created.id,
     ]);
@@ -118,6 +119,29 @@ describe('push notifications, through the official JS SDK clients', () => {
 
     await rpc.deleteTaskPushNotificationConfig({ tenant: '', taskId: asked.id, id: created.id });
     expect((await rpc.listTaskPushNotificationConfig({ tenant: '', taskId: asked.id, pageSize: 0, pageToken: '' })).configs).toEqual([]);
+  });
+
+  it('never returns a webhook token or credentials: create, get and list over JSON-RPC, the REST client and raw REST', async () => {
+    const secret = { token: 'tok-leak', authentication: { scheme: 'Basic', credentials: 'dXNlcjpwYXNz' } };
+    const leaks = (value: unknown) => JSON.stringify(value).includes('tok-leak') || JSON.stringify(value).includes('dXNlcjpwYXNz');
+    for (const client of [rpc, rest]) {
+      const asked = await sendTask(client, 'ask first');
+      const created = await client.createTaskPushNotificationConfig(pushConfig(asked.id, '/never-sent', secret));
+      const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId: asked.id, id: created.id });
+      const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId: asked.id, pageSize: 0, pageToken: '' });
+      for (const answer of [created, got, ...listed.configs]) {
+        expect(leaks(answer)).toBe(false);
+        expect([answer.token, answer.authentication]).toEqual(['[redacted]', { scheme: 'Basic', credentials: '[redacted]' }]);
+      }
+      // The JSON on the wire, as any HTTP client reads it, holds no secret either.
+      const signed = signingFetch({ source: 'orchestrator', target: 'probe', key: keys.keys.get('orchestrator') });
+      const wire = await signed(`${running.a2aUrl!}rest/tasks/${asked.id}/pushNotificationConfigs`);
+      expect(wire.status).toBe(200);
+      const text = await wire.text();
+      expect(text).toContain('[redacted]');
+      expect(text).not.toContain('tok-leak');
+      expect(text).not.toContain('dXNlcjpwYXNz');
+    }
   });
 
   it('a config given with the message over REST gets every update of the new task', async () => {
@@ -176,12 +200,14 @@ describe('push configs in Redis (SESSION_BACKEND=kv)', () => {
       const asked = await sendTask(onA, 'ask in kv');
       const created = await onA.createTaskPushNotificationConfig(pushConfig(asked.id, '/kv-hook', { token: 'tok-kv' }));
       const listed = await onB.listTaskPushNotificationConfig({ tenant: '', taskId: asked.id, pageSize: 0, pageToken: '' });
-      expect(listed.configs.map((c) => [c.id, c.url, c.token])).toEqual([[created.id, receiver.url('/kv-hook'), 'tok-kv']]);
+      expect(listed.configs.map((c) => [c.id, c.url, c.token])).toEqual([[created.id, receiver.url('/kv-hook'), '[redacted]']]);
       const keysWritten = await redis.keys(`${prefix}a2a:push:*`);
       expect(keysWritten).toHaveLength(1);
       expect(await redis.ttl(keysWritten[0]!)).toBeGreaterThan(0);
       await sendTask(onB, 'yes', { taskId: asked.id, contextId: asked.contextId });
-      await receiver.waitFor('/kv-hook', (d) => states(d).includes('TASK_STATE_COMPLETED'));
+      const delivered = await receiver.waitFor('/kv-hook', (d) => states(d).includes('TASK_STATE_COMPLETED'));
+      // Redacted in answers, kept in Redis for sending: the webhook still gets the token given on create.
+      expect(delivered.every((d) => d.headers['x-a2a-notification-token'] === 'tok-kv')).toBe(true);
       await onB.deleteTaskPushNotificationConfig({ tenant: '', taskId: asked.id, id: created.id });
       expect((await onA.listTaskPushNotificationConfig({ tenant: '', taskId: asked.id, pageSize: 0, pageToken: '' })).configs).toEqual([]);
     } finally {

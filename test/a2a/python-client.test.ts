@@ -77,7 +77,8 @@ describe.skipIf(!python)('the official Python A2A client (a2a-sdk) against the a
         asked_state: 'TASK_STATE_INPUT_REQUIRED',
         push_created: true,
         push_get_url: receiver.url(hook),
-        push_list: ['py-token'],
+        // The token is write-only: listed redacted, delivered in clear.
+        push_list: ['[redacted]'],
         answered_state: 'TASK_STATE_COMPLETED',
         push_list_after_delete: 0,
         task_id: expect.any(String),

@@ -89,10 +89,12 @@ describe('the v0.3 HTTP+JSON binding (SDK v0.3 REST client transport)', () => {
     const task = (await client.sendMessage(send('ask me'))) as Task;
     const config = { tenant: '', taskId: task.id, id: 'cfg-1', url: 'https://hooks.example.com/a2a', token: 'tok', authentication: undefined };
     const created = await client.createTaskPushNotificationConfig(config);
-    expect([created.taskId, created.id, created.url, created.token]).toEqual([task.id, 'cfg-1', 'https://hooks.example.com/a2a', 'tok']);
-    expect((await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' })).url).toBe('https://hooks.example.com/a2a');
+    // The token is write-only: accepted, and answered redacted on create, get and list.
+    expect([created.taskId, created.id, created.url, created.token]).toEqual([task.id, 'cfg-1', 'https://hooks.example.com/a2a', '[redacted]']);
+    const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' });
+    expect([got.url, got.token]).toEqual(['https://hooks.example.com/a2a', '[redacted]']);
     const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' });
-    expect(listed.configs.map((c) => c.id)).toEqual(['cfg-1']);
+    expect(listed.configs.map((c) => [c.id, c.token])).toEqual([['cfg-1', '[redacted]']]);
     await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' });
     expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).configs).toEqual([]);
     // The webhook host list applies here too.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGuardian, type RunningGuardian } from '../../runtime/guardian/start-guardian.js';
 import { startPolicyServer, type RunningPolicyServer } from '../../runtime/policy/server/start-policy-server.js';
 import { ToolGate, type ToolGateOptions } from '../../runtime/tools/tool-gate.js';
+import { makeKeys } from '../a2a/support.js';
 import { POLICIES_DIR } from '../guardian/stack.js';
 
 // Local decisions: the gate evaluates the Guardian's own policy bundle in
@@ -11,10 +12,13 @@ import { POLICIES_DIR } from '../guardian/stack.js';
 
 let policy: RunningPolicyServer;
 let guardian: RunningGuardian;
+// The Guardian signs its bundles with the key of the agent "guardian"; the gate verifies them with the same key.
+const { keys, ring } = makeKeys(['guardian']);
+const bundleKey = keys.get('guardian')!;
 
 beforeAll(async () => {
   policy = await startPolicyServer({ dir: POLICIES_DIR, port: 0, host: '127.0.0.1', watch: false, allowWrites: true });
-  guardian = await startGuardian({ port: 0, opaUrl: policy.url });
+  guardian = await startGuardian({ port: 0, opaUrl: policy.url, bundleKey });
 });
 
 afterAll(async () => {
@@ -29,6 +33,7 @@ function gate(options: Partial<ToolGateOptions> = {}): ToolGate {
     mode: 'strict',
     agent: { name: 'trader' },
     policies: { place_trade: 'trading', '*': 'trading' },
+    bundleKeys: ring,
     now: () => (clock += 1000),
     ...options,
   });
@@ -40,10 +45,11 @@ describe('GET /v1/bundles/policies', () => {
   it('serves the engine policies with a revision, and 304 for the same ETag', async () => {
     const response = await fetch(`${guardian.url}/v1/bundles/policies`);
     expect(response.status).toBe(200);
-    const bundle = (await response.json()) as { revision: string; modules: { id: string; raw: string }[] };
+    const bundle = (await response.json()) as { revision: number; digest: string; modules: { id: string; raw: string }[] };
     expect(bundle.modules.map((m) => m.id).some((id) => id.endsWith('trading.rego'))).toBe(true);
-    expect(response.headers.get('etag')).toBe(`"${bundle.revision}"`);
-    const again = await fetch(`${guardian.url}/v1/bundles/policies`, { headers: { 'if-none-match': `"${bundle.revision}"` } });
+    expect(Number.isSafeInteger(bundle.revision)).toBe(true);
+    expect(response.headers.get('etag')).toBe(`"${bundle.digest}"`);
+    const again = await fetch(`${guardian.url}/v1/bundles/policies`, { headers: { 'if-none-match': `"${bundle.digest}"` } });
     expect(again.status).toBe(304);
   });
 });
@@ -98,12 +104,12 @@ describe('a ToolGate deciding locally', () => {
     expect((await permissive.decide(call(100))).action).toBe('allow');
   });
 
-  it('treats a bundle the Guardian stopped confirming as unavailable once it is older than bundleMaxAgeMs', async () => {
-    const own = await startGuardian({ port: 0, opaUrl: policy.url });
-    const local = gate({ decide: 'local', guardianUrl: own.url, bundleRefreshMs: 0, bundleMaxAgeMs: 200 });
+  it('treats a bundle the Guardian stopped confirming as unavailable once it was signed more than bundleMaxAgeMs ago', async () => {
+    const own = await startGuardian({ port: 0, opaUrl: policy.url, bundleKey });
+    const local = gate({ decide: 'local', guardianUrl: own.url, bundleRefreshMs: 0, bundleMaxAgeMs: 1000 });
     expect((await local.decide(call(100))).action).toBe('allow');
     await own.close();
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 1100));
     await local.decide(call(100)); // starts a refresh that fails
     await new Promise((r) => setTimeout(r, 100));
     const stale = await local.decide(call(100));

@@ -66,7 +66,7 @@ export default class ServeGuardian extends JsonCommand {
       const bundleKey = guardianBundleKey(keys, process.env.GUARDIAN_KEY_ID);
       if (!bundleKey)
         logger.warn(
-          'No key of the agent "guardian" in A2A_KEYS_FILE or A2A_KEYS: policy bundles are served unsigned, and agents with A2A_DECISIONS=local refuse them.',
+          'No key of the agent "guardian" in A2A_KEYS_FILE or A2A_KEYS: no policy bundle is served (503), so agents with A2A_DECISIONS=local or TOOL_DECISIONS=local cannot decide.',
         );
       guardian = await startGuardian({
         host,
@@ -75,6 +75,7 @@ export default class ServeGuardian extends JsonCommand {
         opaUrl,
         logger,
         auditToLog: config.auditToLog,
+        bundleTtlMs: config.bundleTtlMs,
         ...(bundleKey ? { bundleKey } : {}),
       });
     } catch (error) {
