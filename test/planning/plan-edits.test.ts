@@ -120,10 +120,11 @@ describe('parsePlanEdits and applyPlanEdits', () => {
   });
 
   it('returns what it cannot place as written, and the edits it can', () => {
-    expect(parsePlanEdits('make it cheaper', { steps: 4 })).toEqual({ edits: [], unplaced: ['make it cheaper'] });
+    expect(parsePlanEdits('make it cheaper', { steps: 4 })).toEqual({ edits: [], unplaced: ['make it cheaper'], questions: [] });
     expect(parsePlanEdits('remove step 2 and make the food vegan', { steps: 4 })).toEqual({
       edits: [{ op: 'remove', step: 2 }],
       unplaced: ['make the food vegan'],
+      questions: [],
     });
     expect(parsePlanEdits('hazlo más barato', { steps: 4 }).unplaced).toEqual(['hazlo más barato']);
   });
