@@ -112,7 +112,7 @@ const COMPARISON =
   /^(?:(?:a\s+)?(?:bit|little|lot|much|way)\s+)?(?:more|less|mas|menos|better|worse|mejor|peor|un\s+poco|mucho|cheaper|bigger|smaller|shorter|longer|faster|slower|quicker|simpler|easier|earlier|later|closer|nicer|safer|larger|lighter|fewer|mas\s+\S+)$|^(?:more|less|mas|menos)\s/;
 /** A new step's text may not itself name steps or places in the plan: that is an edit the parser did not read. */
 const NAMES_STEPS =
-  /\b(?:steps?|pasos?|tasks?|tareas?)\s+(?:\d|number|numero|one|two|three|four|five|uno|dos|tres|cuatro|cinco)|\b(?:between|entre|before|after|antes\s+de|despues\s+de|instead\s+of|en\s+vez\s+de)\b|\b(?:at|to)\s+the\s+(?:very\s+)?(?:end|start|beginning|top|bottom)\b|\bal\s+(?:final|principio|inicio)\b/;
+  /\b(?:steps?|pasos?|tasks?|tareas?)\s+(?:\d|number|numero|one|two|three|four|five|uno|dos|tres|cuatro|cinco)|\b(?:between|entre|before|after|antes\s+del?|despues\s+del?|instead\s+of|en\s+(?:vez|lugar)\s+del?)\b|\b(?:at|to)\s+the\s+(?:very\s+)?(?:end|start|beginning|top|bottom)\b|\bal\s+(?:final|principio|inicio)\b/;
 
 function one(c: RuleContext, group: number, options: { strict?: boolean; asks?: boolean } = {}): number | null {
   return c.ref(group, { ...options, single: true })?.[0] ?? null;

@@ -142,10 +142,11 @@ function byContent(words: readonly StepWord[], actions: readonly string[], stric
 /** One reference to one or more steps, without list separators; null when it names nothing. */
 function resolveItem(item: string, options: ResolveStepReferenceOptions): StepReference | null {
   const total = options.actions.length;
-  const several = run(item, total);
-  if (several) return { kind: 'steps', steps: several };
+  // "the second to last" is one step before it is a range.
   const single = positional(item, total);
   if (single !== null) return { kind: 'steps', steps: [single] };
+  const several = run(item, total);
+  if (several) return { kind: 'steps', steps: several };
   const words = stepWords(item);
   if (words.length === 0) return null;
   const { steps } = byContent(words, options.actions, options.strict === true);
@@ -169,7 +170,8 @@ function resolveItem(item: string, options: ResolveStepReferenceOptions): StepRe
  * resolveStepReference('the boat', { actions });               // { kind: 'unclear', reference: 'the boat', candidates: [] }
  */
 export function resolveStepReference(text: string, options: ResolveStepReferenceOptions): StepReference | null {
-  let item = normalizeReplyText(text.replace(/(\d)\s*[-–—]\s*(\d)/g, '$1 to $2'));
+  // Commas and "&" separate list items; normalising would drop them.
+  let item = normalizeReplyText(text.replace(/(\d)\s*[-–—]\s*(\d)/g, '$1 to $2').replace(/[,;&]/g, ' and '));
   for (let trailing = TRAILING.exec(item); trailing; trailing = TRAILING.exec(item)) item = item.slice(0, trailing.index);
   if (item === '') return null;
   const whole = resolveItem(item, options);
@@ -190,7 +192,8 @@ export function resolveStepReference(text: string, options: ResolveStepReference
       steps.push(...resolved.steps);
     }
     if (resolvedAll) return { kind: 'steps', steps };
-    return whole ?? firstUnclear;
+    // "the hotel and the car": ask about the part that is unclear, not the whole.
+    return firstUnclear ?? whole;
   }
   return whole;
 }
