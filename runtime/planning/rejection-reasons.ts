@@ -54,6 +54,6 @@ export const REASON_MARKERS: PhrasesByLanguage = {
  * rejections ("forget it") keep rejecting.
  */
 export const DISMISSALS: PhrasesByLanguage = {
-  en: ['forget it', 'forget that', 'forget about it', 'forget the changes', 'forget the change', 'forget what i said', 'never mind', 'nevermind', 'never mind that', 'never mind the changes', 'leave it', 'leave it be', 'scratch that', 'ignore that', 'ignore what i said', 'on second thought', 'on second thoughts', 'no changes', 'no changes needed', 'no change', 'skip the changes'],
-  es: ['olvidalo', 'olvida eso', 'olvidate', 'olvida lo que dije', 'olvida los cambios', 'dejalo', 'deja eso', 'da igual', 'no importa', 'ignora eso', 'ignora lo que dije', 'pensandolo bien', 'sin cambios', 'nada de cambios'],
+  en: ['forget it', 'forget that', 'forget about it', 'forget the changes', 'forget the change', 'forget what i said', 'never mind', 'nevermind', 'never mind that', 'never mind the changes', 'leave it', 'leave it be', 'scratch that', 'ignore that', 'ignore what i said', 'on second thought', 'on second thoughts', 'no changes', 'no changes needed', 'no change', 'skip the changes', 'nothing to change', 'no need to change anything'],
+  es: ['olvidalo', 'olvida eso', 'olvidate', 'olvida lo que dije', 'olvida los cambios', 'dejalo', 'deja eso', 'da igual', 'no importa', 'ignora eso', 'ignora lo que dije', 'pensandolo bien', 'sin cambios', 'nada de cambios', 'nada que cambiar', 'no hay nada que cambiar'],
 }; // prettier-ignore

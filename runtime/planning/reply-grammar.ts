@@ -268,23 +268,29 @@ function readPieces(tokens: readonly string[]): ReplyDecision | null {
     }
   }
   let best = UNREACHED;
-  let union = 0;
-  let readings = 0;
+  let readings: number[] = [];
   for (const mode of [FREE, AFTER_VERB, AFTER_CHANGE_VERB]) {
     const end = tokens.length * width + mode * MASKS;
     for (let mask = 1; mask < MASKS; mask += 1) {
       const c = cost[end + mask] ?? UNREACHED;
       if (c < best) {
         best = c;
-        union = mask;
-        readings = 1;
-      } else if (c === best && c !== UNREACHED && (union | mask) !== union) {
-        union |= mask;
-        readings += 1;
+        readings = [mask];
+      } else if (c === best && c !== UNREACHED && !readings.includes(mask)) {
+        readings.push(mask);
       }
     }
   }
-  return best === UNREACHED ? null : decisionOf(union, readings === 1);
+  if (best === UNREACHED) return null;
+  // The readings with the fewest pieces decide when they agree; otherwise their pieces together do.
+  const decisions = new Set(readings.map((mask) => decisionOf(mask, true)));
+  const [only] = decisions;
+  return decisions.size === 1 && only !== undefined
+    ? only
+    : decisionOf(
+        readings.reduce((a, b) => a | b, 0),
+        false,
+      );
 }
 
 /** The key of a phrase: its tokens joined by spaces, without clause boundaries. */
@@ -316,7 +322,7 @@ function phraseAt(table: ReadonlyArray<readonly [number, ReadonlySet<string>]>, 
 let dismissals: ReadonlyArray<readonly [number, ReadonlySet<string>]> | undefined;
 let reasonMarkers: ReadonlyArray<readonly [number, ReadonlySet<string>]> | undefined;
 /** What may come before a dismissal ("actually forget it") and between it and the decision ("forget it, just go ahead"). */
-const BEFORE_DISMISSAL = new Set(['actually', 'ok', 'okay', 'oh', 'ah', 'well', 'hmm', 'en', 'realidad', 'bueno', 'pues', 'mmm']);
+const BEFORE_DISMISSAL = new Set([BOUNDARY, 'actually', 'ok', 'okay', 'oh', 'ah', 'well', 'hmm', 'en', 'realidad', 'bueno', 'pues', 'mmm']);
 const AFTER_DISMISSAL = new Set([BOUNDARY, 'and', 'just', 'so', 'then', 'y', 'solo', 'simplemente', 'entonces', 'mejor', 'pues']);
 
 /**
@@ -336,6 +342,9 @@ function afterDismissal(tokens: readonly string[]): number {
   return at;
 }
 
+/** Single-token negations that turn the verb after them around. */
+const NEGATIONS = new Set(['no', 'not', 'dont', 'never', 'nunca', 'tampoco', 'ni']);
+
 /** The decision bits of every piece found anywhere in `tokens`, whatever surrounds it. */
 function bitsIn(tokens: readonly string[]): number {
   const { pieces, maxTokens } = (dictionary ??= buildDictionary());
@@ -344,7 +353,11 @@ function bitsIn(tokens: readonly string[]): number {
     let key = '';
     for (let length = 1; length <= maxTokens && start + length <= tokens.length; length += 1) {
       key = length === 1 ? (tokens[start] ?? '') : `${key} ${tokens[start + length - 1] ?? ''}`;
-      for (const piece of pieces.get(key) ?? []) if (piece.kind === 'phrase' || piece.kind === 'verb') bits |= piece.bit;
+      for (const piece of pieces.get(key) ?? []) {
+        if (piece.kind !== 'phrase' && piece.kind !== 'verb') continue;
+        // "no, al final no vamos": an approval right after a negation is a refusal.
+        bits |= piece.bit === APPROVE && NEGATIONS.has(tokens[start - 1] ?? '') ? REJECT : piece.bit;
+      }
     }
   }
   return bits;
