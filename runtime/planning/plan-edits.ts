@@ -116,7 +116,7 @@ function readWrapped(input: { folded: string; reply: string; from: number; to: n
   let question: StepQuestion | undefined;
   for (;;) {
     const at = from;
-    const reading = to - at > MAX_CLAUSE_CHARS ? { edits: null } : readClause(folded.slice(at, to), (s, e) => cleanText(reply.slice(at + s, at + e)), actions);
+    const reading = to - at > MAX_CLAUSE_CHARS ? { edits: null } : readClause(folded.slice(at, to), (s, e) => reply.slice(at + s, at + e), actions);
     question = reading.question ?? question;
     if (reading.edits || reading.ambiguous) return { reading, question, empty: false };
     const wrapper = LEADING_WRAPPER.exec(folded.slice(from, to));
@@ -153,7 +153,8 @@ interface ClauseReading {
   ambiguous?: boolean;
 }
 
-function readClause(clause: string, original: (start: number, end: number) => string, actions: readonly string[]): ClauseReading {
+function readClause(clause: string, written: (start: number, end: number) => string, actions: readonly string[]): ClauseReading {
+  const original = (start: number, end: number) => cleanText(written(start, end));
   let question: StepQuestion | undefined;
   let ambiguous: StepQuestion | undefined;
   for (const { pattern, build } of RULES) {
@@ -172,7 +173,10 @@ function readClause(clause: string, original: (start: number, end: number) => st
         const resolved = resolveStepReference(original(span[0], span[1]), { actions, ...(options.strict ? { strict: true } : {}) });
         if (resolved === null) return null;
         if (resolved.kind === 'unclear') {
-          const asked = { reference: original(span[0], span[1]), candidates: resolved.candidates };
+          const asked = {
+            reference: asWritten(clause.slice(span[0], span[1]), written(span[0], span[1]), resolved.reference),
+            candidates: resolved.candidates,
+          };
           if (resolved.candidates.length > 1) ambiguous ??= asked;
           else if (options.asks && !options.strict && actions.some((action) => action !== '')) question ??= asked;
           return null;
@@ -186,6 +190,15 @@ function readClause(clause: string, original: (start: number, end: number) => st
     if (edits && edits.length > 0) return { edits };
   }
   return question ? { edits: null, question } : { edits: null };
+}
+
+/**
+ * The words `reference` (normalised) as the person wrote them inside a
+ * captured span: "the hotel" of "step 3 and the hotel", with its accents.
+ */
+function asWritten(foldedSpan: string, originalSpan: string, reference: string): string {
+  const at = foldedSpan.indexOf(reference);
+  return at === -1 ? reference : originalSpan.slice(at, at + reference.length);
 }
 
 /**
