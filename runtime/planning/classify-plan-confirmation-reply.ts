@@ -2,6 +2,7 @@ import { isPlainObject } from '../core/json.js';
 import { parseTaskInput } from '../core/task-input.js';
 import { CONFIRMATION_VOCABULARY, NUMBER_PLACEHOLDER } from './confirmation-vocabulary.js';
 import { normalizeReplyText } from './normalize-reply-text.js';
+import { parsePlanEdits } from './plan-edits.js';
 import { readDecision, readReasonedRejection, replyTokens, type ReplyDecision } from './reply-grammar.js';
 import {
   AWAITING_MODIFICATION_KEY,
@@ -92,7 +93,9 @@ const CUES_BY_FIRST_TOKEN: ReadonlyMap<string, ReadonlyArray<readonly string[]>>
  *    must read as one ("anymore", "already", "ya", "otra forma"...).
  * 4. Otherwise, with `awaiting_plan_modification === true` in the context, any
  *    non-empty reply is `plan_modify_feedback` (even without a cue).
- * 5. Otherwise a reply containing a modification cue is `plan_modify_feedback`.
+ * 5. Otherwise a reply containing a modification cue, or one that reads as an
+ *    edit of this plan's steps ("put the catering first", "el seguro sobra"),
+ *    is `plan_modify_feedback`.
  * 6. Anything else is `null`.
  * `feedback` is the reply text trimmed, with its original casing and accents.
  *
@@ -161,7 +164,7 @@ function classify(query: unknown, sessionContext: Readonly<Record<string, unknow
   const decision = readDecision(clauses);
   if (decision !== null) return result(DECISION_CLASSES[decision]);
   const awaitingChange = sessionContext[AWAITING_MODIFICATION_KEY] === true;
-  const cue = hasModificationCue(tokens);
+  const cue = hasModificationCue(tokens) || namesPlanEdit(reply, plan);
   if (!cue) {
     const rejection = readReasonedRejection(clauses, { awaitingChange });
     if (rejection !== null) return result(DECISION_CLASSES[rejection]);
@@ -197,6 +200,17 @@ function replyText(query: unknown): string | null {
   } catch {
     return typeof query === 'string' ? query : null;
   }
+}
+
+/**
+ * Whether the reply reads as an edit of this plan ("put the catering first",
+ * "el seguro sobra"), or names its steps so that only a question can settle
+ * which ("remove the hotel" with two hotel steps). A step named by content
+ * that matches none does not count: "cancel my gym membership" is a request.
+ */
+function namesPlanEdit(reply: string, plan: PendingPlan): boolean {
+  const parsed = parsePlanEdits(reply, { steps: plan.actions.length, actions: plan.actions });
+  return parsed.edits.length > 0 || parsed.questions.some((question) => question.candidates.length > 1);
 }
 
 function hasModificationCue(tokens: readonly string[]): boolean {

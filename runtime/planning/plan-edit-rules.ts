@@ -78,15 +78,15 @@ function positionAt(c: RuleContext, from: number): StepPosition | null {
 
 const SWAP_EN = '(?:swap|switch|exchange|flip|trade|invert|reverse|interchange)(?:\\s+(?:the\\s+)?(?:order|places|positions)\\s+of)?';
 const SWAP_ES =
-  '(?:intercambia|intercambiar|intercambiemos|invierte|permuta|alterna|cambia\\s+(?:el\\s+orden|de\\s+orden|de\\s+lugar)\\s+(?:de|entre)|cambia\\s+de\\s+sitio)';
+  '(?:intercambia|intercambiar|intercambiemos|invierte|permuta|alterna|cambia\\s+(?:el\\s+orden|de\\s+orden|de\\s+lugar|de\\s+sitio)(?:\\s+(?:de|entre))?|cambia\\s+de\\s+sitio)';
 const MOVE_EN = '(?:move|shift|bring|push|pull|reorder|relocate)';
 const MOVE_EN_OR_ADD = '(?:put|place|do|schedule|have|get|handle|book)';
 const MOVE_ES = '(?:mueve|mover|movamos|muevan|pasa|lleva|sube|baja|traslada)';
 const MOVE_ES_OR_ADD = '(?:pon|ponga|pongamos|coloca|haz|hagamos|deja|ubica|programa)';
 const REMOVE_EN =
-  '(?:remove|delete|drop|skip|cut|omit|eliminate|exclude|get\\s+rid\\s+of|take\\s+out|leave\\s+out|scrap|ditch|lose|strike|cross\\s+out|cross\\s+off|scratch|nix|axe|bin|trash|cancel|forget(?:\\s+about)?|no\\s+need\\s+for|pass\\s+on|(?:we|i)\\s+(?:don\\s+t|do\\s+not|won\\s+t)\\s+need|(?:don\\s+t|do\\s+not)\\s+(?:do|bother\\s+with|include))';
+  '(?:remove|delete|drop|skip|cut|omit|eliminate|exclude|get\\s+rid\\s+of|take\\s+out|leave\\s+out|scrap|ditch|lose|strike|cross\\s+out|cross\\s+off|scratch|nix|axe|bin|trash|cancel|forget(?:\\s+about)?|no\\s+need\\s+for|pass\\s+on|take\\s+away|do\\s+away\\s+with|(?:we|i)\\s+(?:don\\s+t|do\\s+not|won\\s+t)\\s+(?:need|want)|(?:don\\s+t|do\\s+not)\\s+(?:do|bother\\s+with|include))';
 const REMOVE_ES =
-  '(?:quita|quitar|quitale|quitemos|quiten|elimina|eliminar|eliminemos|borra|borrar|borremos|omite|omitir|omitamos|saltate|salta|saltar|saltemos|nos\\s+saltamos|suprime|suprimir|saca|sacar|descarta|descartar|tacha|cancela|olvida|olvidate\\s+de|olvidemos|prescinde\\s+de|deja\\s+fuera|no\\s+hace\\s+falta|(?:ya\\s+)?no\\s+(?:necesito|necesitamos|hace\\s+falta))';
+  '(?:quita|quitar|quitale|quitemos|quiten|elimina|eliminar|eliminemos|borra|borrar|borremos|omite|omitir|omitamos|saltate|salta|saltar|saltemos|nos\\s+saltamos|suprime|suprimir|saca|sacar|descarta|descartar|tacha|cancela|olvida|olvidate|olvidemos|olvidense|prescinde|deja\\s+fuera|no\\s+hace\\s+falta|(?:ya\\s+)?no\\s+(?:necesito|necesitamos|hace\\s+falta|quiero|queremos))';
 const REMOVED_EN =
   '(?:is\\s+not\\s+needed|isn\\s+t\\s+needed|is\\s+unnecessary|is\\s+not\\s+necessary|isn\\s+t\\s+necessary|is\\s+redundant|can\\s+go|has\\s+to\\s+go|can\\s+be\\s+(?:removed|skipped|dropped)|should\\s+be\\s+(?:removed|skipped|dropped)|should\\s+go|must\\s+go|goes|is\\s+out)(?:\\s+(?:now|anymore))?';
 const REMOVED_ES =

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { classifyPlanConfirmationReply } from '../../runtime/planning/classify-plan-confirmation-reply.js';
 import { applyPlanEdits, parsePlanEdits } from '../../runtime/planning/plan-edits.js';
 import { EDIT_TABLE, type EditFamily } from './plan-edit-table.js';
 
@@ -44,6 +45,26 @@ describe('plan edits as people write them', () => {
       });
     }
   }
+
+  it('reaches the parser: every edit of the table that names steps is a change to the pending plan, not a new request', () => {
+    const asNewRequest: string[] = [];
+    for (const { plan, en, es } of Object.values(EDIT_TABLE)) {
+      const pending_plan = {
+        plan_id: 'p',
+        created_at: '2026-01-01T10:00:00Z',
+        original_query: 'x',
+        actions: plan,
+        methodology: 'WBS',
+        methodology_rationale: '',
+      };
+      for (const [reply, expected] of [...en, ...es]) {
+        if (expected === 'ASK' || expected === 'UNPLACED') continue;
+        const got = classifyPlanConfirmationReply(reply, { pending_plan }, { now: Date.parse('2026-01-01T10:01:00Z') })?.classification;
+        if (got !== 'plan_modify_feedback') asNewRequest.push(`${reply} => ${got ?? 'new request'}`);
+      }
+    }
+    expect(asNewRequest).toEqual([]);
+  });
 
   afterAll(() => {
     const lines = [...tally.entries()]
