@@ -205,13 +205,19 @@ function replyText(query: unknown): string | null {
 /**
  * Whether the reply reads as an edit of this plan ("put the catering first",
  * "el seguro sobra"), or names its steps so that only a question can settle
- * which ("remove the hotel" with two hotel steps). A step named by content
- * that matches none does not count: "cancel my gym membership" is a request.
+ * which ("remove the hotel" with two hotel steps, "delete the boat"). A
+ * reference that need not be a step does not count: "cancel my gym
+ * membership" is a request.
  */
 function namesPlanEdit(reply: string, plan: PendingPlan): boolean {
   const parsed = parsePlanEdits(reply, { steps: plan.actions.length, actions: plan.actions });
-  return parsed.edits.length > 0 || parsed.questions.some((question) => question.candidates.length > 1);
+  return (
+    parsed.edits.length > 0 || parsed.questions.some((question) => question.candidates.length > 1 || NAMES_A_STEP.test(normalizeReplyText(question.reference)))
+  );
 }
+
+/** A reference that can only mean something already in the plan ("the boat", "the boat step", "lo del barco"), unlike "my gym membership". */
+const NAMES_A_STEP = /^(?:the|el|la|los|las|lo|this|that|ese|esa|este|esta)\b|\b(?:one|step|task|paso|tarea|part|parte)\b/;
 
 function hasModificationCue(tokens: readonly string[]): boolean {
   return tokens.some((token, start) =>

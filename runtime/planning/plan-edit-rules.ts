@@ -140,13 +140,20 @@ function replace(step: number | null, text: string): PlanEdit[] | null {
   if (step === null || text === '' || COMPARISON.test(fold(text)) || NAMES_STEPS.test(fold(text))) return null;
   return [{ op: 'replace', step, text }];
 }
-function add(text: string, position: StepPosition | null): PlanEdit[] | null {
+function add(text: string, position: StepPosition | null, verb = ''): PlanEdit[] | null {
   if (text === '' || position === null || NAMES_STEPS.test(fold(text)) || STARTS_WITH_EDIT.test(fold(text))) return null;
+  // "put the notification first" moves a step the person named, even in other words: never a new step "The notification".
+  if (PUT.test(verb) && DEFINITE.test(fold(text))) return null;
   return [{ op: 'add', text, position }];
 }
 function fold(text: string): string {
   return text.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
 }
+/** Verbs that may move a step or add one. */
+const PUT = /^(?:put|place|pon|ponle|coloca|mete)\b/;
+/** A definite noun phrase names something already there ("the notification", "lo del seguro"). */
+const DEFINITE = /^(?:the|el|la|los|las|lo|this|that|esa|ese|esta|este)\s/;
+
 /** "do X instead of step 2": the new text without the verb that only introduces it. */
 function withoutLeadVerb(text: string): string {
   return text.replace(/^(?:do|use|have|usa|haz)\s+/i, '');
@@ -166,7 +173,7 @@ export const RULES: readonly ClauseRule[] = [
     (c) => rename(c.text(1)),
   ),
   rule(`(?:el\\s+|la\\s+)?(?:objetivo|titulo|meta)\\s+(?:debe\\s+ser|deberia\\s+ser|sera|es|pasa\\s+a\\s+ser|:)\\s*${REST}`, (c) => rename(c.text(1))),
-  rule(`(?:llama(?:lo)?|nombra(?:lo)?)\\s+(?:al\\s+plan\\s+)?${REST}`, (c) => rename(c.text(1))),
+  rule(`(?:llamalo|nombralo|llama\\s+al\\s+plan|nombra\\s+al\\s+plan|ponle\\s+(?:de\\s+)?(?:nombre|titulo))\\s+${REST}`, (c) => rename(c.text(1))),
   // swap: "swap steps 1 and 2", "exchange the first step with the last one", "intercambia el primero y el último"
   rule(`${SWAP_EN}\\s+${R}\\s+(?:with|for)\\s+${REST}`, (c) => swap(one(c, 1, { asks: true }), one(c, 2, { asks: true }))),
   rule(`${SWAP_EN}\\s+${REST}`, (c) => swapAll(c.ref(1, { asks: true }))),
@@ -174,12 +181,12 @@ export const RULES: readonly ClauseRule[] = [
   rule(`${SWAP_ES}\\s+${REST}`, (c) => swapAll(c.ref(1, { asks: true }))),
   // move: "move the flights to the end", "put the car first", "pon lo del seguro al principio"
   rule(`${MOVE_EN}\\s+${R}\\s+(?:(?:up|down)\\s+)?(?:to\\s+)?(?:${POSITION_EN})`, (c) => move(c.ref(1, { asks: true }), positionAt(c, 2))),
-  rule(`${MOVE_EN_OR_ADD}\\s+${R}\\s+(?:${POSITION_EN})`, (c) => move(c.ref(1, { strict: true }), positionAt(c, 2))),
+  rule(`${MOVE_EN_OR_ADD}\\s+${R}\\s+(?:${POSITION_EN})`, (c) => move(c.ref(1, { strict: true, asks: DEFINITE.test(c.raw(1) ?? '') }), positionAt(c, 2))),
   rule(`${R}\\s+(?:should|must|needs\\s+to|has\\s+to|could|can|will)\\s+(?:come|go|be|happen|be\\s+done|move)\\s+(?:${POSITION_EN})`, (c) =>
     move(c.ref(1), positionAt(c, 2)),
   ),
   rule(`${MOVE_ES}\\s+${R}\\s+(?:a\\s+)?(?:${POSITION_ES})`, (c) => move(c.ref(1, { asks: true }), positionAt(c, 2))),
-  rule(`${MOVE_ES_OR_ADD}\\s+${R}\\s+(?:${POSITION_ES})`, (c) => move(c.ref(1, { strict: true }), positionAt(c, 2))),
+  rule(`${MOVE_ES_OR_ADD}\\s+${R}\\s+(?:${POSITION_ES})`, (c) => move(c.ref(1, { strict: true, asks: DEFINITE.test(c.raw(1) ?? '') }), positionAt(c, 2))),
   rule(`${R}\\s+(?:debe|deberia|tiene\\s+que|puede|va|ira|iria)\\s+(?:ir|ser|hacerse|estar)?\\s*(?:${POSITION_ES})`, (c) => move(c.ref(1), positionAt(c, 2))),
   // remove: "remove steps 1 and 4", "skip booking the hotel", "quita lo del coche", "the car can go"
   rule(`${REMOVE_EN}\\s+${REST}`, (c) => remove(c.ref(1, { asks: true }))),
@@ -215,11 +222,11 @@ export const RULES: readonly ClauseRule[] = [
   rule(`${ADD_EN}\\s+(?:at\\s+the\\s+(?:very\\s+)?(?:end|start|beginning|top|bottom)|first|last)\\s+${NEW_STEP_EN}${REST}`, (c) =>
     add(c.text(1), /end|bottom|last/.test(c.raw(0) ?? '') ? { at: 'end' } : { at: 'start' }),
   ),
-  rule(`${ADD_EN}\\s+${NEW_STEP_EN}${R}\\s+(?:${POSITION_EN})`, (c) => add(c.text(1), positionAt(c, 2))),
-  rule(`${ADD_EN}\\s+${NEW_STEP_EN}${R}(?:\\s+(?:to|in|into|on)\\s+(?:the\\s+)?(?:plan|list|steps))?`, (c) => add(c.text(1), { at: 'end' })),
+  rule(`${ADD_EN}\\s+${NEW_STEP_EN}${R}\\s+(?:${POSITION_EN})`, (c) => add(c.text(1), positionAt(c, 2), c.raw(0))),
+  rule(`${ADD_EN}\\s+${NEW_STEP_EN}${R}(?:\\s+(?:to|in|into|on)\\s+(?:the\\s+)?(?:plan|list|steps))?`, (c) => add(c.text(1), { at: 'end' }, c.raw(0))),
   rule(`${ADD_ES}\\s+(?:${POSITION_ES})\\s*[:,-]?\\s+${NEW_STEP_ES}${REST}`, (c) => add(c.text(1 + POSITION_GROUPS), positionAt(c, 1))),
-  rule(`${ADD_ES}\\s+${NEW_STEP_ES}${R}\\s+(?:${POSITION_ES})`, (c) => add(c.text(1), positionAt(c, 2))),
-  rule(`${ADD_ES}\\s+${NEW_STEP_ES}${R}(?:\\s+(?:al|en\\s+el)\\s+plan|\\s+a\\s+la\\s+lista)?`, (c) => add(c.text(1), { at: 'end' })),
+  rule(`${ADD_ES}\\s+${NEW_STEP_ES}${R}\\s+(?:${POSITION_ES})`, (c) => add(c.text(1), positionAt(c, 2), c.raw(0))),
+  rule(`${ADD_ES}\\s+${NEW_STEP_ES}${R}(?:\\s+(?:al|en\\s+el)\\s+plan|\\s+a\\s+la\\s+lista)?`, (c) => add(c.text(1), { at: 'end' }, c.raw(0))),
   // "the flights before the hotel", "lo del coche antes que lo del hotel": an order without a verb
   rule(`${R}\\s+(before|ahead\\s+of|prior\\s+to|after)\\s+${REST}`, (c) =>
     move(c.ref(1, { strict: true }), positionFrom(c.raw(2) ?? '', one(c, 3, { strict: true }))),
@@ -227,6 +234,9 @@ export const RULES: readonly ClauseRule[] = [
   rule(`${R}\\s+(antes\\s+(?:del|de|que)|despues\\s+(?:del|de|que))\\s+${REST}`, (c) =>
     move(c.ref(1, { strict: true }), positionFrom(c.raw(2) ?? '', one(c, 3, { strict: true }))),
   ),
+  // "fix the bug first", "llama al fontanero primero": a step named in its own words, then where it goes
+  rule(`${R}\\s+(?:${POSITION_EN})`, (c) => move(c.ref(1, { strict: true }), positionAt(c, 2))),
+  rule(`${R}\\s+(?:${POSITION_ES})`, (c) => move(c.ref(1, { strict: true }), positionAt(c, 2))),
   // "also rent a car": a new last step, unless what follows is another edit ("also remove step 2").
   rule(`(?:also|plus|and\\s+also|additionally|and)\\s+${NEW_STEP_EN}${R}`, (c) => add(c.text(1), { at: 'end' })),
   rule(`(?:tambien|ademas|y\\s+tambien)\\s+${NEW_STEP_ES}${R}`, (c) => add(c.text(1), { at: 'end' })),

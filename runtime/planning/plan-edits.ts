@@ -178,7 +178,7 @@ function readClause(clause: string, written: (start: number, end: number) => str
             candidates: resolved.candidates,
           };
           if (resolved.candidates.length > 1) ambiguous ??= asked;
-          else if (options.asks && !options.strict && actions.some((action) => action !== '')) question ??= asked;
+          else if (options.asks && actions.some((action) => action !== '')) question ??= asked;
           return null;
         }
         if (options.single && resolved.steps.length !== 1) return null;

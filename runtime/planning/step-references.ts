@@ -139,19 +139,23 @@ function byContent(words: readonly StepWord[], actions: readonly string[], stric
   return { steps: found, complete: bestMatched === words.length };
 }
 
-/** One reference to one or more steps, without list separators; null when it names nothing. */
-function resolveItem(item: string, options: ResolveStepReferenceOptions): StepReference | null {
+/**
+ * One reference to one or more steps, without list separators; null when it
+ * names nothing. `complete` when every word of it is accounted for (a content
+ * match that leaves words over may be a list: "the bug fix and the tests").
+ */
+function resolveItem(item: string, options: ResolveStepReferenceOptions): { reference: StepReference; complete: boolean } | null {
   const total = options.actions.length;
   // "the second to last" is one step before it is a range.
   const single = positional(item, total);
-  if (single !== null) return { kind: 'steps', steps: [single] };
+  if (single !== null) return { reference: { kind: 'steps', steps: [single] }, complete: true };
   const several = run(item, total);
-  if (several) return { kind: 'steps', steps: several };
+  if (several) return { reference: { kind: 'steps', steps: several }, complete: true };
   const words = stepWords(item);
   if (words.length === 0) return null;
-  const { steps } = byContent(words, options.actions, options.strict === true);
-  if (steps.length === 1) return { kind: 'steps', steps };
-  return { kind: 'unclear', reference: item, candidates: steps };
+  const { steps, complete } = byContent(words, options.actions, options.strict === true);
+  if (steps.length === 1) return { reference: { kind: 'steps', steps }, complete };
+  return { reference: { kind: 'unclear', reference: item, candidates: steps }, complete: false };
 }
 
 /**
@@ -175,15 +179,14 @@ export function resolveStepReference(text: string, options: ResolveStepReference
   for (let trailing = TRAILING.exec(item); trailing; trailing = TRAILING.exec(item)) item = item.slice(0, trailing.index);
   if (item === '') return null;
   const whole = resolveItem(item, options);
-  if (whole?.kind === 'steps') return whole;
+  if (whole?.reference.kind === 'steps' && whole.complete) return whole.reference;
   const parts = item.split(LIST_SEPARATOR).filter((part) => part !== '');
   if (parts.length > 1) {
     const steps: number[] = [];
     let firstUnclear: StepReference | null = null;
     let resolvedAll = true;
     for (const part of parts) {
-      // "steps 1 and 3": the noun of the first part carries over to bare numbers.
-      const resolved = resolveItem(part, options);
+      const resolved = resolveItem(part, options)?.reference ?? null;
       if (resolved?.kind !== 'steps') {
         resolvedAll = false;
         firstUnclear ??= resolved;
@@ -192,8 +195,9 @@ export function resolveStepReference(text: string, options: ResolveStepReference
       steps.push(...resolved.steps);
     }
     if (resolvedAll) return { kind: 'steps', steps };
+    if (whole?.reference.kind === 'steps') return whole.reference;
     // "the hotel and the car": ask about the part that is unclear, not the whole.
-    return firstUnclear ?? whole;
+    return firstUnclear ?? whole?.reference ?? null;
   }
-  return whole;
+  return whole?.reference ?? null;
 }

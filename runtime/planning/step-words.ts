@@ -60,11 +60,11 @@ export function stem(word: string): string {
 const STOPWORDS: ReadonlySet<string> = new Set(
   (
     'the a an one ones this that these those it its step steps task tasks item items action actions point points part bit thing things stuff ' +
-    'about with for of to on in at by from into onto up out off our my your their we i you us me which where who whatever ' +
+    'about with for of to on in at by from into onto up out off our my your their we i you us me them they which where who whatever ' +
     'and or also too just please number no not all whole entire whatever related regarding concerning involving where ' +
     'el la los las lo le un una uno unos unas de del al a en con sin sobre para por que y e o u mi mis tu tus su sus nuestro nuestra ' +
     'paso pasos tarea tareas accion acciones punto puntos parte cosa cosas tema asunto eso esto ese esa este esta relacionado relacionada ' +
-    'tiene ver todo toda'
+    'tiene ver todo toda ellos ellas esos esas estos estas'
   ).split(' '),
 );
 

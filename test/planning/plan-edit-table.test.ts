@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { classifyPlanConfirmationReply } from '../../runtime/planning/classify-plan-confirmation-reply.js';
 import { applyPlanEdits, parsePlanEdits } from '../../runtime/planning/plan-edits.js';
-import { EDIT_TABLE, type EditFamily } from './plan-edit-table.js';
+import { EDIT_TABLE, PLAN_TWIN, type EditFamily } from './plan-edit-table.js';
 
 /** What a case gives, in the table's notation (see plan-edit-table.ts). */
 function outcome(reply: string, plan: readonly string[]): string {
@@ -64,6 +64,23 @@ describe('plan edits as people write them', () => {
       }
     }
     expect(asNewRequest).toEqual([]);
+  });
+
+  it('reads a reference that matches no step as a change only when it can only mean a step', () => {
+    const pending_plan = {
+      plan_id: 'p',
+      created_at: '2026-01-01T10:00:00Z',
+      original_query: 'x',
+      actions: PLAN_TWIN,
+      methodology: 'WBS',
+      methodology_rationale: '',
+    };
+    const classOf = (reply: string) =>
+      classifyPlanConfirmationReply(reply, { pending_plan }, { now: Date.parse('2026-01-01T10:01:00Z') })?.classification ?? 'new request';
+    expect(classOf('delete the boat')).toBe('plan_modify_feedback');
+    expect(classOf('put the boat first')).toBe('plan_modify_feedback');
+    expect(classOf('quita lo del barco')).toBe('plan_modify_feedback');
+    expect(classOf('cancel my gym membership')).toBe('new request');
   });
 
   afterAll(() => {

@@ -206,6 +206,7 @@ export const EDIT_TABLE: Readonly<Record<EditFamily, { plan: readonly string[]; 
       take out the invitations => A C D E
       move the photographer to the end of the list => A B C E D
       do the badges first => E A B C D
+      hire the photographer first => D A B C E
     `),
     es: cases(`
       pon el paso 3 al principio => C A B D E
@@ -224,6 +225,7 @@ export const EDIT_TABLE: Readonly<Record<EditFamily, { plan: readonly string[]; 
       saca las invitaciones => A C D E
       mueve el fotógrafo al final de la lista => A B C E D
       haz las acreditaciones primero => E A B C D
+      pide el catering primero => C A B D E
     `),
   },
   'asks, never guesses': {
@@ -245,6 +247,7 @@ export const EDIT_TABLE: Readonly<Record<EditFamily, { plan: readonly string[]; 
       add a review after the hotel => ASK 1 2
       put the hotel first => ASK 1 2
       skip booking => ASK 1 2
+      put the boat first => ASK
     `),
     es: cases(`
       quita lo del hotel => ASK 1 2
@@ -263,6 +266,7 @@ export const EDIT_TABLE: Readonly<Record<EditFamily, { plan: readonly string[]; 
       añade una revisión después del hotel => ASK 1 2
       pon el hotel primero => ASK 1 2
       pon lo del hotel antes que el coche => ASK 1 2
+      pon el barco primero => ASK
     `),
   },
 };
