@@ -33,8 +33,10 @@ const LEADING_WRAPPER = new RegExp(
   `^(?:(?:ok|okay|yes|yeah|yep|sure|no|nope|well|hmm|great|good|perfect|fine|actually|si|vale|bueno|perfecto|claro|pues|mmm|oye|mira)\\b[\\s,.!:-]*|(?:but|pero|and|y|also|tambien|ademas|then|luego|please|por\\s+favor|kindly|can\\s+you|could\\s+you|would\\s+you|will\\s+you|can\\s+we|could\\s+we|we\\s+can|you\\s+can|i\\s+want\\s+you\\s+to|i\\s+want\\s+to|i\\s+want|i\\s+would\\s+like\\s+to|i\\s+d\\s+like\\s+to|id\\s+like\\s+to|i\\s+d\\s+rather|i\\s+would\\s+rather|i\\s+wanna|i\\s+need\\s+you\\s+to|we\\s+need\\s+to|we\\s+should|let\\s+s|lets|let\\s+us|just|puedes|podrias|podemos|quiero\\s+que|quiero|quisiera|me\\s+gustaria|prefiero|necesito\\s+que|hay\\s+que|vamos\\s+a|mejor)\\s+)`,
 );
 const TRAILING_WRAPPER = /(?:[\s,]+(?:please|pls|thanks|thank\s+you|por\s+favor|gracias))+[\s.!?]*$|[\s.!?]+$/i;
-/** Longer clauses are not read (the rules' patterns stay fast); they are returned as unplaced. */
-const MAX_CLAUSE_CHARS = 300;
+/** Longer clauses are not read (the rules' patterns backtrack, so their cost grows with the clause); they are returned as unplaced. */
+const MAX_CLAUSE_CHARS = 160;
+/** A longer reply is a description, not a list of edits: returned whole as unplaced, unread. */
+const MAX_REPLY_CHARS = 1_000;
 
 /**
  * Lower case with accents and apostrophes folded, character by character, so
@@ -85,6 +87,7 @@ export function parsePlanEdits(reply: string, options: { steps: number; actions?
   const edits: PlanEdit[] = [];
   const unplaced: string[] = [];
   const questions: StepQuestion[] = [];
+  if (reply.length > MAX_REPLY_CHARS) return { edits, unplaced: [reply.trim()], questions };
   const folded = fold(reply);
   for (const [start, end] of clauses(folded)) {
     let from = start;

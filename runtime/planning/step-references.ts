@@ -110,13 +110,25 @@ function run(item: string, total: number): number[] | null {
   return null;
 }
 
+/** The content words of recent step texts: a reply resolves several references against the same plan. */
+const STEP_WORDS_CACHE = new Map<string, StepWord[]>();
+function wordsOf(action: string): StepWord[] {
+  let words = STEP_WORDS_CACHE.get(action);
+  if (words === undefined) {
+    words = stepWords(action);
+    if (STEP_WORDS_CACHE.size >= 256) STEP_WORDS_CACHE.clear();
+    STEP_WORDS_CACHE.set(action, words);
+  }
+  return words;
+}
+
 /** The steps whose content best matches `words`: one, several (a tie), or none. */
 function byContent(words: readonly StepWord[], actions: readonly string[], strict: boolean): { steps: number[]; complete: boolean } {
   let best = 0;
   let bestMatched = 0;
   let found: number[] = [];
   actions.forEach((action, i) => {
-    const own = stepWords(action);
+    const own = wordsOf(action);
     let score = 0;
     let matched = 0;
     let heavy = false;
