@@ -410,7 +410,7 @@ function visible(text: string): string {
 
 /** The question about a step named by content: its candidates, or every step when none matched. */
 function askWhich(question: StepQuestion, actions: readonly string[], language: SummaryLanguage): string {
-  const list = (steps: readonly number[]) => steps.map((step) => `${step}. "${visible(actions[step - 1] ?? '')}"`).join(language === 'es' ? ', ' : ', ');
+  const list = (steps: readonly number[]) => steps.map((step) => `${step}. "${visible(actions[step - 1] ?? '')}"`).join(', ');
   const reference = visible(question.reference);
   if (question.candidates.length > 1) return TEXT[language].whichStep(reference, list(question.candidates));
   return TEXT[language].noSuchStep(reference, list(actions.map((_, i) => i + 1)));

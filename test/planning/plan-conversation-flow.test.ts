@@ -95,6 +95,14 @@ describe('plan conversations v2 through the front door', () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it('shows the steps in its question without the control characters a step text may carry', async () => {
+    const token = await propose(a, 'Book the hotel in Rome \u001b[2J\u001b]0;owned\u0007; Book the hotel in Florence\u202e; Rent a car');
+    const asked = await ask(b, 'remove the hotel', token);
+    const question = texts(asked, 'input_required')[0] ?? '';
+    expect(question).toContain('Which step do you mean by "the hotel"?');
+    expect(question).not.toMatch(/[\u001b\u0007\u202e]/u);
+  });
+
   it('cancels on a rejection that gives its reason, running nothing', async () => {
     for (const reply of ['no, we already sorted it out', 'no, ya lo resolví']) {
       const token = await propose(a, TRIP);
