@@ -1,7 +1,8 @@
 /**
  * Plan conversations without a model: the time to classify a reply to a
  * pending plan (target < 50 µs) and to parse and apply a plan edit, per
- * reply, over a mix of English and Spanish replies of every class, beside
+ * reply (steps named by number, position and content), over a mix of
+ * English and Spanish replies of every class, beside
  * normalising the same text (the least any classifier does) in the same run.
  * Prints figures; asserts nothing.
  */
@@ -24,10 +25,15 @@ const REPLIES = [
   'change step 2 to book a big hall',
   'quita el paso 3 y añade una revisión al final',
   'remove step 3, then move step 4 to the start and swap steps 1 and 2',
+  'remove steps 1 and 4',
+  'quita lo del catering y pon las invitaciones primero',
+  'add a site visit between the date and the room',
+  'no, we found another way',
+  'hold on, I want to adjust something',
   "what's the weather in Paris?",
   'Organiza una fiesta de cumpleaños para Sam el sábado por la tarde en el parque',
 ];
-const PLAN = ['Pick a date', 'Book a room', 'Send the invitations', 'Order food'];
+const PLAN = ['Pick a date', 'Book a room', 'Send the invitations', 'Order the catering'];
 const CONTEXT = {
   pending_plan: {
     plan_id: 'p1',
@@ -59,8 +65,8 @@ const baseline = measure('normalizeReplyText (baseline)', (reply) => normalizeRe
 const results = [
   baseline,
   measure('classifyPlanConfirmationReply', (reply) => classifyPlanConfirmationReply(reply, CONTEXT, { now })),
-  measure('parsePlanEdits', (reply) => parsePlanEdits(reply, { steps: PLAN.length })),
-  measure('parsePlanEdits + applyPlanEdits', (reply) => applyPlanEdits(PLAN, parsePlanEdits(reply, { steps: PLAN.length }).edits)),
+  measure('parsePlanEdits', (reply) => parsePlanEdits(reply, { steps: PLAN.length, actions: PLAN })),
+  measure('parsePlanEdits + applyPlanEdits', (reply) => applyPlanEdits(PLAN, parsePlanEdits(reply, { steps: PLAN.length, actions: PLAN }).edits)),
 ];
 console.log(`plan replies: ${REPLIES.length} EN/ES replies of every class, ${ROUNDS} calls each (µs per reply)`);
 for (const { name, p50, p99, mean } of results) {

@@ -2,7 +2,8 @@ import { isPlainObject } from '../core/json.js';
 import { parseTaskInput } from '../core/task-input.js';
 import { CONFIRMATION_VOCABULARY, NUMBER_PLACEHOLDER } from './confirmation-vocabulary.js';
 import { normalizeReplyText } from './normalize-reply-text.js';
-import { readDecision, replyTokens, type ReplyDecision } from './reply-grammar.js';
+import { parsePlanEdits } from './plan-edits.js';
+import { readDecision, readReasonedRejection, replyTokens, type ReplyDecision } from './reply-grammar.js';
 import {
   AWAITING_MODIFICATION_KEY,
   PENDING_PLAN_KEY,
@@ -84,10 +85,18 @@ const CUES_BY_FIRST_TOKEN: ReadonlyMap<string, ReadonlyArray<readonly string[]>>
  *    `plan_rejected` ("I turn this plan down", "rechazo esta propuesta", "don't run it"),
  *    `plan_modify_requested` ("I want to make a few changes", "quisiera ajustar algunas cosas"),
  *    `plan_unclear` ("not yet", "I'm not sure", "todavía no", "yes no").
- * 3. Otherwise, with `awaiting_plan_modification === true` in the context, any
+ *    A leading dismissal takes back a change: "forget it, just go ahead" approves.
+ * 3. A rejection with its reason, without a modification cue ("no, we found
+ *    another way", "no, ya lo resolví") is `plan_rejected`; when the reason
+ *    holds an approving or hedging word ("no, we'll do it ourselves") it is
+ *    `plan_unclear`, never an approval. While a change is awaited, the reason
+ *    must read as one ("anymore", "already", "ya", "otra forma"...).
+ * 4. Otherwise, with `awaiting_plan_modification === true` in the context, any
  *    non-empty reply is `plan_modify_feedback` (even without a cue).
- * 4. Otherwise a reply containing a modification cue is `plan_modify_feedback`.
- * 5. Anything else is `null`.
+ * 5. Otherwise a reply containing a modification cue, or one that reads as an
+ *    edit of this plan's steps ("put the catering first", "el seguro sobra"),
+ *    is `plan_modify_feedback`.
+ * 6. Anything else is `null`.
  * `feedback` is the reply text trimmed, with its original casing and accents.
  *
  * Decided cases:
@@ -154,7 +163,13 @@ function classify(query: unknown, sessionContext: Readonly<Record<string, unknow
 
   const decision = readDecision(clauses);
   if (decision !== null) return result(DECISION_CLASSES[decision]);
-  if (sessionContext[AWAITING_MODIFICATION_KEY] === true || hasModificationCue(tokens)) {
+  const awaitingChange = sessionContext[AWAITING_MODIFICATION_KEY] === true;
+  const cue = hasModificationCue(tokens) || namesPlanEdit(reply, plan);
+  if (!cue) {
+    const rejection = readReasonedRejection(clauses, { awaitingChange });
+    if (rejection !== null) return result(DECISION_CLASSES[rejection]);
+  }
+  if (awaitingChange || cue) {
     return result('plan_modify_feedback', { feedback: reply });
   }
   return null;
@@ -186,6 +201,23 @@ function replyText(query: unknown): string | null {
     return typeof query === 'string' ? query : null;
   }
 }
+
+/**
+ * Whether the reply reads as an edit of this plan ("put the catering first",
+ * "el seguro sobra"), or names its steps so that only a question can settle
+ * which ("remove the hotel" with two hotel steps, "delete the boat"). A
+ * reference that need not be a step does not count: "cancel my gym
+ * membership" is a request.
+ */
+function namesPlanEdit(reply: string, plan: PendingPlan): boolean {
+  const parsed = parsePlanEdits(reply, { steps: plan.actions.length, actions: plan.actions });
+  return (
+    parsed.edits.length > 0 || parsed.questions.some((question) => question.candidates.length > 1 || NAMES_A_STEP.test(normalizeReplyText(question.reference)))
+  );
+}
+
+/** A reference that can only mean something already in the plan ("the boat", "the boat step", "lo del barco"), unlike "my gym membership". */
+const NAMES_A_STEP = /^(?:the|el|la|los|las|lo|this|that|ese|esa|este|esta)\b|\b(?:one|step|task|paso|tarea|part|parte)\b/;
 
 function hasModificationCue(tokens: readonly string[]): boolean {
   return tokens.some((token, start) =>

@@ -4,11 +4,12 @@ import type { FrameworkCore, StepContext } from '../core/framework-core.js';
 import { parseTaskInput } from '../core/task-input.js';
 import { classifyPlanConfirmationReply, DEFAULT_MAX_PLAN_AGE_MS } from './classify-plan-confirmation-reply.js';
 import { lostSteps } from './edit-plan.js';
-import { applyPlanEdits, parsePlanEdits, type EditedPlan } from './plan-edits.js';
+import { applyPlanEdits, parsePlanEdits, type EditedPlan, type StepQuestion } from './plan-edits.js';
 import { claimPendingPlan, clearPendingPlan, markAwaitingModification, recordPendingPlan } from './pending-plan.js';
 import { PENDING_PLAN_KEY, PlanResultSchema, type PendingPlan, type PlanResult, type StepChange } from './plan-records.js';
 import { formatPlanSummary, guessLanguage, toDisplayPlan, type PlanChanges, type SummaryLanguage } from './plan-summary.js';
 import type { PastTaskResult, PlannerMemory } from './planner-memory.js';
+import { replyLanguage } from './reply-language.js';
 
 /** A sentinel reply: a client's button, never a request to plan. */
 const SENTINEL = /^\s*PLAN_CONFIRM_(APPROVE|REJECT|MODIFY)\b/;
@@ -74,6 +75,9 @@ const TEXT = {
       'Say it like: "change step 2 to ...", "remove step 3", "add ... at the end" (or "before step 2", "after step 1"), "move step 4 before step 1", "swap steps 1 and 2", "rename the objective to ...".',
     modelLost: (steps: string) => `The revised plan left out or rewrote steps you did not mention (${steps}), so I kept the plan as it was.`,
     modelUnusable: 'The model did not give a usable revised plan, so I kept the plan as it was.',
+    whichStep: (reference: string, candidates: string) => `Which step do you mean by "${reference}"? It could be ${candidates}. Nothing was changed yet.`,
+    noSuchStep: (reference: string, steps: string) => `No step of the plan matches "${reference}". The steps are ${steps}. Nothing was changed yet.`,
+    sayWhich: 'Say it again naming the step by its number (for example "remove step 2").',
   },
   es: {
     planning: 'Planificando...',
@@ -93,6 +97,9 @@ const TEXT = {
       'Dilo así: "cambia el paso 2 por ...", "quita el paso 3", "añade ... al final" (o "antes del paso 2", "después del paso 1"), "mueve el paso 4 antes del paso 1", "intercambia los pasos 1 y 2", "cambia el objetivo a ...".',
     modelLost: (steps: string) => `El plan revisado quitaba o reescribía pasos que no mencionaste (${steps}), así que mantuve el plan como estaba.`,
     modelUnusable: 'El modelo no dio un plan revisado utilizable, así que mantuve el plan como estaba.',
+    whichStep: (reference: string, candidates: string) => `¿Qué paso quieres decir con "${reference}"? Puede ser ${candidates}. Todavía no se cambió nada.`,
+    noSuchStep: (reference: string, steps: string) => `Ningún paso del plan coincide con "${reference}". Los pasos son ${steps}. Todavía no se cambió nada.`,
+    sayWhich: 'Dilo de nuevo nombrando el paso por su número (por ejemplo "quita el paso 2").',
   },
 } as const;
 
@@ -239,9 +246,18 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
      * Applies a change to the pending plan: the edits the parser reads, at once and
      * without a model; what it cannot place goes to `edit_plan` when there is one.
      */
-    async function* revise(pending: PendingPlan, request: string, id: string, language: SummaryLanguage): AsyncGenerator<AgentResponse> {
+    async function* revise(pending: PendingPlan, request: string, id: string, planLanguage: SummaryLanguage): AsyncGenerator<AgentResponse> {
+      // Questions about the change are asked in the language of the reply; the revised plan keeps the plan's.
+      const language = replyLanguage(request, planLanguage);
       const t = TEXT[language];
-      const parsed = parsePlanEdits(request, { steps: pending.actions.length });
+      const parsed = parsePlanEdits(request, { steps: pending.actions.length, actions: pending.actions });
+      const [question] = parsed.questions;
+      if (question !== undefined) {
+        // A step named by content that is several steps, or none: nothing is applied, not even the edits understood.
+        await markAwaitingModification(update, id);
+        yield AgentResponse.inputRequired(`${askWhich(question, pending.actions, language)}\n${t.sayWhich}`);
+        return;
+      }
       if (parsed.edits.length === 0 && parsed.unplaced.length === 0) {
         // Only politeness ("ok, please"): nothing to change yet.
         await markAwaitingModification(update, id);
@@ -261,7 +277,7 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
           yield* askToRephrase(id, language, t.notUnderstood(parsed.unplaced.map((part) => `"${part}"`).join(', ')));
           return;
         }
-        yield AgentResponse.status(t.revising);
+        yield AgentResponse.status(TEXT[planLanguage].revising);
         const byModel = yield* editWithModel(edited, objective, unplaced, id, language);
         if (byModel === null) return;
         edited = byModel;
@@ -273,7 +289,7 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
       }
       const plan: PlanResult = { actions: edited.actions, methodology: pending.methodology, methodology_rationale: pending.methodology_rationale };
       const changes: PlanChanges = { changes: edited.changes, removed: edited.removed, objectiveChanged: edited.objective !== undefined };
-      yield* offer(plan, pending.original_query, id, language, { from: pending, objective, changes });
+      yield* offer(plan, pending.original_query, id, planLanguage, { from: pending, objective, changes });
     }
 
     /** Runs `edit_plan` for what the parser could not place; null (after asking to rephrase) when the model would change steps nobody mentioned, twice. */
@@ -392,6 +408,19 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
         return;
     }
   });
+}
+
+/** Text shown back to the person, without control or format characters. */
+function visible(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim();
+}
+
+/** The question about a step named by content: its candidates, or every step when none matched. */
+function askWhich(question: StepQuestion, actions: readonly string[], language: SummaryLanguage): string {
+  const list = (steps: readonly number[]) => steps.map((step) => `${step}. "${visible(actions[step - 1] ?? '')}"`).join(', ');
+  const reference = visible(question.reference);
+  if (question.candidates.length > 1) return TEXT[language].whichStep(reference, list(question.candidates));
+  return TEXT[language].noSuchStep(reference, list(actions.map((_, i) => i + 1)));
 }
 
 /** The pending plan as its card shows it. */

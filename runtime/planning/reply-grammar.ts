@@ -1,5 +1,6 @@
 import { CONFIRMATION_VOCABULARY, OBJECT_PLACEHOLDER, REPLY_GRAMMAR, type PhrasesByLanguage } from './confirmation-vocabulary.js';
 import { normalizeReplyText } from './normalize-reply-text.js';
+import { DISMISSALS, REASON_MARKERS, REJECTION_REASONS } from './rejection-reasons.js';
 
 /** What a reply made only of decision pieces says about the plan. */
 export type ReplyDecision = 'approve' | 'reject' | 'modify' | 'unclear';
@@ -14,6 +15,8 @@ const APPROVE = 1;
 const REJECT = 2;
 const MODIFY = 4;
 const UNCLEAR = 8;
+/** "don't change anything": no decision alone, and nothing against the decision beside it ("don't change anything, just run it"). */
+const KEEP = 16;
 
 type Piece =
   /** An idiom, a hedge or a filler (`bit` 0); only between pieces. */
@@ -104,6 +107,7 @@ function buildDictionary(): NonNullable<typeof dictionary> {
     [CONFIRMATION_VOCABULARY.modify_request, MODIFY],
     [CONFIRMATION_VOCABULARY.approve, APPROVE],
     [REPLY_GRAMMAR.hedge, UNCLEAR],
+    [REJECTION_REASONS, REJECT],
   ];
   for (const [table, bit] of phraseClasses) for (const phrase of forms(table)) add(phrase, { kind: 'phrase', bit });
   for (const filler of forms(CONFIRMATION_VOCABULARY.filler)) add(filler, { kind: 'phrase', bit: 0 });
@@ -139,16 +143,25 @@ const AFTER_VERB = 3;
 const AFTER_CHANGE_VERB = 4;
 const NEEDS_CHANGE_OBJECT = 5;
 const MODES = 6;
-const MASKS = 16;
+const MASKS = 32;
 const UNREACHED = 255;
 
-/** A verb phrase under a negation: "don't run it" rejects; "don't cancel it" and "don't change anything" leave the decision open. */
+/** A verb phrase under a negation: "don't run it" rejects; "don't cancel it" leaves the decision open; "don't change anything" keeps the plan. */
 function negated(bit: number): number {
-  return bit === APPROVE ? REJECT : UNCLEAR;
+  return bit === APPROVE ? REJECT : bit === MODIFY ? KEEP : UNCLEAR;
 }
 
-function decisionOf(mask: number): ReplyDecision {
-  if (mask & UNCLEAR || (mask & APPROVE && mask & REJECT)) return 'unclear';
+/**
+ * The decision of a set of pieces. With `oneReading` (the set is one way to
+ * read the reply, not the union of several), a hedge beside a wish to change
+ * is the wish ("hold on, I want to adjust something"; nothing runs either
+ * way); otherwise a hedge in any reading leaves it open ("déjame revisarlo"
+ * is "let me look at it" as much as "let me change it").
+ */
+function decisionOf(keepOrMask: number, oneReading: boolean): ReplyDecision {
+  const mask = keepOrMask & ~KEEP;
+  if (mask === 0 || (mask & APPROVE && mask & REJECT)) return 'unclear';
+  if (mask & UNCLEAR && !(oneReading && mask & MODIFY && !(mask & APPROVE))) return 'unclear';
   if (mask & MODIFY) return 'modify';
   return mask & REJECT ? 'reject' : 'approve';
 }
@@ -159,11 +172,14 @@ function decisionOf(mask: number): ReplyDecision {
  * to read it, the one with the fewest pieces counts ("no lo ejecutes" is one
  * negated verb phrase, not "no" and "ejecutes"); when several such readings
  * disagree, or the pieces do ("yes no"), the decision is `unclear`. A hedge
- * ("not yet", "todavía no") makes the whole reply `unclear`; a wish to change
- * ("yes, but I'd like to change a few things") makes it `modify`.
+ * ("not yet", "todavía no") makes the whole reply `unclear`, unless it goes
+ * with a wish to change ("hold on, I want to adjust something"); a wish to
+ * change ("yes, but I'd like to change a few things") makes it `modify`.
+ * A reply that opens by taking back a change ("forget it, just go ahead",
+ * "olvídalo, ejecútalo así") gets the decision that follows the dismissal.
  *
- * Pure and fast: a dynamic programme over token positions with 96 states
- * (six places in a sentence, sixteen sets of decisions).
+ * Pure and fast: a dynamic programme over token positions with 192 states
+ * (six places in a sentence, thirty-two sets of decisions).
  *
  * @example
  * readDecision(replyTokens('Dale, ejecútalo'));              // 'approve'
@@ -174,6 +190,17 @@ function decisionOf(mask: number): ReplyDecision {
  */
 export function readDecision(tokens: readonly string[]): ReplyDecision | null {
   if (tokens.length === 0 || tokens.length > MAX_DECISION_TOKENS) return null;
+  const rest = afterDismissal(tokens);
+  if (rest > 0 && rest < tokens.length) {
+    const decision = readPieces(tokens.slice(rest));
+    if (decision !== null) return decision;
+  }
+  // A dismissal alone that is not also a rejection ("leave it"): about the plan, but which way is not said.
+  return readPieces(tokens) ?? (rest === tokens.length ? 'unclear' : null);
+}
+
+/** The dynamic programme of `readDecision`, without the leading dismissal. */
+function readPieces(tokens: readonly string[]): ReplyDecision | null {
   const { pieces, maxTokens } = (dictionary ??= buildDictionary());
   const width = MODES * MASKS;
   const cost = new Uint8Array((tokens.length + 1) * width).fill(UNREACHED);
@@ -241,18 +268,126 @@ export function readDecision(tokens: readonly string[]): ReplyDecision | null {
     }
   }
   let best = UNREACHED;
-  let union = 0;
+  let readings: number[] = [];
   for (const mode of [FREE, AFTER_VERB, AFTER_CHANGE_VERB]) {
     const end = tokens.length * width + mode * MASKS;
     for (let mask = 1; mask < MASKS; mask += 1) {
       const c = cost[end + mask] ?? UNREACHED;
       if (c < best) {
         best = c;
-        union = mask;
-      } else if (c === best && c !== UNREACHED) {
-        union |= mask;
+        readings = [mask];
+      } else if (c === best && c !== UNREACHED && !readings.includes(mask)) {
+        readings.push(mask);
       }
     }
   }
-  return best === UNREACHED ? null : decisionOf(union);
+  if (best === UNREACHED) return null;
+  // The readings with the fewest pieces decide when they agree; otherwise their pieces together do.
+  const decisions = new Set(readings.map((mask) => decisionOf(mask, true)));
+  const [only] = decisions;
+  return decisions.size === 1 && only !== undefined
+    ? only
+    : decisionOf(
+        readings.reduce((a, b) => a | b, 0),
+        false,
+      );
+}
+
+/** The key of a phrase: its tokens joined by spaces, without clause boundaries. */
+function phraseKey(text: string): string {
+  return replyTokens(text)
+    .filter((token) => token !== BOUNDARY)
+    .join(' ');
+}
+
+/** Phrase keys by their number of tokens, longest first. */
+function phraseTable(byLanguage: PhrasesByLanguage): ReadonlyArray<readonly [number, ReadonlySet<string>]> {
+  const bySize = new Map<number, Set<string>>();
+  for (const key of forms(byLanguage).map(phraseKey)) {
+    if (key === '') continue;
+    const size = key.split(' ').length;
+    bySize.set(size, (bySize.get(size) ?? new Set()).add(key));
+  }
+  return [...bySize.entries()].sort(([a], [b]) => b - a);
+}
+
+/** The longest phrase of `table` at `start`, as its length in tokens; 0 when none. */
+function phraseAt(table: ReadonlyArray<readonly [number, ReadonlySet<string>]>, tokens: readonly string[], start: number): number {
+  for (const [size, keys] of table) {
+    if (start + size <= tokens.length && keys.has(tokens.slice(start, start + size).join(' '))) return size;
+  }
+  return 0;
+}
+
+let dismissals: ReadonlyArray<readonly [number, ReadonlySet<string>]> | undefined;
+let reasonMarkers: ReadonlyArray<readonly [number, ReadonlySet<string>]> | undefined;
+/** What may come before a dismissal ("actually forget it") and between it and the decision ("forget it, just go ahead"). */
+const BEFORE_DISMISSAL = new Set([BOUNDARY, 'actually', 'ok', 'okay', 'oh', 'ah', 'well', 'hmm', 'en', 'realidad', 'bueno', 'pues', 'mmm']);
+const AFTER_DISMISSAL = new Set([BOUNDARY, 'and', 'just', 'so', 'then', 'y', 'solo', 'simplemente', 'entonces', 'mejor', 'pues']);
+
+/**
+ * Where the decision starts after a leading dismissal ("forget it, just go
+ * ahead", "actually leave it and run it", "olvídalo, ejecútalo así"); 0 when
+ * the reply does not open with one. Only at the very start: "run it, actually
+ * forget it" takes the approval back and is read as a whole.
+ */
+function afterDismissal(tokens: readonly string[]): number {
+  dismissals ??= phraseTable(DISMISSALS);
+  let at = 0;
+  while (at < tokens.length && BEFORE_DISMISSAL.has(tokens[at] ?? '')) at += 1;
+  const size = phraseAt(dismissals, tokens, at);
+  if (size === 0) return 0;
+  at += size;
+  while (at < tokens.length && AFTER_DISMISSAL.has(tokens[at] ?? '')) at += 1;
+  return at;
+}
+
+/** Single-token negations that turn the verb after them around. */
+const NEGATIONS = new Set(['no', 'not', 'dont', 'never', 'nunca', 'tampoco', 'ni']);
+
+/** The decision bits of every piece found anywhere in `tokens`, whatever surrounds it. */
+function bitsIn(tokens: readonly string[]): number {
+  const { pieces, maxTokens } = (dictionary ??= buildDictionary());
+  let bits = 0;
+  for (let start = 0; start < tokens.length; start += 1) {
+    let key = '';
+    for (let length = 1; length <= maxTokens && start + length <= tokens.length; length += 1) {
+      key = length === 1 ? (tokens[start] ?? '') : `${key} ${tokens[start + length - 1] ?? ''}`;
+      for (const piece of pieces.get(key) ?? []) {
+        if (piece.kind !== 'phrase' && piece.kind !== 'verb') continue;
+        // "no, al final no vamos": an approval right after a negation is a refusal.
+        bits |= piece.bit === APPROVE && NEGATIONS.has(tokens[start - 1] ?? '') ? REJECT : piece.bit;
+      }
+    }
+  }
+  return bits;
+}
+
+/**
+ * Reads "no, <a reason>" ("no, we found another way", "no, ya lo resolví"):
+ * `reject` when the first clause rejects and the rest is not a decision, a
+ * change or a step; `unclear` when the rest holds an approving or hedging
+ * word ("no, we'll do it ourselves": never an approval); null otherwise.
+ * With `awaitingChange`, the rest must read as a reason ("anymore", "ya",
+ * "otra forma"...), since "no, the hall should be bigger" is the change.
+ * The caller checks the rest for modification cues first.
+ *
+ * @example
+ * readReasonedRejection(replyTokens('no, we found another way'), { awaitingChange: false }); // 'reject'
+ */
+export function readReasonedRejection(tokens: readonly string[], options: { awaitingChange: boolean }): 'reject' | 'unclear' | null {
+  const cut = tokens.indexOf(BOUNDARY);
+  if (cut <= 0 || cut === tokens.length - 1 || tokens.length > MAX_DECISION_TOKENS) return null;
+  if (readPieces(tokens.slice(0, cut)) !== 'reject') return null;
+  const rest = tokens.slice(cut + 1).filter((token) => token !== BOUNDARY);
+  if (rest.some((token) => /^\d+$/.test(token) || /^(?:steps?|pasos?|tasks?|tareas?)$/.test(token))) return null;
+  const bits = bitsIn(rest);
+  if (bits & (APPROVE | UNCLEAR)) return 'unclear';
+  if (bits & MODIFY) return null;
+  if (options.awaitingChange) {
+    reasonMarkers ??= phraseTable(REASON_MARKERS);
+    const markers = reasonMarkers;
+    if (!rest.some((_, start) => phraseAt(markers, rest, start) > 0)) return null;
+  }
+  return 'reject';
 }

@@ -120,12 +120,21 @@ describe('parsePlanEdits and applyPlanEdits', () => {
   });
 
   it('returns what it cannot place as written, and the edits it can', () => {
-    expect(parsePlanEdits('make it cheaper', { steps: 4 })).toEqual({ edits: [], unplaced: ['make it cheaper'] });
+    expect(parsePlanEdits('make it cheaper', { steps: 4 })).toEqual({ edits: [], unplaced: ['make it cheaper'], questions: [] });
     expect(parsePlanEdits('remove step 2 and make the food vegan', { steps: 4 })).toEqual({
       edits: [{ op: 'remove', step: 2 }],
       unplaced: ['make the food vegan'],
+      questions: [],
     });
     expect(parsePlanEdits('hazlo más barato', { steps: 4 }).unplaced).toEqual(['hazlo más barato']);
+  });
+
+  it('leaves a clause over 160 characters and a reply over 1,000 unread (the rules backtrack), never a partial edit', () => {
+    const clause = `remove ${'the car before the hotel between '.repeat(6)}`;
+    expect(parsePlanEdits(clause, { steps: 4, actions: PLAN })).toEqual({ edits: [], unplaced: [clause.trim()], questions: [] });
+    const reply = 'remove step 2; '.repeat(100);
+    expect(parsePlanEdits(reply, { steps: 4, actions: PLAN })).toEqual({ edits: [], unplaced: [reply.trim()], questions: [] });
+    expect(parsePlanEdits('remove step 2; '.repeat(10), { steps: 4, actions: PLAN }).edits).toHaveLength(10);
   });
 
   it('never throws and is deterministic on random text', () => {

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { classifyPlanConfirmationReply } from '../../runtime/planning/classify-plan-confirmation-reply.js';
 import type { PendingPlan } from '../../runtime/planning/plan-records.js';
+import { REPLY_FAMILIES } from './reply-families.js';
 import { AWAITING_TABLE, REPLY_TABLE, type TableClass } from './reply-table.js';
 
 const PLAN: PendingPlan = {
@@ -55,10 +56,30 @@ describe('plan replies as people write them', () => {
     });
   }
 
+  it('has at least 15 replies per family and language', () => {
+    for (const { en, es } of Object.values(REPLY_FAMILIES)) {
+      expect(en.length).toBeGreaterThanOrEqual(15);
+      expect(es.length).toBeGreaterThanOrEqual(15);
+    }
+  });
+
+  for (const [family, { expected, awaiting, en, es }] of Object.entries(REPLY_FAMILIES)) {
+    for (const [language, replies] of [
+      ['en', en],
+      ['es', es],
+    ] as const) {
+      it.each(replies)(`${family} (${language}): %s`, (reply) => {
+        const got = classOf(reply, awaiting ? AWAITING : FRESH);
+        count(`${family} ${language}`, got === expected);
+        expect(got).toBe(expected);
+      });
+    }
+  }
+
   afterAll(() => {
     const rows = [...tally.entries()].sort(([a], [b]) => a.localeCompare(b));
     const lines = rows.map(
-      ([key, { right, total: n }]) => `  ${key.padEnd(32)} ${String(right).padStart(4)}/${String(n).padEnd(4)} ${((100 * right) / n).toFixed(1)}%`,
+      ([key, { right, total: n }]) => `  ${key.padEnd(44)} ${String(right).padStart(4)}/${String(n).padEnd(4)} ${((100 * right) / n).toFixed(1)}%`,
     );
     console.log(`plan reply accuracy per class:\n${lines.join('\n')}`);
   });
