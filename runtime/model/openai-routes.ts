@@ -215,10 +215,10 @@ function finishReason(result: EngineResult): string {
   return result.toolCalls?.length ? 'tool_calls' : result.doneReason;
 }
 
-/** The request's `tool_choice` for the engine; without one, `auto` (or `required` after a user message under `forceToolCall`). */
+/** The request's `tool_choice` for the engine; without one, `auto` (or `required` after a user message with tools under `forceToolCall`). */
 function toolChoiceOf(body: ChatCompletionRequest, forceToolCall: boolean): EngineToolChoice {
   const choice = body.tool_choice;
-  if (choice === undefined) return forceToolCall && body.messages.at(-1)?.role === 'user' ? 'required' : 'auto';
+  if (choice === undefined) return forceToolCall && (body.tools?.length ?? 0) > 0 && body.messages.at(-1)?.role === 'user' ? 'required' : 'auto';
   return typeof choice === 'string' ? choice : { name: choice.function.name };
 }
 
