@@ -4,12 +4,13 @@ import { CpuThreads } from './cpu-threads.js';
 import { ModelRequestError } from './model-request-error.js';
 import type { StoredModel } from './model-store.js';
 import { SequenceSlots } from './sequence-slots.js';
-import { checkedTools, checkToolCalls, type CheckedTool } from './tool-arguments-check.js';
+import { checkedTools, checkToolCalls } from './tool-arguments-check.js';
 import {
   documentedWrapper,
   forcedCallWrapper,
   functionsOf,
   toolChatHistory,
+  type CheckedTool,
   type EngineTool,
   type EngineToolCall,
   type EngineToolChoice,

@@ -1,21 +1,10 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { GbnfJsonSchema } from 'node-llama-cpp';
 import { ModelRequestError } from './model-request-error.js';
 import { documentedSchema, grammarOnlySchema, markedSchema } from './tool-schema-grammar.js';
-import type { EngineTool, EngineToolCall } from './tool-calling.js';
+import type { CheckedTool, EngineTool, EngineToolCall } from './tool-calling.js';
 
 // Formats other than the grammar's date, time and date-time are annotations (JSON Schema's default).
 const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, logger: false });
-
-/** A tool ready for generation: the grammar schema of its arguments and the validator of the schema it was given. */
-export interface CheckedTool {
-  name: string;
-  description?: string;
-  grammar?: GbnfJsonSchema;
-  /** The grammar schema as the prompt describes it (integer ranges as ranges, not lists). */
-  documented?: GbnfJsonSchema;
-  validate?: ValidateFunction;
-}
 
 /**
  * Compiles each tool's parameters twice: into the generation grammar

@@ -1,5 +1,5 @@
-import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions, ChatModelResponse, ChatWrapper } from 'node-llama-cpp';
-import type { CheckedTool } from './tool-arguments-check.js';
+import type { ValidateFunction } from 'ajv';
+import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions, ChatModelResponse, ChatWrapper, GbnfJsonSchema } from 'node-llama-cpp';
 
 /** A tool a request offers the model, as both Ollama and OpenAI describe one (`function.name`, `description`, `parameters`). */
 export interface EngineTool {
@@ -7,6 +7,16 @@ export interface EngineTool {
   description?: string;
   /** A JSON schema of the arguments object; the call's arguments are generated under a grammar made from it. */
   parameters?: Record<string, unknown>;
+}
+
+/** A tool ready for generation: the grammar schema of its arguments and the validator of the schema it was given. */
+export interface CheckedTool {
+  name: string;
+  description?: string;
+  grammar?: GbnfJsonSchema;
+  /** The grammar schema as the prompt describes it (integer ranges as ranges, not lists). */
+  documented?: GbnfJsonSchema;
+  validate?: ValidateFunction;
 }
 
 /** One tool call the model made, or an earlier one sent back in the conversation. */
