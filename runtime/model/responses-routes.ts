@@ -181,7 +181,9 @@ async function respond(c: Context, k: Reply): Promise<Response> {
           output.push(item);
         }
         const response = finished(shell, event.result, output);
-        return out + sse(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
+        // Always `response.completed` (its status says `incomplete` at max_output_tokens): the openai client's stream helper
+        // fails without that event, and the AI SDK reads the status from either.
+        return out + sse('response.completed', { response });
       }
       case 'error': {
         const { error } = openAiError({ status: 500, message: errorText(event.error) });

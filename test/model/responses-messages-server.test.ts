@@ -75,11 +75,11 @@ describe('POST /v1/responses with the openai client', () => {
     for await (const event of stream) {
       types.push(event.type);
       if (event.type === 'response.output_text.delta') deltas += event.delta;
-      if (event.type === 'response.completed' || event.type === 'response.incomplete') final = event.response;
+      if (event.type === 'response.completed') final = event.response;
     }
     expect(types.slice(0, 4)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
     expect(types).toContain('response.output_text.delta');
-    expect(types.slice(-4, -1)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done']);
+    expect(types.slice(-4)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
     // `output_text` is the SDK's convenience on `create` replies only; a streamed response carries the output items.
     const message = final!.output[0];
     if (message?.type !== 'message' || message.content[0]?.type !== 'output_text') throw new Error('expected a message');
