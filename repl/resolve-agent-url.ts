@@ -61,7 +61,7 @@ export function resolveAgentUrl(options: { agent?: string; cwd: string }): Resol
   });
 }
 
-function findProjectRoot(start: string): string | undefined {
+export function findProjectRoot(start: string): string | undefined {
   for (let dir = resolve(start); ; dir = dirname(dir)) {
     if (existsSync(join(dir, PROJECT_FILE))) return dir;
     if (dirname(dir) === dir) return undefined;

@@ -5,6 +5,7 @@ import { ModelRequestError } from './model-request-error.js';
 import type { StoredModel } from './model-store.js';
 import { SequenceSlots } from './sequence-slots.js';
 import { checkedTools, checkToolCalls } from './tool-arguments-check.js';
+import { choiceStepRequest, pickedChoice, usesChoiceStep } from './tool-choice-step.js';
 import {
   documentedWrapper,
   forcedCallWrapper,
@@ -285,6 +286,26 @@ export class LlamaEngine {
    * request whose `signal` aborts while it waits leaves the line.
    */
   generate(request: EngineRequest): Promise<EngineResult> {
+    if (usesChoiceStep(this.model.name, request)) return this.#chooseThenGenerate(request);
+    return this.#admit(request);
+  }
+
+  /** `auto` for a model that never starts a call itself: the model picks a tool or text first, then replies so (`tool-choice-step.ts`). */
+  async #chooseThenGenerate(request: EngineRequest): Promise<EngineResult> {
+    const tools = request.tools ?? [];
+    const step = choiceStepRequest(request);
+    const choice = await this.#admit({ ...step, ...(request.signal ? { signal: request.signal } : {}) });
+    const result = await this.#admit({ ...request, toolChoice: pickedChoice(choice, tools) });
+    // The reply's counts include the choice's generated tokens and time; the prompt is the reply's.
+    return {
+      ...result,
+      evalCount: result.evalCount + choice.evalCount,
+      evalDuration: result.evalDuration + choice.evalDuration + choice.promptEvalDuration,
+      loadDuration: result.loadDuration + choice.loadDuration,
+    };
+  }
+
+  #admit(request: EngineRequest): Promise<EngineResult> {
     // Requests of one context size share the context; the trained size caps it once known.
     const wanted = Math.max(256, request.options?.num_ctx ?? DEFAULT_CONTEXT);
     const key = this.#loaded ? Math.max(256, Math.min(wanted, this.#loaded.trainContextSize)) : wanted;

@@ -214,6 +214,41 @@ describe('tool schemas as real clients write them (issue 34)', () => {
   });
 });
 
+describe('auto on the default model: a choice step, then a call or text (issue 34)', () => {
+  // SmolLM2 never starts a call by itself under plain `auto`; the server lets it choose under a grammar first.
+  const tools: OpenAI.ChatCompletionTool[] = [
+    { type: 'function', function: { name: 'get_weather', description: 'Get the current weather for a city', parameters: weatherParameters } },
+    { type: 'function', function: { name: 'get_time', description: 'Get the current time in a city', parameters: weatherParameters } },
+  ];
+
+  it('calls the tool a prompt needs, without tool_choice', async () => {
+    const reply = await openai.chat.completions.create({
+      model: 'smollm2',
+      messages: [{ role: 'user', content: 'How hot is it in Cairo at the moment?' }],
+      tools,
+      tool_choice: 'auto',
+      temperature: 0,
+    });
+    const call = reply.choices[0]!.message.tool_calls?.[0];
+    if (call?.type !== 'function') throw new Error(`expected a function call, got ${JSON.stringify(reply.choices[0]!.message)}`);
+    expect(call.function.name).toBe('get_weather');
+    WeatherArguments.parse(JSON.parse(call.function.arguments));
+  });
+
+  it('answers in text a prompt that needs no tool', async () => {
+    const reply = await openai.chat.completions.create({
+      model: 'smollm2',
+      messages: [{ role: 'user', content: 'Write a haiku about the sea.' }],
+      tools,
+      tool_choice: 'auto',
+      temperature: 0,
+      max_tokens: 8,
+    });
+    expect(reply.choices[0]!.message.tool_calls ?? []).toEqual([]);
+    expect(reply.choices[0]!.message.content!.length).toBeGreaterThan(0);
+  });
+});
+
 describe("the toolkit's invoke() with tools through the ollama provider", () => {
   it('runs the tool the model calls and gets a final text', async () => {
     const calls: unknown[] = [];

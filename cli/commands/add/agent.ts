@@ -1,5 +1,7 @@
 import { Args, Flags } from '@oclif/core';
+import { DEFAULT_CHAT_MODEL } from '../../../runtime/core/defaults.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
+import { toolChoiceHint } from '../../../runtime/model/tool-choice-hint.js';
 import { addAgent, type AddAgentSummary, type TaskAnswer } from '../../../runtime/scaffold/add-agent.js';
 import type { SkillAnswer } from '../../../runtime/scaffold/agent-card-file.js';
 import { parseNamedPair, promptAgentAnswers } from '../../../runtime/scaffold/agent-answers.js';
@@ -52,6 +54,8 @@ export default class AddAgent extends ScaffoldCommand {
       ...summary.created.map((file) => `  created ${file}`),
       ...summary.updated.map((file) => `  updated ${file}`),
       `Run it: npm run build && framework-cli serve agent --module dist/agents/${summary.agent}/app.js --port ${summary.port}`,
+      // The agent runs on the default local model (MODEL_NAME), which never chooses its tools.
+      ...[toolChoiceHint({ model: DEFAULT_CHAT_MODEL, agent: summary.agent })].filter((hint) => hint !== undefined).map((hint) => `Note: ${hint}`),
     ]);
     return summary;
   }
