@@ -113,3 +113,11 @@ function findStackRoot(start: string): string | undefined {
 function invalid(message: string): FrameworkError {
   return new FrameworkError({ code: 'invalid_arguments', message });
 }
+
+/** The nearest folder, from `start` upwards, with a project file (`.framework/project.json`). */
+export function findProjectRoot(start: string): string | undefined {
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, PROJECT_FILE))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}

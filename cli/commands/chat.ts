@@ -3,7 +3,9 @@ import { FrameworkError } from '../../runtime/core/framework-error.js';
 import { chatEventToJson, chatEventToText } from '../../repl/chat-event-output.js';
 import { ChatSession } from '../../repl/chat-session.js';
 import { describeChatError } from '../../repl/describe-chat-error.js';
-import { resolveAgentUrl, type ResolvedAgent } from '../../repl/resolve-agent-url.js';
+import { findProjectRoot, resolveAgentUrl, type ResolvedAgent } from '../../repl/resolve-agent-url.js';
+import { toolChoiceHint } from '../../runtime/model/tool-choice-hint.js';
+import { loadProject } from '../../runtime/supervisor/load-project.js';
 import { runChatScript, type ChatScriptAction } from '../../repl/run-chat-script.js';
 import { SessionTokenStore } from '../../repl/session-token-store.js';
 import { reverseVideo, terminalJson } from '../../runtime/core/terminal-text.js';
@@ -70,6 +72,10 @@ export default class Chat extends JsonCommand {
       this.error('--message is empty; say what you want the agent to do.', { exit: 2, code: 'invalid_arguments' });
     if (action?.kind === 'modify' && action.changes?.trim() === '')
       this.error('--modify is empty; say what to change in the plan.', { exit: 2, code: 'invalid_arguments' });
+
+    // The first turn with a project agent on a model that never chooses a tool says so, with the fix.
+    const hint = this.jsonEnabled() || (await store.get(agent.url)) ? undefined : agentToolHint(agent);
+    if (hint) this.logToStderr(`Note: ${hint}`);
 
     if (!action) {
       if (this.jsonEnabled()) {
@@ -147,4 +153,18 @@ function scriptAction(flags: { message?: string; approve: boolean; reject: boole
   if (flags.reject) return { kind: 'reject' };
   if (flags.modify !== undefined) return { kind: 'modify', changes: flags.modify };
   return undefined;
+}
+
+/** The tool-choice hint for a project agent whose MODEL_NAME never chooses a tool; undefined when unknown. */
+function agentToolHint(agent: ResolvedAgent): string | undefined {
+  if (!agent.name) return undefined;
+  const root = findProjectRoot(process.cwd());
+  if (!root) return undefined;
+  try {
+    const service = loadProject({ root }).services.find((s) => s.kind === 'agent' && s.name === agent.name);
+    return toolChoiceHint({ model: service?.env.MODEL_NAME, agent: agent.name });
+  } catch {
+    // A project file that cannot be read was reported when the agent was looked up; no hint then.
+    return undefined;
+  }
 }

@@ -19,6 +19,7 @@ import { startOrder } from '../../runtime/supervisor/start-order.js';
 import type { SupervisorEvent } from '../../runtime/supervisor/supervisor-event.js';
 import { SupervisorError } from '../../runtime/supervisor/supervisor-error.js';
 import { prepareTradingStack, prepareTutorialStack } from '../../runtime/supervisor/tutorial-stack.js';
+import { stackToolChoiceHint } from '../../runtime/model/tool-choice-hint.js';
 import { failWith } from '../fail-with.js';
 import { formatTable } from '../format-table.js';
 import { remoteText } from '../remote-text.js';
@@ -96,6 +97,7 @@ export default class Up extends JsonCommand {
       ensureNoLiveStack({ root });
       if (flags.containers) return await this.#containers({ root, detach: flags.detach, scale: parseScale(flags.scale ?? []), healthTimeoutMs });
       let services: ServiceSpec[];
+      let toolHint: string | undefined;
       let build: string[] | undefined;
       let fix: string | undefined;
       if (flags.example === 'tutorial') {
@@ -110,6 +112,8 @@ export default class Up extends JsonCommand {
         const project = loadProject({ root });
         requireAgents({ project, root });
         services = project.services;
+        // A project's agents (each made with tools) on a model that never chooses a tool are told so once the stack is up.
+        toolHint = stackToolChoiceHint(services);
         build = project.build;
       }
       startOrder({ services });
@@ -125,7 +129,7 @@ export default class Up extends JsonCommand {
           if (!this.jsonEnabled()) {
             this.log(table(rows));
             this.log(
-              `\nThe stack runs in the background (supervisor pid ${state.supervisorPid}). See it with: framework-cli status; stop it with: framework-cli down`,
+              `\nThe stack runs in the background (supervisor pid ${state.supervisorPid}). See it with: framework-cli status; stop it with: framework-cli down${toolHint ? `\n\nNote: ${toolHint}` : ''}`,
             );
           }
           return { services: rows, detached: true };
@@ -143,7 +147,7 @@ export default class Up extends JsonCommand {
         onReady: (ready) => {
           const rows = ready.map((s) => ({ name: s.name, port: s.port, url: s.url, state: s.state, pid: s.pid ?? null }));
           if (this.jsonEnabled()) process.stdout.write(`${terminalJson({ type: 'ready', services: rows })}\n`);
-          else this.log(`\n${table(rows)}\n\nEvery service is healthy; Ctrl+C stops the stack.\n`);
+          else this.log(`\n${table(rows)}\n\nEvery service is healthy; Ctrl+C stops the stack.\n${toolHint ? `\nNote: ${toolHint}\n` : ''}`);
         },
       });
       if (outcome.reason === 'gave_up') {

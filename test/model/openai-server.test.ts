@@ -228,7 +228,7 @@ describe("OpenAI's error shape", () => {
     const broken = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: '{"model":' });
     expect(broken.status).toBe(400);
     expect(OpenAiErrorBody.parse(await broken.json()).error.message).toMatch(/invalid JSON/);
-    const noRoute = await fetch(`${server.url}/v1/responses`, { method: 'POST', body: '{}' });
+    const noRoute = await fetch(`${server.url}/v1/assistants`, { method: 'POST', body: '{}' });
     expect(noRoute.status).toBe(404);
     OpenAiErrorBody.parse(await noRoute.json());
   });

@@ -18,7 +18,8 @@ import { defaultEmbeddingStore, defaultModelStore } from './support/default-mode
  */
 const python = venvPython({
   env: 'FRAMEWORK_MODEL_PYTHON',
-  setup: 'python3 -m venv .venv-model && .venv-model/bin/pip install openai==3.51.0 ollama==0.6.3 langchain-ollama==1.1.0 langchain-openai==1.7.4',
+  setup:
+    'python3 -m venv .venv-model && .venv-model/bin/pip install openai==3.57.0 ollama==0.6.3 langchain-ollama==1.1.0 langchain-openai==1.7.4 anthropic==2.15.0 openai-agents==0.24.0',
 });
 const SCRIPT = fileURLToPath(new URL('./support/python_clients.py', import.meta.url));
 

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { checkedTools } from '../../runtime/model/tool-arguments-check.js';
 import { argumentsValue, functionsOf, toolChatHistory } from '../../runtime/model/tool-calling.js';
 
-const weather = { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
-const time = { name: 'get_time' };
+const [weather, time] = checkedTools([
+  {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 3 } } },
+  },
+  { name: 'get_time' },
+]) as [ReturnType<typeof checkedTools>[number], ReturnType<typeof checkedTools>[number]];
 
 describe('functionsOf', () => {
   it('offers every tool for auto and required, the named one only, and none for none', () => {
@@ -10,7 +17,14 @@ describe('functionsOf', () => {
     expect(Object.keys(functionsOf([weather, time], 'required')!)).toEqual(['get_weather', 'get_time']);
     expect(functionsOf([weather, time], { name: 'get_time' })).toEqual({ get_time: {} });
     expect(functionsOf([weather, time], 'none')).toBeUndefined();
-    expect(functionsOf([weather], 'auto')).toEqual({ get_weather: { description: 'Weather of a city', params: weather.parameters } });
+    // Generation gets the grammar schema; the prompt describes the integer range as a range.
+    expect(functionsOf([weather], 'auto')).toEqual({
+      get_weather: { description: 'Weather of a city', params: { type: 'object', properties: { city: { type: 'string' }, days: { enum: [1, 2, 3] } } } },
+    });
+    expect(functionsOf([weather], 'auto', 'documented')!.get_weather!.params).toEqual({
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer', description: 'an integer from 1 to 3' } },
+    });
   });
 });
 

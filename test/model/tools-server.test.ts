@@ -149,6 +149,106 @@ describe('tools on /v1/chat/completions with the openai client', () => {
   });
 });
 
+describe('tool schemas as real clients write them (issue 34)', () => {
+  // pydantic's `Optional[int]` (anyOf with null) with a 0-10 range: a 500 from node-llama-cpp's check, and 100 came back.
+  const rateTool: OpenAI.ChatCompletionTool = {
+    type: 'function',
+    function: {
+      name: 'rate_movie',
+      description: 'Rate a movie from 0 to 10',
+      parameters: {
+        type: 'object',
+        properties: {
+          title: { type: 'string', title: 'Title' },
+          score: { type: 'integer', minimum: 0, maximum: 10 },
+          note: { anyOf: [{ type: 'string', maxLength: 30 }, { type: 'null' }], default: null, title: 'Note' },
+        },
+        required: ['title', 'score'],
+      },
+    },
+  };
+  const Rating = z.object({ title: z.string(), score: z.number().int().min(0).max(10), note: z.string().max(30).nullable().optional() }).strict();
+
+  it('generates arguments for anyOf and integer bounds that match the schema, and counts their tokens', async () => {
+    for (const seed of [1, 2]) {
+      const reply = await openai.chat.completions.create({
+        model: 'smollm2',
+        messages: [{ role: 'user', content: 'Rate the movie Titanic with a score of 100' }],
+        tools: [rateTool],
+        tool_choice: 'required',
+        temperature: 1,
+        seed,
+      });
+      const call = reply.choices[0]!.message.tool_calls![0]!;
+      if (call.type !== 'function') throw new Error('expected a function call');
+      Rating.parse(JSON.parse(call.function.arguments));
+      expect(reply.usage!.completion_tokens).toBeGreaterThan(0);
+    }
+  });
+
+  it('reports eval_count for a tool-call reply on /api/chat', async () => {
+    const reply = await ollama.chat({ model: 'smollm2', messages: [question], tools: [weatherTool], options: { temperature: 0 } });
+    expect(reply.message.tool_calls).toHaveLength(1);
+    expect(reply.eval_count).toBeGreaterThan(0);
+  });
+
+  it('refuses a keyword the grammar cannot express with a 400 naming it, before generating', async () => {
+    const error = await openai.chat.completions
+      .create({
+        model: 'smollm2',
+        messages: [question],
+        tools: [
+          { type: 'function', function: { name: 'code', parameters: { type: 'object', properties: { iata: { type: 'string', pattern: '^[A-Z]{3}$' } } } } },
+        ],
+        tool_choice: 'required',
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).toMatch(/tool 'code' at \/properties\/iata: 'pattern' cannot be enforced/);
+  });
+
+  it('under forceToolCall, answers a chat completion without tools with text, not a 400', async () => {
+    const reply = await openai.chat.completions.create({ model: 'smollm2', messages: [question], max_tokens: 4, temperature: 0 });
+    expect(reply.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    expect(reply.choices[0]!.message.tool_calls ?? []).toEqual([]);
+  });
+});
+
+describe('auto on the default model: a choice step, then a call or text (issue 34)', () => {
+  // SmolLM2 never starts a call by itself under plain `auto`; the server lets it choose under a grammar first.
+  const tools: OpenAI.ChatCompletionTool[] = [
+    { type: 'function', function: { name: 'get_weather', description: 'Get the current weather for a city', parameters: weatherParameters } },
+    { type: 'function', function: { name: 'get_time', description: 'Get the current time in a city', parameters: weatherParameters } },
+  ];
+
+  it('calls the tool a prompt needs, without tool_choice', async () => {
+    const reply = await openai.chat.completions.create({
+      model: 'smollm2',
+      messages: [{ role: 'user', content: 'How hot is it in Cairo at the moment?' }],
+      tools,
+      tool_choice: 'auto',
+      temperature: 0,
+    });
+    const call = reply.choices[0]!.message.tool_calls?.[0];
+    if (call?.type !== 'function') throw new Error(`expected a function call, got ${JSON.stringify(reply.choices[0]!.message)}`);
+    expect(call.function.name).toBe('get_weather');
+    WeatherArguments.parse(JSON.parse(call.function.arguments));
+  });
+
+  it('answers in text a prompt that needs no tool', async () => {
+    const reply = await openai.chat.completions.create({
+      model: 'smollm2',
+      messages: [{ role: 'user', content: 'Write a haiku about the sea.' }],
+      tools,
+      tool_choice: 'auto',
+      temperature: 0,
+      max_tokens: 8,
+    });
+    expect(reply.choices[0]!.message.tool_calls ?? []).toEqual([]);
+    expect(reply.choices[0]!.message.content!.length).toBeGreaterThan(0);
+  });
+});
+
 describe("the toolkit's invoke() with tools through the ollama provider", () => {
   it('runs the tool the model calls and gets a final text', async () => {
     const calls: unknown[] = [];

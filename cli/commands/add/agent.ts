@@ -1,5 +1,7 @@
 import { Args, Flags } from '@oclif/core';
+import { DEFAULT_CHAT_MODEL } from '../../../runtime/core/defaults.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
+import { toolChoiceHint } from '../../../runtime/model/tool-choice-hint.js';
 import { addAgent, type AddAgentSummary, type TaskAnswer } from '../../../runtime/scaffold/add-agent.js';
 import type { SkillAnswer } from '../../../runtime/scaffold/agent-card-file.js';
 import { parseNamedPair, promptAgentAnswers } from '../../../runtime/scaffold/agent-answers.js';
@@ -54,6 +56,8 @@ export default class AddAgent extends ScaffoldCommand {
       ...summary.updated.map((file) => `  updated ${file}`),
       `Run it alone: npm run build && ${projectCliCommand({ root: summary.root })} serve agent --module dist/agents/${summary.agent}/app.js --port ${summary.port}`,
       `Or the whole stack: ${projectCliCommand({ root: summary.root })} up, then ${projectCliCommand({ root: summary.root })} chat ${summary.agent}`,
+      // The agent runs on the default local model (MODEL_NAME), which never chooses its tools.
+      ...[toolChoiceHint({ model: DEFAULT_CHAT_MODEL, agent: summary.agent })].filter((hint) => hint !== undefined).map((hint) => `Note: ${hint}`),
     ]);
     return summary;
   }
