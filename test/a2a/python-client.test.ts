@@ -15,7 +15,7 @@ import { venvPython } from '../support/python-venv.js';
  *   FRAMEWORK_A2A_PYTHON=.venv-a2a/bin/python npx vitest run test/a2a/python-client.test.ts
  * In CI (CI=true) a missing venv fails the test instead of skipping it.
  */
-const python = venvPython({ env: 'FRAMEWORK_A2A_PYTHON', setup: "python3 -m venv .venv-a2a && .venv-a2a/bin/pip install 'a2a-sdk[http-server]==1.3.0'" });
+const python = venvPython({ env: 'FRAMEWORK_A2A_PYTHON', setup: "python3 -m venv .venv-a2a && .venv-a2a/bin/pip install 'a2a-sdk[http-server,grpc]==1.3.0' uvicorn==0.54.0" });
 const SCRIPT = fileURLToPath(new URL('./fixtures/a2a_python_client.py', import.meta.url));
 
 describe.skipIf(!python)('the official Python A2A client (a2a-sdk) against the agent', () => {
