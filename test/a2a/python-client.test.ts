@@ -11,11 +11,14 @@ import { venvPython } from '../support/python-venv.js';
  * The official Python A2A client (a2a-sdk 1.3.0, PyPI) against our agent,
  * over JSON-RPC and over HTTP+JSON, signing with our HMAC scheme. Runs when
  * FRAMEWORK_A2A_PYTHON is the python of a venv with the client (.ci/run makes it):
- *   python3 -m venv .venv-a2a && .venv-a2a/bin/pip install 'a2a-sdk[http-server]==1.3.0'
+ *   python3 -m venv .venv-a2a && .venv-a2a/bin/pip install 'a2a-sdk[http-server,grpc]==1.3.0' uvicorn==0.54.0
  *   FRAMEWORK_A2A_PYTHON=.venv-a2a/bin/python npx vitest run test/a2a/python-client.test.ts
  * In CI (CI=true) a missing venv fails the test instead of skipping it.
  */
-const python = venvPython({ env: 'FRAMEWORK_A2A_PYTHON', setup: "python3 -m venv .venv-a2a && .venv-a2a/bin/pip install 'a2a-sdk[http-server,grpc]==1.3.0' uvicorn==0.54.0" });
+const python = venvPython({
+  env: 'FRAMEWORK_A2A_PYTHON',
+  setup: "python3 -m venv .venv-a2a && .venv-a2a/bin/pip install 'a2a-sdk[http-server,grpc]==1.3.0' uvicorn==0.54.0",
+});
 const SCRIPT = fileURLToPath(new URL('./fixtures/a2a_python_client.py', import.meta.url));
 
 describe.skipIf(!python)('the official Python A2A client (a2a-sdk) against the agent', () => {
