@@ -215,15 +215,18 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
     }
     if (!isAsyncIterable(outcome)) return c.json(outcome);
-    // A streaming method answers with an event stream, whatever happens: an error before the first event is the
-    // stream's one event (1.0 and 0.3 §3.3.1, "streaming methods respond with 200 text/event-stream"; the TCK and the
-    // Python SDKs read the error from the stream), as an error after it is.
+    // An error before the first event: a request that named A2A-Version 1.0 gets a plain JSON-RPC answer, as the 1.0
+    // Python SDK server sends and the 1.0 TCK reads; a 0.3 request, or one with no version (the TCK's main branch),
+    // gets an event stream whose one event is the error (0.3 §3.3.1: streaming methods answer 200
+    // text/event-stream; the Python 0.3 SDK does so, and those clients refuse any other content type).
     const iterator = outcome[Symbol.asyncIterator]();
     let first: IteratorResult<JsonRpcAnswer> | { failed: JsonRpcAnswer };
     try {
       first = (await iterator.next()) as IteratorResult<JsonRpcAnswer>;
     } catch (error) {
-      first = { failed: { jsonrpc: '2.0', id, error: mapError(error) } };
+      const failed = { jsonrpc: '2.0' as const, id, error: mapError(error) };
+      if (header === A2A_PROTOCOL_VERSION) return c.json(failed);
+      first = { failed };
     }
     async function* events(): AsyncGenerator<{ answer: JsonRpcAnswer; failed: boolean }> {
       if ('failed' in first) {

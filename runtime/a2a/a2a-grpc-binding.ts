@@ -84,6 +84,13 @@ export async function startGrpcBinding(options: GrpcBindingOptions): Promise<Grp
       },
     });
     await options.guard.authorize(caller, SEND_METHODS.has(name) ? messageText(call.request as SendMessageRequest) : methodName(name));
+    // The spec's mapping makes VersionNotSupportedError UNIMPLEMENTED on gRPC (the SDK sends FAILED_PRECONDITION).
+    const [version] = call.metadata.get('a2a-version');
+    if (version !== undefined && String(version) !== A2A_PROTOCOL_VERSION)
+      throw new GrpcRefusal(
+        grpc.status.UNIMPLEMENTED,
+        `The requested A2A protocol version '${String(version)}' is not supported. Supported versions: ${A2A_PROTOCOL_VERSION}`,
+      );
     callers.set(call, caller);
   };
 
@@ -151,8 +158,19 @@ function messageText(request: SendMessageRequest): string {
   return texts.join('\n');
 }
 
+/** A refusal with its own gRPC status. */
+class GrpcRefusal extends Error {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The gRPC status of a refusal before the SDK: a bad signature, a denial, or (logged) anything else. */
 function refusal(error: unknown, logger: Logger): Partial<grpc.StatusObject> {
+  if (error instanceof GrpcRefusal) return { code: error.code, details: error.message };
   if (FrameworkError.isInstance(error)) {
     const code =
       error.code === 'signature_invalid'

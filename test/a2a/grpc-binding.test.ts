@@ -113,6 +113,20 @@ describe('the A2A gRPC binding (A2A_GRPC_PORT)', () => {
     expect(probe.calls.length).toBe(before);
   });
 
+  it("a protocol version it does not serve is UNIMPLEMENTED (the spec's gRPC mapping of VersionNotSupportedError)", async () => {
+    const key = keys.ring.signingKeyFor('orchestrator');
+    const transport = await new GrpcTransportFactory({
+      grpcCallOptions: { interceptors: [signingInterceptor({ source: 'orchestrator', target: 'probe', key })] },
+    }).create(grpcUrl(), only('GRPC') as never);
+    const error = (await transport
+      .sendMessage(
+        { tenant: '', message: message('result v99'), configuration: undefined, metadata: undefined },
+        { serviceParameters: { 'A2A-Version': '99.0' } },
+      )
+      .catch((e: unknown) => e)) as { status?: number };
+    expect(error.status).toBe(grpc.status.UNIMPLEMENTED);
+  });
+
   it('a signature covers the message bytes: metadata signed for one message does not pass with another', async () => {
     const key = keys.ring.signingKeyFor('orchestrator');
     // An interceptor that signs the first message it sees, then sends a different one under that signature.

@@ -88,8 +88,8 @@ describe('a message needs at least one part (every binding)', () => {
     const sent = await rpc({ jsonrpc: '2.0', id: 'SendMessage', method: 'SendMessage', params: { message: empty } }, { 'A2A-Version': '1.0' });
     expect(sent.json.error?.code).toBe(-32602);
     expect(sent.json.error.message).toMatch(/at least one part/);
-    const streamed = await rpcStream({ jsonrpc: '2.0', id: 'st', method: 'SendStreamingMessage', params: { message: empty } }, { 'A2A-Version': '1.0' });
-    expect(streamed.events[0]?.error?.code).toBe(-32602);
+    const streamed = await rpc({ jsonrpc: '2.0', id: 'st', method: 'SendStreamingMessage', params: { message: empty } }, { 'A2A-Version': '1.0' });
+    expect(streamed.json.error?.code).toBe(-32602);
     const legacy = { kind: 'message', messageId: 'm-empty-03', role: 'user', parts: [] };
     expect((await rpc({ jsonrpc: '2.0', id: 'ms', method: 'message/send', params: { message: legacy } })).json.error?.code).toBe(-32602);
     expect((await rpcStream({ jsonrpc: '2.0', id: 'mst', method: 'message/stream', params: { message: legacy } })).events[0]?.error?.code).toBe(-32602);
@@ -155,9 +155,9 @@ async function rpcStream(body: unknown, headers: Record<string, string> = {}): P
   return { status: res.status, type: res.headers.get('content-type') ?? '', events };
 }
 
-describe('streaming methods answer with an event stream, errors included (1.0; 0.3 §3.3.1)', () => {
-  it('SubscribeToTask and v0.3 tasks/resubscribe on an unknown task: HTTP 200 text/event-stream carrying the -32001 error', async () => {
-    const current = await rpcStream({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: 'no-such-task' } }, { 'A2A-Version': '1.0' });
+describe('a streaming method that fails before its first event', () => {
+  it('with no A2A-Version, or 0.3: HTTP 200 text/event-stream whose one event is the error (0.3 §3.3.1; the TCK main branch, the Python 0.3 SDK)', async () => {
+    const current = await rpcStream({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: 'no-such-task' } });
     const legacy = await rpcStream({ jsonrpc: '2.0', id: 'r', method: 'tasks/resubscribe', params: { id: 'no-such-task' } });
     for (const answer of [current, legacy]) {
       expect(answer.status).toBe(200);
@@ -168,14 +168,19 @@ describe('streaming methods answer with an event stream, errors included (1.0; 0
     }
     expect(current.events[0]!.id).toBe('s');
     expect(legacy.events[0]!.id).toBe('r');
+    const refused = await rpcStream({
+      jsonrpc: '2.0',
+      id: 'st',
+      method: 'SendStreamingMessage',
+      params: { message: { messageId: 'm-st', parts: [{ text: 'x' }] } },
+    });
+    expect(refused.type).toMatch(/^text\/event-stream/);
+    expect(refused.events.map((event) => event.error?.code)).toEqual([-32602]);
   });
 
-  it('SendStreamingMessage refused by the handler (no role) is an event stream with the -32602 error', async () => {
-    const answer = await rpcStream(
-      { jsonrpc: '2.0', id: 'st', method: 'SendStreamingMessage', params: { message: { messageId: 'm-st', parts: [{ text: 'x' }] } } },
-      { 'A2A-Version': '1.0' },
-    );
-    expect(answer.type).toMatch(/^text\/event-stream/);
-    expect(answer.events.map((event) => event.error?.code)).toEqual([-32602]);
+  it('with A2A-Version 1.0: a plain JSON-RPC error (what the 1.0 Python SDK server sends and the 1.0 TCK reads)', async () => {
+    const { status, json } = await rpc({ jsonrpc: '2.0', id: 's1', method: 'SubscribeToTask', params: { id: 'no-such-task' } }, { 'A2A-Version': '1.0' });
+    expect(status).toBe(200);
+    expect(json).toMatchObject({ jsonrpc: '2.0', id: 's1', error: { code: -32001 } });
   });
 });
