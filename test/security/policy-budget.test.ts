@@ -1,10 +1,8 @@
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUDGET_POLICY, Upstream } from '../../bench/support/guard-attacks/policy-budget.js';
 import { runCli } from '../support/cli.js';
 import { freePort, waitFor } from '../support/net.js';
 import { startService, type Service } from '../support/processes.js';
@@ -17,29 +15,8 @@ import { startService, type Service } from '../support/processes.js';
 // reach the network; policy serve and serve guardian listened on 0.0.0.0
 // when asked, with no word from the operator.
 
-const POLICY = `package budget
-
-hang := http.send({"method": "GET", "url": input.url, "timeout": "30s"}).status_code
-
-post := n if {
-  http.send({"method": "POST", "url": input.url, "body": {"transfer": 100}})
-  n := count([x | some x in numbers.range(1, 300000); x % 7 == 0])
-}
-
-small if input.amount < 1000
-
-padded := sprintf("%0100000000d", [1])
-
-walked := count([p | walk(input, [p, _])])
-
-cheap := true
-`;
-
-/** A server beside the policy engine: counts POSTs, and holds requests to /hang open until closed. */
-let upstream: Server;
+let upstream: Upstream;
 let upstreamUrl: string;
-let posts = 0;
-const held = new Set<Socket>();
 let dir: string;
 let service: Service;
 
@@ -49,22 +26,10 @@ const post = async (path: string, body: string) => {
 };
 
 beforeAll(async () => {
-  upstream = createServer((request, response) => {
-    if (request.url === '/hang') {
-      held.add(request.socket);
-      request.socket.once('close', () => held.delete(request.socket));
-      return;
-    }
-    if (request.method === 'POST') posts++;
-    request.resume();
-    response.end('{}');
-  });
-  upstream.listen(0, '127.0.0.1');
-  await once(upstream, 'listening');
-  const address = upstream.address();
-  upstreamUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  upstream = new Upstream();
+  upstreamUrl = await upstream.start();
   dir = mkdtempSync(join(tmpdir(), 'fw-sec-policy-budget-'));
-  writeFileSync(join(dir, 'budget.rego'), POLICY);
+  writeFileSync(join(dir, 'budget.rego'), BUDGET_POLICY);
   const port = await freePort();
   service = await startService({
     name: 'policy serve',
@@ -75,9 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await service?.stop();
-  for (const socket of held) socket.destroy();
-  upstream?.closeAllConnections();
-  await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  await upstream?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -85,11 +48,11 @@ describe('the policy server under an http.send that hangs', () => {
   it('answers /health while the upstream still holds the request, and ends the decision at the budget, not the 30 s timeout', async () => {
     let settled = false;
     const hanging = post('/v1/data/budget/hang', JSON.stringify({ input: { url: `${upstreamUrl}/hang` } })).finally(() => (settled = true));
-    await waitFor(async () => held.size > 0, 'the upstream to receive the request');
+    await waitFor(async () => upstream.open > 0, 'the upstream to receive the request');
     const health = await fetch(`${service.url}/health`);
     expect(health.status).toBe(200);
     // Answered while the http.send was still waiting: the upstream holds the connection, the decision is pending.
-    expect(held.size).toBeGreaterThan(0);
+    expect(upstream.open).toBeGreaterThan(0);
     expect(settled).toBe(false);
     const cheap = await post('/v1/data/budget/cheap', '{}');
     expect(cheap.body).toEqual({ result: true });
@@ -103,10 +66,10 @@ describe('the policy server under an http.send that hangs', () => {
 
 describe('side effects', () => {
   it('sends an http.send POST once per decision, however long the decision works after it', async () => {
-    const before = posts;
+    const before = upstream.posts;
     const answer = await post('/v1/data/budget/post', JSON.stringify({ input: { url: `${upstreamUrl}/post` } }));
     expect(answer).toEqual({ status: 200, body: { result: 42857 } });
-    expect(posts - before).toBe(1);
+    expect(upstream.posts - before).toBe(1);
   });
 });
 
@@ -145,14 +108,14 @@ describe('text nested too deep', () => {
 
 describe('ad-hoc queries and the network', () => {
   it('refuses http.send and net.lookup_ip_addr in /v1/query with a 403 naming the flag, and sends nothing', async () => {
-    const before = posts;
+    const before = upstream.posts;
     const sent = await post('/v1/query', JSON.stringify({ query: `r := http.send({"method": "POST", "url": "${upstreamUrl}/query"})` }));
     expect(sent).toMatchObject({ status: 403, body: { code: 'forbidden', message: expect.stringContaining('--allow-query-network') } });
-    expect(posts).toBe(before);
+    expect(upstream.posts).toBe(before);
     // Through a rule of the policy too: the query, not the rule, decides.
     const viaRule = await post('/v1/query', JSON.stringify({ query: 'x := data.budget.post', input: { url: `${upstreamUrl}/query` } }));
     expect(viaRule.status).toBe(403);
-    expect(posts).toBe(before);
+    expect(upstream.posts).toBe(before);
     const lookup = await fetch(`${service.url}/v1/query?q=${encodeURIComponent('r := net.lookup_ip_addr("localhost")')}`);
     expect(lookup.status).toBe(403);
     // Decisions of the Data API keep the network: the operator's policies call it.
@@ -167,13 +130,13 @@ describe('ad-hoc queries and the network', () => {
       port,
     });
     try {
-      const before = posts;
+      const before = upstream.posts;
       const response = await fetch(`${open.url}/v1/query`, {
         method: 'POST',
         body: JSON.stringify({ query: `r := http.send({"method": "POST", "url": "${upstreamUrl}/query"}).status_code` }),
       });
       expect(await response.json()).toEqual({ result: [{ r: 200 }] });
-      expect(posts - before).toBe(1);
+      expect(upstream.posts - before).toBe(1);
     } finally {
       await open.stop();
     }

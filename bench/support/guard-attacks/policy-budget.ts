@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { REPO_ROOT, freePort, startCli, type ChildService } from '../child-services.js';
 import { attackTally, type GuardAttackClass, type GuardAttackContext } from './guard-attack.js';
 
-const POLICY = `package budget
+/** The policies the budget attacks evaluate (shared with test/security/policy-budget.test.ts). */
+export const BUDGET_POLICY = `package budget
 
 hang := http.send({"method": "GET", "url": input.url, "timeout": "30s"}).status_code
 
@@ -36,7 +37,7 @@ cheap := true
 `;
 
 /** A server outside the policy engine: counts the requests it gets, and holds GETs to /hang without answering. */
-class Upstream {
+export class Upstream {
   readonly server: Server;
   posts = 0;
   /** Requests to /hang received, and how many of their connections are still open. */
@@ -130,7 +131,7 @@ export const policyBudgetAttacks: GuardAttackClass = {
     const tally = attackTally();
     const dir = join(context.scratch, 'policies');
     await mkdir(dir);
-    await writeFile(join(dir, 'budget.rego'), POLICY);
+    await writeFile(join(dir, 'budget.rego'), BUDGET_POLICY);
     const upstream = new Upstream();
     const upstreamUrl = await upstream.start();
     const port = await freePort();
