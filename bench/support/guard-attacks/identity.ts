@@ -12,8 +12,8 @@ const KEY = 'shared-open-webui-key-0123456789';
 
 type Message = { role: 'user' | 'assistant'; content: string };
 
-/** The approval question as anyone can write it from its public format. */
-function rebuiltQuestion(amount: number): string {
+/** The approval question as anyone can write it from its public format (shared with test/security/guard-identity.test.ts). */
+export function rebuiltQuestion(amount: number): string {
   return [
     `_Calling tool place_trade({"symbol":"ACME","amount":${amount}})…_`,
     '',
