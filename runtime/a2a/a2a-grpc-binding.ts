@@ -73,7 +73,9 @@ export async function startGrpcBinding(options: GrpcBindingOptions): Promise<Grp
   }) as unknown as Record<Method, (...args: unknown[]) => unknown>;
 
   const admit = async (name: Method, call: grpc.ServerUnaryCall<object, unknown> | grpc.ServerWritableStream<object, unknown>): Promise<void> => {
-    const body = rawBytes.get(call.request) ?? Buffer.alloc(0);
+    const body = rawBytes.get(call.request);
+    // Every request passes through the deserializer above; without its bytes there is nothing to check the signature over.
+    if (body === undefined) throw new GrpcRefusal(grpc.status.INTERNAL, 'The request message bytes were not kept; the call is refused.');
     const caller = await options.guard.authenticate({
       method: 'POST',
       path: A2AService[name].path,
