@@ -9,7 +9,7 @@ import { readBodyText } from '../core/server/read-json-body.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 import { SIGNATURE_HEADERS, SIGNATURE_SCHEME } from './signing/request-signature.js';
 
-/** The challenge of a 401: the HMAC scheme and the headers a request must carry (see README, A2A). */
+/** The challenge of a 401: the HMAC scheme and the headers a request must carry (see docs/a2a.md). */
 export const WWW_AUTHENTICATE = `${SIGNATURE_SCHEME} realm="a2a", headers="${Object.values(SIGNATURE_HEADERS).join(' ')}"`;
 
 /** The version a request without an `A2A-Version` header asks for (the SDK's rule: such a client predates the header). */

@@ -69,7 +69,7 @@ export async function checkDocker(options: { env?: NodeJS.ProcessEnv; timeoutMs?
   }
   if (!base.ok) {
     return checkResult('docker', 'warn', `${found}; the first build pulls it from the registry (or fails without one)`, {
-      fix: `docker pull ${image}; without a registry, make a base image locally (debootstrap, see README "Containers") and set FRAMEWORK_BASE_IMAGE to it`,
+      fix: `docker pull ${image}; without a registry, make a base image locally (debootstrap, see docs/deployment.md) and set FRAMEWORK_BASE_IMAGE to it`,
       required: false,
     });
   }

@@ -3,7 +3,7 @@ import { ModelRequestError } from './model-request-error.js';
 
 /**
  * Request bodies of Ollama's API. Every field Ollama accepts is accepted
- * here; those we do not act on are listed in the README. A JSON `null`
+ * here; those we do not act on are listed in docs/models.md. A JSON `null`
  * means "not set", as in Ollama (its Go decoder leaves the field at its
  * default): `withoutNulls` drops them before these schemas see the body.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { plainError, runCli } from '../support/cli.js';
 
 /**
- * Usage errors exit 2, as the README says, and a --json run prints one JSON
+ * Usage errors exit 2, as docs/cli.md says, and a --json run prints one JSON
  * document whatever happens: a stray argument (which oclif reads as part of a
  * command's name), an unknown command, flags with no command, and
  * `--version --json`. These run the binary (cli/bin/run.js), as a user does.

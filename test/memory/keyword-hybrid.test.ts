@@ -64,7 +64,7 @@ describe('keyword, hybrid and semantic search on a labelled set', () => {
     for (const mode of Object.keys(right)) {
       for (const { query, answer } of ALL_QUERIES) if ((await top(query, mode)).memories[0]?.id === answer) right[mode]!.push(query);
     }
-    // Measured with all-minilm (figures in the README): semantic answers every query of this set; keyword
+    // Measured with all-minilm (figures in docs/memory.md): semantic answers every query of this set; keyword
     // falls for both traps and a "password" lure; hybrid (alpha 0.7, BM25 normalised by the best) still
     // falls for the "bank" trap and the "password" lure.
     expect(right.semantic).toHaveLength(ALL_QUERIES.length);

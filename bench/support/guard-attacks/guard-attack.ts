@@ -20,7 +20,7 @@ export interface GuardAttackResult {
 }
 
 export interface GuardAttackClass {
-  /** The README's name for the class, e.g. "numbers" or "terminal". */
+  /** The name of the class in docs/security.md, e.g. "numbers" or "terminal". */
   readonly name: string;
   run(context: GuardAttackContext): Promise<GuardAttackResult>;
 }

@@ -1,4 +1,4 @@
-/** Every class of guard attack `npm run security` tries (issue 33), in the README's order. */
+/** Every class of guard attack `npm run security` tries (issue 33), in the order of docs/security.md. */
 import { bundlesAttack } from './bundles.js';
 import type { GuardAttackClass } from './guard-attack.js';
 import { identityAttacks } from './identity.js';

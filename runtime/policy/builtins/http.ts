@@ -15,7 +15,7 @@
  * as their Cache-Control max-age / Expires allow, `force_cache: true` for
  * `force_cache_duration_seconds`. The `*_file`/`*_env_variable` TLS
  * options, tls_use_system_certs, max_retry_attempts and caching_mode are
- * accepted and ignored except as noted in the README.
+ * accepted and ignored except as noted in docs/policy.md.
  */
 import { PolicyError } from '../errors.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';

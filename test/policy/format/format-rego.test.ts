@@ -6,7 +6,7 @@ import { parseModule } from '../../../runtime/policy/parser.js';
 /**
  * The formatter's layout rules, each case written for this suite with the
  * output `opa fmt` gives for it (the rules of OPA's v1/format, checked
- * locally against OPA's golden files; see README, policy fmt).
+ * locally against OPA's golden files; see docs/policy.md, policy fmt).
  */
 const fmt = (source: string) => formatRego({ source, file: 'case.rego' });
 
