@@ -91,10 +91,25 @@ export interface EveryExpr extends ExprBase {
   body: Body;
 }
 
-/** `not { ... }` (rego.v2) and negated expressions whose support expressions must stay negated. */
+/** `not { ... }` (future.keywords.not) and negated expressions whose support expressions must stay negated. */
 export interface NotBodyExpr extends ExprBase {
   kind: 'notbody';
   body: Body;
+  /**
+   * Set when this expression was written `lhs or rhs` (future.keywords.or): it
+   * then evaluates as `not { not { lhs }; not { rhs } }`, which is OPA's
+   * semantics (true once when either operand holds, no bindings leave an
+   * operand). The operands are kept for the formatter and `rego.parse_module`.
+   */
+  or?: OrOperands;
+}
+
+/** The operands of `lhs or rhs`; `explicit*` when the operand was written as a `{ ... }` block. */
+export interface OrOperands {
+  lhs: Body;
+  rhs: Body;
+  explicitLhs: boolean;
+  explicitRhs: boolean;
 }
 
 export type Expr = TermExpr | CallExpr | SomeExpr | EveryExpr | NotBodyExpr;
@@ -141,6 +156,8 @@ export interface Module {
   rules: Rule[];
   /** `import rego.v2`: `not { body }` allowed. */
   regoV2: boolean;
+  /** `import future.keywords.or` (or `future.keywords`): `a or b` expressions allowed. */
+  orKeyword?: boolean;
   /** `import future.keywords.not` or rego.v2: negation keeps nested calls inside the negation. */
   notKeyword: boolean;
 }

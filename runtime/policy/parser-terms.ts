@@ -5,7 +5,7 @@
  * Refs and calls only continue with adjacent tokens (`a.b[c](d)`), so a
  * newline or space ends a term.
  */
-import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, type RefTerm, type Term, type VarTerm, type With } from './ast.js';
+import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, type OrOperands, type RefTerm, refName, type Term, type VarTerm, type With } from './ast.js';
 import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
@@ -44,8 +44,10 @@ const ARITH_OPS: Record<string, string> = { '+': 'plus', '-': 'minus' };
 const FACTOR_OPS: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
 
 export interface ParserOptions {
-  /** Allow `not { body }` (set by `import rego.v2`). */
-  regoV2?: boolean;
+  /** Allow `not { body }` (set by `import future.keywords.not`). */
+  notBlocks?: boolean;
+  /** Read `a or b` as a disjunction (set by `import future.keywords.or`). */
+  orKeyword?: boolean;
   /**
    * When given, the source span of each term, expression, head and rule body
    * is recorded here (for the formatter). The AST itself stays unchanged.
@@ -55,7 +57,8 @@ export interface ParserOptions {
 
 export class TermParser {
   protected i = 0;
-  regoV2: boolean;
+  notBlocks: boolean;
+  orKeyword: boolean;
   /** The exact digits of this text's number literals, bounded (see MAX_EXACT_DIGITS). */
   protected readonly digits = new ExactDigits();
 
@@ -64,7 +67,8 @@ export class TermParser {
     protected readonly file: string,
     options: ParserOptions = {},
   ) {
-    this.regoV2 = options.regoV2 === true;
+    this.notBlocks = options.notBlocks === true;
+    this.orKeyword = options.orKeyword === true;
     this.spans = options.spans;
     if (this.spans !== undefined) recordSpans({ parser: this, spans: this.spans, start: () => this.tok.offset, end: () => this.prevEnd() });
   }
@@ -304,7 +308,7 @@ export class TermParser {
         continue;
       }
       const toks = tokenize(part.expr, this.file).map((x) => ({ ...x, row: x.row + part.row - 1, col: x.row === 1 ? x.col + part.col - 1 : x.col }));
-      const sub = new TermParser(toks, this.file, { regoV2: this.regoV2 });
+      const sub = new TermParser(toks, this.file, { notBlocks: this.notBlocks, orKeyword: this.orKeyword });
       sub.templateCount = this.templateCount + 1000;
       const exprLoc = { file: this.file, row: part.row, col: part.col };
       if (toks[0]?.kind === 'eof') this.fail('empty template string expression', t);
@@ -538,19 +542,72 @@ export class TermParser {
   }
 
   parseLiteral(): Expr {
+    if (!this.orKeyword) return this.parseLiteralWithWiths();
+    const loc = this.loc();
+    let lhs = this.orBlock(() => this.isOrKw());
+    let explicitLhs = lhs !== undefined;
+    lhs ??= [this.parseOrOperand(false)];
+    while (this.isOrKw()) {
+      this.advance();
+      const block = this.orBlock(() => this.isOrKw() || this.orOperandEnd());
+      const rhs = block ?? [this.parseOrOperand(true)];
+      const or: OrOperands = { lhs: lhs as Body, rhs, explicitLhs, explicitRhs: block !== undefined };
+      const negate = (b: Body): Expr => ({ kind: 'notbody', body: b, negated: false, with: [], loc });
+      lhs = [{ kind: 'notbody', body: [negate(or.lhs), negate(or.rhs)], negated: false, with: [], loc, or }];
+      explicitLhs = false;
+    }
+    const expr = (lhs as Body)[0] as Expr;
+    if (this.isKw('with')) expr.with = [...expr.with, ...this.parseWith()];
+    return expr;
+  }
+
+  /** `or` after an operand (on the same line or the next, as OPA reads it). */
+  protected isOrKw(): boolean {
+    return this.orKeyword && this.tok.kind === 'ident' && this.tok.text === 'or';
+  }
+
+  /** `{ body }` when the current tokens read as a block followed by what `next` accepts (an `or` operand), else undefined with nothing consumed. */
+  private orBlock(next: () => boolean): Body | undefined {
+    if (!this.isOp('{')) return undefined;
+    return this.attempt(() => {
+      this.advance();
+      const body = this.parseBody('}');
+      this.expectOp('}');
+      if (!next()) this.fail('not a block');
+      return body;
+    });
+  }
+
+  private orOperandEnd(): boolean {
+    const t = this.tok;
+    return t.kind === 'eof' || t.newline || this.isOp('}') || this.isOp(']') || this.isOp(';') || this.isKw('with');
+  }
+
+  /** An operand written without braces: one literal, which may not assign (OPA: "cannot assign vars inside implicit or operand"). */
+  private parseOrOperand(isRhs: boolean): Expr {
+    const e = this.parseLiteralNoWith();
+    if (!(isRhs || this.isOrKw()) || e.kind !== 'call' || refName(e.op) !== 'assign') return e;
+    throw new PolicyError({ code: 'rego_compile_error', detail: 'cannot assign vars inside implicit or operand', location: e.loc });
+  }
+
+  private parseLiteralWithWiths(): Expr {
+    const expr = this.parseLiteralNoWith();
+    if (this.isKw('with')) expr.with = [...expr.with, ...this.parseWith()];
+    return expr;
+  }
+
+  private parseLiteralNoWith(): Expr {
     const start = this.tok;
     const loc = this.loc(start);
     let negated = false;
     if (this.isKw('not')) {
       this.advance();
       negated = true;
-      if (this.regoV2 && this.isOp('{')) {
+      if (this.notBlocks && this.isOp('{')) {
         this.advance();
         const body = this.parseBody('}');
         this.expectOp('}');
-        const expr: Expr = { kind: 'notbody', body, negated: false, with: [], loc };
-        if (this.isKw('with')) expr.with = this.parseWith();
-        return expr;
+        return { kind: 'notbody', body, negated: false, with: [], loc };
       }
     }
     if (this.isKw('some')) {
@@ -563,7 +620,6 @@ export class TermParser {
     }
     const expr = this.parseExpr(loc);
     expr.negated = negated;
-    if (this.isKw('with')) expr.with = this.parseWith();
     return expr;
   }
 

@@ -26,11 +26,11 @@ class ModuleParser extends TermParser {
       notKeyword: false,
     };
     while (this.isKw('import')) module.imports.push(this.parseImport(module));
-    this.regoV2 = module.regoV2;
     while (this.tok.kind !== 'eof') {
-      if (this.isKw('import')) this.fail('imports must appear before rules');
       if (this.isKw('package')) this.fail('unexpected package keyword (one package per module)');
-      module.rules.push(this.parseRule(module));
+      // OPA takes an import anywhere among the rules; it applies to the whole module.
+      if (this.isKw('import')) module.imports.push(this.parseImport(module));
+      else module.rules.push(this.parseRule(module));
     }
     return module;
   }
@@ -73,8 +73,12 @@ class ModuleParser extends TermParser {
     }
     if (names[0] === 'future') {
       if (names[1] !== 'keywords' || names.length > 3) this.fail(`invalid import ${names.join('.')}`, importTok);
-      if (names[2] === 'not') module.notKeyword = true;
+      // `import future.keywords` imports every future keyword, `not` and `or` included (as OPA v1.20.2 does).
+      if (names[2] === undefined || names[2] === 'not') module.notKeyword = true;
+      if (names[2] === undefined || names[2] === 'or') module.orKeyword = true;
     }
+    this.notBlocks = module.notKeyword;
+    this.orKeyword = module.orKeyword === true;
     const imp: Import = { path, loc: this.loc(importTok) };
     if (this.isKw('as')) {
       this.advance();
@@ -102,7 +106,8 @@ class ModuleParser extends TermParser {
     else if (headTerm.type === 'ref') head.ref = headTerm.terms;
     else if (headTerm.type === 'call') {
       head.ref = headTerm.op.terms;
-      head.args = headTerm.args;
+      // `f() := v` declares a plain rule `f` in OPA, not a zero-argument function.
+      if (headTerm.args.length > 0) head.args = headTerm.args;
     } else this.fail('invalid rule head', headTok);
     const first = head.ref[0] as Term;
     if (first.type !== 'var') this.fail('invalid rule head', headTok);
@@ -171,6 +176,8 @@ class ModuleParser extends TermParser {
           this.advance();
           const body = this.parseBody('}');
           this.expectOp('}');
+          // `if { a } or { b }`: the block is the first operand of a disjunction.
+          if (this.isOrKw()) this.fail('block is an or operand');
           return body;
         });
         if (block !== undefined) return block;
@@ -255,7 +262,7 @@ class QueryParser extends TermParser {
 export function parseQuery(source: string, file = ''): Body {
   const toks = tokenize(source, file);
   if (toks.length === 1) throw new PolicyError({ code: 'rego_parse_error', detail: 'empty query', location: { file, row: 1, col: 1 } });
-  return new QueryParser(toks, file, { regoV2: false }).query();
+  return new QueryParser(toks, file).query();
 }
 
 /** Parses a single term (e.g. an input value written in Rego syntax). */
