@@ -9,11 +9,17 @@ import type { SourceLocation } from './errors.js';
 
 export type Loc = SourceLocation;
 
+export interface StringTerm {
+  type: 'string';
+  value: string;
+  loc: Loc;
+}
+
 export type Term =
   | { type: 'null'; loc: Loc }
   | { type: 'boolean'; value: boolean; loc: Loc }
   | { type: 'number'; value: number | bigint | RegoDecimal; loc: Loc }
-  | { type: 'string'; value: string; loc: Loc }
+  | StringTerm
   | VarTerm
   | RefTerm
   | { type: 'array'; items: Term[]; loc: Loc }
@@ -43,6 +49,14 @@ export interface CallTerm {
   op: RefTerm;
   args: Term[];
   loc: Loc;
+  /** Set on the `internal.template_string` call a template string lowers to: its source form, for `rego.parse_module`. */
+  template?: TemplateSource;
+}
+
+/** A template string as written: literal parts and expressions; `multiLine` for the backtick form. */
+export interface TemplateSource {
+  multiLine: boolean;
+  parts: Array<StringTerm | Expr>;
 }
 
 export type ScalarTerm = Extract<Term, { type: 'null' | 'boolean' | 'number' | 'string' }>;

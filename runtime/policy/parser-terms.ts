@@ -5,7 +5,7 @@
  * Refs and calls only continue with adjacent tokens (`a.b[c](d)`), so a
  * newline or space ends a term.
  */
-import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, type OrOperands, type RefTerm, refName, type Term, type VarTerm, type With } from './ast.js';
+import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, type OrOperands, type StringTerm, type TemplateSource, type RefTerm, refName, type Term, type VarTerm, type With } from './ast.js';
 import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
@@ -302,9 +302,12 @@ export class TermParser {
    */
   private templateString(t: Token, loc: Loc): Term {
     const items: Term[] = [];
+    const source: TemplateSource = { multiLine: t.raw === true, parts: [] };
     for (const part of t.parts ?? []) {
       if ('lit' in part) {
-        items.push({ type: 'string', value: part.lit, loc });
+        const lit: StringTerm = { type: 'string', value: part.lit, loc };
+        items.push(lit);
+        source.parts.push(lit);
         continue;
       }
       const toks = tokenize(part.expr, this.file).map((x) => ({ ...x, row: x.row + part.row - 1, col: x.row === 1 ? x.col + part.col - 1 : x.col }));
@@ -315,6 +318,7 @@ export class TermParser {
       const e = sub.parseTermInWithComma();
       const withs = sub.isKw('with') ? sub.parseWith() : [];
       if (sub.tok.kind !== 'eof') sub.unexpected();
+      source.parts.push(e.type === 'call' ? { kind: 'call', op: e.op, args: e.args, negated: false, with: withs, loc: exprLoc } : { kind: 'term', term: e, negated: false, with: withs, loc: exprLoc });
       const v = mkVar(`$tpl${this.templateCount++}`, exprLoc);
       items.push({
         type: 'setcomp',
@@ -324,7 +328,7 @@ export class TermParser {
       });
       this.templateCount = Math.max(this.templateCount, sub.templateCount);
     }
-    return this.call('internal.template_string', [{ type: 'array', items, loc }], loc);
+    return { ...this.call('internal.template_string', [{ type: 'array', items, loc }], loc), template: source };
   }
 
   private numberValue(text: string, t: Token): number | bigint | RegoDecimal {
