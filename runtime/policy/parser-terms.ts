@@ -43,7 +43,12 @@ const RELATION_OPS: Record<string, string> = {
 const ARITH_OPS: Record<string, string> = { '+': 'plus', '-': 'minus' };
 const FACTOR_OPS: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
 
+/** Keywords Rego v0 only has when imported (`future.keywords.*`, `rego.v1`). */
+export const FUTURE_KEYWORDS = ['if', 'contains', 'in', 'every'] as const;
+
 export interface ParserOptions {
+  /** Parse Rego v0 (OPA's `--v0-compatible`): the future keywords are plain names until imported. */
+  v0?: boolean;
   /** Allow `not { body }` (set by `import future.keywords.not`). */
   notBlocks?: boolean;
   /** Read `a or b` as a disjunction (set by `import future.keywords.or`). */
@@ -59,6 +64,8 @@ export class TermParser {
   protected i = 0;
   notBlocks: boolean;
   orKeyword: boolean;
+  /** The words that are keywords here (Rego v0 lacks the future keywords until they are imported). */
+  protected keywords: Set<string>;
   /** The exact digits of this text's number literals, bounded (see MAX_EXACT_DIGITS). */
   protected readonly digits = new ExactDigits();
 
@@ -67,6 +74,7 @@ export class TermParser {
     protected readonly file: string,
     options: ParserOptions = {},
   ) {
+    this.keywords = options.v0 === true ? new Set([...KEYWORDS].filter((k) => !(FUTURE_KEYWORDS as readonly string[]).includes(k))) : KEYWORDS;
     this.notBlocks = options.notBlocks === true;
     this.orKeyword = options.orKeyword === true;
     this.spans = options.spans;
@@ -103,7 +111,7 @@ export class TermParser {
   }
 
   protected isKw(word: string, t: Token = this.tok): boolean {
-    return t.kind === 'ident' && t.text === word && !(t === this.tok && this.keywordRef());
+    return t.kind === 'ident' && t.text === word && this.keywords.has(word) && !(t === this.tok && this.keywordRef());
   }
 
   /**
@@ -113,7 +121,7 @@ export class TermParser {
    */
   protected keywordRef(): boolean {
     const t = this.tok;
-    if (t.kind !== 'ident' || !KEYWORDS.has(t.text)) return false;
+    if (t.kind !== 'ident' || !this.keywords.has(t.text)) return false;
     const dot = this.peek();
     const name = this.peek(2);
     return dot.kind === 'op' && dot.text === '.' && !dot.space && name.kind === 'ident' && !name.space;
@@ -127,7 +135,7 @@ export class TermParser {
     if (t.kind === 'eof') return 'EOF';
     if (t.kind === 'string') return 'string';
     if (t.kind === 'number') return 'number';
-    if (t.kind === 'ident') return KEYWORDS.has(t.text) ? `${t.text} keyword` : 'ident';
+    if (t.kind === 'ident') return this.keywords.has(t.text) ? `${t.text} keyword` : 'ident';
     return `${t.text} token`;
   }
 
@@ -255,7 +263,7 @@ export class TermParser {
           this.advance();
           return { type: 'null', loc };
         }
-        if (KEYWORDS.has(t.text)) {
+        if (this.keywords.has(t.text)) {
           // `contains(...)` is the builtin, not the keyword.
           const n = this.peek();
           if (!(t.text === 'contains' && n.kind === 'op' && n.text === '(' && !n.space)) return this.unexpected(t);
@@ -312,6 +320,7 @@ export class TermParser {
       }
       const toks = tokenize(part.expr, this.file).map((x) => ({ ...x, row: x.row + part.row - 1, col: x.row === 1 ? x.col + part.col - 1 : x.col }));
       const sub = new TermParser(toks, this.file, { notBlocks: this.notBlocks, orKeyword: this.orKeyword });
+      sub.keywords = this.keywords;
       sub.templateCount = this.templateCount + 1000;
       const exprLoc = { file: this.file, row: part.row, col: part.col };
       if (toks[0]?.kind === 'eof') this.fail('empty template string expression', t);
@@ -667,7 +676,7 @@ export class TermParser {
     const vars: VarTerm[] = [];
     for (;;) {
       const t = this.tok;
-      if (t.kind !== 'ident' || KEYWORDS.has(t.text)) this.fail('expected var', t);
+      if (t.kind !== 'ident' || this.keywords.has(t.text)) this.fail('expected var', t);
       this.advance();
       vars.push(mkVar(t.text, this.loc(t)));
       if (!this.isOp(',')) break;

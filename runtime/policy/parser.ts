@@ -9,9 +9,17 @@
 import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
 import { PolicyError } from './errors.js';
 import { type Comment, type Token, tokenize as tokenizeText, type TokenizeOptions } from './lexer.js';
-import { KEYWORDS, type SpanTable, TermParser } from './parser-terms.js';
+import { FUTURE_KEYWORDS, KEYWORDS, type ParserOptions, type SpanTable, TermParser } from './parser-terms.js';
 
 class ModuleParser extends TermParser {
+  /** Rego v0 syntax (bodies without `if`, `p[x] { ... }` partial sets) until `import rego.v1`. */
+  private v0: boolean;
+
+  constructor(toks: Token[], file: string, options: ParserOptions = {}) {
+    super(toks, file, options);
+    this.v0 = options.v0 === true;
+  }
+
   parseModule(): Module {
     if (!this.isKw('package')) this.fail('expected package declaration');
     const pkgTok = this.advance();
@@ -30,7 +38,7 @@ class ModuleParser extends TermParser {
       if (this.isKw('package')) this.fail('unexpected package keyword (one package per module)');
       // OPA takes an import anywhere among the rules; it applies to the whole module.
       if (this.isKw('import')) module.imports.push(this.parseImport(module));
-      else module.rules.push(this.parseRule(module));
+      else module.rules.push(...this.parseRules(module));
     }
     return module;
   }
@@ -70,12 +78,16 @@ class ModuleParser extends TermParser {
         module.regoV2 = true;
         module.notKeyword = true;
       }
+      // A v0 module importing rego.v1 is written in v1 syntax from here on.
+      this.importKeywords(FUTURE_KEYWORDS);
+      this.v0 = false;
     }
     if (names[0] === 'future') {
       if (names[1] !== 'keywords' || names.length > 3) this.fail(`invalid import ${names.join('.')}`, importTok);
       // `import future.keywords` imports every future keyword, `not` and `or` included (as OPA v1.20.2 does).
       if (names[2] === undefined || names[2] === 'not') module.notKeyword = true;
       if (names[2] === undefined || names[2] === 'or') module.orKeyword = true;
+      this.importKeywords(names[2] === undefined ? FUTURE_KEYWORDS : [names[2] as string]);
     }
     this.notBlocks = module.notKeyword;
     this.orKeyword = module.orKeyword === true;
@@ -83,11 +95,35 @@ class ModuleParser extends TermParser {
     if (this.isKw('as')) {
       this.advance();
       const a = this.tok;
-      if (a.kind !== 'ident' || KEYWORDS.has(a.text)) this.fail('expected var', a);
+      if (a.kind !== 'ident' || this.keywords.has(a.text)) this.fail('expected var', a);
       this.advance();
       imp.alias = a.text;
     }
     return imp;
+  }
+
+  /** Makes future keywords keywords in a v0 module (in v1 they always are). */
+  private importKeywords(words: readonly string[]): void {
+    if (this.keywords === KEYWORDS) return;
+    for (const w of words) if ((FUTURE_KEYWORDS as readonly string[]).includes(w)) this.keywords.add(w);
+  }
+
+  /** A rule, plus the rules of its further bodies in v0 (`p { a } { b }` is two rules with one head). */
+  private parseRules(module: Module): Rule[] {
+    const rule = this.parseRule(module);
+    const rules = [rule];
+    while (this.v0 && this.isOp('{') && !rule.default) {
+      const extra: Rule = { default: false, head: rule.head, body: this.parseBlock(), loc: this.loc(), module };
+      rules.push(extra);
+    }
+    return rules;
+  }
+
+  private parseBlock(): Body {
+    this.expectOp('{');
+    const body = this.parseBody('}');
+    this.expectOp('}');
+    return body;
   }
 
   private parseRule(module: Module): Rule {
@@ -99,8 +135,9 @@ class ModuleParser extends TermParser {
       isDefault = true;
     }
     const headTok = this.tok;
-    if (headTok.kind !== 'ident' || (KEYWORDS.has(headTok.text) && !this.keywordRef())) this.unexpected(headTok);
+    if (headTok.kind !== 'ident' || (this.keywords.has(headTok.text) && !this.keywordRef())) this.unexpected(headTok);
     const headTerm = this.parseTerm();
+    const bracketKey = this.isOp(']', this.toks[this.i - 1]);
     const head: Head = { ref: [], assign: false, loc: this.loc(headTok) };
     if (headTerm.type === 'var') head.ref = [headTerm];
     else if (headTerm.type === 'ref') head.ref = headTerm.terms;
@@ -123,6 +160,11 @@ class ModuleParser extends TermParser {
       if (head.key !== undefined) this.fail('multi-value rules (contains) cannot have a value');
       head.assign = this.advance().text === ':=';
       head.value = this.parseTermIn(false);
+    }
+    // Rego v0: `p[x]` without a value is a partial set rule (v1 writes `p contains x`).
+    if (this.v0 && !isDefault && head.key === undefined && head.value === undefined && head.args === undefined && head.ref.length === 2 && bracketKey) {
+      head.key = head.ref[1];
+      head.ref = [first];
     }
 
     this.spans?.set(head, { start: headTok.offset, end: this.prevEnd() });
@@ -169,6 +211,7 @@ class ModuleParser extends TermParser {
   }
 
   private parseRuleBody(loc: import('./ast.js').Loc): Body {
+    if (this.v0 && this.isOp('{')) return this.parseBlock();
     if (this.isKw('if')) {
       this.advance();
       if (this.isOp('{')) {
@@ -224,9 +267,12 @@ function tokenize(source: string, file: string, options?: TokenizeOptions): Toke
   return toks;
 }
 
-/** Parses a Rego v1 module. Throws a `PolicyError` with code `rego_parse_error`. */
-export function parseModule(source: string, file: string): Module {
-  return new ModuleParser(tokenize(source, file), file).parseModule();
+/** Which Rego a module is written in: 1 (OPA 1.x, the default) or 0 (OPA's `--v0-compatible`). */
+export type RegoVersion = 0 | 1;
+
+/** Parses a Rego module (v1 unless `regoVersion` is 0). Throws a `PolicyError` with code `rego_parse_error`. */
+export function parseModule(source: string, file: string, regoVersion: RegoVersion = 1): Module {
+  return new ModuleParser(tokenize(source, file), file, { v0: regoVersion === 0 }).parseModule();
 }
 
 /** A module parsed for the formatter: the AST plus its comments and node spans. */
@@ -237,11 +283,11 @@ export interface SourceModule {
 }
 
 /** Parses a module keeping what formatting needs (comments, spans); evaluation uses `parseModule`. */
-export function parseModuleWithSource(options: { source: string; file: string }): SourceModule {
+export function parseModuleWithSource(options: { source: string; file: string; regoVersion?: RegoVersion }): SourceModule {
   const comments: Comment[] = [];
   const spans: SpanTable = new WeakMap();
   const toks = tokenize(options.source, options.file, { comments });
-  const module = new ModuleParser(toks, options.file, { spans }).parseModule();
+  const module = new ModuleParser(toks, options.file, { spans, v0: options.regoVersion === 0 }).parseModule();
   return { module, comments, spans };
 }
 
