@@ -38,7 +38,7 @@ import { parseModuleWithSource, type SourceModule } from '../runtime/policy/pars
 import { type PolicyFiles, type PolicySource } from '../runtime/policy/server/policy-files.js';
 import { readPolicyDirectories } from '../runtime/policy/tools/load-policies.js';
 import { runPolicyTests, type PolicyTestResult } from '../runtime/policy/tools/run-policy-tests.js';
-import { toJS } from '../runtime/policy/value-json.js';
+import { fromJS, stringifyJSON, toJS } from '../runtime/policy/value-json.js';
 import { RegoObject, type Value } from '../runtime/policy/value.js';
 
 const ORACLE = fileURLToPath(new URL('../../bench/support/opa_corpus_oracle.py', import.meta.url));
@@ -55,7 +55,26 @@ const STANDINS: BuiltinDefinition[] = [
     },
   },
   { name: 'result.new', args: ['any', 'any'], result: 'any', impl: ([msg]) => RegoObject.fromEntries([['msg', msg as Value]]) },
-  ...['regal.parse_module:2', 'regal.is_formatted:2', 'squealer.scan_string:1', 'sh.parse_commands:1'].map((spec): BuiltinDefinition => {
+  {
+    // Trivy's: a resource is managed unless its metadata says otherwise.
+    name: 'isManaged',
+    args: ['any'],
+    result: 'boolean',
+    impl: ([x]) => {
+      const meta = x instanceof RegoObject ? x.get('__defsec_metadata') : undefined;
+      const managed = meta instanceof RegoObject ? meta.get('managed') : undefined;
+      return typeof managed === 'boolean' ? managed : true;
+    },
+  },
+  ...[
+    'regal.parse_module:2',
+    'regal.is_formatted:2',
+    'squealer.scan_string:1',
+    'sh.parse_commands:1',
+    'parse_config:2',
+    'parse_config_file:1',
+    'parse_combined_config_files:1',
+  ].map((spec): BuiltinDefinition => {
     const [name, arity] = spec.split(':') as [string, string];
     return {
       name,
@@ -270,7 +289,9 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
       opaModules.push([m.id, m.source]);
     }
   }
-  const load = await oracle.request({ op: 'load', modules: opaModules, data: files.data, standins: STANDINS.map((s) => s.name) });
+  // Data goes as JSON text: it may hold integers beyond 2^53 (bigint here).
+  const data = stringifyJSON(fromJS(files.data));
+  const load = await oracle.request({ op: 'load', modules: opaModules, data, standins: STANDINS.map((s) => s.name) });
   const opaLoaded = load.ok === true;
   if (opaLoaded) f.loadedOpa += files.modules.length;
   else f.differences.push(`${unit.name}: OPA does not load it: ${JSON.stringify(load.error).slice(0, 300)}`);
@@ -310,7 +331,7 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
     probes.push(...p.probes);
   }
   if (probes.length === 0) return;
-  const probeLoad = await oracle.request({ op: 'load', modules: [...opaModules, ...probeModules], data: files.data, standins: STANDINS.map((s) => s.name) });
+  const probeLoad = await oracle.request({ op: 'load', modules: [...opaModules, ...probeModules], data, standins: STANDINS.map((s) => s.name) });
   if (probeLoad.ok !== true) {
     f.differences.push(`${unit.name}: input helpers do not compile in OPA (inputs skipped): ${JSON.stringify(probeLoad.error).slice(0, 200)}`);
     return;
@@ -321,7 +342,7 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
     const rows = (env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>;
     for (const input of (rows[0]?.bindings?.x as unknown[] | undefined) ?? []) inputs.push({ target: p.target, input });
   }
-  await oracle.request({ op: 'load', modules: opaModules, data: files.data, standins: STANDINS.map((s) => s.name) });
+  await oracle.request({ op: 'load', modules: opaModules, data, standins: STANDINS.map((s) => s.name) });
   for (const { target, input } of inputs) {
     const query = `x = ${target}`;
     const there = opaAnswer(await oracle.request({ op: 'eval', query, input }));

@@ -2,7 +2,7 @@
 opa-golib-python-bindings 0.4.4 wheel, unpacked into the folder given as
 argv[1]), driven by JSON lines on stdin, one answer line each on stdout:
 
-  {"op": "load", "modules": [[file, source], ...], "data": <json>,
+  {"op": "load", "modules": [[file, source], ...], "data": "<json text>",
    "standins": ["regal.last", ...]}          -> {"ok": true} | {"error": ...}
   {"op": "eval", "query": "...", "input": <json> | null}
                                               -> OPA's answer envelope
@@ -42,6 +42,12 @@ def result_new(msg, cause):
     return {"msg": msg}
 
 
+def is_managed(x):
+    meta = x.get("__defsec_metadata") if isinstance(x, dict) else None
+    managed = meta.get("managed") if isinstance(meta, dict) else None
+    return managed if isinstance(managed, bool) else True
+
+
 def unavailable(name):
     def fn(*args):
         raise Unavailable(f"{name} is a Go builtin of its corpus, not available to either engine")
@@ -52,11 +58,15 @@ def unavailable(name):
 # name -> (python function, arity); the same table as STANDINS in rego-corpora.ts.
 STANDINS = {
     "regal.last": (last, 1),
+    "isManaged": (is_managed, 1),
     "result.new": (result_new, 2),
     "regal.parse_module": (unavailable("regal.parse_module"), 2),
     "regal.is_formatted": (unavailable("regal.is_formatted"), 2),
     "squealer.scan_string": (unavailable("squealer.scan_string"), 1),
     "sh.parse_commands": (unavailable("sh.parse_commands"), 1),
+    "parse_config": (unavailable("parse_config"), 2),
+    "parse_config_file": (unavailable("parse_config_file"), 1),
+    "parse_combined_config_files": (unavailable("parse_combined_config_files"), 1),
 }
 
 engine = None
@@ -84,7 +94,7 @@ def handle(req):
             for name, source in req["modules"]:
                 engine.add_policy(name, source)
             if req.get("data"):
-                engine.add_data(req["data"])
+                engine.add_data(json.loads(req["data"]))
             # A first query compiles the modules (OPA activates lazily).
             env = json.loads(raw_eval("true", None))
             if env.get("error"):

@@ -113,7 +113,9 @@ class ModuleParser extends TermParser {
     const rule = this.parseRule(module);
     const rules = [rule];
     while (this.v0 && this.isOp('{') && !rule.default) {
-      const extra: Rule = { default: false, head: rule.head, body: this.parseBlock(), loc: this.loc(), module };
+      // Each rule owns its head: compile stages rewrite heads in place.
+      const head: Head = { ...rule.head, ref: [...rule.head.ref], ...(rule.head.args === undefined ? {} : { args: [...rule.head.args] }) };
+      const extra: Rule = { default: false, head, body: this.parseBlock(), loc: this.loc(), module };
       rules.push(extra);
     }
     return rules;
