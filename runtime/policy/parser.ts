@@ -7,13 +7,20 @@
  * const mod = parseModule('package a\nallow if input.x == 1', 'a.rego');
  */
 import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
-import { PolicyError } from './errors.js';
+import { combineErrors, PolicyError } from './errors.js';
 import { type Comment, type Token, tokenize as tokenizeText, type TokenizeOptions } from './lexer.js';
 import { FUTURE_KEYWORDS, KEYWORDS, type ParserOptions, type SpanTable, TermParser } from './parser-terms.js';
 
 class ModuleParser extends TermParser {
   /** Rego v0 syntax (bodies without `if`, `p[x] { ... }` partial sets) until `import rego.v1`. */
   private v0: boolean;
+  /**
+   * v0 forms met in a v1 module: each is an error, and parsing goes on past
+   * it, so the module's errors are listed together with OPA's hints.
+   */
+  private readonly v0Forms: PolicyError[] = [];
+  /** The rule being parsed is a function, or `p[x]` written with brackets and no value (a v0 partial set). */
+  private headShape: 'function' | 'partial-set' | 'rule' = 'rule';
 
   constructor(toks: Token[], file: string, options: ParserOptions = {}) {
     super(toks, file, options);
@@ -40,6 +47,7 @@ class ModuleParser extends TermParser {
       if (this.isKw('import')) module.imports.push(this.parseImport(module));
       else module.rules.push(...this.parseRules(module));
     }
+    if (this.v0Forms.length > 0) throw combineErrors(this.v0Forms);
     return module;
   }
 
@@ -163,6 +171,7 @@ class ModuleParser extends TermParser {
       head.assign = this.advance().text === ':=';
       head.value = this.parseTermIn(false);
     }
+    this.headShape = head.args !== undefined ? 'function' : bracketKey && head.ref.length === 2 && head.key === undefined && head.value === undefined ? 'partial-set' : 'rule';
     // Rego v0: `p[x]` without a value is a partial set rule (v1 writes `p contains x`).
     if (this.v0 && !isDefault && head.key === undefined && head.value === undefined && head.args === undefined && head.ref.length === 2 && bracketKey) {
       head.key = head.ref[1];
@@ -237,7 +246,14 @@ class ModuleParser extends TermParser {
       return [this.parseLiteral()];
     }
     if (this.isOp('{') && !this.tok.newline) {
-      this.fail('`if` keyword is required before rule body');
+      // A v0 body in a v1 module: listed with OPA's hints, then read as v0 so the errors after it are found too.
+      const at = this.loc(this.tok);
+      const rule = { ...at, row: loc.row, col: loc.col };
+      this.v0Forms.push(new PolicyError({ code: 'rego_parse_error', detail: `\`if\` keyword is required before ${this.headShape === 'function' ? 'function' : 'rule'} body`, location: rule }));
+      if (this.headShape === 'partial-set') {
+        this.v0Forms.push(new PolicyError({ code: 'rego_parse_error', detail: '`contains` keyword is required for partial set rules', location: rule }));
+      }
+      return this.parseBlock();
     }
     if (this.isKw('contains')) this.fail('unexpected contains keyword');
     if (this.tok.kind !== 'eof' && !this.tok.newline && !this.isKw('else')) {

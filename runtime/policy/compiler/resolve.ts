@@ -5,7 +5,7 @@
  */
 import type { Body, Expr, Module, RefTerm, Rule, Term, With } from '../ast.js';
 import { mkRef } from '../ast.js';
-import { isConstantTerm, patternVars } from './walk.js';
+import { patternVars } from './walk.js';
 
 type Globals = Map<string, Term[]>;
 
@@ -74,8 +74,10 @@ export function resolveModules(modules: Module[]): void {
 /**
  * Paths of the rules OPA lets a zero-argument call read: `f()` evaluates the
  * single-value rule `f` when OPA's type checker cannot tell the rule is no
- * function, which is when a value is not a constant (`f := input.x`;
- * `f := 1` makes `f()` "undefined function" there, as here).
+ * function: when some value's type is unknown to it, approximated here as a
+ * value written as a var or a ref (`f := input.x`, `f = out if out := ...`);
+ * a literal value (`f := 1`, `f := {"k": input.a}`) has a type, and `f()`
+ * is then "undefined function" in OPA, as here.
  */
 function zeroArgCallableRules(modules: Module[]): Set<string> {
   const functions = new Set<string>();
@@ -87,7 +89,7 @@ function zeroArgCallableRules(modules: Module[]): Set<string> {
       const key = pathKey([...pkg, ...r.head.ref.map((t) => (t.type === 'var' ? t.name : t.type === 'string' ? t.value : ''))]);
       if (r.head.args !== undefined) functions.add(key);
       else if (r.head.key === undefined) {
-        for (let b: Rule | undefined = r; b !== undefined; b = b.else) if (b.head.value !== undefined && !isConstantTerm(b.head.value)) untyped.add(key);
+        for (let b: Rule | undefined = r; b !== undefined; b = b.else) if (b.head.value?.type === 'var' || b.head.value?.type === 'ref') untyped.add(key);
       }
     }
   }
