@@ -71,6 +71,8 @@ const STANDINS: BuiltinDefinition[] = [
     'regal.is_formatted:2',
     'squealer.scan_string:1',
     'sh.parse_commands:1',
+    'cidr.is_public:1',
+    'cidr.count_addresses:1',
     'parse_config:2',
     'parse_config_file:1',
     'parse_combined_config_files:1',
@@ -303,7 +305,9 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
     for (const r of runPolicyTests(set).results) ours.set(r.name, r);
   }
   const names = policy !== undefined ? [...ours.keys()] : testNames(files.modules, unit.v0);
+  const verbose = process.env.CORPORA_VERBOSE === '1';
   for (const name of names) {
+    if (verbose) process.stderr.write(`test ${name}\n`);
     f.tests++;
     const here: Outcome = ours.get(name)?.outcome ?? 'error';
     const there: Outcome = opaLoaded ? opaOutcome(await oracle.request({ op: 'eval', query: `x = ${name}`, input: null })) : 'error';
@@ -344,6 +348,7 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   }
   await oracle.request({ op: 'load', modules: opaModules, data, standins: STANDINS.map((s) => s.name) });
   for (const { target, input } of inputs) {
+    if (verbose) process.stderr.write(`input for ${target}\n`);
     const query = `x = ${target}`;
     const there = opaAnswer(await oracle.request({ op: 'eval', query, input }));
     const here = ourAnswer(policy, query, input);

@@ -64,6 +64,8 @@ STANDINS = {
     "regal.is_formatted": (unavailable("regal.is_formatted"), 2),
     "squealer.scan_string": (unavailable("squealer.scan_string"), 1),
     "sh.parse_commands": (unavailable("sh.parse_commands"), 1),
+    "cidr.is_public": (unavailable("cidr.is_public"), 1),
+    "cidr.count_addresses": (unavailable("cidr.count_addresses"), 1),
     "parse_config": (unavailable("parse_config"), 2),
     "parse_config_file": (unavailable("parse_config_file"), 1),
     "parse_combined_config_files": (unavailable("parse_combined_config_files"), 1),

@@ -4,7 +4,18 @@
  * with `with`), `future.keywords.not` blocks, heads written `f() := v` (plain
  * rules in OPA) and zero-argument calls reading a rule, imports after rules.
  */
-import type { Template } from './corpus.js';
+import type { Rng, Template } from './corpus.js';
+
+/** Modules whose `rego.parse_module` AST both engines must print alike: comments, template strings, or/not, ref heads, every. */
+const PARSED_MODULES = [
+  'package a\n# comment one\nx := 1 # trailing\n',
+  'package a.b["c-d"]\nimport rego.v1\nimport data.foo as bar\np.q[r] := 1 if r := "x"\ns contains t if t := 1\nf(x) := y if y := x\ndefault g := 1\nh := 1 if false\nelse := 2\n',
+  'package a\nimport future.keywords.or\nimport future.keywords.not\nx if { input.b == 1; true } or input.c\ny if not { input.a; input.b }\nz if input.a or {input.b} or input.c with input as 1\n',
+  'package a\nmsg := $"hello {input.name} and {1 + 2}"\nt := $`multi {input.x}\nline`\nu := $"{input.name}{[1 | true]}"\n',
+  'package a\np[x] := 1 if x := "a"\np.q.r := 2\nsome_set contains x if some x in [1]\nobj[k] := v if some k, v in {"a": 1}\nf() := 3\n',
+  'package a\nf(_, _) := 1\nx := [y | some y in [1]; not y == 2]\nevery_test if every x in [1] { x > 0 }\nw if 1 == 1 with input.a as 2 with data.b as 3\n',
+  '# METADATA\n# title: hi\npackage a\n\nimport data.x\n\n# leading\n\n# METADATA\n# description: rule\np := 1 if {\n\t# inner\n\tinput.a # same line\n}\nimport input.late\n',
+];
 
 const p = (name: string, source: string, rules: string[]): Template => ({
   name,
@@ -13,6 +24,12 @@ const p = (name: string, source: string, rules: string[]): Template => ({
 });
 
 export const LANGUAGE_TEMPLATES: Template[] = [
+  {
+    name: 'parse-module-ast',
+    modules: [['parse-module-ast.rego', 'package p\n\nast := rego.parse_module("p.rego", input.s)\n']],
+    rules: ['data.p.ast'],
+    inputs: (rng: Rng) => JSON.stringify({ s: rng.pick(PARSED_MODULES) }),
+  },
   p(
     'or-implicit',
     `import future.keywords.or
