@@ -9,7 +9,8 @@
  * // 'package a\n\nallow if input.x == 1\n'
  */
 import { type Module, opRef, refToString } from '../ast.js';
-import { parseModuleWithSource } from '../parser.js';
+import { PolicyError } from '../errors.js';
+import { parseModule, parseModuleWithSource } from '../parser.js';
 import { FormatContext } from './context.js';
 import { writeBody, writeExpr } from './exprs.js';
 import { writeModule } from './module.js';
@@ -23,6 +24,20 @@ export interface FormatOptions {
    * (so it also parses under v0), as `opa fmt --v0-v1` does.
    */
   v0ToV1?: boolean;
+}
+
+/**
+ * A v0 module whose v1 text does not parse (a rule named `every` or `in`, a
+ * keyword in v1) is refused with the reason rather than written broken.
+ */
+function checkRewrite(text: string, file: string): void {
+  try {
+    parseModule(text, file);
+  } catch (e) {
+    if (!PolicyError.isInstance(e)) throw e;
+    const first = e.errors[0] ?? e;
+    throw new PolicyError({ code: 'rego_parse_error', detail: `cannot be rewritten as Rego v1: ${first.detail} in the rewritten text`, location: first.location });
+  }
 }
 
 /** Adds `import rego.v1` unless imported, in the group of the first import (or alone after the package). */
@@ -39,6 +54,8 @@ export function formatRego(options: FormatOptions): string {
   const comments = parsed.comments.map((c) => ({ text: c.text.trimEnd(), row: c.row }));
   const ctx = new FormatContext(options.source, parsed.spans, comments, { body: writeBody, expr: writeExpr });
   writeModule(ctx, parsed.module);
-  const out = ctx.w.text();
-  return out.endsWith('\n') ? out.replace(/\n+$/, '') + '\n' : out;
+  const raw = ctx.w.text();
+  const out = raw.endsWith('\n') ? raw.replace(/\n+$/, '') + '\n' : raw;
+  if (options.v0ToV1 === true) checkRewrite(out, options.file);
+  return out;
 }
