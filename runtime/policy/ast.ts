@@ -9,11 +9,17 @@ import type { SourceLocation } from './errors.js';
 
 export type Loc = SourceLocation;
 
+export interface StringTerm {
+  type: 'string';
+  value: string;
+  loc: Loc;
+}
+
 export type Term =
   | { type: 'null'; loc: Loc }
   | { type: 'boolean'; value: boolean; loc: Loc }
   | { type: 'number'; value: number | bigint | RegoDecimal; loc: Loc }
-  | { type: 'string'; value: string; loc: Loc }
+  | StringTerm
   | VarTerm
   | RefTerm
   | { type: 'array'; items: Term[]; loc: Loc }
@@ -43,6 +49,14 @@ export interface CallTerm {
   op: RefTerm;
   args: Term[];
   loc: Loc;
+  /** Set on the `internal.template_string` call a template string lowers to: its source form, for `rego.parse_module`. */
+  template?: TemplateSource;
+}
+
+/** A template string as written: literal parts and expressions; `multiLine` for the backtick form. */
+export interface TemplateSource {
+  multiLine: boolean;
+  parts: Array<StringTerm | Expr>;
 }
 
 export type ScalarTerm = Extract<Term, { type: 'null' | 'boolean' | 'number' | 'string' }>;
@@ -91,10 +105,25 @@ export interface EveryExpr extends ExprBase {
   body: Body;
 }
 
-/** `not { ... }` (rego.v2) and negated expressions whose support expressions must stay negated. */
+/** `not { ... }` (future.keywords.not) and negated expressions whose support expressions must stay negated. */
 export interface NotBodyExpr extends ExprBase {
   kind: 'notbody';
   body: Body;
+  /**
+   * Set when this expression was written `lhs or rhs` (future.keywords.or): it
+   * then evaluates as `not { not { lhs }; not { rhs } }`, which is OPA's
+   * semantics (true once when either operand holds, no bindings leave an
+   * operand). The operands are kept for the formatter and `rego.parse_module`.
+   */
+  or?: OrOperands;
+}
+
+/** The operands of `lhs or rhs`; `explicit*` when the operand was written as a `{ ... }` block. */
+export interface OrOperands {
+  lhs: Body;
+  rhs: Body;
+  explicitLhs: boolean;
+  explicitRhs: boolean;
 }
 
 export type Expr = TermExpr | CallExpr | SomeExpr | EveryExpr | NotBodyExpr;
@@ -141,6 +170,8 @@ export interface Module {
   rules: Rule[];
   /** `import rego.v2`: `not { body }` allowed. */
   regoV2: boolean;
+  /** `import future.keywords.or` (or `future.keywords`): `a or b` expressions allowed. */
+  orKeyword?: boolean;
   /** `import future.keywords.not` or rego.v2: negation keeps nested calls inside the negation. */
   notKeyword: boolean;
 }

@@ -162,7 +162,7 @@ export function tokenize(src: string, file: string, options: TokenizeOptions = {
         }
       }
       pos = scan.end;
-      tokens.push({ kind: 'template', text: '', parts, ...base });
+      tokens.push({ kind: 'template', text: '', parts, raw: src.charCodeAt(start + 1) === 96, ...base });
       continue;
     }
 

@@ -5,7 +5,7 @@
  * Refs and calls only continue with adjacent tokens (`a.b[c](d)`), so a
  * newline or space ends a term.
  */
-import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, type RefTerm, type Term, type VarTerm, type With } from './ast.js';
+import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, type OrOperands, type StringTerm, type TemplateSource, type RefTerm, refName, type Term, type VarTerm, type With } from './ast.js';
 import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
@@ -43,9 +43,16 @@ const RELATION_OPS: Record<string, string> = {
 const ARITH_OPS: Record<string, string> = { '+': 'plus', '-': 'minus' };
 const FACTOR_OPS: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
 
+/** Keywords Rego v0 only has when imported (`future.keywords.*`, `rego.v1`). */
+export const FUTURE_KEYWORDS = ['if', 'contains', 'in', 'every'] as const;
+
 export interface ParserOptions {
-  /** Allow `not { body }` (set by `import rego.v2`). */
-  regoV2?: boolean;
+  /** Parse Rego v0 (OPA's `--v0-compatible`): the future keywords are plain names until imported. */
+  v0?: boolean;
+  /** Allow `not { body }` (set by `import future.keywords.not`). */
+  notBlocks?: boolean;
+  /** Read `a or b` as a disjunction (set by `import future.keywords.or`). */
+  orKeyword?: boolean;
   /**
    * When given, the source span of each term, expression, head and rule body
    * is recorded here (for the formatter). The AST itself stays unchanged.
@@ -55,7 +62,10 @@ export interface ParserOptions {
 
 export class TermParser {
   protected i = 0;
-  regoV2: boolean;
+  notBlocks: boolean;
+  orKeyword: boolean;
+  /** The words that are keywords here (Rego v0 lacks the future keywords until they are imported). */
+  protected keywords: Set<string>;
   /** The exact digits of this text's number literals, bounded (see MAX_EXACT_DIGITS). */
   protected readonly digits = new ExactDigits();
 
@@ -64,7 +74,9 @@ export class TermParser {
     protected readonly file: string,
     options: ParserOptions = {},
   ) {
-    this.regoV2 = options.regoV2 === true;
+    this.keywords = options.v0 === true ? new Set([...KEYWORDS].filter((k) => !(FUTURE_KEYWORDS as readonly string[]).includes(k))) : KEYWORDS;
+    this.notBlocks = options.notBlocks === true;
+    this.orKeyword = options.orKeyword === true;
     this.spans = options.spans;
     if (this.spans !== undefined) recordSpans({ parser: this, spans: this.spans, start: () => this.tok.offset, end: () => this.prevEnd() });
   }
@@ -99,7 +111,7 @@ export class TermParser {
   }
 
   protected isKw(word: string, t: Token = this.tok): boolean {
-    return t.kind === 'ident' && t.text === word && !(t === this.tok && this.keywordRef());
+    return t.kind === 'ident' && t.text === word && this.keywords.has(word) && !(t === this.tok && this.keywordRef());
   }
 
   /**
@@ -109,7 +121,7 @@ export class TermParser {
    */
   protected keywordRef(): boolean {
     const t = this.tok;
-    if (t.kind !== 'ident' || !KEYWORDS.has(t.text)) return false;
+    if (t.kind !== 'ident' || !this.keywords.has(t.text)) return false;
     const dot = this.peek();
     const name = this.peek(2);
     return dot.kind === 'op' && dot.text === '.' && !dot.space && name.kind === 'ident' && !name.space;
@@ -123,7 +135,7 @@ export class TermParser {
     if (t.kind === 'eof') return 'EOF';
     if (t.kind === 'string') return 'string';
     if (t.kind === 'number') return 'number';
-    if (t.kind === 'ident') return KEYWORDS.has(t.text) ? `${t.text} keyword` : 'ident';
+    if (t.kind === 'ident') return this.keywords.has(t.text) ? `${t.text} keyword` : 'ident';
     return `${t.text} token`;
   }
 
@@ -251,7 +263,7 @@ export class TermParser {
           this.advance();
           return { type: 'null', loc };
         }
-        if (KEYWORDS.has(t.text)) {
+        if (this.keywords.has(t.text)) {
           // `contains(...)` is the builtin, not the keyword.
           const n = this.peek();
           if (!(t.text === 'contains' && n.kind === 'op' && n.text === '(' && !n.space)) return this.unexpected(t);
@@ -298,19 +310,24 @@ export class TermParser {
    */
   private templateString(t: Token, loc: Loc): Term {
     const items: Term[] = [];
+    const source: TemplateSource = { multiLine: t.raw === true, parts: [] };
     for (const part of t.parts ?? []) {
       if ('lit' in part) {
-        items.push({ type: 'string', value: part.lit, loc });
+        const lit: StringTerm = { type: 'string', value: part.lit, loc };
+        items.push(lit);
+        source.parts.push(lit);
         continue;
       }
       const toks = tokenize(part.expr, this.file).map((x) => ({ ...x, row: x.row + part.row - 1, col: x.row === 1 ? x.col + part.col - 1 : x.col }));
-      const sub = new TermParser(toks, this.file, { regoV2: this.regoV2 });
+      const sub = new TermParser(toks, this.file, { notBlocks: this.notBlocks, orKeyword: this.orKeyword });
+      sub.keywords = this.keywords;
       sub.templateCount = this.templateCount + 1000;
       const exprLoc = { file: this.file, row: part.row, col: part.col };
       if (toks[0]?.kind === 'eof') this.fail('empty template string expression', t);
       const e = sub.parseTermInWithComma();
       const withs = sub.isKw('with') ? sub.parseWith() : [];
       if (sub.tok.kind !== 'eof') sub.unexpected();
+      source.parts.push(e.type === 'call' ? { kind: 'call', op: e.op, args: e.args, negated: false, with: withs, loc: exprLoc } : { kind: 'term', term: e, negated: false, with: withs, loc: exprLoc });
       const v = mkVar(`$tpl${this.templateCount++}`, exprLoc);
       items.push({
         type: 'setcomp',
@@ -320,7 +337,7 @@ export class TermParser {
       });
       this.templateCount = Math.max(this.templateCount, sub.templateCount);
     }
-    return this.call('internal.template_string', [{ type: 'array', items, loc }], loc);
+    return { ...this.call('internal.template_string', [{ type: 'array', items, loc }], loc), template: source };
   }
 
   private numberValue(text: string, t: Token): number | bigint | RegoDecimal {
@@ -538,19 +555,72 @@ export class TermParser {
   }
 
   parseLiteral(): Expr {
+    if (!this.orKeyword) return this.parseLiteralWithWiths();
+    const loc = this.loc();
+    let lhs = this.orBlock(() => this.isOrKw());
+    let explicitLhs = lhs !== undefined;
+    lhs ??= [this.parseOrOperand(false)];
+    while (this.isOrKw()) {
+      this.advance();
+      const block = this.orBlock(() => this.isOrKw() || this.orOperandEnd());
+      const rhs = block ?? [this.parseOrOperand(true)];
+      const or: OrOperands = { lhs: lhs as Body, rhs, explicitLhs, explicitRhs: block !== undefined };
+      const negate = (b: Body): Expr => ({ kind: 'notbody', body: b, negated: false, with: [], loc });
+      lhs = [{ kind: 'notbody', body: [negate(or.lhs), negate(or.rhs)], negated: false, with: [], loc, or }];
+      explicitLhs = false;
+    }
+    const expr = (lhs as Body)[0] as Expr;
+    if (this.isKw('with')) expr.with = [...expr.with, ...this.parseWith()];
+    return expr;
+  }
+
+  /** `or` after an operand (on the same line or the next, as OPA reads it). */
+  protected isOrKw(): boolean {
+    return this.orKeyword && this.tok.kind === 'ident' && this.tok.text === 'or';
+  }
+
+  /** `{ body }` when the current tokens read as a block followed by what `next` accepts (an `or` operand), else undefined with nothing consumed. */
+  private orBlock(next: () => boolean): Body | undefined {
+    if (!this.isOp('{')) return undefined;
+    return this.attempt(() => {
+      this.advance();
+      const body = this.parseBody('}');
+      this.expectOp('}');
+      if (!next()) this.fail('not a block');
+      return body;
+    });
+  }
+
+  private orOperandEnd(): boolean {
+    const t = this.tok;
+    return t.kind === 'eof' || t.newline || this.isOp('}') || this.isOp(']') || this.isOp(';') || this.isKw('with');
+  }
+
+  /** An operand written without braces: one literal, which may not assign (OPA: "cannot assign vars inside implicit or operand"). */
+  private parseOrOperand(isRhs: boolean): Expr {
+    const e = this.parseLiteralNoWith();
+    if (!(isRhs || this.isOrKw()) || e.kind !== 'call' || refName(e.op) !== 'assign') return e;
+    throw new PolicyError({ code: 'rego_compile_error', detail: 'cannot assign vars inside implicit or operand', location: e.loc });
+  }
+
+  private parseLiteralWithWiths(): Expr {
+    const expr = this.parseLiteralNoWith();
+    if (this.isKw('with')) expr.with = [...expr.with, ...this.parseWith()];
+    return expr;
+  }
+
+  private parseLiteralNoWith(): Expr {
     const start = this.tok;
     const loc = this.loc(start);
     let negated = false;
     if (this.isKw('not')) {
       this.advance();
       negated = true;
-      if (this.regoV2 && this.isOp('{')) {
+      if (this.notBlocks && this.isOp('{')) {
         this.advance();
         const body = this.parseBody('}');
         this.expectOp('}');
-        const expr: Expr = { kind: 'notbody', body, negated: false, with: [], loc };
-        if (this.isKw('with')) expr.with = this.parseWith();
-        return expr;
+        return { kind: 'notbody', body, negated: false, with: [], loc };
       }
     }
     if (this.isKw('some')) {
@@ -563,7 +633,6 @@ export class TermParser {
     }
     const expr = this.parseExpr(loc);
     expr.negated = negated;
-    if (this.isKw('with')) expr.with = this.parseWith();
     return expr;
   }
 
@@ -607,7 +676,7 @@ export class TermParser {
     const vars: VarTerm[] = [];
     for (;;) {
       const t = this.tok;
-      if (t.kind !== 'ident' || KEYWORDS.has(t.text)) this.fail('expected var', t);
+      if (t.kind !== 'ident' || this.keywords.has(t.text)) this.fail('expected var', t);
       this.advance();
       vars.push(mkVar(t.text, this.loc(t)));
       if (!this.isOp(',')) break;

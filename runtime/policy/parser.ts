@@ -7,11 +7,26 @@
  * const mod = parseModule('package a\nallow if input.x == 1', 'a.rego');
  */
 import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
-import { PolicyError } from './errors.js';
+import { combineErrors, PolicyError } from './errors.js';
 import { type Comment, type Token, tokenize as tokenizeText, type TokenizeOptions } from './lexer.js';
-import { KEYWORDS, type SpanTable, TermParser } from './parser-terms.js';
+import { FUTURE_KEYWORDS, KEYWORDS, type ParserOptions, type SpanTable, TermParser } from './parser-terms.js';
 
 class ModuleParser extends TermParser {
+  /** Rego v0 syntax (bodies without `if`, `p[x] { ... }` partial sets) until `import rego.v1`. */
+  private v0: boolean;
+  /**
+   * v0 forms met in a v1 module: each is an error, and parsing goes on past
+   * it, so the module's errors are listed together with OPA's hints.
+   */
+  private readonly v0Forms: PolicyError[] = [];
+  /** The rule being parsed is a function, or `p[x]` written with brackets and no value (a v0 partial set). */
+  private headShape: 'function' | 'partial-set' | 'rule' = 'rule';
+
+  constructor(toks: Token[], file: string, options: ParserOptions = {}) {
+    super(toks, file, options);
+    this.v0 = options.v0 === true;
+  }
+
   parseModule(): Module {
     if (!this.isKw('package')) this.fail('expected package declaration');
     const pkgTok = this.advance();
@@ -26,12 +41,13 @@ class ModuleParser extends TermParser {
       notKeyword: false,
     };
     while (this.isKw('import')) module.imports.push(this.parseImport(module));
-    this.regoV2 = module.regoV2;
     while (this.tok.kind !== 'eof') {
-      if (this.isKw('import')) this.fail('imports must appear before rules');
       if (this.isKw('package')) this.fail('unexpected package keyword (one package per module)');
-      module.rules.push(this.parseRule(module));
+      // OPA takes an import anywhere among the rules; it applies to the whole module.
+      if (this.isKw('import')) module.imports.push(this.parseImport(module));
+      else module.rules.push(...this.parseRules(module));
     }
+    if (this.v0Forms.length > 0) throw combineErrors(this.v0Forms);
     return module;
   }
 
@@ -70,20 +86,54 @@ class ModuleParser extends TermParser {
         module.regoV2 = true;
         module.notKeyword = true;
       }
+      // A v0 module importing rego.v1 is written in v1 syntax from here on.
+      this.importKeywords(FUTURE_KEYWORDS);
+      this.v0 = false;
     }
     if (names[0] === 'future') {
       if (names[1] !== 'keywords' || names.length > 3) this.fail(`invalid import ${names.join('.')}`, importTok);
-      if (names[2] === 'not') module.notKeyword = true;
+      // `import future.keywords` imports every future keyword, `not` and `or` included (as OPA v1.20.2 does).
+      if (names[2] === undefined || names[2] === 'not') module.notKeyword = true;
+      if (names[2] === undefined || names[2] === 'or') module.orKeyword = true;
+      this.importKeywords(names[2] === undefined ? FUTURE_KEYWORDS : [names[2] as string]);
     }
+    this.notBlocks = module.notKeyword;
+    this.orKeyword = module.orKeyword === true;
     const imp: Import = { path, loc: this.loc(importTok) };
     if (this.isKw('as')) {
       this.advance();
       const a = this.tok;
-      if (a.kind !== 'ident' || KEYWORDS.has(a.text)) this.fail('expected var', a);
+      if (a.kind !== 'ident' || this.keywords.has(a.text)) this.fail('expected var', a);
       this.advance();
       imp.alias = a.text;
     }
     return imp;
+  }
+
+  /** Makes future keywords keywords in a v0 module (in v1 they always are). */
+  private importKeywords(words: readonly string[]): void {
+    if (this.keywords === KEYWORDS) return;
+    for (const w of words) if ((FUTURE_KEYWORDS as readonly string[]).includes(w)) this.keywords.add(w);
+  }
+
+  /** A rule, plus the rules of its further bodies in v0 (`p { a } { b }` is two rules with one head). */
+  private parseRules(module: Module): Rule[] {
+    const rule = this.parseRule(module);
+    const rules = [rule];
+    while (this.v0 && this.isOp('{') && !rule.default) {
+      // Each rule owns its head: compile stages rewrite heads in place.
+      const head: Head = { ...rule.head, ref: [...rule.head.ref], ...(rule.head.args === undefined ? {} : { args: [...rule.head.args] }) };
+      const extra: Rule = { default: false, head, body: this.parseBlock(), loc: this.loc(), module };
+      rules.push(extra);
+    }
+    return rules;
+  }
+
+  private parseBlock(): Body {
+    this.expectOp('{');
+    const body = this.parseBody('}');
+    this.expectOp('}');
+    return body;
   }
 
   private parseRule(module: Module): Rule {
@@ -95,14 +145,16 @@ class ModuleParser extends TermParser {
       isDefault = true;
     }
     const headTok = this.tok;
-    if (headTok.kind !== 'ident' || (KEYWORDS.has(headTok.text) && !this.keywordRef())) this.unexpected(headTok);
+    if (headTok.kind !== 'ident' || (this.keywords.has(headTok.text) && !this.keywordRef())) this.unexpected(headTok);
     const headTerm = this.parseTerm();
+    const bracketKey = this.isOp(']', this.toks[this.i - 1]);
     const head: Head = { ref: [], assign: false, loc: this.loc(headTok) };
     if (headTerm.type === 'var') head.ref = [headTerm];
     else if (headTerm.type === 'ref') head.ref = headTerm.terms;
     else if (headTerm.type === 'call') {
       head.ref = headTerm.op.terms;
-      head.args = headTerm.args;
+      // `f() := v` declares a plain rule `f` in OPA, not a zero-argument function.
+      if (headTerm.args.length > 0) head.args = headTerm.args;
     } else this.fail('invalid rule head', headTok);
     const first = head.ref[0] as Term;
     if (first.type !== 'var') this.fail('invalid rule head', headTok);
@@ -118,6 +170,12 @@ class ModuleParser extends TermParser {
       if (head.key !== undefined) this.fail('multi-value rules (contains) cannot have a value');
       head.assign = this.advance().text === ':=';
       head.value = this.parseTermIn(false);
+    }
+    this.headShape = head.args !== undefined ? 'function' : bracketKey && head.ref.length === 2 && head.key === undefined && head.value === undefined ? 'partial-set' : 'rule';
+    // Rego v0: `p[x]` without a value is a partial set rule (v1 writes `p contains x`).
+    if (this.v0 && !isDefault && head.key === undefined && head.value === undefined && head.args === undefined && head.ref.length === 2 && bracketKey) {
+      head.key = head.ref[1];
+      head.ref = [first];
     }
 
     this.spans?.set(head, { start: headTok.offset, end: this.prevEnd() });
@@ -164,6 +222,7 @@ class ModuleParser extends TermParser {
   }
 
   private parseRuleBody(loc: import('./ast.js').Loc): Body {
+    if (this.v0 && this.isOp('{')) return this.parseBlock();
     if (this.isKw('if')) {
       this.advance();
       if (this.isOp('{')) {
@@ -171,6 +230,8 @@ class ModuleParser extends TermParser {
           this.advance();
           const body = this.parseBody('}');
           this.expectOp('}');
+          // `if { a } or { b }`: the block is the first operand of a disjunction.
+          if (this.isOrKw()) this.fail('block is an or operand');
           return body;
         });
         if (block !== undefined) return block;
@@ -185,7 +246,14 @@ class ModuleParser extends TermParser {
       return [this.parseLiteral()];
     }
     if (this.isOp('{') && !this.tok.newline) {
-      this.fail('`if` keyword is required before rule body');
+      // A v0 body in a v1 module: listed with OPA's hints, then read as v0 so the errors after it are found too.
+      const at = this.loc(this.tok);
+      const rule = { ...at, row: loc.row, col: loc.col };
+      this.v0Forms.push(new PolicyError({ code: 'rego_parse_error', detail: `\`if\` keyword is required before ${this.headShape === 'function' ? 'function' : 'rule'} body`, location: rule }));
+      if (this.headShape === 'partial-set') {
+        this.v0Forms.push(new PolicyError({ code: 'rego_parse_error', detail: '`contains` keyword is required for partial set rules', location: rule }));
+      }
+      return this.parseBlock();
     }
     if (this.isKw('contains')) this.fail('unexpected contains keyword');
     if (this.tok.kind !== 'eof' && !this.tok.newline && !this.isKw('else')) {
@@ -217,9 +285,12 @@ function tokenize(source: string, file: string, options?: TokenizeOptions): Toke
   return toks;
 }
 
-/** Parses a Rego v1 module. Throws a `PolicyError` with code `rego_parse_error`. */
-export function parseModule(source: string, file: string): Module {
-  return new ModuleParser(tokenize(source, file), file).parseModule();
+/** Which Rego a module is written in: 1 (OPA 1.x, the default) or 0 (OPA's `--v0-compatible`). */
+export type RegoVersion = 0 | 1;
+
+/** Parses a Rego module (v1 unless `regoVersion` is 0). Throws a `PolicyError` with code `rego_parse_error`. */
+export function parseModule(source: string, file: string, regoVersion: RegoVersion = 1): Module {
+  return new ModuleParser(tokenize(source, file), file, { v0: regoVersion === 0 }).parseModule();
 }
 
 /** A module parsed for the formatter: the AST plus its comments and node spans. */
@@ -230,11 +301,11 @@ export interface SourceModule {
 }
 
 /** Parses a module keeping what formatting needs (comments, spans); evaluation uses `parseModule`. */
-export function parseModuleWithSource(options: { source: string; file: string }): SourceModule {
+export function parseModuleWithSource(options: { source: string; file: string; regoVersion?: RegoVersion }): SourceModule {
   const comments: Comment[] = [];
   const spans: SpanTable = new WeakMap();
   const toks = tokenize(options.source, options.file, { comments });
-  const module = new ModuleParser(toks, options.file, { spans }).parseModule();
+  const module = new ModuleParser(toks, options.file, { spans, v0: options.regoVersion === 0 }).parseModule();
   return { module, comments, spans };
 }
 
@@ -255,7 +326,7 @@ class QueryParser extends TermParser {
 export function parseQuery(source: string, file = ''): Body {
   const toks = tokenize(source, file);
   if (toks.length === 1) throw new PolicyError({ code: 'rego_parse_error', detail: 'empty query', location: { file, row: 1, col: 1 } });
-  return new QueryParser(toks, file, { regoV2: false }).query();
+  return new QueryParser(toks, file).query();
 }
 
 /** Parses a single term (e.g. an input value written in Rego syntax). */

@@ -19,6 +19,10 @@ export default class PolicyBench extends PolicyCommand {
   };
 
   static override flags = {
+    'v0-compatible': Flags.boolean({
+      description: "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
+      default: false,
+    }),
     data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
     count: Flags.integer({ description: 'evaluations to time (default: as many as fit in --benchtime)', min: 1 }),
@@ -29,7 +33,7 @@ export default class PolicyBench extends PolicyCommand {
     const { args, flags } = await this.parse(PolicyBench);
     let report: BenchReport;
     try {
-      const set = await loadPolicySet(flags.data);
+      const set = await loadPolicySet(flags.data, { v0Compatible: flags['v0-compatible'] });
       const input = flags.input === undefined ? undefined : await readInputFile(flags.input);
       report = benchQuery(set.policy, args.query, {
         ...(input === undefined ? {} : { input }),

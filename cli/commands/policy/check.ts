@@ -1,5 +1,5 @@
 import { PolicyCommand } from '../../policy-command.js';
-import { Args } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { formatProblem, PolicyLoadError, type PolicyProblem } from '../../../runtime/policy/server/policy-set.js';
 import { loadPolicySet } from '../../../runtime/policy/tools/load-policies.js';
 
@@ -12,10 +12,17 @@ export default class PolicyCheck extends PolicyCommand {
     dir: Args.directory({ description: 'policy directory', required: true, exists: true }),
   };
 
+  static override flags = {
+    'v0-compatible': Flags.boolean({
+      description: "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
+      default: false,
+    }),
+  };
+
   async run(): Promise<{ ok: boolean; modules: string[]; errors: PolicyProblem[] }> {
-    const { args } = await this.parse(PolicyCheck);
+    const { args, flags } = await this.parse(PolicyCheck);
     try {
-      const set = await loadPolicySet([args.dir]);
+      const set = await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] });
       const modules = set.modules.map((m) => m.id);
       if (!this.jsonEnabled()) this.log(`${modules.length} module(s) compiled without errors.`);
       return { ok: true, modules, errors: [] };

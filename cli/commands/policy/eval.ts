@@ -23,6 +23,10 @@ export default class PolicyEval extends PolicyCommand {
   };
 
   static override flags = {
+    'v0-compatible': Flags.boolean({
+      description: "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
+      default: false,
+    }),
     data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
     explain: Flags.string({
@@ -39,7 +43,7 @@ export default class PolicyEval extends PolicyCommand {
     let output: EvalOutput;
     let lines: string[] | undefined;
     try {
-      const set = await loadPolicySet(flags.data);
+      const set = await loadPolicySet(flags.data, { v0Compatible: flags['v0-compatible'] });
       const input = flags.input === undefined ? undefined : await readInputFile(flags.input);
       const explain = EXPLAIN_MODES.find((m) => m === flags.explain);
       if (explain === undefined) output = evalQuery(set.policy, args.query, input === undefined ? {} : { input });

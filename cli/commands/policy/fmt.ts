@@ -44,6 +44,10 @@ export default class PolicyFmt extends PolicyCommand {
     check: Flags.boolean({ description: 'list the files whose formatting differs; exit 1 if any', exclusive: ['write', 'diff'] }),
     write: Flags.boolean({ char: 'w', description: 'rewrite the files whose formatting differs', exclusive: ['check', 'diff'] }),
     diff: Flags.boolean({ char: 'd', description: 'print a unified diff of each file against its formatted text', exclusive: ['check', 'write'] }),
+    'v0-v1': Flags.boolean({
+      description: 'read the files as Rego v0 and rewrite them in v1 syntax with `import rego.v1` (valid under both), as `opa fmt --v0-v1` does',
+      default: false,
+    }),
   };
 
   async run(): Promise<{ ok: boolean; changed: string[]; files: FmtFile[] }> {
@@ -52,7 +56,7 @@ export default class PolicyFmt extends PolicyCommand {
     let result: FormatFilesResult;
     try {
       result =
-        paths.length === 0 || (paths.length === 1 && paths[0] === '-') ? await this.formatStdin(flags.write) : await formatFiles({ paths, write: flags.write });
+        paths.length === 0 || (paths.length === 1 && paths[0] === '-') ? await this.formatStdin(flags.write, flags['v0-v1']) : await formatFiles({ paths, write: flags.write, v0ToV1: flags['v0-v1'] });
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (code === 'ENOENT' || code === 'EACCES')
@@ -84,7 +88,7 @@ export default class PolicyFmt extends PolicyCommand {
   }
 
   /** Standard input as one unnamed file: `--write` has nothing to rewrite, and a terminal (nothing piped) is refused rather than waited on. */
-  private async formatStdin(write: boolean): Promise<FormatFilesResult> {
+  private async formatStdin(write: boolean, v0ToV1: boolean): Promise<FormatFilesResult> {
     if (write)
       this.error('--write needs files to rewrite; standard input can only be printed, checked (--check) or diffed (--diff)', {
         exit: 2,
@@ -97,7 +101,7 @@ export default class PolicyFmt extends PolicyCommand {
       });
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    const formatted = formatSource({ source: Buffer.concat(chunks).toString('utf8'), file: STDIN });
+    const formatted = formatSource({ source: Buffer.concat(chunks).toString('utf8'), file: STDIN, v0ToV1 });
     return PolicyError.isInstance(formatted) ? { files: [], errors: [formatted] } : { files: [formatted], errors: [] };
   }
 }

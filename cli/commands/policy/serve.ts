@@ -50,6 +50,11 @@ export default class PolicyServe extends PolicyCommand {
         'listen on an address beyond loopback (0.0.0.0, a LAN address): refused without this flag, since whoever reaches the server can ask it for decisions',
       default: false,
     }),
+    'v0-compatible': Flags.boolean({
+      description: "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
+      default: false,
+      env: 'FRAMEWORK_POLICY_V0_COMPATIBLE',
+    }),
     'allow-query-network': Flags.boolean({
       description: 'let ad-hoc queries (/v1/query) call http.send and net.lookup_ip_addr; off by default, as an OPA capabilities file would have it',
       default: false,
@@ -76,6 +81,7 @@ export default class PolicyServe extends PolicyCommand {
         mask: flags.mask ?? [],
         evalTimeoutMs: flags['eval-timeout'],
         workers: flags.workers,
+        v0Compatible: flags['v0-compatible'],
       });
     } catch (error) {
       if (error instanceof PolicyLoadError) {

@@ -21,6 +21,10 @@ export default class PolicyTest extends PolicyCommand {
   };
 
   static override flags = {
+    'v0-compatible': Flags.boolean({
+      description: "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
+      default: false,
+    }),
     verbose: Flags.boolean({ char: 'v', description: 'list every test with its time', default: false }),
     coverage: Flags.boolean({ char: 'c', description: "report test coverage (OPA's JSON coverage report) instead of the test list", default: false }),
     run: Flags.string({ char: 'r', description: 'only tests whose full name (data.pkg.test_x) matches this regular expression' }),
@@ -38,7 +42,7 @@ export default class PolicyTest extends PolicyCommand {
     }
     let report: PolicyTestReport;
     try {
-      report = runPolicyTests(await loadPolicySet([args.dir]), { ...(filter ? { filter } : {}), coverage: flags.coverage });
+      report = runPolicyTests(await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] }), { ...(filter ? { filter } : {}), coverage: flags.coverage });
     } catch (error) {
       if (!(error instanceof PolicyLoadError)) throw error;
       this.failToCompile(error, 'the policies do not compile; fix the errors above (see `framework-cli policy check`).');

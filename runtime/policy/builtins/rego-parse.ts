@@ -6,7 +6,8 @@
  */
 import type { Body, Expr, Module, Rule, Term } from '../ast.js';
 import { PolicyError } from '../errors.js';
-import { parseModule } from '../parser.js';
+import type { Comment } from '../lexer.js';
+import { parseModuleWithSource, type SourceModule } from '../parser.js';
 import { RegoObject, type Value } from '../value.js';
 import { asString, type BuiltinDefinition, BuiltinError } from './registry.js';
 
@@ -75,6 +76,19 @@ class AstJSON {
           ],
         ]);
       case 'call':
+        if (t.template !== undefined) {
+          const parts = t.template.parts.map((p) => ('kind' in p ? this.expr(p, 0) : this.term(p)));
+          return o([
+            ['type', 'templatestring'],
+            [
+              'value',
+              o([
+                ['multi_line', t.template.multiLine],
+                ['parts', parts],
+              ]),
+            ],
+          ]);
+        }
         return o([
           ['type', 'call'],
           ['value', [this.term(t.op), ...t.args.map((x) => this.term(x))]],
@@ -118,14 +132,28 @@ class AstJSON {
         break;
       case 'every':
         terms = o([
-          ['key', e.key === undefined ? undefined : this.term(e.key)],
+          ['key', e.key === undefined ? null : this.term(e.key)],
           ['value', this.term(e.value)],
           ['domain', this.term(e.domain)],
           ['body', this.body(e.body)],
         ]);
         break;
       case 'notbody':
-        terms = this.body(e.body);
+        // OPA's shapes for `a or b` and `not { ... }` (future.keywords.or / not).
+        terms =
+          e.or === undefined
+            ? o([
+                ['type', 'not'],
+                ['body', this.body(e.body)],
+                ['explicit_body', true],
+              ])
+            : o([
+                ['type', 'or'],
+                ['lhs', this.body(e.or.lhs)],
+                ['rhs', this.body(e.or.rhs)],
+                ['explicit_lhs', e.or.explicitLhs ? true : undefined],
+                ['explicit_rhs', e.or.explicitRhs ? true : undefined],
+              ]);
         break;
     }
     return o([
@@ -194,8 +222,27 @@ class AstJSON {
     ]);
   }
 
-  module(m: Module): RegoObject {
+  module(m: Module, comments: Comment[]): RegoObject {
     return o([
+      [
+        'comments',
+        comments.length === 0
+          ? undefined
+          : comments.map((c) =>
+              o([
+                [
+                  'Location',
+                  o([
+                    ['col', c.col],
+                    ['file', m.file],
+                    ['row', c.row],
+                  ]),
+                ],
+                // Go marshals the comment's bytes (without the `#`) as base64.
+                ['Text', Buffer.from(c.text.slice(1), 'utf8').toString('base64')],
+              ]),
+            ),
+      ],
       ['package', o([['path', m.package.path.terms.map((x) => this.term(x))]])],
       [
         'imports',
@@ -223,9 +270,9 @@ export const regoParseBuiltins: BuiltinDefinition[] = [
     impl: ([file, source]) => {
       const name = asString(file, 1);
       const text = asString(source, 2);
-      let m: Module;
+      let parsed: SourceModule;
       try {
-        m = parseModule(text, name);
+        parsed = parseModuleWithSource({ source: text, file: name });
       } catch (e) {
         if (PolicyError.isInstance(e))
           throw new BuiltinError(
@@ -235,7 +282,7 @@ export const regoParseBuiltins: BuiltinDefinition[] = [
           );
         throw e;
       }
-      return new AstJSON().module(m);
+      return new AstJSON().module(parsed.module, parsed.comments);
     },
   },
 ];

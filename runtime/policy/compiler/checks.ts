@@ -181,8 +181,10 @@ export function checkCalls(body: Body, root: RuleNode, builtins: BuiltinRegistry
       if (node === undefined) {
         const p = dataRefPrefix(op);
         const n = p !== undefined && !p.rest ? root.find(p.path) : undefined;
-        if (n !== undefined && n.hasRules) {
-          errors.push(new PolicyError({ code: 'rego_type_error', detail: `${label} is not a function`, location: e.loc }));
+        // As OPA words it: a rule (arity 0) called with arguments has the wrong arity; called with none, it is no function at all.
+        if (n !== undefined && n.hasRules && nargs > 0) {
+          const detail = `function ${label} has arity 0, got ${nargs} argument${nargs === 1 ? '' : 's'}`;
+          errors.push(new PolicyError({ code: 'rego_type_error', detail, location: e.loc }));
         } else {
           errors.push(new PolicyError({ code: 'rego_type_error', detail: `undefined function ${label}`, location: e.loc }));
         }

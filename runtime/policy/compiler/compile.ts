@@ -9,7 +9,7 @@ import type { Body, Expr, Module, Rule, Term, With } from '../ast.js';
 import { mkVar, opRef, refName } from '../ast.js';
 import type { BuiltinRegistry } from '../builtins/registry.js';
 import { combineErrors, PolicyError } from '../errors.js';
-import { parseModule } from '../parser.js';
+import { parseModule, type RegoVersion } from '../parser.js';
 import { rewriteMetadataCalls } from './metadata.js';
 import type { Value } from '../value.js';
 import { checkCalls, checkRecursion, dataRefPrefix, functionNode } from './checks.js';
@@ -24,6 +24,8 @@ export interface ModuleSource {
   /** File name used in locations and error messages. */
   file: string;
   source: string;
+  /** 0 for Rego v0 (`--v0-compatible`, a bundle's `rego_version: 0`); v1 when absent. */
+  regoVersion?: RegoVersion;
 }
 
 export interface CompiledModules {
@@ -78,7 +80,7 @@ export class Compiler {
     const modules: Module[] = [];
     for (const s of sources) {
       try {
-        modules.push(parseModule(s.source, s.file));
+        modules.push(parseModule(s.source, s.file, s.regoVersion));
       } catch (e) {
         if (PolicyError.isInstance(e)) errors.push(e);
         else throw e;

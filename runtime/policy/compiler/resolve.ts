@@ -52,6 +52,7 @@ export function resolveModules(modules: Module[]): void {
       if (h !== undefined && h.type === 'var') names.add(h.name);
     }
   }
+  const valueRules = zeroArgCallableRules(modules);
   for (const m of modules) {
     const globals: Globals = new Map();
     const pkgTerms = m.package.path.terms;
@@ -66,8 +67,45 @@ export function resolveModules(modules: Module[]): void {
       const name = imp.alias ?? (last.type === 'var' ? last.name : last.type === 'string' ? last.value : '');
       if (name !== '') globals.set(name, imp.path.terms);
     }
-    for (const r of m.rules) resolveRule(r, globals);
+    for (const r of m.rules) resolveRule(r, globals, valueRules);
   }
+}
+
+/**
+ * Paths of the rules OPA lets a zero-argument call read: `f()` evaluates the
+ * single-value rule `f` when OPA's type checker cannot tell the rule is no
+ * function: when some value's type is unknown to it, approximated here as a
+ * value written as a var or a ref (`f := input.x`, `f = out if out := ...`);
+ * a literal value (`f := 1`, `f := {"k": input.a}`) has a type, and `f()`
+ * is then "undefined function" in OPA, as here.
+ */
+function zeroArgCallableRules(modules: Module[]): Set<string> {
+  const functions = new Set<string>();
+  const untyped = new Set<string>();
+  for (const m of modules) {
+    const pkg = packageSegments(m);
+    for (const r of m.rules) {
+      if (!r.head.ref.slice(1).every((t) => t.type === 'string')) continue;
+      const key = pathKey([...pkg, ...r.head.ref.map((t) => (t.type === 'var' ? t.name : t.type === 'string' ? t.value : ''))]);
+      if (r.head.args !== undefined) functions.add(key);
+      else if (r.head.key === undefined) {
+        for (let b: Rule | undefined = r; b !== undefined; b = b.else) if (b.head.value?.type === 'var' || b.head.value?.type === 'ref') untyped.add(key);
+      }
+    }
+  }
+  for (const f of functions) untyped.delete(f);
+  return untyped;
+}
+
+function pathKey(segments: string[]): string {
+  return segments.join('\u0000');
+}
+
+/** The path key of a resolved `data.a.b` ref whose operands are strings. */
+function dataRefKey(ref: RefTerm): string | undefined {
+  const [head, ...rest] = ref.terms;
+  if (head?.type !== 'var' || head.name !== 'data' || !rest.every((t) => t.type === 'string')) return undefined;
+  return pathKey(rest.map((t) => (t.type === 'string' ? t.value : '')));
 }
 
 /** Resolves a query body against an optional set of globals (none for plain queries). */
@@ -77,8 +115,8 @@ export function resolveQuery(body: Body, globals: Globals = new Map()): Body {
   return r.body(body, [ignore]);
 }
 
-function resolveRule(rule: Rule, globals: Globals): void {
-  const r = new Resolver(globals);
+function resolveRule(rule: Rule, globals: Globals, valueRules: Set<string>): void {
+  const r = new Resolver(globals, valueRules);
   const argVars = new Set<string>();
   for (const a of rule.head.args ?? []) collectAllVars(a, argVars);
   for (let branch: Rule | undefined = rule; branch !== undefined; branch = branch.else) {
@@ -115,7 +153,18 @@ function collectAllVars(t: Term, out: Set<string>): void {
 }
 
 class Resolver {
-  constructor(private readonly globals: Globals) {}
+  constructor(
+    private readonly globals: Globals,
+    /** Rules a zero-argument call reads (see zeroArgCallableRules). */
+    private readonly valueRules: Set<string> = new Set(),
+  ) {}
+
+  /** `f()` naming a rule of `valueRules`: the rule's ref, read as OPA reads it. */
+  private ruleRead(op: RefTerm, nargs: number): RefTerm | undefined {
+    if (nargs !== 0 || this.valueRules.size === 0) return undefined;
+    const key = dataRefKey(op);
+    return key !== undefined && this.valueRules.has(key) ? op : undefined;
+  }
 
   private ignored(name: string, ignore: Set<string>[]): boolean {
     for (const s of ignore) if (s.has(name)) return true;
@@ -131,8 +180,12 @@ class Resolver {
     switch (e.kind) {
       case 'term':
         return { ...e, term: this.term(e.term, ignore), with: w };
-      case 'call':
-        return { ...e, op: this.op(e.op, ignore), args: e.args.map((a) => this.term(a, ignore)), with: w };
+      case 'call': {
+        const op = this.op(e.op, ignore);
+        const read = this.ruleRead(op, e.args.length);
+        if (read !== undefined) return { kind: 'term', term: read, negated: e.negated, with: w, loc: e.loc };
+        return { ...e, op, args: e.args.map((a) => this.term(a, ignore)), with: w };
+      }
       case 'some': {
         const out = { ...e, with: w };
         if (e.inDomain) out.inDomain = this.term(e.inDomain, ignore);
@@ -187,8 +240,10 @@ class Resolver {
         return { ...t, items: t.items.map((x) => this.term(x, ignore)) };
       case 'object':
         return { ...t, entries: t.entries.map(([k, v]) => [this.term(k, ignore), this.term(v, ignore)] as [Term, Term]) };
-      case 'call':
-        return { ...t, op: this.op(t.op, ignore), args: t.args.map((x) => this.term(x, ignore)) };
+      case 'call': {
+        const op = this.op(t.op, ignore);
+        return this.ruleRead(op, t.args.length) ?? { ...t, op, args: t.args.map((x) => this.term(x, ignore)) };
+      }
       case 'arraycomp':
       case 'setcomp': {
         const inner = [...ignore, declaredVars(t.body)];

@@ -35,6 +35,12 @@ export function writeExpr(ctx: FormatContext, e: Expr): void {
       writeEvery(ctx, e);
       break;
     case 'notbody':
+      if (e.or !== undefined) {
+        writeOrOperand(ctx, e.or.lhs, e.or.explicitLhs);
+        w.write(' or ');
+        writeOrOperand(ctx, e.or.rhs, e.or.explicitRhs);
+        break;
+      }
       w.write('not {');
       writeComprehensionBody(ctx, { body: e.body, headRow: e.loc.row, closeRow: ctx.closingRow(e, '{', '}') });
       if (e.body[e.body.length - 1]?.loc.row === e.loc.row) w.write(' ');
@@ -48,6 +54,16 @@ export function writeExpr(ctx: FormatContext, e: Expr): void {
       break;
   }
   writeWiths(ctx, e);
+}
+
+/** An operand of `a or b`, on one line: a `{ ...; ... }` block when written as one, else the expression. */
+function writeOrOperand(ctx: FormatContext, body: Body, explicit: boolean): void {
+  if (explicit) ctx.w.write('{ ');
+  body.forEach((e, i) => {
+    if (i > 0) ctx.w.write('; ');
+    writeExpr(ctx, e);
+  });
+  if (explicit) ctx.w.write(' }');
 }
 
 function writeCallExpr(ctx: FormatContext, e: CallExpr): void {

@@ -43,10 +43,10 @@ export async function collectRegoFiles(options: { paths: string[] }): Promise<st
 }
 
 /** One Rego text formatted and compared with itself (`file` names it in positions and the diff); a parse error is returned, not thrown. */
-export function formatSource(options: { source: string; file: string }): FormattedFile | PolicyError {
+export function formatSource(options: { source: string; file: string; v0ToV1?: boolean }): FormattedFile | PolicyError {
   const { source, file } = options;
   try {
-    const formatted = formatRego({ source, file });
+    const formatted = formatRego({ source, file, ...(options.v0ToV1 === true ? { v0ToV1: true } : {}) });
     const changed = formatted !== source;
     return { file, changed, formatted, diff: changed ? unifiedDiff({ before: source, after: formatted, file }) : '' };
   } catch (e) {
@@ -56,11 +56,11 @@ export function formatSource(options: { source: string; file: string }): Formatt
 }
 
 /** Formats each file; with `write`, rewrites the changed ones (only when every file parsed). */
-export async function formatFiles(options: { paths: string[]; write?: boolean }): Promise<FormatFilesResult> {
+export async function formatFiles(options: { paths: string[]; write?: boolean; v0ToV1?: boolean }): Promise<FormatFilesResult> {
   const files: FormattedFile[] = [];
   const errors: PolicyError[] = [];
   for (const file of await collectRegoFiles({ paths: options.paths })) {
-    const result = formatSource({ source: await readFile(file, 'utf8'), file });
+    const result = formatSource({ source: await readFile(file, 'utf8'), file, ...(options.v0ToV1 === true ? { v0ToV1: true } : {}) });
     if (PolicyError.isInstance(result)) errors.push(result);
     else files.push(result);
   }

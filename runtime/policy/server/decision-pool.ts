@@ -2,10 +2,12 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PolicyErrorCode } from '../errors.js';
+import type { ModuleSource } from '../compiler/compile.js';
+import type { PolicySource } from './policy-files.js';
 
 /** What the server sends a decision worker. Values are JSON text. */
 export type WorkerRequest =
-  | { type: 'load'; generation: number; modules: Array<{ file: string; source: string }>; data: string | undefined }
+  | { type: 'load'; generation: number; modules: ModuleSource[]; data: string | undefined }
   | (EvalRequestBase & { kind: 'data'; path: string[] })
   | (EvalRequestBase & { kind: 'query'; query: string });
 
@@ -29,7 +31,7 @@ export type WorkerReply =
 /** The compiled set a decision is evaluated against, as the worker needs it. */
 export interface PoolPolicySet {
   generation: number;
-  modules: ReadonlyArray<{ id: string; source: string }>;
+  modules: readonly PolicySource[];
   /** The base data document as JSON text. */
   dataJson: string | undefined;
 }
@@ -189,7 +191,7 @@ export class DecisionPool {
     if (!worker) worker = this.#start(slot);
     slot.job = job;
     if (slot.generation !== job.set.generation) {
-      const modules = job.set.modules.map((m) => ({ file: m.id, source: m.source }));
+      const modules = job.set.modules.map((m): ModuleSource => ({ file: m.id, source: m.source, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) }));
       worker.postMessage({ type: 'load', generation: job.set.generation, modules, data: job.set.dataJson } satisfies WorkerRequest);
       slot.generation = job.set.generation;
     }

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import type { RegoVersion } from '../parser.js';
 import { parseJSON, toJS } from '../value-json.js';
 
 /** One Rego source file. `id` is its path relative to the policy root, with `/` separators. */
@@ -9,6 +10,13 @@ export interface PolicySource {
   id: string;
   path: string;
   source: string;
+  /** 0 when the module is Rego v0 (the `v0Compatible` option, or the bundle manifest's `rego_version: 0`). */
+  regoVersion?: RegoVersion;
+}
+
+export interface ReadPolicyOptions {
+  /** Read every module as Rego v0 (OPA's `--v0-compatible`), unless the directory's `.manifest` names a `rego_version`. */
+  v0Compatible?: boolean;
 }
 
 /** A problem with a file that is not Rego syntax (unreadable, bad JSON or YAML data). */
@@ -41,14 +49,52 @@ const SKIPPED_DIRS = new Set(['node_modules', '.git']);
  * directory reached twice only once. Files are read in sorted order, so the
  * result does not depend on the file system.
  */
-export async function readPolicyDirectory(root: string): Promise<PolicyFiles> {
+export async function readPolicyDirectory(root: string, options: ReadPolicyOptions = {}): Promise<PolicyFiles> {
   const out: PolicyFiles = { modules: [], data: {}, problems: [] };
   const hash = createHash('sha256');
   await walk({ root, dir: root, out, hash, seen: new Set() });
   out.modules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const version = (await manifestRegoVersion(root, out, hash)) ?? (options.v0Compatible === true ? 0 : undefined);
+  if (version === 0) for (const m of out.modules) m.regoVersion = 0;
   for (const problem of out.problems) hash.update(`problem\0${problem.file}\0${problem.message}\0`);
   out.digest = hash.digest('hex');
   return out;
+}
+
+/**
+ * The `rego_version` of the bundle manifest (`.manifest` at the root), as OPA
+ * reads it: 0 or 1; a manifest that is not JSON or names another version is
+ * a problem. Per-file versions (`file_rego_versions`) are not read: such a
+ * manifest is reported as a problem rather than half applied.
+ */
+async function manifestRegoVersion(root: string, out: PolicyFiles, hash: Hash): Promise<RegoVersion | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(root, '.manifest'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  hash.update(`manifest\0${text}\0`);
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch (error) {
+    out.problems.push({ file: '.manifest', message: `bundle manifest is not valid JSON: ${(error as Error).message}` });
+    return undefined;
+  }
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
+    out.problems.push({ file: '.manifest', message: 'bundle manifest must be a JSON object' });
+    return undefined;
+  }
+  const m = manifest as Record<string, unknown>;
+  if (m.file_rego_versions !== undefined) out.problems.push({ file: '.manifest', message: 'file_rego_versions in a bundle manifest is not supported; set rego_version for the whole bundle' });
+  const v = m.rego_version;
+  if (v === undefined) return undefined;
+  if (v !== 0 && v !== 1) {
+    out.problems.push({ file: '.manifest', message: `rego_version must be 0 or 1, got ${JSON.stringify(v)}` });
+    return undefined;
+  }
+  return v;
 }
 
 interface Walk {

@@ -16,6 +16,8 @@ export interface PolicyStoreOptions {
    * no file event reports); default 2000 ms.
    */
   recheckMs?: number;
+  /** Read the directory's modules, and modules put through the API, as Rego v0 (OPA's `--v0-compatible`). */
+  v0Compatible?: boolean;
 }
 
 /** The outcome of the latest load attempt. */
@@ -67,7 +69,10 @@ export class PolicyStore {
     this.#logger = options.logger ?? silentLogger;
     this.#debounceMs = options.debounceMs ?? 100;
     this.#recheckMs = options.recheckMs ?? 2000;
+    this.#v0 = options.v0Compatible === true;
   }
+
+  readonly #v0: boolean;
 
   /** The set being served; undefined until the first successful load. */
   get current(): PolicySet | undefined {
@@ -196,7 +201,7 @@ export class PolicyStore {
    * way nothing changes.
    */
   async writeData(ops: DataOp[], create: boolean): Promise<void> {
-    const read = await readPolicyDirectory(this.dir);
+    const read = await readPolicyDirectory(this.dir, { v0Compatible: this.#v0 });
     const files = this.#withOverlay(read);
     // Applied to a copy first, strictly: a write that does not apply is refused here.
     let data = structuredClone(files.data);
@@ -223,7 +228,7 @@ export class PolicyStore {
     const before = this.#overlay.get(id);
     this.#overlay.set(id, source);
     try {
-      const read = await readPolicyDirectory(this.dir);
+      const read = await readPolicyDirectory(this.dir, { v0Compatible: this.#v0 });
       this.#swap(compilePolicySet(this.#withOverlay(read)), read.digest);
     } catch (error) {
       // Not compiled: the overlay goes back to what it was; the old set keeps serving.
@@ -234,7 +239,7 @@ export class PolicyStore {
   }
 
   async #loadOnce(force: boolean): Promise<boolean> {
-    const files = await readPolicyDirectory(this.dir);
+    const files = await readPolicyDirectory(this.dir, { v0Compatible: this.#v0 });
     if (!force && files.digest === this.#lastDigest) return this.#status?.ok ?? false;
     this.#lastDigest = files.digest;
     try {
@@ -270,7 +275,7 @@ export class PolicyStore {
     files = this.#withDataWrites(files);
     if (this.#overlay.size === 0) return files;
     const modules = files.modules.filter((m) => !this.#overlay.has(m.id));
-    for (const [id, source] of this.#overlay) if (source !== null) modules.push({ id, path: `(api)/${id}`, source });
+    for (const [id, source] of this.#overlay) if (source !== null) modules.push({ id, path: `(api)/${id}`, source, ...(this.#v0 ? { regoVersion: 0 as const } : {}) });
     modules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return { ...files, modules };
   }

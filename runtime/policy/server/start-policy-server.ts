@@ -31,6 +31,8 @@ export interface StartPolicyServerOptions {
   evalTimeoutMs?: number;
   /** Worker threads for decisions that outgrow the event loop (default 2; 0 evaluates everything on the event loop). */
   workers?: number;
+  /** Read the policies as Rego v0 (OPA's `--v0-compatible`); a bundle manifest's `rego_version` takes precedence. */
+  v0Compatible?: boolean;
 }
 
 export interface RunningPolicyServer {
@@ -52,6 +54,7 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
     dir: options.dir,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.recheckMs === undefined ? {} : { recheckMs: options.recheckMs }),
+    v0Compatible: options.v0Compatible === true,
   });
   if (!(await store.reload())) throw new PolicyLoadError(store.status?.problems ?? []);
   const logStream =

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { fromJS, parseJSON } from '../value-json.js';
 import type { Value } from '../value.js';
-import { readPolicyDirectory, type PolicyFiles } from '../server/policy-files.js';
+import { readPolicyDirectory, type PolicyFiles, type ReadPolicyOptions } from '../server/policy-files.js';
 import { compilePolicySet, PolicyLoadError, type PolicySet } from '../server/policy-set.js';
 
 /**
@@ -11,15 +11,15 @@ import { compilePolicySet, PolicyLoadError, type PolicySet } from '../server/pol
  * ids are prefixed by their directory so they stay distinct. Throws
  * `PolicyLoadError` listing every problem with `file:row:col`.
  */
-export async function loadPolicySet(dirs: readonly string[]): Promise<PolicySet> {
-  return compilePolicySet(await readPolicyDirectories(dirs));
+export async function loadPolicySet(dirs: readonly string[], options: ReadPolicyOptions = {}): Promise<PolicySet> {
+  return compilePolicySet(await readPolicyDirectories(dirs, options));
 }
 
-export async function readPolicyDirectories(dirs: readonly string[]): Promise<PolicyFiles> {
-  if (dirs.length === 1) return readPolicyDirectory(dirs[0] as string);
+export async function readPolicyDirectories(dirs: readonly string[], options: ReadPolicyOptions = {}): Promise<PolicyFiles> {
+  if (dirs.length === 1) return readPolicyDirectory(dirs[0] as string, options);
   const merged: PolicyFiles = { modules: [], data: {}, problems: [] };
   for (const dir of dirs) {
-    const files = await readPolicyDirectory(dir);
+    const files = await readPolicyDirectory(dir, options);
     merged.modules.push(...files.modules.map((m) => ({ ...m, id: join(dir, m.id) })));
     merged.problems.push(...files.problems.map((p) => ({ ...p, file: join(dir, p.file) })));
     for (const [key, value] of Object.entries(files.data)) {

@@ -41,7 +41,7 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
     : set.policy;
   const parsed: Array<{ id: string; module: Module }> = [];
   for (const source of set.modules) {
-    const module = parseModule(source.source, source.id);
+    const module = parseModule(source.source, source.id, source.regoVersion);
     parsed.push({ id: source.id, module });
     const pkg = packagePath(module.package.path.terms);
     const seen = new Set<string>();

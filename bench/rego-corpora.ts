@@ -1,0 +1,409 @@
+/**
+ * Real-world Rego corpora, here and in a real OPA v1.20.2 (the pylib named by
+ * FRAMEWORK_OPA_PYLIB): each corpus's own unit tests under our `policy test`
+ * runner and under OPA, then the corpus's rules evaluated on its tests'
+ * inputs in both engines, JSON compared. Prints per-corpus figures.
+ *
+ *   npm run build && node dist/bench/rego-corpora.js <checkout>...
+ *
+ * A checkout is recognised by its layout: the Gatekeeper library (`src/<kind>/<policy>/`,
+ * Rego v0, one unit per policy), Regal (`bundle/`), trivy-checks (`checks/` + `lib/`)
+ * and conftest (`examples/<name>/`, one unit each). Nothing is copied into this
+ * repository and none of this runs in `npm test` (CI cannot fetch the corpora).
+ *
+ * How OPA is asked (the pylib embeds OPA's Go library, without `opa test`):
+ * - a test passes in OPA when `data.<pkg>.<test>` is `true`, exactly the rule
+ *   `opa test` applies (undefined or another value fails, an error errs);
+ * - the pylib has no `--v0-compatible` switch, so for a v0 corpus OPA reads
+ *   our `policy fmt --v0-v1` rewrite of each file: OPA parsing and compiling
+ *   that rewrite is itself a check of it, and a rewrite that changed meaning
+ *   shows up as a disagreement;
+ * - a test's inputs are the values of `X` in its `... with input as X`
+ *   literals, computed by OPA from a helper rule holding the test's literals
+ *   up to that one; the document the literal reads (the first rule or import
+ *   it names) is then evaluated on each input in both engines.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { type Body, type Expr, type Module, refToString, type Term } from '../runtime/policy/ast.js';
+import { createDefaultRegistry } from '../runtime/policy/builtins/index.js';
+import { BuiltinError, type BuiltinDefinition } from '../runtime/policy/builtins/registry.js';
+import { compilePolicy, type CompiledPolicy } from '../runtime/policy/engine.js';
+import { PolicyError } from '../runtime/policy/errors.js';
+import { formatRego } from '../runtime/policy/format/index.js';
+import { parseModuleWithSource, type SourceModule } from '../runtime/policy/parser.js';
+import { type PolicyFiles, type PolicySource } from '../runtime/policy/server/policy-files.js';
+import { readPolicyDirectories } from '../runtime/policy/tools/load-policies.js';
+import { runPolicyTests, type PolicyTestResult } from '../runtime/policy/tools/run-policy-tests.js';
+import { fromJS, stringifyJSON, toJS } from '../runtime/policy/value-json.js';
+import { RegoObject, type Value } from '../runtime/policy/value.js';
+
+const ORACLE = fileURLToPath(new URL('../../bench/support/opa_corpus_oracle.py', import.meta.url));
+
+/** The corpora's own Go builtins, defined alike here and in the oracle (STANDINS there): trivial ones computed, the rest an error in both. */
+const STANDINS: BuiltinDefinition[] = [
+  {
+    name: 'regal.last',
+    args: ['any'],
+    result: 'any',
+    impl: ([xs]) => {
+      if (!Array.isArray(xs) || xs.length === 0) throw new BuiltinError('regal.last: empty or not an array');
+      return xs[xs.length - 1] as Value;
+    },
+  },
+  { name: 'result.new', args: ['any', 'any'], result: 'any', impl: ([msg]) => RegoObject.fromEntries([['msg', msg as Value]]) },
+  {
+    // Trivy's: a resource is managed unless its metadata says otherwise.
+    name: 'isManaged',
+    args: ['any'],
+    result: 'boolean',
+    impl: ([x]) => {
+      const meta = x instanceof RegoObject ? x.get('__defsec_metadata') : undefined;
+      const managed = meta instanceof RegoObject ? meta.get('managed') : undefined;
+      return typeof managed === 'boolean' ? managed : true;
+    },
+  },
+  ...[
+    'regal.parse_module:2',
+    'regal.is_formatted:2',
+    'squealer.scan_string:1',
+    'sh.parse_commands:1',
+    'cidr.is_public:1',
+    'cidr.count_addresses:1',
+    'parse_config:2',
+    'parse_config_file:1',
+    'parse_combined_config_files:1',
+  ].map((spec): BuiltinDefinition => {
+    const [name, arity] = spec.split(':') as [string, string];
+    return {
+      name,
+      args: Array.from({ length: Number(arity) }, () => 'any' as const),
+      result: 'any',
+      impl: () => {
+        throw new BuiltinError(`${name} is a Go builtin of its corpus, not available to either engine`);
+      },
+    };
+  }),
+];
+
+interface Unit {
+  name: string;
+  dirs: string[];
+  v0: boolean;
+}
+
+interface Corpus {
+  name: string;
+  units: Unit[];
+}
+
+function subdirs(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((n) => !n.startsWith('.') && statSync(join(dir, n)).isDirectory())
+    .sort()
+    .map((n) => join(dir, n));
+}
+
+function detect(root: string): Corpus {
+  if (existsSync(join(root, 'src')) && existsSync(join(root, 'library'))) {
+    return { name: 'gatekeeper-library', units: subdirs(join(root, 'src')).flatMap(subdirs).map((d) => ({ name: d.slice(root.length + 1), dirs: [d], v0: true })) };
+  }
+  if (existsSync(join(root, 'bundle', 'regal'))) return { name: 'regal (bundle)', units: [{ name: 'bundle', dirs: [join(root, 'bundle')], v0: false }] };
+  if (existsSync(join(root, 'checks')) && existsSync(join(root, 'lib'))) {
+    return { name: 'trivy-checks', units: [{ name: 'checks+lib', dirs: [join(root, 'checks'), join(root, 'lib')], v0: false }] };
+  }
+  if (existsSync(join(root, 'examples'))) return { name: 'conftest (examples)', units: subdirs(join(root, 'examples')).map((d) => ({ name: d.slice(root.length + 1), dirs: [d], v0: false })) };
+  throw new Error(`${root}: not a corpus this harness knows (gatekeeper-library, regal, trivy-checks, conftest)`);
+}
+
+/** One long-lived oracle process; requests answered in order, one line each. */
+class Oracle {
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private readonly waiting: Array<(line: string) => void> = [];
+
+  constructor(pylib: string) {
+    this.proc = spawn(process.env.FRAMEWORK_OPA_PYTHON ?? 'python3', [ORACLE, pylib]);
+    this.proc.stderr.on('data', (d: Buffer) => process.stderr.write(d));
+    createInterface({ input: this.proc.stdout }).on('line', (line) => this.waiting.shift()?.(line));
+  }
+
+  request(req: unknown): Promise<Record<string, unknown>> {
+    return new Promise((resolve) => {
+      this.waiting.push((line) => resolve(JSON.parse(line) as Record<string, unknown>));
+      this.proc.stdin.write(JSON.stringify(req) + '\n');
+    });
+  }
+
+  close(): void {
+    this.proc.stdin.end();
+  }
+}
+
+type Outcome = 'pass' | 'fail' | 'error';
+
+interface Figures {
+  units: number;
+  files: number;
+  loadedHere: number;
+  loadedOpa: number;
+  tests: number;
+  passHere: number;
+  passOpa: number;
+  agree: number;
+  inputs: number;
+  docsAgree: number;
+  differences: string[];
+}
+
+/** JSON with object keys sorted, so two engines' answers compare as text. */
+function canonical(x: unknown): string {
+  if (Array.isArray(x)) return `[${x.map(canonical).join(',')}]`;
+  if (x !== null && typeof x === 'object') {
+    return `{${Object.keys(x)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((x as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(x);
+}
+
+function opaAnswer(env: Record<string, unknown>): string {
+  if (env.error) return 'error';
+  const rows = (env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>;
+  return rows.length === 0 ? 'undefined' : canonical(rows.map((r) => r.bindings?.x));
+}
+
+function ourAnswer(policy: CompiledPolicy, query: string, input: unknown): string {
+  try {
+    const rows = policy.query(query, { input, strictBuiltinErrors: true });
+    return rows.length === 0 ? 'undefined' : canonical(rows.map((r) => toJS(r.x as Value)));
+  } catch (error) {
+    if (PolicyError.isInstance(error)) return 'error';
+    throw error;
+  }
+}
+
+function opaOutcome(env: Record<string, unknown>): Outcome {
+  if (env.error) return 'error';
+  const rows = (env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>;
+  return rows.length === 1 && rows[0]?.bindings?.x === true ? 'pass' : 'fail';
+}
+
+interface InputProbe {
+  helper: string;
+  /** The document the literal reads, e.g. `data.k8s.violation`. */
+  target: string;
+}
+
+/** Literals of a body that apply `with input as X`, with the literals before them. */
+function* inputLiterals(body: Body): Generator<{ before: Expr[]; expr: Expr; value: Term }> {
+  for (let i = 0; i < body.length; i++) {
+    const e = body[i] as Expr;
+    const w = e.with.find((x) => x.target.type === 'ref' && x.target.terms.length === 1 && x.target.terms[0]?.type === 'var' && x.target.terms[0].name === 'input');
+    if (w !== undefined) yield { before: body.slice(0, i), expr: e, value: w.value };
+  }
+}
+
+/** The first document a literal reads: a rule of its package, an imported ref, or a data ref, as `data.a.b`. */
+function targetOf(e: Expr, module: Module, rules: Set<string>): string | undefined {
+  const pkg = refToString(module.package.path);
+  const aliases = new Map(module.imports.map((i) => [i.alias ?? refToString(i.path).split('.').pop() ?? '', refToString(i.path)]));
+  let found: string | undefined;
+  const visit = (t: Term): void => {
+    if (found !== undefined) return;
+    if (t.type === 'var' && rules.has(t.name)) found = `${pkg}.${t.name}`;
+    else if (t.type === 'ref') {
+      const head = t.terms[0];
+      const rest: string[] = [];
+      for (const x of t.terms.slice(1)) {
+        if (x.type !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(x.value)) break;
+        rest.push(x.value);
+      }
+      if (head?.type === 'var' && head.name === 'data' && rest.length > 0) found = ['data', ...rest].join('.');
+      else if (head?.type === 'var' && aliases.has(head.name) && aliases.get(head.name)?.startsWith('data.')) found = [aliases.get(head.name), ...rest].join('.');
+      else if (head?.type === 'var' && rules.has(head.name)) found = `${pkg}.${head.name}`;
+      else t.terms.forEach(visit);
+    } else if (t.type === 'call') t.args.forEach(visit);
+    else if (t.type === 'array' || t.type === 'set') t.items.forEach(visit);
+    else if (t.type === 'object') t.entries.forEach(([k, v]) => (visit(k), visit(v)));
+  };
+  if (e.kind === 'call') e.args.forEach(visit);
+  else if (e.kind === 'term') visit(e.term);
+  return found;
+}
+
+/** Helper rules (one module per test file) whose values are the inputs the tests give. */
+function inputProbes(parsed: SourceModule, source: string): { module: string; probes: InputProbe[] } | undefined {
+  const m = parsed.module;
+  const text = (node: object): string | undefined => {
+    const span = parsed.spans.get(node);
+    return span === undefined ? undefined : source.slice(span.start, span.end);
+  };
+  const rules = new Set(m.rules.map((r) => (r.head.ref[0]?.type === 'var' ? r.head.ref[0].name : '')));
+  const lines = [`package ${refToString(m.package.path).replace(/^data\./, '')}`, 'import rego.v1'];
+  for (const i of m.imports) if (refToString(i.path) !== 'rego.v1' && !refToString(i.path).startsWith('future.')) lines.push(`import ${refToString(i.path)}${i.alias ? ` as ${i.alias}` : ''}`);
+  const probes: InputProbe[] = [];
+  m.rules.forEach((r) => {
+    const name = r.head.ref[0]?.type === 'var' ? r.head.ref[0].name : '';
+    if (!name.startsWith('test_') || r.head.args !== undefined) return;
+    let n = 0;
+    for (const lit of inputLiterals(r.body)) {
+      const target = targetOf(lit.expr, m, rules);
+      const before = lit.before.map(text);
+      const value = text(lit.value);
+      if (target === undefined || value === undefined || before.some((b) => b === undefined)) continue;
+      const helper = `__corpus_input_${name}_${n++}`;
+      lines.push(`${helper} contains __x if {`, ...before.map((b) => `\t${b}`), `\t__x := ${value}`, '}');
+      probes.push({ helper: `${refToString(m.package.path)}.${helper}`, target });
+    }
+  });
+  return probes.length === 0 ? undefined : { module: lines.join('\n') + '\n', probes };
+}
+
+async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
+  let files: PolicyFiles;
+  try {
+    files = await readPolicyDirectories(unit.dirs, { v0Compatible: unit.v0 });
+  } catch (error) {
+    f.differences.push(`${unit.name}: cannot read: ${(error as Error).message}`);
+    return;
+  }
+  f.files += files.modules.length;
+  const builtins = createDefaultRegistry().registerAll(STANDINS);
+  const modules = files.modules.map((m) => ({ file: m.id, source: m.source, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) }));
+  let policy: CompiledPolicy | undefined;
+  try {
+    policy = compilePolicy({ modules, data: files.data, builtins });
+    f.loadedHere += files.modules.length;
+  } catch (error) {
+    f.differences.push(`${unit.name}: does not compile here: ${(error as Error).message.split('\n').slice(0, 3).join(' | ')}`);
+  }
+  // OPA reads v1 text: the v0 files through our --v0-v1 rewrite.
+  const opaModules: Array<[string, string]> = [];
+  for (const m of files.modules) {
+    try {
+      opaModules.push([m.id, unit.v0 ? formatRego({ source: m.source, file: m.id, v0ToV1: true }) : m.source]);
+    } catch (error) {
+      f.differences.push(`${unit.name}: ${m.id}: not rewritten to v1: ${(error as Error).message}`);
+      opaModules.push([m.id, m.source]);
+    }
+  }
+  // Data goes as JSON text: it may hold integers beyond 2^53 (bigint here).
+  const data = stringifyJSON(fromJS(files.data));
+  const load = await oracle.request({ op: 'load', modules: opaModules, data, standins: STANDINS.map((s) => s.name) });
+  const opaLoaded = load.ok === true;
+  if (opaLoaded) f.loadedOpa += files.modules.length;
+  else f.differences.push(`${unit.name}: OPA does not load it: ${JSON.stringify(load.error).slice(0, 300)}`);
+
+  // The tests: ours through the `policy test` runner, OPA's by evaluating each test rule.
+  const ours = new Map<string, PolicyTestResult>();
+  if (policy !== undefined) {
+    const set = { policy, modules: files.modules, data: files.data, loadedAt: new Date(), generation: 0 };
+    for (const r of runPolicyTests(set).results) ours.set(r.name, r);
+  }
+  const names = policy !== undefined ? [...ours.keys()] : testNames(files.modules, unit.v0);
+  const verbose = process.env.CORPORA_VERBOSE === '1';
+  for (const name of names) {
+    if (verbose) process.stderr.write(`test ${name}\n`);
+    f.tests++;
+    const here: Outcome = ours.get(name)?.outcome ?? 'error';
+    const there: Outcome = opaLoaded ? opaOutcome(await oracle.request({ op: 'eval', query: `x = ${name}`, input: null })) : 'error';
+    if (here === 'pass') f.passHere++;
+    if (there === 'pass') f.passOpa++;
+    if (here === there) f.agree++;
+    else f.differences.push(`${name}: ${here} here, ${there} in OPA${ours.get(name)?.detail ? ` (here: ${ours.get(name)?.detail?.slice(0, 160)})` : ''}`);
+  }
+  if (policy === undefined || !opaLoaded) return;
+
+  // The rules on the tests' inputs.
+  const probeModules: Array<[string, string]> = [];
+  const probes: InputProbe[] = [];
+  for (const m of files.modules) {
+    if (!/test/.test(m.id)) continue;
+    let parsed: SourceModule;
+    try {
+      parsed = parseModuleWithSource({ source: m.source, file: m.id, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) });
+    } catch {
+      continue;
+    }
+    const p = inputProbes(parsed, m.source);
+    if (p === undefined) continue;
+    probeModules.push([`${m.id}.__inputs.rego`, p.module]);
+    probes.push(...p.probes);
+  }
+  if (probes.length === 0) return;
+  const probeLoad = await oracle.request({ op: 'load', modules: [...opaModules, ...probeModules], data, standins: STANDINS.map((s) => s.name) });
+  if (probeLoad.ok !== true) {
+    f.differences.push(`${unit.name}: input helpers do not compile in OPA (inputs skipped): ${JSON.stringify(probeLoad.error).slice(0, 200)}`);
+    return;
+  }
+  const inputs: Array<{ target: string; input: unknown }> = [];
+  for (const p of probes) {
+    const env = await oracle.request({ op: 'eval', query: `x = ${p.helper}`, input: null });
+    const rows = (env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>;
+    for (const input of (rows[0]?.bindings?.x as unknown[] | undefined) ?? []) inputs.push({ target: p.target, input });
+  }
+  await oracle.request({ op: 'load', modules: opaModules, data, standins: STANDINS.map((s) => s.name) });
+  for (const { target, input } of inputs) {
+    if (verbose) process.stderr.write(`input for ${target}\n`);
+    const query = `x = ${target}`;
+    const there = opaAnswer(await oracle.request({ op: 'eval', query, input }));
+    const here = ourAnswer(policy, query, input);
+    f.inputs++;
+    if (here === there) f.docsAgree++;
+    else f.differences.push(`${target} on ${canonical(input).slice(0, 120)}: here ${here.slice(0, 200)} / OPA ${there.slice(0, 200)}`);
+  }
+}
+
+/** Test names when our engine could not compile the unit (each then counts as an error here). */
+function testNames(modules: PolicySource[], v0: boolean): string[] {
+  const out: string[] = [];
+  for (const m of modules) {
+    try {
+      const parsed = parseModuleWithSource({ source: m.source, file: m.id, regoVersion: v0 ? 0 : 1 });
+      const pkg = refToString(parsed.module.package.path);
+      for (const r of parsed.module.rules) {
+        const first = r.head.ref[0];
+        if (r.head.ref.length === 1 && first?.type === 'var' && first.name.startsWith('test_') && r.head.args === undefined) out.push(`${pkg}.${first.name}`);
+      }
+    } catch {
+      // Not parsed here: its tests cannot be named.
+    }
+  }
+  return [...new Set(out)];
+}
+
+async function main(): Promise<void> {
+  const roots = process.argv.slice(2);
+  const pylib = process.env.FRAMEWORK_OPA_PYLIB;
+  if (roots.length === 0 || pylib === undefined) {
+    console.error('usage: FRAMEWORK_OPA_PYLIB=<unpacked opa-golib-python-bindings> node dist/bench/rego-corpora.js <corpus checkout>...');
+    process.exit(2);
+  }
+  const oracle = new Oracle(pylib);
+  const rows: string[] = [];
+  try {
+    for (const root of roots) {
+      const corpus = detect(root);
+      const f: Figures = { units: corpus.units.length, files: 0, loadedHere: 0, loadedOpa: 0, tests: 0, passHere: 0, passOpa: 0, agree: 0, inputs: 0, docsAgree: 0, differences: [] };
+      const started = Date.now();
+      for (const unit of corpus.units) await runUnit(unit, oracle, f);
+      console.log(`\n== ${corpus.name} (${root}), ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      for (const d of f.differences.slice(0, Number(process.env.CORPORA_SHOW ?? 40))) console.log(`  ${d}`);
+      if (f.differences.length > Number(process.env.CORPORA_SHOW ?? 40)) console.log(`  ... ${f.differences.length - Number(process.env.CORPORA_SHOW ?? 40)} more`);
+      rows.push(
+        `| ${corpus.name} | ${f.files} | ${f.loadedHere} / ${f.loadedOpa} | ${f.tests} | ${f.passHere} | ${f.passOpa} | ${f.agree} | ${f.docsAgree} / ${f.inputs} |`,
+      );
+    }
+  } finally {
+    oracle.close();
+  }
+  console.log('\n| corpus | files | loaded here / OPA | tests | pass here | pass OPA | same outcome | rule results equal / inputs |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(r);
+}
+
+await main();

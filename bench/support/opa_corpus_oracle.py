@@ -1,0 +1,114 @@
+"""Corpus oracle for bench/rego-corpora.ts: a real OPA v1.20.2 (the
+opa-golib-python-bindings 0.4.4 wheel, unpacked into the folder given as
+argv[1]), driven by JSON lines on stdin, one answer line each on stdout:
+
+  {"op": "load", "modules": [[file, source], ...], "data": "<json text>",
+   "standins": ["regal.last", ...]}          -> {"ok": true} | {"error": ...}
+  {"op": "eval", "query": "...", "input": <json> | null}
+                                              -> OPA's answer envelope
+
+A load replaces the engine. The stand-ins are the corpora's own Go builtins
+(Regal's, Trivy's), which neither engine has: the harness registers the same
+definitions in both (see STANDINS in rego-corpora.ts), so the comparison stays
+like for like.
+"""
+
+import ctypes
+import json
+import os
+import sys
+
+pylib = sys.argv[1] if len(sys.argv) > 1 else ""
+if not pylib or not os.path.isdir(os.path.join(pylib, "opa_bindings")):
+    sys.stderr.write(f"opa_corpus_oracle: no opa_bindings under {pylib!r}\n")
+    sys.exit(3)
+sys.path.insert(0, pylib)
+from opa_bindings import OpaEngine, _native  # noqa: E402
+
+lib = _native.load()
+
+
+class Unavailable(Exception):
+    pass
+
+
+def last(xs):
+    if not isinstance(xs, list) or not xs:
+        raise Unavailable("regal.last: empty or not an array")
+    return xs[-1]
+
+
+def result_new(msg, cause):
+    return {"msg": msg}
+
+
+def is_managed(x):
+    meta = x.get("__defsec_metadata") if isinstance(x, dict) else None
+    managed = meta.get("managed") if isinstance(meta, dict) else None
+    return managed if isinstance(managed, bool) else True
+
+
+def unavailable(name):
+    def fn(*args):
+        raise Unavailable(f"{name} is a Go builtin of its corpus, not available to either engine")
+
+    return fn
+
+
+# name -> (python function, arity); the same table as STANDINS in rego-corpora.ts.
+STANDINS = {
+    "regal.last": (last, 1),
+    "isManaged": (is_managed, 1),
+    "result.new": (result_new, 2),
+    "regal.parse_module": (unavailable("regal.parse_module"), 2),
+    "regal.is_formatted": (unavailable("regal.is_formatted"), 2),
+    "squealer.scan_string": (unavailable("squealer.scan_string"), 1),
+    "sh.parse_commands": (unavailable("sh.parse_commands"), 1),
+    "cidr.is_public": (unavailable("cidr.is_public"), 1),
+    "cidr.count_addresses": (unavailable("cidr.count_addresses"), 1),
+    "parse_config": (unavailable("parse_config"), 2),
+    "parse_config_file": (unavailable("parse_config_file"), 1),
+    "parse_combined_config_files": (unavailable("parse_combined_config_files"), 1),
+}
+
+engine = None
+
+
+def raw_eval(query, inp):
+    ptr = lib.OpaEvalQuery(engine._handle, query.encode(), b"" if inp is None else json.dumps(inp).encode(), 0, 0)
+    try:
+        return ctypes.string_at(ptr).decode("utf-8")
+    finally:
+        lib.OpaFreeString(ptr)
+
+
+def handle(req):
+    global engine
+    if req["op"] == "load":
+        if engine is not None:
+            engine.close()
+        engine = OpaEngine()
+        engine.print_handler = lambda message, location: None
+        try:
+            for name in req.get("standins", []):
+                fn, arity = STANDINS[name]
+                engine.register_function(name, fn, arity=arity)
+            for name, source in req["modules"]:
+                engine.add_policy(name, source)
+            if req.get("data"):
+                engine.add_data(json.loads(req["data"]))
+            # A first query compiles the modules (OPA activates lazily).
+            env = json.loads(raw_eval("true", None))
+            if env.get("error"):
+                return json.dumps({"error": env["error"]})
+        except Exception as e:  # reported to the harness, never fatal
+            return json.dumps({"error": {"code": getattr(e, "code", "load_error"), "message": str(e)}})
+        return json.dumps({"ok": True})
+    with engine._eval_lock:
+        return raw_eval(req["query"], req.get("input")).replace("\n", "\\n")
+
+
+for line in sys.stdin:
+    if line.strip():
+        sys.stdout.write(handle(json.loads(line)) + "\n")
+        sys.stdout.flush()
