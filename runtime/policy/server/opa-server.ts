@@ -12,6 +12,7 @@ import { RequestDurations } from './request-durations.js';
 import { PolicyError } from '../errors.js';
 import type { QueryOptions } from '../engine.js';
 import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
+import { htmlSafeJSON } from '../value-gojson.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import type { DecisionLog } from './decision-log.js';
 import type { ExplainMode } from '../trace/lineage.js';
@@ -108,7 +109,7 @@ function errorAnswer(status: number, body: OpaError): Answer {
 }
 
 function answerResponse(answer: Answer): Response {
-  return new Response(answer.text, { status: answer.status, headers: jsonHeaders() });
+  return new Response(htmlSafeJSON(answer.text), { status: answer.status, headers: jsonHeaders() });
 }
 
 function opaError(status: number, body: OpaError): Response {
@@ -529,8 +530,9 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     const started = performance.now();
     const send = (answer: Answer): void => {
       try {
-        response.writeHead(answer.status, ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(answer.text))]);
-        response.end(answer.text);
+        const text = htmlSafeJSON(answer.text);
+        response.writeHead(answer.status, ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(text))]);
+        response.end(text);
         durations.observe(answer.status, 'v1/data', 'POST', (performance.now() - started) / 1000);
       } catch (thrown) {
         logger.error('policy answer could not be written', { path: url, ...errorFields(thrown) });
