@@ -265,7 +265,7 @@ function parseYaml(text: string): Document.Parsed[] {
   return docs;
 }
 
-function unmarshalYaml(text: string): Value {
+export function unmarshalYaml(text: string): Value {
   const doc = parseYaml(text)[0];
   return doc === undefined ? null : new YamlReader(doc).value(doc.contents as Node | null);
 }
