@@ -382,11 +382,13 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     }),
   );
 
-  app.get('/v1/policies', (c) =>
-    respond(c, { result: (store.current?.modules ?? []).map((m) => ({ id: m.id, raw: m.source, ast: moduleAst(m.id, m.source) })) }),
-  );
+  const listPolicies = (c: Context) =>
+    respond(c, { result: (store.current?.modules ?? []).map((m) => ({ id: m.id, raw: m.source, ast: moduleAst(m.id, m.source) })) });
+  app.get('/v1/policies', listPolicies);
   app.get('/v1/policies/*', (c) => {
     const id = decodeURIComponent(c.req.path.slice('/v1/policies/'.length));
+    // `/v1/policies/` lists them too, as OPA answers opa-python-client's get_policies_list.
+    if (id === '') return listPolicies(c);
     const found = store.current?.modules.find((m) => m.id === id);
     if (!found) return opaError(404, { code: 'resource_not_found', message: `storage_not_found_error: policy id "${id}"` });
     return respond(c, { result: { id: found.id, raw: found.source, ast: moduleAst(found.id, found.source) } });
