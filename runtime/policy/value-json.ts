@@ -6,6 +6,7 @@
  */
 import { canonicalNumber, normalizeDec, withText } from './decimal.js';
 import { bigNum, num, RegoDecimal, RegoObject, RegoSet, type Value } from './value.js';
+import { goJSONKey, jsonEntries } from './value-gojson.js';
 
 /** Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to a Rego value. */
 export function fromJS(x: unknown): Value {
@@ -44,11 +45,6 @@ export function fromJS(x: unknown): Value {
   }
 }
 
-/** The JSON text of an object key that is not a string (as OPA renders it). */
-function keyString(k: Value): string {
-  return typeof k === 'string' ? k : stringifyJSON(k);
-}
-
 /**
  * Converts a Rego value to plain JS for JSON output: sets become sorted arrays,
  * object keys become strings (non-string keys as their JSON text, like OPA),
@@ -60,8 +56,19 @@ export function toJS(v: Value): unknown {
   if (Array.isArray(v)) return v.map(toJS);
   if (v instanceof RegoSet) return v.values().map(toJS);
   const out: Record<string, unknown> = {};
-  for (const [k, val] of v.entries()) out[keyString(k)] = toJS(val);
+  for (const [k, val] of v.entries()) out[goJSONKey(k)] = toJS(val);
   return out;
+}
+
+/**
+ * An object's entries as JSON members. With string keys only, in the
+ * object's (sorted) order; otherwise as OPA writes them: each key as its JSON
+ * text, sorted as strings, a later key written the same as an earlier one
+ * winning (`1` and `"1"`).
+ */
+function objectEntries(o: RegoObject): Array<[string, Value]> {
+  const entries = o.entries();
+  return entries.every(([k]) => typeof k === 'string') ? (entries as Array<[string, Value]>) : jsonEntries(o);
 }
 
 /** JSON text of a value; big integers are written exactly. Sets become arrays. */
@@ -80,14 +87,7 @@ export function stringifyJSON(v: Value): string {
       if (v instanceof RegoDecimal) return v.toString();
       if (Array.isArray(v)) return '[' + v.map(stringifyJSON).join(',') + ']';
       if (v instanceof RegoSet) return '[' + v.values().map(stringifyJSON).join(',') + ']';
-      return (
-        '{' +
-        v
-          .entries()
-          .map(([k, x]) => JSON.stringify(keyString(k)) + ':' + stringifyJSON(x))
-          .join(',') +
-        '}'
-      );
+      return '{' + objectEntries(v).map(([k, x]) => JSON.stringify(k) + ':' + stringifyJSON(x)).join(',') + '}';
   }
 }
 

@@ -44,20 +44,107 @@ describe('framework-cli policy test', () => {
     expect(stdout).toMatch(/PASS: 18\/18/);
   });
 
-  it('exits 1 on a failing test and says what it got; --json lists results', async () => {
+  it('exits 2 (as opa test) on a failing test; --json lists results', async () => {
     const dir = tempDir({
       'p.rego': 'package p\n\nimport rego.v1\n\nx := 1\n',
       'p_test.rego': 'package p_test\n\nimport rego.v1\n\ntest_ok if data.p.x == 1\n\ntest_wrong if data.p.x == 2\n\ntest_value := 7\n',
     });
     const text = await runCliInProcess(['policy', 'test', dir]);
-    expect(text.code).toBe(1);
+    expect(text.code).toBe(2);
     expect(text.stdout).toContain('data.p_test.test_wrong: FAIL');
     expect(text.stdout).toContain('PASS: 1/3');
     expect(text.stdout).toContain('FAIL: 2/3');
     const json = await runCliInProcess(['policy', 'test', dir, '--json', '--run', 'test_value']);
-    expect(json.code).toBe(1);
+    expect(json.code).toBe(2);
     const report = JSON.parse(json.stdout) as { results: { name: string; outcome: string; detail: string }[] };
     expect(report.results).toEqual([expect.objectContaining({ name: 'data.p_test.test_value', outcome: 'fail', detail: '7' })]);
+  });
+});
+
+describe('framework-cli policy test, as OPA\'s tester runs and lists tests', () => {
+  const TESTS = [
+    'package p_test',
+    '',
+    'x := 1',
+    '',
+    'test_dup if x == 1',
+    '',
+    'test_dup if x == 2',
+    '',
+    'test_dup if x == 1',
+    '',
+    'todo_test_later if false',
+    '',
+    'test_cases[tc.note] if {',
+    '\tsome tc in [{"note": "one", "v": 1}, {"note": "two", "v": 2}, {"note": "three", "v": 1}]',
+    '\ttc.v == x',
+    '}',
+    '',
+    'test_nested[a][b] if {',
+    '\tsome a in ["x", "y"]',
+    '\tsome b in [1, 2]',
+    '\tb == 1',
+    '}',
+    '',
+  ].join('\n');
+
+  it('runs a name defined twice as two tests (test_x#01), skips todo_test_*, lists the cases of test_x[case]', async () => {
+    const dir = tempDir({ 'p_test.rego': TESTS });
+    const { code, stdout } = await runCliInProcess(['policy', 'test', dir, '-v']);
+    expect(code).toBe(2);
+    const lines = stdout.replace(/\(\d+(\.\d+)?(ns|µs|ms|s)\)/g, '(T)').trimEnd().split('\n');
+    expect(lines).toEqual([
+      'p_test.rego:5:',
+      'data.p_test.test_dup: PASS (T)',
+      'p_test.rego:7:',
+      'data.p_test.test_dup#01: FAIL (T)',
+      'p_test.rego:9:',
+      'data.p_test.test_dup#02: PASS (T)',
+      'p_test.rego:11:',
+      'data.p_test.todo_test_later: SKIPPED',
+      'p_test.rego:13:',
+      'data.p_test.test_cases: FAIL (T)',
+      '  one: PASS',
+      '  three: PASS',
+      '  two: FAIL',
+      'p_test.rego:18:',
+      'data.p_test.test_nested: FAIL (T)',
+      '  x: FAIL',
+      '    1: PASS',
+      '    2: FAIL',
+      '  y: FAIL',
+      '    1: PASS',
+      '    2: FAIL',
+      '-'.repeat(80),
+      'PASS: 6/11',
+      'FAIL: 4/11',
+      'SKIPPED: 1/11',
+    ]);
+  });
+
+  it('shows only what did not pass without -v; a skipped test alone exits 2, or 0 with -z', async () => {
+    const dir = tempDir({ 'p_test.rego': 'package p_test\n\ntest_ok if true\n\ntodo_test_later if false\n' });
+    const plain = await runCliInProcess(['policy', 'test', dir]);
+    expect(plain.stdout.trimEnd().split('\n')).toEqual(['p_test.rego:5:', 'data.p_test.todo_test_later: SKIPPED', '-'.repeat(80), 'PASS: 1/2', 'SKIPPED: 1/2']);
+    expect(plain.code).toBe(2);
+    expect((await runCliInProcess(['policy', 'test', dir, '-z'])).code).toBe(0);
+  });
+
+  it('--format json writes OPA\'s JSON test report', async () => {
+    const dir = tempDir({ 'p_test.rego': TESTS });
+    const { code, stdout } = await runCliInProcess(['policy', 'test', dir, '--format', 'json', '--run', 'test_cases|todo']);
+    expect(code).toBe(2);
+    const report = JSON.parse(stdout) as Array<Record<string, unknown>>;
+    expect(report.map(({ duration, ...r }) => (expect(typeof duration).toBe('number'), r))).toEqual([
+      { location: { file: 'p_test.rego', row: 11, col: 1 }, package: 'data.p_test', name: 'todo_test_later', skip: true },
+      {
+        location: { file: 'p_test.rego', row: 13, col: 1 },
+        sub_results: { one: { name: 'one' }, three: { name: 'three' }, two: { name: 'two', fail: true } },
+        package: 'data.p_test',
+        name: 'test_cases',
+        fail: true,
+      },
+    ]);
   });
 });
 

@@ -44,6 +44,61 @@ p := [f(1), f(11), g(1), g(-1)]
   });
 });
 
+describe('negation over undefined operands (as OPA: `==` keeps its refs inside the `not`)', () => {
+  // OPA rewrites `a == b` to `a = b` before hoisting refs out of calls, so `not input.a == 1` holds without `input.a`;
+  // a builtin call's ref arguments are evaluated first, so `not startswith(input.s, "a")` is undefined without `input.s`.
+  const src = `package t
+
+eq_l if not input.a == 1
+eq_r if not 1 == input.a
+eq_fn if not equal(input.a, 1)
+in_fn if f(input)
+f(x) if not x.a == 1
+local if {
+  x := input
+  not x.a == 1
+}
+dyn_key if not input.a[input.k] == 1
+array_operand if not [input.a] == [1]
+count_of_missing if not count(input.a) == 0
+builtin_of_missing if not startswith(input.a, "x")
+violation contains c.name if {
+  some c in input.containers
+  not c.securityContext.allowPrivilegeEscalation == false
+}
+`;
+
+  it.each(['eq_l', 'eq_r', 'eq_fn', 'in_fn', 'local'])('%s holds when the compared ref is undefined', (rule) => {
+    expect(value(src, `t.${rule}`, {})).toBe(true);
+    expect(value(src, `t.${rule}`, { a: { a: 1 } })).toBe(true);
+  });
+
+  it('fails when the compared value is there and equal', () => {
+    expect(value(src, 't.eq_l', { a: 1 })).toBeUndefined();
+    expect(value(src, 't.eq_fn', { a: 1 })).toBeUndefined();
+    expect(value(src, 't.in_fn', { a: 1 })).toBeUndefined();
+  });
+
+  it.each(['dyn_key', 'array_operand', 'count_of_missing', 'builtin_of_missing'])(
+    '%s stays undefined when an operand evaluated before the `not` is undefined',
+    (rule) => {
+      expect(value(src, `t.${rule}`, {})).toBeUndefined();
+    },
+  );
+
+  it('reports every container that does not set allowPrivilegeEscalation to false (the Gatekeeper idiom)', () => {
+    const input = {
+      containers: [
+        { name: 'unset', securityContext: {} },
+        { name: 'no-context' },
+        { name: 'true', securityContext: { allowPrivilegeEscalation: true } },
+        { name: 'false', securityContext: { allowPrivilegeEscalation: false } },
+      ],
+    };
+    expect(value(src, 't.violation', input)).toEqual(['no-context', 'true', 'unset']);
+  });
+});
+
 describe('conflicts', () => {
   it('reports complete rules with several values', () => {
     const e = errorOf(() => value('package t\n\np := 1\np := 2 if true\n', 't.p'));

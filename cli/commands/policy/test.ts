@@ -1,17 +1,22 @@
 import { PolicyCommand } from '../../policy-command.js';
 import { Args, Flags } from '@oclif/core';
+import { PolicyError } from '../../../runtime/policy/errors.js';
 import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
 import { loadPolicySet } from '../../../runtime/policy/tools/load-policies.js';
 import { runPolicyTests, type PolicyTestReport } from '../../../runtime/policy/tools/run-policy-tests.js';
+import { jsonReport, prettyReport } from '../../../runtime/policy/tools/test-report.js';
 import { remoteText } from '../../remote-text.js';
 import { terminalJson } from '../../../runtime/core/terminal-text.js';
 
 export default class PolicyTest extends PolicyCommand {
-  static override description = 'Run every test_* rule in a policy directory, like `opa test`: a test passes when it is true.';
+  static override description =
+    'Run every test_* rule in a policy directory, like `opa test`: a test passes when it is true; todo_test_* rules are skipped, ' +
+    'a name defined twice runs twice (the second as test_x#01), test_x[case] rules list each case. Exits 2 when a test does not pass.';
 
   static override examples = [
     '<%= config.bin %> policy test policies',
     '<%= config.bin %> policy test policies -v --run trading',
+    '<%= config.bin %> policy test policies --format json',
     '<%= config.bin %> policy test policies --json',
     '<%= config.bin %> policy test policies --coverage',
   ];
@@ -28,6 +33,9 @@ export default class PolicyTest extends PolicyCommand {
     verbose: Flags.boolean({ char: 'v', description: 'list every test with its time', default: false }),
     coverage: Flags.boolean({ char: 'c', description: "report test coverage (OPA's JSON coverage report) instead of the test list", default: false }),
     run: Flags.string({ char: 'r', description: 'only tests whose full name (data.pkg.test_x) matches this regular expression' }),
+    format: Flags.string({ char: 'f', description: "output format: pretty, or json (OPA's JSON test report)", options: ['pretty', 'json'], default: 'pretty' }),
+    'exit-zero-on-skipped': Flags.boolean({ char: 'z', description: 'skipped (todo_test_*) tests do not make the exit status 2', default: false }),
+    'fail-on-empty': Flags.boolean({ description: 'exit 1 when no test ran', default: false }),
   };
 
   async run(): Promise<PolicyTestReport> {
@@ -37,13 +45,14 @@ export default class PolicyTest extends PolicyCommand {
       try {
         filter = new RegExp(flags.run);
       } catch (error) {
-        this.error(`--run is not a valid regular expression: ${(error as Error).message}`, { exit: 2 });
+        this.error(`--run is not a valid regular expression: ${(error as Error).message}`, { exit: 1 });
       }
     }
     let report: PolicyTestReport;
     try {
       report = runPolicyTests(await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] }), { ...(filter ? { filter } : {}), coverage: flags.coverage });
     } catch (error) {
+      if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: 'policy_compile_error' });
       if (!(error instanceof PolicyLoadError)) throw error;
       this.failToCompile(error, 'the policies do not compile; fix the errors above (see `framework-cli policy check`).');
     }
@@ -51,27 +60,19 @@ export default class PolicyTest extends PolicyCommand {
     if (!this.jsonEnabled() && report.coverage) {
       // As `opa test --coverage`: the coverage report is the output.
       this.log(terminalJson(report.coverage, 2));
+    } else if (!this.jsonEnabled() && flags.format === 'json') {
+      this.log(terminalJson(jsonReport(report), 2));
     } else if (!this.jsonEnabled()) {
-      let file = '';
-      for (const r of report.results) {
-        if (!flags.verbose && r.outcome === 'pass') continue;
-        if (r.file !== file) {
-          file = r.file;
-          this.log(`${file}:`);
-        }
-        const time = `(${(r.durationNs / 1e6).toFixed(3)}ms)`;
-        const detail = r.detail ? `\n    ${r.outcome === 'fail' ? 'got' : ''}${r.outcome === 'fail' ? ' ' : ''}${remoteText(r.detail)}` : '';
-        this.log(`${r.name}: ${r.outcome.toUpperCase()} ${time}${detail}`);
-      }
       if (total === 0) this.log('no tests found (test rules are named test_*)');
-      else if (report.failed + report.errors === 0) this.log(`PASS: ${report.passed}/${total}`);
-      else {
-        this.log(`PASS: ${report.passed}/${total}`);
-        if (report.failed) this.log(`FAIL: ${report.failed}/${total}`);
-        if (report.errors) this.log(`ERROR: ${report.errors}/${total}`);
-      }
+      else for (const line of prettyReport(report, { verbose: flags.verbose, detail: (r) => (r.detail === undefined ? undefined : remoteText(r.detail)) })) this.log(line);
     }
-    if (report.failed + report.errors > 0) process.exitCode = 1;
+    // As `opa test`: 2 when a test failed, errored or (without -z) was skipped; 1 when none ran and --fail-on-empty.
+    const skippedFail = report.skipped > 0 && !flags['exit-zero-on-skipped'];
+    if (report.failed + report.errors > 0 || skippedFail) process.exitCode = 2;
+    else if (total === 0 && flags['fail-on-empty']) {
+      this.logToStderr('no tests were run');
+      process.exitCode = 1;
+    }
     return report;
   }
 }

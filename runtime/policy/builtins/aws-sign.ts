@@ -13,7 +13,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { isNumber, RegoObject, RegoSet, type Value } from '../value.js';
 import { formatValue } from '../value-format.js';
 import { asObject, type BuiltinDefinition, BuiltinError } from './registry.js';
-import { goJSON } from './json.js';
+import { goJSON } from '../value-gojson.js';
 
 const REQ_KEYS = ['method', 'url'];
 const CONFIG_KEYS = ['aws_access_key', 'aws_secret_access_key', 'aws_service', 'aws_region'];

@@ -11,7 +11,7 @@
 import { goQuote } from '../value-format.js';
 import { compareStrings, RegoObject, RegoSet, type Value } from '../value.js';
 import { asString, BuiltinError, type BuiltinDefinition, operandTypeError } from './registry.js';
-import { goJSONKey } from './json.js';
+import { goJSONKey } from '../value-gojson.js';
 
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 

@@ -8,58 +8,14 @@
  * (`unexpected EOF`, `invalid character 'x' looking for beginning of
  * value`, ...); big integers stay exact.
  */
-import { formatNumber, formatValue, goQuote } from '../value-format.js';
+import { formatValue, goQuote } from '../value-format.js';
+import { goJSON, goJSONString, jsonEntries } from '../value-gojson.js';
 import { ExactDigits, parseNumberLiteral } from '../value-json.js';
-import { compareStrings, RegoDecimal, RegoObject, RegoSet, typeName, type Value } from '../value.js';
+import { RegoObject, RegoSet, typeName, type Value } from '../value.js';
 import { asObject, asString, BuiltinError, type BuiltinDefinition } from './registry.js';
 
 // ---------------------------------------------------------------------------
-// Writing JSON (Go's encoding/json over OPA's ast.JSON conversion)
-
-const JSON_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/** A JSON string as Go's encoder writes it (HTML-safe; invalid UTF-8, here lone surrogates, as U+FFFD). */
-function goJSONString(s: string): string {
-  const body = s.replace(/["\\\u0000-\u001f<>&\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => {
-    const short = JSON_ESCAPES[c];
-    if (short !== undefined) return short;
-    const code = c.charCodeAt(0);
-    return code >= 0xd800 && code <= 0xdfff ? '\\ufffd' : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-  return `"${body}"`;
-}
-
-/** Object entries as OPA hands them to Go: keys as strings, sorted bytewise; a later equal key wins. */
-export function jsonEntries(o: RegoObject): Array<[string, Value]> {
-  const byKey = new Map<string, Value>();
-  for (const [k, v] of o.entries()) byKey.set(goJSONKey(k), v);
-  return [...byKey].sort((a, b) => compareStrings(a[0], b[0]));
-}
-
-/** The JSON object key OPA makes of a Rego object key: a string as is, anything else its JSON text. */
-export function goJSONKey(k: Value): string {
-  return typeof k === 'string' ? k : goJSON(k);
-}
-
-/** Compact JSON text of a value, as `json.Marshal(ast.JSON(v))`. */
-export function goJSON(v: Value): string {
-  switch (typeof v) {
-    case 'string':
-      return goJSONString(v);
-    case 'number':
-    case 'bigint':
-      return formatNumber(v);
-    case 'boolean':
-      return v ? 'true' : 'false';
-    default:
-      if (v === null) return 'null';
-      if (v instanceof RegoDecimal) return formatNumber(v);
-      if (Array.isArray(v) || v instanceof RegoSet) return `[${(Array.isArray(v) ? v : v.values()).map(goJSON).join(',')}]`;
-      return `{${jsonEntries(v)
-        .map(([k, x]) => `${goJSONString(k)}:${goJSON(x)}`)
-        .join(',')}}`;
-  }
-}
+// Writing JSON: compact text comes from value-gojson (Go's encoding/json over OPA's ast.JSON conversion)
 
 /** `json.MarshalIndent(v, prefix, indent)`; like OPA, the first line is prefixed too. */
 function goJSONIndent(v: Value, prefix: string, indent: string, depth = 0): string {

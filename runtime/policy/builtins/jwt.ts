@@ -6,7 +6,8 @@
  */
 import { parseNumberText } from '../value-json.js';
 import { compare, isNumber, RegoObject, type Value } from '../value.js';
-import { goJSON, unmarshalJSON } from './json.js';
+import { goJSON } from '../value-gojson.js';
+import { unmarshalJSON } from './json.js';
 import {
   JWT_ALGORITHMS,
   KeyError,

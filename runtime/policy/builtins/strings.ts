@@ -5,6 +5,7 @@
 import { isNumber, type NumberValue, RegoObject, RegoSet, type Value } from '../value.js';
 import { asInt, asIterable, asNumberValue, asString, BuiltinError, type BuiltinDefinition, operandElementError, operandTypeError } from './registry.js';
 import { truncate } from './numeric.js';
+import { goString } from './encoding.js';
 
 function runes(s: string): string[] {
   return Array.from(s);
@@ -73,6 +74,56 @@ function anyMatch(name: string, test: (s: string, x: string) => boolean): Builti
       return search.some((s) => base.some((x) => test(s, x)));
     },
   };
+}
+
+/**
+ * Go's `strings.NewReplacer(old1, new1, ...).Replace(s)`, which OPA's
+ * `strings.replace_n` calls with the pattern object's keys in sorted order:
+ * left to right over the UTF-8 bytes, at each position the first pair
+ * (in argument order) whose key starts there wins, without overlaps. An
+ * empty key matches at every byte position, between the bytes of a
+ * multi-byte character too, so the result can hold invalid UTF-8, which
+ * reads back as one U+FFFD per stray byte, as in Go (`{"": "X"}` on `"é"`
+ * gives `"X\ufffdX\ufffdX"`).
+ */
+export function goReplace(pairs: ReadonlyArray<readonly [string, string]>, s: string): string {
+  const text = Buffer.from(s, 'utf8');
+  const olds = pairs.map(([o]) => Buffer.from(o, 'utf8'));
+  const news = pairs.map(([, n]) => Buffer.from(n, 'utf8'));
+  const hasEmpty = olds.some((o) => o.length === 0);
+  if (!hasEmpty) {
+    // The usual case stays on JS strings: without an empty key, a match never starts inside a character.
+    let out = '';
+    let i = 0;
+    let last = 0;
+    while (i < s.length) {
+      const hit = pairs.find(([k]) => s.startsWith(k, i));
+      if (hit === undefined) i++;
+      else {
+        out += s.slice(last, i) + hit[1];
+        i += hit[0].length;
+        last = i;
+      }
+    }
+    return out + s.slice(last);
+  }
+  const out: Buffer[] = [];
+  let last = 0;
+  let previousEmpty = false;
+  for (let i = 0; i <= text.length; ) {
+    // Right after an empty match at this position, the empty key is skipped (Go's lookup with ignoreRoot).
+    const at = olds.findIndex((o) => !(previousEmpty && o.length === 0) && i + o.length <= text.length && text.compare(o, 0, o.length, i, i + o.length) === 0);
+    previousEmpty = at >= 0 && (olds[at] as Buffer).length === 0;
+    if (at < 0) {
+      i++;
+      continue;
+    }
+    out.push(text.subarray(last, i), news[at] as Buffer);
+    i += (olds[at] as Buffer).length;
+    last = i;
+  }
+  if (last < text.length) out.push(text.subarray(last));
+  return goString(Buffer.concat(out));
 }
 
 export const stringBuiltins: BuiltinDefinition[] = [
@@ -199,20 +250,7 @@ export const stringBuiltins: BuiltinDefinition[] = [
         if (typeof v !== 'string') throw BuiltinError.type('operand 1 non-string value found in pattern object');
         pairs.push([k, v]);
       }
-      const str = asString(s, 2);
-      let out = '';
-      let i = 0;
-      while (i < str.length) {
-        const hit = pairs.find(([k]) => k !== '' && str.startsWith(k, i));
-        if (hit === undefined) {
-          out += str[i];
-          i++;
-        } else {
-          out += hit[1];
-          i += hit[0].length;
-        }
-      }
-      return out;
+      return goReplace(pairs, asString(s, 2));
     },
   },
   { name: 'strings.reverse', args: ['string'], result: 'string', impl: ([s]) => runes(asString(s, 1)).reverse().join('') },

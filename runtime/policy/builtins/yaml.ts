@@ -10,7 +10,7 @@
 import { isAlias, isMap, isScalar, isSeq, type Node, parseAllDocuments, type Document } from 'yaml';
 import { parseNumberText } from '../value-json.js';
 import { bigNum, RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
-import { jsonEntries } from './json.js';
+import { jsonEntries } from '../value-gojson.js';
 import { asString, BuiltinError, type BuiltinDefinition } from './registry.js';
 
 // ---------------------------------------------------------------------------
@@ -265,7 +265,7 @@ function parseYaml(text: string): Document.Parsed[] {
   return docs;
 }
 
-function unmarshalYaml(text: string): Value {
+export function unmarshalYaml(text: string): Value {
   const doc = parseYaml(text)[0];
   return doc === undefined ? null : new YamlReader(doc).value(doc.contents as Node | null);
 }

@@ -145,16 +145,24 @@ export class Expander {
 
 // ---------------------------------------------------------------------------
 
-/** Moves refs and comprehensions out of call arguments (after safety reordering). */
+/**
+ * Moves refs and comprehensions out of call arguments (after safety
+ * reordering). The operands of `=` and `==` are left in place, only the
+ * dynamic parts of their refs move, as in OPA: `not input.a == 1` holds when
+ * `input.a` is undefined, while `not startswith(input.a, "x")` is undefined.
+ */
 export function rewriteDynamics(body: Body, gen: VarGen): Body {
   const out: Body = [];
   for (const e of body) {
     switch (e.kind) {
       case 'call': {
         const name = refName(e.op);
-        if (name === 'eq') {
+        if (name === 'eq' || (name === 'equal' && e.args.length === 2)) {
+          // OPA's RewriteEquals turns a safe `a == b` into the unification `a = b` before this stage, so its operands
+          // keep their refs in place: hoisting them would make `not input.a == 1` undefined, not true, without
+          // `input.a`. As a unification it also evaluates a ref operand first (`foo == input.foos[foo]` binds `foo`).
           const args = e.args.map((a) => dynInTerm(a, out, e, gen));
-          out.push({ ...e, args });
+          out.push({ ...e, op: name === 'eq' ? e.op : opRef('eq', e.op.loc), args });
         } else {
           const args = e.args.map((a) => dynOne(a, out, e, gen));
           out.push({ ...e, args });

@@ -4,6 +4,7 @@
  * over the data files on every reload, so a file edit and an API write both
  * survive; a write that cannot apply is refused before it is kept.
  */
+import { parseModule } from '../parser.js';
 
 /** One operation on the data tree, at a path of keys (array indexes as decimal strings, `-` appends). */
 export interface DataOp {
@@ -114,4 +115,47 @@ export function parsePatch(base: readonly string[], body: unknown): DataOp[] {
             .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
     return { op, path: [...base, ...rest], ...(op === 'remove' ? {} : { value: entry.value }) };
   });
+}
+
+/**
+ * OPA's `ast.CheckPathConflicts` after a data write: a rule whose path now
+ * holds data (the path itself, or a scalar or array above it) conflicts, and
+ * the write is refused with 400, as OPA's `PUT /v1/data` does, so that `GET`
+ * and `POST` of that path never disagree. Rule paths are the package path and
+ * the head's ground prefix.
+ */
+export function checkDataConflicts(modules: ReadonlyArray<{ id: string; source: string }>, data: Record<string, unknown>): void {
+  const found: Array<{ path: string; at: string }> = [];
+  const seen = new Set<string>();
+  for (const m of modules) {
+    const module = parseModule(m.source, m.id);
+    const pkg = module.package.path.terms.slice(1).map((t) => (t.type === 'string' ? t.value : ''));
+    for (const rule of module.rules) {
+      const path = [...pkg];
+      for (const [i, t] of rule.head.ref.entries()) {
+        if (i === 0 && t.type === 'var') path.push(t.name);
+        else if (t.type === 'string') path.push(t.value);
+        else break;
+      }
+      const key = path.join('/');
+      if (seen.has(key) || !holdsData(data, path)) continue;
+      seen.add(key);
+      found.push({ path: key, at: `${rule.loc.file}:${rule.loc.row}` });
+    }
+  }
+  if (found.length === 0) return;
+  found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const lines = found.map((f) => `${f.at}: rego_compile_error: conflicting rule for data path ${f.path} found`);
+  throw new DataWriteError(400, `${found.length} error${found.length === 1 ? '' : 's'} occurred: ${lines.join('\n')}`);
+}
+
+/** OPA's `storage.NonEmpty`: data at `path`, or a value other than an object above it. */
+function holdsData(data: Record<string, unknown>, path: readonly string[]): boolean {
+  let node: unknown = data;
+  for (const segment of path) {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return node !== data;
+    if (!Object.hasOwn(node, segment)) return false;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return true;
 }

@@ -12,6 +12,9 @@ import { RequestDurations } from './request-durations.js';
 import { PolicyError } from '../errors.js';
 import type { QueryOptions } from '../engine.js';
 import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
+import { htmlSafeJSON } from '../value-gojson.js';
+import { unmarshalYaml } from '../builtins/yaml.js';
+import { acceptsGzip, encodeAnswer, isYaml, needsDecoding, readEncodedBody } from './request-encoding.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import type { DecisionLog } from './decision-log.js';
 import type { ExplainMode } from '../trace/lineage.js';
@@ -70,7 +73,7 @@ export type PolicyServerApp = Hono & { close(): Promise<void>; direct: DirectHan
 const DEFAULT_DECISION = ['system', 'main'];
 
 /** Routes served besides /v1/data and /v1/policies, as the `handler` label names them. */
-const HANDLERS = ['/v1/query', '/v1/status', '/v0/data', '/health', '/metrics'];
+const HANDLERS = ['/v1/query', '/v1/status', '/v1/config', '/v0/data', '/health', '/metrics'];
 
 /** The `handler` label of a request path, from a fixed set: a label taken from the path would let random paths grow /metrics without bound. */
 function handlerLabel(path: string): string {
@@ -108,7 +111,7 @@ function errorAnswer(status: number, body: OpaError): Answer {
 }
 
 function answerResponse(answer: Answer): Response {
-  return new Response(answer.text, { status: answer.status, headers: jsonHeaders() });
+  return new Response(htmlSafeJSON(answer.text), { status: answer.status, headers: jsonHeaders() });
 }
 
 function opaError(status: number, body: OpaError): Response {
@@ -155,13 +158,13 @@ function okAnswer(text: string, q: RequestOptions): Answer {
   return { status: 200, text: q.pretty ? indentJSON(text) : text };
 }
 
-/** The request body as a value: undefined when empty, a 400 `BadRequestError` when it is not JSON or nests too deep. */
-function parseBodyText(text: string): Value | undefined {
+/** The request body as a value: undefined when empty, a 400 `BadRequestError` when it is not JSON (or YAML) or nests too deep. */
+function parseBodyText(text: string, yaml = false): Value | undefined {
   // Not trim(): it copies the whole body to find the first character.
   if (!/\S/.test(text)) return undefined;
   let value: Value;
   try {
-    value = parseJSON(text);
+    value = yaml ? unmarshalYaml(text) : parseJSON(text);
   } catch (error) {
     throw new BadRequestError({ code: 'invalid_json', message: `body contains malformed input document: ${(error as Error).message}` });
   }
@@ -285,6 +288,21 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     durations.observe(c.res.status, handlerLabel(c.req.path), c.req.method, (performance.now() - started) / 1000);
   });
 
+  // As OPA's compression handler: answers of GZIP_MIN_LENGTH bytes or more are gzip-compressed for a client that accepts it.
+  app.use('*', async (c, next) => {
+    await next();
+    const accept = c.req.header('accept-encoding');
+    const res = c.res;
+    if (!acceptsGzip(accept) || res.body === null || res.headers.has('content-encoding')) return;
+    const { body, gzip } = encodeAnswer(await res.text(), accept);
+    const headers = new Headers(res.headers);
+    headers.append('Vary', 'Accept-Encoding');
+    headers.delete('content-length');
+    if (gzip) headers.set('Content-Encoding', 'gzip');
+    c.res = undefined;
+    c.res = new Response(typeof body === 'string' ? body : new Uint8Array(body), { status: res.status, headers });
+  });
+
   app.get('/metrics', async () => new Response(`${await registry.metrics()}\n${durations.text()}`, { headers: { 'Content-Type': registry.contentType } }));
   /** The policy set's revision and reload history, as /v1/status and /health?bundles show them. */
   const bundleStatus = (): Record<string, unknown> => {
@@ -332,11 +350,45 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     return c.json({ bundles: { policies: bundleStatus() } });
   });
 
-  app.get('/v1/policies', (c) =>
-    respond(c, { result: (store.current?.modules ?? []).map((m) => ({ id: m.id, raw: m.source, ast: moduleAst(m.id, m.source) })) }),
+  // OPA's custom health checks: GET /health/<name> is healthy when data.system.health.<name> is true.
+  app.get('/health/*', (c) => {
+    const name = pathSegments(decodeURIComponent(c.req.path.slice('/health/'.length)));
+    const query = `data.system.health${name.map((s) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`)).join('')}`;
+    const set = store.current;
+    const unhealthy = (error: string) => answerResponse({ status: 500, text: JSON.stringify({ error }) });
+    if (!set) return unhealthy('no policies are loaded');
+    // OPA's input to the health policy: each plugin's state, and whether all were ready once (here: the policies are loaded).
+    const input = fromJS({ plugin_state: { server: 'OK' }, plugins_ready: true });
+    let value: Value | undefined;
+    try {
+      value = set.policy.evaluate(['system', 'health', ...name], undefined, { inputValue: input, budgetMs: evalTimeoutMs, network: { refuse: QUERY_NETWORK_REFUSED } });
+    } catch (error) {
+      if (!PolicyError.isInstance(error)) throw error;
+      return unhealthy(error.message);
+    }
+    if (value === undefined) return unhealthy(`health check (${query}) was undefined`);
+    if (value !== true) return unhealthy(`health check (${query}) returned unexpected value`);
+    return answerResponse({ status: 200, text: '{}' });
+  });
+
+  // OPA's active configuration; this server has no configuration file, so it is the labels and the default decisions.
+  app.get('/v1/config', (c) =>
+    respond(c, {
+      result: {
+        labels: { id: serverId, version: 'framework_core' },
+        default_decision: `/${DEFAULT_DECISION.join('/')}`,
+        default_authorization_decision: '/system/authz/allow',
+      },
+    }),
   );
+
+  const listPolicies = (c: Context) =>
+    respond(c, { result: (store.current?.modules ?? []).map((m) => ({ id: m.id, raw: m.source, ast: moduleAst(m.id, m.source) })) });
+  app.get('/v1/policies', listPolicies);
   app.get('/v1/policies/*', (c) => {
     const id = decodeURIComponent(c.req.path.slice('/v1/policies/'.length));
+    // `/v1/policies/` lists them too, as OPA answers opa-python-client's get_policies_list.
+    if (id === '') return listPolicies(c);
     const found = store.current?.modules.find((m) => m.id === id);
     if (!found) return opaError(404, { code: 'resource_not_found', message: `storage_not_found_error: policy id "${id}"` });
     return respond(c, { result: { id: found.id, raw: found.source, ast: moduleAst(found.id, found.source) } });
@@ -346,8 +398,9 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   app.put('/v1/policies/*', async (c) => {
     if (!options.allowWrites) return writesOff();
     const id = decodeURIComponent(c.req.path.slice('/v1/policies/'.length));
-    if (!id.endsWith('.rego')) return opaError(400, { code: 'invalid_parameter', message: 'a policy id must end in .rego' });
-    await store.putModule(id, await readBodyText(c, maxBytes));
+    // As OPA: any id names a module (OPA's own example is `example1`); only an empty one is refused.
+    if (id === '') return opaError(400, { code: 'invalid_parameter', message: 'a policy id is required: PUT /v1/policies/<id>' });
+    await store.putModule(id, await bodyText(c));
     return c.json({});
   });
   app.delete('/v1/policies/*', async (c) => {
@@ -504,11 +557,16 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     return out;
   };
 
-  const parseBody = async (c: Context): Promise<Value | undefined> => parseBodyText(await readBodyText(c, maxBytes));
+  /** The request body as text: gzip-compressed bodies decompressed within the limit. */
+  const bodyText = (c: Context): Promise<string> =>
+    needsDecoding(c.req.header('content-encoding'), undefined) ? readEncodedBody(c, maxBytes) : readBodyText(c, maxBytes);
+  const yamlBody = (c: Context): boolean => isYaml(c.req.header('content-type'));
+
+  const parseBody = async (c: Context): Promise<Value | undefined> => parseBodyText(await bodyText(c), yamlBody(c));
 
   /** A Data API POST: the body `{"input": ...}` (or empty), the decision at `path`. */
-  const postDecision = (path: string[], text: string, q: RequestOptions): Answer | Promise<Answer> => {
-    const body = parseBodyText(text);
+  const postDecision = (path: string[], text: string, q: RequestOptions, yaml = false): Answer | Promise<Answer> => {
+    const body = parseBodyText(text, yaml);
     if (body !== undefined && !(body instanceof RegoObject)) {
       return errorAnswer(400, { code: 'invalid_parameter', message: 'the request body must be a JSON object such as {"input": {...}}' });
     }
@@ -526,11 +584,17 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     const url = request.url ?? '';
     if (request.method !== 'POST' || !url.startsWith('/v1/data') || (url.length > 8 && url[8] !== '/') || /[?#%]/.test(url)) return false;
     if (!plainTargets.check(url, request.headers.host)) return false;
+    if (needsDecoding(request.headers['content-encoding'], request.headers['content-type'])) return false;
+    const accept = request.headers['accept-encoding'];
     const started = performance.now();
     const send = (answer: Answer): void => {
       try {
-        response.writeHead(answer.status, ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(answer.text))]);
-        response.end(answer.text);
+        const { body, gzip } = encodeAnswer(htmlSafeJSON(answer.text), accept);
+        const headers = ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body))];
+        if (acceptsGzip(accept)) headers.push('Vary', 'Accept-Encoding');
+        if (gzip) headers.push('Content-Encoding', 'gzip');
+        response.writeHead(answer.status, headers);
+        response.end(body);
         durations.observe(answer.status, 'v1/data', 'POST', (performance.now() - started) / 1000);
       } catch (thrown) {
         logger.error('policy answer could not be written', { path: url, ...errorFields(thrown) });
@@ -555,7 +619,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   const v1 = async (c: Context, input: Value | undefined) => answerResponse(await decide(documentPath(c, '/v1/data'), input, false, requestOptions(c)));
 
   for (const route of ['/v1/data', '/v1/data/*']) {
-    app.post(route, async (c) => answerResponse(await postDecision(documentPath(c, '/v1/data'), await readBodyText(c, maxBytes), requestOptions(c))));
+    app.post(route, async (c) => answerResponse(await postDecision(documentPath(c, '/v1/data'), await bodyText(c), requestOptions(c), yamlBody(c))));
     app.get(route, async (c) => {
       const input = inputParameter(c);
       return input instanceof Response ? input : v1(c, input);
@@ -570,10 +634,14 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
         if (path.length === 0) return opaError(400, { code: 'invalid_parameter', message: 'the root of data cannot be deleted' });
         ops = [{ op: 'remove', path }];
       } else {
-        const text = await readBodyText(c, maxBytes);
+        // As OPA: `If-None-Match: *` creates the document only where there is none; an existing one is kept (304).
+        if (method === 'PUT' && c.req.header('if-none-match')?.trim() === '*' && documentExists(store.current?.data, path)) {
+          return new Response(null, { status: 304 });
+        }
+        const text = await bodyText(c);
         let body: unknown;
         try {
-          const parsed = parseJSON(text);
+          const parsed = yamlBody(c) ? unmarshalYaml(text) : parseJSON(text);
           checkValueDepth(parsed, 'body');
           body = toJS(parsed);
         } catch (error) {
@@ -751,4 +819,20 @@ function inputParameter(c: Context): Value | undefined | Response {
     return opaError(400, { code: 'invalid_parameter', message: (error as Error).message });
   }
   return value;
+}
+
+/** Whether the data document has a value at `path` (the root always exists). */
+function documentExists(data: unknown, path: readonly string[]): boolean {
+  let node = data;
+  for (const segment of path) {
+    if (node === null || typeof node !== 'object') return false;
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(segment) || Number(segment) >= node.length) return false;
+      node = node[Number(segment)];
+    } else {
+      if (!Object.hasOwn(node, segment)) return false;
+      node = (node as Record<string, unknown>)[segment];
+    }
+  }
+  return data !== undefined;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import { applyDataOp, type DataOp } from './data-writes.js';
+import { applyDataOp, checkDataConflicts, type DataOp } from './data-writes.js';
 import { policyDirectories, readPolicyDirectory, type PolicyFiles } from './policy-files.js';
 import { compilePolicySet, formatProblem, PolicyLoadError, type PolicyProblem, type PolicySet } from './policy-set.js';
 
@@ -206,6 +206,7 @@ export class PolicyStore {
     // Applied to a copy first, strictly: a write that does not apply is refused here.
     let data = structuredClone(files.data);
     for (const op of ops) data = applyDataOp(data, op, create);
+    checkDataConflicts(files.modules, data);
     this.#dataWrites.push({ ops, create });
     try {
       this.#swap(compilePolicySet({ ...files, data }), read.digest);

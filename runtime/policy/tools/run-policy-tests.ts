@@ -1,87 +1,301 @@
-import { parseModule } from '../parser.js';
+import { parseModuleWithSource } from '../parser.js';
 import { PolicyError } from '../errors.js';
-import type { Term } from '../ast.js';
+import type { Module, Rule, Term } from '../ast.js';
+import { exprVars, termVars } from '../compiler/walk.js';
 import { formatValue } from '../value-format.js';
+import { goJSON } from '../value-gojson.js';
+import { RegoObject, RegoSet, type Value } from '../value.js';
 import type { PolicySet } from '../server/policy-set.js';
-import { compilePolicy } from '../engine.js';
-import type { Module } from '../ast.js';
+import { compilePolicy, type CompiledPolicy } from '../engine.js';
 import { coverageReport, type CoverageReport } from './test-coverage.js';
 
-export interface PolicyTestResult {
-  /** `data.<package>.<rule>` */
+/** One case of a parameterised test (`test_x[name] if ...`), as OPA's tester lists it. */
+export interface PolicyTestCase {
   name: string;
+  fail: boolean;
+  cases: PolicyTestCase[];
+}
+
+export interface PolicyTestResult {
+  /** `data.<package>.<rule>`; a duplicate test name gets OPA's suffix (`test_x#01`). */
+  name: string;
+  /** `data.<package>` */
+  package: string;
+  /** The test's name within its package (`test_x`, `test_x#01`). */
+  rule: string;
   file: string;
   row: number;
-  outcome: 'pass' | 'fail' | 'error';
+  col: number;
+  /** `skip`: a `todo_test_*` rule, not run. */
+  outcome: 'pass' | 'fail' | 'error' | 'skip';
   /** What the test evaluated to when it failed, or the error message. */
   detail?: string;
   durationNs: number;
+  /** The cases of a parameterised test, each passed or failed. */
+  cases?: PolicyTestCase[];
 }
 
 export interface PolicyTestReport {
   results: PolicyTestResult[];
+  /** Counted as OPA counts: each case of a parameterised test is one test. */
   passed: number;
   failed: number;
   errors: number;
+  skipped: number;
   /** With `coverage`: OPA's coverage report over every module, tests included. */
   coverage?: CoverageReport;
 }
 
+const TEST_PREFIX = 'test_';
+const SKIP_PREFIX = 'todo_test_';
+
+/** A test rule found in a module, before it runs. */
+interface FoundTest {
+  rule: Rule;
+  module: Module;
+  pkg: string[];
+  /** The rule's ref up to the test's name (OPA's `ruleName`), as path segments. */
+  path: string[];
+  /** The name as reported, with OPA's duplicate suffix. */
+  display: string[];
+  skip: boolean;
+  /** The path the (possibly renamed) rule is evaluated at. */
+  evalPath: string[];
+  /** Path of the generated rule that lists the cases a parameterised test started, when it has one. */
+  casesPath?: string[];
+}
+
 /**
- * Runs every rule whose name starts with `test_` in the loaded modules, like
- * `opa test`: a test passes when it is defined and true; undefined or any
- * other value fails; an evaluation error is an error. Tests run in file order.
+ * Runs the test rules of the loaded modules as `opa test` does: every rule
+ * whose name (or a ground segment of its ref) starts with `test_` passes
+ * when it is defined and true; `todo_test_*` rules are listed as skipped; a
+ * rule name defined twice runs as two tests, the second named `test_x#01`
+ * (OPA's RewriteDuplicateTestNames); a parameterised test
+ * (`test_x[case] if ...`) lists each case, a case whose body failed after
+ * naming its case included (OPA injects `internal.test_case` for that: here
+ * a generated rule collects the case names the body reached). Tests run in
+ * file order.
  */
 export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; coverage?: boolean } = {}): PolicyTestReport {
   const results: PolicyTestResult[] = [];
   const hits = new Set<string>();
-  // Coverage needs a copy compiled with recording hooks; plain runs keep the fast compiled set.
-  const policy = options.coverage
-    ? compilePolicy({ modules: set.modules.map((m) => ({ file: m.id, source: m.source })), data: set.data, coverage: hits })
-    : set.policy;
   const parsed: Array<{ id: string; module: Module }> = [];
+  const found: FoundTest[] = [];
+  const counts = new Map<string, number>();
+  const sources: Array<{ file: string; source: string }> = [];
+  let rewritten = false;
   for (const source of set.modules) {
-    const module = parseModule(source.source, source.id, source.regoVersion);
+    const { module, spans } = parseModuleWithSource({ source: source.source, file: source.id, regoVersion: source.regoVersion });
     parsed.push({ id: source.id, module });
     const pkg = packagePath(module.package.path.terms);
-    const seen = new Set<string>();
+    const edits: Array<{ offset: number; length: number; text: string }> = [];
+    const appended: string[] = [];
+    const lines = lineStarts(source.source);
     for (const rule of module.rules) {
-      const first = rule.head.ref[0];
-      if (rule.head.ref.length !== 1 || first?.type !== 'var' || !first.name.startsWith('test_') || rule.head.args) continue;
-      const name = `data.${[...pkg, first.name].join('.')}`;
-      if (seen.has(name) || (options.filter && !options.filter.test(name))) continue;
-      seen.add(name);
-      const started = process.hrtime.bigint();
-      let outcome: PolicyTestResult['outcome'] = 'pass';
-      let detail: string | undefined;
-      try {
-        const value = policy.evaluate([...pkg, first.name], undefined, { strictBuiltinErrors: true });
-        if (value !== true) {
-          outcome = 'fail';
-          detail = value === undefined ? 'undefined' : formatValue(value);
+      const named = testName(rule);
+      if (named === undefined || rule.head.args) continue;
+      const key = [...pkg, ...named.path].join('.');
+      const seen = counts.get(key) ?? 0;
+      counts.set(key, seen + 1);
+      const skip = named.name.startsWith(SKIP_PREFIX);
+      const display = [...named.path];
+      let evalPath = [...pkg, ...named.path];
+      if (seen > 0 && !skip) {
+        // A second definition: OPA renames it `test_x#01`; here the source is renamed to an identifier no policy writes.
+        display[display.length - 1] = `${named.name}#${String(seen).padStart(2, '0')}`;
+        const ident = `${named.name}__duplicate_${seen}`;
+        const head = rule.head.ref[named.path.length - 1] as Term;
+        const offset = (lines[head.loc.row - 1] ?? 0) + head.loc.col - 1;
+        if (named.path.length !== 1 || !source.source.startsWith(named.name, offset)) {
+          throw new PolicyError({
+            code: 'rego_compile_error',
+            detail: `test ${key} is defined twice in a form the test runner cannot tell apart (a ref head); rename one of them`,
+            location: rule.loc,
+          });
         }
-      } catch (error) {
-        if (!PolicyError.isInstance(error)) throw error;
-        outcome = 'error';
-        detail = error.message;
+        edits.push({ offset, length: named.name.length, text: ident });
+        evalPath = [...pkg, ident];
       }
-      results.push({
-        name,
-        file: source.id,
-        row: rule.loc.row,
-        outcome,
-        ...(detail === undefined ? {} : { detail }),
-        durationNs: Number(process.hrtime.bigint() - started),
-      });
+      const test: FoundTest = { rule, module, pkg, path: named.path, display, skip, evalPath };
+      if (!skip && rule.head.ref.length > named.path.length) {
+        const casesRule = casesRuleText(rule, named.path.length, source.source, spans);
+        const ident = `${evalPath[evalPath.length - 1]}__started_cases`;
+        appended.push(`\n${ident} contains ${casesRule}\n`);
+        test.casesPath = [...pkg, ident];
+      }
+      found.push(test);
     }
+    let text = source.source;
+    for (const e of edits.sort((a, b) => b.offset - a.offset)) text = text.slice(0, e.offset) + e.text + text.slice(e.offset + e.length);
+    if (appended.length > 0) text += `\n${appended.join('')}`;
+    rewritten ||= text !== source.source;
+    sources.push({ file: source.id, source: text, regoVersion: source.regoVersion });
   }
-  return {
-    results,
-    passed: results.filter((r) => r.outcome === 'pass').length,
-    failed: results.filter((r) => r.outcome === 'fail').length,
-    errors: results.filter((r) => r.outcome === 'error').length,
-    ...(options.coverage ? { coverage: coverageReport(parsed, hits) } : {}),
+  // Coverage needs a copy compiled with recording hooks, and so does a set whose test rules were renamed or gained
+  // case-listing rules (appended after the last line and renamed in place, so rows stay as written); otherwise the
+  // fast compiled set runs the tests.
+  const policy: CompiledPolicy =
+    options.coverage || rewritten ? compilePolicy({ modules: sources, data: set.data, ...(options.coverage ? { coverage: hits } : {}) }) : set.policy;
+
+  for (const t of found) {
+    const name = `data.${[...t.pkg, ...t.display].join('.')}`;
+    if (options.filter && !options.filter.test(`data.${[...t.pkg, ...t.path].join('.')}`)) continue;
+    const base = { name, package: `data.${t.pkg.join('.')}`, rule: t.display.join('.'), file: t.module.file, row: t.rule.loc.row, col: t.rule.loc.col };
+    if (t.skip) {
+      results.push({ ...base, outcome: 'skip', durationNs: 0 });
+      continue;
+    }
+    const started = process.hrtime.bigint();
+    let outcome: PolicyTestResult['outcome'] = 'pass';
+    let detail: string | undefined;
+    let cases: PolicyTestCase[] | undefined;
+    try {
+      const value = policy.evaluate(t.evalPath, undefined, { strictBuiltinErrors: true });
+      if (value === undefined) {
+        outcome = 'fail';
+        detail = 'undefined';
+      } else if (t.casesPath !== undefined) {
+        const reached = policy.evaluate(t.casesPath, undefined, { strictBuiltinErrors: true });
+        cases = caseResults(value, reached);
+        if (cases.some((c) => c.fail)) outcome = 'fail';
+      } else if (value !== true) {
+        outcome = 'fail';
+        detail = formatValue(value);
+      }
+    } catch (error) {
+      if (!PolicyError.isInstance(error)) throw error;
+      outcome = 'error';
+      detail = error.message;
+    }
+    results.push({
+      ...base,
+      outcome,
+      ...(detail === undefined ? {} : { detail }),
+      durationNs: Number(process.hrtime.bigint() - started),
+      ...(cases === undefined ? {} : { cases }),
+    });
+  }
+  return { results, ...tally(results), ...(options.coverage ? { coverage: coverageReport(parsed, hits) } : {}) };
+}
+
+/** OPA's counts: skipped and errors per test; passes and failures per leaf case of a parameterised test. */
+function tally(results: readonly PolicyTestResult[]): Pick<PolicyTestReport, 'passed' | 'failed' | 'errors' | 'skipped'> {
+  const out = { passed: 0, failed: 0, errors: 0, skipped: 0 };
+  const leaves = (cs: readonly PolicyTestCase[]): void => {
+    for (const c of cs) {
+      if (c.cases.length > 0) leaves(c.cases);
+      else if (c.fail) out.failed++;
+      else out.passed++;
+    }
   };
+  for (const r of results) {
+    if (r.outcome === 'skip') out.skipped++;
+    else if (r.outcome === 'error') out.errors++;
+    else if (r.cases !== undefined && r.cases.length > 0) leaves(r.cases);
+    else if (r.outcome === 'pass') out.passed++;
+    else out.failed++;
+  }
+  return out;
+}
+
+/**
+ * OPA's `ruleName`: the rule's ref up to the first ground segment named
+ * `test_*` or `todo_test_*`; undefined for a rule that is not a test.
+ */
+function testName(rule: Rule): { name: string; path: string[] } | undefined {
+  const path: string[] = [];
+  for (const [i, t] of rule.head.ref.entries()) {
+    const n = i === 0 && t.type === 'var' ? t.name : t.type === 'string' ? t.value : undefined;
+    if (n === undefined) return undefined;
+    path.push(n);
+    if (n.startsWith(TEST_PREFIX) || n.startsWith(SKIP_PREFIX)) return { name: n, path };
+  }
+  return undefined;
+}
+
+/**
+ * The head and body of the rule that lists the cases a parameterised test
+ * reached: the case terms, under the body up to the expression where the
+ * last of their vars first occurs (where OPA injects `internal.test_case`).
+ * Written from the test's own source text.
+ */
+function casesRuleText(rule: Rule, nameLength: number, source: string, spans: WeakMap<object, { start: number; end: number }>): string {
+  const text = (node: object): string => {
+    const span = spans.get(node);
+    if (span === undefined) {
+      throw new PolicyError({ code: 'rego_compile_error', detail: 'cannot list the cases of this parameterised test (no source text for a part of it)', location: rule.loc });
+    }
+    return source.slice(span.start, span.end);
+  };
+  const caseTerms = rule.head.ref.slice(nameLength);
+  const vars = new Set<string>();
+  for (const t of caseTerms) termVars(t, vars);
+  let last = -1;
+  for (const v of vars) {
+    const first = rule.body.findIndex((e) => {
+      const seen = new Set<string>();
+      exprVars(e, seen);
+      return seen.has(v);
+    });
+    last = Math.max(last, first);
+  }
+  const body = rule.body.slice(0, last + 1).map(text);
+  return `[${caseTerms.map(text).join(', ')}] if {\n${body.length > 0 ? body.join('\n') : 'true'}\n}`;
+}
+
+/** OPA's `termToString` for a case name: a string as it is, anything else its JSON text. */
+function caseName(v: Value): string {
+  return typeof v === 'string' ? v : goJSON(v);
+}
+
+/**
+ * The cases of a parameterised test: from its value (a case holding `true`
+ * passed, anything else failed; nested objects are nested cases), and every
+ * case the body reached without producing a value, failed.
+ */
+function caseResults(value: Value, reached: Value | undefined): PolicyTestCase[] {
+  const root: PolicyTestCase = { name: '', fail: false, cases: [] };
+  const fromValue = (node: PolicyTestCase, v: Value): void => {
+    if (!(v instanceof RegoObject)) return;
+    for (const [k, x] of v.entries()) {
+      const child: PolicyTestCase = { name: caseName(k), fail: false, cases: [] };
+      node.cases.push(child);
+      if (x instanceof RegoObject) {
+        fromValue(child, x);
+        child.fail = child.cases.some((c) => c.fail);
+      } else child.fail = x !== true;
+    }
+  };
+  fromValue(root, value);
+  if (reached instanceof RegoSet) {
+    for (const names of reached.values()) {
+      if (!Array.isArray(names)) continue;
+      let node = root;
+      for (const n of names) {
+        const name = caseName(n);
+        let child = node.cases.find((c) => c.name === name);
+        if (child === undefined) {
+          child = { name, fail: true, cases: [] };
+          node.cases.push(child);
+        }
+        node = child;
+      }
+    }
+    const propagate = (node: PolicyTestCase): boolean => {
+      for (const c of node.cases) if (propagate(c)) node.fail = true;
+      return node.fail;
+    };
+    root.cases.forEach(propagate);
+  }
+  const sort = (cs: PolicyTestCase[]): PolicyTestCase[] =>
+    cs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((c) => ({ ...c, cases: sort(c.cases) }));
+  return sort(root.cases);
+}
+
+function lineStarts(source: string): number[] {
+  const out = [0];
+  for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) out.push(i + 1);
+  return out;
 }
 
 /** `data.a.b` → `['a', 'b']`. */

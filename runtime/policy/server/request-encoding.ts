@@ -1,0 +1,81 @@
+/**
+ * Request and response encodings of the policy server, as OPA's: request
+ * bodies may be gzip-compressed (`Content-Encoding: gzip`, decompressed
+ * within the body limit, so a gzip bomb is refused with 413 after at most
+ * that many bytes) and YAML (`Content-Type: application/x-yaml`); answers
+ * of at least {@link GZIP_MIN_LENGTH} bytes are gzip-compressed for a client
+ * that accepts it (OPA's `server.encoding.gzip.min_length`).
+ */
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Context } from 'hono';
+import { BadRequestError } from '../../core/errors/bad-request-error.js';
+
+/** OPA's default `server.encoding.gzip.min_length`: shorter answers are sent as they are. */
+export const GZIP_MIN_LENGTH = 1024;
+
+/** OPA's default `server.encoding.gzip.compression_level`. */
+const GZIP_LEVEL = 9;
+
+function tooLarge(maxBytes: number): BadRequestError {
+  return new BadRequestError({ code: 'payload_too_large', message: `The request body is larger than the limit of ${maxBytes} bytes (after decompression).` });
+}
+
+/** True when the request's body needs decoding here (the direct route leaves such requests to the app). */
+export function needsDecoding(contentEncoding: string | undefined, contentType: string | undefined): boolean {
+  return (contentEncoding !== undefined && contentEncoding.trim() !== '' && contentEncoding.trim() !== 'identity') || isYaml(contentType);
+}
+
+/** OPA reads a body as YAML when its Content-Type mentions yaml (`application/x-yaml`, `application/yaml`). */
+export function isYaml(contentType: string | undefined): boolean {
+  return contentType !== undefined && contentType.toLowerCase().includes('yaml');
+}
+
+/**
+ * The body of a gzip-compressed request as text: the compressed bytes are
+ * read within `maxBytes`, and so is their decompressed form (413 past it,
+ * without inflating more than `maxBytes + 1` bytes). Another encoding is a 400.
+ */
+export async function readEncodedBody(c: Context, maxBytes: number): Promise<string> {
+  const encoding = (c.req.header('content-encoding') ?? '').trim().toLowerCase();
+  if (encoding !== 'gzip' && encoding !== 'x-gzip') {
+    throw new BadRequestError({ code: 'invalid_request', message: `unsupported Content-Encoding ${JSON.stringify(encoding)}: send the body as it is or gzip-compressed` });
+  }
+  const declared = Number(c.req.header('content-length') ?? Number.NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (c.req.raw.body) {
+    const reader = c.req.raw.body.getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      size += next.value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge(maxBytes);
+      }
+      chunks.push(next.value);
+    }
+  }
+  try {
+    return gunzipSync(Buffer.concat(chunks), { maxOutputLength: maxBytes }).toString('utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxBytes);
+    throw new BadRequestError({ code: 'invalid_request', message: `the gzip-compressed body could not be decompressed: ${(error as Error).message}` });
+  }
+}
+
+/** Whether an Accept-Encoding header accepts gzip (and does not refuse it with `q=0`). */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  if (acceptEncoding === undefined) return false;
+  return acceptEncoding.split(',').some((part) => {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (name !== 'gzip' && name !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/** An answer's body, gzip-compressed when the client accepts it and it is long enough to be worth it. */
+export function encodeAnswer(text: string, acceptEncoding: string | undefined): { body: string | Buffer; gzip: boolean } {
+  if (!acceptsGzip(acceptEncoding) || Buffer.byteLength(text) < GZIP_MIN_LENGTH) return { body: text, gzip: false };
+  return { body: gzipSync(text, { level: GZIP_LEVEL }), gzip: true };
+}
