@@ -6,7 +6,7 @@
  * with OPA's code (`pe_fragment_error`), message and place.
  */
 import { type Expr, refName, refToString, type Term, termToString } from '../ast.js';
-import { PartialError, type Queries } from '../partial/partial-eval.js';
+import { PartialError, type Queries, SUPPORT_NEEDED } from '../partial/partial-eval.js';
 import { type Constraint, refuseBuiltin, refuseFeature } from './constraints.js';
 
 const CODE = 'pe_fragment_error';
@@ -47,6 +47,8 @@ export function checkResidual(queries: Queries, constraints: readonly Constraint
 }
 
 function checkStatement(e: Expr, cs: readonly Constraint[]): PartialError | undefined {
+  const support = SUPPORT_NEEDED.get(e);
+  if (support !== undefined) return new PartialError(CODE, support, e.loc);
   if (e.negated) {
     if (e.kind !== 'call') return new PartialError(CODE, '"not" not permitted', e.loc);
     const refused = refuseFeature(cs, 'not');

@@ -69,7 +69,10 @@ function exprToUcast(e: Expr, mappings: Mappings | undefined): UcastNode {
     if (op !== 'eq') return refuse();
     op = 'ne'; // `_ = input.t.c`: the column exists (IS NOT NULL)
     value = null;
-  } else value = termValue(other) ?? refuse();
+  } else {
+    value = termValue(other);
+    if (value === undefined) refuse();
+  }
   const node: UcastNode = { field: fieldOf(column, mappings), operator: op, type: 'field', value };
   return e.negated ? { operator: 'not', type: 'compound', value: [node] } : node;
 }

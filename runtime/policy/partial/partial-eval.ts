@@ -43,6 +43,9 @@ export class PartialError extends Error {
   }
 }
 
+/** Residual references to rules OPA would have kept in support modules, with the reason a filter cannot use them. */
+export const SUPPORT_NEEDED = new WeakMap<Expr, string>();
+
 /** The residual: `undefined`-free alternatives; `[]` never true, `[[]]` always true. */
 export type Queries = Body[];
 
@@ -86,7 +89,7 @@ export function valueTerm(v: Value, loc: Loc): Term {
   return { type: 'null', loc };
 }
 
-type Kind = { kind: 'known' } | { kind: 'residual' } | { kind: 'copy'; name: string; ref: Term } | { kind: 'inline'; node: RuleNode; ref: RefTerm; negated: boolean };
+type Kind = { kind: 'known' } | { kind: 'residual' } | { kind: 'copy'; name: string; ref: Term } | { kind: 'inline'; node: RuleNode; ref: RefTerm; negated: boolean; at: Loc };
 
 export class PartialEvaluator {
   private readonly compiler: Compiler;
@@ -309,7 +312,7 @@ class Run {
           const r = plugValues(normalise(e), values);
           alternatives = alternatives.map((a) => [...a, r]);
         } else if (k.kind === 'inline') {
-          const inner = this.inline(k.node, k.ref);
+          const inner = this.inline(k.node, k.ref, k.at);
           alternatives = product(alternatives, k.negated ? negate(inner, k.ref.loc) : inner, e.loc);
         }
       });
@@ -327,7 +330,9 @@ class Run {
     if (head?.type !== 'var' || head.name !== 'data') return undefined;
     const { exact } = refNodes(this.pe.root, ref);
     if (exact === undefined || !this.isDependent(exact)) return undefined;
-    return { kind: 'inline', node: exact, ref, negated: e.negated };
+    // OPA points at the rule's name; a ref our resolver expanded (`h` → `data.p.h`) keeps the package's place there.
+    const last = (ref.terms[ref.terms.length - 1] as Term).loc;
+    return { kind: 'inline', node: exact, ref, negated: e.negated, at: last.row === e.loc.row && last.file === e.loc.file ? last : e.loc };
   }
 
   /** `x = <unknown ref>` with `x` not yet bound: propagate the ref instead of saving the unification. */
@@ -346,16 +351,19 @@ class Run {
   }
 
   /** A dependent rule's residual: its bodies as alternatives, in OPA's rule-index order. */
-  private inline(node: RuleNode, ref: RefTerm): Queries {
+  private inline(node: RuleNode, ref: RefTerm, at: Loc): Queries {
     const memo = this.inlined.get(node);
     if (memo !== undefined) return memo;
-    const at = (ref.terms[ref.terms.length - 1] as Term).loc;
-    if (node.defaults.length > 0) throw new PartialError('pe_fragment_error', `use of default rule in ${node.name}`, at);
-    const rules = node.rules.map((p) => p.rule);
+    // OPA saves such rules into support modules and its filter checks then refuse the reference: so do we, at that place.
     const first = node.rules[0];
-    if (first !== undefined && first.kind !== 'complete') {
-      throw new PartialError('pe_fragment_error', `use of multi-value rule in ${node.name}`, at);
+    const unsupported = node.defaults.length > 0 ? `use of default rule in ${node.name}` : first !== undefined && first.kind !== 'complete' ? `use of multi-value rule in ${node.name}` : undefined;
+    if (unsupported !== undefined) {
+      const marker: Expr = { kind: 'term', term: { ...ref, loc: at }, negated: false, with: [], loc: at };
+      SUPPORT_NEEDED.set(marker, unsupported);
+      this.inlined.set(node, [[marker]]);
+      return [[marker]];
     }
+    const rules = node.rules.map((p) => p.rule);
     const out: Queries = [];
     for (const r of indexOrder(rules)) {
       if (r.else !== undefined || (r.head.value !== undefined && !(r.head.value.type === 'boolean' && r.head.value.value))) {

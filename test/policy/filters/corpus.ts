@@ -182,19 +182,6 @@ masks := {"fruits": {"owner": {"replace": {"value": "***"}}}} if input.user != "
     maskRule: 'data.filters.masks',
   },
   {
-    name: 'unknowns and masks from METADATA',
-    policy: `package filters
-# METADATA
-# custom:
-#   unknowns: [input.fruits]
-#   mask_rule: masks
-include if input.fruits.colour == input.colour
-masks := {"fruits": {"price": {"replace": {"value": 0}}}}
-`,
-    inputs: [{ colour: 'green' }],
-    unknowns: [],
-  },
-  {
     name: 'refused: default rule',
     policy: `package filters
 default include := false
