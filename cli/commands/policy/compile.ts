@@ -31,7 +31,7 @@ export default class PolicyCompile extends PolicyCommand {
   static override flags = {
     data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
-    unknowns: Flags.string({ char: 'u', description: 'a ref left unknown, e.g. input.fruits (repeatable; default: the rule\'s METADATA custom.unknowns, else input)', multiple: true }),
+    unknowns: Flags.string({ char: 'u', description: 'a ref left unknown, e.g. input.fruits (repeatable; default: the rule\'s METADATA custom.unknowns, else input)', multiple: true, multipleNonGreedy: true }),
     target: Flags.string({ char: 't', description: 'what to translate into', options: TARGETS, default: 'postgresql' }),
     'mask-rule': Flags.string({ description: 'rule giving column masks, e.g. data.filters.masks (default: METADATA custom.mask_rule)' }),
   };

@@ -52,8 +52,10 @@ export class FilterCompiler {
     private readonly modules: readonly ModuleSource[],
     private readonly policy: CompiledPolicy,
     data: unknown,
+    /** Milliseconds one request may spend evaluating known parts (and the mask rule). */
+    private readonly budgetMs = 5000,
   ) {
-    this.pe = new PartialEvaluator({ modules: [...modules], data });
+    this.pe = new PartialEvaluator({ modules: [...modules], data, budgetMs });
   }
 
   /** The residual of the rule at `path` (Rego AST for `/v1/compile` answers). */
@@ -85,7 +87,7 @@ export class FilterCompiler {
     const full = rule.startsWith('data.') ? rule : `data.${[...path.slice(0, -1), rule].join('.')}`;
     const segments = full.slice('data.'.length).split('.');
     if (segments.some((s) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(s))) throw new PartialError('invalid_mask_rule', `mask_rule was not a valid ref: ${rule}`, undefined);
-    const v = this.policy.evaluate(segments, undefined, input === undefined ? {} : { inputValue: input });
+    const v = this.policy.evaluate(segments, undefined, { budgetMs: this.budgetMs, ...(input === undefined ? {} : { inputValue: input }) });
     if (v === undefined) return undefined;
     return v instanceof RegoObject ? (toJS(v) as Record<string, unknown>) : undefined;
   }

@@ -56,6 +56,8 @@ export interface PartialOptions {
   modules: ModuleSource[];
   data?: unknown;
   builtins?: BuiltinRegistry;
+  /** Milliseconds one partial evaluation may spend evaluating known parts (default 5000); past it, `eval_cancel_error`. */
+  budgetMs?: number;
 }
 
 const UNKNOWN_ROOTS = new Set(['input', 'data']);
@@ -96,8 +98,12 @@ export class PartialEvaluator {
   private readonly compiled: CompiledModules;
   private readonly codegen: CodeGen;
   private readonly data: Value | undefined;
+  private readonly budgetMs: number;
+  /** When the running partial evaluation must stop (one budget for all its known parts). */
+  private deadline = Infinity;
 
   constructor(options: PartialOptions) {
+    this.budgetMs = options.budgetMs ?? 5000;
     const builtins = options.builtins ?? defaultRegistry;
     this.compiler = new Compiler(builtins);
     this.compiled = this.compiler.compileModules(options.modules);
@@ -116,6 +122,7 @@ export class PartialEvaluator {
   /** Partially evaluates a query (Rego text, e.g. `data.filters.include`). */
   partial(query: string | Body, input: Value | undefined, unknowns: readonly string[][]): Queries {
     const body = this.compiler.compileQuery(typeof query === 'string' ? parseQuery(query, '') : query);
+    this.deadline = performance.now() + this.budgetMs;
     return new Run(this, input, unknowns).body(body);
   }
 
@@ -126,7 +133,7 @@ export class PartialEvaluator {
     const full = [...body, ...captures];
     if (full.length === 0) return [new Map()];
     const q = this.codegen.compileQuery(full);
-    const env = new Env(input, this.data, new Shared({}), null, null);
+    const env = new Env(input, this.data, new Shared({ budgetMs: Math.max(1, this.deadline - performance.now()) }), null, null);
     const slots = new Map(q.outputs.map((o) => [o.name, o.slot]));
     const out: Array<Map<string, Value>> = [];
     const f = new Array<Value | undefined>(q.nslots);

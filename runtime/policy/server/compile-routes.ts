@@ -13,6 +13,7 @@
 import type { Context, Hono } from 'hono';
 import { stringifyJson } from '../../core/json-text.js';
 import { FilterCompiler, FilterErrors, type FilterTarget, targetOfMediaType } from '../filters/compile-filters.js';
+import { PolicyError } from '../errors.js';
 import { PartialError, SUPPORT_NEEDED } from '../partial/partial-eval.js';
 import { RegoObject, type Value } from '../value.js';
 import { toJS } from '../value-json.js';
@@ -24,6 +25,8 @@ export interface CompileRoutesOptions {
   current: () => PolicySet | undefined;
   /** The request body as a value (400 for malformed JSON). */
   parseBody: (c: Context) => Promise<Value | undefined>;
+  /** Milliseconds one compile request may spend evaluating (the server's evaluation budget). */
+  budgetMs: number;
 }
 
 const MEDIA_TYPES = [
@@ -66,6 +69,8 @@ function failure(e: unknown): Response {
     if (e.code === 'internal_error') return json(500, { code: 'internal_error', message: e.detail });
     return json(400, { code: 'evaluation_error', message: 'error(s) occurred while evaluating query', errors: [astError(e)] });
   }
+  // Evaluating the known parts failed (a conflict, the budget spent): OPA answers evaluation failures 500.
+  if (PolicyError.isInstance(e)) return json(500, { code: 'internal_error', message: e.message });
   throw e;
 }
 
@@ -92,6 +97,7 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
         set.modules.map((m) => ({ file: m.id, source: m.source })),
         set.policy,
         set.data,
+        options.budgetMs,
       );
       compilers.set(set, fc);
     }
@@ -188,7 +194,8 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
       }
       return json(200, { result: queries.length === 0 ? {} : { queries: queries.map(bodyJson) } });
     } catch (e) {
-      if (e instanceof Error && e.name === 'PolicyError') return invalid(e.message);
+      // The query itself does not parse or compile: the client's error.
+      if (PolicyError.isInstance(e) && /^rego_/.test(e.code)) return invalid(e.message);
       return failure(e);
     }
   }

@@ -664,7 +664,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     if (q !== undefined && typeof q !== 'string') return opaError(400, { code: 'invalid_parameter', message: 'query must be a string' });
     return query(c, q ?? c.req.query('q'), body.get('input'));
   });
-  registerCompileRoutes(app, { current: () => store.current, parseBody });
+  registerCompileRoutes(app, { current: () => store.current, parseBody, budgetMs: evalTimeoutMs });
   return app;
 }
 
