@@ -26,7 +26,17 @@ function policyDir(): string {
 describe('framework-cli policy compile', () => {
   it('prints the WHERE clause for the rule, with --unknowns and --input', async () => {
     const dir = policyDir();
-    const { code, stdout } = await runCliInProcess(['policy', 'compile', '-d', dir, '-i', join(dir, 'input.json'), '--unknowns', 'input.fruits', 'data.filters.include']);
+    const { code, stdout } = await runCliInProcess([
+      'policy',
+      'compile',
+      '-d',
+      dir,
+      '-i',
+      join(dir, 'input.json'),
+      '--unknowns',
+      'input.fruits',
+      'data.filters.include',
+    ]);
     expect(code).toBe(0);
     expect(stdout.trim()).toMatch(/^WHERE \(/);
     expect(stdout).toContain("fruits.owner = E'bob'");
@@ -35,7 +45,20 @@ describe('framework-cli policy compile', () => {
 
   it('answers UCAST as JSON with --target and --json', async () => {
     const dir = policyDir();
-    const { code, stdout } = await runCliInProcess(['policy', 'compile', '-d', dir, '-i', join(dir, 'input.json'), '-u', 'input.fruits', '--target', 'ucast-prisma', '--json', 'data.filters.include']);
+    const { code, stdout } = await runCliInProcess([
+      'policy',
+      'compile',
+      '-d',
+      dir,
+      '-i',
+      join(dir, 'input.json'),
+      '-u',
+      'input.fruits',
+      '--target',
+      'ucast-prisma',
+      '--json',
+      'data.filters.include',
+    ]);
     expect(code).toBe(0);
     const out = JSON.parse(stdout) as { query: { operator: string; value: unknown[] } };
     expect(out.query.operator).toBe('or');

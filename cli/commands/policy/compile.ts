@@ -17,7 +17,7 @@ function targetOf(name: string): FilterTarget {
 
 export default class PolicyCompile extends PolicyCommand {
   static override description =
-    'Turn a filter rule into a SQL WHERE clause or UCAST conditions (data filtering, as OPA\'s /v1/compile/{path}): the columns named by --unknowns stay open, everything else is evaluated with --input.';
+    "Turn a filter rule into a SQL WHERE clause or UCAST conditions (data filtering, as OPA's /v1/compile/{path}): the columns named by --unknowns stay open, everything else is evaluated with --input.";
 
   static override examples = [
     '<%= config.bin %> policy compile -d policies -i input.json --unknowns input.fruits data.filters.include',
@@ -31,7 +31,12 @@ export default class PolicyCompile extends PolicyCommand {
   static override flags = {
     data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
-    unknowns: Flags.string({ char: 'u', description: 'a ref left unknown, e.g. input.fruits (repeatable; default: the rule\'s METADATA custom.unknowns, else input)', multiple: true, multipleNonGreedy: true }),
+    unknowns: Flags.string({
+      char: 'u',
+      description: "a ref left unknown, e.g. input.fruits (repeatable; default: the rule's METADATA custom.unknowns, else input)",
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     target: Flags.string({ char: 't', description: 'what to translate into', options: TARGETS, default: 'postgresql' }),
     'mask-rule': Flags.string({ description: 'rule giving column masks, e.g. data.filters.masks (default: METADATA custom.mask_rule)' }),
   };
@@ -56,7 +61,11 @@ export default class PolicyCompile extends PolicyCommand {
       });
     } catch (error) {
       if (error instanceof PolicyLoadError) this.failToCompile(error, 'nothing was compiled: fix the errors above.');
-      if (error instanceof FilterErrors) this.error(`${error.message}\nthe rule cannot become a filter for ${flags.target}: rewrite those expressions as comparisons of input.<table>.<column> with known values.`, { exit: 1, code: 'pe_fragment_error' });
+      if (error instanceof FilterErrors)
+        this.error(
+          `${error.message}\nthe rule cannot become a filter for ${flags.target}: rewrite those expressions as comparisons of input.<table>.<column> with known values.`,
+          { exit: 1, code: 'pe_fragment_error' },
+        );
       if (error instanceof PartialError) this.error(error.message, { exit: 1, code: error.code });
       if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;

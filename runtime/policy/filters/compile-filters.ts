@@ -86,7 +86,8 @@ export class FilterCompiler {
   private masks(rule: string, path: readonly string[], input: Value | undefined): Record<string, unknown> | undefined {
     const full = rule.startsWith('data.') ? rule : `data.${[...path.slice(0, -1), rule].join('.')}`;
     const segments = full.slice('data.'.length).split('.');
-    if (segments.some((s) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(s))) throw new PartialError('invalid_mask_rule', `mask_rule was not a valid ref: ${rule}`, undefined);
+    if (segments.some((s) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(s)))
+      throw new PartialError('invalid_mask_rule', `mask_rule was not a valid ref: ${rule}`, undefined);
     const v = this.policy.evaluate(segments, undefined, { budgetMs: this.budgetMs, ...(input === undefined ? {} : { inputValue: input }) });
     if (v === undefined) return undefined;
     return v instanceof RegoObject ? (toJS(v) as Record<string, unknown>) : undefined;
@@ -106,7 +107,9 @@ export class FilterCompiler {
         continue;
       }
       const pkg = mod.package.path.terms.slice(1).map((t) => (t.type === 'string' ? t.value : '?'));
-      const rules = mod.rules.filter((r) => [`data.${pkg.join('.')}`, ...r.head.ref.map((t) => (t.type === 'var' ? t.name : t.type === 'string' ? t.value : '?'))].join('.') === name);
+      const rules = mod.rules.filter(
+        (r) => [`data.${pkg.join('.')}`, ...r.head.ref.map((t) => (t.type === 'var' ? t.name : t.type === 'string' ? t.value : '?'))].join('.') === name,
+      );
       const blocks = metadataBlocks(src.source, src.file);
       const lines = src.source.split(/\r?\n/);
       const attached = (row: number): number => {
@@ -137,7 +140,8 @@ export class FilterCompiler {
           }
         }
         if (maskRule === undefined && c['mask_rule'] !== undefined) {
-          if (typeof c['mask_rule'] !== 'string') throw new FilterErrors([new PartialError('invalid_mask_rule', `mask_rule must be a valid ref string: ${JSON.stringify(c['mask_rule'])}`, loc)]);
+          if (typeof c['mask_rule'] !== 'string')
+            throw new FilterErrors([new PartialError('invalid_mask_rule', `mask_rule must be a valid ref string: ${JSON.stringify(c['mask_rule'])}`, loc)]);
           maskRule = c['mask_rule'];
         }
       }

@@ -30,7 +30,13 @@ export function constraintFor(target: string, dialect: string): Constraint {
   if (target === 'sql') {
     const d = dialect.toLowerCase();
     if (!(SQL_DIALECTS as readonly string[]).includes(d)) throw new PartialError('invalid_parameter', `unsupported variant for sql: ${dialect}`, undefined);
-    return { target, dialect: d, label: `SQL (${dialect})`, builtins: new Set(d === 'sqlite' ? SQLITE_BUILTINS : ALL_BUILTINS), features: new Set(['not', 'field-ref', 'existence-ref']) };
+    return {
+      target,
+      dialect: d,
+      label: `SQL (${dialect})`,
+      builtins: new Set(d === 'sqlite' ? SQLITE_BUILTINS : ALL_BUILTINS),
+      features: new Set(['not', 'field-ref', 'existence-ref']),
+    };
   }
   if (target === 'ucast') {
     const d = dialect.toLowerCase();

@@ -70,7 +70,17 @@ function literal(v: unknown, dialect: string): string {
   return fail(`cannot write ${JSON.stringify(v)} as a SQL value`);
 }
 
-const ESCAPES: Record<string, string> = { '\0': '\\0', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\x1a': '\\Z', "'": "\\'", '"': '\\"', '\\': '\\\\' };
+const ESCAPES: Record<string, string> = {
+  '\0': '\\0',
+  '\b': '\\b',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\x1a': '\\Z',
+  "'": "\\'",
+  '"': '\\"',
+  '\\': '\\\\',
+};
 
 function quoted(s: string, dialect: string): string {
   if (dialect === 'sqlite') return `'${s.replaceAll("'", "''")}'`;

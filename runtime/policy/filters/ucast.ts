@@ -12,8 +12,7 @@ import { RegoObject, RegoSet } from '../value.js';
 
 /** A UCAST node; `value` is a JSON value, a `{field}` reference or child nodes. */
 export type UcastNode =
-  | { field: string; operator: string; type: 'field'; value: unknown }
-  | { operator: 'and' | 'or' | 'not'; type: 'compound'; value: UcastNode[] };
+  { field: string; operator: string; type: 'field'; value: unknown } | { operator: 'and' | 'or' | 'not'; type: 'compound'; value: UcastNode[] };
 
 /** A column compared with another column (`{"field": "users.id"}`). */
 export interface FieldRef {
@@ -123,7 +122,8 @@ function mapping(mappings: Mappings, key: string): Record<string, unknown> | und
 function mappedName(m: Record<string, unknown>, key: string): string | undefined {
   if (!Object.hasOwn(m, key)) return undefined;
   const v = m[key];
-  if (typeof v !== 'string') throw new PartialError('invalid_parameter', `mappings: ${JSON.stringify(key)} must name a table or column with a string`, undefined);
+  if (typeof v !== 'string')
+    throw new PartialError('invalid_parameter', `mappings: ${JSON.stringify(key)} must name a table or column with a string`, undefined);
   return v;
 }
 
@@ -170,7 +170,8 @@ export function mappingsFor(mappings: Mappings | undefined, target: string, dial
   for (const key of [dialect, target]) {
     const m = Object.hasOwn(mappings, key) ? mappings[key] : undefined;
     if (m === undefined || m === null) continue;
-    if (typeof m !== 'object' || Array.isArray(m)) throw new PartialError('invalid_parameter', `mappings: invalid mappings for ${key === dialect ? 'dialect' : 'target'} ${key}`, undefined);
+    if (typeof m !== 'object' || Array.isArray(m))
+      throw new PartialError('invalid_parameter', `mappings: invalid mappings for ${key === dialect ? 'dialect' : 'target'} ${key}`, undefined);
     return m as Mappings;
   }
   return mappings;

@@ -91,7 +91,11 @@ export function valueTerm(v: Value, loc: Loc): Term {
   return { type: 'null', loc };
 }
 
-type Kind = { kind: 'known' } | { kind: 'residual' } | { kind: 'copy'; name: string; ref: Term } | { kind: 'inline'; node: RuleNode; ref: RefTerm; negated: boolean; at: Loc };
+type Kind =
+  | { kind: 'known' }
+  | { kind: 'residual' }
+  | { kind: 'copy'; name: string; ref: Term }
+  | { kind: 'inline'; node: RuleNode; ref: RefTerm; negated: boolean; at: Loc };
 
 export class PartialEvaluator {
   private readonly compiler: Compiler;
@@ -129,7 +133,14 @@ export class PartialEvaluator {
   /** @internal Runs a compiled body with the engine; one map of the named vars per solution. */
   solve(body: Body, input: Value | undefined, wanted: readonly string[]): Array<Map<string, Value>> {
     const loc: Loc = { file: '', row: 0, col: 0 };
-    const captures = wanted.map((name, i): Expr => ({ kind: 'call', op: opRef('eq', loc), args: [mkVar(`__pe${i}__`, loc), mkVar(name, loc)], negated: false, with: [], loc }));
+    const captures = wanted.map((name, i): Expr => ({
+      kind: 'call',
+      op: opRef('eq', loc),
+      args: [mkVar(`__pe${i}__`, loc), mkVar(name, loc)],
+      negated: false,
+      with: [],
+      loc,
+    }));
     const full = [...body, ...captures];
     if (full.length === 0) return [new Map()];
     const q = this.codegen.compileQuery(full);
@@ -245,7 +256,10 @@ class Run {
     let dep = false;
     for (const r of rules) {
       for (let b: typeof r | undefined = r; b !== undefined && !dep; b = b.else) {
-        const terms = [...b.body.flatMap(exprTerms), ...[b.head.value, b.head.key, ...(b.head.args ?? []), ...b.head.ref].filter((t): t is Term => t !== undefined)];
+        const terms = [
+          ...b.body.flatMap(exprTerms),
+          ...[b.head.value, b.head.key, ...(b.head.args ?? []), ...b.head.ref].filter((t): t is Term => t !== undefined),
+        ];
         for (const t of terms) forEachRef(t, (ref) => (dep ||= this.refDependent(ref, seen)));
       }
     }
@@ -324,7 +338,8 @@ class Run {
         }
       });
       out.push(...alternatives);
-      if (out.length > MAX_ALTERNATIVES) throw new PartialError('pe_fragment_error', `the residual has more than ${MAX_ALTERNATIVES} alternatives`, body[0]?.loc);
+      if (out.length > MAX_ALTERNATIVES)
+        throw new PartialError('pe_fragment_error', `the residual has more than ${MAX_ALTERNATIVES} alternatives`, body[0]?.loc);
     }
     return out;
   }
@@ -363,7 +378,12 @@ class Run {
     if (memo !== undefined) return memo;
     // OPA saves such rules into support modules and its filter checks then refuse the reference: so do we, at that place.
     const first = node.rules[0];
-    const unsupported = node.defaults.length > 0 ? `use of default rule in ${node.name}` : first !== undefined && first.kind !== 'complete' ? `use of multi-value rule in ${node.name}` : undefined;
+    const unsupported =
+      node.defaults.length > 0
+        ? `use of default rule in ${node.name}`
+        : first !== undefined && first.kind !== 'complete'
+          ? `use of multi-value rule in ${node.name}`
+          : undefined;
     if (unsupported !== undefined) {
       const marker: Expr = { kind: 'term', term: { ...ref, loc: at }, negated: false, with: [], loc: at };
       SUPPORT_NEEDED.set(marker, unsupported);
@@ -384,7 +404,15 @@ class Run {
 }
 
 function refText(ref: RefTerm): string {
-  return ref.terms.map((t, i) => (i === 0 && t.type === 'var' ? t.name : t.type === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value) ? `.${t.value}` : `[${t.type === 'string' ? JSON.stringify(t.value) : '_'}]`)).join('');
+  return ref.terms
+    .map((t, i) =>
+      i === 0 && t.type === 'var'
+        ? t.name
+        : t.type === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value)
+          ? `.${t.value}`
+          : `[${t.type === 'string' ? JSON.stringify(t.value) : '_'}]`,
+    )
+    .join('');
 }
 
 function substitute(t: Term, copies: Map<string, Term>): Term {
@@ -425,7 +453,8 @@ function normalise(e: Expr): Expr {
 
 /** Every way of taking one alternative from each side, conjoined. */
 function product(left: Queries, right: Queries, loc: Loc): Queries {
-  if (left.length * right.length > MAX_ALTERNATIVES) throw new PartialError('pe_fragment_error', `the residual has more than ${MAX_ALTERNATIVES} alternatives`, loc);
+  if (left.length * right.length > MAX_ALTERNATIVES)
+    throw new PartialError('pe_fragment_error', `the residual has more than ${MAX_ALTERNATIVES} alternatives`, loc);
   const out: Queries = [];
   for (const l of left) for (const r of right) out.push([...l, ...r]);
   return out;
@@ -458,7 +487,10 @@ function indexKey(e: Expr): { ref: string; value: Value } | undefined {
     if (r.type !== 'ref' || (v.type !== 'string' && v.type !== 'number' && v.type !== 'boolean' && v.type !== 'null')) continue;
     const head = r.terms[0];
     if (head?.type !== 'var' || head.name !== 'input' || r.terms.slice(1).some((t) => t.type !== 'string')) continue;
-    return { ref: r.terms.map((t) => (t.type === 'var' ? t.name : (t as { value: string }).value)).join('\u0000'), value: v.type === 'null' ? null : (v as { value: Value }).value };
+    return {
+      ref: r.terms.map((t) => (t.type === 'var' ? t.name : (t as { value: string }).value)).join('\u0000'),
+      value: v.type === 'null' ? null : (v as { value: Value }).value,
+    };
   }
   return undefined;
 }
@@ -473,11 +505,15 @@ export function indexOrder<R extends { body: Body }>(rules: readonly R[]): R[] {
   const keysOf = (r: R): Map<string, Value> => {
     const hoisted = new Map<string, Term>();
     for (const e of r.body) {
-      if (e.kind === 'call' && e.generated && refName(e.op) === 'eq' && e.args[0]?.type === 'var' && e.args[1]?.type === 'ref') hoisted.set(e.args[0].name, e.args[1]);
+      if (e.kind === 'call' && e.generated && refName(e.op) === 'eq' && e.args[0]?.type === 'var' && e.args[1]?.type === 'ref')
+        hoisted.set(e.args[0].name, e.args[1]);
     }
     const keys = new Map<string, Value>();
     for (const e of r.body) {
-      const plugged = e.kind === 'call' && !e.generated ? { ...e, args: e.args.map((a) => (a.type === 'var' && hoisted.has(a.name) ? (hoisted.get(a.name) as Term) : a)) } : undefined;
+      const plugged =
+        e.kind === 'call' && !e.generated
+          ? { ...e, args: e.args.map((a) => (a.type === 'var' && hoisted.has(a.name) ? (hoisted.get(a.name) as Term) : a)) }
+          : undefined;
       const k = plugged === undefined ? undefined : indexKey(plugged);
       if (k !== undefined && !keys.has(k.ref)) keys.set(k.ref, k.value);
     }

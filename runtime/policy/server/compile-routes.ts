@@ -63,7 +63,8 @@ function astError(e: PartialError): Record<string, unknown> {
 }
 
 function failure(e: unknown): Response {
-  if (e instanceof FilterErrors) return json(400, { code: 'evaluation_error', message: 'error(s) occurred while evaluating query', errors: e.errors.map(astError) });
+  if (e instanceof FilterErrors)
+    return json(400, { code: 'evaluation_error', message: 'error(s) occurred while evaluating query', errors: e.errors.map(astError) });
   if (e instanceof PartialError) {
     if (e.code === 'invalid_parameter') return invalid(e.detail);
     if (e.code === 'internal_error') return json(500, { code: 'internal_error', message: e.detail });
@@ -83,7 +84,8 @@ function objectField(v: Value | undefined, name: string): Record<string, unknown
 
 function stringList(v: Value | undefined, name: string): string[] | undefined | Response {
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return invalid(`error(s) occurred while decoding request: ${name} must be an array of strings`);
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+    return invalid(`error(s) occurred while decoding request: ${name} must be an array of strings`);
   return v as string[];
 }
 
@@ -143,13 +145,15 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
     const kind = targetOfMediaType(accept);
     if (kind === 'plain') return partialAnswer(set, `data.${path.map((p) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? p : JSON.stringify(p))).join('.')}`, req);
     const mappings = req.options['targetSQLTableMappings'];
-    if (mappings !== undefined && (typeof mappings !== 'object' || mappings === null || Array.isArray(mappings))) return invalid('error(s) occurred while decoding request: options.targetSQLTableMappings must be an object');
+    if (mappings !== undefined && (typeof mappings !== 'object' || mappings === null || Array.isArray(mappings)))
+      return invalid('error(s) occurred while decoding request: options.targetSQLTableMappings must be an object');
     const maskRule = req.options['maskRule'];
     if (maskRule !== undefined && typeof maskRule !== 'string') return invalid('error(s) occurred while decoding request: options.maskRule must be a string');
     let targets: FilterTarget[];
     if (kind === 'multi') {
       const dialects = req.options['targetDialects'];
-      if (!Array.isArray(dialects) || dialects.length === 0 || dialects.some((d) => typeof d !== 'string')) return invalid('options.targetDialects must list the targets, such as ["ucast+prisma", "sql+postgresql"]');
+      if (!Array.isArray(dialects) || dialects.length === 0 || dialects.some((d) => typeof d !== 'string'))
+        return invalid('options.targetDialects must list the targets, such as ["ucast+prisma", "sql+postgresql"]');
       targets = [];
       for (const d of dialects as string[]) {
         const [target, dialect] = d.split('+');
@@ -189,7 +193,8 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
       if (queries.some((q) => q.some((e) => SUPPORT_NEEDED.has(e)))) {
         return json(501, {
           code: 'not_implemented',
-          message: 'this partial evaluation needs support modules (a default or multi-value rule depends on the unknowns), which this server does not produce yet',
+          message:
+            'this partial evaluation needs support modules (a default or multi-value rule depends on the unknowns), which this server does not produce yet',
         });
       }
       return json(200, { result: queries.length === 0 ? {} : { queries: queries.map(bodyJson) } });

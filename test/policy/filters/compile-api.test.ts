@@ -58,12 +58,20 @@ describe('POST /v1/compile/{path}', () => {
 
   it('answers {} when no row can pass, and an empty query when every row can', async () => {
     expect((await post('/v1/compile/filters/nothing/here', { unknowns: ['input.fruits'] })).body).toEqual({});
-    const ucast = await post('/v1/compile/filters/include', { input: { max: 3, user: 'bob' }, unknowns: ['input.other'] }, 'application/vnd.opa.ucast.all+json');
+    const ucast = await post(
+      '/v1/compile/filters/include',
+      { input: { max: 3, user: 'bob' }, unknowns: ['input.other'] },
+      'application/vnd.opa.ucast.all+json',
+    );
     expect(ucast.body).toEqual({});
   });
 
   it('takes the multitarget form with targetDialects', async () => {
-    const r = await post('/v1/compile/filters/include', { input: { max: 3, user: 'bob' }, unknowns: ['input.fruits'], options: { targetDialects: ['ucast+all', 'sql+mysql'] } }, 'application/vnd.opa.multitarget+json');
+    const r = await post(
+      '/v1/compile/filters/include',
+      { input: { max: 3, user: 'bob' }, unknowns: ['input.fruits'], options: { targetDialects: ['ucast+all', 'sql+mysql'] } },
+      'application/vnd.opa.multitarget+json',
+    );
     expect(r.status).toBe(200);
     expect(Object.keys(r.body.result).sort()).toEqual(['mysql', 'ucast']);
     const bad = await post('/v1/compile/filters/include', { options: { targetDialects: ['sql+oracle'] } }, 'application/vnd.opa.multitarget+json');
@@ -75,26 +83,46 @@ describe('POST /v1/compile/{path}', () => {
   it('refuses bad bodies, unknowns, mappings and mask rules with 400s that say what is wrong', async () => {
     expect(await post('/v1/compile/filters/include', '{not json')).toMatchObject({ status: 400, body: { code: 'invalid_parameter' } });
     expect(await post('/v1/compile/filters/include', '[1]')).toMatchObject({ status: 400, body: { message: expect.stringContaining('JSON object') } });
-    expect(await post('/v1/compile/filters/include', { unknowns: 'input.fruits' })).toMatchObject({ status: 400, body: { message: expect.stringContaining('unknowns must be an array of strings') } });
+    expect(await post('/v1/compile/filters/include', { unknowns: 'input.fruits' })).toMatchObject({
+      status: 400,
+      body: { message: expect.stringContaining('unknowns must be an array of strings') },
+    });
     expect(await post('/v1/compile/filters/include', { unknowns: ['fruits.name'] })).toMatchObject({
       status: 400,
       body: { code: 'evaluation_error', errors: [{ code: 'invalid_unknown', message: 'unknowns must be prefixed with `input` or `data`: fruits.name' }] },
     });
-    const mappings = await post('/v1/compile/filters/include', { input: { max: 3, user: 'bob' }, unknowns: ['input.fruits'], options: { targetSQLTableMappings: { fruits: { price: 7 } } } });
-    expect(mappings).toMatchObject({ status: 400, body: { code: 'invalid_parameter', message: expect.stringContaining('"price" must name a table or column with a string') } });
-    expect(await post('/v1/compile/filters/include', { unknowns: ['input.fruits'], options: { maskRule: 'no such rule' } })).toMatchObject({ status: 400, body: { code: 'evaluation_error' } });
+    const mappings = await post('/v1/compile/filters/include', {
+      input: { max: 3, user: 'bob' },
+      unknowns: ['input.fruits'],
+      options: { targetSQLTableMappings: { fruits: { price: 7 } } },
+    });
+    expect(mappings).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_parameter', message: expect.stringContaining('"price" must name a table or column with a string') },
+    });
+    expect(await post('/v1/compile/filters/include', { unknowns: ['input.fruits'], options: { maskRule: 'no such rule' } })).toMatchObject({
+      status: 400,
+      body: { code: 'evaluation_error' },
+    });
   });
 
   it('reports a bad METADATA annotation at its place', async () => {
     const r = await post('/v1/compile/filters/badly_annotated', {});
-    expect(r).toMatchObject({ status: 400, body: { errors: [{ code: 'invalid_unknown', location: { file: expect.stringContaining('filters.rego'), row: 9 } }] } });
+    expect(r).toMatchObject({
+      status: 400,
+      body: { errors: [{ code: 'invalid_unknown', location: { file: expect.stringContaining('filters.rego'), row: 9 } }] },
+    });
   });
 
   it('stops a partial evaluation that runs too long instead of hanging the server', async () => {
     const slow = await startPolicyServer({ dir, port: 0, watch: false, evalTimeoutMs: 200 });
     try {
       const started = Date.now();
-      const r = await fetch(`${slow.url}/v1/compile/filters/slow`, { method: 'POST', headers: { Accept: 'application/vnd.opa.ucast.all+json' }, body: '{"unknowns": ["input.fruits"]}' });
+      const r = await fetch(`${slow.url}/v1/compile/filters/slow`, {
+        method: 'POST',
+        headers: { Accept: 'application/vnd.opa.ucast.all+json' },
+        body: '{"unknowns": ["input.fruits"]}',
+      });
       expect(r.status).toBe(500);
       expect(((await r.json()) as { message: string }).message).toContain('eval_cancel_error');
       expect(Date.now() - started).toBeLessThan(15_000);

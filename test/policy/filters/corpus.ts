@@ -40,7 +40,11 @@ include if {
 }
 include if input.fruits.owner == input.user
 `,
-    inputs: [{ max: 5, user: 'bob' }, { max: 1, user: 'nobody' }, { max: 100, user: "o'neil" }],
+    inputs: [
+      { max: 5, user: 'bob' },
+      { max: 1, user: 'nobody' },
+      { max: 100, user: "o'neil" },
+    ],
   },
   {
     name: 'orderings, both ways round',
@@ -52,7 +56,10 @@ include if {
 include if 30 <= input.fruits.stock
 include if input.limit > input.fruits.stock
 `,
-    inputs: [{ min: 2, max: 5, limit: 1 }, { min: 10, max: 1, limit: 0 }],
+    inputs: [
+      { min: 2, max: 5, limit: 1 },
+      { min: 10, max: 1, limit: 0 },
+    ],
   },
   {
     name: 'membership',
@@ -115,7 +122,11 @@ include if {
   input.fruits.organic == true
 }
 `,
-    inputs: [{ roles: ['cook'], min: 7 }, { roles: ['baker', 'cook'], min: 100 }, { roles: [], min: 0 }],
+    inputs: [
+      { roles: ['cook'], min: 7 },
+      { roles: ['baker', 'cook'], min: 100 },
+      { roles: [], min: 0 },
+    ],
   },
   {
     name: 'null and boolean columns',
@@ -135,7 +146,7 @@ include if startswith(input.fruits.name, input.prefix)
 include if endswith(input.fruits.name, "rry")
 include if contains(input.fruits.owner, "a_%\\\\")
 `,
-    inputs: [{ prefix: 'b' }, { prefix: "it's\n\t\"q\"" }],
+    inputs: [{ prefix: 'b' }, { prefix: 'it\'s\n\t"q"' }],
   },
   {
     name: 'escaping of string values',

@@ -66,7 +66,7 @@ function normalised(a: Answer | undefined): unknown {
   const q = a.query;
   if (typeof q === 'string') return { ...a, query: topLevelOr(q) };
   if (typeof q === 'object' && q !== null && (q as { operator?: string }).operator === 'or' && (q as { type?: string }).type === 'compound') {
-    return { ...a, query: { ...q, value: ((q as { value: unknown[] }).value).map((x) => JSON.stringify(x)).sort() } };
+    return { ...a, query: { ...q, value: (q as { value: unknown[] }).value.map((x) => JSON.stringify(x)).sort() } };
   }
   return a;
 }
@@ -109,7 +109,11 @@ describe.skipIf(!ready)('data filtering matches OPA v1.20.2', () => {
       };
     }),
   };
-  const proc = spawnSync(process.env.FRAMEWORK_OPA_PYTHON ?? 'python3', [join(here, 'opa_filters_oracle.py'), pylib ?? ''], { input: JSON.stringify(request), encoding: 'utf8', maxBuffer: 64 << 20 });
+  const proc = spawnSync(process.env.FRAMEWORK_OPA_PYTHON ?? 'python3', [join(here, 'opa_filters_oracle.py'), pylib ?? ''], {
+    input: JSON.stringify(request),
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   const opa = proc.status === 0 ? (JSON.parse(proc.stdout) as Array<{ results: Record<string, Answer>; rows_opa: unknown; rows_ours: unknown }>) : [];
 
   it('the oracle ran', () => {

@@ -47,11 +47,27 @@ const INPUT = { user: 'bob', max: 5, prefix: 'b' };
 /** OPA's filter for one target (unknowns given explicitly: the wheel does not read METADATA). */
 function opaFilter(rule: string, target: string, dialect: string): { query: unknown; masks: unknown } {
   const request = {
-    cases: [{ modules: [['filters.rego', POLICY]], query: `data.filters.${rule}`, input: INPUT, unknowns: ['input.fruits'], targets: [[target, dialect]], mappings: null, mask_rule: 'data.filters.masks' }],
+    cases: [
+      {
+        modules: [['filters.rego', POLICY]],
+        query: `data.filters.${rule}`,
+        input: INPUT,
+        unknowns: ['input.fruits'],
+        targets: [[target, dialect]],
+        mappings: null,
+        mask_rule: 'data.filters.masks',
+      },
+    ],
   };
-  const proc = spawnSync(process.env.FRAMEWORK_OPA_PYTHON ?? 'python3', [join(here, 'opa_filters_oracle.py'), pylib ?? ''], { input: JSON.stringify(request), encoding: 'utf8' });
+  const proc = spawnSync(process.env.FRAMEWORK_OPA_PYTHON ?? 'python3', [join(here, 'opa_filters_oracle.py'), pylib ?? ''], {
+    input: JSON.stringify(request),
+    encoding: 'utf8',
+  });
   expect(proc.stderr).toBe('');
-  return (JSON.parse(proc.stdout) as Array<{ results: Record<string, { query: unknown; masks: unknown }> }>)[0]?.results[`${target}/${dialect}`] as { query: unknown; masks: unknown };
+  return (JSON.parse(proc.stdout) as Array<{ results: Record<string, { query: unknown; masks: unknown }> }>)[0]?.results[`${target}/${dialect}`] as {
+    query: unknown;
+    masks: unknown;
+  };
 }
 
 /** Top-level `OR` alternatives as a set (OPA does not define their order). */
@@ -114,14 +130,24 @@ describe.skipIf(!oracleReady)('the TypeScript SDK (@open-policy-agent/opa) filte
       message: 'error(s) occurred while evaluating query',
       errors: [{ code: 'pe_fragment_error', message: 'use of default rule in data.filters.refused' }],
     });
-    expect(opaFilter('refused', 'sql', 'postgresql')).toEqual({ error: '1 error occurred: 1:14: pe_fragment_error: use of default rule in data.filters.refused' });
+    expect(opaFilter('refused', 'sql', 'postgresql')).toEqual({
+      error: '1 error occurred: 1:14: pe_fragment_error: use of default rule in data.filters.refused',
+    });
   });
 
   it('a missing, doubled or unknown Accept header is a 400 naming it', async () => {
     const post = (accept?: string) =>
-      fetch(`${service.url}/v1/compile/filters/include`, { method: 'POST', ...(accept === undefined ? {} : { headers: { Accept: accept } }), body: '{}' }).then(async (r) => ({ status: r.status, body: await r.json() }));
-    expect(await post('application/vnd.opa.sql.oracle+json')).toEqual({ status: 400, body: { code: 'invalid_parameter', message: 'Accept header: unsupported header: application/vnd.opa.sql.oracle+json' } });
-    expect(await post('application/vnd.opa.sql.mysql+json, application/json')).toEqual({ status: 400, body: { code: 'invalid_parameter', message: 'Accept header: multiple headers not supported' } });
+      fetch(`${service.url}/v1/compile/filters/include`, { method: 'POST', ...(accept === undefined ? {} : { headers: { Accept: accept } }), body: '{}' }).then(
+        async (r) => ({ status: r.status, body: await r.json() }),
+      );
+    expect(await post('application/vnd.opa.sql.oracle+json')).toEqual({
+      status: 400,
+      body: { code: 'invalid_parameter', message: 'Accept header: unsupported header: application/vnd.opa.sql.oracle+json' },
+    });
+    expect(await post('application/vnd.opa.sql.mysql+json, application/json')).toEqual({
+      status: 400,
+      body: { code: 'invalid_parameter', message: 'Accept header: multiple headers not supported' },
+    });
   });
 });
 
