@@ -10,9 +10,9 @@
  * var bound from one). A var unified with an unknown ref is copy-propagated
  * (`x := input.fruits.a; x > 3` leaves `input.fruits.a > 3`); a boolean rule
  * that depends on unknowns is inlined (each of its bodies an alternative,
- * negation by De Morgan); `==` is saved as `=` as OPA saves it. Rules are
- * inlined in the order OPA's rule index yields them, so answers keep OPA's
- * order. What OPA would save into support modules (default rules,
+ * negation by De Morgan); `==` is saved as `=` as OPA saves it. A rule's
+ * bodies become alternatives in source order (OPA's order among them comes
+ * from its rule index and is not defined). What OPA would save into support modules (default rules,
  * multi-value rules, functions over unknowns, `else`) is reported as the
  * error OPA's filter checks give for it, never guessed.
  */
@@ -26,7 +26,7 @@ import { CodeGen } from '../eval/codegen.js';
 import { Env, Shared } from '../eval/env.js';
 import { parseQuery, parseTermText } from '../parser.js';
 import { fromJS } from '../value-json.js';
-import { compare, RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
+import { RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
 
 /** An error in OPA's AST-error shape: `pe_fragment_error`, `invalid_unknown`, ... */
 export class PartialError extends Error {
@@ -372,7 +372,7 @@ class Run {
     return undefined;
   }
 
-  /** A dependent rule's residual: its bodies as alternatives, in OPA's rule-index order. */
+  /** A dependent rule's residual: its bodies as alternatives. */
   private inline(node: RuleNode, ref: RefTerm, at: Loc): Queries {
     const memo = this.inlined.get(node);
     if (memo !== undefined) return memo;
@@ -392,7 +392,7 @@ class Run {
     }
     const rules = node.rules.map((p) => p.rule);
     const out: Queries = [];
-    for (const r of indexOrder(rules)) {
+    for (const r of rules) {
       if (r.else !== undefined || (r.head.value !== undefined && !(r.head.value.type === 'boolean' && r.head.value.value))) {
         throw new PartialError('pe_fragment_error', `invalid data reference "${refText(ref)}"`, ref.loc, `has rule "${refText(ref)}" an \`else\`?`);
       }
@@ -472,74 +472,6 @@ function negate(alternatives: Queries, loc: Loc): Queries {
     );
   }
   return out;
-}
-
-/** An expression OPA's rule index keys on: `ref = scalar` / `ref == scalar`, the ref ground under input or data. */
-function indexKey(e: Expr): { ref: string; value: Value } | undefined {
-  if (e.kind !== 'call' || e.negated || e.with.length > 0 || e.args.length !== 2) return undefined;
-  const op = refName(e.op);
-  if (op !== 'eq' && op !== 'equal') return undefined;
-  const [a, b] = e.args as [Term, Term];
-  for (const [r, v] of [
-    [a, b],
-    [b, a],
-  ] as const) {
-    if (r.type !== 'ref' || (v.type !== 'string' && v.type !== 'number' && v.type !== 'boolean' && v.type !== 'null')) continue;
-    const head = r.terms[0];
-    if (head?.type !== 'var' || head.name !== 'input' || r.terms.slice(1).some((t) => t.type !== 'string')) continue;
-    return {
-      ref: r.terms.map((t) => (t.type === 'var' ? t.name : (t as { value: string }).value)).join('\u0000'),
-      value: v.type === 'null' ? null : (v as { value: Value }).value,
-    };
-  }
-  return undefined;
-}
-
-/**
- * The order OPA's rule index hands out a document's rules when the keyed
- * values are unknown: a trie over the keyed refs (most used first), walked
- * with the "no key here" branch before the keyed values (in value order).
- */
-export function indexOrder<R extends { body: Body }>(rules: readonly R[]): R[] {
-  // Our compiler hoists `input.x` out of `input.x == 1` into `$t = input.x`: follow the hoist.
-  const keysOf = (r: R): Map<string, Value> => {
-    const hoisted = new Map<string, Term>();
-    for (const e of r.body) {
-      if (e.kind === 'call' && e.generated && refName(e.op) === 'eq' && e.args[0]?.type === 'var' && e.args[1]?.type === 'ref')
-        hoisted.set(e.args[0].name, e.args[1]);
-    }
-    const keys = new Map<string, Value>();
-    for (const e of r.body) {
-      const plugged =
-        e.kind === 'call' && !e.generated
-          ? { ...e, args: e.args.map((a) => (a.type === 'var' && hoisted.has(a.name) ? (hoisted.get(a.name) as Term) : a)) }
-          : undefined;
-      const k = plugged === undefined ? undefined : indexKey(plugged);
-      if (k !== undefined && !keys.has(k.ref)) keys.set(k.ref, k.value);
-    }
-    return keys;
-  };
-  const keyed = rules.map((r) => ({ rule: r, keys: keysOf(r) }));
-  const counts = new Map<string, number>();
-  for (const k of keyed) for (const ref of k.keys.keys()) counts.set(ref, (counts.get(ref) ?? 0) + 1);
-  const refs = [...counts.keys()].sort((a, b) => (counts.get(b) as number) - (counts.get(a) as number));
-  const walk = (items: typeof keyed, level: number): R[] => {
-    if (level >= refs.length || items.length === 0) return items.map((i) => i.rule);
-    const ref = refs[level] as string;
-    const unkeyed = items.filter((i) => !i.keys.has(ref));
-    const byValue = new Map<string, { value: Value; items: typeof keyed }>();
-    for (const i of items) {
-      if (!i.keys.has(ref)) continue;
-      const v = i.keys.get(ref) as Value;
-      const key = JSON.stringify(typeof v === 'bigint' ? String(v) : v);
-      const slot = byValue.get(key) ?? { value: v, items: [] };
-      slot.items.push(i);
-      byValue.set(key, slot);
-    }
-    const keyedGroups = [...byValue.values()].sort((a, b) => compare(a.value, b.value));
-    return [...walk(unkeyed, level + 1), ...keyedGroups.flatMap((g) => walk(g.items, level + 1))];
-  };
-  return walk(keyed, 0);
 }
 
 /** @internal For tests and error messages: a ref term for a data path. */

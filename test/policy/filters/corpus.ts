@@ -27,6 +27,8 @@ export interface FilterCase {
   unknowns?: string[];
   mappings?: Record<string, unknown>;
   maskRule?: string;
+  /** The table the SQLite clauses run over, when the mappings rename it (default {@link FRUITS}). */
+  table?: typeof FRUITS;
 }
 
 export const CASES: FilterCase[] = [
@@ -182,6 +184,7 @@ include if input.fruits.price > 10
 `,
     inputs: [{}],
     mappings: { fruits: { $self: 'f', colour: 'col' } },
+    table: { ...FRUITS, name: 'f', columns: FRUITS.columns.map((c) => (c === 'colour' ? 'col' : c)) },
   },
   {
     name: 'column masks',
