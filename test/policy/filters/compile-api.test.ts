@@ -22,6 +22,9 @@ guarded if input.fruits.price > 1
 #   unknowns: [fruits.name]
 badly_annotated if input.fruits.name == "x"
 
+${Array.from({ length: 14 }, (_, i) => `blowup_h if {\n  input.fruits.a == ${i}\n  input.fruits.b == ${i}\n}`).join('\n')}
+blowup if not blowup_h
+
 slow if {
   some a in numbers.range(1, 100000)
   some b in numbers.range(1, 100000)
@@ -104,6 +107,11 @@ describe('POST /v1/compile/{path}', () => {
       status: 400,
       body: { code: 'evaluation_error' },
     });
+  });
+
+  it('refuses a residual that would grow past 10,000 alternatives (not 14 De Morgan products of 2)', async () => {
+    const r = await post('/v1/compile/filters/blowup', { unknowns: ['input.fruits'] });
+    expect(r).toMatchObject({ status: 400, body: { errors: [{ code: 'pe_fragment_error', message: 'the residual has more than 10000 alternatives' }] } });
   });
 
   it('reports a bad METADATA annotation at its place', async () => {
