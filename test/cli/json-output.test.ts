@@ -237,6 +237,10 @@ const SUCCESS: Record<string, Case> = {
   'policy test': { args: () => ['policy', 'test', 'policies'], check: (doc) => expect(doc.results).toBeInstanceOf(Array) },
   'policy serve': { args: () => ['policy', 'serve', 'policies', '--addr', '127.0.0.1:0'], stopWhen: STOP_AT_LISTENING },
   'policy bench': { args: () => ['policy', 'bench', '-d', 'policies', '--count', '10', 'data.a2a_access.allow'], check: (doc) => expect(doc.samples).toBe(10) },
+  'policy compile': {
+    args: () => ['policy', 'compile', '-d', 'policies', '--unknowns', 'input.rows', 'data.a2a_access.allow'],
+    check: (doc) => expect(doc).toEqual({ query: null }),
+  },
   'serve agent': { args: () => ['serve', 'agent', '--port', '0'], stopWhen: STOP_AT_LISTENING },
   'serve guardian': { args: () => ['serve', 'guardian', '--addr', '127.0.0.1:0', '--opa-url', closedUrl], stopWhen: STOP_AT_LISTENING },
   'serve semantic-layer': {
@@ -306,6 +310,10 @@ const FAILURE: Record<string, Case> = {
   'policy serve': { args: () => ['policy', 'serve', 'policies', '--addr', `127.0.0.1:${takenPort}`] },
   'policy bench': {
     args: () => ['policy', 'bench', '-d', 'policies', 'data.x['],
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'rego_parse_error' } }),
+  },
+  'policy compile': {
+    args: () => ['policy', 'compile', '-d', 'policies', 'data.x['],
     check: (doc) => expect(doc).toMatchObject({ error: { code: 'rego_parse_error' } }),
   },
   'serve agent': { args: () => ['serve', 'agent', '--port', String(takenPort)] },

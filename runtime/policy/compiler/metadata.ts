@@ -69,14 +69,15 @@ function annotationValue(doc: Record<string, unknown>, scope: Scope, loc: Module
   return fromJS(out) as RegoObject;
 }
 
-interface Block {
+export interface Block {
   /** 1-based row of the first line after the block. */
   nextRow: number;
   doc: Record<string, unknown>;
   row: number;
 }
 
-function metadataBlocks(source: string, file: string): Block[] {
+/** The `# METADATA` blocks of a source, each with the row of the line after it. */
+export function metadataBlocks(source: string, file: string): Block[] {
   const lines = source.split(/\r?\n/);
   const out: Block[] = [];
   for (let i = 0; i < lines.length; i++) {

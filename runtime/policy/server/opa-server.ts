@@ -24,6 +24,7 @@ import { NETWORK_HANDOVER } from '../eval/env.js';
 import { explainParameter, explanationJson } from './explanation.js';
 import { DataWriteError, parsePatch, type DataOp } from './data-writes.js';
 import { moduleAst } from './opa-ast.js';
+import { registerCompileRoutes } from './compile-routes.js';
 import { problemsOf, PolicyLoadError, type PolicyProblem, type PolicySet } from './policy-set.js';
 import type { PolicyStore } from './policy-store.js';
 
@@ -731,6 +732,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     if (q !== undefined && typeof q !== 'string') return opaError(400, { code: 'invalid_parameter', message: 'query must be a string' });
     return query(c, q ?? c.req.query('q'), body.get('input'));
   });
+  registerCompileRoutes(app, { current: () => store.current, parseBody, budgetMs: evalTimeoutMs });
   return app;
 }
 

@@ -1,0 +1,480 @@
+/**
+ * Partial evaluation, as OPA's `rego.Partial` does it for the fragment data
+ * filters need: everything under the declared unknowns (`input.fruits`) is
+ * left symbolic, everything else is evaluated with the real engine, and the
+ * answer is the residual queries (a disjunction of conjunctions) whose truth
+ * still depends on the unknowns.
+ *
+ * How: a body's expressions are split into known ones (run by the engine,
+ * enumerating every solution) and residual ones (mentioning an unknown, or a
+ * var bound from one). A var unified with an unknown ref is copy-propagated
+ * (`x := input.fruits.a; x > 3` leaves `input.fruits.a > 3`); a boolean rule
+ * that depends on unknowns is inlined (each of its bodies an alternative,
+ * negation by De Morgan); `==` is saved as `=` as OPA saves it. A rule's
+ * bodies become alternatives in source order (OPA's order among them comes
+ * from its rule index and is not defined). What OPA would save into support modules (default rules,
+ * multi-value rules, functions over unknowns, `else`) is reported as the
+ * error OPA's filter checks give for it, never guessed.
+ */
+import { type Body, type Expr, type Loc, mkRef, mkVar, opRef, refName, type RefTerm, type Term } from '../ast.js';
+import { defaultRegistry } from '../builtins/index.js';
+import type { BuiltinRegistry } from '../builtins/registry.js';
+import { Compiler, type CompiledModules, type ModuleSource } from '../compiler/compile.js';
+import type { RuleNode } from '../compiler/rule-tree.js';
+import { exprVars, mapTerm } from '../compiler/walk.js';
+import { CodeGen } from '../eval/codegen.js';
+import { Env, Shared } from '../eval/env.js';
+import { parseQuery, parseTermText } from '../parser.js';
+import { fromJS } from '../value-json.js';
+import { RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
+
+/** An error in OPA's AST-error shape: `pe_fragment_error`, `invalid_unknown`, ... */
+export class PartialError extends Error {
+  constructor(
+    readonly code: string,
+    readonly detail: string,
+    readonly location: Loc | undefined,
+    readonly details?: string,
+  ) {
+    // Go's ast.Error text: `file:row: code: message`, details on tab-indented lines.
+    const at = location === undefined || location.row === 0 ? '' : location.file ? `${location.file}:${location.row}: ` : `${location.row}:${location.col}: `;
+    super(`${at}${code}: ${detail}${details === undefined ? '' : `\n\t${details}`}`);
+    this.name = 'PartialError';
+  }
+}
+
+/** Residual references to rules OPA would have kept in support modules, with the reason a filter cannot use them. */
+export const SUPPORT_NEEDED = new WeakMap<Expr, string>();
+
+/** The residual: `undefined`-free alternatives; `[]` never true, `[[]]` always true. */
+export type Queries = Body[];
+
+/** A cap on alternatives, so a negated product cannot grow without bound. */
+export const MAX_ALTERNATIVES = 10_000;
+
+export interface PartialOptions {
+  modules: ModuleSource[];
+  data?: unknown;
+  builtins?: BuiltinRegistry;
+  /** Milliseconds one partial evaluation may spend evaluating known parts (default 5000); past it, `eval_cancel_error`. */
+  budgetMs?: number;
+}
+
+const UNKNOWN_ROOTS = new Set(['input', 'data']);
+
+/** `input.fruits` → `["input", "fruits"]`; refuses what is not a ref under input or data, as OPA does. */
+export function parseUnknown(text: string): string[] {
+  let t: Term;
+  try {
+    t = parseTermText(text, 'unknowns');
+  } catch {
+    throw new PartialError('invalid_unknown', `unknowns must be valid refs: ${text}`, undefined);
+  }
+  const terms = t.type === 'ref' ? t.terms : t.type === 'var' ? [t] : [];
+  const head = terms[0];
+  if (head?.type !== 'var' || !UNKNOWN_ROOTS.has(head.name) || terms.slice(1).some((x) => x.type !== 'string')) {
+    throw new PartialError('invalid_unknown', `unknowns must be prefixed with \`input\` or \`data\`: ${text}`, undefined);
+  }
+  return [head.name, ...terms.slice(1).map((x) => (x as { value: string }).value)];
+}
+
+/** A term for a known value (the residual carries values as literals). */
+export function valueTerm(v: Value, loc: Loc): Term {
+  if (v === null) return { type: 'null', loc };
+  if (typeof v === 'boolean') return { type: 'boolean', value: v, loc };
+  if (typeof v === 'string') return { type: 'string', value: v, loc };
+  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof RegoDecimal) return { type: 'number', value: v, loc };
+  if (v instanceof RegoNumText) return valueTerm(v.value, loc);
+  if (Array.isArray(v)) return { type: 'array', items: v.map((x) => valueTerm(x, loc)), loc };
+  if (v instanceof RegoSet) return { type: 'set', items: v.values().map((x) => valueTerm(x, loc)), loc };
+  if (v instanceof RegoObject) return { type: 'object', entries: v.entries().map(([k, x]): [Term, Term] => [valueTerm(k, loc), valueTerm(x, loc)]), loc };
+  return { type: 'null', loc };
+}
+
+type Kind =
+  | { kind: 'known' }
+  | { kind: 'residual' }
+  | { kind: 'copy'; name: string; ref: Term }
+  | { kind: 'inline'; node: RuleNode; ref: RefTerm; negated: boolean; at: Loc };
+
+export class PartialEvaluator {
+  private readonly compiler: Compiler;
+  private readonly compiled: CompiledModules;
+  private readonly codegen: CodeGen;
+  private readonly data: Value | undefined;
+  private readonly budgetMs: number;
+  /** When the running partial evaluation must stop (one budget for all its known parts). */
+  private deadline = Infinity;
+
+  constructor(options: PartialOptions) {
+    this.budgetMs = options.budgetMs ?? 5000;
+    const builtins = options.builtins ?? defaultRegistry;
+    this.compiler = new Compiler(builtins);
+    this.compiled = this.compiler.compileModules(options.modules);
+    this.codegen = new CodeGen(this.compiled.root, builtins, this.compiled.gen);
+    this.codegen.compileNodes();
+    this.data = options.data === undefined ? undefined : fromJS(options.data);
+  }
+
+  /** The rule node at a data path (`["filters", "include"]`), if rules are defined there. */
+  ruleNode(path: readonly string[]): RuleNode | undefined {
+    let node: RuleNode | undefined = this.compiled.root;
+    for (const seg of path) node = node?.child(seg);
+    return node;
+  }
+
+  /** Partially evaluates a query (Rego text, e.g. `data.filters.include`). */
+  partial(query: string | Body, input: Value | undefined, unknowns: readonly string[][]): Queries {
+    const body = this.compiler.compileQuery(typeof query === 'string' ? parseQuery(query, '') : query);
+    this.deadline = performance.now() + this.budgetMs;
+    return new Run(this, input, unknowns).body(body);
+  }
+
+  /** @internal Runs a compiled body with the engine; one map of the named vars per solution. */
+  solve(body: Body, input: Value | undefined, wanted: readonly string[]): Array<Map<string, Value>> {
+    const loc: Loc = { file: '', row: 0, col: 0 };
+    const captures = wanted.map((name, i): Expr => ({
+      kind: 'call',
+      op: opRef('eq', loc),
+      args: [mkVar(`__pe${i}__`, loc), mkVar(name, loc)],
+      negated: false,
+      with: [],
+      loc,
+    }));
+    const full = [...body, ...captures];
+    if (full.length === 0) return [new Map()];
+    const q = this.codegen.compileQuery(full);
+    const env = new Env(input, this.data, new Shared({ budgetMs: Math.max(1, this.deadline - performance.now()) }), null, null);
+    const slots = new Map(q.outputs.map((o) => [o.name, o.slot]));
+    const out: Array<Map<string, Value>> = [];
+    const f = new Array<Value | undefined>(q.nslots);
+    q.body(env, f, () => {
+      const m = new Map<string, Value>();
+      wanted.forEach((name, i) => {
+        const v = f[slots.get(`__pe${i}__`) as number];
+        if (v !== undefined) m.set(name, v);
+      });
+      out.push(m);
+      if (out.length > MAX_ALTERNATIVES) throw new PartialError('pe_fragment_error', `more than ${MAX_ALTERNATIVES} solutions`, body[0]?.loc);
+      return false;
+    });
+    return out;
+  }
+
+  /** @internal */
+  get root(): RuleNode {
+    return this.compiled.root;
+  }
+}
+
+/** The rule node a data ref names exactly (all operands constant strings), or the nodes below a prefix. */
+function refNodes(root: RuleNode, ref: RefTerm): { exact?: RuleNode; touched: RuleNode[] } {
+  let node: RuleNode | undefined = root;
+  for (let i = 1; i < ref.terms.length; i++) {
+    const t = ref.terms[i] as Term;
+    if (node.hasRules) return { touched: [node] };
+    if (t.type !== 'string') return { touched: descendants(node) };
+    node = node.child(t.value);
+    if (node === undefined) return { touched: [] };
+  }
+  return node.hasRules ? { exact: node, touched: [node] } : { touched: descendants(node) };
+}
+
+function descendants(node: RuleNode): RuleNode[] {
+  const out: RuleNode[] = [];
+  const walk = (n: RuleNode): void => {
+    if (n.hasRules) out.push(n);
+    for (const c of n.children.values()) walk(c);
+  };
+  walk(node);
+  return out;
+}
+
+function forEachRef(t: Term, visit: (r: RefTerm) => void): void {
+  mapTerm(t, (x) => {
+    if (x.type === 'ref') visit(x);
+    if (x.type === 'arraycomp' || x.type === 'setcomp') {
+      forEachRef(x.term, visit);
+      x.body.forEach((e) => exprTerms(e).forEach((y) => forEachRef(y, visit)));
+    }
+    if (x.type === 'objectcomp') {
+      forEachRef(x.key, visit);
+      forEachRef(x.value, visit);
+      x.body.forEach((e) => exprTerms(e).forEach((y) => forEachRef(y, visit)));
+    }
+    return undefined;
+  });
+}
+
+function exprTerms(e: Expr): Term[] {
+  switch (e.kind) {
+    case 'term':
+      return [e.term];
+    case 'call':
+      return [e.op, ...e.args];
+    case 'some':
+      return [e.inKey, e.inValue, e.inDomain].filter((t): t is Term => t !== undefined);
+    case 'every':
+      return [e.key, e.value, e.domain, ...e.body.flatMap(exprTerms)].filter((t): t is Term => t !== undefined);
+    case 'notbody':
+      return e.body.flatMap(exprTerms);
+  }
+}
+
+/** One partial evaluation: the input, unknowns and memoised rule answers. */
+class Run {
+  private readonly dependent = new Map<RuleNode, boolean>();
+  private readonly inlined = new Map<RuleNode, Queries>();
+
+  constructor(
+    private readonly pe: PartialEvaluator,
+    private readonly input: Value | undefined,
+    private readonly unknowns: readonly string[][],
+  ) {}
+
+  /** Does this ref reach into (or above) an unknown? */
+  private touchesUnknown(ref: RefTerm): boolean {
+    const head = ref.terms[0];
+    if (head?.type !== 'var') return false;
+    return this.unknowns.some((u) => {
+      if (u[0] !== head.name) return false;
+      for (let i = 1; i < u.length && i < ref.terms.length; i++) {
+        const t = ref.terms[i] as Term;
+        if (t.type === 'string' && t.value !== u[i]) return false;
+      }
+      return true;
+    });
+  }
+
+  /** Does a rule node's value depend on an unknown (directly or through other rules)? */
+  private isDependent(node: RuleNode, seen = new Set<RuleNode>()): boolean {
+    const known = this.dependent.get(node);
+    if (known !== undefined) return known;
+    if (seen.has(node)) return false;
+    seen.add(node);
+    const rules = [...node.rules, ...node.defaults].map((p) => p.rule);
+    let dep = false;
+    for (const r of rules) {
+      for (let b: typeof r | undefined = r; b !== undefined && !dep; b = b.else) {
+        const terms = [
+          ...b.body.flatMap(exprTerms),
+          ...[b.head.value, b.head.key, ...(b.head.args ?? []), ...b.head.ref].filter((t): t is Term => t !== undefined),
+        ];
+        for (const t of terms) forEachRef(t, (ref) => (dep ||= this.refDependent(ref, seen)));
+      }
+    }
+    this.dependent.set(node, dep);
+    return dep;
+  }
+
+  private refDependent(ref: RefTerm, seen = new Set<RuleNode>()): boolean {
+    if (this.touchesUnknown(ref)) return true;
+    const head = ref.terms[0];
+    if (head?.type === 'var' && head.name === 'data') return refNodes(this.pe.root, ref).touched.some((n) => this.isDependent(n, seen));
+    return false;
+  }
+
+  private termDependent(t: Term): boolean {
+    let dep = false;
+    forEachRef(t, (ref) => (dep ||= this.refDependent(ref)));
+    return dep;
+  }
+
+  /** The residual alternatives of a compiled body. */
+  body(body: Body): Queries {
+    const known = new Set<string>();
+    const unknownVars = new Set<string>();
+    const copies = new Map<string, Term>();
+    const kinds: Kind[] = [];
+    const mentionsUnknownVar = (e: Expr): boolean => {
+      const vs = new Set<string>();
+      exprVars(e, vs);
+      return [...vs].some((v) => unknownVars.has(v) || copies.has(v));
+    };
+    for (const e of body) {
+      const inline = this.inlineTarget(e);
+      if (inline !== undefined) {
+        kinds.push(inline);
+        continue;
+      }
+      const dependent = exprTerms(e).some((t) => this.termDependent(t)) || mentionsUnknownVar(e);
+      if (!dependent) {
+        exprVars(e, known);
+        kinds.push({ kind: 'known' });
+        continue;
+      }
+      const copy = this.copyOf(e, known, copies);
+      if (copy !== undefined) {
+        copies.set(copy.name, copy.ref);
+        kinds.push(copy);
+        continue;
+      }
+      const vs = new Set<string>();
+      exprVars(e, vs);
+      for (const v of vs) if (!known.has(v) && !copies.has(v)) unknownVars.add(v);
+      kinds.push({ kind: 'residual' });
+    }
+
+    const knownBody = body.filter((_, i) => kinds[i]?.kind === 'known');
+    const plugged = body.map((e, i) => (kinds[i]?.kind === 'residual' ? substituteExpr(e, copies) : e));
+    const wanted = new Set<string>();
+    plugged.forEach((e, i) => {
+      if (kinds[i]?.kind === 'residual') exprVars(e, wanted);
+    });
+    const captured = [...wanted].filter((v) => known.has(v) && !UNKNOWN_ROOTS.has(v));
+    const solutions = this.pe.solve(knownBody, this.input, captured);
+
+    const out: Queries = [];
+    for (const values of solutions) {
+      let alternatives: Queries = [[]];
+      plugged.forEach((e, i) => {
+        const k = kinds[i] as Kind;
+        if (k.kind === 'residual') {
+          const r = plugValues(normalise(e), values);
+          alternatives = alternatives.map((a) => [...a, r]);
+        } else if (k.kind === 'inline') {
+          const inner = this.inline(k.node, k.ref, k.at);
+          alternatives = product(alternatives, k.negated ? negate(inner, k.ref.loc) : inner, e.loc);
+        }
+      });
+      out.push(...alternatives);
+      if (out.length > MAX_ALTERNATIVES)
+        throw new PartialError('pe_fragment_error', `the residual has more than ${MAX_ALTERNATIVES} alternatives`, body[0]?.loc);
+    }
+    return out;
+  }
+
+  /** `data.p.r` (or `not data.p.r`) naming a rule that depends on unknowns: inlined. */
+  private inlineTarget(e: Expr): Kind | undefined {
+    if (e.kind !== 'term' || e.with.length > 0 || e.term.type !== 'ref') return undefined;
+    const ref = e.term;
+    const head = ref.terms[0];
+    if (head?.type !== 'var' || head.name !== 'data') return undefined;
+    const { exact } = refNodes(this.pe.root, ref);
+    if (exact === undefined || !this.isDependent(exact)) return undefined;
+    // OPA points at the rule's name; a ref our resolver expanded (`h` → `data.p.h`) keeps the package's place there.
+    const last = (ref.terms[ref.terms.length - 1] as Term).loc;
+    return { kind: 'inline', node: exact, ref, negated: e.negated, at: last.row === e.loc.row && last.file === e.loc.file ? last : e.loc };
+  }
+
+  /** `x = <unknown ref>` with `x` not yet bound: propagate the ref instead of saving the unification. */
+  private copyOf(e: Expr, known: Set<string>, copies: Map<string, Term>): { kind: 'copy'; name: string; ref: Term } | undefined {
+    if (e.kind !== 'call' || e.negated || e.with.length > 0 || refName(e.op) !== 'eq' || e.args.length !== 2) return undefined;
+    const [a, b] = e.args as [Term, Term];
+    for (const [v, t] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      if (v.type !== 'var' || known.has(v.name) || copies.has(v.name)) continue;
+      const s = substitute(t, copies);
+      if (s.type === 'ref' && this.touchesUnknown(s)) return { kind: 'copy', name: v.name, ref: s };
+    }
+    return undefined;
+  }
+
+  /** A dependent rule's residual: its bodies as alternatives. */
+  private inline(node: RuleNode, ref: RefTerm, at: Loc): Queries {
+    const memo = this.inlined.get(node);
+    if (memo !== undefined) return memo;
+    // OPA saves such rules into support modules and its filter checks then refuse the reference: so do we, at that place.
+    const first = node.rules[0];
+    const unsupported =
+      node.defaults.length > 0
+        ? `use of default rule in ${node.name}`
+        : first !== undefined && first.kind !== 'complete'
+          ? `use of multi-value rule in ${node.name}`
+          : undefined;
+    if (unsupported !== undefined) {
+      const marker: Expr = { kind: 'term', term: { ...ref, loc: at }, negated: false, with: [], loc: at };
+      SUPPORT_NEEDED.set(marker, unsupported);
+      this.inlined.set(node, [[marker]]);
+      return [[marker]];
+    }
+    const rules = node.rules.map((p) => p.rule);
+    const out: Queries = [];
+    for (const r of rules) {
+      if (r.else !== undefined || (r.head.value !== undefined && !(r.head.value.type === 'boolean' && r.head.value.value))) {
+        throw new PartialError('pe_fragment_error', `invalid data reference "${refText(ref)}"`, ref.loc, `has rule "${refText(ref)}" an \`else\`?`);
+      }
+      out.push(...this.body(r.body));
+    }
+    this.inlined.set(node, out);
+    return out;
+  }
+}
+
+function refText(ref: RefTerm): string {
+  return ref.terms
+    .map((t, i) =>
+      i === 0 && t.type === 'var'
+        ? t.name
+        : t.type === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value)
+          ? `.${t.value}`
+          : `[${t.type === 'string' ? JSON.stringify(t.value) : '_'}]`,
+    )
+    .join('');
+}
+
+function substitute(t: Term, copies: Map<string, Term>): Term {
+  return mapTerm(t, (x) => (x.type === 'var' && copies.has(x.name) ? substitute(copies.get(x.name) as Term, copies) : undefined));
+}
+
+function substituteExpr(e: Expr, copies: Map<string, Term>): Expr {
+  if (copies.size === 0) return e;
+  const sub = (t: Term): Term => substitute(t, copies);
+  switch (e.kind) {
+    case 'term':
+      return { ...e, term: sub(e.term) };
+    case 'call':
+      return { ...e, args: e.args.map(sub) };
+    default:
+      return e;
+  }
+}
+
+function plugValues(e: Expr, values: Map<string, Value>): Expr {
+  if (values.size === 0) return e;
+  const sub = (t: Term): Term => mapTerm(t, (x) => (x.type === 'var' && values.has(x.name) ? valueTerm(values.get(x.name) as Value, x.loc) : undefined));
+  switch (e.kind) {
+    case 'term':
+      return { ...e, term: sub(e.term) };
+    case 'call':
+      return { ...e, args: e.args.map(sub) };
+    default:
+      return e;
+  }
+}
+
+/** OPA saves `a == b` as the unification `a = b`. */
+function normalise(e: Expr): Expr {
+  if (e.kind === 'call' && refName(e.op) === 'equal' && e.args.length === 2) return { ...e, op: { ...opRef('eq', e.op.loc), loc: e.op.loc } };
+  return e;
+}
+
+/** Every way of taking one alternative from each side, conjoined. */
+function product(left: Queries, right: Queries, loc: Loc): Queries {
+  if (left.length * right.length > MAX_ALTERNATIVES)
+    throw new PartialError('pe_fragment_error', `the residual has more than ${MAX_ALTERNATIVES} alternatives`, loc);
+  const out: Queries = [];
+  for (const l of left) for (const r of right) out.push([...l, ...r]);
+  return out;
+}
+
+/** `not (A1 or A2 ...)` as alternatives: each Ai (a conjunction) negated by De Morgan, then conjoined. */
+function negate(alternatives: Queries, loc: Loc): Queries {
+  let out: Queries = [[]];
+  for (const conj of alternatives) {
+    if (conj.length === 0) return [];
+    out = product(
+      out,
+      conj.map((e) => [{ ...e, negated: !e.negated }]),
+      loc,
+    );
+  }
+  return out;
+}
+
+/** @internal For tests and error messages: a ref term for a data path. */
+export function dataRef(path: readonly string[], loc: Loc): RefTerm {
+  return mkRef([mkVar('data', loc), ...path.map((p): Term => ({ type: 'string', value: p, loc }))], loc);
+}

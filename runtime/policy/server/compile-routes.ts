@@ -1,0 +1,207 @@
+/**
+ * OPA's compile API on the policy server:
+ * - `POST /v1/compile/{path}` turns the rule at `path` into data filters,
+ *   chosen by the `Accept` header: SQL `WHERE` clauses
+ *   (`application/vnd.opa.sql.{postgresql,mysql,sqlserver,sqlite}+json`),
+ *   UCAST conditions (`application/vnd.opa.ucast.{all,minimal,prisma,linq}+json`)
+ *   or several at once (`application/vnd.opa.multitarget+json` with
+ *   `options.targetDialects`); this is what the OPA SDKs' `getFilters` call.
+ * - `POST /v1/compile` answers a query's partial evaluation as Rego AST
+ *   (`{"result": {"queries": [...]}}`), for the fragment our partial
+ *   evaluator covers; what OPA would answer with support modules is a 501.
+ */
+import type { Context, Hono } from 'hono';
+import { stringifyJson } from '../../core/json-text.js';
+import { FilterCompiler, FilterErrors, type FilterTarget, targetOfMediaType } from '../filters/compile-filters.js';
+import { PolicyError } from '../errors.js';
+import { PartialError, SUPPORT_NEEDED } from '../partial/partial-eval.js';
+import { RegoObject, type Value } from '../value.js';
+import { toJS } from '../value-json.js';
+import { bodyJson } from './opa-ast.js';
+import type { PolicySet } from './policy-set.js';
+
+export interface CompileRoutesOptions {
+  /** The policy set being served (undefined before the first load). */
+  current: () => PolicySet | undefined;
+  /** The request body as a value (400 for malformed JSON). */
+  parseBody: (c: Context) => Promise<Value | undefined>;
+  /** Milliseconds one compile request may spend evaluating (the server's evaluation budget). */
+  budgetMs: number;
+}
+
+const MEDIA_TYPES = [
+  'application/vnd.opa.multitarget+json',
+  'application/vnd.opa.ucast.all+json',
+  'application/vnd.opa.ucast.minimal+json',
+  'application/vnd.opa.ucast.prisma+json',
+  'application/vnd.opa.ucast.linq+json',
+  'application/vnd.opa.sql.postgresql+json',
+  'application/vnd.opa.sql.mysql+json',
+  'application/vnd.opa.sql.sqlserver+json',
+  'application/vnd.opa.sql.sqlite+json',
+  'application/json',
+];
+
+const MULTI_KEYS: Record<string, string> = { postgresql: 'postgresql', mysql: 'mysql', sqlserver: 'sqlserver', sqlite: 'sqlite' };
+
+function json(status: number, body: unknown, contentType = 'application/json'): Response {
+  return new Response(stringifyJson(body), { status, headers: { 'Content-Type': contentType } });
+}
+
+function invalid(message: string): Response {
+  return json(400, { code: 'invalid_parameter', message });
+}
+
+/** An AST error as OPA writes one: `{code, message, location?, details?}`. */
+function astError(e: PartialError): Record<string, unknown> {
+  return {
+    code: e.code,
+    message: e.detail,
+    ...(e.location !== undefined && e.location.row > 0 ? { location: { file: e.location.file, row: e.location.row, col: e.location.col } } : {}),
+    ...(e.details !== undefined ? { details: { details: e.details } } : {}),
+  };
+}
+
+function failure(e: unknown): Response {
+  if (e instanceof FilterErrors)
+    return json(400, { code: 'evaluation_error', message: 'error(s) occurred while evaluating query', errors: e.errors.map(astError) });
+  if (e instanceof PartialError) {
+    if (e.code === 'invalid_parameter') return invalid(e.detail);
+    if (e.code === 'internal_error') return json(500, { code: 'internal_error', message: e.detail });
+    return json(400, { code: 'evaluation_error', message: 'error(s) occurred while evaluating query', errors: [astError(e)] });
+  }
+  // Evaluating the known parts failed (a conflict, the budget spent): OPA answers evaluation failures 500.
+  if (PolicyError.isInstance(e)) return json(500, { code: 'internal_error', message: e.message });
+  throw e;
+}
+
+/** A field of the body that must be an object when present. */
+function objectField(v: Value | undefined, name: string): Record<string, unknown> | undefined | Response {
+  if (v === undefined || v === null) return undefined;
+  if (!(v instanceof RegoObject)) return invalid(`error(s) occurred while decoding request: ${name} must be an object`);
+  return toJS(v) as Record<string, unknown>;
+}
+
+function stringList(v: Value | undefined, name: string): string[] | undefined | Response {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+    return invalid(`error(s) occurred while decoding request: ${name} must be an array of strings`);
+  return v as string[];
+}
+
+export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions): void {
+  /** One filter compiler per policy set, built on first use. */
+  const compilers = new WeakMap<PolicySet, FilterCompiler>();
+  const compilerFor = (set: PolicySet): FilterCompiler => {
+    let fc = compilers.get(set);
+    if (fc === undefined) {
+      fc = new FilterCompiler(
+        set.modules.map((m) => ({ file: m.id, source: m.source })),
+        set.policy,
+        set.data,
+        options.budgetMs,
+      );
+      compilers.set(set, fc);
+    }
+    return fc;
+  };
+
+  /** Body fields shared by both routes: `{input, unknowns, options}`. */
+  const readRequest = async (c: Context) => {
+    const body = await options.parseBody(c);
+    if (body !== undefined && !(body instanceof RegoObject)) return invalid('error(s) occurred while decoding request: the body must be a JSON object');
+    const unknowns = stringList(body?.get('unknowns'), 'unknowns');
+    if (unknowns instanceof Response) return unknowns;
+    const opts = objectField(body?.get('options'), 'options');
+    if (opts instanceof Response) return opts;
+    const query = body?.get('query');
+    if (query !== undefined && typeof query !== 'string') return invalid('error(s) occurred while decoding request: query must be a string');
+    return { input: body?.get('input') ?? undefined, unknowns, options: opts ?? {}, query };
+  };
+
+  // Before the filter route: Hono's `/v1/compile/*` matches the bare path too.
+  app.post('/v1/compile', async (c) => {
+    const set = options.current();
+    if (set === undefined) return json(503, { code: 'unavailable', message: 'no policies are loaded yet' });
+    const req = await readRequest(c);
+    if (req instanceof Response) return req;
+    if (req.query === undefined || req.query.trim() === '') return invalid('missing required query');
+    return partialAnswer(set, req.query, req);
+  });
+
+  app.post('/v1/compile/*', async (c) => {
+    const set = options.current();
+    if (set === undefined) return json(503, { code: 'unavailable', message: 'no policies are loaded yet' });
+    const path = decodeURIComponent(c.req.path.slice('/v1/compile/'.length))
+      .split('/')
+      .filter((s) => s !== '');
+    if (path.length === 0) return invalid("missing required 'path' parameter");
+    const req = await readRequest(c);
+    if (req instanceof Response) return req;
+    const accept = c.req.header('Accept') ?? '';
+    if (accept === '') return invalid('Accept header: missing required header');
+    if (accept.includes(',')) return invalid('Accept header: multiple headers not supported');
+    if (!MEDIA_TYPES.includes(accept)) return invalid(`Accept header: unsupported header: ${accept}`);
+    const kind = targetOfMediaType(accept);
+    if (kind === 'plain') return partialAnswer(set, `data.${path.map((p) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? p : JSON.stringify(p))).join('.')}`, req);
+    const mappings = req.options['targetSQLTableMappings'];
+    if (mappings !== undefined && (typeof mappings !== 'object' || mappings === null || Array.isArray(mappings)))
+      return invalid('error(s) occurred while decoding request: options.targetSQLTableMappings must be an object');
+    const maskRule = req.options['maskRule'];
+    if (maskRule !== undefined && typeof maskRule !== 'string') return invalid('error(s) occurred while decoding request: options.maskRule must be a string');
+    let targets: FilterTarget[];
+    if (kind === 'multi') {
+      const dialects = req.options['targetDialects'];
+      if (!Array.isArray(dialects) || dialects.length === 0 || dialects.some((d) => typeof d !== 'string'))
+        return invalid('options.targetDialects must list the targets, such as ["ucast+prisma", "sql+postgresql"]');
+      targets = [];
+      for (const d of dialects as string[]) {
+        const [target, dialect] = d.split('+');
+        if ((target !== 'sql' && target !== 'ucast') || dialect === undefined) return invalid(`unknown target/dialect combination: ${d}`);
+        targets.push({ target, dialect });
+      }
+    } else targets = [kind as FilterTarget];
+    try {
+      const filters = compilerFor(set).compile({
+        path,
+        ...(req.input !== undefined ? { input: req.input } : {}),
+        ...(req.unknowns !== undefined ? { unknowns: req.unknowns } : {}),
+        targets,
+        ...(mappings !== undefined ? { mappings: mappings as Record<string, unknown> } : {}),
+        ...(typeof maskRule === 'string' && maskRule !== '' ? { maskRule } : {}),
+      });
+      if (kind !== 'multi') {
+        const f = filters[0];
+        return json(200, f === undefined || f.query === null ? {} : { result: f }, accept);
+      }
+      const result: Record<string, unknown> = {};
+      targets.forEach((t, i) => {
+        const f = filters[i];
+        const key = t.target === 'ucast' ? 'ucast' : MULTI_KEYS[t.dialect];
+        if (key === undefined || (t.target === 'ucast' && key in result)) return;
+        if (f !== undefined && f.query !== null) result[key] = f;
+      });
+      return json(200, { result }, accept);
+    } catch (e) {
+      return failure(e);
+    }
+  });
+
+  function partialAnswer(set: PolicySet, query: string, req: { input: Value | undefined; unknowns: string[] | undefined }): Response {
+    try {
+      const queries = compilerFor(set).partial(query, req.input, req.unknowns ?? []);
+      if (queries.some((q) => q.some((e) => SUPPORT_NEEDED.has(e)))) {
+        return json(501, {
+          code: 'not_implemented',
+          message:
+            'this partial evaluation needs support modules (a default or multi-value rule depends on the unknowns), which this server does not produce yet',
+        });
+      }
+      return json(200, { result: queries.length === 0 ? {} : { queries: queries.map(bodyJson) } });
+    } catch (e) {
+      // The query itself does not parse or compile: the client's error.
+      if (PolicyError.isInstance(e) && /^rego_/.test(e.code)) return invalid(e.message);
+      return failure(e);
+    }
+  }
+}
