@@ -8,6 +8,7 @@ import type { DirectHandler } from '../../core/server/listen.js';
 import { stringifyJson } from '../../core/json-text.js';
 import { randomUUID } from 'node:crypto';
 import { Counter, Registry } from 'prom-client';
+import { serviceMetricsText } from '../../core/telemetry/service-metrics.js';
 import { RequestDurations } from './request-durations.js';
 import { PolicyError } from '../errors.js';
 import type { QueryOptions } from '../engine.js';
@@ -285,7 +286,8 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     durations.observe(c.res.status, handlerLabel(c.req.path), c.req.method, (performance.now() - started) / 1000);
   });
 
-  app.get('/metrics', async () => new Response(`${await registry.metrics()}\n${durations.text()}`, { headers: { 'Content-Type': registry.contentType } }));
+  // OPA's names first (kept as they were), then the metrics every service of the toolkit has.
+  app.get('/metrics', async () => new Response(`${await registry.metrics()}\n${durations.text()}${(await serviceMetricsText()).text}`, { headers: { 'Content-Type': registry.contentType } }));
   /** The policy set's revision and reload history, as /v1/status and /health?bundles show them. */
   const bundleStatus = (): Record<string, unknown> => {
     const status = store.status;
