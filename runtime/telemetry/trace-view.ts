@@ -1,10 +1,6 @@
 import { terminalText } from '../core/terminal-text.js';
+import { CONTEXT_ATTRIBUTE, DECISION_ATTRIBUTE } from '../core/telemetry/span-attributes.js';
 import type { StoredSpan } from './stored-span.js';
-
-/** Attributes the toolkit's spans carry that the waterfall shows in its decision column. */
-export const DECISION_ATTRIBUTE = 'framework.decision';
-/** The A2A context (or front-door session) a span served: `trace --context <id>`. */
-export const CONTEXT_ATTRIBUTE = 'framework.context_id';
 
 /** A trace as `trace --json` gives it: its spans in tree order, each with its depth. */
 export interface TraceView {
@@ -25,13 +21,21 @@ export function pickTrace(spans: readonly StoredSpan[], options: { traceId?: str
   return traceId === undefined ? [] : spans.filter((span) => span.traceId === traceId);
 }
 
-/** The trace whose root (or, lacking one, whose any span) started last. */
+/**
+ * The trace whose root started last: a root is a span whose parent is not
+ * stored (none, or a caller's span that a traceparent named); lacking roots
+ * (a trace whose root is still open), the span that started last.
+ */
 function lastTraceId(spans: readonly StoredSpan[]): string | undefined {
+  const ids = new Set(spans.map((span) => span.spanId));
   let best: StoredSpan | undefined;
+  let bestIsRoot = false;
   for (const span of spans) {
-    const isRoot = span.parentSpanId === undefined;
-    const bestIsRoot = best?.parentSpanId === undefined;
-    if (best === undefined || (isRoot && !bestIsRoot) || (isRoot === bestIsRoot && span.startMs > best.startMs)) best = span;
+    const isRoot = span.parentSpanId === undefined || !ids.has(span.parentSpanId);
+    if (best === undefined || (isRoot && !bestIsRoot) || (isRoot === bestIsRoot && span.startMs > best.startMs)) {
+      best = span;
+      bestIsRoot = isRoot;
+    }
   }
   return best?.traceId;
 }

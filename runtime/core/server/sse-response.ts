@@ -38,13 +38,12 @@ export function sseResponse<T>(c: Context, options: SseResponseOptions<T>): Resp
   return new Response(webStream(options), { status: 200, headers });
 }
 
-/** Event streams open now, on every server of this process (/metrics). */
-const activeStreams = () => gauge('sse_streams_active', 'Server-sent event streams open now.');
+/** Event streams open now, on every server of this process (/metrics; 0 until the first). */
+const activeStreams = gauge('sse_streams_active', 'Server-sent event streams open now.');
 
 async function pumpToNode<T>(res: ServerResponse, options: SseResponseOptions<T>): Promise<void> {
-  const streams = activeStreams();
-  streams.inc();
-  res.once('close', () => streams.dec());
+  activeStreams.inc();
+  res.once('close', () => activeStreams.dec());
   const iterator = options.events[Symbol.asyncIterator]();
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   let lastWrite = Date.now();

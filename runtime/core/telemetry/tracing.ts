@@ -105,3 +105,18 @@ export function activeTraceIds(): { trace_id: string; span_id: string } | undefi
   const ids = span.spanContext();
   return isSpanContextValid(ids) ? { trace_id: ids.traceId, span_id: ids.spanId } : undefined;
 }
+
+/** Sets attributes on the active span (the request's server span, usually); nothing while tracing is off or outside a span. */
+export function annotateActiveSpan(attributes: Attributes): void {
+  if (!enabled) return;
+  trace.getSpan(context.active())?.setAttributes(attributes);
+}
+
+/**
+ * `callback` bound to the active context, for a callback that an event
+ * emitter calls later (a request body's 'end'), where the context of the
+ * request would otherwise be lost. With tracing off, `callback` itself.
+ */
+export function bindActiveContext<F extends (...args: never[]) => unknown>(callback: F): F {
+  return enabled ? context.bind(context.active(), callback) : callback;
+}
