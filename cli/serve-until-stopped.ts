@@ -1,4 +1,5 @@
 import type { Command } from '@oclif/core';
+import { shutdownTelemetry } from '../runtime/telemetry/start-telemetry.js';
 
 /** `host:port`, `:port` or `port`; undefined when it is none of those. */
 export function parseAddr(addr: string): { host: string; port: number } | undefined {
@@ -28,5 +29,7 @@ export async function serveUntilStopped(
   else command.log(`${message} (Ctrl+C to stop)`);
   await stopped;
   await server.close();
+  // The spans of the last requests, still in the batch, go out before the process does.
+  await shutdownTelemetry();
   return { url: server.url, stopped: true };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { activeTraceIds } from '../core/telemetry/tracing.js';
 
 /** What happened to one agent-to-agent call. */
 export type AuditDecision = 'allowed' | 'denied' | 'skipped' | 'signature_failure';
@@ -18,6 +19,8 @@ export interface AuditEvent {
   checked_by: 'client' | 'server' | 'guardian';
   /** Unique id of a decision an agent made in process and shipped to the Guardian (decision logs), so a retried batch is recognisable. */
   decision_id?: string;
+  /** The trace of the call decided, when it was traced. */
+  trace_id?: string;
 }
 
 /** Where audit events go. */
@@ -52,5 +55,11 @@ export function auditEvent(fields: Omit<AuditEvent, 'timestamp' | 'message_sha25
     reason: fields.reason,
     message_sha256: messageDigest(fields.message),
     checked_by: fields.checked_by,
+    ...traceIdField(),
   };
+}
+
+function traceIdField(): { trace_id?: string } {
+  const ids = activeTraceIds();
+  return ids ? { trace_id: ids.trace_id } : {};
 }

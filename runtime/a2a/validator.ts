@@ -1,3 +1,6 @@
+import type { Span } from '@opentelemetry/api';
+import { decisionAttributes } from '../core/telemetry/decision-attributes.js';
+import { inSpan } from '../core/telemetry/tracing.js';
 import type { AgentCard } from '@a2a-js/sdk';
 import { loadA2AConfig, type A2AConfig, type A2AValidationMode, type Env } from '../core/config.js';
 import { FrameworkError } from '../core/framework-error.js';
@@ -69,8 +72,14 @@ export class A2AValidator {
   ): Promise<ValidationResult> {
     const sourceRef = toRef(source);
     const targetRef = toRef(target);
+    const attributes = { 'a2a.source_agent': sourceRef.name, 'a2a.target_agent': targetRef.name, 'a2a.checked_by': this.#checkedBy };
+    return inSpan('a2a.validate', { attributes }, (span) => this.#validate(sourceRef, targetRef, message, options, span));
+  }
+
+  async #validate(sourceRef: AgentRef, targetRef: AgentRef, message: string, options: { signal?: AbortSignal }, span: Span): Promise<ValidationResult> {
     const record = (decision: 'allowed' | 'denied' | 'skipped', reason: string): ValidationResult => {
       this.#audit.record(auditEvent({ source: sourceRef.name, target: targetRef.name, decision, reason, message, checked_by: this.#checkedBy }));
+      span.setAttributes(decisionAttributes({ result: decision === 'denied' ? 'deny' : 'allow', reasons: [reason], decidedBy: this.checker?.kind ?? 'mode' }));
       return [decision !== 'denied', reason];
     };
     if (this.mode === 'disabled') return record('skipped', 'validation is disabled (A2A_VALIDATION_MODE=disabled)');

@@ -47,6 +47,7 @@ export const ERROR_CODES = {
   agent_not_found: { httpStatus: 404, jsonRpcCode: -32601 },
   project_not_found: { httpStatus: 404, jsonRpcCode: -32601 },
   unknown_service: { httpStatus: 404, jsonRpcCode: -32601 },
+  trace_not_found: { httpStatus: 404, jsonRpcCode: -32601 },
   port_in_use: { httpStatus: 409, jsonRpcCode: -32603 },
   stack_running: { httpStatus: 409, jsonRpcCode: -32603 },
   build_failed: { httpStatus: 500, jsonRpcCode: -32603 },

@@ -1,3 +1,5 @@
+import { CONTEXT_ATTRIBUTE, STEP_ATTRIBUTE, TASK_ATTRIBUTE } from './telemetry/span-attributes.js';
+import { inSpan, spanOverStream, tracingEnabled } from './telemetry/tracing.js';
 import { raceAbort, neverAborted } from './abort.js';
 import { AgentResponse } from './agent-response.js';
 import { InProcessContextStore, type ContextStore } from './context-store.js';
@@ -165,7 +167,7 @@ export class FrameworkCore {
     const fn = this.#steps.get(name);
     if (!fn) throw new UnknownStepError({ step: name, registered: this.stepNames });
     const signal = options.signal ?? neverAborted();
-    const result = await raceAbort(fn(args, { signal, agent: this }), signal);
+    const result = await inSpan(`step ${name}`, { attributes: { [STEP_ATTRIBUTE]: name } }, () => raceAbort(fn(args, { signal, agent: this }), signal));
     if (!isPlainObject(result)) {
       throw new FrameworkError({
         code: 'internal_error',
@@ -181,6 +183,15 @@ export class FrameworkCore {
    * the iteration ends with `AbortedError`.
    */
   async *executeTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
+    if (!tracingEnabled()) {
+      yield* this.#runTask(name, options);
+      return;
+    }
+    const attributes = { [TASK_ATTRIBUTE]: name, [CONTEXT_ATTRIBUTE]: options.contextId };
+    yield* spanOverStream(`task ${name}`, { attributes }, () => this.#runTask(name, options));
+  }
+
+  async *#runTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
     const entry = this.#tasks.get(name);
     if (!entry) throw new UnknownTaskError({ task: name, registered: [...this.#tasks.keys()] });
     const signal = options.signal ?? neverAborted();

@@ -1,4 +1,5 @@
 import type { LogLevel } from './config.js';
+import { activeTraceIds } from './telemetry/tracing.js';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -11,14 +12,15 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 
 /**
  * A small structured logger: one JSON line per entry on stderr (stdout stays
- * free for program output such as `--json`).
+ * free for program output such as `--json`). A line written within a span
+ * carries its `trace_id` and `span_id`.
  */
 export function createLogger(options: { name: string; level?: LogLevel; write?: (line: string) => void }): Logger {
   const threshold = RANK[options.level ?? 'info'];
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (RANK[level] < threshold) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level, name: options.name, message, ...fields }));
+    write(JSON.stringify({ time: new Date().toISOString(), level, name: options.name, message, ...activeTraceIds(), ...fields }));
   };
   return {
     debug: (m, f) => log('debug', m, f),

@@ -1,3 +1,5 @@
+import { decisionAttributes } from '../core/telemetry/decision-attributes.js';
+import { annotateActiveSpan } from '../core/telemetry/tracing.js';
 import type { Context, Hono } from 'hono';
 import { decideAccess, type AccessDecision } from '../a2a/access-decision.js';
 import { auditEvent } from '../a2a/audit-log.js';
@@ -108,6 +110,7 @@ export function createGuardian(options: GuardianOptions): Hono {
       throw error;
     }
     record(decision);
+    annotateActiveSpan(decisionAttributes({ result: decision.allowed ? 'allow' : 'deny', reasons: [decision.reason], decidedBy: 'guardian' }));
     logger.debug('a2a decision', { source: input.source_agent.name, target: input.target_agent.name, ...decision });
     return c.json(decision satisfies AccessDecision);
   });
@@ -127,6 +130,7 @@ export function createGuardian(options: GuardianOptions): Hono {
       });
     }
     const decision = domainDecisionFrom({ document, path });
+    annotateActiveSpan({ 'opa.path': path, ...decisionAttributes({ result: domainResult(decision), reasons: decision.deny, decidedBy: 'guardian' }) });
     logger.debug('domain decision', { package: path, ...decision });
     return c.json(decision satisfies DomainDecision);
   });
@@ -235,4 +239,11 @@ function packagePath(c: Context): string | undefined {
     });
   }
   return segments.join('/');
+}
+
+/** The one word a domain decision comes to, as the tool gate reads it: any denial first, then approval, then allow. */
+function domainResult(decision: DomainDecision): 'allow' | 'deny' | 'require_approval' {
+  if (decision.deny.length > 0) return 'deny';
+  if (decision.require_approval) return 'require_approval';
+  return decision.allow ? 'allow' : 'deny';
 }

@@ -4,6 +4,7 @@ import { LlmConfigSchema, type LlmConfig } from '../core/llm-config.js';
 import type { LanguageModel } from './language-model.js';
 import { OllamaLanguageModel } from './ollama-provider.js';
 import { OpenAiLanguageModel } from './openai-provider.js';
+import { tracedLanguageModel } from './traced-language-model.js';
 
 /**
  * Validates an `llmConfig` given in code. A bad one throws `ConfigError`
@@ -33,10 +34,11 @@ export function parseLlmConfig(value: unknown): LlmConfig {
 export function createLanguageModel(llmConfig: LlmConfig, options: { env?: Env } = {}): LanguageModel {
   const config = parseLlmConfig(llmConfig);
   switch (config.provider) {
+    // Each call a GenAI span when tracing is on.
     case 'ollama':
-      return new OllamaLanguageModel({ baseUrl: config.base_url, env: options.env });
+      return tracedLanguageModel(new OllamaLanguageModel({ baseUrl: config.base_url, env: options.env }));
     case 'openai':
-      return new OpenAiLanguageModel({ baseUrl: config.base_url, apiKey: config.api_key, env: options.env });
+      return tracedLanguageModel(new OpenAiLanguageModel({ baseUrl: config.base_url, apiKey: config.api_key, env: options.env }));
     default: {
       const unknown: never = config.provider;
       throw new ConfigError({

@@ -1,3 +1,4 @@
+import { inSpan } from '../core/telemetry/tracing.js';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { raceAbort } from '../core/abort.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
@@ -84,7 +85,18 @@ export class ToolSet {
    */
   async run(parsed: ParsedToolCall, options: { signal?: AbortSignal; onToolCall?: (event: ToolCallEvent) => void | Promise<void> }): Promise<ChatMessage> {
     const { call } = parsed;
-    const outcome = await this.#outcome(parsed, options.signal);
+    const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id };
+    const outcome = await inSpan(`execute_tool ${call.name}`, { attributes }, async (span) => {
+      try {
+        const settled = await this.#outcome(parsed, options.signal);
+        if ('error' in settled) span.setAttribute('error.type', 'tool_error');
+        return settled;
+      } catch (error) {
+        // A pause is the start of an approval wait, not a failure: an event, and the span ends here (a wait of hours is no open span).
+        if (error instanceof ToolLoopPause) span.addEvent('approval.requested', { 'gen_ai.tool.name': call.name });
+        throw error;
+      }
+    });
     if (options.signal?.aborted) throw new AbortedError({ cause: options.signal.reason });
     const base = { id: call.id, name: call.name, arguments: call.arguments };
     await options.onToolCall?.('error' in outcome ? { ...base, error: outcome.error } : { ...base, result: outcome.result });

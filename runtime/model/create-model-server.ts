@@ -26,6 +26,7 @@ import type { ModelStore, StoredModel } from './model-store.js';
 import { ollamaPullLines } from './ollama-pull.js';
 import type { ModelPool } from './model-pool.js';
 import { openAiRoutes } from './openai-routes.js';
+import { metricsResponse } from '../core/telemetry/service-metrics.js';
 import { parseModelRequest, readModelRequest } from './read-model-request.js';
 import {
   OllamaChatRequestSchema,
@@ -171,6 +172,7 @@ export function createModelServer(options: ModelServerOptions): ModelServer {
     },
     ...(options.forceToolCall ? { forceToolCall: true } : {}),
   };
+  app.get('/metrics', () => metricsResponse());
   // Before `/v1`, whose catch-all would answer it with OpenAI's 404.
   app.route('/v1/messages', anthropicRoutes({ pool, maxBodyBytes: maxBytes, logger }));
   app.route('/v1', openAiRoutes({ pool, maxBodyBytes: maxBytes, logger }));

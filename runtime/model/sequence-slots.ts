@@ -1,3 +1,4 @@
+import { gauge } from '../core/telemetry/service-metrics.js';
 import { ModelRequestError } from './model-request-error.js';
 
 interface Waiting {
@@ -21,6 +22,9 @@ interface Waiting {
  * const slots = new SequenceSlots({ slots: 2, maxQueue: 16 });
  * const text = await slots.run({ key: 2048, signal, work: () => generate() });
  */
+/** Generations queued for a sequence across this process's models (/metrics: the model runtime's queue depth). */
+const waitingGenerations = gauge('model_queue_depth', 'Generations waiting for a free sequence of a loaded model.');
+
 export class SequenceSlots {
   readonly slots: number;
   readonly #maxQueue: number;
@@ -57,6 +61,7 @@ export class SequenceSlots {
       const entry: Waiting = {
         key,
         start: () => {
+          waitingGenerations.dec();
           signal?.removeEventListener('abort', onAbort);
           this.#running += 1;
           this.#runningKey = key;
@@ -72,11 +77,13 @@ export class SequenceSlots {
           const at = this.#line.indexOf(entry);
           if (at < 0) return;
           this.#line.splice(at, 1);
+          waitingGenerations.dec();
           reject(signal!.reason as unknown);
           this.#pump();
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
+      waitingGenerations.inc();
       this.#line.push(entry);
       this.#pump();
     });

@@ -3,8 +3,10 @@ export const BASE_ENV_NAMES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR',
 
 /**
  * The environment of a child service: the few `BASE_ENV_NAMES` present in
- * `base` (default `process.env`), then the service's own `env` on top. Secrets
- * of the supervisor's environment (API keys, tokens) are not passed on.
+ * `base` (default `process.env`) and the OpenTelemetry variables (`OTEL_*`:
+ * where the user sends traces, with the headers their backend needs), then
+ * the service's own `env` on top. Other secrets of the supervisor's
+ * environment (API keys, tokens) are not passed on.
  *
  * @example
  * serviceEnv({ env: { AGENT_CARD: 'agent_cards/planner.json' } }); // { PATH: '…', HOME: '…', AGENT_CARD: '…' }
@@ -15,6 +17,9 @@ export function serviceEnv(options: { env?: Readonly<Record<string, string>>; ba
   for (const name of BASE_ENV_NAMES) {
     const value = base[name];
     if (value !== undefined) result[name] = value;
+  }
+  for (const [name, value] of Object.entries(base)) {
+    if (name.startsWith('OTEL_') && value !== undefined) result[name] = value;
   }
   return { ...result, ...options.env };
 }

@@ -10,6 +10,10 @@ import { startOrder } from './start-order.js';
 import { SupervisorError } from './supervisor-error.js';
 import type { ServiceState, SupervisorEvent } from './supervisor-event.js';
 import { waitForHealth } from './wait-for-health.js';
+import type { Listening } from '../core/server/listen.js';
+import { LOCAL_TRACES_VARIABLE } from '../telemetry/telemetry-config.js';
+import { startTraceReceiver } from '../telemetry/trace-receiver.js';
+import { TraceStore } from '../telemetry/trace-store.js';
 
 /** A service as `project.json` may write it (defaults not yet applied). */
 export type ServiceSpecInput = z.input<typeof ServiceSpecSchema>;
@@ -31,6 +35,12 @@ export interface SupervisorOptions {
   /** Crashes within `crashWindowMs` after which the stack stops (default 3 within 60 s). */
   maxCrashes?: number;
   crashWindowMs?: number;
+  /**
+   * Keep the stack's recent traces for `framework-cli trace` (default true):
+   * an OTLP receiver on a loopback port writes the services' spans to the
+   * bounded store under `<root>/.framework/traces/`.
+   */
+  traces?: boolean;
 }
 
 /** A service as the supervisor sees it now. */
@@ -96,6 +106,7 @@ export class Supervisor {
   #stopping = false;
   #stopped?: Promise<void>;
   #failure?: { service: string; message: string; lastLines: string[] };
+  #traceReceiver?: Listening & { tracesUrl: string };
   readonly #killAll = () => {
     for (const entry of this.#entries) entry.proc?.signal('SIGKILL');
   };
@@ -146,6 +157,7 @@ export class Supervisor {
     this.#started = true;
     mkdirSync(join(this.#root, RUN_DIR, 'logs'), { recursive: true });
     process.once('exit', this.#killAll);
+    if (this.#options.traces !== false) this.#traceReceiver = await startTraceReceiver({ store: new TraceStore({ root: this.#root }), logger: this.#logger });
     for (const entry of this.#entries) {
       if (this.#stopping) break;
       entry.stream = createWriteStream(entry.log, { flags: 'w' });
@@ -184,6 +196,8 @@ export class Supervisor {
       this.#emit({ type: 'stopped', service: entry.spec.name });
     }
     await Promise.all(this.#entries.map((entry) => new Promise<void>((done) => (entry.stream ? entry.stream.end(done) : done()))));
+    // After the services: their last spans are flushed to it as they stop.
+    await this.#traceReceiver?.close();
     process.off('exit', this.#killAll);
     const failure = this.#failure;
     this.#resolveFinished(failure ? { reason: 'gave_up', ...failure } : { reason: 'stopped' });
@@ -199,7 +213,15 @@ export class Supervisor {
       args,
       cwd: this.#root,
       // Projects sharing a Redis never share keys: each gets its own prefix unless the service's env names one.
-      env: serviceEnv({ env: { KV_PREFIX: this.#keyPrefix, ...spec.env } }),
+      // Spans go to the stack's receiver (and to the user's OTLP backend when OTEL_* says so), named after the service.
+      env: serviceEnv({
+        env: {
+          KV_PREFIX: this.#keyPrefix,
+          OTEL_SERVICE_NAME: spec.name,
+          ...(this.#traceReceiver ? { [LOCAL_TRACES_VARIABLE]: this.#traceReceiver.tracesUrl } : {}),
+          ...spec.env,
+        },
+      }),
       onLine: (stream, line) => this.#onLine(entry, stream, line),
     });
     entry.proc = proc;

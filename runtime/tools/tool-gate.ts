@@ -1,3 +1,5 @@
+import { decisionAttributes } from '../core/telemetry/decision-attributes.js';
+import { inSpan } from '../core/telemetry/tracing.js';
 import { z } from 'zod';
 import { loadA2AConfig, type A2AValidationMode, type Env } from '../core/config.js';
 import { isPlainObject } from '../core/json.js';
@@ -149,6 +151,14 @@ export class ToolGate {
   }
 
   async decide(call: GatedToolCall, options: { contextId?: string | undefined; signal?: AbortSignal } = {}): Promise<ToolDecision> {
+    return inSpan(`tool_gate ${call.name}`, { attributes: { 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id } }, async (span) => {
+      const decision = await this.#decide(call, options);
+      span.setAttributes(decisionAttributes({ result: decision.action, reasons: decision.reasons, decidedBy: decision.decidedBy }));
+      return decision;
+    });
+  }
+
+  async #decide(call: GatedToolCall, options: { contextId?: string | undefined; signal?: AbortSignal }): Promise<ToolDecision> {
     const pkg = this.packageOf(call.name);
     if (pkg === undefined) return { action: 'allow', reasons: [], decidedBy: 'ungated' };
     const { mode, guardianUrl } = this.#options;

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { FrameworkError } from '../framework-error.js';
+import { traceRequests } from '../telemetry/http-server-spans.js';
 
 export interface Listening {
   readonly server: Server;
@@ -90,11 +91,14 @@ export function listen(
     const toApp = getRequestListener(app.fetch, { hostname: options.host });
     const server = createServer(
       { connectionsCheckingInterval },
-      direct
-        ? (request, response) => {
-            if (!direct(request, response)) void toApp(request, response);
-          }
-        : toApp,
+      // Every request of every service: counted for /metrics, and a span when tracing is on.
+      traceRequests(
+        direct
+          ? (request, response) => {
+              if (!direct(request, response)) void toApp(request, response);
+            }
+          : (request, response) => void toApp(request, response),
+      ),
     );
     server.headersTimeout = limits.headersTimeoutMs;
     // Covers receiving the request only; a response streams for as long as it needs.

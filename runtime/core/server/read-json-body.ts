@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { BadRequestError } from '../errors/bad-request-error.js';
 import { nonFiniteNumberAt } from '../non-finite-number.js';
 import { nodeBindings, requestHeader } from './node-bindings.js';
+import { bindActiveContext } from '../telemetry/tracing.js';
 
 /** Deepest nesting of arrays and objects accepted in a request body (deeper input would overflow validators' recursion). */
 export const MAX_JSON_DEPTH = 64;
@@ -140,6 +141,8 @@ export function receiveNodeBody(
   maxBytes: number,
   done: (error: BadRequestError | undefined, text: string) => void,
 ): void {
+  // Called from the body's events: in the request's trace, not the socket's.
+  done = bindActiveContext(done);
   const declared = Number(incoming.headers['content-length'] ?? Number.NaN);
   if (declared > maxBytes) {
     done(tooLarge(maxBytes), '');

@@ -3,6 +3,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { nodeBindings } from './node-bindings.js';
 import { encodeSseComment, encodeSseEvent, SSE_HEADERS, type SseEvent } from './sse.js';
+import { gauge } from '../telemetry/service-metrics.js';
 
 export interface SseResponseOptions<T> {
   events: AsyncIterable<T>;
@@ -37,7 +38,12 @@ export function sseResponse<T>(c: Context, options: SseResponseOptions<T>): Resp
   return new Response(webStream(options), { status: 200, headers });
 }
 
+/** Event streams open now, on every server of this process (/metrics; 0 until the first). */
+const activeStreams = gauge('sse_streams_active', 'Server-sent event streams open now.');
+
 async function pumpToNode<T>(res: ServerResponse, options: SseResponseOptions<T>): Promise<void> {
+  activeStreams.inc();
+  res.once('close', () => activeStreams.dec());
   const iterator = options.events[Symbol.asyncIterator]();
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   let lastWrite = Date.now();

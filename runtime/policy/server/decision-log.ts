@@ -1,3 +1,4 @@
+import { activeTraceIds } from '../../core/telemetry/tracing.js';
 import { randomUUID } from 'node:crypto';
 import { stringifyJSON } from '../value-json.js';
 import { RegoObject, type Value } from '../value.js';
@@ -20,7 +21,8 @@ export interface Decision {
 
 /**
  * Writes one JSON line per policy decision: `decision_id`, `path`, `input`
- * (with masked fields erased), `result` (absent when undefined), `timestamp`.
+ * (with masked fields erased), `result` (absent when undefined), `timestamp`,
+ * and `trace_id` when the request was traced.
  */
 export class DecisionLog {
   readonly #write: (line: string) => void;
@@ -50,6 +52,9 @@ export class DecisionLog {
     fields.push(`"path":${JSON.stringify(decision.path)}`);
     if (decision.result !== undefined) fields.push(`"result":${stringifyJSON(decision.result)}`);
     fields.push(`"timestamp":${JSON.stringify(new Date().toISOString())}`);
+    // The trace of the request that asked, to go from a decision to the whole call.
+    const ids = activeTraceIds();
+    if (ids) fields.push(`"trace_id":${JSON.stringify(ids.trace_id)}`);
     this.#write(`{${fields.join(',')}}`);
     return id;
   }

@@ -8,6 +8,9 @@ import type { DirectHandler } from '../../core/server/listen.js';
 import { stringifyJson } from '../../core/json-text.js';
 import { randomUUID } from 'node:crypto';
 import { Counter, Registry } from 'prom-client';
+import { serviceMetricsText } from '../../core/telemetry/service-metrics.js';
+import { DECISION_ID_ATTRIBUTE } from '../../core/telemetry/span-attributes.js';
+import { annotateActiveSpan } from '../../core/telemetry/tracing.js';
 import { RequestDurations } from './request-durations.js';
 import { PolicyError } from '../errors.js';
 import type { QueryOptions } from '../engine.js';
@@ -304,7 +307,14 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     c.res = new Response(typeof body === 'string' ? body : new Uint8Array(body), { status: res.status, headers });
   });
 
-  app.get('/metrics', async () => new Response(`${await registry.metrics()}\n${durations.text()}`, { headers: { 'Content-Type': registry.contentType } }));
+  // OPA's names first (kept as they were), then the metrics every service of the toolkit has.
+  app.get(
+    '/metrics',
+    async () =>
+      new Response(`${await registry.metrics()}\n${durations.text()}${(await serviceMetricsText()).text}`, {
+        headers: { 'Content-Type': registry.contentType },
+      }),
+  );
   /** The policy set's revision and reload history, as /v1/status and /health?bundles show them. */
   const bundleStatus = (): Record<string, unknown> => {
     const status = store.status;
@@ -524,6 +534,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     const decided = ({ json }: Evaluated): Answer => {
       const evalNs = Number(process.hrtime.bigint() - started);
       const decisionId = options.decisionLog?.record({ path: path.join('/'), input, result: json === undefined ? undefined : parseJSON(json) });
+      annotateActiveSpan({ 'opa.path': path.join('/'), ...(decisionId ? { [DECISION_ID_ATTRIBUTE]: decisionId } : {}) });
       if (bare) {
         if (json === undefined) return errorAnswer(404, { code: 'undefined_document', message: `document missing: data/${path.join('/')}` });
         return okAnswer(json, q);

@@ -1,0 +1,32 @@
+import type { Hook } from '@oclif/core';
+import { FrameworkError } from '../../runtime/core/framework-error.js';
+import { startTelemetry } from '../../runtime/telemetry/start-telemetry.js';
+
+/** The commands that run a service, and the service name their spans carry unless OTEL_SERVICE_NAME says otherwise. */
+const SERVICES: Record<string, string> = {
+  'serve:agent': 'agent',
+  'serve:guardian': 'guardian',
+  'serve:memory': 'memory',
+  'serve:semantic-layer': 'semantic-layer',
+  'policy:serve': 'policy',
+  'model:serve': 'model',
+};
+
+/**
+ * Before a service command runs: OpenTelemetry from the standard OTEL_*
+ * variables (and the stack's local receiver under `up`). Nothing is loaded
+ * when neither is set; a variable that cannot be honoured stops the service
+ * with a message naming it. Spans are flushed by `serveUntilStopped`.
+ */
+const hook: Hook.Prerun = async function (options) {
+  const service = SERVICES[options.Command.id];
+  if (service === undefined) return;
+  try {
+    await startTelemetry({ env: process.env, defaultServiceName: service });
+  } catch (error) {
+    if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
+    throw error;
+  }
+};
+
+export default hook;

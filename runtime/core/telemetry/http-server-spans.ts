@@ -1,0 +1,87 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_SERVER_PORT,
+  ATTR_URL_PATH,
+} from '@opentelemetry/semantic-conventions';
+import type { Histogram } from 'prom-client';
+import { routeLabel } from './route-label.js';
+import { histogram } from './service-metrics.js';
+import { TRACER_NAME, tracingEnabled } from './tracing.js';
+
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** Paths polled by supervisors and scrapers: counted in the metrics, never traced (they would bury the real traces). */
+const UNTRACED = new Set(['/health', '/metrics']);
+
+let durations: Histogram<'method' | 'route' | 'status_code'> | undefined;
+/** Label children by `method route status`: a labelled observe validates and hashes its labels, a cached child does not. */
+const children = new Map<string, { observe(value: number): void }>();
+
+function recordDuration(method: string, url: string | undefined, status: number, seconds: number): void {
+  const route = routeLabel(url, status);
+  const key = `${method} ${route} ${status}`;
+  let child = children.get(key);
+  if (child === undefined) {
+    durations ??= histogram(
+      'http_server_request_duration_seconds',
+      'Duration of HTTP requests served, by method, route and status code (count: requests; status_code 5xx: errors).',
+      {
+        labelNames: ['method', 'route', 'status_code'],
+      },
+    );
+    child = durations.labels(method, route, String(status));
+    children.set(key, child);
+  }
+  child.observe(seconds);
+}
+
+/**
+ * Wraps a server's request listener: every request is counted in
+ * `http_server_request_duration_seconds`, and when tracing is on it runs in a
+ * SERVER span that continues the caller's W3C `traceparent` and is returned
+ * to the caller in the response's `traceparent` header. The span lasts until
+ * the response is done (a stream's whole life) and is named after the route.
+ */
+export function traceRequests(listener: Listener): Listener {
+  return (request, response) => {
+    const started = performance.now();
+    const method = request.method ?? 'GET';
+    response.once('close', () => recordDuration(method, request.url, response.statusCode, (performance.now() - started) / 1000));
+    if (!tracingEnabled() || UNTRACED.has(request.url ?? '')) {
+      listener(request, response);
+      return;
+    }
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+    const path = (request.url ?? '/').split('?', 1)[0] as string;
+    const span = trace.getTracer(TRACER_NAME).startSpan(
+      method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_URL_PATH]: path, [ATTR_SERVER_PORT]: request.socket.localPort ?? 0 },
+      },
+      parent,
+    );
+    const active = trace.setSpan(parent, span);
+    const outgoing: Record<string, string> = {};
+    propagation.inject(active, outgoing);
+    if (outgoing.traceparent) response.setHeader('traceparent', outgoing.traceparent);
+    response.once('close', () => endServerSpan(span, method, request, response));
+    context.with(active, () => listener(request, response));
+  };
+}
+
+function endServerSpan(span: Span, method: string, request: IncomingMessage, response: ServerResponse): void {
+  const status = response.statusCode;
+  const route = routeLabel(request.url, status);
+  span.updateName(`${method} ${route}`);
+  span.setAttribute(ATTR_HTTP_ROUTE, route);
+  span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  // A response cut off before it was complete (the client went away mid-stream).
+  if (!response.writableFinished) span.setAttribute('http.response.aborted', true);
+  span.end();
+}

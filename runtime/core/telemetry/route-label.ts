@@ -1,0 +1,27 @@
+/** Distinct routes kept as labels; requests past them count under "other", so random paths cannot grow /metrics without bound. */
+const MAX_ROUTES = 64;
+
+const known = new Set<string>();
+
+/**
+ * The `route` label of a request path, bounded: segments that look like
+ * identifiers (all digits, a run of three digits, longer than 24 characters,
+ * or characters beyond letters, digits and `_.:-`) become `{id}`, an unanswered path is "unmatched", and past
+ * `MAX_ROUTES` distinct routes the rest are "other".
+ */
+export function routeLabel(url: string | undefined, status: number): string {
+  if (status === 404) return 'unmatched';
+  const path = (url ?? '/').split('?', 1)[0] as string;
+  const route = path
+    .split('/')
+    .map((segment) => (segment === '' || !looksLikeId(segment) ? segment : '{id}'))
+    .join('/');
+  if (known.has(route)) return route;
+  if (known.size >= MAX_ROUTES) return 'other';
+  known.add(route);
+  return route;
+}
+
+function looksLikeId(segment: string): boolean {
+  return segment.length > 24 || /^\d+$/.test(segment) || /\d{3}/.test(segment) || !/^[\w.:-]+$/.test(segment);
+}

@@ -1,0 +1,80 @@
+import { setTracingEnabled } from '../core/telemetry/tracing.js';
+import { telemetryConfig, type TelemetryConfig } from './telemetry-config.js';
+
+/** A started SDK: `shutdown()` flushes the spans not yet sent and stops exporting. */
+export interface Telemetry {
+  readonly config: TelemetryConfig;
+  shutdown(): Promise<void>;
+}
+
+let running: Telemetry | undefined;
+
+/** How often spans go to the local receiver: soon enough for `framework-cli trace` right after a request. */
+const LOCAL_EXPORT_DELAY_MS = 500;
+
+/**
+ * Starts OpenTelemetry tracing in a service when there is somewhere to send
+ * spans (the user's OTLP backend from the standard OTEL_* variables, and/or
+ * the stack's local receiver that `up` names in FRAMEWORK_TRACES_URL).
+ * With neither, returns undefined having loaded no SDK: the toolkit's spans
+ * stay the API's no-ops. The SDK is imported here, on demand, so a process
+ * that never traces never loads it. Registers the W3C trace-context
+ * propagator and instruments `fetch` (HTTP client spans, `traceparent` on
+ * every outgoing call made within a span).
+ *
+ * @example
+ * await startTelemetry({ env: process.env, defaultServiceName: 'guardian' });
+ */
+export async function startTelemetry(options: {
+  env: Readonly<Record<string, string | undefined>>;
+  defaultServiceName: string;
+}): Promise<Telemetry | undefined> {
+  if (running) return running;
+  const config = telemetryConfig(options);
+  if (config === undefined) return undefined;
+  const [{ NodeTracerProvider }, { BatchSpanProcessor }, resources, { UndiciInstrumentation }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/instrumentation-undici'),
+  ]);
+  const spanProcessors = [];
+  if (config.otlp) {
+    const { OTLPTraceExporter } =
+      config.otlp.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
+    // The exporter reads the endpoint, headers, timeout and compression from the OTEL_EXPORTER_OTLP_* variables itself.
+    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
+  }
+  if (config.localUrl) {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: config.localUrl, headers: {} }), { scheduledDelayMillis: LOCAL_EXPORT_DELAY_MS }));
+  }
+  // OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME (the env detector) win over the toolkit's default name.
+  const resource = resources
+    .resourceFromAttributes({ 'service.name': config.serviceName })
+    .merge(await resources.detectResources({ detectors: [resources.envDetector] }));
+  const provider = new NodeTracerProvider({ resource, spanProcessors });
+  // The W3C trace-context and baggage propagators and the AsyncLocalStorage context manager.
+  provider.register();
+  // Only calls made within a span are traced: background polls (bundle followers, health probes) would each start a trace of their own.
+  const undici = new UndiciInstrumentation({ requireParentforSpans: true });
+  undici.enable();
+  setTracingEnabled(true);
+  let stopping: Promise<void> | undefined;
+  running = {
+    config,
+    shutdown: () =>
+      (stopping ??= (async () => {
+        setTracingEnabled(false);
+        undici.disable();
+        await provider.shutdown();
+        running = undefined;
+      })()),
+  };
+  return running;
+}
+
+/** Flushes and stops the SDK started by `startTelemetry`, if any. */
+export async function shutdownTelemetry(): Promise<void> {
+  await running?.shutdown();
+}

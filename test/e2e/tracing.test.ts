@@ -1,0 +1,219 @@
+/**
+ * Tracing across the tutorial swarm, started the way `up` starts it (the
+ * Supervisor, one child process per service): a plan approved at the
+ * planner's front door is ONE trace through planner → Guardian → policy
+ * engine → executor, received by a real OTLP/HTTP protobuf receiver and kept
+ * by the stack's own store for `framework-cli trace`; the caller's
+ * `traceparent` is continued and returned; every service's /metrics is
+ * Prometheus text. Run `npm run build` first.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { Supervisor } from '../../runtime/supervisor/supervisor.js';
+import { POLICIES, createWorkspace, testKey, type Workspace } from './a2a-support.js';
+import { runCli } from '../support/cli.js';
+import { freePort, waitFor } from '../support/net.js';
+import { CLI, startService } from '../support/processes.js';
+import { OtlpProtobufReceiver, type ReceivedSpan } from '../telemetry/otlp-protobuf-receiver.js';
+
+const SERVER = 2;
+const CLIENT = 3;
+
+let receiver: OtlpProtobufReceiver;
+let workspace: Workspace;
+let supervisor: Supervisor;
+const urls: Record<'policy' | 'guardian' | 'executor' | 'planner', string> = { policy: '', guardian: '', executor: '', planner: '' };
+
+beforeAll(async () => {
+  receiver = new OtlpProtobufReceiver();
+  await receiver.start();
+  const ports = { policy: await freePort(), guardian: await freePort(), executor: await freePort(), planner: await freePort() };
+  for (const name of Object.keys(ports) as (keyof typeof ports)[]) urls[name] = `http://127.0.0.1:${ports[name]}`;
+  workspace = await createWorkspace({
+    ports: { planner: ports.planner, executor: ports.executor },
+    keys: [testKey('planner-1', 'planner'), testKey('executor-1', 'executor')],
+  });
+  // The user's backend, as one would point the stack at it: the standard variables only.
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_BSP_SCHEDULE_DELAY: '200' };
+  const a2a = { ...otel, A2A_KEYS_FILE: workspace.keysFile, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: urls.guardian };
+  supervisor = new Supervisor({
+    root: workspace.dir,
+    cliPath: CLI,
+    services: [
+      {
+        name: 'policy',
+        kind: 'policy',
+        port: ports.policy,
+        args: ['policy', 'serve', POLICIES, '--addr', `127.0.0.1:${ports.policy}`, '--no-watch'],
+        env: otel,
+      },
+      {
+        name: 'guardian',
+        kind: 'guardian',
+        port: ports.guardian,
+        args: ['serve', 'guardian', '--addr', `127.0.0.1:${ports.guardian}`, '--opa-url', urls.policy],
+        env: otel,
+        dependsOn: ['policy'],
+      },
+      {
+        name: 'executor',
+        kind: 'agent',
+        port: ports.executor,
+        args: ['serve', 'agent', '--example', 'executor', '--a2a-only', '--port', String(ports.executor)],
+        env: { ...a2a, AGENT_CARD: workspace.cardPath('executor') },
+        dependsOn: ['guardian'],
+      },
+      {
+        name: 'planner',
+        kind: 'agent',
+        port: ports.planner,
+        args: ['serve', 'agent', '--example', 'planner', '--port', String(ports.planner)],
+        env: { ...a2a, AGENT_CARD: workspace.cardPath('planner'), EXECUTOR_CARD: workspace.cardPath('executor') },
+        dependsOn: ['guardian', 'executor'],
+      },
+    ],
+  });
+  await supervisor.start();
+}, 90_000);
+
+afterAll(async () => {
+  await supervisor?.stop();
+  await receiver?.stop();
+  if (!process.env.KEEP_TRACING_WORKSPACE) await workspace?.remove();
+  else console.log(workspace.dir);
+});
+
+async function query(
+  token: string,
+  text: string,
+  headers: Record<string, string> = {},
+): Promise<{ response: Response; body: { events: { event: string; data: Record<string, unknown> }[] } }> {
+  const response = await fetch(`${urls.planner}/query`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, ...headers },
+    body: JSON.stringify({ query: text }),
+  });
+  expect(response.status).toBe(200);
+  return { response, body: (await response.json()) as { events: { event: string; data: Record<string, unknown> }[] } };
+}
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+
+describe('one trace per request across the swarm', () => {
+  let spans: ReceivedSpan[];
+
+  it('continues the caller traceparent through planner, Guardian, policy engine and executor, with correct parents', async () => {
+    const started = await fetch(`${urls.planner}/session/start`, { method: 'POST' });
+    const { session_token: token } = (await started.json()) as { session_token: string };
+    const proposed = await query(token, 'Book the room; send the invitations; order catering');
+    const plan = proposed.body.events.find((e) => e.event === 'input_required')!.data as { data: { plan_id: string } };
+
+    const approved = await query(token, `PLAN_CONFIRM_APPROVE ${plan.data.plan_id}`, { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` });
+    expect(approved.body.events.some((e) => e.event === 'result')).toBe(true);
+    // The same trace, a span of the planner's own.
+    expect(approved.response.headers.get('traceparent')).toMatch(new RegExp(`^00-${TRACE_ID}-(?!${CALLER_SPAN})[0-9a-f]{16}-01$`));
+
+    const services = ['planner', 'guardian', 'policy', 'executor'];
+    await waitFor(
+      async () => services.every((service) => receiver.trace(TRACE_ID).some((span) => span.service === service)),
+      'spans of all four services',
+      15_000,
+    ).catch((error: Error) => {
+      const got = receiver.spans.map((span) => `${span.traceId.slice(0, 8)} ${span.service} ${span.kind} ${span.name}`).join('\n');
+      throw new Error(`${error.message}; received:\n${got}`);
+    });
+    // Let the last batches in (a span ends after its children are exported).
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    spans = receiver.trace(TRACE_ID);
+    expect(receiver.refused).toEqual([]);
+
+    const byId = new Map(spans.map((span) => [span.spanId, span]));
+    const parentOf = (span: ReceivedSpan) => (span.parentSpanId ? byId.get(span.parentSpanId) : undefined);
+    // One root: the planner's server span, child of the caller's span; every other span's parent is in the trace.
+    const roots = spans.filter((span) => !byId.has(span.parentSpanId ?? ''));
+    expect(roots.map((span) => [span.service, span.kind, span.name, span.parentSpanId])).toEqual([['planner', SERVER, 'POST /query', CALLER_SPAN]]);
+
+    const task = spans.find((span) => span.name === 'task route_to_task' && span.service === 'planner')!;
+    expect(parentOf(task)).toBe(roots[0]);
+    expect(task.attributes['framework.context_id']).toEqual(expect.any(String));
+
+    // Across processes: a server span's parent is a client span of the calling service.
+    const hops = spans
+      .filter((span) => span.kind === SERVER && span !== roots[0])
+      .map((span) => `${parentOf(span)?.service}:${parentOf(span)?.kind} → ${span.service}`);
+    expect(new Set(hops)).toEqual(
+      new Set([`planner:${CLIENT} → guardian`, `guardian:${CLIENT} → policy`, `planner:${CLIENT} → executor`, `executor:${CLIENT} → guardian`]),
+    );
+
+    // The Guardian's decisions and the caller-side checks say what was decided.
+    const validations = spans.filter((span) => span.service === 'guardian' && span.name === 'POST /v1/a2a/validate');
+    expect(validations.length).toBeGreaterThan(0);
+    for (const span of validations) expect(span.attributes).toMatchObject({ 'framework.decision': 'allow', 'framework.decided_by': 'guardian' });
+    const checks = spans.filter((span) => span.name === 'a2a.validate');
+    expect(checks.length).toBeGreaterThan(0);
+    expect(checks.every((span) => span.attributes['framework.decision'] === 'allow')).toBe(true);
+    const evaluations = spans.filter((span) => span.service === 'policy' && span.kind === SERVER);
+    expect(evaluations.every((span) => typeof span.attributes['opa.path'] === 'string')).toBe(true);
+  }, 60_000);
+
+  it('keeps the trace in the stack store: framework-cli trace draws it, and --json gives the same spans', async () => {
+    await waitFor(async () => (await runCli(['trace', TRACE_ID, '--dir', workspace.dir, '--json'])).code === 0, 'the trace in the local store', 10_000);
+    const json = await runCli(['trace', TRACE_ID, '--dir', workspace.dir, '--json']);
+    const view = JSON.parse(json.stdout) as { traceId: string; services: string[]; spans: { spanId: string; depth: number; service: string }[] };
+    expect(view.traceId).toBe(TRACE_ID);
+    expect(new Set(view.services)).toEqual(new Set(['planner', 'guardian', 'policy', 'executor']));
+    expect(new Set(view.spans.map((span) => span.spanId))).toEqual(new Set(spans.map((span) => span.spanId)));
+    expect(view.spans[0]).toMatchObject({ service: 'planner', depth: 0 });
+
+    const text = await runCli(['trace', '--last', '--dir', workspace.dir]);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^trace ${TRACE_ID} .* ${spans.length} spans`));
+    expect(text.stdout).toMatch(/^planner +POST \/query +█/m);
+    expect(text.stdout).toMatch(/^guardian +.*POST \/v1\/a2a\/validate .*decision=allow/m);
+    expect(text.stdout).toMatch(/^executor /m);
+
+    const missing = await runCli(['trace', 'ffffffffffffffffffffffffffffffff', '--dir', workspace.dir, '--json']);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'trace_not_found' } });
+    const bad = await runCli(['trace', 'not-a-trace', '--dir', workspace.dir]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/not a trace id \(32 hex digits/);
+  }, 30_000);
+
+  it('serves Prometheus text at /metrics on every service, with the request, stream and policy families', async () => {
+    for (const [name, url] of Object.entries(urls)) {
+      const response = await fetch(`${url}/metrics`);
+      expect(response.status, name).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+      const families = new Map(parsePrometheusTextFormat(await response.text()).map((family) => [family.name, family]));
+      const requests = families.get('http_server_request_duration_seconds');
+      expect(requests?.type, name).toBe('HISTOGRAM');
+      expect(requests!.metrics.some((metric) => Number(metric.buckets?.['+Inf']) > 0)).toBe(true);
+      if (name === 'planner' || name === 'executor') expect(families.get('sse_streams_active')?.type).toBe('GAUGE');
+    }
+    // The policy engine keeps OPA's names.
+    const policy = new Map(parsePrometheusTextFormat(await (await fetch(`${urls.policy}/metrics`)).text()).map((family) => [family.name, family]));
+    expect(policy.get('http_request_duration_seconds')?.type).toBe('HISTOGRAM');
+    expect(policy.get('policy_decisions_total')?.type).toBe('COUNTER');
+  }, 30_000);
+});
+
+describe('with nothing configured', () => {
+  it('creates no exporter: no span, no traceparent in the answer, the log line has no trace id', async () => {
+    const port = await freePort();
+    const guardian = await startService({ name: 'guardian', port, args: ['serve', 'guardian', '--addr', `127.0.0.1:${port}`, '--opa-url', urls.policy] });
+    try {
+      const response = await fetch(`${guardian.url}/v1/a2a/validate`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` },
+        body: '{}',
+      });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('traceparent')).toBeNull();
+    } finally {
+      await guardian.stop();
+    }
+  }, 30_000);
+});
