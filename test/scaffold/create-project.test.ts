@@ -80,7 +80,7 @@ describe('createProject', () => {
     expect(manifest.dependencies).toEqual({ framework_core: `^${toolkit.version}` });
     expect(manifest.devDependencies?.typescript).toBe(toolkit.typescriptVersion);
     expect(manifest.devDependencies?.typescript).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(manifest.scripts).toMatchObject({ build: 'tsc -p .', postinstall: 'framework-cli model runtime install' });
+    expect(manifest.scripts).toMatchObject({ build: 'tsc -p .', postinstall: 'framework-cli runtime install' });
     const tsconfig = JSON.parse(await readFile(join(dir, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
     expect(tsconfig.compilerOptions).toMatchObject({ module: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.' });
   });
