@@ -95,6 +95,25 @@ export function currentPlatform(): Platform {
 }
 
 /**
+ * Every package `runtime install` puts in the runtime folder for a platform,
+ * with its version: the native packages, their builds for it, LanceDB's Arrow.
+ *
+ * @example
+ * nativeRuntimePackages({ platform: 'linux', arch: 'x64', libc: 'glibc' })['@node-llama-cpp/linux-x64']; // '3.22.1'
+ */
+export function nativeRuntimePackages(options: Platform & { gpu?: LlamaGpu }): Record<string, string> {
+  const llama = NATIVE_PACKAGES['node-llama-cpp'];
+  const lance = NATIVE_PACKAGES['@lancedb/lancedb'];
+  return {
+    'node-llama-cpp': llama,
+    ...Object.fromEntries(llamaPlatformPackages(options).map((pkg) => [pkg, llama])),
+    '@lancedb/lancedb': lance,
+    [lancePlatformPackage(options)]: lance,
+    ...LANCEDB_ARROW,
+  };
+}
+
+/**
  * Where `runtime install` puts the native packages: `FRAMEWORK_RUNTIMES_DIR`,
  * else `$XDG_CACHE_HOME/framework_core/runtimes` or
  * `~/.cache/framework_core/runtimes`, one folder per set of versions (shared
@@ -179,16 +198,7 @@ export interface NativeRuntimeInstall {
 export async function installNativeRuntime(options: { gpu?: LlamaGpu; env?: NodeJS.ProcessEnv } = {}): Promise<NativeRuntimeInstall> {
   const env = options.env ?? process.env;
   const dir = nativeRuntimeDir({ env });
-  const platform = currentPlatform();
-  const llama = NATIVE_PACKAGES['node-llama-cpp'];
-  const lance = NATIVE_PACKAGES['@lancedb/lancedb'];
-  const wanted: Record<string, string> = {
-    'node-llama-cpp': llama,
-    ...Object.fromEntries(llamaPlatformPackages({ ...platform, ...(options.gpu ? { gpu: options.gpu } : {}) }).map((pkg) => [pkg, llama])),
-    '@lancedb/lancedb': lance,
-    [lancePlatformPackage(platform)]: lance,
-    ...LANCEDB_ARROW,
-  };
+  const wanted = nativeRuntimePackages({ ...currentPlatform(), ...(options.gpu ? { gpu: options.gpu } : {}) });
   const present = await Promise.all(Object.entries(wanted).map(async ([pkg, version]) => (await installedVersion(dir, pkg)) === version));
   if (present.every(Boolean)) return { dir, packages: wanted, installed: false };
 
@@ -208,7 +218,7 @@ export async function installNativeRuntime(options: { gpu?: LlamaGpu; env?: Node
   if (result.failed) {
     await rm(staging, { recursive: true, force: true });
     const last = String(result.stderr).trim().split('\n').slice(-3).join(' ');
-    throw new FrameworkError({ code: 'invalid_config', message: `npm install of ${Object.keys(wanted).join(', ')} failed: ${last || result.shortMessage}` });
+    throw new FrameworkError({ code: 'build_failed', message: `npm install of ${Object.keys(wanted).join(', ')} failed: ${last || result.shortMessage}` });
   }
   await rm(dir, { recursive: true, force: true });
   await rename(staging, dir);
