@@ -220,6 +220,8 @@ export async function installNativeRuntime(options: { gpu?: LlamaGpu; env?: Node
     const last = String(result.stderr).trim().split('\n').slice(-3).join(' ');
     throw new FrameworkError({ code: 'build_failed', message: `npm install of ${Object.keys(wanted).join(', ')} failed: ${last || result.shortMessage}` });
   }
+  // llama.cpp's sources (34 MB), which node-llama-cpp keeps to compile a build of its own; the engine loads the prebuilt one only (`build: 'never'`).
+  await rm(join(staging, 'node_modules', 'node-llama-cpp', 'llama', 'gitRelease.bundle'), { force: true });
   await rm(dir, { recursive: true, force: true });
   await rename(staging, dir);
   return { dir, packages: dependencies, installed: true };
