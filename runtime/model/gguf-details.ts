@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { loadLlamaCpp } from './llama-runtime.js';
 import { ModelRequestError } from './model-request-error.js';
 
 /** What `/api/show` and `/api/tags` report of a GGUF file, from its header. */
@@ -22,9 +23,9 @@ export async function readGgufDetails(path: string): Promise<GgufDetails> {
   } finally {
     await handle.close();
   }
+  // Loaded on use, so importing the toolkit does not load node-llama-cpp; missing, a 503 naming its install command.
+  const { readGgufFileInfo, GgufFileType } = await loadLlamaCpp();
   try {
-    // Loaded on use, so importing the toolkit does not load node-llama-cpp.
-    const { readGgufFileInfo, GgufFileType } = await import('node-llama-cpp');
     const general = (await readGgufFileInfo(path, { readTensorInfo: false })).metadata.general;
     const fileType = general.file_type === undefined ? undefined : GgufFileType[general.file_type];
     return {

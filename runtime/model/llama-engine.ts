@@ -2,6 +2,7 @@ import { counter } from '../core/telemetry/service-metrics.js';
 import type { ChatHistoryItem, ChatModelFunctions, ChatWrapper, Llama, LlamaChatSession, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { ConfigError } from '../core/errors/config-error.js';
 import { CpuThreads } from './cpu-threads.js';
+import { llamaGpuFromEnv, loadLlamaCpp } from './llama-runtime.js';
 import { ModelRequestError } from './model-request-error.js';
 import type { StoredModel } from './model-store.js';
 import { SequenceSlots } from './sequence-slots.js';
@@ -186,12 +187,17 @@ export class LlamaEngine {
     if (this.#loaded) return 0;
     const started = performance.now();
     this.#loading ??= (async () => {
-      // Loaded on first use, so importing the toolkit does not load llama.cpp.
-      this.#lib = await import('node-llama-cpp');
+      // Loaded on first use, so importing the toolkit does not load llama.cpp (nor need it installed).
+      this.#lib = await loadLlamaCpp();
       // At most one thread per core: more threads than cores makes llama.cpp's spinning workers
       // fight for the CPU (the prebuilt binary got 70 times slower on two cores). Each generation
       // then lowers `maxThreads` to the cores other processes leave free (see `#generate`).
-      this.#llama = await this.#lib.getLlama({ gpu: false, build: 'never', maxThreads: this.#threads.limit, logLevel: this.#lib.LlamaLogLevel.error });
+      this.#llama = await this.#lib.getLlama({
+        gpu: llamaGpuFromEnv(),
+        build: 'never',
+        maxThreads: this.#threads.limit,
+        logLevel: this.#lib.LlamaLogLevel.error,
+      });
       this.#loaded = await this.#llama.loadModel({ modelPath: this.model.path });
       this.#chatWrapper = this.#lib.resolveChatWrapper(this.#loaded);
       this.#loadedAt = new Date();

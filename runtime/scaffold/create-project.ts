@@ -7,6 +7,7 @@ import { writeProjectFile } from './project-metadata.js';
 import { BUILD_COMMAND, coreServices, PROJECT_PATHS } from './project-services.js';
 import { renderTree } from './render-template.js';
 import { validateProjectName } from './scaffold-names.js';
+import { toolkitDependency } from './toolkit-dependency.js';
 import { toolkitInfo } from './toolkit-root.js';
 
 export interface CreateProjectOptions {
@@ -16,6 +17,12 @@ export interface CreateProjectOptions {
   name: string;
   /** Write into a folder that is not empty (files of the scaffold are replaced). */
   force?: boolean;
+  /**
+   * framework_core from a checkout (folder) or an `npm pack` tarball, as a
+   * `file:` dependency, for work on the toolkit itself; default: the
+   * registry release of this toolkit's version (`^<version>`).
+   */
+  toolkit?: string;
 }
 
 export interface CreateProjectSummary {
@@ -31,7 +38,8 @@ export interface CreateProjectSummary {
  * Creates an agent project: `agents/`, `services/` (policies copied from the
  * toolkit, `semantic_layer/agent_cards/`), `compose.yaml`,
  * `.framework/project.json` (the services `framework-cli up` starts),
- * `package.json` (framework_core from this toolkit's folder), `tsconfig.json`,
+ * `package.json` (framework_core `^<this version>` from the registry, or
+ * `file:` the `toolkit` folder or tarball), `tsconfig.json`,
  * `.env.example`, `README.md`, `.gitignore`. Refuses a folder that is not
  * empty unless `force`. Throws `FrameworkError` (`invalid_request`).
  *
@@ -48,6 +56,7 @@ export async function scaffoldProject(options: CreateProjectOptions & { kind: Pr
   const root = resolve(options.dir);
   await ensureEmptyFolder({ root, force: options.force ?? false });
   const toolkit = toolkitInfo();
+  const dependency = toolkitDependency({ version: toolkit.version, ...(options.toolkit === undefined ? {} : { toolkit: options.toolkit }) });
   const swarm = options.kind === 'swarm';
 
   const created = await renderTree({
@@ -59,7 +68,7 @@ export async function scaffoldProject(options: CreateProjectOptions & { kind: Pr
       project: name,
       swarm,
       description: swarm ? `A multi-agent swarm made with framework-cli.` : `An agent project made with framework-cli.`,
-      toolkitRoot: toolkit.root,
+      toolkitDependency: dependency,
       toolkitVersion: toolkit.version,
       typescriptVersion: toolkit.typescriptVersion,
       typesNodeVersion: toolkit.typesNodeVersion,

@@ -14,6 +14,8 @@ export interface CreateSwarmOptions {
   dir: string;
   name: string;
   force?: boolean;
+  /** framework_core from a checkout or an `npm pack` tarball (see `CreateProjectOptions.toolkit`). */
+  toolkit?: string;
 }
 
 export interface CreateSwarmSummary {

@@ -1,11 +1,12 @@
 import { access, constants, mkdir } from 'node:fs/promises';
-import { connect, type Connection, type Table } from '@lancedb/lancedb';
+import type { Connection, Table } from '@lancedb/lancedb';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { idWhere, sqlString } from './lance-filter.js';
 import { CollectionMirror, unitVector, type MirroredRecord } from './collection-mirror.js';
 import { HnswVectorIndex } from '../core/vectors/hnsw-vector-index.js';
+import { loadLanceDb } from './lance-runtime.js';
 import { lanceSchema, recordsToArrow, rowMetadata, rowToStored, rowVector, vectorDimensions, type LanceRow } from './lance-rows.js';
 import { loadSavedIndex, saveIndex } from './mirror-file.js';
 import { VectorStoreUnavailableError } from './vector-store-unavailable-error.js';
@@ -77,6 +78,8 @@ export class LanceVectorStore implements VectorStore {
   static async open(options: { dir: string; logger?: Logger }): Promise<LanceVectorStore> {
     const { dir } = options;
     const logger = options.logger ?? silentLogger;
+    // Loaded on use: LanceDB is installed by `framework-cli runtime install`, not with the toolkit.
+    const { connect } = await loadLanceDb({ dir });
     let store: LanceVectorStore;
     try {
       await mkdir(dir, { recursive: true });

@@ -1,5 +1,22 @@
-/** Variables a child service inherits from the supervisor's environment; nothing else is passed on. */
-export const BASE_ENV_NAMES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'NODE_OPTIONS', 'LOG_LEVEL', 'NO_COLOR', 'SYSTEMROOT'] as const;
+/**
+ * Variables a child service inherits from the supervisor's environment; nothing else is passed on.
+ * The last three say where `runtime install` put the native parts (node-llama-cpp, LanceDB) and which llama.cpp build to use.
+ */
+export const BASE_ENV_NAMES = [
+  'PATH',
+  'HOME',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+  'TMPDIR',
+  'NODE_OPTIONS',
+  'LOG_LEVEL',
+  'NO_COLOR',
+  'SYSTEMROOT',
+  'XDG_CACHE_HOME',
+  'FRAMEWORK_RUNTIMES_DIR',
+  'FRAMEWORK_LLAMA_GPU',
+] as const;
 
 /**
  * The environment of a child service: the few `BASE_ENV_NAMES` present in

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultModelStore } from '../model/support/default-model.js';
 import { linkedStore } from '../model/support/linked-store.js';
 import { startModelServer, type RunningModelServer } from '../../runtime/model/start-model-server.js';
+import { currentPlatform, nativeRuntimeDir, nativeRuntimePackages } from '../../runtime/core/native-runtime.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { freePort } from '../support/net.js';
 import { REPO_ROOT } from '../support/processes.js';
@@ -176,6 +177,17 @@ async function serverModel(name: string, parameters: Record<string, unknown> = {
 
 const onModelServer = () => ({ OLLAMA_HOST: modelServer.url });
 
+/** A runtime folder holding (the manifests of) everything `runtime install` would put there: the command has nothing to do. */
+function installedRuntime(): string {
+  const base = temp('runtimes');
+  const dir = nativeRuntimeDir({ env: { FRAMEWORK_RUNTIMES_DIR: base } });
+  for (const [pkg, version] of Object.entries(nativeRuntimePackages(currentPlatform()))) {
+    mkdirSync(join(dir, 'node_modules', pkg), { recursive: true });
+    writeFileSync(join(dir, 'node_modules', pkg, 'package.json'), JSON.stringify({ name: pkg, version }));
+  }
+  return base;
+}
+
 /** A success for every command. */
 const SUCCESS: Record<string, Case> = {
   'a2a card sign': {
@@ -230,6 +242,11 @@ const SUCCESS: Record<string, Case> = {
     args: async () => ['model', 'run', await serverModel('json-short', { num_predict: 4, temperature: 0 }), 'Say hello.'],
     env: onModelServer,
     check: (doc) => expect(doc).toMatchObject({ model: 'json-short', response: expect.any(String), eval_count: 4 }),
+  },
+  'runtime install': {
+    args: () => ['runtime', 'install'],
+    env: () => ({ FRAMEWORK_RUNTIMES_DIR: installedRuntime() }),
+    check: (doc) => expect(doc).toMatchObject({ installed: false, packages: nativeRuntimePackages(currentPlatform()) }),
   },
   'policy check': { args: () => ['policy', 'check', 'policies'], check: (doc) => expect(doc.ok).toBe(true) },
   'policy fmt': { args: () => ['policy', 'fmt', '--check', 'policies'], check: (doc) => expect(doc).toMatchObject({ ok: true, changed: [] }) },
@@ -293,6 +310,12 @@ const FAILURE: Record<string, Case> = {
     args: () => ['model', 'show', 'smollm2'],
     env: () => ({ OLLAMA_HOST: closedUrl }),
     check: (doc) => expect(doc).toMatchObject({ error: { code: 'model_runtime_unavailable' } }),
+  },
+  // npm cannot reach the registry it is given: the install fails, and says so.
+  'runtime install': {
+    args: () => ['runtime', 'install'],
+    env: () => ({ FRAMEWORK_RUNTIMES_DIR: temp('runtimes'), npm_config_registry: `${closedUrl}/`, npm_config_fetch_retries: '0' }),
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'build_failed', message: expect.stringContaining('npm install of node-llama-cpp') } }),
   },
   'policy check': { args: () => ['policy', 'check', join(tmpdir(), 'fw-json-no-such-dir')] },
   'policy fmt': {

@@ -5,17 +5,17 @@
  * are recalled by a related request after the whole stack was restarted.
  * Run `npm run build` first.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultModelStore } from '../model/support/default-model.js';
 import { runCli } from '../support/cli.js';
-import { freePort } from '../support/net.js';
 import { linkDependencies } from '../support/project-deps.js';
 import { deleteKeys } from '../support/redis-keys.js';
 import { REDIS_URL } from '../support/redis-scope.js';
+import { moveSwarmToFreePorts } from '../support/swarm-ports.js';
 import { collectSse } from '../support/sse-client.js';
 
 const KV_PREFIX = `fwtest:swarm-${process.pid}-${Date.now()}:`;
@@ -30,30 +30,6 @@ afterAll(async () => {
   await deleteKeys(redis, KV_PREFIX);
   await redis.quit();
 });
-
-const DEFAULT_PORTS = [8181, 11438, 10100, 11434, 8000, 8002, 8003, 8004];
-
-/** Moves every default port of the swarm (project.json and cards) to a free one; plans without a model; memory under a test prefix. */
-async function prepare(projectRoot: string): Promise<Record<number, number>> {
-  const ports: Record<number, number> = {};
-  for (const port of DEFAULT_PORTS) ports[port] = await freePort();
-  const move = (text: string) =>
-    DEFAULT_PORTS.reduce(
-      (t, port) =>
-        t.replaceAll(`:${port}`, `:${ports[port]}`).replaceAll(`"port": ${port},`, `"port": ${ports[port]},`).replaceAll(`"${port}"`, `"${ports[port]}"`),
-      text,
-    );
-  const file = join(projectRoot, '.framework', 'project.json');
-  const project = JSON.parse(move(await readFile(file, 'utf8'))) as { services: { name: string; kind: string; env: Record<string, string> }[] };
-  for (const service of project.services) {
-    if (service.kind === 'agent') service.env.MODEL_NAME = '';
-    if (service.kind === 'memory') service.env.KV_PREFIX = KV_PREFIX;
-  }
-  await writeFile(file, JSON.stringify(project, null, 2));
-  const cards = join(projectRoot, 'services', 'semantic_layer', 'agent_cards');
-  for (const card of await readdir(cards)) await writeFile(join(cards, card), move(await readFile(join(cards, card), 'utf8')));
-  return ports;
-}
 
 async function up(projectRoot: string): Promise<string[]> {
   const result = await runCli(['up', '--detach', '--dir', projectRoot, '--json'], { timeoutMs: 240_000 });
@@ -74,7 +50,7 @@ describe('a swarm with system memory under framework-cli up', () => {
     const created = await runCli(['create', 'swarm', 'team', '--dir', root, '--json']);
     expect(created.code, created.stderr).toBe(0);
     await linkDependencies(root);
-    const ports = await prepare(root);
+    const ports = await moveSwarmToFreePorts({ root, kvPrefix: KV_PREFIX });
     const planner = `http://127.0.0.1:${ports[8003]}`;
 
     expect(await up(root)).toEqual(['model', 'policy', 'guardian', 'semantic-layer', 'memory', 'orchestrator', 'planner', 'executor']);

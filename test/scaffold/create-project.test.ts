@@ -71,18 +71,37 @@ describe('createProject', () => {
     expect(byName.model).toMatchObject({ kind: 'model', port: 11434, optional: true, args: ['model', 'serve', '--addr', '127.0.0.1:11434'] });
   });
 
-  it('writes a package.json that resolves framework_core from this toolkit and pins TypeScript', async () => {
+  it('writes a package.json that takes framework_core from the registry at this version, pins TypeScript and installs the model runtime', async () => {
     const dir = join(base, 'demo');
     await createProject({ dir, name: 'demo' });
     const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
     const toolkit = toolkitInfo();
     expect(manifest.type).toBe('module');
-    expect(manifest.dependencies).toEqual({ framework_core: `file:${toolkit.root}` });
+    expect(manifest.dependencies).toEqual({ framework_core: `^${toolkit.version}` });
     expect(manifest.devDependencies?.typescript).toBe(toolkit.typescriptVersion);
     expect(manifest.devDependencies?.typescript).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(manifest.scripts).toMatchObject({ build: 'tsc -p .' });
+    expect(manifest.scripts).toMatchObject({ build: 'tsc -p .', postinstall: 'framework-cli runtime install' });
     const tsconfig = JSON.parse(await readFile(join(dir, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
     expect(tsconfig.compilerOptions).toMatchObject({ module: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.' });
+  });
+
+  it('takes framework_core from a toolkit folder or an npm pack tarball with toolkit, and refuses anything else', async () => {
+    const toolkit = toolkitInfo();
+    const fromFolder = join(base, 'from-folder');
+    await createProject({ dir: fromFolder, name: 'demo', toolkit: toolkit.root });
+    const manifest = JSON.parse(await readFile(join(fromFolder, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+    expect(manifest.dependencies).toEqual({ framework_core: `file:${toolkit.root}` });
+
+    const tarball = join(base, 'framework_core-9.9.9.tgz');
+    await writeFile(tarball, 'packed');
+    const fromTarball = join(base, 'from-tarball');
+    await createProject({ dir: fromTarball, name: 'demo', toolkit: tarball });
+    const packed = JSON.parse(await readFile(join(fromTarball, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+    expect(packed.dependencies).toEqual({ framework_core: `file:${tarball}` });
+
+    await expect(createProject({ dir: join(base, 'a'), name: 'demo', toolkit: join(base, 'missing') })).rejects.toThrow(/no such file or folder/);
+    await expect(createProject({ dir: join(base, 'b'), name: 'demo', toolkit: base })).rejects.toThrow(/no framework_core package.json/);
+    await expect(createProject({ dir: join(base, 'c'), name: 'demo', toolkit: join(fromFolder, 'package.json') })).rejects.toThrow(/tarball made by npm pack/);
   });
 
   it('copies the toolkit policies and ignores secrets in git', async () => {

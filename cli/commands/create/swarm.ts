@@ -17,12 +17,18 @@ export default class CreateSwarm extends ScaffoldCommand {
   static override flags = {
     dir: Flags.string({ char: 'd', description: 'folder of the project (default: ./<name>)' }),
     force: Flags.boolean({ description: 'write into a folder that is not empty (files with the same names are replaced)', default: false }),
+    toolkit: Flags.string({
+      description:
+        "for work on the toolkit itself: framework_core from this folder or npm pack tarball (a file: dependency) instead of the registry's ^<this version>",
+    }),
   };
 
   async run(): Promise<CreateSwarmSummary> {
     const { args, flags } = await this.parse(CreateSwarm);
     const name = args.name ?? (flags.dir ? basename(resolve(flags.dir)) : 'swarm');
-    const summary = await this.scaffold(() => createSwarm({ dir: flags.dir ?? name, name, force: flags.force }));
+    const summary = await this.scaffold(() =>
+      createSwarm({ dir: flags.dir ?? name, name, force: flags.force, ...(flags.toolkit === undefined ? {} : { toolkit: flags.toolkit }) }),
+    );
     this.report([
       `Created swarm "${summary.name}" in ${summary.root}:`,
       ...summary.agents.map((agent) => `  ${agent.name.padEnd(13)} http://127.0.0.1:${agent.port}/`),
