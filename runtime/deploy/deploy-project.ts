@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { FrameworkError } from '../core/framework-error.js';
 import { LOCAL_PORTS, PROJECT_PATHS } from '../scaffold/project-services.js';
 import { readCompose, type ComposeFile } from '../scaffold/compose-file.js';
@@ -14,6 +14,16 @@ export type DeployKind = ServiceKind | 'kv';
 export interface DeployVolume {
   name: string;
   mountPath: string;
+  /** The variable naming a host folder to use instead (`${FRAMEWORK_MODELS_DIR:-model-cache}`), if any. */
+  hostFolderVariable?: string;
+}
+
+/** How an image is built (`compose.yaml`'s `build`): context and Dockerfile relative to the project root, build arguments resolved. */
+export interface DeployBuild {
+  image: string;
+  context: string;
+  dockerfile: string;
+  args: Record<string, string>;
 }
 
 /** One service of the project as every orchestrator needs it (read from `compose.yaml`, health from `.framework/project.json`). */
@@ -35,6 +45,8 @@ export interface DeployService {
   published: boolean;
   /** Its sessions live in the key-value store, so replicas share them. */
   sharedSessions: boolean;
+  /** Its Compose health check, as written (what a swarm runs). */
+  healthcheck?: Record<string, unknown>;
 }
 
 /** A file of a ConfigMap: its path under the mount, and its text. */
@@ -48,6 +60,8 @@ export interface DeployProject {
   root: string;
   name: string;
   images: { toolkit: string; redis: string };
+  /** One build per image. */
+  builds: DeployBuild[];
   services: DeployService[];
   /** Rego policies, mounted over `services/guardian/policies`. */
   policies: ConfigFile[];
@@ -55,6 +69,8 @@ export interface DeployProject {
   cards: ConfigFile[];
   /** Secret name → its file's content (A2A keys, the memory token). Never printed. */
   secrets: Record<string, string>;
+  /** Secret name → its file, absolute. */
+  secretFiles: Record<string, string>;
 }
 
 /** Where the toolkit image keeps the project (its WORKDIR). */
@@ -107,10 +123,11 @@ export async function readDeployProject(options: { root: string }): Promise<Depl
     root,
     name: project.name,
     images: imagesOf(compose, project.name),
+    builds: buildsOf(compose),
     services,
     policies,
     cards,
-    secrets: readSecrets({ root, compose }),
+    ...readSecrets({ root, compose }),
   };
 }
 
@@ -130,6 +147,7 @@ interface RawService {
   secrets?: unknown;
   volumes?: unknown;
   ports?: unknown;
+  healthcheck?: unknown;
 }
 
 function deployService(options: {
@@ -159,6 +177,7 @@ function deployService(options: {
     volumes: namedVolumes(raw.volumes, name),
     published: Array.isArray(raw.ports) && raw.ports.length > 0,
     sharedSessions: false,
+    ...(isRecord(raw.healthcheck) ? { healthcheck: raw.healthcheck } : {}),
   };
 }
 
@@ -166,14 +185,14 @@ function deployService(options: {
 function namedVolumes(value: unknown, service: string): DeployVolume[] {
   if (value === undefined) return [];
   return stringList(value, `${service}.volumes`).map((entry) => {
-    const match = /^(?:\$\{[A-Z_]+:-)?([a-z][a-z0-9_-]*)\}?:(\/[^:]+)$/.exec(entry);
+    const match = /^(?:\$\{([A-Z_]+):-)?([a-z][a-z0-9_-]*)\}?:(\/[^:]+)$/.exec(entry);
     if (!match) {
       throw new FrameworkError({
         code: 'invalid_request',
         message: `compose.yaml: the volume ${JSON.stringify(entry)} of ${service} is not a named volume (name:/path); deployments carry named volumes only.`,
       });
     }
-    return { name: match[1]!, mountPath: match[2]! };
+    return { name: match[2]!, mountPath: match[3]!, ...(match[1] ? { hostFolderVariable: match[1] } : {}) };
   });
 }
 
@@ -192,6 +211,25 @@ function imagesOf(compose: ComposeFile, project: string): { toolkit: string; red
   const images = Object.values(compose.services).map((s) => s.image);
   const pick = (suffix: string) => images.find((i): i is string => typeof i === 'string' && i.endsWith(suffix)) ?? `${project}${suffix}`;
   return { toolkit: pick('-toolkit:latest'), redis: pick('-redis:latest') };
+}
+
+/** `${VAR:-default}` with VAR from the environment, as Compose reads it. */
+function interpolate(value: string): string {
+  return value.replace(/\$\{([A-Z_][A-Z0-9_]*):-([^}]*)\}/g, (_, name: string, fallback: string) => process.env[name] || fallback);
+}
+
+function buildsOf(compose: ComposeFile): DeployBuild[] {
+  const builds = new Map<string, DeployBuild>();
+  for (const [name, service] of Object.entries(compose.services)) {
+    const build = service.build;
+    if (!isRecord(build) || typeof service.image !== 'string' || builds.has(service.image)) continue;
+    if (typeof build.context !== 'string' || typeof build.dockerfile !== 'string') {
+      throw new FrameworkError({ code: 'invalid_request', message: `compose.yaml: the build of ${name} needs a "context" and a "dockerfile".` });
+    }
+    const args = isRecord(build.args) ? Object.fromEntries(Object.entries(build.args).map(([k, v]) => [k, interpolate(String(v))])) : {};
+    builds.set(service.image, { image: service.image, context: build.context, dockerfile: build.dockerfile, args });
+  }
+  return [...builds.values()];
 }
 
 /** The files under `dir` (hidden ones skipped), sorted, with paths relative to it. */
@@ -235,13 +273,15 @@ function cardForService(file: ConfigFile): string {
 }
 
 /** The content of each secret the compose file names (its `file:`, relative to the project root). */
-function readSecrets(options: { root: string; compose: ComposeFile }): Record<string, string> {
+function readSecrets(options: { root: string; compose: ComposeFile }): { secrets: Record<string, string>; secretFiles: Record<string, string> } {
   const secrets: Record<string, string> = {};
+  const secretFiles: Record<string, string> = {};
   for (const [name, spec] of Object.entries(options.compose.secrets ?? {})) {
     const file = typeof spec.file === 'string' ? spec.file : undefined;
     if (!file) throw new FrameworkError({ code: 'invalid_request', message: `compose.yaml: the secret ${name} has no "file"; restore it.` });
     try {
-      secrets[name] = readFileSync(join(options.root, file), 'utf8');
+      secretFiles[name] = resolve(options.root, file);
+      secrets[name] = readFileSync(secretFiles[name], 'utf8');
     } catch {
       throw new FrameworkError({
         code: 'invalid_request',
@@ -249,5 +289,5 @@ function readSecrets(options: { root: string; compose: ComposeFile }): Record<st
       });
     }
   }
-  return secrets;
+  return { secrets, secretFiles };
 }
