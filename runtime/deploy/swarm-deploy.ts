@@ -62,24 +62,11 @@ export async function checkSwarmManager(): Promise<void> {
 }
 
 /**
- * Builds the project's images on this engine (no registry: a single-node
- * swarm runs them as they are; on more nodes, push them and name them in
- * compose.yaml), writes the stack file and the config files under
- * `.framework/run/`, runs `docker stack deploy`, and waits until every
- * service has all its replicas running and healthy. Replicas of a service
- * that keeps state in a volume, or of an agent whose sessions are not in
- * Redis, are refused: they would not share what they hold.
- *
- * @example
- * await deploySwarm({ project, replicas: { planner: 2 }, endpointMode: 'vip', output: 'stderr' });
+ * Refuses replicas of a service the project does not have, and more than
+ * one replica of a service that keeps state in a volume or of an agent
+ * whose sessions are not in Redis: they would not share what they hold.
  */
-export async function deploySwarm(options: {
-  project: DeployProject;
-  replicas: Record<string, number>;
-  endpointMode: EndpointMode;
-  healthTimeoutMs?: number;
-  output?: 'stderr';
-}): Promise<SwarmDeployResult> {
+export function checkReplicas(options: { project: DeployProject; replicas: Record<string, number> }): void {
   const { project } = options;
   for (const name of Object.keys(options.replicas)) {
     if (!project.services.some((s) => s.name === name)) {
@@ -96,6 +83,28 @@ export async function deploySwarm(options: {
       message: `More than one replica of ${unsafe.join(', ')} would not share state (a volume, or sessions in process memory); keep one, or create a swarm (sessions in Redis) to scale agents.`,
     });
   }
+}
+
+/**
+ * Builds the project's images on this engine (no registry: a single-node
+ * swarm runs them as they are; on more nodes, push them and name them in
+ * compose.yaml), writes the stack file and the config files under
+ * `.framework/run/`, runs `docker stack deploy`, and waits until every
+ * service has all its replicas running and healthy (replicas checked by
+ * {@link checkReplicas} first).
+ *
+ * @example
+ * await deploySwarm({ project, replicas: { planner: 2 }, endpointMode: 'vip', output: 'stderr' });
+ */
+export async function deploySwarm(options: {
+  project: DeployProject;
+  replicas: Record<string, number>;
+  endpointMode: EndpointMode;
+  healthTimeoutMs?: number;
+  output?: 'stderr';
+}): Promise<SwarmDeployResult> {
+  const { project } = options;
+  checkReplicas({ project, replicas: options.replicas });
   await checkSwarmManager();
   for (const build of project.builds) {
     const args = ['build', '--file', join(project.root, build.dockerfile), '--tag', build.image];

@@ -3,7 +3,14 @@ import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { ConfigError } from '../../../runtime/core/errors/config-error.js';
 import { readDeployProject } from '../../../runtime/deploy/deploy-project.js';
-import { deploySwarm, removeSwarm, type SwarmDeployResult, type SwarmDownResult } from '../../../runtime/deploy/swarm-deploy.js';
+import {
+  checkReplicas,
+  checkSwarmManager,
+  deploySwarm,
+  removeSwarm,
+  type SwarmDeployResult,
+  type SwarmDownResult,
+} from '../../../runtime/deploy/swarm-deploy.js';
 import { loadProject } from '../../../runtime/supervisor/load-project.js';
 import { packToolkit } from '../../../runtime/supervisor/pack-toolkit.js';
 import { formatTable } from '../../format-table.js';
@@ -62,10 +69,13 @@ export default class DeploySwarm extends JsonCommand {
         return result;
       }
       const project = await readDeployProject({ root });
+      const replicas = parseReplicas(flags.replicas ?? []);
+      checkReplicas({ project, replicas });
+      await checkSwarmManager();
       await packToolkit({ toolkitRoot: this.config.root, projectRoot: root });
       const result = await deploySwarm({
         project,
-        replicas: parseReplicas(flags.replicas ?? []),
+        replicas,
         endpointMode: flags['endpoint-mode'] as 'vip' | 'dnsrr',
         healthTimeoutMs: flags['health-timeout'] * 1000,
         ...(this.jsonEnabled() ? { output: 'stderr' as const } : {}),
