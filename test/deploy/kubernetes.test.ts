@@ -120,6 +120,22 @@ describe('deploy kubernetes (manifests)', () => {
     expect(policies.data!['a2a_access.rego']).toBe(await readFile(join(team(), 'services/guardian/policies/a2a_access.rego'), 'utf8'));
   });
 
+  it("keeps a plain project's agents at one replica without autoscaling: their sessions are in process memory", async () => {
+    const solo = join(base, 'solo');
+    expect((await runCli(['create', 'project', 'solo', '--dir', solo, '--json'], { env })).code).toBe(0);
+    const added = await runCli(['add', 'agent', 'helper', '--description', 'Helps.', '--no-interactive', '--dir', solo, '--json'], { env });
+    expect(added.code, added.stderr).toBe(0);
+    const output = await deploy([], solo);
+    expect(output.singleReplicaAgents).toEqual(['helper']);
+    expect(output.objects).toContain('Deployment/helper');
+    expect(output.objects.filter((o) => /^(HorizontalPodAutoscaler|PodDisruptionBudget|StatefulSet\/kv)/.test(o))).toEqual([]);
+    const objects = await manifests(output.manifests.map((f) => join(solo, f)));
+    expect(objects.find((o) => key(o) === 'Deployment/helper')?.spec).toMatchObject({ replicas: 1 });
+    expect(objects.every((o) => o.metadata.namespace === undefined)).toBe(true);
+    const text = await runCli(['deploy', 'kubernetes', '--dir', solo], { env, timeoutMs: 60_000 });
+    expect(text.stdout).toContain('One replica, no autoscaling, for helper');
+  });
+
   it('keeps the secrets in mode 0600 files only, never on standard output', async () => {
     const token = (await readFile(join(team(), '.framework/secrets/memory-token'), 'utf8')).trim();
     const result = await runCli(['deploy', 'kubernetes', '--dir', team(), '--out', out()], { env, timeoutMs: 60_000 });
