@@ -57,6 +57,7 @@ export const ERROR_CODES = {
   docker_unavailable: { httpStatus: 503, jsonRpcCode: -32603 },
   compose_file_missing: { httpStatus: 404, jsonRpcCode: -32601 },
   compose_failed: { httpStatus: 500, jsonRpcCode: -32603 },
+  deploy_failed: { httpStatus: 500, jsonRpcCode: -32603 },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** Every code an error of this toolkit can carry. */
