@@ -96,6 +96,13 @@ export class FrameworkCore {
   readonly #steps = new Map<string, StepFunction>();
   readonly #tasks = new Map<string, { info: TaskInfo; fn: TaskFunction }>();
   #sessions: ContextStore;
+  /**
+   * Context of the one-shot conversations running now (anonymous requests),
+   * kept in this process while one of their tasks runs and dropped after:
+   * a conversation that ends with its request never reaches the session
+   * store (no Redis write, no key left behind for an hour).
+   */
+  readonly #oneShot = new Map<string, { context: InProcessContextStore; runs: number }>();
 
   constructor(options: FrameworkCoreOptions = {}) {
     this.#sessions = options.sessions ?? new InProcessContextStore();
@@ -185,15 +192,24 @@ export class FrameworkCore {
     if (!entry) throw new UnknownTaskError({ task: name, registered: [...this.#tasks.keys()] });
     const signal = options.signal ?? neverAborted();
     if (signal.aborted) throw new AbortedError({ cause: signal.reason });
-    const responses = entry.fn({
-      query: options.query,
-      contextId: options.contextId,
-      oneShot: options.oneShot ?? false,
-      ...(options.approvalsOff === undefined ? {} : { approvalsOff: options.approvalsOff }),
-      signal,
-      agent: this,
-    });
-    const iterator = responses[Symbol.asyncIterator]();
+    // A task run inside a one-shot conversation (a router's sub-task) is one-shot too.
+    const oneShot = options.oneShot ?? (options.contextId !== undefined && this.#oneShot.has(options.contextId));
+    const release = oneShot && options.contextId !== undefined ? this.#holdOneShot(options.contextId) : undefined;
+    let iterator: AsyncIterator<AgentResponse>;
+    try {
+      const responses = entry.fn({
+        query: options.query,
+        contextId: options.contextId,
+        oneShot,
+        ...(options.approvalsOff === undefined ? {} : { approvalsOff: options.approvalsOff }),
+        signal,
+        agent: this,
+      });
+      iterator = responses[Symbol.asyncIterator]();
+    } catch (error) {
+      release?.();
+      throw error;
+    }
     // One abort listener for the whole run (not one per event): each step of
     // the task races this promise, so an abort ends the wait even when the
     // task is stuck in something that ignores the signal.
@@ -221,6 +237,7 @@ export class FrameworkCore {
         yield next.value;
       }
     } finally {
+      release?.();
       removeListener();
       // Close the task's generator when we stop early (abort, error, consumer break).
       // Not awaited: a task stuck in a non-abortable await must not hold the caller.
@@ -230,12 +247,12 @@ export class FrameworkCore {
 
   /** The session context of a conversation (`{}` when none). */
   async getSessionContext(contextId: string): Promise<Record<string, unknown>> {
-    return this.#sessions.getContext(contextId);
+    return this.#contextStore(contextId).getContext(contextId);
   }
 
   /** Merges `patch` into the session context of a conversation and returns the result. */
   async updateSessionContext(contextId: string, patch: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
-    return this.#sessions.updateContext(contextId, patch);
+    return this.#contextStore(contextId).updateContext(contextId, patch);
   }
 
   /**
@@ -244,12 +261,31 @@ export class FrameworkCore {
    * included, with a shared store) gets `true`. For one-time decisions.
    */
   async claimSessionContextValue(contextId: string, key: string, expected: unknown): Promise<boolean> {
-    return this.#sessions.claimContextValue(contextId, key, expected);
+    return this.#contextStore(contextId).claimContextValue(contextId, key, expected);
   }
 
   /** Uses `store` for session context from now on (the front door shares its session store this way). */
   useSessions(store: ContextStore): void {
     this.#sessions = store;
+  }
+
+  #contextStore(contextId: string): ContextStore {
+    return this.#oneShot.get(contextId)?.context ?? this.#sessions;
+  }
+
+  /** Keeps a one-shot conversation's context in process until the returned release is called as often as this was. */
+  #holdOneShot(contextId: string): () => void {
+    let held = this.#oneShot.get(contextId);
+    if (!held) {
+      held = { context: new InProcessContextStore(), runs: 0 };
+      this.#oneShot.set(contextId, held);
+    }
+    held.runs += 1;
+    const entry = held;
+    return () => {
+      entry.runs -= 1;
+      if (entry.runs === 0 && this.#oneShot.get(contextId) === entry) this.#oneShot.delete(contextId);
+    };
   }
 }
 function register<V>(map: Map<string, V>, kind: 'step' | 'task', name: string, value: V): void {
