@@ -1,4 +1,4 @@
-import { raceAbort, neverAborted } from './abort.js';
+import { abortSourceOf, raceAbort, neverAborted, type AbortSource } from './abort.js';
 import { AgentResponse } from './agent-response.js';
 import { InProcessContextStore, type ContextStore } from './context-store.js';
 import { AbortedError } from './errors/aborted-error.js';
@@ -67,6 +67,11 @@ export interface ExecuteTaskOptions {
   /** Why no approval can be given in this conversation (see `TaskContext.approvalsOff`). */
   approvalsOff?: string;
   signal?: AbortSignal;
+  /**
+   * Instead of `signal`, for transports: an abort source such as a
+   * `LazyAbortController`, whose signal is made only if the task reads it.
+   */
+  abort?: AbortSource;
 }
 
 export interface FrameworkCoreOptions {
@@ -184,14 +189,14 @@ export class FrameworkCore {
 
   /**
    * Runs a registered task and yields its responses. The query reaches the task
-   * exactly as given. When `signal` fires, the task's generator is closed and
+   * exactly as given. When `signal` (or `abort`) fires, the task's generator is closed and
    * the iteration ends with `AbortedError`.
    */
   async *executeTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
     const entry = this.#tasks.get(name);
     if (!entry) throw new UnknownTaskError({ task: name, registered: [...this.#tasks.keys()] });
-    const signal = options.signal ?? neverAborted();
-    if (signal.aborted) throw new AbortedError({ cause: signal.reason });
+    const abort = options.abort ?? abortSourceOf(options.signal ?? neverAborted());
+    if (abort.aborted) throw new AbortedError({ cause: abort.reason });
     // A task run inside a one-shot conversation (a router's sub-task) is one-shot too.
     const oneShot = options.oneShot ?? (options.contextId !== undefined && this.#oneShot.has(options.contextId));
     const release = oneShot && options.contextId !== undefined ? this.#holdOneShot(options.contextId) : undefined;
@@ -202,7 +207,10 @@ export class FrameworkCore {
         contextId: options.contextId,
         oneShot,
         ...(options.approvalsOff === undefined ? {} : { approvalsOff: options.approvalsOff }),
-        signal,
+        // Made when the task reads it, not before.
+        get signal() {
+          return abort.signal;
+        },
         agent: this,
       });
       iterator = responses[Symbol.asyncIterator]();
@@ -210,20 +218,20 @@ export class FrameworkCore {
       release?.();
       throw error;
     }
-    // One abort listener for the whole run (not one per event): each step of
-    // the task races this promise, so an abort ends the wait even when the
-    // task is stuck in something that ignores the signal.
-    let removeListener = () => {};
-    const aborted = new Promise<never>((_, reject) => {
-      const onAbort = () => reject(new AbortedError({ cause: signal.reason }));
-      signal.addEventListener('abort', onAbort, { once: true });
-      removeListener = () => signal.removeEventListener('abort', onAbort);
-    });
-    aborted.catch(() => undefined);
+    // One abort listener for the whole run (not one per event): it rejects the
+    // wait for the task's next response, so an abort ends the wait even when
+    // the task is stuck in something that ignores the signal.
+    let rejectWait: ((error: AbortedError) => void) | undefined;
+    const removeListener = abort.onAbort((reason) => rejectWait?.(new AbortedError({ cause: reason })));
     let finished = false;
     try {
       while (true) {
-        const next = await Promise.race([iterator.next(), aborted]);
+        if (abort.aborted) throw new AbortedError({ cause: abort.reason });
+        const next = await new Promise<IteratorResult<AgentResponse, unknown>>((resolve, reject) => {
+          rejectWait = reject;
+          iterator.next().then(resolve, reject);
+        });
+        rejectWait = undefined;
         if (next.done) {
           finished = true;
           return;
