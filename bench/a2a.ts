@@ -200,7 +200,9 @@ async function main(): Promise<void> {
     const ratio = (x: Figures, y: Figures) => `p50 ×${(x.p50 / y.p50).toFixed(2)}, calls/s ×${(x.perSecond / y.perSecond).toFixed(2)}`;
     console.log(`overhead (a)/(b):   ${ratio(a, b)}`);
     console.log(`overhead (c)/(b):   ${ratio(c, b)}`);
-    console.log(`overhead (d)/(b):   ${ratio(d, b)}   (target ≤ ×1.3 ${d.p50 / b.p50 <= 1.3 ? 'met' : 'MISSED'}; p50 ≤ 1.0 ms on a quiet machine: ${d.p50 <= 1 ? 'met' : 'MISSED'})`);
+    console.log(
+      `overhead (d)/(b):   ${ratio(d, b)}   (target ≤ ×1.3 ${d.p50 / b.p50 <= 1.3 ? 'met' : 'MISSED'}; p50 ≤ 1.0 ms on a quiet machine: ${d.p50 <= 1 ? 'met' : 'MISSED'})`,
+    );
     console.log(`overhead (a)/(b'):  ${ratio(a, bStream)}   (same streaming transport)`);
     console.log(`overhead (d)/(b'):  ${ratio(d, bStream)}   (same streaming transport)`);
     console.log(`policy round trips (a)−(c): ${(a.p50 - c.p50).toFixed(2)} ms p50 per call (two Guardian → policy engine decisions)`);

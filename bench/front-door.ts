@@ -15,6 +15,10 @@
  *
  *   npm run bench:front-door   (BENCH_SECONDS=3 BENCH_ROUNDS=5 BENCH_CONNECTIONS=32 by default)
  *
+ * BENCH_BEFORE_DIST=<another build's dist> adds that build's servers as
+ * further variants of the same rounds (before/after in one run); that dist
+ * must hold this bench too (copy dist/bench/front-door.js and support/ into it).
+ *
  * Servers run in child processes so the load generator does not share their
  * event loop. Prints figures; asserts nothing.
  */
@@ -23,6 +27,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { AgentResponse, FrameworkAgent, FrameworkCore, KvSessionStore, InProcessSessionStore, type SessionStore } from '../runtime/index.js';
@@ -77,9 +82,9 @@ interface Served {
   port: number;
 }
 
-function startServer(kind: Kind): Promise<Served> {
+function startServer(kind: Kind, script = fileURLToPath(import.meta.url)): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(script, ['serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.once('message', (port) => resolve({ child, port: Number(port) }));
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${String(code)}`)));
@@ -163,6 +168,8 @@ async function main(): Promise<void> {
   const bare = await startServer('bare');
   const memory = await startServer('memory');
   const kv = await startServer('kv');
+  const beforeScript = process.env.BENCH_BEFORE_DIST ? join(process.env.BENCH_BEFORE_DIST, 'bench/front-door.js') : undefined;
+  const before = beforeScript ? { memory: await startServer('memory', beforeScript), kv: await startServer('kv', beforeScript) } : undefined;
   try {
     const bearer = { authorization: `Bearer ${await sessionToken(kv)}` };
     const variants = [
@@ -170,6 +177,14 @@ async function main(): Promise<void> {
       { label: 'kv sessions, anonymous', served: kv, headers: {}, target: 0.5 },
       { label: 'kv sessions, bearer token', served: kv, headers: bearer, target: 0.5 },
     ];
+    if (before) {
+      const beforeBearer = { authorization: `Bearer ${await sessionToken(before.kv)}` };
+      variants.push(
+        { label: 'BEFORE memory, anonymous', served: before.memory, headers: {}, target: 0.7 },
+        { label: 'BEFORE kv, anonymous', served: before.kv, headers: {}, target: 0.5 },
+        { label: 'BEFORE kv, bearer token', served: before.kv, headers: beforeBearer, target: 0.5 },
+      );
+    }
     await check(bare, {}, 'bare server');
     for (const v of variants) await check(v.served, v.headers, v.label);
     // Warm every server's JIT before timing.
@@ -199,7 +214,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    for (const served of [bare, memory, kv]) served.child.kill('SIGTERM');
+    for (const served of [bare, memory, kv, ...(before ? [before.memory, before.kv] : [])]) served.child.kill('SIGTERM');
   }
 
   console.log('\nsession resolution (resolve a bearer token to its context), 20000 sequential calls');
