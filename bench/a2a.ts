@@ -21,9 +21,10 @@
  *
  *   npm run bench:a2a        (BENCH_A2A_CALLS=300 BENCH_A2A_WARMUP=30 BENCH_A2A_LOGS=20000 by default)
  *
- * Everything runs in this one process (policy engine, Guardian, three
- * executors, the callers), sequentially: one call at a time, so the figures
- * are latency, not throughput under load. Reference (not measured here): the
+ * The executors run in processes of their own (`framework-cli serve agent
+ * --example executor --a2a-only`), as deployed; the callers, the Guardian and
+ * the policy engine run in this process. Calls are sequential: one at a
+ * time, so the figures are latency, not throughput under load. Reference (not measured here): the
  * Python A2A SDK does a trivial hop in about 2.2 ms p50 on a similar machine.
  * Prints figures; asserts nothing.
  */
@@ -42,11 +43,9 @@ import { createValidator, decisionLogShipperFor, getValidator, type A2AValidator
 import { auditEvent, type AuditEvent } from '../runtime/a2a/audit-log.js';
 import { DecisionLogShipper } from '../runtime/a2a/decision-log-shipper.js';
 import { loadA2AConfig } from '../runtime/core/config.js';
-import type { RunningAgent } from '../runtime/agent/run-agent.js';
-import { createExecutorAgent } from '../runtime/examples/executor-agent.js';
 import { startGuardian } from '../runtime/guardian/start-guardian.js';
 import { startPolicyServer } from '../runtime/policy/server/start-policy-server.js';
-import { runAgent } from '../runtime/agent/run-agent.js';
+import { freePort, startCli } from './support/child-services.js';
 
 const CALLS = Number(process.env.BENCH_A2A_CALLS ?? 300);
 const WARMUP = Number(process.env.BENCH_A2A_WARMUP ?? 30);
@@ -107,12 +106,12 @@ async function measureAll(calls: ReadonlyArray<() => Promise<void>>): Promise<Fi
   });
 }
 
-/** The example executor in this process on a free port, A2A only. */
-async function executor(env: Record<string, string>): Promise<RunningAgent & { card: AgentCard }> {
-  const { core, agent } = createExecutorAgent();
-  const running = await runAgent(core, agent, { port: 0, mode: 'a2a', env: { LOG_LEVEL: 'error', ...env } });
-  if (!running.card) throw new Error('the executor serves no agent card');
-  return running as RunningAgent & { card: AgentCard };
+/** The example executor in a process of its own on a free port, A2A only, and its card as it serves it. */
+async function executor(env: Record<string, string>): Promise<{ card: AgentCard; close(): Promise<void> }> {
+  const port = await freePort();
+  const service = await startCli({ name: 'executor', args: ['serve', 'agent', '--example', 'executor', '--a2a-only', '--port', String(port)], port, env });
+  const card = (await (await fetch(`${service.url}/.well-known/agent-card.json`)).json()) as AgentCard;
+  return { card, close: () => service.stop() };
 }
 
 /** One `agentConnection` hop; throws unless the outcome is the expected one. */
@@ -181,7 +180,7 @@ async function main(): Promise<void> {
     const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({})] }).createFromAgentCard(open.card);
 
     console.log(
-      `A2A hop: executor example task, ${CALLS} sequential calls after ${WARMUP} warm-up in ${ROUNDS} interleaved rounds, all in one process (node ${process.version}, load average ${loadavg()
+      `A2A hop: executor example task, ${CALLS} sequential calls after ${WARMUP} warm-up in ${ROUNDS} interleaved rounds, executors in their own processes (node ${process.version}, load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')})`,
     );
@@ -201,7 +200,9 @@ async function main(): Promise<void> {
     const ratio = (x: Figures, y: Figures) => `p50 ×${(x.p50 / y.p50).toFixed(2)}, calls/s ×${(x.perSecond / y.perSecond).toFixed(2)}`;
     console.log(`overhead (a)/(b):   ${ratio(a, b)}`);
     console.log(`overhead (c)/(b):   ${ratio(c, b)}`);
-    console.log(`overhead (d)/(b):   ${ratio(d, b)}   (target: p50 ≤ 1.0 ms and ≤ ×1.3)`);
+    console.log(
+      `overhead (d)/(b):   ${ratio(d, b)}   (target ≤ ×1.3 ${d.p50 / b.p50 <= 1.3 ? 'met' : 'MISSED'}; p50 ≤ 1.0 ms on a quiet machine: ${d.p50 <= 1 ? 'met' : 'MISSED'})`,
+    );
     console.log(`overhead (a)/(b'):  ${ratio(a, bStream)}   (same streaming transport)`);
     console.log(`overhead (d)/(b'):  ${ratio(d, bStream)}   (same streaming transport)`);
     console.log(`policy round trips (a)−(c): ${(a.p50 - c.p50).toFixed(2)} ms p50 per call (two Guardian → policy engine decisions)`);

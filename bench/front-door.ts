@@ -1,32 +1,54 @@
 /**
- * Benchmark of the agent front door: throughput and latency of POST /stream
- * for a task yielding three events, against a bare node:http server writing
- * the same three SSE events, measured in the same run with autocannon. Also
- * session resolution latency, memory vs kv (Redis at 127.0.0.1:6379).
+ * Benchmark of the agent front door: throughput of POST /stream for a task
+ * yielding three events, against a bare node:http server writing the same
+ * three SSE events, with autocannon, in interleaved rounds (bare, then each
+ * variant of ours, then again), so a change of machine load hits every
+ * variant alike. Each variant's figure is the median of its per-round ratios
+ * to the bare server of the same round, printed with the issue's target:
  *
- *   npm run bench            (BENCH_SECONDS=5 BENCH_CONNECTIONS=32 by default)
+ * - memory sessions, anonymous requests (no Authorization header);
+ * - kv sessions (Redis at SESSION_KV_URL, default 127.0.0.1:6379), anonymous;
+ * - kv sessions with a bearer token (one Redis GET per request).
  *
- * Servers run in a child process so the load generator does not share their
+ * Also the server's CPU time per request (from /proc, steadier than
+ * throughput on a shared machine), and session resolution latency, memory vs kv.
+ *
+ *   npm run bench:front-door   (BENCH_SECONDS=3 BENCH_ROUNDS=5 BENCH_CONNECTIONS=32 by default)
+ *
+ * BENCH_BEFORE_DIST=<another build's dist> adds that build's servers as
+ * further variants of the same rounds (before/after in one run); that dist
+ * must hold this bench too (copy dist/bench/front-door.js and support/ into it).
+ *
+ * Servers run in child processes so the load generator does not share their
  * event loop. Prints figures; asserts nothing.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { AgentResponse, FrameworkAgent, FrameworkCore, KvSessionStore, InProcessSessionStore, type SessionStore } from '../runtime/index.js';
 import { runAgent } from '../runtime/agent/run-agent.js';
+import { median, ratioSummary, targetMark } from './support/ratios.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const KV_URL = process.env.SESSION_KV_URL ?? 'redis://127.0.0.1:6379';
 const BODY = JSON.stringify({ query: 'bench' });
 const EVENTS = [
   ['status', 'Planning...'],
   ['status', 'Step 1/1: bench'],
   ['result', '{"actions":["bench"],"outcomes":["done"]}'],
 ] as const;
+const EXPECTED = EVENTS.map(([event, data]) => `event: ${event}\ndata: ${data}\n\n`).join('');
 
-async function serveOurs(): Promise<number> {
+type Kind = 'bare' | 'memory' | 'kv';
+
+async function serveOurs(backend: 'memory' | 'kv'): Promise<number> {
   const core = new FrameworkCore();
   core.task({ name: 'route_to_task' }, async function* () {
     yield AgentResponse.status(EVENTS[0][1]);
@@ -34,7 +56,8 @@ async function serveOurs(): Promise<number> {
     yield AgentResponse.result({ actions: ['bench'], outcomes: ['done'] });
   });
   const agent = new FrameworkAgent({ agentName: 'bench', description: 'benchmark agent' });
-  const running = await runAgent(core, agent, { port: 0, env: { AGENT_NAME: 'bench', LOG_LEVEL: 'error' } });
+  const kv = { SESSION_BACKEND: 'kv', SESSION_KV_URL: KV_URL, KV_PREFIX: `fwbench:${process.pid}:`, SESSION_TTL: '120' };
+  const running = await runAgent(core, agent, { port: 0, env: { AGENT_NAME: 'bench', LOG_LEVEL: 'error', ...(backend === 'kv' ? kv : {}) } });
   return running.port;
 }
 
@@ -54,45 +77,61 @@ async function serveBare(): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-function startServer(kind: 'ours' | 'bare'): Promise<{ child: ChildProcess; port: number }> {
+interface Served {
+  child: ChildProcess;
+  port: number;
+}
+
+function startServer(kind: Kind, script = fileURLToPath(import.meta.url)): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(script, ['serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.once('message', (port) => resolve({ child, port: Number(port) }));
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${String(code)}`)));
   });
 }
 
-async function load(port: number): Promise<autocannon.Result> {
-  return autocannon({
-    url: `http://127.0.0.1:${port}/stream`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: BODY,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-  });
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+function cpuSeconds(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
 }
 
-async function measure(kind: 'ours' | 'bare'): Promise<autocannon.Result> {
-  const { child, port } = await startServer(kind);
-  try {
-    // Check the answer is what we think it is before timing it.
-    const text = await (await fetch(`http://127.0.0.1:${port}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY })).text();
-    const expected = EVENTS.map(([event, data]) => `event: ${event}\ndata: ${data}\n\n`).join('');
-    if (text !== expected) throw new Error(`${kind} server answered:\n${text}`);
-    await autocannon({
-      url: `http://127.0.0.1:${port}/stream`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: BODY,
-      connections: CONNECTIONS,
-      duration: 1,
-    });
-    return await load(port);
-  } finally {
-    child.kill('SIGTERM');
-  }
+interface Run {
+  perSecond: number;
+  p99: number;
+  cpuUsPerRequest: number;
+  errors: number;
+}
+
+async function load(served: Served, headers: Record<string, string>, seconds: number): Promise<Run> {
+  const cpu0 = cpuSeconds(served.child.pid);
+  const r = await autocannon({
+    url: `http://127.0.0.1:${served.port}/stream`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: BODY,
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
+  const cpu = cpuSeconds(served.child.pid) - cpu0;
+  return { perSecond: r.requests.average, p99: r.latency.p99, cpuUsPerRequest: (cpu * 1e6) / Math.max(1, r.requests.total), errors: r.errors + r.non2xx };
+}
+
+/** Checks the answer is what we think it is before timing it. */
+async function check(served: Served, headers: Record<string, string>, label: string): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${served.port}/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: BODY,
+  });
+  const text = await response.text();
+  if (text !== EXPECTED) throw new Error(`${label} answered ${response.status}:\n${text}`);
+}
+
+async function sessionToken(served: Served): Promise<string> {
+  const response = await fetch(`http://127.0.0.1:${served.port}/session/start`, { method: 'POST' });
+  return ((await response.json()) as { session_token: string }).session_token;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -114,33 +153,77 @@ async function sessionLatency(store: SessionStore, rounds: number): Promise<{ p5
   return { p50: percentile(samples, 50), p99: percentile(samples, 99), perSecond: rounds / totalSeconds };
 }
 
-function row(name: string, r: autocannon.Result): string {
-  return `${name.padEnd(22)} ${r.requests.average.toFixed(0).padStart(8)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   errors ${r.errors + r.non2xx}`;
-}
-
 async function main(): Promise<void> {
   const [role, kind] = process.argv.slice(2);
   if (role === 'serve') {
-    const port = kind === 'bare' ? await serveBare() : await serveOurs();
+    const port = kind === 'bare' ? await serveBare() : await serveOurs(kind === 'kv' ? 'kv' : 'memory');
     process.send?.(port);
     return;
   }
-  console.log(`front door: POST /stream, 3 SSE events per request, ${CONNECTIONS} connections, ${SECONDS} s each (node ${process.version})`);
-  const bare = await measure('bare');
-  const ours = await measure('ours');
-  console.log(row('bare node:http', bare));
-  console.log(row('framework_core', ours));
   console.log(
-    `ratio framework_core / bare: throughput ${(ours.requests.average / bare.requests.average).toFixed(2)}, mean latency ${(ours.latency.average / bare.latency.average).toFixed(2)} (${ours.latency.average.toFixed(2)} ms vs ${bare.latency.average.toFixed(2)} ms)`,
+    `front door: POST /stream, 3 SSE events per request, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per variant (node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
   );
+  const bare = await startServer('bare');
+  const memory = await startServer('memory');
+  const kv = await startServer('kv');
+  const beforeScript = process.env.BENCH_BEFORE_DIST ? join(process.env.BENCH_BEFORE_DIST, 'bench/front-door.js') : undefined;
+  const before = beforeScript ? { memory: await startServer('memory', beforeScript), kv: await startServer('kv', beforeScript) } : undefined;
+  try {
+    const bearer = { authorization: `Bearer ${await sessionToken(kv)}` };
+    const variants = [
+      { label: 'memory sessions, anonymous', served: memory, headers: {}, target: 0.7 },
+      { label: 'kv sessions, anonymous', served: kv, headers: {}, target: 0.5 },
+      { label: 'kv sessions, bearer token', served: kv, headers: bearer, target: 0.5 },
+    ];
+    if (before) {
+      const beforeBearer = { authorization: `Bearer ${await sessionToken(before.kv)}` };
+      variants.push(
+        { label: 'BEFORE memory, anonymous', served: before.memory, headers: {}, target: 0.7 },
+        { label: 'BEFORE kv, anonymous', served: before.kv, headers: {}, target: 0.5 },
+        { label: 'BEFORE kv, bearer token', served: before.kv, headers: beforeBearer, target: 0.5 },
+      );
+    }
+    await check(bare, {}, 'bare server');
+    for (const v of variants) await check(v.served, v.headers, v.label);
+    // Warm every server's JIT before timing.
+    await load(bare, {}, 1);
+    for (const v of variants) await load(v.served, v.headers, 1);
+
+    const bareRuns: Run[] = [];
+    const runs = variants.map(() => [] as Run[]);
+    for (let round = 0; round < ROUNDS; round++) {
+      bareRuns.push(await load(bare, {}, SECONDS));
+      for (const [i, v] of variants.entries()) runs[i]!.push(await load(v.served, v.headers, SECONDS));
+    }
+    const line = (label: string, list: Run[]) =>
+      `${label.padEnd(30)} ${median(list.map((r) => r.perSecond))
+        .toFixed(0)
+        .padStart(7)} req/s   p99 ${String(median(list.map((r) => r.p99))).padStart(4)} ms   server CPU ${median(list.map((r) => r.cpuUsPerRequest))
+        .toFixed(0)
+        .padStart(4)} µs/request   errors ${list.reduce((n, r) => n + r.errors, 0)}`;
+    console.log(line('bare node:http', bareRuns));
+    for (const [i, v] of variants.entries()) console.log(line(v.label, runs[i]!));
+    console.log('throughput vs bare (median of per-round ratios):');
+    for (const [i, v] of variants.entries()) {
+      const ratios = runs[i]!.map((r, round) => r.perSecond / bareRuns[round]!.perSecond);
+      const cpu = runs[i]!.map((r, round) => r.cpuUsPerRequest / bareRuns[round]!.cpuUsPerRequest);
+      console.log(
+        `  ${v.label.padEnd(28)} ${ratioSummary(ratios)}   ${targetMark(median(ratios), v.target, 'at least')}   server CPU per request ${median(cpu).toFixed(2)}× bare`,
+      );
+    }
+  } finally {
+    for (const served of [bare, memory, kv, ...(before ? [before.memory, before.kv] : [])]) served.child.kill('SIGTERM');
+  }
 
   console.log('\nsession resolution (resolve a bearer token to its context), 20000 sequential calls');
-  const memory = new InProcessSessionStore({ ttlSeconds: 3600 });
-  const kv = new KvSessionStore({ url: process.env.SESSION_KV_URL ?? 'redis://127.0.0.1:6379', ttlSeconds: 60, keyPrefix: `fwbench:${process.pid}:` }); // keys expire a minute after the run
+  const memoryStore = new InProcessSessionStore({ ttlSeconds: 3600 });
+  const kvStore = new KvSessionStore({ url: KV_URL, ttlSeconds: 60, keyPrefix: `fwbench:${process.pid}:` }); // keys expire a minute after the run
   try {
     for (const [name, store] of [
-      ['memory', memory],
-      ['kv (Redis)', kv],
+      ['memory', memoryStore],
+      ['kv (Redis)', kvStore],
     ] as const) {
       await sessionLatency(store, 1000);
       const r = await sessionLatency(store, 20_000);
@@ -149,8 +232,8 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await memory.close();
-    await kv.close();
+    await memoryStore.close();
+    await kvStore.close();
   }
 }
 

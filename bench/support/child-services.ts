@@ -52,9 +52,10 @@ export interface ChildService {
   stop(): Promise<void>;
 }
 
-async function healthy(url: string): Promise<boolean> {
+async function healthy(url: string, anyAnswer = false): Promise<boolean> {
   try {
-    return (await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok;
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    return anyAnswer || response.ok;
   } catch {
     return false;
   }
@@ -67,6 +68,8 @@ export async function startCli(options: {
   port: number;
   env?: Record<string, string>;
   healthPath?: string;
+  /** Ready once the health path answers at all, 503 (degraded: a dependency not running) included. */
+  anyAnswer?: boolean;
 }): Promise<ChildService> {
   const child = spawn(process.execPath, [CLI, ...options.args], {
     cwd: REPO_ROOT,
@@ -80,7 +83,7 @@ export async function startCli(options: {
   const url = `http://127.0.0.1:${options.port}`;
   const alive = () => child.exitCode === null && child.signalCode === null;
   const deadline = Date.now() + 120_000;
-  while (!(await healthy(`${url}${options.healthPath ?? '/health'}`))) {
+  while (!(await healthy(`${url}${options.healthPath ?? '/health'}`, options.anyAnswer))) {
     if (!alive()) throw new Error(`${options.name} exited early:\n${output}`);
     if (Date.now() > deadline) throw new Error(`${options.name} did not get healthy in 120 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 100));

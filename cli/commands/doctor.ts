@@ -1,6 +1,6 @@
 import { JsonCommand } from '../json-command.js';
 import { formatReport } from '../../runtime/doctor/format-report.js';
-import { runDoctor, type DoctorReport } from '../../runtime/doctor/run-doctor.js';
+import type { DoctorReport } from '../../runtime/doctor/run-doctor.js';
 
 export default class Doctor extends JsonCommand {
   static override description =
@@ -14,6 +14,8 @@ export default class Doctor extends JsonCommand {
 
   async run(): Promise<DoctorReport> {
     await this.parse(Doctor);
+    // Loaded once the arguments are known good: a mistyped flag does not wait for it.
+    const { runDoctor } = await import('../../runtime/doctor/run-doctor.js');
     const report = await runDoctor({ env: process.env });
     if (!this.jsonEnabled()) this.log(formatReport(report));
     // Not this.exit(1): under --json that would print a second JSON document.

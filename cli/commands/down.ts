@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
-import { composeDown } from '../../runtime/supervisor/compose-stack.js';
 import { readContainerState } from '../../runtime/supervisor/container-state.js';
 import { stopStack, type StopStackResult } from '../../runtime/supervisor/stop-stack.js';
 import { failWith } from '../fail-with.js';
@@ -29,7 +28,10 @@ export default class Down extends JsonCommand {
     try {
       const containers = readContainerState({ root });
       result = containers
-        ? await composeDown({ root, state: containers, volumes: flags.volumes, timeoutSeconds: flags.timeout })
+        ? // Docker's helpers (and execa) are loaded only for a stack of containers.
+          await (
+            await import('../../runtime/supervisor/compose-stack.js')
+          ).composeDown({ root, state: containers, volumes: flags.volumes, timeoutSeconds: flags.timeout })
         : await stopStack({ root, timeoutMs: flags.timeout * 1000 });
     } catch (error) {
       failWith(this, error);

@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import { Args, Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
-import { containerLabel, containerStatus, followContainers, lastContainerLines } from '../../runtime/supervisor/compose-stack.js';
 import { readContainerState } from '../../runtime/supervisor/container-state.js';
 import { followFiles, lastLines } from '../../runtime/supervisor/log-tail.js';
 import { serviceLogs } from '../../runtime/supervisor/service-logs.js';
@@ -86,6 +85,8 @@ export default class Logs extends JsonCommand {
 
   /** `logs` of a stack of `up --containers`: `docker logs` of each container (a service's replicas as `planner`, `planner-2`). */
   async #containers(options: { project: string; root: string; service: string | undefined; follow: boolean; lines: number }): Promise<{ lines: LogLine[] }> {
+    // Docker's helpers (and execa) are loaded only for a stack of containers.
+    const { containerLabel, containerStatus, followContainers, lastContainerLines } = await import('../../runtime/supervisor/compose-stack.js');
     let containers: Awaited<ReturnType<typeof containerStatus>> = [];
     try {
       containers = await containerStatus({ project: options.project });

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
-import { composeStatus } from '../../runtime/supervisor/compose-stack.js';
 import { readContainerState } from '../../runtime/supervisor/container-state.js';
 import { stackStatus, type StackStatus } from '../../runtime/supervisor/stack-status.js';
 import { failWith } from '../fail-with.js';
@@ -26,7 +25,10 @@ export default class Status extends JsonCommand {
     let status: StackStatus;
     try {
       const containers = readContainerState({ root });
-      status = containers ? await composeStatus({ root, state: containers }) : await stackStatus({ root });
+      // Docker's helpers (and execa) are loaded only for a stack of containers.
+      status = containers
+        ? await (await import('../../runtime/supervisor/compose-stack.js')).composeStatus({ root, state: containers })
+        : await stackStatus({ root });
     } catch (error) {
       failWith(this, error);
     }

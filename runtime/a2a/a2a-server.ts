@@ -8,7 +8,7 @@ import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { mountA2AEndpoint } from './a2a-endpoint.js';
-import { startGrpcBinding, type GrpcListening } from './a2a-grpc-binding.js';
+import type { GrpcListening } from './a2a-grpc-binding.js';
 import { signAgentCard } from './card-signing.js';
 import { cardRef, cardUrl, interfacesFor, loadAgentCard } from './agent-card.js';
 import { CheckedRequestHandler } from './checked-request-handler.js';
@@ -120,7 +120,9 @@ export async function createA2AServer(options: {
         ...(pushSigner ? { pushSigner } : {}),
         ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       }),
-    serveGrpc: ({ host, port }) => startGrpcBinding({ card, requestHandler, guard, logger, maxBodyBytes: config.maxBodyBytes, host, port }),
+    // gRPC (and @grpc/grpc-js) is loaded only by an agent that serves it (A2A_GRPC_PORT).
+    serveGrpc: async ({ host, port }) =>
+      (await import('./a2a-grpc-binding.js')).startGrpcBinding({ card, requestHandler, guard, logger, maxBodyBytes: config.maxBodyBytes, host, port }),
     close: async () => {
       sender.close();
       await Promise.allSettled([tasks.close(), nonces.close()]);

@@ -1,6 +1,7 @@
 import { TaskState, type Artifact, type Message } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
+import { LazyAbortController } from '../core/abort.js';
 import type { AgentResponse } from '../core/agent-response.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import { silentLogger, type Logger } from '../core/logger.js';
@@ -28,7 +29,7 @@ const WAITING_TTL_MS = 60 * 60 * 1000;
 export class FrameworkExecutor implements AgentExecutor {
   readonly #core: FrameworkCore;
   readonly #logger: Logger;
-  readonly #running = new Map<string, { abort: AbortController; contextId: string }>();
+  readonly #running = new Map<string, { abort: LazyAbortController; contextId: string }>();
   /**
    * Tasks that ended waiting for input, by id, with their contextId. The SDK
    * keeps their event bus alive and sends a cancel to us, so we must answer
@@ -61,7 +62,7 @@ export class FrameworkExecutor implements AgentExecutor {
             },
       ),
     );
-    const abort = new AbortController();
+    const abort = new LazyAbortController();
     this.#waiting.delete(taskId);
     this.#running.set(taskId, { abort, contextId });
     const status = (state: TaskState, message?: Message) =>
@@ -73,7 +74,7 @@ export class FrameworkExecutor implements AgentExecutor {
       if (!context.task) status(TaskState.TASK_STATE_WORKING);
       let finalState: TaskState = TaskState.TASK_STATE_COMPLETED;
       let finalMessage: Message | undefined;
-      const responses = runTaskForTransport({ core: this.#core, query: queryFromMessage(user), contextId, signal: abort.signal, logger: this.#logger });
+      const responses = runTaskForTransport({ core: this.#core, query: queryFromMessage(user), contextId, abort, logger: this.#logger });
       for await (const response of responses) {
         const outcome = this.#publish(response, { taskId, contextId, status, artifact });
         if (outcome) {
@@ -82,13 +83,13 @@ export class FrameworkExecutor implements AgentExecutor {
         }
       }
       // A cancel has already published the canceled state.
-      if (!abort.signal.aborted) {
+      if (!abort.aborted) {
         if (finalState === TaskState.TASK_STATE_INPUT_REQUIRED) this.#waiting.set(taskId, contextId, Date.now() + WAITING_TTL_MS);
         status(finalState, finalMessage);
       }
     } finally {
       this.#running.delete(taskId);
-      if (!abort.signal.aborted) bus.finished();
+      if (!abort.aborted) bus.finished();
     }
   }
 

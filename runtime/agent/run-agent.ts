@@ -12,6 +12,7 @@ import { flushDecisionLogs } from '../a2a/validator.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import { createBaseApp } from '../core/server/base-app.js';
 import { createFrontDoor } from '../http/front-door.js';
+import { directStream } from '../http/direct-stream.js';
 import { listen, type Listening } from '../core/server/listen.js';
 import { createMinimalFrontDoor } from '../http/minimal-front-door.js';
 
@@ -101,11 +102,16 @@ export async function runAgent(core: FrameworkCore, agent: FrameworkAgent, runOp
     // A2A lives on the main port: beside the front door, or alone when the front door has its own port.
     const main = front && !separate ? front : a2aOnlyApp(options.agent, logger);
     if (a2a) a2a.mount(main);
-    const mainListening = await listen(main, { host, port, portHint: 'set AGENT_PORT or pass --port' });
+    // POST /stream of the full front door is answered below Hono (see directStream).
+    const direct =
+      front && options.mode !== 'minimal'
+        ? directStream({ core: options.core, sessions, logger, maxBytes: config.maxBodyBytes, keepAliveMs: options.keepAliveMs })
+        : undefined;
+    const mainListening = await listen(main, { host, port, portHint: 'set AGENT_PORT or pass --port', ...(main === front && direct ? { direct } : {}) });
     opened.push(mainListening);
     let frontListening: Listening | undefined;
     if (separate && front) {
-      frontListening = await listen(front, { host, port: config.webInterfacePort ?? 0, portHint: 'set WEB_INTERFACE_PORT' });
+      frontListening = await listen(front, { host, port: config.webInterfacePort ?? 0, portHint: 'set WEB_INTERFACE_PORT', ...(direct ? { direct } : {}) });
       opened.push(frontListening);
     }
     if (a2a) fixCardPort(card, mainListening.port, logger);

@@ -1,6 +1,6 @@
 import { CONTEXT_ATTRIBUTE, STEP_ATTRIBUTE, TASK_ATTRIBUTE } from './telemetry/span-attributes.js';
 import { inSpan, spanOverStream, tracingEnabled } from './telemetry/tracing.js';
-import { raceAbort, neverAborted } from './abort.js';
+import { abortSourceOf, raceAbort, neverAborted, type AbortSource } from './abort.js';
 import { AgentResponse } from './agent-response.js';
 import { InProcessContextStore, type ContextStore } from './context-store.js';
 import { AbortedError } from './errors/aborted-error.js';
@@ -69,6 +69,11 @@ export interface ExecuteTaskOptions {
   /** Why no approval can be given in this conversation (see `TaskContext.approvalsOff`). */
   approvalsOff?: string;
   signal?: AbortSignal;
+  /**
+   * Instead of `signal`, for transports: an abort source such as a
+   * `LazyAbortController`, whose signal is made only if the task reads it.
+   */
+  abort?: AbortSource;
 }
 
 export interface FrameworkCoreOptions {
@@ -98,6 +103,13 @@ export class FrameworkCore {
   readonly #steps = new Map<string, StepFunction>();
   readonly #tasks = new Map<string, { info: TaskInfo; fn: TaskFunction }>();
   #sessions: ContextStore;
+  /**
+   * Context of the one-shot conversations running now (anonymous requests),
+   * kept in this process while one of their tasks runs and dropped after:
+   * a conversation that ends with its request never reaches the session
+   * store (no Redis write, no key left behind for an hour).
+   */
+  readonly #oneShot = new Map<string, { context: InProcessContextStore; runs: number }>();
 
   constructor(options: FrameworkCoreOptions = {}) {
     this.#sessions = options.sessions ?? new InProcessContextStore();
@@ -179,7 +191,7 @@ export class FrameworkCore {
 
   /**
    * Runs a registered task and yields its responses. The query reaches the task
-   * exactly as given. When `signal` fires, the task's generator is closed and
+   * exactly as given. When `signal` (or `abort`) fires, the task's generator is closed and
    * the iteration ends with `AbortedError`.
    */
   async *executeTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
@@ -194,31 +206,43 @@ export class FrameworkCore {
   async *#runTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
     const entry = this.#tasks.get(name);
     if (!entry) throw new UnknownTaskError({ task: name, registered: [...this.#tasks.keys()] });
-    const signal = options.signal ?? neverAborted();
-    if (signal.aborted) throw new AbortedError({ cause: signal.reason });
-    const responses = entry.fn({
-      query: options.query,
-      contextId: options.contextId,
-      oneShot: options.oneShot ?? false,
-      ...(options.approvalsOff === undefined ? {} : { approvalsOff: options.approvalsOff }),
-      signal,
-      agent: this,
-    });
-    const iterator = responses[Symbol.asyncIterator]();
-    // One abort listener for the whole run (not one per event): each step of
-    // the task races this promise, so an abort ends the wait even when the
-    // task is stuck in something that ignores the signal.
-    let removeListener = () => {};
-    const aborted = new Promise<never>((_, reject) => {
-      const onAbort = () => reject(new AbortedError({ cause: signal.reason }));
-      signal.addEventListener('abort', onAbort, { once: true });
-      removeListener = () => signal.removeEventListener('abort', onAbort);
-    });
-    aborted.catch(() => undefined);
+    const abort = options.abort ?? abortSourceOf(options.signal ?? neverAborted());
+    if (abort.aborted) throw new AbortedError({ cause: abort.reason });
+    // A task run inside a one-shot conversation (a router's sub-task) is one-shot too.
+    const oneShot = options.oneShot ?? (options.contextId !== undefined && this.#oneShot.has(options.contextId));
+    const release = oneShot && options.contextId !== undefined ? this.#holdOneShot(options.contextId) : undefined;
+    let iterator: AsyncIterator<AgentResponse>;
+    try {
+      const responses = entry.fn({
+        query: options.query,
+        contextId: options.contextId,
+        oneShot,
+        ...(options.approvalsOff === undefined ? {} : { approvalsOff: options.approvalsOff }),
+        // Made when the task reads it, not before.
+        get signal() {
+          return abort.signal;
+        },
+        agent: this,
+      });
+      iterator = responses[Symbol.asyncIterator]();
+    } catch (error) {
+      release?.();
+      throw error;
+    }
+    // One abort listener for the whole run (not one per event): it rejects the
+    // wait for the task's next response, so an abort ends the wait even when
+    // the task is stuck in something that ignores the signal.
+    let rejectWait: ((error: AbortedError) => void) | undefined;
+    const removeListener = abort.onAbort((reason) => rejectWait?.(new AbortedError({ cause: reason })));
     let finished = false;
     try {
       while (true) {
-        const next = await Promise.race([iterator.next(), aborted]);
+        if (abort.aborted) throw new AbortedError({ cause: abort.reason });
+        const next = await new Promise<IteratorResult<AgentResponse, unknown>>((resolve, reject) => {
+          rejectWait = reject;
+          iterator.next().then(resolve, reject);
+        });
+        rejectWait = undefined;
         if (next.done) {
           finished = true;
           return;
@@ -232,6 +256,7 @@ export class FrameworkCore {
         yield next.value;
       }
     } finally {
+      release?.();
       removeListener();
       // Close the task's generator when we stop early (abort, error, consumer break).
       // Not awaited: a task stuck in a non-abortable await must not hold the caller.
@@ -241,12 +266,12 @@ export class FrameworkCore {
 
   /** The session context of a conversation (`{}` when none). */
   async getSessionContext(contextId: string): Promise<Record<string, unknown>> {
-    return this.#sessions.getContext(contextId);
+    return this.#contextStore(contextId).getContext(contextId);
   }
 
   /** Merges `patch` into the session context of a conversation and returns the result. */
   async updateSessionContext(contextId: string, patch: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
-    return this.#sessions.updateContext(contextId, patch);
+    return this.#contextStore(contextId).updateContext(contextId, patch);
   }
 
   /**
@@ -255,12 +280,31 @@ export class FrameworkCore {
    * included, with a shared store) gets `true`. For one-time decisions.
    */
   async claimSessionContextValue(contextId: string, key: string, expected: unknown): Promise<boolean> {
-    return this.#sessions.claimContextValue(contextId, key, expected);
+    return this.#contextStore(contextId).claimContextValue(contextId, key, expected);
   }
 
   /** Uses `store` for session context from now on (the front door shares its session store this way). */
   useSessions(store: ContextStore): void {
     this.#sessions = store;
+  }
+
+  #contextStore(contextId: string): ContextStore {
+    return this.#oneShot.get(contextId)?.context ?? this.#sessions;
+  }
+
+  /** Keeps a one-shot conversation's context in process until the returned release is called as often as this was. */
+  #holdOneShot(contextId: string): () => void {
+    let held = this.#oneShot.get(contextId);
+    if (!held) {
+      held = { context: new InProcessContextStore(), runs: 0 };
+      this.#oneShot.set(contextId, held);
+    }
+    held.runs += 1;
+    const entry = held;
+    return () => {
+      entry.runs -= 1;
+      if (entry.runs === 0 && this.#oneShot.get(contextId) === entry) this.#oneShot.delete(contextId);
+    };
   }
 }
 function register<V>(map: Map<string, V>, kind: 'step' | 'task', name: string, value: V): void {

@@ -1,3 +1,4 @@
+import type { AbortSource } from './abort.js';
 import { AgentResponse } from './agent-response.js';
 import { assertNever } from './assert-never.js';
 import { toPublicError } from './public-error.js';
@@ -15,7 +16,8 @@ export interface TaskRunRequest {
   oneShot?: boolean;
   /** Why no approval can be given in this conversation (see `TaskContext.approvalsOff`). */
   approvalsOff?: string;
-  signal: AbortSignal;
+  /** The client's abort (a `LazyAbortController`: the task's signal is made only if it reads it). */
+  abort: AbortSource;
   logger: Logger;
   /** Task to run; the core's entry task (`route_to_task`) when omitted. */
   task?: string;
@@ -34,12 +36,12 @@ export async function* runTaskForTransport(request: TaskRunRequest): AsyncGenera
       contextId: request.contextId,
       oneShot: request.oneShot ?? false,
       ...(request.approvalsOff === undefined ? {} : { approvalsOff: request.approvalsOff }),
-      signal: request.signal,
+      abort: request.abort,
     })) {
       yield response;
     }
   } catch (error) {
-    if (request.signal.aborted || (FrameworkError.isInstance(error) && error instanceof AbortedError)) return;
+    if (request.abort.aborted || (FrameworkError.isInstance(error) && error instanceof AbortedError)) return;
     if (!FrameworkError.isInstance(error)) request.logger.error('task failed', errorFields(error));
     const { code, message } = toPublicError(error);
     yield AgentResponse.error(message, { code });

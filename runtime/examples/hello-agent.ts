@@ -3,7 +3,6 @@ import { loadAgentConfig } from '../core/config.js';
 import { FrameworkAgent } from '../core/framework-agent.js';
 import { FrameworkCore } from '../core/framework-core.js';
 import { parseTaskInput } from '../core/task-input.js';
-import { invoke } from '../llm/invoke.js';
 
 /**
  * The example agent that `framework-cli serve agent` runs when no module is
@@ -64,6 +63,8 @@ export function createHelloAgent(options: { env?: Readonly<Record<string, string
       return;
     }
     yield AgentResponse.status(`Asking ${llmConfig.model}...`);
+    // The model client is loaded by the first question, not by an agent that only echoes.
+    const { invoke } = await import('../llm/invoke.js');
     const answer = await invoke(llmConfig, text, { threadId: contextId, signal, system: agent.systemPrompt });
     yield AgentResponse.result({ answer });
   });

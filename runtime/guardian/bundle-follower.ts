@@ -1,6 +1,6 @@
 import type { KeyRing } from '../a2a/signing/key-ring.js';
 import { silentLogger, type Logger } from '../core/logger.js';
-import { compilePolicy, type CompiledPolicy } from '../policy/engine.js';
+import type { CompiledPolicy } from '../policy/engine.js';
 import { bundleProblem, staleness, type SeenRevision } from './bundle-acceptance.js';
 import { readFreshness } from './bundle-freshness.js';
 import type { BundleStateFile } from './bundle-state-file.js';
@@ -160,8 +160,12 @@ export class BundleFollower {
       const refused = bundleProblem({ revision: bundle.revision, digest: bundle.digest, ...times, seen: this.#seen, now: Date.now(), ...this.#skew() });
       if (refused !== undefined) throw new Error(`refused: ${refused}`);
       const changed = held?.digest !== bundle.digest;
+      // The policy engine is loaded with the first bundle: an agent that never decides locally never holds it.
       const policy = changed
-        ? compilePolicy({ modules: bundle.modules.map((m) => ({ file: m.id, source: m.raw })), ...(bundle.data ? { data: bundle.data } : {}) })
+        ? (await import('../policy/engine.js')).compilePolicy({
+            modules: bundle.modules.map((m) => ({ file: m.id, source: m.raw })),
+            ...(bundle.data ? { data: bundle.data } : {}),
+          })
         : held.policy;
       // The same modules again never get older: an earlier signed copy of them cannot shorten or reset their time.
       const newest = !changed && held.issuedAt >= times.issuedAt ? { issuedAt: held.issuedAt, expiresAt: held.expiresAt } : times;

@@ -202,7 +202,7 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
       query: last.content,
       contextId,
       ...(caller.approvalsOff === undefined ? {} : { approvalsOff: caller.approvalsOff }),
-      signal: abort.signal,
+      abort,
       logger: options.logger,
     });
     /** A response as chat text; a question waiting for a reply ends with a random reference that binds the conversation (see above). */
@@ -253,7 +253,7 @@ export function mountChatCompat(app: Hono, options: ChatCompatOptions): void {
         pieces += 1;
         await out.write(`${JSON.stringify(chunk(text, false))}\n`);
       }
-      if (abort.signal.aborted) return;
+      if (abort.aborted) return;
       await remember().catch((error: unknown) => options.logger.warn('could not remember chat conversation', { error: String(error) }));
       await out.write(`${JSON.stringify(final())}\n`);
     });

@@ -10,9 +10,10 @@ import { mountChatCompat } from './chat-compat.js';
 import { errorResponse } from '../core/server/http-error.js';
 import { clientAbort, nodeBindings, requestHeader } from '../core/server/node-bindings.js';
 import { hasBody, readJsonBody } from '../core/server/read-json-body.js';
-import { resolveRequestSession } from './session-resolver.js';
+import { resolveRequestSession, type RequestSession } from './session-resolver.js';
 import type { SseEvent } from '../core/server/sse.js';
-import { sseResponse } from '../core/server/sse-response.js';
+import { sseResponse, type SseResponseOptions } from '../core/server/sse-response.js';
+import type { LazyAbortController } from '../core/abort.js';
 import { responseToJson, runTaskForTransport } from '../core/task-events.js';
 import type { AgentIdentity } from './agent-identity.js';
 
@@ -99,16 +100,7 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
   app.post('/stream', async (c) => {
     const body = await readQueryRequest(c, maxBytes);
     const session = await resolveRequestSession(sessions, requestHeader(c, 'authorization'));
-    const abort = clientAbort(c);
-    const format = body.event_format ?? 'text';
-    const responses = runTaskForTransport({ core, query: body.query, contextId: session.contextId, oneShot: session.anonymous, signal: abort.signal, logger });
-    return sseResponse(c, {
-      events: responses,
-      encode: (response) => toSseEvent(response, format),
-      abort,
-      keepAliveMs: options.keepAliveMs,
-      headers: { 'X-Context-Id': session.contextId },
-    });
+    return sseResponse(c, queryStream({ core, body, session, abort: clientAbort(c), logger, keepAliveMs: options.keepAliveMs }));
   });
 
   app.post('/query', async (c) => {
@@ -123,7 +115,7 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
       query: body.query,
       contextId: session.contextId,
       oneShot: session.anonymous,
-      signal: abort.signal,
+      abort,
       logger,
     })) {
       const data = responseToJson(response);
@@ -158,6 +150,33 @@ export function createFrontDoor(options: FrontDoorOptions): Hono {
     );
   }
   return app;
+}
+
+/** The events of POST /stream: the task's responses as SSE, with the conversation's id in `X-Context-Id`. */
+export function queryStream(options: {
+  core: FrameworkCore;
+  body: QueryRequest;
+  session: RequestSession;
+  abort: LazyAbortController;
+  logger: Logger;
+  keepAliveMs?: number | undefined;
+}): SseResponseOptions<AgentResponse> {
+  const { body, session, abort } = options;
+  const format = body.event_format ?? 'text';
+  return {
+    events: runTaskForTransport({
+      core: options.core,
+      query: body.query,
+      contextId: session.contextId,
+      oneShot: session.anonymous,
+      abort,
+      logger: options.logger,
+    }),
+    encode: (response) => toSseEvent(response, format),
+    abort,
+    keepAliveMs: options.keepAliveMs,
+    headers: { 'X-Context-Id': session.contextId },
+  };
 }
 
 /** Reads and validates the body of /stream and /query. */

@@ -31,7 +31,7 @@ export function createMinimalFrontDoor(options: MinimalFrontDoorOptions): Hono {
   app.post('/stream', async (c) => {
     const body = await readQueryRequest(c, maxBytes);
     const abort = clientAbort(c);
-    const responses = runTaskForTransport({ core: options.core, query: body.query, contextId: randomUUID(), oneShot: true, signal: abort.signal, logger });
+    const responses = runTaskForTransport({ core: options.core, query: body.query, contextId: randomUUID(), oneShot: true, abort, logger });
     return sseResponse(c, { events: responses, encode: toMinimalEvent, abort, keepAliveMs: options.keepAliveMs });
   });
   return app;

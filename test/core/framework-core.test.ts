@@ -234,3 +234,30 @@ describe('FrameworkError', () => {
     });
   });
 });
+
+describe('FrameworkCore one-shot conversations', () => {
+  it('keeps the context of a one-shot run in process for that run only, sub-tasks included, never in the store', async () => {
+    const store = new InProcessSessionStore({ ttlSeconds: 60 });
+    const agent = new FrameworkCore({ sessions: store });
+    const seen: unknown[] = [];
+    agent.task({ name: 'count' }, async function* ({ contextId, oneShot, agent: self }) {
+      const id = contextId as string;
+      await self.updateSessionContext(id, { turns: 1 });
+      seen.push(oneShot, await self.getSessionContext(id), await self.claimSessionContextValue(id, 'turns', 1));
+      yield AgentResponse.result({ ok: true });
+    });
+    // A router that does not pass `oneShot` on: the sub-task is one-shot all the same.
+    agent.task({ name: 'route_to_task' }, async function* ({ query, contextId, agent: self }) {
+      yield* self.executeTask('count', { query, contextId });
+    });
+    await collect(agent.executeTask('route_to_task', { query: 'hi', contextId: 'anon-1', oneShot: true }));
+    expect(seen).toEqual([true, { turns: 1 }, true]);
+    expect(await store.getContext('anon-1')).toEqual({});
+    // A conversation that goes on is stored as before.
+    await collect(agent.executeTask('route_to_task', { query: 'hi', contextId: 'kept-1' }));
+    expect(seen.slice(3)).toEqual([false, { turns: 1 }, true]);
+    await agent.updateSessionContext('kept-1', { note: 'stored' });
+    expect(await store.getContext('kept-1')).toEqual({ note: 'stored' });
+    await store.close();
+  });
+});

@@ -2,7 +2,6 @@ import { Args, Flags } from '@oclif/core';
 import { createLogger } from '../../../runtime/core/logger.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
-import { startPolicyServer } from '../../../runtime/policy/server/start-policy-server.js';
 import { PolicyCommand } from '../../policy-command.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
@@ -63,6 +62,8 @@ export default class PolicyServe extends PolicyCommand {
 
   async run(): Promise<{ url: string; stopped: true }> {
     const { args, flags } = await this.parse(PolicyServe);
+    // Loaded once the arguments are known good: a mistyped flag does not wait for it.
+    const { startPolicyServer } = await import('../../../runtime/policy/server/start-policy-server.js');
     const addr = parseAddr(flags.addr);
     if (!addr) this.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:8181).`, { exit: 2 });
     let server;

@@ -2,14 +2,15 @@ import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { loadAgentModule, type AgentModule } from '../../../runtime/core/load-agent-module.js';
-import { createExecutorAgent } from '../../../runtime/examples/executor-agent.js';
-import { createHelloAgent } from '../../../runtime/examples/hello-agent.js';
-import { createPlannerAgent } from '../../../runtime/examples/planner-agent.js';
-import { createTraderAgent } from '../../../runtime/examples/trader-agent.js';
 import { serveUntilStopped } from '../../serve-until-stopped.js';
-import { runAgent } from '../../../runtime/agent/run-agent.js';
 
-const EXAMPLES = { hello: createHelloAgent, planner: createPlannerAgent, executor: createExecutorAgent, trader: createTraderAgent } as const;
+/** The example agents, each imported only when chosen: a process holds the code of the agent it runs, not of all four. */
+const EXAMPLES: Record<string, () => Promise<AgentModule>> = {
+  hello: async () => (await import('../../../runtime/examples/hello-agent.js')).createHelloAgent(),
+  planner: async () => (await import('../../../runtime/examples/planner-agent.js')).createPlannerAgent(),
+  executor: async () => (await import('../../../runtime/examples/executor-agent.js')).createExecutorAgent(),
+  trader: async () => (await import('../../../runtime/examples/trader-agent.js')).createTraderAgent(),
+};
 
 export default class ServeAgent extends JsonCommand {
   static override description =
@@ -52,7 +53,8 @@ export default class ServeAgent extends JsonCommand {
     let loaded: AgentModule;
     let running;
     try {
-      loaded = flags.module ? await loadAgentModule(flags.module) : EXAMPLES[flags.example as keyof typeof EXAMPLES]();
+      loaded = flags.module ? await loadAgentModule(flags.module) : await EXAMPLES[flags.example]!();
+      const { runAgent } = await import('../../../runtime/agent/run-agent.js');
       running = await runAgent(loaded.core, loaded.agent, {
         port: flags.port,
         host: flags.host,

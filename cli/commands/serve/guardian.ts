@@ -3,7 +3,6 @@ import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { createLogger } from '../../../runtime/core/logger.js';
 import { guardianConfigFromEnv, type GuardianConfig } from '../../../runtime/guardian/guardian-config.js';
-import { startGuardian } from '../../../runtime/guardian/start-guardian.js';
 import { guardianBundleKey } from '../../../runtime/guardian/policy-bundle.js';
 import { loadKeyRing } from '../../../runtime/a2a/signing/load-key-ring.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
@@ -38,6 +37,8 @@ export default class ServeGuardian extends JsonCommand {
 
   async run(): Promise<{ url: string; stopped: true }> {
     const { flags } = await this.parse(ServeGuardian);
+    // Loaded once the arguments are known good: a mistyped flag does not wait for it.
+    const { startGuardian } = await import('../../../runtime/guardian/start-guardian.js');
     let config: GuardianConfig;
     try {
       config = guardianConfigFromEnv(process.env);

@@ -5,7 +5,6 @@ import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { redactUrl } from '../../../runtime/core/kv-client.js';
 import { createLogger } from '../../../runtime/core/logger.js';
 import { loadMemoryConfig, type MemoryConfig } from '../../../runtime/memory/memory-config.js';
-import { startMemoryService } from '../../../runtime/memory/start-memory-service.js';
 import { projectKeyPrefix, projectRootOf } from '../../../runtime/supervisor/project-key-prefix.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
@@ -33,6 +32,8 @@ export default class ServeMemory extends JsonCommand {
 
   async run(): Promise<{ url: string; stopped: true }> {
     const { flags } = await this.parse(ServeMemory);
+    // Loaded once the arguments are known good: a mistyped flag does not wait for it.
+    const { startMemoryService } = await import('../../../runtime/memory/start-memory-service.js');
     if (flags['kv-url'] !== undefined && !hasProtocol(flags['kv-url'], ['redis:', 'rediss:'])) {
       this.error(`--kv-url ${JSON.stringify(flags['kv-url'])} is not a redis:// URL (for example redis://127.0.0.1:6379).`, { exit: 2 });
     }

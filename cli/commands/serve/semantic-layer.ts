@@ -3,7 +3,6 @@ import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { createLogger } from '../../../runtime/core/logger.js';
 import { loadSemanticConfig } from '../../../runtime/semantic/semantic-config.js';
-import { startSemanticLayer } from '../../../runtime/semantic/start-semantic-layer.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class ServeSemanticLayer extends JsonCommand {
@@ -30,6 +29,8 @@ export default class ServeSemanticLayer extends JsonCommand {
 
   async run(): Promise<{ url: string; stopped: true }> {
     const { flags } = await this.parse(ServeSemanticLayer);
+    // Loaded once the arguments are known good: a mistyped flag does not wait for it.
+    const { startSemanticLayer } = await import('../../../runtime/semantic/start-semantic-layer.js');
     let addr: { host: string; port: number } | undefined;
     if (flags.addr !== undefined) {
       addr = parseAddr(flags.addr);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
+import { LazyAbortController } from '../abort.js';
 
 export interface NodeBindings {
   incoming: IncomingMessage;
@@ -18,18 +19,22 @@ export function nodeBindings(c: Context): NodeBindings | undefined {
 }
 
 /** An AbortController that fires when the client's connection goes away before the answer is complete. */
-export function clientAbort(c: Context): AbortController {
-  const controller = new AbortController();
+export function clientAbort(c: Context): LazyAbortController {
   const node = nodeBindings(c);
-  if (node) {
-    node.outgoing.once('close', () => {
-      if (!node.outgoing.writableFinished) controller.abort(new Error('client disconnected'));
-    });
-    return controller;
-  }
+  if (node) return nodeClientAbort(node.outgoing);
+  const controller = new LazyAbortController();
   const signal = c.req.raw.signal;
   if (signal.aborted) controller.abort(signal.reason);
   else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  return controller;
+}
+
+/** {@link clientAbort} of a Node response. */
+export function nodeClientAbort(outgoing: ServerResponse): LazyAbortController {
+  const controller = new LazyAbortController();
+  outgoing.once('close', () => {
+    if (!outgoing.writableFinished) controller.abort(new Error('client disconnected'));
+  });
   return controller;
 }
 

@@ -23,6 +23,12 @@ export interface ReadJsonBodyOptions {
  */
 export async function readJsonBody(c: Context, options: ReadJsonBodyOptions): Promise<unknown> {
   const contentType = requestHeader(c, 'content-type');
+  checkJsonContentType(contentType);
+  return parseJsonBodyText(await readBodyText(c, options.maxBytes), options);
+}
+
+/** Refuses (415) a request whose Content-Type is not JSON. */
+export function checkJsonContentType(contentType: string | undefined): void {
   const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json' && !mediaType?.endsWith('+json')) {
     throw new BadRequestError({
@@ -30,7 +36,10 @@ export async function readJsonBody(c: Context, options: ReadJsonBodyOptions): Pr
       message: `Send the body as JSON with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'no Content-Type'}).`,
     });
   }
-  const text = await readBodyText(c, options.maxBytes);
+}
+
+/** A request body's text parsed as {@link readJsonBody} does (empty, invalid, too deep or overflowing: 400). */
+export function parseJsonBodyText(text: string, options: Pick<ReadJsonBodyOptions, 'wellFormedText'> = {}): unknown {
   if (text.trim() === '') throw new BadRequestError({ code: 'invalid_json', message: 'The request body is empty; send a JSON object.' });
   let value: unknown;
   try {

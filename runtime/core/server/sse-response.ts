@@ -10,7 +10,7 @@ export interface SseResponseOptions<T> {
   /** Turns one item of `events` into the SSE event sent for it. */
   encode: (item: T) => SseEvent;
   /** Aborted when the client goes away, so the work behind `events` stops. */
-  abort: AbortController;
+  abort: { abort(reason?: unknown): void };
   /** A comment line is sent when nothing was written for this long; default 15 s. */
   keepAliveMs?: number;
   headers?: Record<string, string>;
@@ -28,14 +28,18 @@ const KEEP_ALIVE = encodeSseComment('keep-alive');
  * returns a Web `ReadableStream` response.
  */
 export function sseResponse<T>(c: Context, options: SseResponseOptions<T>): Response {
-  const headers = { ...SSE_HEADERS, ...options.headers };
   const node = nodeBindings(c);
   if (node) {
-    node.outgoing.writeHead(200, headers);
-    void pumpToNode(node.outgoing, options);
+    streamSseToNode(node.outgoing, options);
     return RESPONSE_ALREADY_SENT;
   }
-  return new Response(webStream(options), { status: 200, headers });
+  return new Response(webStream(options), { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
+}
+
+/** The Node side of {@link sseResponse}: writes the head, then the events as they come, on Node's own response. */
+export function streamSseToNode<T>(res: ServerResponse, options: SseResponseOptions<T>): void {
+  res.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
+  void pumpToNode(res, options);
 }
 
 /** Event streams open now, on every server of this process (/metrics; 0 until the first). */

@@ -82,7 +82,7 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
   const parsed: Array<{ id: string; module: Module }> = [];
   const found: FoundTest[] = [];
   const counts = new Map<string, number>();
-  const sources: Array<{ file: string; source: string }> = [];
+  const sources: ModuleSource[] = [];
   let rewritten = false;
   for (const source of set.modules) {
     const { module, spans } = parseModuleWithSource({ source: source.source, file: source.id, regoVersion: source.regoVersion });

@@ -1,0 +1,176 @@
+/**
+ * Idle memory of every service: the resident set (VmRSS) of each one started
+ * with `framework-cli`, healthy and then left alone for a moment, against a
+ * bare node:http server answering GET /health, in interleaved rounds (bare,
+ * then each service, then again); a service's figure is the median of its
+ * per-round ratios to the bare server, against the issue's target (≤ 1.5×).
+ * Also the RSS after one ordinary request, which loads what a request needs.
+ * Services whose dependencies are not started (the Guardian's policy engine,
+ * the model runtime) count as up once their health route answers, 503 included.
+ *
+ *   npm run bench:idle-rss     (BENCH_ROUNDS=3 by default; Redis at 127.0.0.1:6379 for the memory service)
+ *
+ * Prints figures; asserts nothing.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, REPO_ROOT, rssMb, startCli, type ChildService } from './support/child-services.js';
+import { median, ratioSummary, targetMark } from './support/ratios.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SETTLE_MS = 1500;
+const TARGET = 1.5;
+const KV_URL = process.env.KV_URL ?? 'redis://127.0.0.1:6379';
+
+interface Service {
+  name: string;
+  start(scratch: string): Promise<ChildService>;
+  /** One ordinary request, for the RSS once a request has loaded what it needs. */
+  request(url: string): Promise<unknown>;
+}
+
+const BARE_SERVER = `require('node:http').createServer((q, s) => s.end('{"status":"ok"}')).listen(Number(process.argv[1]), '127.0.0.1')`;
+
+async function startBare(): Promise<ChildService> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-e', BARE_SERVER, String(port)], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  return { name: 'bare', url, process: child, alive, output: () => '', stop: async () => void (alive() && (child.kill(), await once(child, 'exit'))) };
+}
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then((r) => r.text());
+
+const SERVICES: Service[] = [
+  {
+    name: 'agent (hello example)',
+    start: async () => {
+      const port = await freePort();
+      return startCli({ name: 'agent', args: ['serve', 'agent', '--port', String(port)], port });
+    },
+    request: (url) => post(`${url}/query`, { query: 'hello' }),
+  },
+  {
+    name: 'policy engine (shipped policies)',
+    start: async () => {
+      const port = await freePort();
+      return startCli({ name: 'policy', args: ['policy', 'serve', '--addr', `127.0.0.1:${port}`, '--no-watch', join(REPO_ROOT, 'policies')], port });
+    },
+    request: (url) => post(`${url}/v1/data/a2a_access/allow`, { input: {} }),
+  },
+  {
+    name: 'Guardian',
+    start: async () => {
+      const port = await freePort();
+      return startCli({
+        name: 'guardian',
+        args: ['serve', 'guardian', '--addr', `127.0.0.1:${port}`, '--opa-url', 'http://127.0.0.1:9'],
+        port,
+        anyAnswer: true,
+      });
+    },
+    request: (url) => fetch(`${url}/health`).then((r) => r.text()),
+  },
+  {
+    name: 'model runtime',
+    start: async (scratch) => {
+      const port = await freePort();
+      return startCli({
+        name: 'model',
+        args: ['model', 'serve', '--addr', `127.0.0.1:${port}`],
+        port,
+        healthPath: '/',
+        env: { FRAMEWORK_MODELS_DIR: join(scratch, 'models') },
+      });
+    },
+    request: (url) => fetch(`${url}/api/tags`).then((r) => r.text()),
+  },
+  {
+    name: 'Semantic Layer',
+    start: async (scratch) => {
+      const port = await freePort();
+      return startCli({
+        name: 'semantic',
+        args: ['serve', 'semantic-layer', '--addr', `127.0.0.1:${port}`, '--store-dir', join(scratch, 'semantic'), '--cards', join(scratch, 'cards')],
+        port,
+        env: { OLLAMA_HOST: 'http://127.0.0.1:9' },
+        anyAnswer: true,
+      });
+    },
+    request: (url) => fetch(`${url}/health`).then((r) => r.text()),
+  },
+  {
+    name: 'memory service',
+    start: async (scratch) => {
+      const port = await freePort();
+      return startCli({
+        name: 'memory',
+        args: ['serve', 'memory', '--addr', `127.0.0.1:${port}`, '--kv-url', KV_URL, '--ollama-host', 'http://127.0.0.1:9'],
+        port,
+        env: { KV_PREFIX: `bench-rss:${process.pid}:`, MEMORY_INDEX_DIR: join(scratch, 'memory-index') },
+        anyAnswer: true,
+      });
+    },
+    request: (url) => fetch(`${url}/health`).then((r) => r.text()),
+  },
+];
+
+/** Starts, waits for it to settle, reads its idle RSS, makes one request, reads it again, stops. */
+async function measure(start: () => Promise<ChildService>, request: (url: string) => Promise<unknown>): Promise<{ idle: number; afterRequest: number }> {
+  const service = await start();
+  try {
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const idle = rssMb(service.process.pid);
+    await request(service.url).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    return { idle, afterRequest: rssMb(service.process.pid) };
+  } finally {
+    await service.stop();
+  }
+}
+
+const scratch = await mkdtemp(join(tmpdir(), 'bench-idle-rss-'));
+try {
+  console.log(
+    `idle RSS of each service vs a bare node:http server, ${ROUNDS} interleaved rounds (node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
+  const bare: number[] = [];
+  const runs = SERVICES.map(() => [] as { idle: number; afterRequest: number }[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    bare.push((await measure(startBare, async () => undefined)).idle);
+    for (const [i, service] of SERVICES.entries()) {
+      const dir = await mkdtemp(join(scratch, 'round-'));
+      runs[i]!.push(await measure(() => service.start(dir), service.request));
+    }
+  }
+  console.log(`${'bare node:http'.padEnd(34)} ${median(bare).toFixed(0).padStart(4)} MB`);
+  for (const [i, service] of SERVICES.entries()) {
+    const list = runs[i]!;
+    const ratios = list.map((r, round) => r.idle / bare[round]!);
+    console.log(
+      `${service.name.padEnd(34)} ${median(list.map((r) => r.idle))
+        .toFixed(0)
+        .padStart(
+          4,
+        )} MB  ${ratioSummary(ratios).padEnd(24)} ${targetMark(median(ratios), TARGET, 'at most')}   after one request ${median(list.map((r) => r.afterRequest)).toFixed(0)} MB`,
+    );
+  }
+} finally {
+  await rm(scratch, { recursive: true, force: true });
+}
