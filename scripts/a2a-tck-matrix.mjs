@@ -22,7 +22,8 @@
 // 1.0-dev runs every test once (`run_tck.py --sut-host`); main and 0.3.x run
 // `--category all --transports jsonrpc,grpc,rest` (each category per transport,
 // then transport equivalence). Results, with every failed test's id, are written
-// to A2A_TCK_OUT (default <tmp>/results.json). The TCK's venv needs its
+// to A2A_TCK_OUT (default ./a2a-tck-results.json, rewritten as each run ends). A2A_TCK_JOBS
+// (default 3) runs that many agents at once, each on its own ports and copy of the branch. The TCK's venv needs its
 // pyproject's dependencies (1.0-dev) and requirements.txt plus python-dotenv,
 // aiohttp, pyOpenSSL (main, 0.3.x); pytest-json-report for the counts.
 import { spawn, execFileSync } from 'node:child_process';
@@ -50,7 +51,7 @@ const branches = (env.A2A_TCK_BRANCHES ?? '1.0-dev,main,0.3.x').split(',').filte
 const agents = (env.A2A_TCK_AGENTS ?? AGENTS.join(',')).split(',').filter(Boolean);
 for (const a of agents) if (!AGENTS.includes(a)) fail(`unknown agent "${a}" in A2A_TCK_AGENTS (known: ${AGENTS.join(', ')})`);
 const work = mkdtempSync(join(tmpdir(), 'a2a-tck-'));
-const outFile = env.A2A_TCK_OUT ?? join(work, 'results.json');
+const outFile = resolve(env.A2A_TCK_OUT ?? 'a2a-tck-results.json');
 
 function git(...args) {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' }).trim();
@@ -68,9 +69,9 @@ function resolveBranch(branch) {
   return fail(`branch ${branch} not found in ${repo}`);
 }
 
-function extract(branch) {
+function extract(branch, agent) {
   const { ref, commit } = resolveBranch(branch);
-  const dir = join(work, `tck-${branch}`);
+  const dir = join(work, `tck-${branch}-${agent}`);
   mkdirSync(dir, { recursive: true });
   const archive = execFileSync('git', ['-C', repo, 'archive', '--format=tar', ref], { maxBuffer: 512 * 1024 * 1024 });
   execFileSync('tar', ['-x', '-C', dir], { input: archive });
@@ -257,43 +258,73 @@ function table(tck, rows) {
   return lines.join('\n');
 }
 
-const results = [];
-let project;
-let problems = 0;
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function pool(items, limit, work) {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]);
+  });
+  await Promise.all(lanes);
+}
+
 if (!existsSync(join(root, 'dist', 'bench', 'a2a-tck', 'sut.js'))) fail('build first: npm run build');
-for (const branch of branches) {
-  const tck = extract(branch);
-  const rows = [];
-  for (const agent of agents) {
-    if (agent === 'generated' && !project) {
-      console.error('a2a:tck: generating a project (create project, add agent, npm install, npm run build)...');
-      project = await generateProject();
-    }
-    console.error(`a2a:tck: ${branch} × ${agent}...`);
-    const started = await startAgent(agent, tck, project);
-    if (started.skipped) {
-      problems += 1;
-      rows.push({ agent, skipped: started.skipped });
-      continue;
-    }
+const jobs = Number(env.A2A_TCK_JOBS ?? 3);
+if (!Number.isInteger(jobs) || jobs < 1) fail(`A2A_TCK_JOBS must be a whole number ≥ 1, not "${env.A2A_TCK_JOBS}"`);
+const running = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const stop of running) stop();
+    process.exit(130);
+  });
+}
+let project;
+if (agents.includes('generated')) {
+  console.error('a2a:tck: generating a project (create project, add agent, npm install, npm run build)...');
+  project = await generateProject();
+}
+// Every run gets its own copy of the branch: main and 0.3.x write their reports inside the checkout.
+const runs = branches.flatMap((branch) => agents.map((agent) => ({ branch, agent })));
+const done = new Map();
+const results = () =>
+  branches.map((branch) => ({
+    branch,
+    commit: done.get(`${branch} ${agents[0]}`)?.commit,
+    rows: agents.filter((agent) => done.has(`${branch} ${agent}`)).map((agent) => done.get(`${branch} ${agent}`).row),
+  }));
+let problems = 0;
+await pool(runs, jobs, async ({ branch, agent }) => {
+  const tck = extract(branch, agent);
+  console.error(`a2a:tck: ${branch} × ${agent}...`);
+  const started = await startAgent(agent, tck, project);
+  let row;
+  if (started.skipped) {
+    problems += 1;
+    row = { agent, skipped: started.skipped };
+  } else {
+    running.add(started.stop);
     const t0 = Date.now();
     try {
       const { code, output, reports } = await runTck(tck, started.port);
       const { counts, failed } = tally(reports);
       if (counts.total.passed + counts.total.failed + counts.total.skipped === 0) {
         problems += 1;
-        rows.push({ agent, skipped: `the TCK ran no test (exit ${code}): ${output.trim().split('\n').slice(-2).join(' | ')}` });
+        row = { agent, skipped: `the TCK ran no test (exit ${code}): ${output.trim().split('\n').slice(-2).join(' | ')}` };
       } else {
-        rows.push({ agent, counts, failed, seconds: Math.round((Date.now() - t0) / 1000) });
+        row = { agent, counts, failed, seconds: Math.round((Date.now() - t0) / 1000) };
       }
     } finally {
       started.stop();
+      running.delete(started.stop);
     }
   }
-  results.push({ branch, commit: tck.commit, rows });
-  console.log(`\n${table(tck, rows)}`);
+  done.set(`${branch} ${agent}`, { commit: tck.commit, kind: tck.kind, row });
+  console.error(`a2a:tck: ${branch} × ${agent} done${row.counts ? `: ${cell(row.counts.total)} in ${row.seconds} s` : `, ${row.skipped}`}`);
+  writeFileSync(outFile, `${JSON.stringify(results(), null, 2)}\n`);
+});
+for (const branch of branches) {
+  const first = done.get(`${branch} ${agents[0]}`);
+  console.log(`\n${table({ branch, commit: first.commit, kind: first.kind }, agents.map((agent) => done.get(`${branch} ${agent}`).row))}`);
 }
-writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\nEvery failed test, per branch and agent: ${outFile}`);
-rmSync(join(work, 'generated'), { recursive: true, force: true });
+rmSync(work, { recursive: true, force: true });
 process.exit(problems ? 1 : 0);
