@@ -32,17 +32,36 @@ const legacyGrpcOnly = (): AgentCard => ({
   supportedInterfaces: served.supportedInterfaces.filter((i) => i.protocolBinding === 'GRPC' && i.protocolVersion === '0.3'),
 });
 /** A raw 0.3 `a2a.v1.A2AService/SendMessage` call (the 0.3 proto, as an a2a-sdk 0.3 client sends it), signed by `source` or unsigned. */
-async function legacyGrpcSend(source: string | undefined, text: string): Promise<{ payload?: { $case: string; value: { id?: string; status?: { state: number } } } }> {
+async function legacyGrpcSend(
+  source: string | undefined,
+  text: string,
+): Promise<{ payload?: { $case: string; value: { id?: string; status?: { state: number } } } }> {
   const key = source ? keys.ring.signingKeyFor(source) : undefined;
   const method = LegacyA2AService.sendMessage;
   const client = new grpc.Client(grpcUrl(), grpc.credentials.createInsecure(), {
     interceptors: [signingInterceptor({ source: source ?? 'nobody', target: 'probe', key })],
   });
-  const request = { request: { messageId: randomUUID(), contextId: '', taskId: '', role: 1, content: [{ part: { $case: 'text', value: text } }], metadata: undefined, extensions: [] }, configuration: undefined, metadata: undefined };
+  const request = {
+    request: {
+      messageId: randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: 1,
+      content: [{ part: { $case: 'text', value: text } }],
+      metadata: undefined,
+      extensions: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  };
   try {
     return await new Promise((resolve, reject) =>
-      client.makeUnaryRequest(method.path, method.requestSerialize as (r: object) => Buffer, method.responseDeserialize as (b: Buffer) => object, request, (error, answer) =>
-        error ? reject(error) : resolve(answer as never),
+      client.makeUnaryRequest(
+        method.path,
+        method.requestSerialize as (r: object) => Buffer,
+        method.responseDeserialize as (b: Buffer) => object,
+        request,
+        (error, answer) => (error ? reject(error) : resolve(answer as never)),
       ),
     );
   } finally {
