@@ -23,7 +23,8 @@
 // `--category all --transports jsonrpc,grpc,rest` (each category per transport,
 // then transport equivalence). Results, with every failed test's id, are written
 // to A2A_TCK_OUT (default ./a2a-tck-results.json, rewritten as each run ends). A2A_TCK_JOBS
-// (default 3) runs that many agents at once, each on its own ports and copy of the branch. The TCK's venv needs its
+// (default 3) runs that many agents at once, each on its own ports and copy of the branch (main's runs one
+// at a time beside the others: its webhook receiver binds the fixed localhost:8888). The TCK's venv needs its
 // pyproject's dependencies (1.0-dev) and requirements.txt plus python-dotenv,
 // aiohttp, pyOpenSSL (main, 0.3.x); pytest-json-report for the counts.
 import { spawn, execFileSync } from 'node:child_process';
@@ -67,6 +68,13 @@ function resolveBranch(branch) {
     }
   }
   return fail(`branch ${branch} not found in ${repo}`);
+}
+
+const kinds = new Map();
+/** The branch's kind (1.0, main, 0.3), from a first extraction. */
+function extractKind(branch) {
+  if (!kinds.has(branch)) kinds.set(branch, extract(branch, 'probe').kind);
+  return kinds.get(branch);
 }
 
 function extract(branch, agent) {
@@ -283,7 +291,11 @@ if (agents.includes('generated')) {
   project = await generateProject();
 }
 // Every run gets its own copy of the branch: main and 0.3.x write their reports inside the checkout.
+// The main branch's push-notification tests start their webhook receiver on the fixed localhost:8888, so two
+// main runs at once would take each other's notifications: they get a lane of their own, one at a time.
 const runs = branches.flatMap((branch) => agents.map((agent) => ({ branch, agent })));
+const mainRuns = runs.filter(({ branch }) => extractKind(branch) === 'main');
+const otherRuns = runs.filter((run) => !mainRuns.includes(run));
 const done = new Map();
 const results = () =>
   branches.map((branch) => ({
@@ -292,7 +304,7 @@ const results = () =>
     rows: agents.filter((agent) => done.has(`${branch} ${agent}`)).map((agent) => done.get(`${branch} ${agent}`).row),
   }));
 let problems = 0;
-await pool(runs, jobs, async ({ branch, agent }) => {
+const runOne = async ({ branch, agent }) => {
   const tck = extract(branch, agent);
   console.error(`a2a:tck: ${branch} × ${agent}...`);
   const started = await startAgent(agent, tck, project);
@@ -320,7 +332,8 @@ await pool(runs, jobs, async ({ branch, agent }) => {
   done.set(`${branch} ${agent}`, { commit: tck.commit, kind: tck.kind, row });
   console.error(`a2a:tck: ${branch} × ${agent} done${row.counts ? `: ${cell(row.counts.total)} in ${row.seconds} s` : `, ${row.skipped}`}`);
   writeFileSync(outFile, `${JSON.stringify(results(), null, 2)}\n`);
-});
+};
+await Promise.all([pool(mainRuns, 1, runOne), pool(otherRuns, Math.max(1, jobs - (mainRuns.length > 0 ? 1 : 0)), runOne)]);
 for (const branch of branches) {
   const first = done.get(`${branch} ${agents[0]}`);
   console.log(`\n${table({ branch, commit: first.commit, kind: first.kind }, agents.map((agent) => done.get(`${branch} ${agent}`).row))}`);
