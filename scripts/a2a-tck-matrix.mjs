@@ -159,7 +159,8 @@ async function startAgent(agent, tck, project) {
     options = { cwd: project, env: ours };
   } else if (agent === 'python') {
     const python = tck.kind === '0.3' ? env.A2A_TCK_PY03_PYTHON : env.FRAMEWORK_A2A_PYTHON;
-    if (!python) return { skipped: `set ${tck.kind === '0.3' ? 'A2A_TCK_PY03_PYTHON (a2a-sdk[http-server,grpc] 0.3.x)' : 'FRAMEWORK_A2A_PYTHON (a2a-sdk 1.x)'}` };
+    if (!python)
+      return { skipped: `set ${tck.kind === '0.3' ? 'A2A_TCK_PY03_PYTHON (a2a-sdk[http-server,grpc] 0.3.x)' : 'FRAMEWORK_A2A_PYTHON (a2a-sdk 1.x)'}` };
     cmd = python;
     args =
       tck.kind === '0.3'
@@ -241,7 +242,11 @@ async function runTck(tck, port) {
   );
   const reports = [];
   for (const category of ['mandatory', 'capabilities', 'quality', 'features']) {
-    for (const [tr, binding] of [['jsonrpc', 'jsonrpc'], ['rest', 'http_json'], ['grpc', 'grpc']]) {
+    for (const [tr, binding] of [
+      ['jsonrpc', 'jsonrpc'],
+      ['rest', 'http_json'],
+      ['grpc', 'grpc'],
+    ]) {
       reports.push({ file: join(reportsDir, `${category}_${tr}_results.json`), binding });
     }
   }
@@ -261,7 +266,11 @@ function table(tck, rows) {
     `|---|---|${cols.map(() => '---').join('|')}|`,
   ];
   for (const row of rows) {
-    lines.push(row.skipped ? `| ${row.agent} | not run: ${row.skipped} |` : `| ${row.agent} | ${cell(row.counts.total)} | ${cols.map((c) => cell(row.counts[c])).join(' | ')} |`);
+    lines.push(
+      row.skipped
+        ? `| ${row.agent} | not run: ${row.skipped} |`
+        : `| ${row.agent} | ${cell(row.counts.total)} | ${cols.map((c) => cell(row.counts[c])).join(' | ')} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -336,7 +345,12 @@ const runOne = async ({ branch, agent }) => {
 await Promise.all([pool(mainRuns, 1, runOne), pool(otherRuns, Math.max(1, jobs - (mainRuns.length > 0 ? 1 : 0)), runOne)]);
 for (const branch of branches) {
   const first = done.get(`${branch} ${agents[0]}`);
-  console.log(`\n${table({ branch, commit: first.commit, kind: first.kind }, agents.map((agent) => done.get(`${branch} ${agent}`).row))}`);
+  console.log(
+    `\n${table(
+      { branch, commit: first.commit, kind: first.kind },
+      agents.map((agent) => done.get(`${branch} ${agent}`).row),
+    )}`,
+  );
 }
 console.log(`\nEvery failed test, per branch and agent: ${outFile}`);
 rmSync(work, { recursive: true, force: true });
