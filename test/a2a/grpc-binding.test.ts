@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentCard } from '@a2a-js/sdk';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import { LegacyA2AService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardFromConfig } from '../../runtime/a2a/agent-card.js';
@@ -25,6 +26,48 @@ const only = (...bindings: string[]): AgentCard => ({
   supportedInterfaces: bindings.flatMap((binding) => served.supportedInterfaces.filter((i) => i.protocolBinding === binding && i.protocolVersion === '1.0')),
 });
 const grpcUrl = () => served.supportedInterfaces.find((i) => i.protocolBinding === 'GRPC')!.url;
+/** The served card with only its 0.3 gRPC interface: a peer on an A2A 0.3 SDK that speaks gRPC. */
+const legacyGrpcOnly = (): AgentCard => ({
+  ...served,
+  supportedInterfaces: served.supportedInterfaces.filter((i) => i.protocolBinding === 'GRPC' && i.protocolVersion === '0.3'),
+});
+/** A raw 0.3 `a2a.v1.A2AService/SendMessage` call (the 0.3 proto, as an a2a-sdk 0.3 client sends it), signed by `source` or unsigned. */
+async function legacyGrpcSend(
+  source: string | undefined,
+  text: string,
+): Promise<{ payload?: { $case: string; value: { id?: string; status?: { state: number } } } }> {
+  const key = source ? keys.ring.signingKeyFor(source) : undefined;
+  const method = LegacyA2AService.sendMessage;
+  const client = new grpc.Client(grpcUrl(), grpc.credentials.createInsecure(), {
+    interceptors: [signingInterceptor({ source: source ?? 'nobody', target: 'probe', key })],
+  });
+  const request = {
+    request: {
+      messageId: randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: 1,
+      content: [{ part: { $case: 'text', value: text } }],
+      metadata: undefined,
+      extensions: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  };
+  try {
+    return await new Promise((resolve, reject) =>
+      client.makeUnaryRequest(
+        method.path,
+        method.requestSerialize as (r: object) => Buffer,
+        method.responseDeserialize as (b: Buffer) => object,
+        request,
+        (error, answer) => (error ? reject(error) : resolve(answer as never)),
+      ),
+    );
+  } finally {
+    client.close();
+  }
+}
 
 beforeAll(async () => {
   stack = await startStack();
@@ -64,6 +107,33 @@ describe('the A2A gRPC binding (A2A_GRPC_PORT)', () => {
     expect(grpcInterface).toMatchObject({ protocolVersion: '1.0' });
     expect(grpcInterface!.url).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(grpcInterface!.url).not.toBe(new URL(running.a2aUrl!).host);
+  });
+
+  it('serves the 0.3 proto too (a2a.v1.A2AService) on the same port, declared as a GRPC 0.3 interface', async () => {
+    expect(legacyGrpcOnly().supportedInterfaces).toEqual([{ url: grpcUrl(), protocolBinding: 'GRPC', tenant: '', protocolVersion: '0.3' }]);
+    // The 0.3 card shape (what an a2a-sdk 0.3 client reads) lists it among its additional interfaces.
+    const legacyCard = (await (await fetch(`${running.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '0.3' } })).json()) as {
+      additionalInterfaces?: { url: string; transport: string }[];
+    };
+    expect(legacyCard.additionalInterfaces).toContainEqual({ url: grpcUrl(), transport: 'GRPC' });
+    const before = probe.calls.length;
+    const answer = await legacyGrpcSend('orchestrator', 'result over grpc 0.3');
+    expect(probe.calls.slice(before).map((call) => call.query)).toEqual(['result over grpc 0.3']);
+    // The 0.3 proto's answer: a Task (TASK_STATE_COMPLETED is 3 in both protos).
+    expect(answer.payload?.$case).toBe('task');
+    expect(answer.payload?.value.status?.state).toBe(3);
+    // agentConnection to a peer that declares only the 0.3 gRPC interface goes through the SDK's v0.3 gRPC transport.
+    const chunks = await collect(agentConnection(caller('orchestrator'), legacyGrpcOnly(), 'result please', { env }));
+    expect(chunks.find((chunk) => chunk.kind === 'artifact')?.data).toEqual({ outcome: 'done', n: 42 });
+  });
+
+  it('the 0.3 service has the same guard: unsigned is UNAUTHENTICATED, a denied caller PERMISSION_DENIED, neither runs', async () => {
+    const before = probe.calls.length;
+    const unsigned = (await legacyGrpcSend(undefined, 'result unsigned 0.3').catch((e: unknown) => e)) as { code?: number };
+    expect(unsigned.code).toBe(grpc.status.UNAUTHENTICATED);
+    const denied = (await legacyGrpcSend('planner', 'result denied').catch((e: unknown) => e)) as { code?: number };
+    expect(denied.code).toBe(grpc.status.PERMISSION_DENIED);
+    expect(probe.calls.length).toBe(before);
   });
 
   it('a gRPC-only peer: agentConnection streams the answer over gRPC, signed and allowed by the policy', async () => {
