@@ -7,6 +7,7 @@ import { goJSON } from '../value-gojson.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import type { PolicySet } from '../server/policy-set.js';
 import { compilePolicy, type CompiledPolicy } from '../engine.js';
+import type { ModuleSource } from '../compiler/compile.js';
 import { coverageReport, type CoverageReport } from './test-coverage.js';
 
 /** One case of a parameterised test (`test_x[name] if ...`), as OPA's tester lists it. */
