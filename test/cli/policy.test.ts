@@ -61,7 +61,7 @@ describe('framework-cli policy test', () => {
   });
 });
 
-describe('framework-cli policy test, as OPA\'s tester runs and lists tests', () => {
+describe("framework-cli policy test, as OPA's tester runs and lists tests", () => {
   const TESTS = [
     'package p_test',
     '',
@@ -92,7 +92,10 @@ describe('framework-cli policy test, as OPA\'s tester runs and lists tests', () 
     const dir = tempDir({ 'p_test.rego': TESTS });
     const { code, stdout } = await runCliInProcess(['policy', 'test', dir, '-v']);
     expect(code).toBe(2);
-    const lines = stdout.replace(/\(\d+(\.\d+)?(ns|µs|ms|s)\)/g, '(T)').trimEnd().split('\n');
+    const lines = stdout
+      .replace(/\(\d+(\.\d+)?(ns|µs|ms|s)\)/g, '(T)')
+      .trimEnd()
+      .split('\n');
     expect(lines).toEqual([
       'p_test.rego:5:',
       'data.p_test.test_dup: PASS (T)',
@@ -140,7 +143,7 @@ describe('framework-cli policy test, as OPA\'s tester runs and lists tests', () 
     expect(json[0]?.error?.code).toBe('eval_conflict_error');
   });
 
-  it('--format json writes OPA\'s JSON test report', async () => {
+  it("--format json writes OPA's JSON test report", async () => {
     const dir = tempDir({ 'p_test.rego': TESTS });
     const { code, stdout } = await runCliInProcess(['policy', 'test', dir, '--format', 'json', '--run', 'test_cases|todo']);
     expect(code).toBe(2);

@@ -228,7 +228,11 @@ function casesRuleText(rule: Rule, nameLength: number, source: string, spans: We
   const text = (node: object): string => {
     const span = spans.get(node);
     if (span === undefined) {
-      throw new PolicyError({ code: 'rego_compile_error', detail: 'cannot list the cases of this parameterised test (no source text for a part of it)', location: rule.loc });
+      throw new PolicyError({
+        code: 'rego_compile_error',
+        detail: 'cannot list the cases of this parameterised test (no source text for a part of it)',
+        location: rule.loc,
+      });
     }
     return source.slice(span.start, span.end);
   };

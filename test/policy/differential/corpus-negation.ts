@@ -177,18 +177,7 @@ fn_in_not_body if {
   some o in [input.obj]
   not not_field(o)
 }`,
-    [
-      'fn_arg',
-      'fn_inner',
-      'fn_field',
-      'fn_field_input',
-      'fn_field_false',
-      'fn_value',
-      'fn_partial',
-      'fn_false',
-      'fn_nested',
-      'fn_in_not_body',
-    ],
+    ['fn_arg', 'fn_inner', 'fn_field', 'fn_field_input', 'fn_field_false', 'fn_value', 'fn_partial', 'fn_false', 'fn_nested', 'fn_in_not_body'],
   ),
   p(
     'not-comprehension',
