@@ -87,7 +87,13 @@ export function stringifyJSON(v: Value): string {
       if (v instanceof RegoDecimal) return v.toString();
       if (Array.isArray(v)) return '[' + v.map(stringifyJSON).join(',') + ']';
       if (v instanceof RegoSet) return '[' + v.values().map(stringifyJSON).join(',') + ']';
-      return '{' + objectEntries(v).map(([k, x]) => JSON.stringify(k) + ':' + stringifyJSON(x)).join(',') + '}';
+      return (
+        '{' +
+        objectEntries(v)
+          .map(([k, x]) => JSON.stringify(k) + ':' + stringifyJSON(x))
+          .join(',') +
+        '}'
+      );
   }
 }
 

@@ -61,7 +61,7 @@ describe('framework-cli policy test', () => {
   });
 });
 
-describe('framework-cli policy test, as OPA\'s tester runs and lists tests', () => {
+describe("framework-cli policy test, as OPA's tester runs and lists tests", () => {
   const TESTS = [
     'package p_test',
     '',
@@ -92,7 +92,10 @@ describe('framework-cli policy test, as OPA\'s tester runs and lists tests', () 
     const dir = tempDir({ 'p_test.rego': TESTS });
     const { code, stdout } = await runCliInProcess(['policy', 'test', dir, '-v']);
     expect(code).toBe(2);
-    const lines = stdout.replace(/\(\d+(\.\d+)?(ns|µs|ms|s)\)/g, '(T)').trimEnd().split('\n');
+    const lines = stdout
+      .replace(/\(\d+(\.\d+)?(ns|µs|ms|s)\)/g, '(T)')
+      .trimEnd()
+      .split('\n');
     expect(lines).toEqual([
       'p_test.rego:5:',
       'data.p_test.test_dup: PASS (T)',
@@ -130,7 +133,17 @@ describe('framework-cli policy test, as OPA\'s tester runs and lists tests', () 
     expect((await runCliInProcess(['policy', 'test', dir, '-z'])).code).toBe(0);
   });
 
-  it('--format json writes OPA\'s JSON test report', async () => {
+  it('lists an evaluation error as ERROR, with its code in the JSON report', async () => {
+    const dir = tempDir({ 'e_test.rego': 'package e_test\n\nf(_) := 1\n\nf(_) := 2\n\ntest_conflict if f(1) == 1\n' });
+    const text = await runCliInProcess(['policy', 'test', dir]);
+    expect(text.code).toBe(2);
+    expect(text.stdout).toMatch(/^e_test\.rego:7:\ndata\.e_test\.test_conflict: ERROR \([^)]+\)\n {2}e_test\.rego:\d+: eval_conflict_error: /);
+    expect(text.stdout).toContain('ERROR: 1/1');
+    const json = JSON.parse((await runCliInProcess(['policy', 'test', dir, '--format', 'json'])).stdout) as Array<{ error?: { code: string } }>;
+    expect(json[0]?.error?.code).toBe('eval_conflict_error');
+  });
+
+  it("--format json writes OPA's JSON test report", async () => {
     const dir = tempDir({ 'p_test.rego': TESTS });
     const { code, stdout } = await runCliInProcess(['policy', 'test', dir, '--format', 'json', '--run', 'test_cases|todo']);
     expect(code).toBe(2);

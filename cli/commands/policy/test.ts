@@ -64,7 +64,9 @@ export default class PolicyTest extends PolicyCommand {
       this.log(terminalJson(jsonReport(report), 2));
     } else if (!this.jsonEnabled()) {
       if (total === 0) this.log('no tests found (test rules are named test_*)');
-      else for (const line of prettyReport(report, { verbose: flags.verbose, detail: (r) => (r.detail === undefined ? undefined : remoteText(r.detail)) })) this.log(line);
+      else
+        for (const line of prettyReport(report, { verbose: flags.verbose, detail: (r) => (r.detail === undefined ? undefined : remoteText(r.detail)) }))
+          this.log(line);
     }
     // As `opa test`: 2 when a test failed, errored or (without -z) was skipped; 1 when none ran and --fail-on-empty.
     const skippedFail = report.skipped > 0 && !flags['exit-zero-on-skipped'];

@@ -110,7 +110,7 @@ export function goReplace(pairs: ReadonlyArray<readonly [string, string]>, s: st
   const out: Buffer[] = [];
   let last = 0;
   let previousEmpty = false;
-  for (let i = 0; i <= text.length; ) {
+  for (let i = 0; i <= text.length;) {
     // Right after an empty match at this position, the empty key is skipped (Go's lookup with ignoreRoot).
     const at = olds.findIndex((o) => !(previousEmpty && o.length === 0) && i + o.length <= text.length && text.compare(o, 0, o.length, i, i + o.length) === 0);
     previousEmpty = at >= 0 && (olds[at] as Buffer).length === 0;

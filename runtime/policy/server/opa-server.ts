@@ -372,7 +372,11 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     const input = fromJS({ plugin_state: { server: 'OK' }, plugins_ready: true });
     let value: Value | undefined;
     try {
-      value = set.policy.evaluate(['system', 'health', ...name], undefined, { inputValue: input, budgetMs: evalTimeoutMs, network: { refuse: QUERY_NETWORK_REFUSED } });
+      value = set.policy.evaluate(['system', 'health', ...name], undefined, {
+        inputValue: input,
+        budgetMs: evalTimeoutMs,
+        network: { refuse: QUERY_NETWORK_REFUSED },
+      });
     } catch (error) {
       if (!PolicyError.isInstance(error)) throw error;
       return unhealthy(error.message);

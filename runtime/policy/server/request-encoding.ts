@@ -38,7 +38,10 @@ export function isYaml(contentType: string | undefined): boolean {
 export async function readEncodedBody(c: Context, maxBytes: number): Promise<string> {
   const encoding = (c.req.header('content-encoding') ?? '').trim().toLowerCase();
   if (encoding !== 'gzip' && encoding !== 'x-gzip') {
-    throw new BadRequestError({ code: 'invalid_request', message: `unsupported Content-Encoding ${JSON.stringify(encoding)}: send the body as it is or gzip-compressed` });
+    throw new BadRequestError({
+      code: 'invalid_request',
+      message: `unsupported Content-Encoding ${JSON.stringify(encoding)}: send the body as it is or gzip-compressed`,
+    });
   }
   const declared = Number(c.req.header('content-length') ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);

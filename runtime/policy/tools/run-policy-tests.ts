@@ -31,6 +31,8 @@ export interface PolicyTestResult {
   outcome: 'pass' | 'fail' | 'error' | 'skip';
   /** What the test evaluated to when it failed, or the error message. */
   detail?: string;
+  /** The error's code (`eval_conflict_error`, ...), with outcome `error`. */
+  errorCode?: string;
   durationNs: number;
   /** The cases of a parameterised test, each passed or failed. */
   cases?: PolicyTestCase[];
@@ -149,6 +151,7 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
     const started = process.hrtime.bigint();
     let outcome: PolicyTestResult['outcome'] = 'pass';
     let detail: string | undefined;
+    let errorCode: string | undefined;
     let cases: PolicyTestCase[] | undefined;
     try {
       const value = policy.evaluate(t.evalPath, undefined, { strictBuiltinErrors: true });
@@ -167,11 +170,13 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
       if (!PolicyError.isInstance(error)) throw error;
       outcome = 'error';
       detail = error.message;
+      errorCode = error.code;
     }
     results.push({
       ...base,
       outcome,
       ...(detail === undefined ? {} : { detail }),
+      ...(errorCode === undefined ? {} : { errorCode }),
       durationNs: Number(process.hrtime.bigint() - started),
       ...(cases === undefined ? {} : { cases }),
     });
@@ -224,7 +229,11 @@ function casesRuleText(rule: Rule, nameLength: number, source: string, spans: We
   const text = (node: object): string => {
     const span = spans.get(node);
     if (span === undefined) {
-      throw new PolicyError({ code: 'rego_compile_error', detail: 'cannot list the cases of this parameterised test (no source text for a part of it)', location: rule.loc });
+      throw new PolicyError({
+        code: 'rego_compile_error',
+        detail: 'cannot list the cases of this parameterised test (no source text for a part of it)',
+        location: rule.loc,
+      });
     }
     return source.slice(span.start, span.end);
   };

@@ -73,7 +73,7 @@ function subResultsJson(cases: readonly PolicyTestCase[]): Record<string, unknow
 /** OPA's JSONReporter: one object per test, in OPA's field order. */
 export function jsonReport(report: PolicyTestReport): unknown[] {
   return report.results.map((r) => ({
-    ...(r.outcome === 'error' ? { error: { code: 'eval_error', message: r.detail ?? '' } } : {}),
+    ...(r.outcome === 'error' ? { error: { code: r.errorCode ?? 'eval_error', message: r.detail ?? '' } } : {}),
     location: { file: r.file, row: r.row, col: r.col },
     ...(r.cases !== undefined && r.cases.length > 0 ? { sub_results: subResultsJson(r.cases) } : {}),
     package: r.package,

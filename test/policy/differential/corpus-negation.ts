@@ -177,18 +177,7 @@ fn_in_not_body if {
   some o in [input.obj]
   not not_field(o)
 }`,
-    [
-      'fn_arg',
-      'fn_inner',
-      'fn_field',
-      'fn_field_input',
-      'fn_field_false',
-      'fn_value',
-      'fn_partial',
-      'fn_false',
-      'fn_nested',
-      'fn_in_not_body',
-    ],
+    ['fn_arg', 'fn_inner', 'fn_field', 'fn_field_input', 'fn_field_false', 'fn_value', 'fn_partial', 'fn_false', 'fn_nested', 'fn_in_not_body'],
   ),
   p(
     'not-comprehension',
@@ -239,8 +228,42 @@ obj_field if not labels.k == 1
 double if {
   not input.a == 1
   not input.b == 2
+}
+negated_rule if not term_ref
+all_one if every x in input.xs { x == 1 }
+not_every if not all_one
+key_lookup if not input.obj[input.key]
+key_compare if not input.obj[input.key] == input.a
+call_key if not input.obj[lower(input.s)] == 1
+upper_ref if not upper(input.obj.a) == input.s
+nested_not if {
+  not double
+  not input.flag == true
+}
+object_in if not {"a": input.a} == input.obj
+print_not if {
+  print(input.a)
+  not input.a == 2
 }`,
-    ['term_ref', 'term_nested', 'term_dyn', 'set_member', 'set_any', 'set_empty', 'obj_field', 'double'],
+    [
+      'term_ref',
+      'term_nested',
+      'term_dyn',
+      'set_member',
+      'set_any',
+      'set_empty',
+      'obj_field',
+      'double',
+      'negated_rule',
+      'not_every',
+      'key_lookup',
+      'key_compare',
+      'call_key',
+      'upper_ref',
+      'nested_not',
+      'object_in',
+      'print_not',
+    ],
   ),
   p(
     'not-gatekeeper',

@@ -15,14 +15,7 @@ import { startPolicyServer, type RunningPolicyServer } from '../../../runtime/po
 // (@open-policy-agent/opa) and opa-python-client (FRAMEWORK_OPA_CLIENT_PYTHON), plus raw HTTP where the
 // clients leave a header to the caller (gzip request bodies, If-None-Match, a gzip bomb).
 
-const POLICY = [
-  'package example',
-  '',
-  'allow if input.user == "admin"',
-  '',
-  'nums := [x | some x in numbers.range(1, 600)]',
-  '',
-].join('\n');
+const POLICY = ['package example', '', 'allow if input.user == "admin"', '', 'nums := [x | some x in numbers.range(1, 600)]', ''].join('\n');
 const HEALTH = ['package system.health', '', 'live := true', '', 'ready if input.plugins_ready', '', 'odd := 7', ''].join('\n');
 
 let dir: string;
@@ -41,7 +34,12 @@ afterAll(async () => {
 });
 
 /** A raw request (node:http does not decompress, so the bytes on the wire are seen). */
-function raw(method: string, path: string, headers: Record<string, string> = {}, body?: Buffer | string): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: Buffer | string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(`${server.url}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -88,11 +86,21 @@ describe('answers compressed as OPA compresses them', () => {
 
 describe('request bodies as OPA reads them', () => {
   it('takes a gzip-compressed body and a YAML body', async () => {
-    const gz = await raw('POST', '/v1/data/example/allow', { 'Content-Encoding': 'gzip', 'Content-Type': 'application/json' }, gzipSync('{"input": {"user": "admin"}}'));
+    const gz = await raw(
+      'POST',
+      '/v1/data/example/allow',
+      { 'Content-Encoding': 'gzip', 'Content-Type': 'application/json' },
+      gzipSync('{"input": {"user": "admin"}}'),
+    );
     expect([gz.status, JSON.parse(gz.body.toString('utf8'))]).toEqual([200, { result: true }]);
     const yaml = await raw('POST', '/v1/data/example/allow', { 'Content-Type': 'application/x-yaml' }, 'input:\n  user: admin\n');
     expect([yaml.status, JSON.parse(yaml.body.toString('utf8'))]).toEqual([200, { result: true }]);
-    const both = await raw('POST', '/v1/data/example/allow', { 'Content-Encoding': 'gzip', 'Content-Type': 'application/x-yaml' }, gzipSync('input: {user: bob}\n'));
+    const both = await raw(
+      'POST',
+      '/v1/data/example/allow',
+      { 'Content-Encoding': 'gzip', 'Content-Type': 'application/x-yaml' },
+      gzipSync('input: {user: bob}\n'),
+    );
     expect(JSON.parse(both.body.toString('utf8'))).toEqual({});
   });
   it('refuses a gzip bomb with 413 once it inflates past the body limit, and a body that is not gzip with 400', async () => {
