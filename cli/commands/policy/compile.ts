@@ -4,6 +4,7 @@ import { stringifyJson } from '../../../runtime/core/json-text.js';
 import { PolicyError } from '../../../runtime/policy/errors.js';
 import { FilterCompiler, FilterErrors, type Filter, type FilterTarget } from '../../../runtime/policy/filters/compile-filters.js';
 import { PartialError } from '../../../runtime/policy/partial/partial-eval.js';
+import { exactNumbers } from '../../../runtime/policy/server/compile-routes.js';
 import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
 import { loadPolicySet, readInputFile } from '../../../runtime/policy/tools/load-policies.js';
 import { fromJS } from '../../../runtime/policy/value-json.js';
@@ -70,7 +71,7 @@ export default class PolicyCompile extends PolicyCommand {
       if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;
     }
-    const out = filter ?? { query: null };
+    const out = exactNumbers(filter ?? { query: null }) as Filter;
     if (!this.jsonEnabled()) {
       if (out.query === null) this.log('(no row passes: the rule is never true for this input)');
       else if (out.query === '') this.log('(every row passes: the rule is always true for this input)');

@@ -6,7 +6,7 @@
  * `0 = 1`.
  */
 import { PartialError } from '../partial/partial-eval.js';
-import type { UcastNode } from './ucast.js';
+import { FilterNumber, type UcastNode } from './ucast.js';
 
 const OPS: Record<string, string> = { eq: '=', ne: '<>', gt: '>', lt: '<', ge: '>=', gte: '>=', le: '<=', lte: '<=' };
 
@@ -65,7 +65,7 @@ function literal(v: unknown, dialect: string): string {
   if (typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { field?: unknown }).field === 'string') return (v as { field: string }).field;
   if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
   if (v === null) return 'NULL';
-  if (typeof v === 'number' || typeof v === 'bigint') return quoted(String(v), dialect);
+  if (v instanceof FilterNumber) return quoted(v.text, dialect);
   if (typeof v === 'string') return quoted(v, dialect);
   return fail(`cannot write ${JSON.stringify(v)} as a SQL value`);
 }

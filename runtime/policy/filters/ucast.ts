@@ -6,13 +6,24 @@
  */
 import { type Expr, refName, type Term } from '../ast.js';
 import { PartialError, type Queries } from '../partial/partial-eval.js';
-import { fromJS, toJS } from '../value-json.js';
-import type { Value } from '../value.js';
-import { RegoObject, RegoSet } from '../value.js';
+import { RegoDecimal, RegoObject, RegoSet, type Value } from '../value.js';
 
 /** A UCAST node; `value` is a JSON value, a `{field}` reference or child nodes. */
 export type UcastNode =
   { field: string; operator: string; type: 'field'; value: unknown } | { operator: 'and' | 'or' | 'not'; type: 'compound'; value: UcastNode[] };
+
+/**
+ * A number in a filter, kept as its text (`1e3`, `2.50`, 20-digit integers)
+ * as OPA writes it; `toJSON` gives the nearest double, and the server writes
+ * the text exactly (see `exactNumbers`).
+ */
+export class FilterNumber {
+  constructor(readonly text: string) {}
+
+  toJSON(): number {
+    return Number(this.text);
+  }
+}
 
 /** A column compared with another column (`{"field": "users.id"}`). */
 export interface FieldRef {
@@ -76,36 +87,48 @@ function exprToUcast(e: Expr, mappings: Mappings | undefined): UcastNode {
   return e.negated ? { operator: 'not', type: 'compound', value: [node] } : node;
 }
 
-/** A constant term as JSON (sets as arrays); undefined for what is not constant. */
+/** A constant term as JSON (sets as sorted arrays, numbers as written); undefined for what is not constant. */
 function termValue(t: Term): unknown {
+  const v = constantValue(t);
+  return v === undefined ? undefined : jsonOf(v);
+}
+
+function constantValue(t: Term): Value | undefined {
   switch (t.type) {
     case 'null':
       return null;
     case 'boolean':
     case 'string':
-      return t.value;
     case 'number':
-      return toJS(t.value as Value);
+      return t.value;
     case 'array':
     case 'set': {
-      const items = t.items.map(termValue);
+      const items = t.items.map(constantValue);
       if (items.some((x) => x === undefined)) return undefined;
-      return t.type === 'set' ? toJS(RegoSet.of(t.items.map((x) => termToValue(x)))) : items;
+      return t.type === 'set' ? RegoSet.of(items as Value[]) : (items as Value[]);
     }
     case 'object': {
       const o = new RegoObject();
-      for (const [k, v] of t.entries) o.set(termToValue(k), termToValue(v));
-      return toJS(o);
+      for (const [k, v] of t.entries) {
+        const kv = constantValue(k);
+        const vv = constantValue(v);
+        if (kv === undefined || vv === undefined) return undefined;
+        o.set(kv, vv);
+      }
+      return o;
     }
     default:
       return undefined;
   }
 }
 
-function termToValue(t: Term): Value {
-  const v = termValue(t);
-  if (v === undefined) throw new PartialError('pe_fragment_error', 'expression cannot be translated to a filter', t.loc);
-  return fromJS(v);
+/** JSON for a value, numbers kept as their text (OPA writes `1e3` and `2.50` as given; big integers exactly). */
+function jsonOf(v: Value): unknown {
+  if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof RegoDecimal) return new FilterNumber(String(v));
+  if (Array.isArray(v)) return v.map(jsonOf);
+  if (v instanceof RegoSet) return v.values().map(jsonOf);
+  return Object.fromEntries(v.entries().map(([k, x]) => [typeof k === 'string' ? k : String(jsonOf(k)), jsonOf(x)]));
 }
 
 /** `input.fruits.name` → `fruits.name`, renamed by the mappings (`$self` renames a table, `$table` gives a short name one). */

@@ -26,7 +26,7 @@ import { CodeGen } from '../eval/codegen.js';
 import { Env, Shared } from '../eval/env.js';
 import { parseQuery, parseTermText } from '../parser.js';
 import { fromJS } from '../value-json.js';
-import { RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
+import { RegoDecimal, RegoObject, RegoSet, type Value } from '../value.js';
 
 /** An error in OPA's AST-error shape: `pe_fragment_error`, `invalid_unknown`, ... */
 export class PartialError extends Error {
@@ -84,7 +84,6 @@ export function valueTerm(v: Value, loc: Loc): Term {
   if (typeof v === 'boolean') return { type: 'boolean', value: v, loc };
   if (typeof v === 'string') return { type: 'string', value: v, loc };
   if (typeof v === 'number' || typeof v === 'bigint' || v instanceof RegoDecimal) return { type: 'number', value: v, loc };
-  if (v instanceof RegoNumText) return valueTerm(v.value, loc);
   if (Array.isArray(v)) return { type: 'array', items: v.map((x) => valueTerm(x, loc)), loc };
   if (v instanceof RegoSet) return { type: 'set', items: v.values().map((x) => valueTerm(x, loc)), loc };
   if (v instanceof RegoObject) return { type: 'object', entries: v.entries().map(([k, x]): [Term, Term] => [valueTerm(k, loc), valueTerm(x, loc)]), loc };

@@ -11,12 +11,13 @@
  *   evaluator covers; what OPA would answer with support modules is a 501.
  */
 import type { Context, Hono } from 'hono';
-import { stringifyJson } from '../../core/json-text.js';
+import { JsonNumber, stringifyJson } from '../../core/json-text.js';
 import { FilterCompiler, FilterErrors, type FilterTarget, targetOfMediaType } from '../filters/compile-filters.js';
 import { PolicyError } from '../errors.js';
 import { PartialError, SUPPORT_NEEDED } from '../partial/partial-eval.js';
 import { RegoObject, type Value } from '../value.js';
 import { toJS } from '../value-json.js';
+import { FilterNumber } from '../filters/ucast.js';
 import { bodyJson } from './opa-ast.js';
 import type { PolicySet } from './policy-set.js';
 
@@ -44,8 +45,16 @@ const MEDIA_TYPES = [
 
 const MULTI_KEYS: Record<string, string> = { postgresql: 'postgresql', mysql: 'mysql', sqlserver: 'sqlserver', sqlite: 'sqlite' };
 
+/** A filter with its numbers as exact JSON numbers (`JsonNumber`), for `stringifyJson`. */
+export function exactNumbers(v: unknown): unknown {
+  if (v instanceof FilterNumber) return new JsonNumber(v.text);
+  if (Array.isArray(v)) return v.map(exactNumbers);
+  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, exactNumbers(x)]));
+  return v;
+}
+
 function json(status: number, body: unknown, contentType = 'application/json'): Response {
-  return new Response(stringifyJson(body), { status, headers: { 'Content-Type': contentType } });
+  return new Response(stringifyJson(exactNumbers(body)), { status, headers: { 'Content-Type': contentType } });
 }
 
 function invalid(message: string): Response {

@@ -170,6 +170,15 @@ include if {
     inputs: [{ open: true }, { open: false, closed: true }, { open: false, closed: false }],
   },
   {
+    name: 'numbers keep the text they were written with',
+    policy: `package filters
+include if input.fruits.price == 2.50
+include if input.fruits.stock >= 1e1
+include if input.fruits.price in [1.5, 3, 5e0]
+`,
+    inputs: [{}],
+  },
+  {
     name: 'column against column',
     policy: `package filters
 include if input.fruits.price < input.fruits.stock

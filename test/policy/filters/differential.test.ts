@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { stringifyJson } from '../../../runtime/core/json-text.js';
 import { compilePolicy } from '../../../runtime/policy/engine.js';
 import { FilterCompiler, FilterErrors, type FilterTarget } from '../../../runtime/policy/filters/compile-filters.js';
 import { PartialError } from '../../../runtime/policy/partial/partial-eval.js';
@@ -83,7 +84,8 @@ function ours(policy: string, input: unknown, c: (typeof CASES)[number], target:
       ...(c.mappings ? { mappings: c.mappings } : {}),
       ...(c.maskRule ? { maskRule: c.maskRule } : {}),
     });
-    return { query: f?.query ?? null, masks: f?.masks ?? null };
+    // Numbers travel as their text (JsonNumber): compare the JSON OPA's clients read.
+    return JSON.parse(stringifyJson({ query: f?.query ?? null, masks: f?.masks ?? null })) as Answer;
   } catch (e) {
     if (e instanceof FilterErrors || e instanceof PartialError) return { error: e.message };
     throw new Error(`${c.name} ${target}/${dialect}: ${(e as Error).message}`, { cause: e });
