@@ -188,7 +188,8 @@ describe('one trace per request across the swarm', () => {
       expect(response.status, name).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
       const families = new Map(parsePrometheusTextFormat(await response.text()).map((family) => [family.name, family]));
-      const requests = families.get('http_server_request_duration_seconds');
+      // The policy engine counts its requests under OPA's name (below).
+      const requests = families.get(name === 'policy' ? 'http_request_duration_seconds' : 'http_server_request_duration_seconds');
       expect(requests?.type, name).toBe('HISTOGRAM');
       expect(requests!.metrics.some((metric) => Number(metric.buckets?.['+Inf']) > 0)).toBe(true);
       if (name === 'planner' || name === 'executor') expect(families.get('sse_streams_active')?.type).toBe('GAUGE');
