@@ -31,7 +31,9 @@ export function tracedMemoryStore(store: MemoryStore): MemoryStore {
       const method = value as (...args: unknown[]) => unknown;
       if (typeof property !== 'string' || !TRACED.has(property)) return method.bind(target);
       return (...args: unknown[]) =>
-        inSpan(`memory.${property}`, { kind: SpanKind.CLIENT, attributes: { 'db.operation.name': property } }, () => Promise.resolve(method.apply(target, args)));
+        inSpan(`memory.${property}`, { kind: SpanKind.CLIENT, attributes: { 'db.operation.name': property } }, () =>
+          Promise.resolve(method.apply(target, args)),
+        );
     },
   });
 }

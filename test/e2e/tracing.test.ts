@@ -10,6 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Supervisor } from '../../runtime/supervisor/supervisor.js';
+import { FrontDoorClient } from '../../runtime/http/front-door-client.js';
+import { lastTurnTrace } from '../../repl/last-turn-trace.js';
 import { POLICIES, createWorkspace, testKey, type Workspace } from './a2a-support.js';
 import { runCli } from '../support/cli.js';
 import { freePort, waitFor } from '../support/net.js';
@@ -173,6 +175,14 @@ describe('one trace per request across the swarm', () => {
     expect(text.stdout).toMatch(/^planner +POST \/query +█/m);
     expect(text.stdout).toMatch(/^guardian +.*POST \/v1\/a2a\/validate .*decision=allow/m);
     expect(text.stdout).toMatch(/^executor /m);
+
+    // What the REPL's Ctrl-T shows: the chat client keeps the trace id of the agent's last answer.
+    const client = new FrontDoorClient({ url: urls.planner });
+    await client.startSession();
+    const lastTraceId = client.lastTraceId;
+    expect(lastTraceId).toMatch(/^[0-9a-f]{32}$/);
+    await waitFor(async () => lastTurnTrace({ traceId: lastTraceId, root: workspace.dir }).startsWith('trace '), 'the last turn in the store', 10_000);
+    expect(lastTurnTrace({ traceId: lastTraceId, root: workspace.dir })).toMatch(/^planner +POST \/session\/start/m);
 
     const missing = await runCli(['trace', 'ffffffffffffffffffffffffffffffff', '--dir', workspace.dir, '--json']);
     expect(missing.code).toBe(1);
