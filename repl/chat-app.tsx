@@ -8,6 +8,7 @@ import { StatusLine } from './components/status-line.js';
 import { TranscriptEntry } from './components/transcript-entry.js';
 import { useChat, type Chat, type ChatPhase } from './hooks/use-chat.js';
 import { useHistory } from './hooks/use-history.js';
+import { lastTurnTrace } from './last-turn-trace.js';
 import type { PlanDecisionKind } from './plan-decision.js';
 import type { TranscriptItem } from './transcript-item.js';
 
@@ -29,7 +30,8 @@ const HEADER = 'header';
  * an error line, and the next message tries again), streams what the agent
  * sends, shows plans as cards decided with `a` / `r` / `m` (Enter or any
  * other key starts a typed reply instead), and takes /help, /new and /exit.
- * Ctrl-C cancels a running request, and at the prompt quits. Finished
+ * Ctrl-C cancels a running request, and at the prompt quits; Ctrl+T shows
+ * the trace of the last turn. Finished
  * entries are printed once with `<Static>`; only the live entry and the prompt re-render.
  *
  * @example
@@ -55,6 +57,8 @@ export function ChatApp({ session, forceNew = false, onExit }: ChatAppProps) {
 
   useInput((input, key) => {
     if (key.ctrl && input === 'c' && !chat.cancel()) quit();
+    // The trace of the last turn, from the traces `up` keeps in the project's folder.
+    if (key.ctrl && input === 't') chat.append({ kind: 'info', text: lastTurnTrace({ traceId: session.lastTraceId, root: process.cwd() }) });
   });
 
   const change = (next: string) => {

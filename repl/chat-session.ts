@@ -51,6 +51,11 @@ export class ChatSession {
     this.#store = options.store;
   }
 
+  /** The trace id of the agent's last answer (its `traceparent`), for Ctrl+T. */
+  get lastTraceId(): string | undefined {
+    return this.#client.lastTraceId;
+  }
+
   /** The plan the agent last proposed on this session (from this run or a saved one). */
   get planId(): string | undefined {
     return this.#planId;

@@ -21,6 +21,7 @@ export function HelpText() {
       ))}
       <Text bold>Keys</Text>
       <Text>{'  Ctrl-C   cancel the running request; at the prompt, quit'}</Text>
+      <Text>{'  Ctrl-T   show the trace of the last turn (from the traces framework-cli up keeps)'}</Text>
       <Text>{'  ↑ / ↓    walk through the messages sent'}</Text>
       <Text>
         {'  '}On a plan with an empty line: {PLAN_KEY_LEGEND}

@@ -58,6 +58,7 @@ const ErrorBodySchema = z.object({ code: z.string(), message: z.string() });
  * for await (const response of client.stream({ query: 'plan a trip', token })) console.log(response);
  */
 export class FrontDoorClient {
+  #lastTraceId: string | undefined;
   readonly url: string;
   readonly #connectTimeoutMs: number;
   readonly #idleTimeoutMs: number;
@@ -157,6 +158,11 @@ export class FrontDoorClient {
     }
   }
 
+  /** The trace id of the last answer, from its `traceparent` header (when the agent traces). */
+  get lastTraceId(): string | undefined {
+    return this.#lastTraceId;
+  }
+
   async #post(path: string, options: { body: unknown; token?: string; signal?: AbortSignal; accept?: string }): Promise<Response> {
     // The connect timeout must stop at the headers: the same signal also governs the body, and a stream may run for minutes.
     const headersTimeout = new AbortController();
@@ -182,6 +188,8 @@ export class FrontDoorClient {
     } finally {
       clearTimeout(timer);
     }
+    const traced = /^00-([0-9a-f]{32})-/.exec(response.headers.get('traceparent') ?? '');
+    if (traced) this.#lastTraceId = traced[1];
     if (response.ok) return response;
     const text = await response.text().catch(() => '');
     let body: unknown;

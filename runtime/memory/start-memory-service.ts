@@ -6,6 +6,7 @@ import { createLanguageModel } from '../llm/create-language-model.js';
 import { createMemoryService } from './create-memory-service.js';
 import type { MemoryLanguageModel } from './memory-model.js';
 import { KvMemoryStore } from './kv-memory-store.js';
+import { countMemoryRecords, tracedMemoryStore } from './traced-memory-store.js';
 import { checkMemoryAuth, loadMemoryConfig } from './memory-config.js';
 import { SystemMemory } from './system-memory.js';
 
@@ -89,13 +90,15 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
             name: config.generationModel,
             contextTokens: config.generationContextTokens,
           });
-    const memory = new SystemMemory({ store, embedder, logger, ...(languageModel ? { languageModel } : {}) });
+    // Record operations traced, the record count on /metrics.
+    const memory = new SystemMemory({ store: tracedMemoryStore(store), embedder, logger, ...(languageModel ? { languageModel } : {}) });
     const app = createMemoryService({ memory, logger, maxBodyBytes: options.maxBodyBytes ?? config.maxBodyBytes, authTokens: config.authTokens });
     const listening = await listen(app, {
       host,
       port: options.port ?? config.port,
       portHint: 'pass --addr 127.0.0.1:<port> or set MEMORY_PORT',
     });
+    const uncount = countMemoryRecords(store);
     const loaded = store.load().then(
       () => logger.info('long-term memories loaded', { count: store.cachedRecords }),
       (error: unknown) => logger.warn('long-term memories not loaded yet; the next search retries', errorFields(error)),
@@ -109,6 +112,7 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
       close: async () => {
         await listening.close();
         await memory.settled();
+        uncount();
         await store.close();
       },
     };

@@ -81,7 +81,7 @@ export function renderWaterfall(view: TraceView): string {
     const from = Math.min(BAR - 1, Math.floor(((span.startMs - view.startMs) / total) * BAR));
     const width = Math.max(1, Math.min(BAR - from, Math.round((span.durationMs / total) * BAR)));
     const bar = `${' '.repeat(from)}${'█'.repeat(width)}`.padEnd(BAR);
-    const name = clip(`${'  '.repeat(Math.min(span.depth, 10))}${safe(span.name)}`, NAME).padEnd(NAME);
+    const name = clip(`${'  '.repeat(Math.min(span.depth, 10))}${safe(span.name)}${target(span)}`, NAME).padEnd(NAME);
     const decision = span.attributes[DECISION_ATTRIBUTE];
     const notes = [
       ...(decision === undefined ? [] : [`decision=${safe(String(decision))}`]),
@@ -93,6 +93,17 @@ export function renderWaterfall(view: TraceView): string {
     );
   }
   return lines.join('\n');
+}
+
+/** Where a client span went (` → /v1/a2a/validate`), from its `url.full`; empty for other spans. */
+function target(span: StoredSpan): string {
+  const url = span.attributes['url.full'];
+  if (span.kind !== 'CLIENT' || typeof url !== 'string') return '';
+  try {
+    return ` → ${safe(new URL(url).pathname)}`;
+  } catch {
+    return '';
+  }
 }
 
 function safe(text: string): string {

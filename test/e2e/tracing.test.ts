@@ -10,6 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Supervisor } from '../../runtime/supervisor/supervisor.js';
+import { FrontDoorClient } from '../../runtime/http/front-door-client.js';
+import { lastTurnTrace } from '../../repl/last-turn-trace.js';
 import { POLICIES, createWorkspace, testKey, type Workspace } from './a2a-support.js';
 import { runCli } from '../support/cli.js';
 import { freePort, waitFor } from '../support/net.js';
@@ -174,6 +176,14 @@ describe('one trace per request across the swarm', () => {
     expect(text.stdout).toMatch(/^guardian +.*POST \/v1\/a2a\/validate .*decision=allow/m);
     expect(text.stdout).toMatch(/^executor /m);
 
+    // What the REPL's Ctrl-T shows: the chat client keeps the trace id of the agent's last answer.
+    const client = new FrontDoorClient({ url: urls.planner });
+    await client.startSession();
+    const lastTraceId = client.lastTraceId;
+    expect(lastTraceId).toMatch(/^[0-9a-f]{32}$/);
+    await waitFor(async () => lastTurnTrace({ traceId: lastTraceId, root: workspace.dir }).startsWith('trace '), 'the last turn in the store', 10_000);
+    expect(lastTurnTrace({ traceId: lastTraceId, root: workspace.dir })).toMatch(/^planner +POST \/session\/start/m);
+
     const missing = await runCli(['trace', 'ffffffffffffffffffffffffffffffff', '--dir', workspace.dir, '--json']);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'trace_not_found' } });
@@ -188,7 +198,8 @@ describe('one trace per request across the swarm', () => {
       expect(response.status, name).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
       const families = new Map(parsePrometheusTextFormat(await response.text()).map((family) => [family.name, family]));
-      const requests = families.get('http_server_request_duration_seconds');
+      // The policy engine counts its requests under OPA's name (below).
+      const requests = families.get(name === 'policy' ? 'http_request_duration_seconds' : 'http_server_request_duration_seconds');
       expect(requests?.type, name).toBe('HISTOGRAM');
       expect(requests!.metrics.some((metric) => Number(metric.buckets?.['+Inf']) > 0)).toBe(true);
       if (name === 'planner' || name === 'executor') expect(families.get('sse_streams_active')?.type).toBe('GAUGE');

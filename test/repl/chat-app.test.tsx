@@ -199,6 +199,26 @@ describe('ChatApp with a planner (sessions in Redis)', () => {
   });
 });
 
+describe('Ctrl-T: the trace of the last turn', () => {
+  const scope = redisScope();
+  let planner: RunningAgent;
+
+  beforeAll(async () => {
+    planner = await startPlannerReplica({ prefix: scope.prefix, log: { planned: [], executed: [] } });
+  });
+  afterAll(async () => {
+    await planner?.close();
+  });
+
+  it('says why there is none when the agent does not trace', async () => {
+    const { app, session } = await startChat({ url: planner.url });
+    await proposePlan(app);
+    expect(session.lastTraceId).toBeUndefined();
+    await press(app, '\u0014');
+    await waitForText(app, 'The agent sent no trace id: tracing is off there.');
+  });
+});
+
 describe('ChatApp with the fixture agent', () => {
   const fixture = fixtureAgentServer();
 

@@ -98,6 +98,8 @@ export function listen(
               if (!direct(request, response)) void toApp(request, response);
             }
           : (request, response) => void toApp(request, response),
+        // A server with a direct route (the policy engine) keeps request metrics of its own.
+        { countRequests: direct === undefined },
       ),
     );
     server.headersTimeout = limits.headersTimeoutMs;

@@ -40,17 +40,26 @@ function recordDuration(method: string, url: string | undefined, status: number,
 }
 
 /**
- * Wraps a server's request listener: every request is counted in
- * `http_server_request_duration_seconds`, and when tracing is on it runs in a
+ * Wraps a server's request listener: with `countRequests` every request is
+ * counted in `http_server_request_duration_seconds` (a server with metrics of
+ * its own, the policy engine's, counts nothing here: a hot route pays nothing
+ * while tracing is off), and when tracing is on it runs in a
  * SERVER span that continues the caller's W3C `traceparent` and is returned
  * to the caller in the response's `traceparent` header. The span lasts until
  * the response is done (a stream's whole life) and is named after the route.
  */
-export function traceRequests(listener: Listener): Listener {
+export function traceRequests(listener: Listener, options: { countRequests: boolean }): Listener {
+  const { countRequests } = options;
   return (request, response) => {
-    const started = performance.now();
+    if (!countRequests && !tracingEnabled()) {
+      listener(request, response);
+      return;
+    }
     const method = request.method ?? 'GET';
-    response.once('close', () => recordDuration(method, request.url, response.statusCode, (performance.now() - started) / 1000));
+    if (countRequests) {
+      const started = performance.now();
+      response.once('close', () => recordDuration(method, request.url, response.statusCode, (performance.now() - started) / 1000));
+    }
     if (!tracingEnabled() || UNTRACED.has(request.url ?? '')) {
       listener(request, response);
       return;
