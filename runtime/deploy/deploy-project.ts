@@ -41,8 +41,8 @@ export interface DeployService {
   /** Names of the project secrets it reads from /run/secrets/<name>. */
   secrets: string[];
   volumes: DeployVolume[];
-  /** Reached from outside the stack (its Compose service publishes its port). */
-  published: boolean;
+  /** The host port its Compose service publishes its port on (reached from outside the stack), or null. */
+  publishedPort: number | null;
   /** Its sessions live in the key-value store, so replicas share them. */
   sharedSessions: boolean;
   /** Its Compose health check, as written (what a swarm runs). */
@@ -175,7 +175,7 @@ function deployService(options: {
     env,
     secrets: raw.secrets === undefined ? [] : stringList(raw.secrets, `${name}.secrets`),
     volumes: namedVolumes(raw.volumes, name),
-    published: Array.isArray(raw.ports) && raw.ports.length > 0,
+    publishedPort: publishedPort(raw.ports, name),
     sharedSessions: false,
     ...(isRecord(raw.healthcheck) ? { healthcheck: raw.healthcheck } : {}),
   };
@@ -194,6 +194,18 @@ function namedVolumes(value: unknown, service: string): DeployVolume[] {
     }
     return { name: match[2]!, mountPath: match[3]!, ...(match[1] ? { hostFolderVariable: match[1] } : {}) };
   });
+}
+
+/** `"8002:8002"` or `"8002"`: the host port (the first entry's; an agent publishes one). */
+function publishedPort(value: unknown, service: string): number | null {
+  if (value === undefined) return null;
+  const first = stringList(value, `${service}.ports`)[0];
+  if (first === undefined) return null;
+  const port = Number(first.split(':').at(-2) ?? first.split(':').at(-1));
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new FrameworkError({ code: 'invalid_request', message: `compose.yaml: the port ${JSON.stringify(first)} of ${service} is not host:container.` });
+  }
+  return port;
 }
 
 function stringList(value: unknown, where: string): string[] {

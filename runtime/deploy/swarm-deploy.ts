@@ -187,10 +187,14 @@ async function waitConverged(options: { stack: string; timeoutMs: number; endpoi
  */
 export async function removeSwarm(options: { stack: string; volumes: boolean; timeoutMs?: number }): Promise<SwarmDownResult> {
   const { stack } = options;
+  const removed = { services: [] as string[], networks: [] as string[], secrets: [] as string[], configs: [] as string[], volumes: [] as string[] };
+  // An engine in no swarm runs no stack: nothing to remove (an engine that does not answer, or a worker, is still an error).
+  if ((await docker(['info', '--format', '{{.Swarm.LocalNodeState}}']).catch(() => '')) === 'inactive') return { stack, removed };
   await checkSwarmManager();
   const list = async (kind: 'service' | 'network' | 'secret' | 'config' | 'volume') =>
     (await docker([kind, 'ls', '--filter', `label=${STACK_LABEL}=${stack}`, '--format', '{{.Name}}'])).split('\n').filter(Boolean);
   const before = { services: await list('service'), networks: await list('network'), secrets: await list('secret'), configs: await list('config') };
+  if (Object.values(before).every((names) => names.length === 0) && (!options.volumes || (await list('volume')).length === 0)) return { stack, removed };
   await docker(['stack', 'rm', stack]);
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   const left = async () => [...(await list('service')), ...(await list('network')), ...(await list('secret')), ...(await list('config'))];

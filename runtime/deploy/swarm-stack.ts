@@ -65,7 +65,7 @@ export function swarmStack(options: { project: DeployProject; replicas: Record<s
         stack.volumes![volume.name] = {};
       }
     }
-    const published = service.published && (endpointMode === 'vip' || replicas === 1);
+    const published = service.publishedPort !== null && (endpointMode === 'vip' || replicas === 1);
     stack.services[service.name] = {
       image: service.image === 'toolkit' ? project.images.toolkit : project.images.redis,
       ...(service.command ? { command: service.command } : {}),
@@ -75,7 +75,9 @@ export function swarmStack(options: { project: DeployProject; replicas: Record<s
       ...(service.secrets.length > 0 ? { secrets: service.secrets.map((s) => ({ source: s, target: s, uid: RUN_AS, gid: RUN_AS, mode: 0o400 })) } : {}),
       ...(configMounts(service, policies, cards).length > 0 ? { configs: configMounts(service, policies, cards) } : {}),
       volumes,
-      ...(published ? { ports: [{ target: service.port, published: service.port, protocol: 'tcp', mode: endpointMode === 'vip' ? 'ingress' : 'host' }] } : {}),
+      ...(published
+        ? { ports: [{ target: service.port, published: service.publishedPort, protocol: 'tcp', mode: endpointMode === 'vip' ? 'ingress' : 'host' }] }
+        : {}),
       ...(service.healthcheck ? { healthcheck: service.healthcheck } : {}),
       deploy: {
         replicas,

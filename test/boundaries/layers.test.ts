@@ -11,7 +11,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['runtime/core'],
   ['runtime/sessions', 'runtime/llm', 'runtime/policy'],
   ['runtime/http', 'runtime/a2a', 'runtime/semantic', 'runtime/memory', 'runtime/model', 'runtime/guardian', 'runtime/planning', 'runtime/tools'],
-  ['runtime/agent', 'runtime/supervisor', 'runtime/telemetry', 'runtime/scaffold', 'runtime/doctor', 'runtime/examples', 'runtime/testing'],
+  ['runtime/agent', 'runtime/supervisor', 'runtime/telemetry', 'runtime/scaffold', 'runtime/deploy', 'runtime/doctor', 'runtime/examples', 'runtime/testing'],
   ['cli', 'repl'],
 ];
 

@@ -273,6 +273,15 @@ const SUCCESS: Record<string, Case> = {
   'create project': { args: () => ['create', 'project', 'demo', '--dir', join(temp('create'), 'demo')], check: (doc) => expect(doc.name).toBe('demo') },
   'create swarm': { args: () => ['create', 'swarm', 'flock', '--dir', join(temp('swarm'), 'flock')] },
   'add agent': { args: async () => ['add', 'agent', 'helper', '--description', 'Answers questions', '--no-interactive', '--dir', await newProject()] },
+  'deploy kubernetes': {
+    args: async () => ['deploy', 'kubernetes', '--dir', await newProject(), '--out', temp('k8s')],
+    check: (doc) => expect(doc.objects).toContain('Deployment/guardian'),
+  },
+  // Nothing deployed: removing the stack is a no-op (on an engine in a swarm or not).
+  'deploy swarm': {
+    args: async () => ['deploy', 'swarm', '--down', '--dir', await newProject()],
+    check: (doc) => expect(doc).toMatchObject({ stack: 'demo', removed: { services: [], secrets: [] } }),
+  },
   up: {
     args: async () => ['up', '--dir', await tinyProject()],
     stopWhen: /"type":"ready"/,
@@ -349,6 +358,14 @@ const FAILURE: Record<string, Case> = {
   'create project': { args: () => ['create', 'project', 'Not A Name', '--dir', temp('badname')] },
   'add agent': { args: () => ['add', 'agent', 'helper', '--description', 'x', '--no-interactive', '--dir', temp('not-a-project')] },
   up: { args: () => ['up', '--dir', temp('not-a-project')], check: (doc) => expect(doc).toMatchObject({ error: { code: 'project_not_found' } }) },
+  'deploy kubernetes': {
+    args: () => ['deploy', 'kubernetes', '--dir', temp('not-a-project')],
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'project_not_found' } }),
+  },
+  'deploy swarm': {
+    args: () => ['deploy', 'swarm', '--dir', temp('not-a-project')],
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'project_not_found' } }),
+  },
   logs: { args: () => ['logs', 'no-such-service', '--dir', detached], check: (doc) => expect(doc).toMatchObject({ error: { code: 'unknown_service' } }) },
   status: { args: () => ['status', '--dir', join(tmpdir(), 'fw-json-no-such-dir')] },
 };

@@ -23,6 +23,7 @@ import { parse, stringify } from 'yaml';
 import { resolveModelsDir } from '../../runtime/model/model-store.js';
 import { runCli } from '../support/cli.js';
 import { baseImage, docker, dockerEngineAnswers } from '../support/docker.js';
+import { freePort } from '../support/net.js';
 
 const ENGINE = dockerEngineAnswers();
 /** A fixed name: its images (fwswarm-toolkit, fwswarm-redis) stay after the run, so the next run's build is warm. */
@@ -141,8 +142,16 @@ describe.skipIf(!ENGINE && process.env.CI !== 'true')('deploy swarm on a single-
     env = { ...env, FRAMEWORK_BASE_IMAGE: baseImage(), FRAMEWORK_MODELS_DIR: resolveModelsDir() };
     // Plans without a model (one action per ";"), so the test does not wait on a CPU model.
     const file = join(root(), 'compose.yaml');
-    const compose = parse(await readFile(file, 'utf8')) as { services: Record<string, { environment?: Record<string, string> }> };
-    for (const service of Object.values(compose.services)) if (service.environment?.AGENT_NAME) service.environment.MODEL_NAME = '';
+    // Free host ports for what is published (never a fixed one on a shared machine).
+    const compose = parse(await readFile(file, 'utf8')) as { services: Record<string, { ports?: string[]; environment?: Record<string, string> }> };
+    const hostPorts: Record<string, number> = {};
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (service.environment?.AGENT_NAME) service.environment.MODEL_NAME = '';
+      if (service.ports) {
+        hostPorts[name] = await freePort();
+        service.ports = service.ports.map((p) => `${hostPorts[name]}:${p.split(':').pop()}`);
+      }
+    }
     await writeFile(file, stringify(compose, { lineWidth: 0 }));
 
     const started = Date.now();
@@ -185,6 +194,14 @@ describe.skipIf(!ENGINE && process.env.CI !== 'true')('deploy swarm on a single-
     expect(planner.TaskTemplate.ContainerSpec.Secrets?.map((s) => s.SecretName).sort()).toEqual(result.secrets.slice().sort());
     expect(planner.TaskTemplate.ContainerSpec.Env?.join('\n')).not.toContain(token);
     expect(spec('kv').UpdateConfig.Order).toBe('stop-first');
+    // dnsrr: the single orchestrator publishes its port on the host; the two planners publish none (two tasks cannot bind one host port).
+    const ports = (service: string) =>
+      JSON.parse(docker(['service', 'inspect', `${PROJECT}_${service}`, '--format', '{{json .Spec.EndpointSpec}}'])) as {
+        Mode: string;
+        Ports?: { PublishedPort: number; PublishMode: string }[];
+      };
+    expect(ports('orchestrator')).toMatchObject({ Mode: 'dnsrr', Ports: [{ PublishedPort: hostPorts.orchestrator, PublishMode: 'host' }] });
+    expect(ports('planner').Ports ?? []).toEqual([]);
 
     // Two replicas, two containers: proposed on one, approved on the other.
     const [a, b] = planners();
