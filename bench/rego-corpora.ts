@@ -186,12 +186,6 @@ function ourAnswer(policy: CompiledPolicy, query: string, input: unknown): strin
   }
 }
 
-function opaOutcome(env: Record<string, unknown>): Outcome {
-  if (env.error) return 'error';
-  const rows = (env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>;
-  return rows.length === 1 && rows[0]?.bindings?.x === true ? 'pass' : 'fail';
-}
-
 interface InputProbe {
   helper: string;
   /** The document the literal reads, e.g. `data.k8s.violation`. */
@@ -306,11 +300,12 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   }
   const names = policy !== undefined ? [...ours.keys()] : testNames(files.modules, unit.v0);
   const verbose = process.env.CORPORA_VERBOSE === '1';
+  const opaOutcomes = opaLoaded ? await opaTestOutcomes(oracle, names) : new Map<string, Outcome>();
   for (const name of names) {
     if (verbose) process.stderr.write(`test ${name}\n`);
     f.tests++;
     const here: Outcome = ours.get(name)?.outcome ?? 'error';
-    const there: Outcome = opaLoaded ? opaOutcome(await oracle.request({ op: 'eval', query: `x = ${name}`, input: null })) : 'error';
+    const there: Outcome = opaOutcomes.get(name) ?? 'error';
     if (here === 'pass') f.passHere++;
     if (there === 'pass') f.passOpa++;
     if (here === there) f.agree++;
@@ -341,10 +336,14 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
     return;
   }
   const inputs: Array<{ target: string; input: unknown }> = [];
+  const helperValues = await opaValues(
+    oracle,
+    probes.map((p) => p.helper),
+  );
   for (const p of probes) {
-    const env = await oracle.request({ op: 'eval', query: `x = ${p.helper}`, input: null });
-    const rows = (env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>;
-    for (const input of (rows[0]?.bindings?.x as unknown[] | undefined) ?? []) inputs.push({ target: p.target, input });
+    const v = helperValues.get(p.helper);
+    const set = v === 'error' || v === undefined ? [] : ((v[0] as unknown[] | undefined) ?? []);
+    for (const input of set) inputs.push({ target: p.target, input });
   }
   await oracle.request({ op: 'load', modules: opaModules, data, standins: STANDINS.map((s) => s.name) });
   for (const { target, input } of inputs) {
@@ -356,6 +355,41 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
     if (here === there) f.docsAgree++;
     else f.differences.push(`${target} on ${canonical(input).slice(0, 120)}: here ${here.slice(0, 200)} / OPA ${there.slice(0, 200)}`);
   }
+}
+
+/**
+ * OPA's outcome of each test. Each distinct query costs OPA a preparation
+ * against the whole corpus, so tests are asked together, each inside its own
+ * comprehension (`[v | v := data.p.test_x]`: `[]` when undefined); a batch
+ * that raises an error is split until the erring test stands alone.
+ */
+async function opaTestOutcomes(oracle: Oracle, names: string[]): Promise<Map<string, Outcome>> {
+  const out = new Map<string, Outcome>();
+  for (const [name, v] of await opaValues(oracle, names)) out.set(name, v === 'error' ? 'error' : v.length === 1 && v[0] === true ? 'pass' : 'fail');
+  return out;
+}
+
+/** Each document's value in OPA (`[]` undefined, `[value]`, or 'error'), asked in batches as {@link opaTestOutcomes} explains. */
+async function opaValues(oracle: Oracle, refs: string[]): Promise<Map<string, unknown[] | 'error'>> {
+  const out = new Map<string, unknown[] | 'error'>();
+  const ask = async (batch: string[]): Promise<void> => {
+    if (batch.length === 0) return;
+    const query = `x = [${batch.map((n) => `[v | v := ${n}]`).join(', ')}]`;
+    const env = await oracle.request({ op: 'eval', query, input: null });
+    if (env.error) {
+      if (batch.length === 1) out.set(batch[0] as string, 'error');
+      else {
+        const half = Math.ceil(batch.length / 2);
+        await ask(batch.slice(0, half));
+        await ask(batch.slice(half));
+      }
+      return;
+    }
+    const values = ((env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>)[0]?.bindings?.x as unknown[][] | undefined;
+    batch.forEach((n, i) => out.set(n, values?.[i] ?? []));
+  };
+  for (let i = 0; i < refs.length; i += 400) await ask(refs.slice(i, i + 400));
+  return out;
 }
 
 /** Test names when our engine could not compile the unit (each then counts as an error here). */
