@@ -109,13 +109,19 @@ function subdirs(dir: string): string[] {
 
 function detect(root: string): Corpus {
   if (existsSync(join(root, 'src')) && existsSync(join(root, 'library'))) {
-    return { name: 'gatekeeper-library', units: subdirs(join(root, 'src')).flatMap(subdirs).map((d) => ({ name: d.slice(root.length + 1), dirs: [d], v0: true })) };
+    return {
+      name: 'gatekeeper-library',
+      units: subdirs(join(root, 'src'))
+        .flatMap(subdirs)
+        .map((d) => ({ name: d.slice(root.length + 1), dirs: [d], v0: true })),
+    };
   }
   if (existsSync(join(root, 'bundle', 'regal'))) return { name: 'regal (bundle)', units: [{ name: 'bundle', dirs: [join(root, 'bundle')], v0: false }] };
   if (existsSync(join(root, 'checks')) && existsSync(join(root, 'lib'))) {
     return { name: 'trivy-checks', units: [{ name: 'checks+lib', dirs: [join(root, 'checks'), join(root, 'lib')], v0: false }] };
   }
-  if (existsSync(join(root, 'examples'))) return { name: 'conftest (examples)', units: subdirs(join(root, 'examples')).map((d) => ({ name: d.slice(root.length + 1), dirs: [d], v0: false })) };
+  if (existsSync(join(root, 'examples')))
+    return { name: 'conftest (examples)', units: subdirs(join(root, 'examples')).map((d) => ({ name: d.slice(root.length + 1), dirs: [d], v0: false })) };
   throw new Error(`${root}: not a corpus this harness knows (gatekeeper-library, regal, trivy-checks, conftest)`);
 }
 
@@ -196,7 +202,9 @@ interface InputProbe {
 function* inputLiterals(body: Body): Generator<{ before: Expr[]; expr: Expr; value: Term }> {
   for (let i = 0; i < body.length; i++) {
     const e = body[i] as Expr;
-    const w = e.with.find((x) => x.target.type === 'ref' && x.target.terms.length === 1 && x.target.terms[0]?.type === 'var' && x.target.terms[0].name === 'input');
+    const w = e.with.find(
+      (x) => x.target.type === 'ref' && x.target.terms.length === 1 && x.target.terms[0]?.type === 'var' && x.target.terms[0].name === 'input',
+    );
     if (w !== undefined) yield { before: body.slice(0, i), expr: e, value: w.value };
   }
 }
@@ -217,7 +225,8 @@ function targetOf(e: Expr, module: Module, rules: Set<string>): string | undefin
         rest.push(x.value);
       }
       if (head?.type === 'var' && head.name === 'data' && rest.length > 0) found = ['data', ...rest].join('.');
-      else if (head?.type === 'var' && aliases.has(head.name) && aliases.get(head.name)?.startsWith('data.')) found = [aliases.get(head.name), ...rest].join('.');
+      else if (head?.type === 'var' && aliases.has(head.name) && aliases.get(head.name)?.startsWith('data.'))
+        found = [aliases.get(head.name), ...rest].join('.');
       else if (head?.type === 'var' && rules.has(head.name)) found = `${pkg}.${head.name}`;
       else t.terms.forEach(visit);
     } else if (t.type === 'call') t.args.forEach(visit);
@@ -238,7 +247,9 @@ function inputProbes(parsed: SourceModule, source: string): { module: string; pr
   };
   const rules = new Set(m.rules.map((r) => (r.head.ref[0]?.type === 'var' ? r.head.ref[0].name : '')));
   const lines = [`package ${refToString(m.package.path).replace(/^data\./, '')}`, 'import rego.v1'];
-  for (const i of m.imports) if (refToString(i.path) !== 'rego.v1' && !refToString(i.path).startsWith('future.')) lines.push(`import ${refToString(i.path)}${i.alias ? ` as ${i.alias}` : ''}`);
+  for (const i of m.imports)
+    if (refToString(i.path) !== 'rego.v1' && !refToString(i.path).startsWith('future.'))
+      lines.push(`import ${refToString(i.path)}${i.alias ? ` as ${i.alias}` : ''}`);
   const probes: InputProbe[] = [];
   m.rules.forEach((r) => {
     const name = r.head.ref[0]?.type === 'var' ? r.head.ref[0].name : '';
@@ -422,12 +433,25 @@ async function main(): Promise<void> {
   try {
     for (const root of roots) {
       const corpus = detect(root);
-      const f: Figures = { units: corpus.units.length, files: 0, loadedHere: 0, loadedOpa: 0, tests: 0, passHere: 0, passOpa: 0, agree: 0, inputs: 0, docsAgree: 0, differences: [] };
+      const f: Figures = {
+        units: corpus.units.length,
+        files: 0,
+        loadedHere: 0,
+        loadedOpa: 0,
+        tests: 0,
+        passHere: 0,
+        passOpa: 0,
+        agree: 0,
+        inputs: 0,
+        docsAgree: 0,
+        differences: [],
+      };
       const started = Date.now();
       for (const unit of corpus.units) await runUnit(unit, oracle, f);
       console.log(`\n== ${corpus.name} (${root}), ${((Date.now() - started) / 1000).toFixed(1)} s`);
       for (const d of f.differences.slice(0, Number(process.env.CORPORA_SHOW ?? 40))) console.log(`  ${d}`);
-      if (f.differences.length > Number(process.env.CORPORA_SHOW ?? 40)) console.log(`  ... ${f.differences.length - Number(process.env.CORPORA_SHOW ?? 40)} more`);
+      if (f.differences.length > Number(process.env.CORPORA_SHOW ?? 40))
+        console.log(`  ... ${f.differences.length - Number(process.env.CORPORA_SHOW ?? 40)} more`);
       rows.push(
         `| ${corpus.name} | ${f.files} | ${f.loadedHere} / ${f.loadedOpa} | ${f.tests} | ${f.passHere} | ${f.passOpa} | ${f.agree} | ${f.docsAgree} / ${f.inputs} |`,
       );

@@ -22,7 +22,8 @@ export default class PolicyTest extends PolicyCommand {
 
   static override flags = {
     'v0-compatible': Flags.boolean({
-      description: "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
+      description:
+        "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
       default: false,
     }),
     verbose: Flags.boolean({ char: 'v', description: 'list every test with its time', default: false }),
@@ -42,7 +43,10 @@ export default class PolicyTest extends PolicyCommand {
     }
     let report: PolicyTestReport;
     try {
-      report = runPolicyTests(await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] }), { ...(filter ? { filter } : {}), coverage: flags.coverage });
+      report = runPolicyTests(await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] }), {
+        ...(filter ? { filter } : {}),
+        coverage: flags.coverage,
+      });
     } catch (error) {
       if (!(error instanceof PolicyLoadError)) throw error;
       this.failToCompile(error, 'the policies do not compile; fix the errors above (see `framework-cli policy check`).');
