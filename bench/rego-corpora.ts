@@ -239,13 +239,13 @@ function targetOf(e: Expr, module: Module, rules: Set<string>): string | undefin
 }
 
 /** Helper rules (one module per test file) whose values are the inputs the tests give. */
-function inputProbes(parsed: SourceModule, source: string): { module: string; probes: InputProbe[] } | undefined {
+function inputProbes(parsed: SourceModule, source: string, packageRules: Set<string>): { module: string; probes: InputProbe[] } | undefined {
   const m = parsed.module;
   const text = (node: object): string | undefined => {
     const span = parsed.spans.get(node);
     return span === undefined ? undefined : source.slice(span.start, span.end);
   };
-  const rules = new Set(m.rules.map((r) => (r.head.ref[0]?.type === 'var' ? r.head.ref[0].name : '')));
+  const rules = new Set([...packageRules, ...m.rules.map((r) => (r.head.ref[0]?.type === 'var' ? r.head.ref[0].name : ''))]);
   const lines = [`package ${refToString(m.package.path).replace(/^data\./, '')}`, 'import rego.v1'];
   for (const i of m.imports)
     if (refToString(i.path) !== 'rego.v1' && !refToString(i.path).startsWith('future.'))
@@ -327,15 +327,24 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   // The rules on the tests' inputs.
   const probeModules: Array<[string, string]> = [];
   const probes: InputProbe[] = [];
+  const parsedModules: Array<[PolicySource, SourceModule]> = [];
+  // The rules of each package, over all its files (a test reads rules of its package written elsewhere).
+  const packageRules = new Map<string, Set<string>>();
   for (const m of files.modules) {
-    if (!/test/.test(m.id)) continue;
-    let parsed: SourceModule;
     try {
-      parsed = parseModuleWithSource({ source: m.source, file: m.id, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) });
+      const parsed = parseModuleWithSource({ source: m.source, file: m.id, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) });
+      parsedModules.push([m, parsed]);
+      const pkg = refToString(parsed.module.package.path);
+      const set = packageRules.get(pkg) ?? new Set<string>();
+      for (const r of parsed.module.rules) if (r.head.ref[0]?.type === 'var') set.add(r.head.ref[0].name);
+      packageRules.set(pkg, set);
     } catch {
-      continue;
+      // Not parsed here: no inputs from it.
     }
-    const p = inputProbes(parsed, m.source);
+  }
+  for (const [m, parsed] of parsedModules) {
+    if (!/test/.test(m.id)) continue;
+    const p = inputProbes(parsed, m.source, packageRules.get(refToString(parsed.module.package.path)) ?? new Set());
     if (p === undefined) continue;
     probeModules.push([`${m.id}.__inputs.rego`, p.module]);
     probes.push(...p.probes);
