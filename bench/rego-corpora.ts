@@ -109,13 +109,19 @@ function subdirs(dir: string): string[] {
 
 function detect(root: string): Corpus {
   if (existsSync(join(root, 'src')) && existsSync(join(root, 'library'))) {
-    return { name: 'gatekeeper-library', units: subdirs(join(root, 'src')).flatMap(subdirs).map((d) => ({ name: d.slice(root.length + 1), dirs: [d], v0: true })) };
+    return {
+      name: 'gatekeeper-library',
+      units: subdirs(join(root, 'src'))
+        .flatMap(subdirs)
+        .map((d) => ({ name: d.slice(root.length + 1), dirs: [d], v0: true })),
+    };
   }
   if (existsSync(join(root, 'bundle', 'regal'))) return { name: 'regal (bundle)', units: [{ name: 'bundle', dirs: [join(root, 'bundle')], v0: false }] };
   if (existsSync(join(root, 'checks')) && existsSync(join(root, 'lib'))) {
     return { name: 'trivy-checks', units: [{ name: 'checks+lib', dirs: [join(root, 'checks'), join(root, 'lib')], v0: false }] };
   }
-  if (existsSync(join(root, 'examples'))) return { name: 'conftest (examples)', units: subdirs(join(root, 'examples')).map((d) => ({ name: d.slice(root.length + 1), dirs: [d], v0: false })) };
+  if (existsSync(join(root, 'examples')))
+    return { name: 'conftest (examples)', units: subdirs(join(root, 'examples')).map((d) => ({ name: d.slice(root.length + 1), dirs: [d], v0: false })) };
   throw new Error(`${root}: not a corpus this harness knows (gatekeeper-library, regal, trivy-checks, conftest)`);
 }
 
@@ -186,12 +192,6 @@ function ourAnswer(policy: CompiledPolicy, query: string, input: unknown): strin
   }
 }
 
-function opaOutcome(env: Record<string, unknown>): Outcome {
-  if (env.error) return 'error';
-  const rows = (env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>;
-  return rows.length === 1 && rows[0]?.bindings?.x === true ? 'pass' : 'fail';
-}
-
 interface InputProbe {
   helper: string;
   /** The document the literal reads, e.g. `data.k8s.violation`. */
@@ -202,7 +202,9 @@ interface InputProbe {
 function* inputLiterals(body: Body): Generator<{ before: Expr[]; expr: Expr; value: Term }> {
   for (let i = 0; i < body.length; i++) {
     const e = body[i] as Expr;
-    const w = e.with.find((x) => x.target.type === 'ref' && x.target.terms.length === 1 && x.target.terms[0]?.type === 'var' && x.target.terms[0].name === 'input');
+    const w = e.with.find(
+      (x) => x.target.type === 'ref' && x.target.terms.length === 1 && x.target.terms[0]?.type === 'var' && x.target.terms[0].name === 'input',
+    );
     if (w !== undefined) yield { before: body.slice(0, i), expr: e, value: w.value };
   }
 }
@@ -223,7 +225,8 @@ function targetOf(e: Expr, module: Module, rules: Set<string>): string | undefin
         rest.push(x.value);
       }
       if (head?.type === 'var' && head.name === 'data' && rest.length > 0) found = ['data', ...rest].join('.');
-      else if (head?.type === 'var' && aliases.has(head.name) && aliases.get(head.name)?.startsWith('data.')) found = [aliases.get(head.name), ...rest].join('.');
+      else if (head?.type === 'var' && aliases.has(head.name) && aliases.get(head.name)?.startsWith('data.'))
+        found = [aliases.get(head.name), ...rest].join('.');
       else if (head?.type === 'var' && rules.has(head.name)) found = `${pkg}.${head.name}`;
       else t.terms.forEach(visit);
     } else if (t.type === 'call') t.args.forEach(visit);
@@ -236,15 +239,17 @@ function targetOf(e: Expr, module: Module, rules: Set<string>): string | undefin
 }
 
 /** Helper rules (one module per test file) whose values are the inputs the tests give. */
-function inputProbes(parsed: SourceModule, source: string): { module: string; probes: InputProbe[] } | undefined {
+function inputProbes(parsed: SourceModule, source: string, packageRules: Set<string>): { module: string; probes: InputProbe[] } | undefined {
   const m = parsed.module;
   const text = (node: object): string | undefined => {
     const span = parsed.spans.get(node);
     return span === undefined ? undefined : source.slice(span.start, span.end);
   };
-  const rules = new Set(m.rules.map((r) => (r.head.ref[0]?.type === 'var' ? r.head.ref[0].name : '')));
+  const rules = new Set([...packageRules, ...m.rules.map((r) => (r.head.ref[0]?.type === 'var' ? r.head.ref[0].name : ''))]);
   const lines = [`package ${refToString(m.package.path).replace(/^data\./, '')}`, 'import rego.v1'];
-  for (const i of m.imports) if (refToString(i.path) !== 'rego.v1' && !refToString(i.path).startsWith('future.')) lines.push(`import ${refToString(i.path)}${i.alias ? ` as ${i.alias}` : ''}`);
+  for (const i of m.imports)
+    if (refToString(i.path) !== 'rego.v1' && !refToString(i.path).startsWith('future.'))
+      lines.push(`import ${refToString(i.path)}${i.alias ? ` as ${i.alias}` : ''}`);
   const probes: InputProbe[] = [];
   m.rules.forEach((r) => {
     const name = r.head.ref[0]?.type === 'var' ? r.head.ref[0].name : '';
@@ -306,12 +311,13 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   }
   const names = policy !== undefined ? [...ours.keys()] : testNames(files.modules, unit.v0);
   const verbose = process.env.CORPORA_VERBOSE === '1';
+  const opaOutcomes = opaLoaded ? await opaTestOutcomes(oracle, names) : new Map<string, Outcome>();
   for (const name of names) {
     if (verbose) process.stderr.write(`test ${name}\n`);
     f.tests++;
     const here: Outcome = ours.get(name)?.outcome ?? 'error';
     // A `todo_test_*` rule is skipped by OPA's runner as by ours: evaluating it would not be what OPA does.
-    const there: Outcome = here === 'skip' ? 'skip' : opaLoaded ? opaOutcome(await oracle.request({ op: 'eval', query: `x = ${name}`, input: null })) : 'error';
+    const there: Outcome = here === 'skip' ? 'skip' : (opaOutcomes.get(name) ?? 'error');
     if (here === 'pass') f.passHere++;
     if (there === 'pass') f.passOpa++;
     if (here === there) f.agree++;
@@ -322,15 +328,24 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   // The rules on the tests' inputs.
   const probeModules: Array<[string, string]> = [];
   const probes: InputProbe[] = [];
+  const parsedModules: Array<[PolicySource, SourceModule]> = [];
+  // The rules of each package, over all its files (a test reads rules of its package written elsewhere).
+  const packageRules = new Map<string, Set<string>>();
   for (const m of files.modules) {
-    if (!/test/.test(m.id)) continue;
-    let parsed: SourceModule;
     try {
-      parsed = parseModuleWithSource({ source: m.source, file: m.id, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) });
+      const parsed = parseModuleWithSource({ source: m.source, file: m.id, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) });
+      parsedModules.push([m, parsed]);
+      const pkg = refToString(parsed.module.package.path);
+      const set = packageRules.get(pkg) ?? new Set<string>();
+      for (const r of parsed.module.rules) if (r.head.ref[0]?.type === 'var') set.add(r.head.ref[0].name);
+      packageRules.set(pkg, set);
     } catch {
-      continue;
+      // Not parsed here: no inputs from it.
     }
-    const p = inputProbes(parsed, m.source);
+  }
+  for (const [m, parsed] of parsedModules) {
+    if (!/test/.test(m.id)) continue;
+    const p = inputProbes(parsed, m.source, packageRules.get(refToString(parsed.module.package.path)) ?? new Set());
     if (p === undefined) continue;
     probeModules.push([`${m.id}.__inputs.rego`, p.module]);
     probes.push(...p.probes);
@@ -342,10 +357,14 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
     return;
   }
   const inputs: Array<{ target: string; input: unknown }> = [];
+  const helperValues = await opaValues(
+    oracle,
+    probes.map((p) => p.helper),
+  );
   for (const p of probes) {
-    const env = await oracle.request({ op: 'eval', query: `x = ${p.helper}`, input: null });
-    const rows = (env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>;
-    for (const input of (rows[0]?.bindings?.x as unknown[] | undefined) ?? []) inputs.push({ target: p.target, input });
+    const v = helperValues.get(p.helper);
+    const set = v === 'error' || v === undefined ? [] : ((v[0] as unknown[] | undefined) ?? []);
+    for (const input of set) inputs.push({ target: p.target, input });
   }
   await oracle.request({ op: 'load', modules: opaModules, data, standins: STANDINS.map((s) => s.name) });
   for (const { target, input } of inputs) {
@@ -357,6 +376,41 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
     if (here === there) f.docsAgree++;
     else f.differences.push(`${target} on ${canonical(input).slice(0, 120)}: here ${here.slice(0, 200)} / OPA ${there.slice(0, 200)}`);
   }
+}
+
+/**
+ * OPA's outcome of each test. Each distinct query costs OPA a preparation
+ * against the whole corpus, so tests are asked together, each inside its own
+ * comprehension (`[v | v := data.p.test_x]`: `[]` when undefined); a batch
+ * that raises an error is split until the erring test stands alone.
+ */
+async function opaTestOutcomes(oracle: Oracle, names: string[]): Promise<Map<string, Outcome>> {
+  const out = new Map<string, Outcome>();
+  for (const [name, v] of await opaValues(oracle, names)) out.set(name, v === 'error' ? 'error' : v.length === 1 && v[0] === true ? 'pass' : 'fail');
+  return out;
+}
+
+/** Each document's value in OPA (`[]` undefined, `[value]`, or 'error'), asked in batches as {@link opaTestOutcomes} explains. */
+async function opaValues(oracle: Oracle, refs: string[]): Promise<Map<string, unknown[] | 'error'>> {
+  const out = new Map<string, unknown[] | 'error'>();
+  const ask = async (batch: string[]): Promise<void> => {
+    if (batch.length === 0) return;
+    const query = `x = [${batch.map((n) => `[v | v := ${n}]`).join(', ')}]`;
+    const env = await oracle.request({ op: 'eval', query, input: null });
+    if (env.error) {
+      if (batch.length === 1) out.set(batch[0] as string, 'error');
+      else {
+        const half = Math.ceil(batch.length / 2);
+        await ask(batch.slice(0, half));
+        await ask(batch.slice(half));
+      }
+      return;
+    }
+    const values = ((env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>)[0]?.bindings?.x as unknown[][] | undefined;
+    batch.forEach((n, i) => out.set(n, values?.[i] ?? []));
+  };
+  for (let i = 0; i < refs.length; i += 400) await ask(refs.slice(i, i + 400));
+  return out;
 }
 
 /** Test names when our engine could not compile the unit (each then counts as an error here). */
@@ -389,12 +443,25 @@ async function main(): Promise<void> {
   try {
     for (const root of roots) {
       const corpus = detect(root);
-      const f: Figures = { units: corpus.units.length, files: 0, loadedHere: 0, loadedOpa: 0, tests: 0, passHere: 0, passOpa: 0, agree: 0, inputs: 0, docsAgree: 0, differences: [] };
+      const f: Figures = {
+        units: corpus.units.length,
+        files: 0,
+        loadedHere: 0,
+        loadedOpa: 0,
+        tests: 0,
+        passHere: 0,
+        passOpa: 0,
+        agree: 0,
+        inputs: 0,
+        docsAgree: 0,
+        differences: [],
+      };
       const started = Date.now();
       for (const unit of corpus.units) await runUnit(unit, oracle, f);
       console.log(`\n== ${corpus.name} (${root}), ${((Date.now() - started) / 1000).toFixed(1)} s`);
       for (const d of f.differences.slice(0, Number(process.env.CORPORA_SHOW ?? 40))) console.log(`  ${d}`);
-      if (f.differences.length > Number(process.env.CORPORA_SHOW ?? 40)) console.log(`  ... ${f.differences.length - Number(process.env.CORPORA_SHOW ?? 40)} more`);
+      if (f.differences.length > Number(process.env.CORPORA_SHOW ?? 40))
+        console.log(`  ... ${f.differences.length - Number(process.env.CORPORA_SHOW ?? 40)} more`);
       rows.push(
         `| ${corpus.name} | ${f.files} | ${f.loadedHere} / ${f.loadedOpa} | ${f.tests} | ${f.passHere} | ${f.passOpa} | ${f.agree} | ${f.docsAgree} / ${f.inputs} |`,
       );

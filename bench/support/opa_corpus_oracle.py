@@ -72,6 +72,11 @@ STANDINS = {
 }
 
 engine = None
+last_load = None
+evals_since_load = 0
+# The engine keeps every distinct query prepared (see OpaEngine's notes); a
+# corpus asks thousands, so the engine is rebuilt after this many to bound memory.
+EVALS_PER_ENGINE = 150
 
 
 def raw_eval(query, inp):
@@ -83,8 +88,12 @@ def raw_eval(query, inp):
 
 
 def handle(req):
-    global engine
+    global engine, last_load, evals_since_load
+    if req["op"] == "eval" and evals_since_load >= EVALS_PER_ENGINE and last_load is not None:
+        handle(last_load)
     if req["op"] == "load":
+        last_load = req
+        evals_since_load = 0
         if engine is not None:
             engine.close()
         engine = OpaEngine()
@@ -104,6 +113,7 @@ def handle(req):
         except Exception as e:  # reported to the harness, never fatal
             return json.dumps({"error": {"code": getattr(e, "code", "load_error"), "message": str(e)}})
         return json.dumps({"ok": True})
+    evals_since_load += 1
     with engine._eval_lock:
         return raw_eval(req["query"], req.get("input")).replace("\n", "\\n")
 

@@ -5,7 +5,23 @@
  * Refs and calls only continue with adjacent tokens (`a.b[c](d)`), so a
  * newline or space ends a term.
  */
-import { type Body, type CallTerm, type Expr, type Loc, mkRef, mkVar, opRef, type OrOperands, type StringTerm, type TemplateSource, type RefTerm, refName, type Term, type VarTerm, type With } from './ast.js';
+import {
+  type Body,
+  type CallTerm,
+  type Expr,
+  type Loc,
+  mkRef,
+  mkVar,
+  opRef,
+  type OrOperands,
+  type StringTerm,
+  type TemplateSource,
+  type RefTerm,
+  refName,
+  type Term,
+  type VarTerm,
+  type With,
+} from './ast.js';
 import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
@@ -327,7 +343,11 @@ export class TermParser {
       const e = sub.parseTermInWithComma();
       const withs = sub.isKw('with') ? sub.parseWith() : [];
       if (sub.tok.kind !== 'eof') sub.unexpected();
-      source.parts.push(e.type === 'call' ? { kind: 'call', op: e.op, args: e.args, negated: false, with: withs, loc: exprLoc } : { kind: 'term', term: e, negated: false, with: withs, loc: exprLoc });
+      source.parts.push(
+        e.type === 'call'
+          ? { kind: 'call', op: e.op, args: e.args, negated: false, with: withs, loc: exprLoc }
+          : { kind: 'term', term: e, negated: false, with: withs, loc: exprLoc },
+      );
       const v = mkVar(`$tpl${this.templateCount++}`, exprLoc);
       items.push({
         type: 'setcomp',

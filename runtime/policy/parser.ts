@@ -171,7 +171,8 @@ class ModuleParser extends TermParser {
       head.assign = this.advance().text === ':=';
       head.value = this.parseTermIn(false);
     }
-    this.headShape = head.args !== undefined ? 'function' : bracketKey && head.ref.length === 2 && head.key === undefined && head.value === undefined ? 'partial-set' : 'rule';
+    this.headShape =
+      head.args !== undefined ? 'function' : bracketKey && head.ref.length === 2 && head.key === undefined && head.value === undefined ? 'partial-set' : 'rule';
     // Rego v0: `p[x]` without a value is a partial set rule (v1 writes `p contains x`).
     if (this.v0 && !isDefault && head.key === undefined && head.value === undefined && head.args === undefined && head.ref.length === 2 && bracketKey) {
       head.key = head.ref[1];
@@ -249,7 +250,13 @@ class ModuleParser extends TermParser {
       // A v0 body in a v1 module: listed with OPA's hints, then read as v0 so the errors after it are found too.
       const at = this.loc(this.tok);
       const rule = { ...at, row: loc.row, col: loc.col };
-      this.v0Forms.push(new PolicyError({ code: 'rego_parse_error', detail: `\`if\` keyword is required before ${this.headShape === 'function' ? 'function' : 'rule'} body`, location: rule }));
+      this.v0Forms.push(
+        new PolicyError({
+          code: 'rego_parse_error',
+          detail: `\`if\` keyword is required before ${this.headShape === 'function' ? 'function' : 'rule'} body`,
+          location: rule,
+        }),
+      );
       if (this.headShape === 'partial-set') {
         this.v0Forms.push(new PolicyError({ code: 'rego_parse_error', detail: '`contains` keyword is required for partial set rules', location: rule }));
       }

@@ -20,7 +20,8 @@ export default class PolicyBench extends PolicyCommand {
 
   static override flags = {
     'v0-compatible': Flags.boolean({
-      description: "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
+      description:
+        "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
       default: false,
     }),
     data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),

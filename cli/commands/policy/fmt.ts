@@ -56,7 +56,9 @@ export default class PolicyFmt extends PolicyCommand {
     let result: FormatFilesResult;
     try {
       result =
-        paths.length === 0 || (paths.length === 1 && paths[0] === '-') ? await this.formatStdin(flags.write, flags['v0-v1']) : await formatFiles({ paths, write: flags.write, v0ToV1: flags['v0-v1'] });
+        paths.length === 0 || (paths.length === 1 && paths[0] === '-')
+          ? await this.formatStdin(flags.write, flags['v0-v1'])
+          : await formatFiles({ paths, write: flags.write, v0ToV1: flags['v0-v1'] });
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (code === 'ENOENT' || code === 'EACCES')

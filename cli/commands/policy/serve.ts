@@ -50,7 +50,8 @@ export default class PolicyServe extends PolicyCommand {
       default: false,
     }),
     'v0-compatible': Flags.boolean({
-      description: "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
+      description:
+        "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
       default: false,
       env: 'FRAMEWORK_POLICY_V0_COMPATIBLE',
     }),

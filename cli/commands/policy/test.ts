@@ -27,7 +27,8 @@ export default class PolicyTest extends PolicyCommand {
 
   static override flags = {
     'v0-compatible': Flags.boolean({
-      description: "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
+      description:
+        "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
       default: false,
     }),
     verbose: Flags.boolean({ char: 'v', description: 'list every test with its time', default: false }),
@@ -50,7 +51,10 @@ export default class PolicyTest extends PolicyCommand {
     }
     let report: PolicyTestReport;
     try {
-      report = runPolicyTests(await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] }), { ...(filter ? { filter } : {}), coverage: flags.coverage });
+      report = runPolicyTests(await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] }), {
+        ...(filter ? { filter } : {}),
+        coverage: flags.coverage,
+      });
     } catch (error) {
       if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: 'policy_compile_error' });
       if (!(error instanceof PolicyLoadError)) throw error;

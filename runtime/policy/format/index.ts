@@ -36,7 +36,11 @@ function checkRewrite(text: string, file: string): void {
   } catch (e) {
     if (!PolicyError.isInstance(e)) throw e;
     const first = e.errors[0] ?? e;
-    throw new PolicyError({ code: 'rego_parse_error', detail: `cannot be rewritten as Rego v1: ${first.detail} in the rewritten text`, location: first.location });
+    throw new PolicyError({
+      code: 'rego_parse_error',
+      detail: `cannot be rewritten as Rego v1: ${first.detail} in the rewritten text`,
+      location: first.location,
+    });
   }
 }
 

@@ -191,7 +191,11 @@ export class DecisionPool {
     if (!worker) worker = this.#start(slot);
     slot.job = job;
     if (slot.generation !== job.set.generation) {
-      const modules = job.set.modules.map((m): ModuleSource => ({ file: m.id, source: m.source, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) }));
+      const modules = job.set.modules.map((m): ModuleSource => ({
+        file: m.id,
+        source: m.source,
+        ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }),
+      }));
       worker.postMessage({ type: 'load', generation: job.set.generation, modules, data: job.set.dataJson } satisfies WorkerRequest);
       slot.generation = job.set.generation;
     }

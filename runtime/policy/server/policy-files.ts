@@ -87,7 +87,8 @@ async function manifestRegoVersion(root: string, out: PolicyFiles, hash: Hash): 
     return undefined;
   }
   const m = manifest as Record<string, unknown>;
-  if (m.file_rego_versions !== undefined) out.problems.push({ file: '.manifest', message: 'file_rego_versions in a bundle manifest is not supported; set rego_version for the whole bundle' });
+  if (m.file_rego_versions !== undefined)
+    out.problems.push({ file: '.manifest', message: 'file_rego_versions in a bundle manifest is not supported; set rego_version for the whole bundle' });
   const v = m.rego_version;
   if (v === undefined) return undefined;
   if (v !== 0 && v !== 1) {

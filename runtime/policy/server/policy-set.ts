@@ -58,7 +58,10 @@ export function compilePolicySet(files: PolicyFiles): PolicySet {
   const problems: PolicyProblem[] = files.problems.map((p) => ({ code: 'invalid_file', message: p.message, file: p.file }));
   let policy: CompiledPolicy | undefined;
   try {
-    policy = compilePolicy({ modules: files.modules.map((m) => ({ file: m.id, source: m.source, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) })), data: files.data });
+    policy = compilePolicy({
+      modules: files.modules.map((m) => ({ file: m.id, source: m.source, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) })),
+      data: files.data,
+    });
   } catch (error) {
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
       // Text nested too deep for the parser's recursion: the module's fault, reported as such.

@@ -276,7 +276,8 @@ export class PolicyStore {
     files = this.#withDataWrites(files);
     if (this.#overlay.size === 0) return files;
     const modules = files.modules.filter((m) => !this.#overlay.has(m.id));
-    for (const [id, source] of this.#overlay) if (source !== null) modules.push({ id, path: `(api)/${id}`, source, ...(this.#v0 ? { regoVersion: 0 as const } : {}) });
+    for (const [id, source] of this.#overlay)
+      if (source !== null) modules.push({ id, path: `(api)/${id}`, source, ...(this.#v0 ? { regoVersion: 0 as const } : {}) });
     modules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return { ...files, modules };
   }
