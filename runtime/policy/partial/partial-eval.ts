@@ -224,6 +224,7 @@ function exprTerms(e: Expr): Term[] {
 class Run {
   private readonly dependent = new Map<RuleNode, boolean>();
   private readonly inlined = new Map<RuleNode, Queries>();
+  private fresh = 0;
 
   constructor(
     private readonly pe: PartialEvaluator,
@@ -279,8 +280,44 @@ class Run {
     return dep;
   }
 
+  /**
+   * The compiler leaves the ref operands of `=` and `==` in place (so `not input.a == 1` holds without `input.a`, as
+   * in OPA), but a residual must carry a known ref's value: in a comparison that depends on an unknown, each operand
+   * that is a known `input`/`data` ref is first bound to a fresh var by a known expression, as the compiler once did
+   * for every call. In a negated comparison such a ref must be ground and is read now: its value replaces it, and
+   * when it is undefined the comparison is undefined, so its negation holds and the expression drops out.
+   */
+  private hoistKnownOperands(body: Body): Body {
+    const out: Body = [];
+    for (const e of body) {
+      const equality = e.kind === 'call' && (refName(e.op) === 'eq' || (refName(e.op) === 'equal' && e.args.length === 2));
+      if (e.kind !== 'call' || !equality || e.with.length > 0 || !e.args.some((t) => this.termDependent(t))) {
+        out.push(e);
+        continue;
+      }
+      let holds = false;
+      const args = e.args.map((a) => {
+        const head = a.type === 'ref' ? a.terms[0] : undefined;
+        if (a.type !== 'ref' || head?.type !== 'var' || (head.name !== 'input' && head.name !== 'data') || this.termDependent(a)) return a;
+        const bound = mkVar(`__pe_known${this.fresh++}__`, a.loc);
+        const binding: Expr = { kind: 'call', op: opRef('eq', a.loc), args: [bound, a], negated: false, with: [], loc: e.loc };
+        if (!e.negated) {
+          out.push(binding);
+          return bound;
+        }
+        if (!a.terms.slice(1).every((t) => t.type === 'string' || t.type === 'number' || t.type === 'boolean' || t.type === 'null')) return a;
+        const value = this.pe.solve([binding], this.input, [bound.name])[0]?.get(bound.name);
+        if (value === undefined) holds = true;
+        return value === undefined ? a : valueTerm(value, a.loc);
+      });
+      if (!holds) out.push({ ...e, args });
+    }
+    return out;
+  }
+
   /** The residual alternatives of a compiled body. */
-  body(body: Body): Queries {
+  body(compiled: Body): Queries {
+    const body = this.hoistKnownOperands(compiled);
     const known = new Set<string>();
     const unknownVars = new Set<string>();
     const copies = new Map<string, Term>();
@@ -310,7 +347,7 @@ class Run {
       }
       const vs = new Set<string>();
       exprVars(e, vs);
-      for (const v of vs) if (!known.has(v) && !copies.has(v)) unknownVars.add(v);
+      for (const v of vs) if (!known.has(v) && !copies.has(v) && !UNKNOWN_ROOTS.has(v)) unknownVars.add(v);
       kinds.push({ kind: 'residual' });
     }
 

@@ -83,6 +83,17 @@ include if {
     inputs: [{ blocked: ['alice'] }, { blocked: ['bob', 'dave', 'carol'] }],
   },
   {
+    // A known operand of a (negated) comparison is read from the input; an undefined one makes the negation hold.
+    name: 'comparisons with a known ref operand, negated too',
+    policy: `package filters
+include if {
+  input.fruits.colour == input.colour
+  not input.fruits.owner == input.user
+}
+`,
+    inputs: [{ colour: 'red', user: 'bob' }, { colour: 'green' }, { user: 'bob' }],
+  },
+  {
     name: 'helper rules inlined, and negated by De Morgan',
     policy: `package filters
 include if {
