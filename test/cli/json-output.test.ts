@@ -8,6 +8,7 @@ import { defaultModelStore } from '../model/support/default-model.js';
 import { linkedStore } from '../model/support/linked-store.js';
 import { startModelServer, type RunningModelServer } from '../../runtime/model/start-model-server.js';
 import { currentPlatform, nativeRuntimeDir, nativeRuntimePackages } from '../../runtime/core/native-runtime.js';
+import { TraceStore } from '../../runtime/telemetry/trace-store.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { freePort } from '../support/net.js';
 import { REPO_ROOT } from '../support/processes.js';
@@ -188,8 +189,32 @@ function installedRuntime(): string {
   return base;
 }
 
+/** A project folder whose local trace store holds one trace of two spans, as `up`'s receiver writes them. */
+function projectWithTrace(): string {
+  const root = temp('trace');
+  const span = { kind: 'SERVER', status: 'ok' as const, attributes: {}, events: [], links: [] };
+  new TraceStore({ root }).append([
+    { ...span, traceId: 'a'.repeat(32), spanId: '1'.repeat(16), service: 'planner', name: 'POST /stream', startMs: 1_000, durationMs: 12 },
+    {
+      ...span,
+      traceId: 'a'.repeat(32),
+      spanId: '2'.repeat(16),
+      parentSpanId: '1'.repeat(16),
+      service: 'guardian',
+      name: 'POST /v1/a2a/validate',
+      startMs: 1_002,
+      durationMs: 3,
+    },
+  ]);
+  return root;
+}
+
 /** A success for every command. */
 const SUCCESS: Record<string, Case> = {
+  trace: {
+    args: () => ['trace', '--dir', projectWithTrace()],
+    check: (doc) => expect(JSON.stringify(doc)).toContain('a'.repeat(32)),
+  },
   'a2a card sign': {
     args: () => {
       const files = cardFiles();
@@ -368,6 +393,7 @@ const FAILURE: Record<string, Case> = {
   },
   logs: { args: () => ['logs', 'no-such-service', '--dir', detached], check: (doc) => expect(doc).toMatchObject({ error: { code: 'unknown_service' } }) },
   status: { args: () => ['status', '--dir', join(tmpdir(), 'fw-json-no-such-dir')] },
+  trace: { args: () => ['trace', '--dir', temp('no-traces')] },
 };
 
 /** Failures that are still the command's normal document (a report), with exit code 1. */

@@ -81,6 +81,8 @@ export function listen(
     env?: Readonly<Record<string, string | undefined>>;
     /** Tried first on every request; what it declines goes to `app`. */
     direct?: DirectHandler;
+    /** Count every request in `http_server_request_duration_seconds` (default true; the policy engine keeps OPA's own metrics). */
+    countRequests?: boolean;
   },
 ): Promise<Listening> {
   const { direct } = options;
@@ -98,8 +100,7 @@ export function listen(
               if (!direct(request, response)) void toApp(request, response);
             }
           : (request, response) => void toApp(request, response),
-        // A server with a direct route (the policy engine) keeps request metrics of its own.
-        { countRequests: direct === undefined },
+        { countRequests: options.countRequests ?? true },
       ),
     );
     server.headersTimeout = limits.headersTimeoutMs;

@@ -76,6 +76,8 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
       port: options.port ?? DEFAULT_PORTS.policy,
       portHint: 'pass --addr 127.0.0.1:<port>',
       direct: app.direct,
+      // OPA's request metrics are the policy server's own (http_request_duration_seconds).
+      countRequests: false,
     });
   } catch (error) {
     store.close();

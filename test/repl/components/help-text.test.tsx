@@ -14,6 +14,7 @@ it('HelpText lists the commands, Ctrl-C, the history keys and the plan keys', ()
     '  /exit  quit (Ctrl-C at the prompt does the same)',
     'Keys',
     '  Ctrl-C   cancel the running request; at the prompt, quit',
+    '  Ctrl-T   show the trace of the last turn (from the traces framework-cli up keeps)',
     '  ↑ / ↓    walk through the messages sent',
     '  On a plan with an empty line: a approve · r reject · m modify · Enter to type a reply',
     'Anything else you type is sent to the agent; a reply like "yes, go ahead" also approves a plan.',
