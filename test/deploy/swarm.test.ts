@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { resolveModelsDir } from '../../runtime/model/model-store.js';
 import { runCli } from '../support/cli.js';
-import { baseImage, docker, dockerEngineAnswers } from '../support/docker.js';
+import { baseImage, docker, dockerEngineAnswers, holdDockerEngine } from '../support/docker.js';
 import { freePort } from '../support/net.js';
 
 const ENGINE = dockerEngineAnswers();
@@ -83,14 +83,25 @@ function leftovers(): { services: string[]; networks: string[]; secrets: string[
   };
 }
 
+let releaseEngine: (() => Promise<void>) | undefined;
+
 beforeAll(async () => {
+  if (ENGINE) releaseEngine = await holdDockerEngine();
   base = await mkdtemp(join(tmpdir(), 'fw-swarm-'));
   env = { FRAMEWORK_CLI_CONFIG_DIR: join(base, 'config') };
   const created = await runCli(['create', 'swarm', PROJECT, '--dir', root(), '--json'], { env });
   expect(created.code, created.stderr).toBe(0);
-}, 60_000);
+}, 2_760_000);
 
 afterAll(async () => {
+  try {
+    await cleanUp();
+  } finally {
+    await releaseEngine?.();
+  }
+}, 300_000);
+
+async function cleanUp(): Promise<void> {
   if (ENGINE && base) {
     if (leftovers().services.length > 0) await runCli(['deploy', 'swarm', '--down', '--volumes', '--dir', root(), '--json'], { env, timeoutMs: 180_000 });
     const left = leftovers();
@@ -98,7 +109,7 @@ afterAll(async () => {
     if (joined) spawnSync('docker', ['swarm', 'leave', '--force'], { stdio: 'ignore', timeout: 60_000 });
   }
   if (base) await rm(base, { recursive: true, force: true });
-}, 300_000);
+}
 
 describe('deploy swarm: bad input', () => {
   it('refuses replicas that would not share state, and services the project does not have, before touching Docker', async () => {

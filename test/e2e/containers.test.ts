@@ -14,12 +14,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { resolveModelsDir } from '../../runtime/model/model-store.js';
 import { defaultEmbeddingStore } from '../model/support/default-model.js';
 import { runCli } from '../support/cli.js';
-import { baseImage, composeLeftovers, docker, dockerEngineAnswers } from '../support/docker.js';
+import { baseImage, composeLeftovers, docker, dockerEngineAnswers, holdDockerEngine } from '../support/docker.js';
 import { freePort } from '../support/net.js';
 
 const ENGINE = dockerEngineAnswers();
@@ -29,8 +29,21 @@ let base: string | undefined;
 let env: Record<string, string> = {};
 
 const root = () => join(base!, PROJECT);
+let releaseEngine: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  if (ENGINE) releaseEngine = await holdDockerEngine();
+}, 2_760_000);
 
 afterAll(async () => {
+  try {
+    await cleanUp();
+  } finally {
+    await releaseEngine?.();
+  }
+}, 300_000);
+
+async function cleanUp(): Promise<void> {
   if (!base) return;
   await runCli(['down', '--volumes', '--dir', root(), '--json'], { env, timeoutMs: 180_000 });
   // Whatever a failed run left: containers, networks and volumes by their Compose label.
@@ -39,7 +52,7 @@ afterAll(async () => {
   if (left.networks.length > 0) docker(['network', 'rm', ...left.networks]);
   if (left.volumes.length > 0) docker(['volume', 'rm', '--force', ...left.volumes]);
   await rm(base, { recursive: true, force: true });
-}, 300_000);
+}
 
 interface ChatLine {
   event: string;

@@ -1,5 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
 import { REPO_ROOT } from './processes.js';
 
 /** True when a Docker engine answers `docker info` here. */
@@ -37,4 +40,16 @@ export function composeLeftovers(project: string): { containers: string[]; netwo
     networks: lines(docker(['network', 'ls', '--quiet', '--filter', filter])),
     volumes: lines(docker(['volume', 'ls', '--quiet', '--filter', filter])),
   };
+}
+
+/**
+ * Holds the Docker engine for one test file, across vitest's workers: `up --containers` with replicas and `deploy
+ * swarm` (which turns the engine into a swarm manager) must not run at once, or each sees the other's networks and
+ * load and containers turn unhealthy. Waits for the other file to finish; returns the release.
+ */
+export async function holdDockerEngine(): Promise<() => Promise<void>> {
+  const file = join(tmpdir(), 'framework-docker-e2e.lock');
+  closeSync(openSync(file, 'a'));
+  // A holder refreshes the lock every 5 s, so only a dead one's goes stale; wait up to 45 min for a live one.
+  return lockfile.lock(file, { stale: 30_000, update: 5_000, retries: { retries: 540, minTimeout: 5_000, maxTimeout: 5_000, factor: 1 } });
 }
