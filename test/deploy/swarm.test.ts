@@ -18,11 +18,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { resolveModelsDir } from '../../runtime/model/model-store.js';
 import { runCli } from '../support/cli.js';
-import { baseImage, docker, dockerEngineAnswers, holdDockerEngine } from '../support/docker.js';
+import { baseImage, docker, dockerEngineAnswers, holdDockerEngineForFile } from '../support/docker.js';
 import { freePort } from '../support/net.js';
 
 const ENGINE = dockerEngineAnswers();
@@ -83,23 +83,14 @@ function leftovers(): { services: string[]; networks: string[]; secrets: string[
   };
 }
 
-let releaseEngine: (() => Promise<void>) | undefined;
+holdDockerEngineForFile(ENGINE, cleanUp);
 
 beforeAll(async () => {
-  if (ENGINE) releaseEngine = await holdDockerEngine();
   base = await mkdtemp(join(tmpdir(), 'fw-swarm-'));
   env = { FRAMEWORK_CLI_CONFIG_DIR: join(base, 'config') };
   const created = await runCli(['create', 'swarm', PROJECT, '--dir', root(), '--json'], { env });
   expect(created.code, created.stderr).toBe(0);
-}, 2_760_000);
-
-afterAll(async () => {
-  try {
-    await cleanUp();
-  } finally {
-    await releaseEngine?.();
-  }
-}, 300_000);
+}, 60_000);
 
 async function cleanUp(): Promise<void> {
   if (ENGINE && base) {

@@ -14,12 +14,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { resolveModelsDir } from '../../runtime/model/model-store.js';
 import { defaultEmbeddingStore } from '../model/support/default-model.js';
 import { runCli } from '../support/cli.js';
-import { baseImage, composeLeftovers, docker, dockerEngineAnswers, holdDockerEngine } from '../support/docker.js';
+import { baseImage, composeLeftovers, docker, dockerEngineAnswers, holdDockerEngineForFile } from '../support/docker.js';
 import { freePort } from '../support/net.js';
 
 const ENGINE = dockerEngineAnswers();
@@ -29,19 +29,7 @@ let base: string | undefined;
 let env: Record<string, string> = {};
 
 const root = () => join(base!, PROJECT);
-let releaseEngine: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  if (ENGINE) releaseEngine = await holdDockerEngine();
-}, 2_760_000);
-
-afterAll(async () => {
-  try {
-    await cleanUp();
-  } finally {
-    await releaseEngine?.();
-  }
-}, 300_000);
+holdDockerEngineForFile(ENGINE, cleanUp);
 
 async function cleanUp(): Promise<void> {
   if (!base) return;

@@ -3,6 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
+import { afterAll, beforeAll } from 'vitest';
 import { REPO_ROOT } from './processes.js';
 
 /** True when a Docker engine answers `docker info` here. */
@@ -47,9 +48,27 @@ export function composeLeftovers(project: string): { containers: string[]; netwo
  * swarm` (which turns the engine into a swarm manager) must not run at once, or each sees the other's networks and
  * load and containers turn unhealthy. Waits for the other file to finish; returns the release.
  */
-export async function holdDockerEngine(): Promise<() => Promise<void>> {
+async function holdDockerEngine(): Promise<() => Promise<void>> {
   const file = join(tmpdir(), 'framework-docker-e2e.lock');
   closeSync(openSync(file, 'a'));
   // A holder refreshes the lock every 5 s, so only a dead one's goes stale; wait up to 45 min for a live one.
   return lockfile.lock(file, { stale: 30_000, update: 5_000, retries: { retries: 540, minTimeout: 5_000, maxTimeout: 5_000, factor: 1 } });
+}
+
+/**
+ * A Docker test file's hold on the engine: taken before its first test (and before its own `beforeAll`s, when called
+ * first), released after `cleanUp` has run at the end, even when that fails.
+ */
+export function holdDockerEngineForFile(engine: boolean, cleanUp: () => Promise<void>): void {
+  let release: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    if (engine) release = await holdDockerEngine();
+  }, 2_760_000);
+  afterAll(async () => {
+    try {
+      await cleanUp();
+    } finally {
+      await release?.();
+    }
+  }, 300_000);
 }
