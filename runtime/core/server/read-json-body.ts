@@ -116,6 +116,11 @@ export function hasBody(c: Context): boolean {
 export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
   const node = nodeBindings(c);
   if (node) return readNodeBody(node.incoming, node.outgoing, maxBytes);
+  return (await readBodyBytes(c, maxBytes)).toString('utf8');
+}
+
+/** The raw body bytes from the request's stream, enforcing `maxBytes` (413 `BadRequestError` past it, declared or streamed). */
+export async function readBodyBytes(c: Context, maxBytes: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length') ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const chunks: Uint8Array[] = [];
@@ -131,7 +136,7 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
       chunks.push(next.value);
     }
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /**

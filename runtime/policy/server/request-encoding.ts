@@ -9,6 +9,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Context } from 'hono';
 import { BadRequestError } from '../../core/errors/bad-request-error.js';
+import { readBodyBytes } from '../../core/server/read-json-body.js';
 
 /** OPA's default `server.encoding.gzip.min_length`: shorter answers are sent as they are. */
 export const GZIP_MIN_LENGTH = 1024;
@@ -43,23 +44,9 @@ export async function readEncodedBody(c: Context, maxBytes: number): Promise<str
       message: `unsupported Content-Encoding ${JSON.stringify(encoding)}: send the body as it is or gzip-compressed`,
     });
   }
-  const declared = Number(c.req.header('content-length') ?? Number.NaN);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (c.req.raw.body) {
-    const reader = c.req.raw.body.getReader();
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      size += next.value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge(maxBytes);
-      }
-      chunks.push(next.value);
-    }
-  }
+  const compressed = await readBodyBytes(c, maxBytes);
   try {
-    return gunzipSync(Buffer.concat(chunks), { maxOutputLength: maxBytes }).toString('utf8');
+    return gunzipSync(compressed, { maxOutputLength: maxBytes }).toString('utf8');
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxBytes);
     throw new BadRequestError({ code: 'invalid_request', message: `the gzip-compressed body could not be decompressed: ${(error as Error).message}` });
