@@ -456,21 +456,16 @@ function substitute(t: Term, copies: Map<string, Term>): Term {
 }
 
 function substituteExpr(e: Expr, copies: Map<string, Term>): Expr {
-  if (copies.size === 0) return e;
-  const sub = (t: Term): Term => substitute(t, copies);
-  switch (e.kind) {
-    case 'term':
-      return { ...e, term: sub(e.term) };
-    case 'call':
-      return { ...e, args: e.args.map(sub) };
-    default:
-      return e;
-  }
+  return copies.size === 0 ? e : mapExprTerms(e, (t) => substitute(t, copies));
 }
 
 function plugValues(e: Expr, values: Map<string, Value>): Expr {
   if (values.size === 0) return e;
-  const sub = (t: Term): Term => mapTerm(t, (x) => (x.type === 'var' && values.has(x.name) ? valueTerm(values.get(x.name) as Value, x.loc) : undefined));
+  return mapExprTerms(e, (t) => mapTerm(t, (x) => (x.type === 'var' && values.has(x.name) ? valueTerm(values.get(x.name) as Value, x.loc) : undefined)));
+}
+
+/** A term or call expression with `sub` applied to its term or arguments; other kinds as they are. */
+function mapExprTerms(e: Expr, sub: (t: Term) => Term): Expr {
   switch (e.kind) {
     case 'term':
       return { ...e, term: sub(e.term) };
