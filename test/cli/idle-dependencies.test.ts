@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, waitFor } from '../support/net.js';
 import { REPO_ROOT, startService, type Service } from '../support/processes.js';
@@ -39,14 +40,28 @@ describe('an idle service does not hold what only some requests need', () => {
     await Promise.all(services.map((s) => s.stop()));
   });
 
-  it('an agent with in-process sessions does not load ioredis', async () => {
+  it('an agent with in-process sessions loads neither ioredis nor prom-client until /metrics is read', async () => {
     const agent = await start('agent', (port) => ['serve', 'agent', '--port', String(port)]);
     services.push(agent);
     const query = await fetch(`${agent.url}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"hello"}' });
     expect(query.status).toBe(200);
-    const loaded = await loadedPackages(agent);
-    expect(loaded).toContain('@oclif/core'); // the report itself works
-    expect(loaded).not.toContain('ioredis');
+    const idle = await loadedPackages(agent);
+    expect(idle).toContain('@oclif/core'); // the report itself works
+    expect(idle).not.toContain('ioredis');
+    expect(idle).not.toContain('prom-client');
+
+    const metrics = await fetch(`${agent.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    const text = await metrics.text();
+    // A metric declared when its module was imported is listed although nothing used it yet; requests were counted without prom-client.
+    expect(text).toContain('# TYPE sse_streams_active gauge');
+    expect(text).toContain('http_server_request_duration_seconds_count{method="POST",route="/query",status_code="200"} 1');
+    expect(text).toMatch(/http_server_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/health",status_code="200"\} [1-9]/);
+    // Valid Prometheus text, read by the reference parser.
+    const families = new Map(parsePrometheusTextFormat(text).map((family) => [family.name, family]));
+    expect(families.get('http_server_request_duration_seconds')?.type).toBe('HISTOGRAM');
+    expect(families.get('sse_streams_active')?.type).toBe('GAUGE');
+    expect(await loadedPackages(agent)).toContain('prom-client');
   }, 120_000);
 
   it('the policy engine serving the shipped policies loads no YAML, GraphQL or JSON Schema library, nor prom-client, until asked', async () => {

@@ -109,11 +109,21 @@ export function histogram<L extends string>(name: string, help: string, options:
   );
 }
 
+/** Metrics kept without prom-client (a hot path's histogram), written after the registry's at each scrape. */
+const plainMetrics = new Set<{ text(): string }>();
+
+/** Adds a metric that writes its own Prometheus text (ending with a newline) to this process's `/metrics`. */
+export function plainMetric(metric: { text(): string }): void {
+  plainMetrics.add(metric);
+}
+
 /** The Prometheus text of this process's metrics, and its content type. */
 export async function serviceMetricsText(): Promise<{ text: string; contentType: string }> {
   for (const materialize of [...pending]) materialize();
   const metrics = serviceRegistry();
-  return { text: await metrics.metrics(), contentType: metrics.contentType };
+  let text = await metrics.metrics();
+  for (const metric of plainMetrics) text += `\n${metric.text()}`;
+  return { text, contentType: metrics.contentType };
 }
 
 /** The `GET /metrics` answer of a service. */
