@@ -10,6 +10,9 @@
  *
  *   npm run bench:idle-rss     (BENCH_ROUNDS=3 by default; Redis at 127.0.0.1:6379 for the memory service)
  *
+ * BENCH_BEFORE_CLI=<another build's cli/bin/run.js> adds that build's services
+ * as further rows measured in the same rounds (before/after in one run).
+ *
  * Prints figures; asserts nothing.
  */
 import { spawn } from 'node:child_process';
@@ -21,13 +24,14 @@ import { freePort, REPO_ROOT, rssMb, startCli, type ChildService } from './suppo
 import { median, ratioSummary, targetMark } from './support/ratios.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const BEFORE_CLI = process.env.BENCH_BEFORE_CLI;
 const SETTLE_MS = 1500;
 const TARGET = 1.5;
 const KV_URL = process.env.KV_URL ?? 'redis://127.0.0.1:6379';
 
 interface Service {
   name: string;
-  start(scratch: string): Promise<ChildService>;
+  start(scratch: string, cli?: string): Promise<ChildService>;
   /** One ordinary request, for the RSS once a request has loaded what it needs. */
   request(url: string): Promise<unknown>;
 }
@@ -58,25 +62,26 @@ const post = (url: string, body: unknown, headers: Record<string, string> = {}) 
 const SERVICES: Service[] = [
   {
     name: 'agent (hello example)',
-    start: async () => {
+    start: async (_scratch, cli) => {
       const port = await freePort();
-      return startCli({ name: 'agent', args: ['serve', 'agent', '--port', String(port)], port });
+      return startCli({ cli, name: 'agent', args: ['serve', 'agent', '--port', String(port)], port });
     },
     request: (url) => post(`${url}/query`, { query: 'hello' }),
   },
   {
     name: 'policy engine (shipped policies)',
-    start: async () => {
+    start: async (_scratch, cli) => {
       const port = await freePort();
-      return startCli({ name: 'policy', args: ['policy', 'serve', '--addr', `127.0.0.1:${port}`, '--no-watch', join(REPO_ROOT, 'policies')], port });
+      return startCli({ cli, name: 'policy', args: ['policy', 'serve', '--addr', `127.0.0.1:${port}`, '--no-watch', join(REPO_ROOT, 'policies')], port });
     },
     request: (url) => post(`${url}/v1/data/a2a_access/allow`, { input: {} }),
   },
   {
     name: 'Guardian',
-    start: async () => {
+    start: async (_scratch, cli) => {
       const port = await freePort();
       return startCli({
+        cli,
         name: 'guardian',
         args: ['serve', 'guardian', '--addr', `127.0.0.1:${port}`, '--opa-url', 'http://127.0.0.1:9'],
         port,
@@ -87,9 +92,10 @@ const SERVICES: Service[] = [
   },
   {
     name: 'model runtime',
-    start: async (scratch) => {
+    start: async (scratch, cli) => {
       const port = await freePort();
       return startCli({
+        cli,
         name: 'model',
         args: ['model', 'serve', '--addr', `127.0.0.1:${port}`],
         port,
@@ -101,9 +107,10 @@ const SERVICES: Service[] = [
   },
   {
     name: 'Semantic Layer',
-    start: async (scratch) => {
+    start: async (scratch, cli) => {
       const port = await freePort();
       return startCli({
+        cli,
         name: 'semantic',
         args: ['serve', 'semantic-layer', '--addr', `127.0.0.1:${port}`, '--store-dir', join(scratch, 'semantic'), '--cards', join(scratch, 'cards')],
         port,
@@ -115,9 +122,10 @@ const SERVICES: Service[] = [
   },
   {
     name: 'memory service',
-    start: async (scratch) => {
+    start: async (scratch, cli) => {
       const port = await freePort();
       return startCli({
+        cli,
         name: 'memory',
         args: ['serve', 'memory', '--addr', `127.0.0.1:${port}`, '--kv-url', KV_URL, '--ollama-host', 'http://127.0.0.1:9'],
         port,
@@ -151,16 +159,20 @@ try {
       .join(' ')})`,
   );
   const bare: number[] = [];
-  const runs = SERVICES.map(() => [] as { idle: number; afterRequest: number }[]);
+  const rows = SERVICES.flatMap((service) => [
+    { service, name: service.name, cli: undefined as string | undefined },
+    ...(BEFORE_CLI ? [{ service, name: `${service.name} (before)`, cli: BEFORE_CLI }] : []),
+  ]);
+  const runs = rows.map(() => [] as { idle: number; afterRequest: number }[]);
   for (let round = 0; round < ROUNDS; round++) {
     bare.push((await measure(startBare, async () => undefined)).idle);
-    for (const [i, service] of SERVICES.entries()) {
+    for (const [i, { service, cli }] of rows.entries()) {
       const dir = await mkdtemp(join(scratch, 'round-'));
-      runs[i]!.push(await measure(() => service.start(dir), service.request));
+      runs[i]!.push(await measure(() => service.start(dir, cli), service.request));
     }
   }
   console.log(`${'bare node:http'.padEnd(34)} ${median(bare).toFixed(0).padStart(4)} MB`);
-  for (const [i, service] of SERVICES.entries()) {
+  for (const [i, service] of rows.entries()) {
     const list = runs[i]!;
     const ratios = list.map((r, round) => r.idle / bare[round]!);
     console.log(

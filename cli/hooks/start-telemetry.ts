@@ -1,6 +1,5 @@
 import type { Hook } from '@oclif/core';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
-import { startTelemetry } from '../../runtime/telemetry/start-telemetry.js';
 
 /** The commands that run a service, and the service name their spans carry unless OTEL_SERVICE_NAME says otherwise. */
 const SERVICES: Record<string, string> = {
@@ -17,11 +16,14 @@ const SERVICES: Record<string, string> = {
  * variables (and the stack's local receiver under `up`). Nothing is loaded
  * when neither is set; a variable that cannot be honoured stops the service
  * with a message naming it. Spans are flushed by `serveUntilStopped`.
+ * Imported only for a service command: the module brings the OpenTelemetry
+ * API (about 80 modules), which no other command's start should pay for.
  */
 const hook: Hook.Prerun = async function (options) {
   const service = SERVICES[options.Command.id];
   if (service === undefined) return;
   try {
+    const { startTelemetry } = await import('../../runtime/telemetry/start-telemetry.js');
     await startTelemetry({ env: process.env, defaultServiceName: service });
   } catch (error) {
     if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });

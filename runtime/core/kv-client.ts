@@ -1,6 +1,18 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis, RedisOptions } from 'ioredis';
 import { StoreUnavailableError } from './errors/store-unavailable-error.js';
 import { FrameworkError } from './framework-error.js';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * ioredis, loaded by the first client made (it is CommonJS, so synchronously):
+ * it holds about 20 MB resident, which a process whose stores are all in
+ * process (an agent with memory sessions, the policy engine) never needs.
+ */
+function redisClass(): typeof Redis {
+  return (require('ioredis') as typeof import('ioredis')).Redis;
+}
 
 /** The address of a Redis URL without credentials, for messages and logs. */
 export function redactUrl(url: string): string {
@@ -43,7 +55,7 @@ export function createKvClient(options: KvClientOptions): Redis {
     retryStrategy: (attempt) => Math.min(100 * 2 ** Math.min(attempt, 5), 2000),
     lazyConnect: false,
   };
-  const client = new Redis(options.url, redisOptions);
+  const client = new (redisClass())(options.url, redisOptions);
   let down = false;
   client.on('error', (error: Error) => {
     if (!down) {

@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { execa } from 'execa';
 import { FrameworkError } from './framework-error.js';
 
 /**
@@ -209,6 +208,8 @@ export async function installNativeRuntime(options: { gpu?: LlamaGpu; env?: Node
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   await writeFile(join(staging, 'package.json'), `${JSON.stringify({ name: 'framework-native-runtime', private: true, dependencies }, null, 2)}\n`);
+  // execa (about 100 modules) is imported only to install: a service that loads the runtime does not hold it.
+  const { execa } = await import('execa');
   const result = await execa('npm', ['install', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd: staging,
     env: { ...env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' },

@@ -1,10 +1,19 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { ModelRequestError } from './model-request-error.js';
 import { documentedSchema, grammarOnlySchema, markedSchema } from './tool-schema-grammar.js';
 import type { CheckedTool, EngineTool, EngineToolCall } from './tool-calling.js';
 
-// Formats other than the grammar's date, time and date-time are annotations (JSON Schema's default).
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, logger: false });
+const require = createRequire(import.meta.url);
+let validator: Ajv2020 | undefined;
+
+/** The validator, made by the first request with tools: ajv (about 200 modules, CommonJS) is not held by an idle model runtime. */
+function ajv(): Ajv2020 {
+  if (validator) return validator;
+  const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  // Formats other than the grammar's date, time and date-time are annotations (JSON Schema's default).
+  return (validator = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, logger: false }));
+}
 
 /**
  * Compiles each tool's parameters twice: into the generation grammar
@@ -18,7 +27,7 @@ export function checkedTools(tools: readonly EngineTool[]): CheckedTool[] {
     const grammar = grammarOnlySchema(marked);
     let validate: ValidateFunction;
     try {
-      validate = ajv.compile(tool.parameters);
+      validate = ajv().compile(tool.parameters);
     } catch (error) {
       throw new ModelRequestError({ status: 400, message: `invalid parameters schema for tool '${tool.name}': ${(error as Error).message}` });
     }
@@ -39,7 +48,7 @@ export function checkToolCalls(tools: readonly CheckedTool[], calls: readonly En
     if (tool.validate && !tool.validate(call.arguments ?? {})) {
       throw new ModelRequestError({
         status: 502,
-        message: `the model's arguments for '${call.name}' do not match its parameters schema: ${ajv.errorsText(tool.validate.errors, { dataVar: 'arguments' })}`,
+        message: `the model's arguments for '${call.name}' do not match its parameters schema: ${ajv().errorsText(tool.validate.errors, { dataVar: 'arguments' })}`,
       });
     }
   }

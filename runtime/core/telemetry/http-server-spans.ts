@@ -7,9 +7,9 @@ import {
   ATTR_SERVER_PORT,
   ATTR_URL_PATH,
 } from '@opentelemetry/semantic-conventions';
-import type { Histogram } from 'prom-client';
 import { routeLabel } from './route-label.js';
-import { histogram } from './service-metrics.js';
+import { DurationHistogram } from './duration-histogram.js';
+import { plainMetric } from './service-metrics.js';
 import { TRACER_NAME, tracingEnabled } from './tracing.js';
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -17,26 +17,20 @@ type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 /** Paths polled by supervisors and scrapers: counted in the metrics, never traced (they would bury the real traces). */
 const UNTRACED = new Set(['/health', '/metrics']);
 
-let durations: Histogram<'method' | 'route' | 'status_code'> | undefined;
-/** Label children by `method route status`: a labelled observe validates and hashes its labels, a cached child does not. */
-const children = new Map<string, { observe(value: number): void }>();
+const durations = new DurationHistogram({
+  name: 'http_server_request_duration_seconds',
+  help: 'Duration of HTTP requests served, by method, route and status code (count: requests; status_code 5xx: errors).',
+  labelNames: ['method', 'route', 'status_code'],
+});
+let counting = false;
 
 function recordDuration(method: string, url: string | undefined, status: number, seconds: number): void {
-  const route = routeLabel(url, status);
-  const key = `${method} ${route} ${status}`;
-  let child = children.get(key);
-  if (child === undefined) {
-    durations ??= histogram(
-      'http_server_request_duration_seconds',
-      'Duration of HTTP requests served, by method, route and status code (count: requests; status_code 5xx: errors).',
-      {
-        labelNames: ['method', 'route', 'status_code'],
-      },
-    );
-    child = durations.labels(method, route, String(status));
-    children.set(key, child);
+  // Listed in /metrics from the first request counted (a server that counts none, the policy engine, does not show it).
+  if (!counting) {
+    counting = true;
+    plainMetric(durations);
   }
-  child.observe(seconds);
+  durations.observe(seconds, method, routeLabel(url, status), String(status));
 }
 
 /**

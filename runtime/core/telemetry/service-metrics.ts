@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The metrics of this process, served as Prometheus text at `GET /metrics` by
@@ -6,24 +7,68 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
  * name (`counter`, `gauge`, `histogram`) and gets the same one however many
  * servers the process runs, so tests that start several in one process do not
  * register a name twice.
+ *
+ * prom-client (about 75 modules, 7-9 MB resident; CommonJS, so loaded
+ * synchronously) is loaded when a metric is first used or `/metrics` first
+ * read, not when a component declares its metrics: an idle service does not
+ * hold it. Every declared metric is made before a scrape, so the text is the
+ * same as if they had been made at once.
  */
-export const serviceRegistry = new Registry();
+const require = createRequire(import.meta.url);
+let library: typeof import('prom-client') | undefined;
+let registry: Registry | undefined;
+
+/** prom-client, loaded by its first use. */
+export function promClient(): typeof import('prom-client') {
+  return (library ??= require('prom-client') as typeof import('prom-client'));
+}
+
+function serviceRegistry(): Registry {
+  return (registry ??= new (promClient().Registry)());
+}
 
 type Labels<L extends string> = readonly L[];
 
 const made = new Map<string, unknown>();
+/** Makers of the metrics declared and not yet made; a scrape makes them all. */
+const pending = new Set<() => unknown>();
 
-function once<M>(name: string, make: () => M): M {
+/**
+ * A declared metric: the prom-client metric is made (and prom-client loaded)
+ * when a method or property is first read, or at the first scrape.
+ */
+function declare<M extends object>(name: string, make: () => M): M {
   let metric = made.get(name) as M | undefined;
-  if (metric === undefined) {
-    metric = make();
-    made.set(name, metric);
-  }
+  if (metric !== undefined) return metric;
+  let real: M | undefined;
+  const materialize = (): M => {
+    if (real === undefined) {
+      real = make();
+      pending.delete(materialize);
+    }
+    return real;
+  };
+  pending.add(materialize);
+  const methods = new Map<PropertyKey, unknown>();
+  metric = new Proxy({} as M, {
+    get(_target, key) {
+      const target = materialize();
+      let method = methods.get(key);
+      if (method === undefined) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        method = value.bind(target);
+        methods.set(key, method);
+      }
+      return method;
+    },
+  });
+  made.set(name, metric);
   return metric;
 }
 
 export function counter<L extends string>(name: string, help: string, labelNames: Labels<L> = []): Counter<L> {
-  return once(name, () => new Counter({ name, help, labelNames, registers: [serviceRegistry] }));
+  return declare(name, () => new (promClient().Counter<L>)({ name, help, labelNames, registers: [serviceRegistry()] }));
 }
 
 /** A gauge; `collect` (when given) sets its value each time /metrics is read. */
@@ -32,13 +77,13 @@ export function gauge<L extends string>(
   help: string,
   options: { labelNames?: Labels<L>; collect?: (gauge: Gauge<L>) => void | Promise<void> } = {},
 ): Gauge<L> {
-  return once(name, () => {
+  return declare(name, () => {
     const { collect } = options;
-    return new Gauge<L>({
+    return new (promClient().Gauge<L>)({
       name,
       help,
       labelNames: options.labelNames ?? [],
-      registers: [serviceRegistry],
+      registers: [serviceRegistry()],
       ...(collect
         ? {
             async collect(this: Gauge<L>) {
@@ -51,22 +96,34 @@ export function gauge<L extends string>(
 }
 
 export function histogram<L extends string>(name: string, help: string, options: { labelNames?: Labels<L>; buckets?: number[] } = {}): Histogram<L> {
-  return once(
+  return declare(
     name,
     () =>
-      new Histogram({
+      new (promClient().Histogram<L>)({
         name,
         help,
         labelNames: options.labelNames ?? [],
-        registers: [serviceRegistry],
+        registers: [serviceRegistry()],
         ...(options.buckets ? { buckets: options.buckets } : {}),
       }),
   );
 }
 
+/** Metrics kept without prom-client (a hot path's histogram), written after the registry's at each scrape. */
+const plainMetrics = new Set<{ text(): string }>();
+
+/** Adds a metric that writes its own Prometheus text (ending with a newline) to this process's `/metrics`. */
+export function plainMetric(metric: { text(): string }): void {
+  plainMetrics.add(metric);
+}
+
 /** The Prometheus text of this process's metrics, and its content type. */
 export async function serviceMetricsText(): Promise<{ text: string; contentType: string }> {
-  return { text: await serviceRegistry.metrics(), contentType: serviceRegistry.contentType };
+  for (const materialize of [...pending]) materialize();
+  const metrics = serviceRegistry();
+  let text = await metrics.metrics();
+  for (const metric of plainMetrics) text += `\n${metric.text()}`;
+  return { text, contentType: metrics.contentType };
 }
 
 /** The `GET /metrics` answer of a service. */

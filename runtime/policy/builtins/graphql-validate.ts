@@ -8,7 +8,8 @@
  * which gqlparser copies; when a query breaks several rules the order of the
  * messages may differ from OPA's.
  */
-import { buildASTSchema, type GraphQLSchema, parse, specifiedRules, validate } from 'graphql';
+import { createRequire } from 'node:module';
+import type { GraphQLSchema } from 'graphql';
 import type { GqlArgumentDefinition, GqlDirective, GqlQueryDocument, GqlSelection, GqlType, GqlValue } from './graphql-ast.js';
 import { isField, isInlineFragment, VALUE_KIND } from './graphql-ast.js';
 import { GraphQLSyntaxError } from './graphql-lexer.js';
@@ -141,11 +142,20 @@ export function printQuery(doc: GqlQueryDocument): string {
   return out.join('\n\n');
 }
 
+const require = createRequire(import.meta.url);
+let graphqlJs: typeof import('graphql') | undefined;
+
+/** graphql-js (about 530 modules, CommonJS), loaded by the first validation: a policy engine whose policies never validate a query does not hold it. */
+function graphql(): typeof import('graphql') {
+  return (graphqlJs ??= require('graphql') as typeof import('graphql'));
+}
+
 const built = new WeakMap<GqlSchema, GraphQLSchema>();
 
 function toGraphQLJS(schema: GqlSchema): GraphQLSchema {
   let s = built.get(schema);
   if (s === undefined) {
+    const { buildASTSchema, parse } = graphql();
     s = buildASTSchema(parse(printSchema(schema)), { assumeValid: true, assumeValidSDL: true });
     built.set(schema, s);
   }
@@ -191,6 +201,7 @@ function validateUncached(schema: GqlSchema, query: GqlQueryDocument, text: stri
     }
   }
   if (ops.length === 0 && (query.Fragments ?? []).length === 0) return;
+  const { parse, specifiedRules, validate } = graphql();
   let doc;
   try {
     doc = parse(text ?? printQuery(query), { allowLegacyFragmentVariables: true, noLocation: false });

@@ -18,17 +18,29 @@
  * combinator error is listed (gojsonschema adds the errors of the
  * closest-matching branch). Remote `$ref`s are not fetched (an error).
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { RegoObject, type Value } from '../value.js';
 import { parseJSON, stringifyJSON } from '../value-json.js';
 import { type BuiltinDefinition, BuiltinError, operandTypeError } from './registry.js';
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
+const require = createRequire(import.meta.url);
+let validator: Ajv | undefined;
 
-const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, logger: false, validateSchema: false, validateFormats: true });
-addFormats(ajv);
+/**
+ * The validator, made at the first schema check: ajv and its formats (about
+ * 180 modules, both CommonJS) are loaded then, so a policy engine whose
+ * policies never call json.*_schema does not hold them.
+ */
+function ajv(): Ajv {
+  if (validator) return validator;
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  const formats = require('ajv-formats') as { default?: FormatsPlugin } & FormatsPlugin;
+  validator = new Ajv({ allErrors: true, verbose: true, strict: false, logger: false, validateSchema: false, validateFormats: true });
+  (formats.default ?? formats)(validator);
+  return validator;
+}
 
 const PRIMITIVES = ['array', 'boolean', 'integer', 'number', 'null', 'object', 'string'];
 const INT_KEYWORDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties'];
@@ -175,7 +187,7 @@ function compileSchema(arg: Value | undefined, pos: number): ValidateFunction {
   checkSchema(schema, schema);
   let fn: ValidateFunction;
   try {
-    fn = ajv.compile(normalize(schema, true) as object);
+    fn = ajv().compile(normalize(schema, true) as object);
   } catch (e) {
     throw new BuiltinError(e instanceof Error ? e.message : String(e));
   }

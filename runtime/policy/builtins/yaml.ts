@@ -7,8 +7,9 @@
  *   indented under a key, keys in natural order, go-yaml's quoting rules and
  *   line folding at 80 columns. Error messages of the YAML parser differ.
  */
-import { isAlias, isMap, isScalar, isSeq, type Node, parseAllDocuments, type Document } from 'yaml';
+import type { Document, Node } from 'yaml';
 import { parseNumberText } from '../value-json.js';
+import { yamlLibrary } from '../yaml-library.js';
 import { bigNum, RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
 import { jsonEntries } from '../value-gojson.js';
 import { asString, BuiltinError, type BuiltinDefinition } from './registry.js';
@@ -144,7 +145,7 @@ class YamlReader {
   constructor(private readonly doc: Document.Parsed) {}
 
   scalar(node: Node): Resolved {
-    if (!isScalar(node)) throw yamlError('cannot use a collection here');
+    if (!yamlLibrary().isScalar(node)) throw yamlError('cannot use a collection here');
     // The parser decodes !!binary itself.
     if (node.value instanceof Uint8Array) return { kind: 'str', v: Buffer.from(node.value).toString('utf8') };
     const text = String(node.value);
@@ -174,18 +175,18 @@ class YamlReader {
 
   /** The node an alias stands for; an alias inside its own anchor is an error, as in go-yaml. */
   private resolve(node: Node | null): Node | null {
-    if (!isAlias(node)) return node;
+    if (!yamlLibrary().isAlias(node)) return node;
     const target = node.resolve(this.doc) ?? null;
     if (target !== null && this.expanding.has(target)) throw yamlError(`anchor '${node.source}' value contains itself`);
     return target;
   }
 
   private convert(node: Node): Value {
-    if (isAlias(node)) return this.value(this.resolve(node));
-    if (isSeq(node) || isMap(node)) {
+    if (yamlLibrary().isAlias(node)) return this.value(this.resolve(node));
+    if (yamlLibrary().isSeq(node) || yamlLibrary().isMap(node)) {
       this.expanding.add(node);
       try {
-        if (isSeq(node)) return node.items.map((n) => this.value(n as Node | null));
+        if (yamlLibrary().isSeq(node)) return node.items.map((n) => this.value(n as Node | null));
         const out = new RegoObject();
         this.mergeInto(out, node);
         return out;
@@ -213,12 +214,12 @@ class YamlReader {
   /** Map entries in order; `<<` merges a map (or a list of maps, the first winning) at its place. */
   private mergeInto(out: RegoObject, node: Node | null): void {
     const target = this.resolve(node);
-    if (!isMap(target)) throw yamlError('map merge requires map or sequence of maps as the value');
+    if (!yamlLibrary().isMap(target)) throw yamlError('map merge requires map or sequence of maps as the value');
     for (const pair of target.items) {
       const key = pair.key as Node | null;
-      if (isScalar(key) && key.type === 'PLAIN' && key.tag === undefined && key.value === '<<') {
+      if (yamlLibrary().isScalar(key) && key.type === 'PLAIN' && key.tag === undefined && key.value === '<<') {
         const src = this.resolve(pair.value as Node | null);
-        if (isSeq(src)) for (const item of [...src.items].reverse()) this.mergeInto(out, item as Node);
+        if (yamlLibrary().isSeq(src)) for (const item of [...src.items].reverse()) this.mergeInto(out, item as Node);
         else this.mergeInto(out, src);
         continue;
       }
@@ -249,7 +250,7 @@ class YamlReader {
 
 /** The documents of a YAML stream; every one must parse, as OPA validates the whole stream. */
 function parseYaml(text: string): Document.Parsed[] {
-  const docs = parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false });
+  const docs = yamlLibrary().parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false });
   if (!Array.isArray(docs)) return [];
   for (const d of docs) {
     const err = d.errors[0];

@@ -10,12 +10,12 @@
  * `[{path, annotations?}]` from the rule through document, package and
  * subpackages annotations up to the root.
  */
-import { parse as parseYaml } from 'yaml';
 import { type Body, type Expr, type Module, opRef, refName, type Rule, type Term } from '../ast.js';
 import { PolicyError } from '../errors.js';
 import { fromJS } from '../value-json.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import { mapTerm } from './walk.js';
+import { yamlLibrary } from '../yaml-library.js';
 
 type Scope = 'package' | 'subpackages' | 'rule' | 'document';
 
@@ -91,7 +91,7 @@ export function metadataBlocks(source: string, file: string): Block[] {
     }
     let doc: unknown;
     try {
-      doc = parseYaml(body.join('\n')) ?? {};
+      doc = yamlLibrary().parse(body.join('\n')) ?? {};
     } catch (e) {
       throw new PolicyError({ code: 'rego_parse_error', detail: `yaml: ${(e as Error).message.split('\n')[0]}`, location: { file, row: i + 1, col: 1 } });
     }

@@ -7,11 +7,11 @@ import { nonFiniteNumberAt } from '../../core/non-finite-number.js';
 import type { DirectHandler } from '../../core/server/listen.js';
 import { stringifyJson } from '../../core/json-text.js';
 import { randomUUID } from 'node:crypto';
-import { Counter, Registry } from 'prom-client';
-import { serviceMetricsText } from '../../core/telemetry/service-metrics.js';
+import type { Registry } from 'prom-client';
+import { promClient, serviceMetricsText } from '../../core/telemetry/service-metrics.js';
 import { DECISION_ID_ATTRIBUTE } from '../../core/telemetry/span-attributes.js';
 import { annotateActiveSpan } from '../../core/telemetry/tracing.js';
-import { RequestDurations } from './request-durations.js';
+import { DurationHistogram } from '../../core/telemetry/duration-histogram.js';
 import { PolicyError } from '../errors.js';
 import type { QueryOptions } from '../engine.js';
 import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
@@ -199,6 +199,33 @@ function checkValueDepth(root: Value, what: string): void {
   }
 }
 
+/** The registry of OPA's decision counters, read from `counts` at each scrape. */
+function decisionMetrics(counts: { in_process: number; worker: number; over_budget: number }): Registry {
+  const { Counter, Registry } = promClient();
+  const registry = new Registry();
+  new Counter({
+    name: 'policy_decisions_total',
+    help: 'Decisions evaluated, by where they finished: in_process (on the event loop) or worker (handed over).',
+    labelNames: ['where'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ where: 'in_process' }, counts.in_process);
+      this.inc({ where: 'worker' }, counts.worker);
+    },
+  });
+  new Counter({
+    name: 'policy_decisions_over_budget_total',
+    help: 'Decisions stopped because they ran past the evaluation budget.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(counts.over_budget);
+    },
+  });
+  return registry;
+}
+
 function problemJson(p: PolicyProblem): Record<string, unknown> {
   return {
     code: p.code,
@@ -236,30 +263,17 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     await pool?.close();
   };
 
-  const registry = new Registry();
-  const durations = new RequestDurations();
+  // OPA's histogram, under OPA's name and labels.
+  const durations = new DurationHistogram({
+    name: 'http_request_duration_seconds',
+    help: 'A histogram of duration for requests.',
+    labelNames: ['code', 'handler', 'method'],
+  });
   // Counted in plain fields (a labelled prom-client increment costs more than a small decision) and read when scraped.
   const counts = { in_process: 0, worker: 0, over_budget: 0 };
-  new Counter({
-    name: 'policy_decisions_total',
-    help: 'Decisions evaluated, by where they finished: in_process (on the event loop) or worker (handed over).',
-    labelNames: ['where'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc({ where: 'in_process' }, counts.in_process);
-      this.inc({ where: 'worker' }, counts.worker);
-    },
-  });
-  new Counter({
-    name: 'policy_decisions_over_budget_total',
-    help: 'Decisions stopped because they ran past the evaluation budget.',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(counts.over_budget);
-    },
-  });
+  // Made at the first scrape, when prom-client is loaded.
+  let registry: Registry | undefined;
+  const decisionRegistry = (): Registry => (registry ??= decisionMetrics(counts));
 
   /** The answer to an error a handler threw: the client's (400, 413) in OPA's shape, anything else a logged 500. */
   const failure = (error: unknown, path: string): Answer => {
@@ -289,7 +303,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
-    durations.observe(c.res.status, handlerLabel(c.req.path), c.req.method, (performance.now() - started) / 1000);
+    durations.observe((performance.now() - started) / 1000, String(c.res.status), handlerLabel(c.req.path), c.req.method);
   });
 
   // As OPA's compression handler: answers of GZIP_MIN_LENGTH bytes or more are gzip-compressed for a client that accepts it.
@@ -311,8 +325,8 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   app.get(
     '/metrics',
     async () =>
-      new Response(`${await registry.metrics()}\n${durations.text()}${(await serviceMetricsText()).text}`, {
-        headers: { 'Content-Type': registry.contentType },
+      new Response(`${await decisionRegistry().metrics()}\n${durations.text()}${(await serviceMetricsText()).text}`, {
+        headers: { 'Content-Type': decisionRegistry().contentType },
       }),
   );
   /** The policy set's revision and reload history, as /v1/status and /health?bundles show them. */
@@ -611,7 +625,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
         if (gzip) headers.push('Content-Encoding', 'gzip');
         response.writeHead(answer.status, headers);
         response.end(body);
-        durations.observe(answer.status, 'v1/data', 'POST', (performance.now() - started) / 1000);
+        durations.observe((performance.now() - started) / 1000, String(answer.status), 'v1/data', 'POST');
       } catch (thrown) {
         logger.error('policy answer could not be written', { path: url, ...errorFields(thrown) });
         response.destroy();

@@ -1,9 +1,9 @@
 import { createHash, type Hash } from 'node:crypto';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { RegoVersion } from '../parser.js';
 import { parseJSON, toJS } from '../value-json.js';
+import { yamlLibrary } from '../yaml-library.js';
 
 /** One Rego source file. `id` is its path relative to the policy root, with `/` separators. */
 export interface PolicySource {
@@ -177,7 +177,7 @@ async function readDataFile(options: { root: string; dir: string; path: string; 
     const text = await readFile(path, 'utf8');
     hash.update(`data\0${id}\0${text.length}\0${text}\0`);
     // Integers beyond 2^53 stay exact (as bigint) in both formats.
-    value = id.endsWith('.json') ? toJS(parseJSON(text)) : parseYaml(text, { intAsBigInt: true });
+    value = id.endsWith('.json') ? toJS(parseJSON(text)) : yamlLibrary().parse(text, { intAsBigInt: true });
   } catch (error) {
     out.problems.push({ file: id, message: `invalid data file: ${(error as Error).message}` });
     return;
