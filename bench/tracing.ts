@@ -17,7 +17,8 @@
  * executor's CPU time per call for the hop. Printed with the target (tracing
  * costs ≤ 10% on the hot path).
  *
- *   npm run bench:tracing   (BENCH_SECONDS=3 BENCH_ROUNDS=6 BENCH_CONNECTIONS=16 BENCH_HOP_CALLS=100 by default)
+ *   npm run bench:tracing   (BENCH_SECONDS=3 BENCH_ROUNDS=6 BENCH_CONNECTIONS=16 BENCH_HOP_CALLS=100 by default;
+ *                            BENCH_TRACES_SAMPLER=always_off: the SDK loaded but nothing recorded)
  *
  * Prints figures; asserts nothing.
  */
@@ -41,6 +42,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const HOP_CALLS = Number(process.env.BENCH_HOP_CALLS ?? 100);
+/** `always_off` measures the SDK's presence without recording or exporting (where the cost is). */
+const SAMPLER = process.env.BENCH_TRACES_SAMPLER ?? 'always_on';
 const PLANNER_CARD = fileURLToPath(new URL('../../agent_cards/planner.json', import.meta.url));
 /** The target: tracing costs at most 10% on the hot path. */
 const TARGET = 0.1;
@@ -120,7 +123,7 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'collector') return runCollector();
   const collector = await startCollector();
   // Every span exported, as a user's backend would get them: the standard variables only, every request sampled.
-  const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'always_on' };
+  const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: SAMPLER };
   const secret = generateSecret();
   const keysJson = JSON.stringify({ keys: [{ id: 'planner-1', agent: 'planner', secret }] });
   const keys = new KeyRing([createSigningKey({ id: 'planner-1', agent: 'planner', secret: decodeSecret(secret)! })]);
@@ -141,7 +144,7 @@ async function main(): Promise<void> {
     const call = (side: 'off' | 'on') => () => hop(planner, executors[side].card, { validator, keys });
 
     console.log(
-      `tracing cost: tracing off vs on (OTLP/HTTP to a local collector, every request sampled), ${ROUNDS} interleaved rounds (node ${process.version}, load average ${loadavg()
+      `tracing cost: tracing off vs on (OTLP/HTTP to a local collector, sampler ${SAMPLER}), ${ROUNDS} interleaved rounds (node ${process.version}, load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')})`,
     );
