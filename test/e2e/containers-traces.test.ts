@@ -62,7 +62,8 @@ describe.skipIf(!ENGINE && process.env.CI !== 'true')('local traces of a contain
       30_000,
     );
     const view = (await show(traceId!))!;
-    expect(new Set(view.services)).toEqual(new Set(['planner', 'guardian', 'policy', 'executor']));
+    // In a swarm the planner also recalls from the memory service (which embeds with the model runtime): they join the trace too.
+    expect(view.services).toEqual(expect.arrayContaining(['planner', 'guardian', 'policy', 'executor']));
     expect(view.spans[0]).toMatchObject({ service: 'planner', depth: 0 });
     const ids = new Set(view.spans.map((span) => span.spanId));
     expect(view.spans.slice(1).every((span) => span.parentSpanId !== undefined && ids.has(span.parentSpanId))).toBe(true);
