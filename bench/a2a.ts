@@ -30,22 +30,18 @@
  */
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { userMessage } from '../runtime/a2a/a2a-parts.js';
-import { A2AResponse } from '../runtime/a2a/a2a-response.js';
-import type { A2AChunk } from '../runtime/a2a/a2a-chunk.js';
-import { agentConnection } from '../runtime/a2a/agent-connection.js';
 import { loadAgentCard } from '../runtime/a2a/agent-card.js';
 import { KeyRing } from '../runtime/a2a/signing/key-ring.js';
 import { createSigningKey, decodeSecret, generateSecret, type SigningKey } from '../runtime/a2a/signing/signing-key.js';
-import { createValidator, decisionLogShipperFor, getValidator, type A2AValidator } from '../runtime/a2a/validator.js';
+import { createValidator, decisionLogShipperFor, getValidator } from '../runtime/a2a/validator.js';
 import { auditEvent, type AuditEvent } from '../runtime/a2a/audit-log.js';
 import { DecisionLogShipper } from '../runtime/a2a/decision-log-shipper.js';
 import { loadA2AConfig } from '../runtime/core/config.js';
 import { startGuardian } from '../runtime/guardian/start-guardian.js';
 import { startPolicyServer } from '../runtime/policy/server/start-policy-server.js';
-import { freePort, startCli } from './support/child-services.js';
+import { HOP_ACTION, HOP_OUTCOME, hop, startExecutor as executor } from './support/a2a-hop.js';
 
 const CALLS = Number(process.env.BENCH_A2A_CALLS ?? 300);
 const WARMUP = Number(process.env.BENCH_A2A_WARMUP ?? 30);
@@ -53,8 +49,6 @@ const ROUNDS = Number(process.env.BENCH_A2A_ROUNDS ?? 10);
 const LOGS = Number(process.env.BENCH_A2A_LOGS ?? 20_000);
 const POLICIES = fileURLToPath(new URL('../../policies', import.meta.url));
 const PLANNER_CARD = fileURLToPath(new URL('../../agent_cards/planner.json', import.meta.url));
-const ACTION = 'Book the room';
-const OUTCOME = `Done: ${ACTION}`;
 
 interface Figures {
   p50: number;
@@ -106,36 +100,20 @@ async function measureAll(calls: ReadonlyArray<() => Promise<void>>): Promise<Fi
   });
 }
 
-/** The example executor in a process of its own on a free port, A2A only, and its card as it serves it. */
-async function executor(env: Record<string, string>): Promise<{ card: AgentCard; close(): Promise<void> }> {
-  const port = await freePort();
-  const service = await startCli({ name: 'executor', args: ['serve', 'agent', '--example', 'executor', '--a2a-only', '--port', String(port)], port, env });
-  const card = (await (await fetch(`${service.url}/.well-known/agent-card.json`)).json()) as AgentCard;
-  return { card, close: () => service.stop() };
-}
-
-/** One `agentConnection` hop; throws unless the outcome is the expected one. */
-async function hop(source: AgentCard, target: AgentCard, options: { validator: A2AValidator; keys: KeyRing }): Promise<void> {
-  const chunks: A2AChunk[] = [];
-  for await (const chunk of agentConnection(source, target, ACTION, { ...options, keyId: 'planner-1' })) chunks.push(chunk);
-  const outcome = A2AResponse.outcome(A2AResponse.fromResults(chunks));
-  if (outcome !== OUTCOME) throw new Error(`unexpected outcome: ${outcome}`);
-}
-
 async function plainSend(client: Client): Promise<void> {
-  const answer = await client.sendMessage({ tenant: '', message: userMessage({ payload: ACTION }), configuration: undefined, metadata: undefined });
-  if (!JSON.stringify(answer).includes(OUTCOME)) throw new Error('unexpected answer to sendMessage');
+  const answer = await client.sendMessage({ tenant: '', message: userMessage({ payload: HOP_ACTION }), configuration: undefined, metadata: undefined });
+  if (!JSON.stringify(answer).includes(HOP_OUTCOME)) throw new Error('unexpected answer to sendMessage');
 }
 
 async function plainStream(client: Client): Promise<void> {
   let seen = false;
   for await (const event of client.sendMessageStream({
     tenant: '',
-    message: userMessage({ payload: ACTION }),
+    message: userMessage({ payload: HOP_ACTION }),
     configuration: undefined,
     metadata: undefined,
   })) {
-    if (JSON.stringify(event).includes(OUTCOME)) seen = true;
+    if (JSON.stringify(event).includes(HOP_OUTCOME)) seen = true;
   }
   if (!seen) throw new Error('unexpected answer to sendMessageStream');
 }

@@ -23,7 +23,6 @@
  * event loop. Prints figures; asserts nothing.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -33,6 +32,7 @@ import autocannon from 'autocannon';
 import { AgentResponse, FrameworkAgent, FrameworkCore, KvSessionStore, InProcessSessionStore, type SessionStore } from '../runtime/index.js';
 import { runAgent } from '../runtime/agent/run-agent.js';
 import { median, ratioSummary, targetMark } from './support/ratios.js';
+import { cpuSeconds } from './support/child-services.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -89,12 +89,6 @@ function startServer(kind: Kind, script = fileURLToPath(import.meta.url)): Promi
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${String(code)}`)));
   });
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc. */
-function cpuSeconds(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
 }
 
 interface Run {

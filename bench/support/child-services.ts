@@ -43,6 +43,12 @@ export function rssMb(pid: number | undefined): number {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+export function cpuSeconds(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+}
+
 export interface ChildService {
   readonly name: string;
   readonly url: string;

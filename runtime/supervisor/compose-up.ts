@@ -9,6 +9,8 @@ import { composeServices, writeContainerState, type ContainerState } from './con
 import { RUN_DIR } from './project-file.js';
 import { containerStatus, lastContainerLines } from './compose-stack.js';
 import { composeEnv } from './compose-env.js';
+import { addTraceReceiver } from './compose-traces.js';
+import { TRACES_DIR } from '../telemetry/trace-store.js';
 import { SupervisorError } from './supervisor-error.js';
 
 /** Compose file names looked for in a project root, in order. */
@@ -87,7 +89,7 @@ export interface ComposeUpOptions {
  */
 export async function composeUp(options: ComposeUpOptions): Promise<ContainerState> {
   const env = composeEnv({ root: options.root, ...(options.env ? { env: options.env } : {}) });
-  const file = scaledComposeFile({ root: options.root, file: options.file, scale: options.scale ?? {} });
+  const file = stackComposeFile({ root: options.root, file: options.file, scale: options.scale ?? {} });
   const base = [...options.compose.argv.slice(1), '--project-name', options.project, '--project-directory', options.root, '-f', file];
   const stdio = options.output === 'stderr' ? (['ignore', 2, 2] as const) : (['ignore', 'inherit', 'inherit'] as const);
   const run = async (args: string[]) => {
@@ -118,26 +120,30 @@ export async function composeUp(options: ComposeUpOptions): Promise<ContainerSta
 }
 
 /**
- * With replicas, a fixed host port can be bound only once: the compose file
- * as written when nothing is scaled, else a copy in `.framework/run/` whose
- * scaled services publish their port on a free host port each (`status`
- * shows which). Inside the network a service name reaches any replica
- * (Compose's own round robin), and a swarm's sessions are in Redis.
+ * The Compose file the stack runs: a copy of the project's in
+ * `.framework/run/`, with the stack's trace receiver added (see
+ * `addTraceReceiver`) and, with replicas, the scaled services publishing
+ * their port on a free host port each (a fixed host port can be bound only
+ * once; `status` shows which). Inside the network a service name reaches any
+ * replica (Compose's own round robin), and a swarm's sessions are in Redis.
+ * The project's own file when there is nothing to add.
  */
-function scaledComposeFile(options: { root: string; file: string; scale: Record<string, number> }): string {
-  const scaled = Object.entries(options.scale).filter(([, n]) => n > 1);
-  if (scaled.length === 0) return options.file;
+function stackComposeFile(options: { root: string; file: string; scale: Record<string, number> }): string {
   const data = parse(readFileSync(options.file, 'utf8')) as { services?: Record<string, { ports?: unknown[] }> };
+  const scaled = Object.entries(options.scale).filter(([, n]) => n > 1);
   for (const [name] of scaled) {
     const service = data.services?.[name];
     if (!service) throw new FrameworkError({ code: 'invalid_request', message: `--scale names "${name}", which is not a service of ${options.file}.` });
     if (Array.isArray(service.ports)) service.ports = service.ports.map((port) => String(port).split(':').pop()!);
   }
+  const traced = addTraceReceiver(data);
+  if (traced) mkdirSync(join(options.root, TRACES_DIR), { recursive: true, mode: 0o700 });
+  if (!traced && scaled.length === 0) return options.file;
   const dir = join(options.root, RUN_DIR);
   mkdirSync(dir, { recursive: true });
-  const scaledFile = join(dir, 'compose.scaled.yaml');
-  writeFileSync(scaledFile, stringify(data, { lineWidth: 0 }));
-  return scaledFile;
+  const stackFile = join(dir, 'compose.stack.yaml');
+  writeFileSync(stackFile, stringify(data, { lineWidth: 0 }));
+  return stackFile;
 }
 
 /** One service per distinct image, so the toolkit image is built once (the others find it cached and tagged). */

@@ -295,6 +295,7 @@ const SUCCESS: Record<string, Case> = {
     args: () => ['serve', 'memory', '--addr', '127.0.0.1:0', '--kv-url', closedUrl.replace('http', 'redis'), '--ollama-host', closedUrl],
     stopWhen: STOP_AT_LISTENING,
   },
+  'serve traces': { args: () => ['serve', 'traces', '--addr', '127.0.0.1:0', '--dir', temp('traces')], stopWhen: STOP_AT_LISTENING },
   'create project': { args: () => ['create', 'project', 'demo', '--dir', join(temp('create'), 'demo')], check: (doc) => expect(doc.name).toBe('demo') },
   'create swarm': { args: () => ['create', 'swarm', 'flock', '--dir', join(temp('swarm'), 'flock')] },
   'add agent': { args: async () => ['add', 'agent', 'helper', '--description', 'Answers questions', '--no-interactive', '--dir', await newProject()] },
@@ -380,6 +381,10 @@ const FAILURE: Record<string, Case> = {
     env: () => ({ OLLAMA_HOST: closedUrl }),
   },
   'serve memory': { args: () => ['serve', 'memory', '--addr', `127.0.0.1:${takenPort}`] },
+  'serve traces': {
+    args: () => ['serve', 'traces', '--addr', '0.0.0.0:0'],
+    check: (doc) => expect(doc).toMatchObject({ error: { code: 'invalid_config', message: expect.stringContaining('--allow-remote') } }),
+  },
   'create project': { args: () => ['create', 'project', 'Not A Name', '--dir', temp('badname')] },
   'add agent': { args: () => ['add', 'agent', 'helper', '--description', 'x', '--no-interactive', '--dir', temp('not-a-project')] },
   up: { args: () => ['up', '--dir', temp('not-a-project')], check: (doc) => expect(doc).toMatchObject({ error: { code: 'project_not_found' } }) },

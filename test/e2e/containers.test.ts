@@ -11,83 +11,21 @@
  * `npm run build` first.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
-import { resolveModelsDir } from '../../runtime/model/model-store.js';
-import { defaultEmbeddingStore } from '../model/support/default-model.js';
 import { runCli } from '../support/cli.js';
-import { baseImage, composeLeftovers, docker, dockerEngineAnswers, holdDockerEngineForFile } from '../support/docker.js';
-import { freePort } from '../support/net.js';
+import { dockerEngineAnswers, holdDockerEngineForFile } from '../support/docker.js';
+import { ContainersSwarm, type ChatLine } from './containers-support.js';
 
 const ENGINE = dockerEngineAnswers();
 /** A fixed name: its images (fwe2e-toolkit, fwe2e-redis) stay after the run, so the next run's build is warm. */
 const PROJECT = 'fwe2e';
-let base: string | undefined;
-let env: Record<string, string> = {};
-
-const root = () => join(base!, PROJECT);
-holdDockerEngineForFile(ENGINE, cleanUp);
-
-async function cleanUp(): Promise<void> {
-  if (!base) return;
-  await runCli(['down', '--volumes', '--dir', root(), '--json'], { env, timeoutMs: 180_000 });
-  // Whatever a failed run left: containers, networks and volumes by their Compose label.
-  const left = composeLeftovers(PROJECT);
-  if (left.containers.length > 0) docker(['rm', '--force', '--volumes', ...left.containers]);
-  if (left.networks.length > 0) docker(['network', 'rm', ...left.networks]);
-  if (left.volumes.length > 0) docker(['volume', 'rm', '--force', ...left.volumes]);
-  await rm(base, { recursive: true, force: true });
-}
-
-interface ChatLine {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-async function chat(args: string[]): Promise<ChatLine[]> {
-  const result = await runCli(['chat', ...args, '--json'], { env, timeoutMs: 180_000 });
-  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-  return result.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as ChatLine);
-}
+const swarm = new ContainersSwarm(PROJECT);
+holdDockerEngineForFile(ENGINE, () => swarm.cleanUp());
 
 const statuses = (lines: ChatLine[]) => lines.filter((l) => l.event === 'status').map((l) => String(l.data.text));
-
-interface UpRow {
-  name: string;
-  port: number;
-  url: string;
-  state: string;
-  pid: number | null;
-}
-
-async function up(extra: string[] = []): Promise<UpRow[]> {
-  const result = await runCli(['up', '--containers', '--detach', '--dir', root(), '--json', ...extra], { env, timeoutMs: 1_500_000 });
-  expect(result.code, `${result.stdout}\n${result.stderr.slice(-4000)}`).toBe(0);
-  const stack = JSON.parse(result.stdout) as { services: UpRow[]; containers: boolean; detached: boolean };
-  expect(stack).toMatchObject({ containers: true, detached: true });
-  expect(
-    stack.services.filter((s) => s.state !== 'healthy'),
-    result.stdout,
-  ).toEqual([]);
-  return stack.services;
-}
-
-async function down(): Promise<void> {
-  const result = await runCli(['down', '--dir', root(), '--json'], { env, timeoutMs: 180_000 });
-  expect(result.code, result.stderr).toBe(0);
-  const left = composeLeftovers(PROJECT);
-  expect(left.containers, 'containers left by down').toEqual([]);
-  expect(left.networks, 'networks left by down').toEqual([]);
-  // Only the named volumes (model cache, vector store, Redis data) stay: no anonymous volume.
-  const names = left.volumes.map((id) => docker(['volume', 'inspect', '--format', '{{.Name}}', id])).sort();
-  expect(names).toEqual([`${PROJECT}_kv-data`, `${PROJECT}_model-cache`, `${PROJECT}_vector-store`]);
-}
+const chat = (args: string[]) => swarm.chat(args);
+const up = (extra: string[] = []) => swarm.up(extra);
+const down = () => swarm.down();
 
 async function post(url: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
   const response = await fetch(url, {
@@ -105,36 +43,29 @@ describe.skipIf(!ENGINE && process.env.CI !== 'true')('a swarm in containers (up
   });
 
   it('builds and starts every service healthy, runs an approved plan across containers, and recalls it after down + up', async () => {
-    const models = resolveModelsDir();
-    await defaultEmbeddingStore();
-    base = await mkdtemp(join(tmpdir(), 'fw-containers-'));
-    env = { FRAMEWORK_BASE_IMAGE: baseImage(), FRAMEWORK_MODELS_DIR: models, FRAMEWORK_CLI_CONFIG_DIR: join(base, 'config') };
-    const created = await runCli(['create', 'swarm', PROJECT, '--dir', root(), '--json'], { env });
-    expect(created.code, created.stderr).toBe(0);
-
-    // Free host ports for what is published; plans without a model (one action per ";"), so the test does not wait on a CPU model.
-    const file = join(root(), 'compose.yaml');
-    const compose = parse(await readFile(file, 'utf8')) as { services: Record<string, { ports?: string[]; environment?: Record<string, string> }> };
-    const hostPorts: Record<string, number> = {};
-    for (const [name, service] of Object.entries(compose.services)) {
-      if (service.ports) {
-        hostPorts[name] = await freePort();
-        service.ports = service.ports.map((p) => `${hostPorts[name]}:${p.split(':').pop()}`);
-      }
-      if (service.environment?.AGENT_NAME) service.environment.MODEL_NAME = '';
-    }
-    await writeFile(file, stringify(compose, { lineWidth: 0 }));
+    const hostPorts = await swarm.create();
     expect(Object.keys(hostPorts).sort()).toEqual(['orchestrator', 'planner']);
     const planner = `http://127.0.0.1:${hostPorts.planner}`;
 
     const started = Date.now();
     const services = await up();
     console.log(`containers: up --containers (build included) took ${Math.round((Date.now() - started) / 1000)} s`);
-    expect(services.map((s) => s.name)).toEqual(['model', 'policy', 'guardian', 'semantic-layer', 'kv', 'memory', 'orchestrator', 'planner', 'executor']);
+    expect(services.map((s) => s.name)).toEqual([
+      'model',
+      'policy',
+      'guardian',
+      'semantic-layer',
+      'kv',
+      'memory',
+      'orchestrator',
+      'planner',
+      'executor',
+      'traces',
+    ]);
     expect(services.every((s) => s.pid === null)).toBe(true);
     expect(services.find((s) => s.name === 'planner')?.url).toBe(planner);
 
-    const status = await runCli(['status', '--dir', root(), '--json'], { env, timeoutMs: 60_000 });
+    const status = await runCli(['status', '--dir', swarm.root, '--json'], { env: swarm.env, timeoutMs: 60_000 });
     const report = JSON.parse(status.stdout) as { running: boolean; services: { name: string; health: string }[] };
     expect(report.running).toBe(true);
     expect(report.services.filter((s) => s.health !== 'ok')).toEqual([]);
@@ -149,7 +80,7 @@ describe.skipIf(!ENGINE && process.env.CI !== 'true')('a swarm in containers (up
 
     // Each step went planner → executor over A2A: allowed by the Guardian's policy, and the executor verified the signed call.
     const audit = async (service: string) => {
-      const logs = await runCli(['logs', service, '--dir', root(), '--json', '--lines', '200'], { env, timeoutMs: 60_000 });
+      const logs = await runCli(['logs', service, '--dir', swarm.root, '--json', '--lines', '200'], { env: swarm.env, timeoutMs: 60_000 });
       expect(logs.code, logs.stderr).toBe(0);
       return (JSON.parse(logs.stdout) as { lines: { line: string }[] }).lines
         .map((l) => l.line)
@@ -167,7 +98,7 @@ describe.skipIf(!ENGINE && process.env.CI !== 'true')('a swarm in containers (up
   }, 1_800_000);
 
   it('puts two planner replicas behind the service name, sessions in Redis: proposed on one, approved on the other', async () => {
-    expect(base, 'the first test made the project').toBeDefined();
+    expect(swarm.created, 'the first test made the project').toBe(true);
     const services = await up(['--scale', 'planner=2']);
     const planners = services.filter((s) => s.name === 'planner' || s.name === 'planner-2');
     expect(planners.map((s) => s.name)).toEqual(['planner', 'planner-2']);

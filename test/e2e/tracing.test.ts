@@ -9,95 +9,37 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { Supervisor } from '../../runtime/supervisor/supervisor.js';
 import { FrontDoorClient } from '../../runtime/http/front-door-client.js';
 import { lastTurnTrace } from '../../repl/last-turn-trace.js';
-import { POLICIES, createWorkspace, testKey, type Workspace } from './a2a-support.js';
 import { runCli } from '../support/cli.js';
 import { freePort, waitFor } from '../support/net.js';
-import { CLI, startService } from '../support/processes.js';
+import { startService } from '../support/processes.js';
 import { OtlpProtobufReceiver, type ReceivedSpan } from '../telemetry/otlp-protobuf-receiver.js';
+import { runTutorialPlan, startTracedSwarm, type TracedSwarm } from './traced-swarm.js';
 
 const SERVER = 2;
 const CLIENT = 3;
 
 let receiver: OtlpProtobufReceiver;
-let workspace: Workspace;
-let supervisor: Supervisor;
-const urls: Record<'policy' | 'guardian' | 'executor' | 'planner', string> = { policy: '', guardian: '', executor: '', planner: '' };
+let swarm: TracedSwarm;
+let urls: TracedSwarm['urls'];
+let workspace: TracedSwarm['workspace'];
 
 beforeAll(async () => {
   receiver = new OtlpProtobufReceiver();
   await receiver.start();
-  const ports = { policy: await freePort(), guardian: await freePort(), executor: await freePort(), planner: await freePort() };
-  for (const name of Object.keys(ports) as (keyof typeof ports)[]) urls[name] = `http://127.0.0.1:${ports[name]}`;
-  workspace = await createWorkspace({
-    ports: { planner: ports.planner, executor: ports.executor },
-    keys: [testKey('planner-1', 'planner'), testKey('executor-1', 'executor')],
-  });
   // The user's backend, as one would point the stack at it: the standard variables only.
-  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_BSP_SCHEDULE_DELAY: '200' };
-  const a2a = { ...otel, A2A_KEYS_FILE: workspace.keysFile, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: urls.guardian };
-  supervisor = new Supervisor({
-    root: workspace.dir,
-    cliPath: CLI,
-    services: [
-      {
-        name: 'policy',
-        kind: 'policy',
-        port: ports.policy,
-        args: ['policy', 'serve', POLICIES, '--addr', `127.0.0.1:${ports.policy}`, '--no-watch'],
-        env: otel,
-      },
-      {
-        name: 'guardian',
-        kind: 'guardian',
-        port: ports.guardian,
-        args: ['serve', 'guardian', '--addr', `127.0.0.1:${ports.guardian}`, '--opa-url', urls.policy],
-        env: otel,
-        dependsOn: ['policy'],
-      },
-      {
-        name: 'executor',
-        kind: 'agent',
-        port: ports.executor,
-        args: ['serve', 'agent', '--example', 'executor', '--a2a-only', '--port', String(ports.executor)],
-        env: { ...a2a, AGENT_CARD: workspace.cardPath('executor') },
-        dependsOn: ['guardian'],
-      },
-      {
-        name: 'planner',
-        kind: 'agent',
-        port: ports.planner,
-        args: ['serve', 'agent', '--example', 'planner', '--port', String(ports.planner)],
-        env: { ...a2a, AGENT_CARD: workspace.cardPath('planner'), EXECUTOR_CARD: workspace.cardPath('executor') },
-        dependsOn: ['guardian', 'executor'],
-      },
-    ],
+  swarm = await startTracedSwarm({
+    otel: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_BSP_SCHEDULE_DELAY: '200' },
   });
-  await supervisor.start();
+  ({ urls, workspace } = swarm);
 }, 90_000);
 
 afterAll(async () => {
-  await supervisor?.stop();
+  await swarm?.stop({ keepWorkspace: Boolean(process.env.KEEP_TRACING_WORKSPACE) });
   await receiver?.stop();
-  if (!process.env.KEEP_TRACING_WORKSPACE) await workspace?.remove();
-  else console.log(workspace.dir);
+  if (process.env.KEEP_TRACING_WORKSPACE) console.log(workspace.dir);
 });
-
-async function query(
-  token: string,
-  text: string,
-  headers: Record<string, string> = {},
-): Promise<{ response: Response; body: { events: { event: string; data: Record<string, unknown> }[] } }> {
-  const response = await fetch(`${urls.planner}/query`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, ...headers },
-    body: JSON.stringify({ query: text }),
-  });
-  expect(response.status).toBe(200);
-  return { response, body: (await response.json()) as { events: { event: string; data: Record<string, unknown> }[] } };
-}
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -106,13 +48,7 @@ describe('one trace per request across the swarm', () => {
   let spans: ReceivedSpan[];
 
   it('continues the caller traceparent through planner, Guardian, policy engine and executor, with correct parents', async () => {
-    const started = await fetch(`${urls.planner}/session/start`, { method: 'POST' });
-    const { session_token: token } = (await started.json()) as { session_token: string };
-    const proposed = await query(token, 'Book the room; send the invitations; order catering');
-    const plan = proposed.body.events.find((e) => e.event === 'input_required')!.data as { data: { plan_id: string } };
-
-    const approved = await query(token, `PLAN_CONFIRM_APPROVE ${plan.data.plan_id}`, { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` });
-    expect(approved.body.events.some((e) => e.event === 'result')).toBe(true);
+    const approved = await runTutorialPlan({ plannerUrl: urls.planner, traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` });
     // The same trace, a span of the planner's own.
     expect(approved.response.headers.get('traceparent')).toMatch(new RegExp(`^00-${TRACE_ID}-(?!${CALLER_SPAN})[0-9a-f]{16}-01$`));
 

@@ -18,9 +18,11 @@ export interface Service {
 }
 
 /**
- * Starts `node cli/bin/run.js <args>` (in `cwd`, default the repository) with
- * only PATH, HOME, LOG_LEVEL and `env` in its environment, and waits until `GET <url>/health` answers 2xx.
- * The process is stopped again when it does not get healthy.
+ * Starts `node cli/bin/run.js <args>` (or `<program> <args>`: an oracle such
+ * as a third-party backend) in `cwd`, default the repository, with only PATH,
+ * HOME, LOG_LEVEL and `env` in its environment, and waits until
+ * `GET <url><healthPath>` (default `/health`) answers 2xx. The process is
+ * stopped again when it does not get healthy.
  */
 export async function startService(options: {
   name: string;
@@ -29,8 +31,11 @@ export async function startService(options: {
   env?: Record<string, string>;
   timeoutMs?: number;
   cwd?: string;
+  program?: string;
+  healthPath?: string;
 }): Promise<Service> {
-  const child = spawn(process.execPath, [CLI, ...options.args], {
+  const [program, args] = options.program ? [options.program, options.args] : [process.execPath, [CLI, ...options.args]];
+  const child = spawn(program, args, {
     cwd: options.cwd ?? REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,7 +63,7 @@ export async function startService(options: {
     await waitFor(
       async () => {
         if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${options.name} exited early:\n${output}`);
-        return answers(`${url}/health`);
+        return answers(`${url}${options.healthPath ?? '/health'}`);
       },
       `${options.name} on ${url}`,
       options.timeoutMs ?? 20_000,

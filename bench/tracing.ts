@@ -1,0 +1,208 @@
+/**
+ * Benchmark of what tracing costs on the hot path, tracing on vs off in the
+ * same run:
+ *
+ *  - the front door: `POST /stream` to the example agent's echo task
+ *    (`framework-cli serve agent`), under load (autocannon);
+ *  - an A2A hop: `agentConnection`, signed, to the example executor
+ *    (`serve agent --example executor --a2a-only`), sequential calls.
+ *
+ * Each service runs twice, in processes of its own: once with no OTEL_*
+ * variable (no SDK loaded), once exporting every span by OTLP/HTTP to a local
+ * collector (our own receiver, in a child process) by the standard variables
+ * only (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL=http/json),
+ * every request sampled. Rounds are interleaved (off, on, then on, off ...),
+ * and each figure is the median of its per-round ratios on/off: requests/s
+ * and server CPU time per request for the front door, p50 latency and the
+ * executor's CPU time per call for the hop. Printed with the target (tracing
+ * costs ≤ 10% on the hot path).
+ *
+ *   npm run bench:tracing   (BENCH_SECONDS=3 BENCH_ROUNDS=6 BENCH_CONNECTIONS=16 BENCH_HOP_CALLS=100 by default;
+ *                            BENCH_TRACES_SAMPLER=always_off: the SDK loaded but nothing recorded)
+ *
+ * Prints figures; asserts nothing.
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { loadAgentCard } from '../runtime/a2a/agent-card.js';
+import { KeyRing } from '../runtime/a2a/signing/key-ring.js';
+import { createSigningKey, decodeSecret, generateSecret } from '../runtime/a2a/signing/signing-key.js';
+import { getValidator } from '../runtime/a2a/validator.js';
+import { startTraceReceiver } from '../runtime/telemetry/trace-receiver.js';
+import { TraceStore } from '../runtime/telemetry/trace-store.js';
+import { hop, startExecutor } from './support/a2a-hop.js';
+import { cpuSeconds, freePort, startCli, type ChildService } from './support/child-services.js';
+import { median, ratioSummary, targetMark } from './support/ratios.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const HOP_CALLS = Number(process.env.BENCH_HOP_CALLS ?? 100);
+/** `always_off` measures the SDK's presence without recording or exporting (where the cost is). */
+const SAMPLER = process.env.BENCH_TRACES_SAMPLER ?? 'always_on';
+const PLANNER_CARD = fileURLToPath(new URL('../../agent_cards/planner.json', import.meta.url));
+/** The target: tracing costs at most 10% on the hot path. */
+const TARGET = 0.1;
+
+/** Our receiver in a child process (so its work is not this process's), storing into a scratch directory; resolves to its base URL. */
+function startCollector(): Promise<{ url: string; stop(): void }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), ['collector'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.once('message', (url) => resolve({ url: String(url), stop: () => child.kill('SIGTERM') }));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the collector exited with ${String(code)}`)));
+  });
+}
+
+async function runCollector(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-bench-traces-'));
+  const receiver = await startTraceReceiver({ store: new TraceStore({ root: dir }) });
+  process.once('SIGTERM', () => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+  process.send?.(receiver.url);
+}
+
+interface Pair<T> {
+  off: T;
+  on: T;
+}
+
+/** Front door figures of one round: requests/s and the server's CPU µs per request. */
+async function load(service: ChildService): Promise<{ perSecond: number; cpuUs: number }> {
+  const cpu0 = cpuSeconds(service.process.pid);
+  const result = await autocannon({
+    url: `${service.url}/stream`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'bench' }),
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
+  if (result.errors + result.non2xx > 0) throw new Error(`${service.name}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  const cpu = cpuSeconds(service.process.pid) - cpu0;
+  return { perSecond: result.requests.average, cpuUs: (cpu * 1e6) / Math.max(1, result.requests.total) };
+}
+
+/** Hop figures of one round: p50 latency (ms) and the executor's CPU ms per call. */
+async function hops(call: () => Promise<void>, executor: ChildService): Promise<{ p50: number; cpuMs: number }> {
+  const samples: number[] = [];
+  const cpu0 = cpuSeconds(executor.process.pid);
+  for (let i = 0; i < HOP_CALLS; i++) {
+    const t0 = process.hrtime.bigint();
+    await call();
+    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return { p50: median(samples), cpuMs: ((cpuSeconds(executor.process.pid) - cpu0) * 1000) / HOP_CALLS };
+}
+
+/** Runs `measure` on off and on in each round, the order swapped every round. */
+async function interleaved<T>(measure: (side: 'off' | 'on') => Promise<T>): Promise<Pair<T>[]> {
+  const rounds: Pair<T>[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
+    const got: Partial<Pair<T>> = {};
+    for (const side of order) got[side] = await measure(side);
+    rounds.push(got as Pair<T>);
+  }
+  return rounds;
+}
+
+/** `+3.1% (…)`: the cost of tracing, from the per-round ratios on/off of a figure where more is worse. */
+function costLine(label: string, ratios: number[], kind: 'cost' | 'loss'): string {
+  const cost = kind === 'cost' ? median(ratios) - 1 : 1 - median(ratios);
+  return `${label.padEnd(44)} ${(cost * 100).toFixed(1).padStart(5)}%  (on/off ${ratioSummary(ratios, 3)})  ${targetMark(cost * 100, TARGET * 100, 'at most', '%')}`;
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === 'collector') return runCollector();
+  const collector = await startCollector();
+  // Every span exported, as a user's backend would get them: the standard variables only, every request sampled.
+  const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: SAMPLER };
+  const secret = generateSecret();
+  const keysJson = JSON.stringify({ keys: [{ id: 'planner-1', agent: 'planner', secret }] });
+  const keys = new KeyRing([createSigningKey({ id: 'planner-1', agent: 'planner', secret: decodeSecret(secret)! })]);
+  const signed = { A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'disabled' };
+  const started: ChildService[] = [];
+  const agent = async (env: Record<string, string>) => {
+    const port = await freePort();
+    const service = await startCli({ name: 'echo agent', args: ['serve', 'agent', '--port', String(port)], port, env });
+    started.push(service);
+    return service;
+  };
+  try {
+    const agents: Pair<ChildService> = { off: await agent({}), on: await agent(tracing) };
+    const executors = { off: await startExecutor(signed), on: await startExecutor({ ...signed, ...tracing }) };
+    started.push(executors.off.service, executors.on.service);
+    const [planner] = await loadAgentCard(PLANNER_CARD);
+    const validator = getValidator({ env: { A2A_VALIDATION_MODE: 'disabled' } });
+    const call = (side: 'off' | 'on') => () => hop(planner, executors[side].card, { validator, keys });
+
+    console.log(
+      `tracing cost: tracing off vs on (OTLP/HTTP to a local collector, sampler ${SAMPLER}), ${ROUNDS} interleaved rounds (node ${process.version}, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')})`,
+    );
+    // Warm-up: JIT, connection pools, the SDK's first export.
+    await load(agents.off);
+    await load(agents.on);
+    for (const side of ['off', 'on'] as const) for (let i = 0; i < 20; i++) await call(side)();
+
+    const door = await interleaved((side) => load(agents[side]));
+    console.log(`front door: POST /stream (echo task), ${CONNECTIONS} connections, ${SECONDS} s per side per round`);
+    console.log(
+      `  requests/s off ${median(door.map((r) => r.off.perSecond)).toFixed(0)}, on ${median(door.map((r) => r.on.perSecond)).toFixed(0)}; ` +
+        `server cpu off ${median(door.map((r) => r.off.cpuUs)).toFixed(0)} µs/request, on ${median(door.map((r) => r.on.cpuUs)).toFixed(0)} µs/request`,
+    );
+    console.log(
+      costLine(
+        '  throughput lost to tracing',
+        door.map((r) => r.on.perSecond / r.off.perSecond),
+        'loss',
+      ),
+    );
+    console.log(
+      costLine(
+        '  server cpu added by tracing',
+        door.map((r) => r.on.cpuUs / r.off.cpuUs),
+        'cost',
+      ),
+    );
+
+    const hop2 = await interleaved((side) => hops(call(side), executors[side].service));
+    console.log(`A2A hop: agentConnection, signed, to the example executor, ${HOP_CALLS} sequential calls per side per round`);
+    console.log(
+      `  p50 off ${median(hop2.map((r) => r.off.p50)).toFixed(2)} ms, on ${median(hop2.map((r) => r.on.p50)).toFixed(2)} ms; ` +
+        `executor cpu off ${median(hop2.map((r) => r.off.cpuMs)).toFixed(2)} ms/call, on ${median(hop2.map((r) => r.on.cpuMs)).toFixed(2)} ms/call`,
+    );
+    console.log(
+      costLine(
+        '  latency added by tracing (p50)',
+        hop2.map((r) => r.on.p50 / r.off.p50),
+        'cost',
+      ),
+    );
+    console.log(
+      costLine(
+        '  executor cpu added by tracing',
+        hop2.map((r) => r.on.cpuMs / r.off.cpuMs),
+        'cost',
+      ),
+    );
+    console.log(
+      `load average at the end ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+  } finally {
+    for (const service of started.reverse()) await service.stop();
+    collector.stop();
+  }
+}
+
+await main();
