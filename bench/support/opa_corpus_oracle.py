@@ -44,7 +44,8 @@ def result_new(msg, cause):
 
 def is_managed(x):
     meta = x.get("__defsec_metadata") if isinstance(x, dict) else None
-    managed = meta.get("managed") if isinstance(meta, dict) else None
+    inline = x.get("managed") if isinstance(x, dict) else None
+    managed = inline if isinstance(inline, bool) else meta.get("managed") if isinstance(meta, dict) else None
     return managed if isinstance(managed, bool) else True
 
 
