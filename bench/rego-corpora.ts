@@ -68,8 +68,14 @@ const STANDINS: BuiltinDefinition[] = [
       return typeof managed === 'boolean' ? managed : true;
     },
   },
+  {
+    // Regal's encodes its own AST ("roast": locations as `row:col:endrow:endcol` text), which OPA's pylib cannot give
+    // (it has no end positions): here each engine's `rego.parse_module`, so Regal's rules read OPA's AST shape and
+    // fail alike where they need roast's, and the two engines' parse_module outputs are compared along the way.
+    ...(createDefaultRegistry().get('rego.parse_module') as BuiltinDefinition),
+    name: 'regal.parse_module',
+  },
   ...[
-    'regal.parse_module:2',
     'regal.is_formatted:2',
     'squealer.scan_string:1',
     'sh.parse_commands:1',

@@ -49,6 +49,25 @@ def is_managed(x):
     return managed if isinstance(managed, bool) else True
 
 
+parser = None
+
+
+def parse_module(filename, source):
+    # Regal's own encodes "roast" (end positions the pylib cannot give): OPA's rego.parse_module, through a second
+    # engine (the first is inside this evaluation), as rego-corpora.ts does with ours.
+    global parser
+    if parser is None:
+        parser = OpaEngine()
+    ptr = lib.OpaEvalQuery(parser._handle, b"x = rego.parse_module(input.f, input.s)", json.dumps({"f": filename, "s": source}).encode(), 0, 0)
+    try:
+        env = json.loads(ctypes.string_at(ptr).decode("utf-8"))
+    finally:
+        lib.OpaFreeString(ptr)
+    if env.get("error") or not env.get("result"):
+        raise Unavailable(env.get("error", {}).get("message", "rego.parse_module: undefined"))
+    return env["result"][0]["bindings"]["x"]
+
+
 def unavailable(name):
     def fn(*args):
         raise Unavailable(f"{name} is a Go builtin of its corpus, not available to either engine")
@@ -61,7 +80,7 @@ STANDINS = {
     "regal.last": (last, 1),
     "isManaged": (is_managed, 1),
     "result.new": (result_new, 2),
-    "regal.parse_module": (unavailable("regal.parse_module"), 2),
+    "regal.parse_module": (parse_module, 2),
     "regal.is_formatted": (unavailable("regal.is_formatted"), 2),
     "squealer.scan_string": (unavailable("squealer.scan_string"), 1),
     "sh.parse_commands": (unavailable("sh.parse_commands"), 1),
