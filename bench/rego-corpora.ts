@@ -509,6 +509,30 @@ async function main(): Promise<void> {
   }
   const oracle = new Oracle(pylib);
   const rows: string[] = [];
+  const table = (): void => {
+    console.log('\n| corpus | files | loaded here / OPA | tests | pass here | pass OPA | same outcome | rule results equal / inputs |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const r of rows) console.log(r);
+  };
+  const show = Number(process.env.CORPORA_SHOW ?? 40);
+  const report = (name: string, root: string, f: Figures, started: number, partial: boolean): void => {
+    console.log(`\n== ${name} (${root}), ${((Date.now() - started) / 1000).toFixed(1)} s${partial ? ', stopped before the end: partial figures' : ''}`);
+    if (f.strictCompared > 0)
+      console.log(`  ${f.strictCompared} test(s) end in a builtin error in the pylib's strict evaluation: compared under strict builtin errors here too`);
+    for (const d of f.differences.slice(0, show)) console.log(`  ${d}`);
+    if (f.differences.length > show) console.log(`  ... ${f.differences.length - show} more`);
+    rows.push(
+      `| ${name}${partial ? ' (partial)' : ''} | ${f.files} | ${f.loadedHere} / ${f.loadedOpa} | ${f.tests} | ${f.passHere} | ${f.passOpa} | ${f.agree} | ${f.docsAgree} / ${f.inputs} |`,
+    );
+  };
+  // A large corpus may outlast the time given (`timeout`): what was compared so far is printed, not lost.
+  let current: { name: string; root: string; f: Figures; started: number } | undefined;
+  process.once('SIGTERM', () => {
+    if (current !== undefined) report(current.name, current.root, current.f, current.started, true);
+    table();
+    oracle.close();
+    process.exit(124);
+  });
   try {
     for (const root of roots) {
       const corpus = detect(root);
@@ -527,6 +551,7 @@ async function main(): Promise<void> {
         differences: [],
       };
       const started = Date.now();
+      current = { name: corpus.name, root, f, started };
       for (const unit of corpus.units) {
         try {
           await runUnit(unit, oracle, f);
@@ -534,22 +559,13 @@ async function main(): Promise<void> {
           f.differences.push(`${unit.name}: the harness failed on it: ${(error as Error).stack?.split('\n').slice(0, 4).join(' | ')}`);
         }
       }
-      console.log(`\n== ${corpus.name} (${root}), ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      if (f.strictCompared > 0)
-        console.log(`  ${f.strictCompared} test(s) end in a builtin error in the pylib's strict evaluation: compared under strict builtin errors here too`);
-      for (const d of f.differences.slice(0, Number(process.env.CORPORA_SHOW ?? 40))) console.log(`  ${d}`);
-      if (f.differences.length > Number(process.env.CORPORA_SHOW ?? 40))
-        console.log(`  ... ${f.differences.length - Number(process.env.CORPORA_SHOW ?? 40)} more`);
-      rows.push(
-        `| ${corpus.name} | ${f.files} | ${f.loadedHere} / ${f.loadedOpa} | ${f.tests} | ${f.passHere} | ${f.passOpa} | ${f.agree} | ${f.docsAgree} / ${f.inputs} |`,
-      );
+      current = undefined;
+      report(corpus.name, root, f, started, false);
     }
   } finally {
     oracle.close();
   }
-  console.log('\n| corpus | files | loaded here / OPA | tests | pass here | pass OPA | same outcome | rule results equal / inputs |');
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const r of rows) console.log(r);
+  table();
 }
 
 await main();
