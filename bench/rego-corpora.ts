@@ -61,13 +61,21 @@ const STANDINS: BuiltinDefinition[] = [
     args: ['any'],
     result: 'boolean',
     impl: ([x]) => {
+      // Trivy's values carry their metadata inline (`{"value": …, "managed": false}`), resources under `__defsec_metadata`.
       const meta = x instanceof RegoObject ? x.get('__defsec_metadata') : undefined;
-      const managed = meta instanceof RegoObject ? meta.get('managed') : undefined;
+      const inline = x instanceof RegoObject ? x.get('managed') : undefined;
+      const managed = typeof inline === 'boolean' ? inline : meta instanceof RegoObject ? meta.get('managed') : undefined;
       return typeof managed === 'boolean' ? managed : true;
     },
   },
+  {
+    // Regal's encodes its own AST ("roast": locations as `row:col:endrow:endcol` text), which OPA's pylib cannot give
+    // (it has no end positions): here each engine's `rego.parse_module`, so Regal's rules read OPA's AST shape and
+    // fail alike where they need roast's, and the two engines' parse_module outputs are compared along the way.
+    ...(createDefaultRegistry().get('rego.parse_module') as BuiltinDefinition),
+    name: 'regal.parse_module',
+  },
   ...[
-    'regal.parse_module:2',
     'regal.is_formatted:2',
     'squealer.scan_string:1',
     'sh.parse_commands:1',
@@ -161,6 +169,8 @@ interface Figures {
   agree: number;
   inputs: number;
   docsAgree: number;
+  /** Tests whose OPA answer was a builtin error, compared under strict builtin errors here too. */
+  strictCompared: number;
   differences: string[];
 }
 
@@ -176,19 +186,14 @@ function canonical(x: unknown): string {
   return JSON.stringify(x);
 }
 
-function opaAnswer(env: Record<string, unknown>): string {
-  if (env.error) return 'error';
-  const rows = (env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>;
-  return rows.length === 0 ? 'undefined' : canonical(rows.map((r) => r.bindings?.x));
-}
-
 function ourAnswer(policy: CompiledPolicy, query: string, input: unknown): string {
   try {
     const rows = policy.query(query, { input, strictBuiltinErrors: true });
     return rows.length === 0 ? 'undefined' : canonical(rows.map((r) => toJS(r.x as Value)));
   } catch (error) {
     if (PolicyError.isInstance(error)) return 'error';
-    throw error;
+    // Not a policy error: a crash of our engine, shown as the answer so it is counted and reported, not fatal.
+    return `crash: ${(error as Error).message}`;
   }
 }
 
@@ -307,11 +312,31 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   const ours = new Map<string, PolicyTestResult>();
   if (policy !== undefined) {
     const set = { policy, modules: files.modules, data: files.data, loadedAt: new Date(), generation: 0 };
-    for (const r of runPolicyTests(set).results) ours.set(r.name, r);
+    try {
+      for (const r of runPolicyTests(set).results) ours.set(r.name, r);
+    } catch (error) {
+      // Reported, never fatal: the unit's tests then count as errors here.
+      f.differences.push(`${unit.name}: the test runner failed here: ${(error as Error).message.split('\n').slice(0, 3).join(' | ')}`);
+    }
   }
   const names = policy !== undefined ? [...ours.keys()] : testNames(files.modules, unit.v0);
   const verbose = process.env.CORPORA_VERBOSE === '1';
-  const opaOutcomes = opaLoaded ? await opaTestOutcomes(oracle, names) : new Map<string, Outcome>();
+  // The pylib evaluates with strict builtin errors and `opa test` without: where OPA's answer is a builtin error, its
+  // `opa test` outcome is not observable, and our test is compared under strict builtin errors too.
+  const strictHere = new Map<string, Outcome>();
+  for (const name of names) strictHere.set(name, policy === undefined ? 'error' : strictOutcome(policy, name));
+  const asked = names.filter((n) => !n.includes('#') && ours.get(n)?.outcome !== 'skip');
+  const opaOutcomes = new Map<string, Outcome | 'builtin-error'>();
+  if (opaLoaded) {
+    const values = await opaValues(
+      oracle,
+      asked.map((ref) => ({ ref, errsHere: strictHere.get(ref) === 'error' })),
+    );
+    asked.forEach((name, i) => {
+      const v = values[i] as OpaValue;
+      opaOutcomes.set(name, Array.isArray(v) ? (v.length === 1 && v[0] === true ? 'pass' : 'fail') : /eval_builtin_error/.test(v.error) ? 'builtin-error' : 'error');
+    });
+  }
   let duplicates = 0;
   for (const name of names) {
     if (verbose) process.stderr.write(`test ${name}\n`);
@@ -322,9 +347,15 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
       continue;
     }
     f.tests++;
-    const here: Outcome = ours.get(name)?.outcome ?? 'error';
+    let here: Outcome = ours.get(name)?.outcome ?? 'error';
     // A `todo_test_*` rule is skipped by OPA's runner as by ours: evaluating it would not be what OPA does.
-    const there: Outcome = here === 'skip' ? 'skip' : (opaOutcomes.get(name) ?? 'error');
+    const opa = here === 'skip' ? 'skip' : (opaOutcomes.get(name) ?? 'error');
+    let there: Outcome;
+    if (opa === 'builtin-error') {
+      f.strictCompared++;
+      there = 'error';
+      here = strictHere.get(name) ?? 'error';
+    } else there = opa;
     if (here === 'pass') f.passHere++;
     if (there === 'pass') f.passOpa++;
     if (here === there) f.agree++;
@@ -368,46 +399,72 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   const inputs: Array<{ target: string; input: unknown }> = [];
   const helperValues = await opaValues(
     oracle,
-    probes.map((p) => p.helper),
+    probes.map((p) => ({ ref: p.helper })),
   );
-  for (const p of probes) {
-    const v = helperValues.get(p.helper);
-    const set = v === 'error' || v === undefined ? [] : ((v[0] as unknown[] | undefined) ?? []);
+  probes.forEach((p, i) => {
+    const v = helperValues[i] as OpaValue;
+    const set = Array.isArray(v) ? ((v[0] as unknown[] | undefined) ?? []) : [];
     for (const input of set) inputs.push({ target: p.target, input });
-  }
+  });
   await oracle.request({ op: 'load', modules: opaModules, data, standins: STANDINS.map((s) => s.name) });
-  for (const { target, input } of inputs) {
-    if (verbose) process.stderr.write(`input for ${target}\n`);
-    const query = `x = ${target}`;
-    const there = opaAnswer(await oracle.request({ op: 'eval', query, input }));
-    const here = ourAnswer(policy, query, input);
+  const hereAnswers = inputs.map(({ target, input }) => ourAnswer(policy, `x = ${target}`, input));
+  const thereValues = await opaValues(
+    oracle,
+    inputs.map(({ target, input }, i) => ({ ref: target, input, errsHere: hereAnswers[i] === 'error' })),
+  );
+  inputs.forEach(({ target, input }, i) => {
+    const v = thereValues[i] as OpaValue;
+    const there = Array.isArray(v) ? (v.length === 0 ? 'undefined' : canonical(v)) : 'error';
+    const here = hereAnswers[i] as string;
     f.inputs++;
     if (here === there) f.docsAgree++;
     else f.differences.push(`${target} on ${canonical(input).slice(0, 120)}: here ${here.slice(0, 200)} / OPA ${there.slice(0, 200)}`);
+  });
+}
+
+/** A test's outcome here under strict builtin errors, as the pylib evaluates it. */
+function strictOutcome(policy: CompiledPolicy, name: string): Outcome {
+  try {
+    const rows = policy.query(`x = ${name}`, { strictBuiltinErrors: true });
+    return rows.length === 1 && rows[0]?.x === true ? 'pass' : 'fail';
+  } catch {
+    return 'error';
   }
 }
 
-/**
- * OPA's outcome of each test. Each distinct query costs OPA a preparation
- * against the whole corpus, so tests are asked together, each inside its own
- * comprehension (`[v | v := data.p.test_x]`: `[]` when undefined); a batch
- * that raises an error is split until the erring test stands alone.
- */
-async function opaTestOutcomes(oracle: Oracle, names: string[]): Promise<Map<string, Outcome>> {
-  const out = new Map<string, Outcome>();
-  for (const [name, v] of await opaValues(oracle, names)) out.set(name, v === 'error' ? 'error' : v.length === 1 && v[0] === true ? 'pass' : 'fail');
-  return out;
+/** One document to ask OPA for, on an input given as JSON (none: the loaded data alone). */
+interface Ask {
+  ref: string;
+  input?: unknown;
+  /** Whether evaluating it here (strict builtin errors, as the pylib evaluates) raised an error: it is then asked alone. */
+  errsHere?: boolean;
 }
 
-/** Each document's value in OPA (`[]` undefined, `[value]`, or 'error'), asked in batches as {@link opaTestOutcomes} explains. */
-async function opaValues(oracle: Oracle, refs: string[]): Promise<Map<string, unknown[] | 'error'>> {
-  const out = new Map<string, unknown[] | 'error'>();
-  const ask = async (batch: string[]): Promise<void> => {
+/** OPA's answer for an {@link Ask}: the document's values (`[]` undefined, `[value]`), or its error message. */
+type OpaValue = unknown[] | { error: string };
+
+/**
+ * OPA's values of many documents. Each query costs the pylib a preparation
+ * against the whole corpus (about 10 s for trivy-checks' 1,125 modules on
+ * this machine), so documents are asked together, one conjunct each
+ * (`x7 = [v | v := data.p.q] with input as {…}`: `[]` when undefined). An
+ * error (the pylib evaluates with strict builtin errors) stops the whole
+ * query, so what errs here is asked alone first, and a batch that still errs
+ * is split until the erring document stands alone.
+ */
+async function opaValues(oracle: Oracle, asks: Ask[]): Promise<OpaValue[]> {
+  const out: OpaValue[] = asks.map(() => []);
+  const ask = async (batch: number[]): Promise<void> => {
     if (batch.length === 0) return;
-    const query = `x = [${batch.map((n) => `[v | v := ${n}]`).join(', ')}]`;
+    const query = batch
+      .map((i, j) => {
+        const a = asks[i] as Ask;
+        return `x${j} = [v | v := ${a.ref}]${a.input === undefined ? '' : ` with input as ${stringifyJSON(fromJS(a.input))}`}`;
+      })
+      .join('; ');
     const env = await oracle.request({ op: 'eval', query, input: null });
     if (env.error) {
-      if (batch.length === 1) out.set(batch[0] as string, 'error');
+      if (batch.length === 1) out[batch[0] as number] = { error: JSON.stringify(env.error) };
       else {
         const half = Math.ceil(batch.length / 2);
         await ask(batch.slice(0, half));
@@ -415,10 +472,13 @@ async function opaValues(oracle: Oracle, refs: string[]): Promise<Map<string, un
       }
       return;
     }
-    const values = ((env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>)[0]?.bindings?.x as unknown[][] | undefined;
-    batch.forEach((n, i) => out.set(n, values?.[i] ?? []));
+    const bindings = ((env.result ?? []) as Array<{ bindings?: Record<string, unknown> }>)[0]?.bindings ?? {};
+    batch.forEach((i, j) => (out[i] = (bindings[`x${j}`] as unknown[] | undefined) ?? []));
   };
-  for (let i = 0; i < refs.length; i += 400) await ask(refs.slice(i, i + 400));
+  const alone = asks.flatMap((a, i) => (a.errsHere ? [i] : []));
+  const rest = asks.flatMap((a, i) => (a.errsHere ? [] : [i]));
+  for (const i of alone) await ask([i]);
+  for (let i = 0; i < rest.length; i += 300) await ask(rest.slice(i, i + 300));
   return out;
 }
 
@@ -449,6 +509,30 @@ async function main(): Promise<void> {
   }
   const oracle = new Oracle(pylib);
   const rows: string[] = [];
+  const table = (): void => {
+    console.log('\n| corpus | files | loaded here / OPA | tests | pass here | pass OPA | same outcome | rule results equal / inputs |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const r of rows) console.log(r);
+  };
+  const show = Number(process.env.CORPORA_SHOW ?? 40);
+  const report = (name: string, root: string, f: Figures, started: number, partial: boolean): void => {
+    console.log(`\n== ${name} (${root}), ${((Date.now() - started) / 1000).toFixed(1)} s${partial ? ', stopped before the end: partial figures' : ''}`);
+    if (f.strictCompared > 0)
+      console.log(`  ${f.strictCompared} test(s) end in a builtin error in the pylib's strict evaluation: compared under strict builtin errors here too`);
+    for (const d of f.differences.slice(0, show)) console.log(`  ${d}`);
+    if (f.differences.length > show) console.log(`  ... ${f.differences.length - show} more`);
+    rows.push(
+      `| ${name}${partial ? ' (partial)' : ''} | ${f.files} | ${f.loadedHere} / ${f.loadedOpa} | ${f.tests} | ${f.passHere} | ${f.passOpa} | ${f.agree} | ${f.docsAgree} / ${f.inputs} |`,
+    );
+  };
+  // A large corpus may outlast the time given (`timeout`): what was compared so far is printed, not lost.
+  let current: { name: string; root: string; f: Figures; started: number } | undefined;
+  process.once('SIGTERM', () => {
+    if (current !== undefined) report(current.name, current.root, current.f, current.started, true);
+    table();
+    oracle.close();
+    process.exit(124);
+  });
   try {
     for (const root of roots) {
       const corpus = detect(root);
@@ -463,24 +547,25 @@ async function main(): Promise<void> {
         agree: 0,
         inputs: 0,
         docsAgree: 0,
+        strictCompared: 0,
         differences: [],
       };
       const started = Date.now();
-      for (const unit of corpus.units) await runUnit(unit, oracle, f);
-      console.log(`\n== ${corpus.name} (${root}), ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      for (const d of f.differences.slice(0, Number(process.env.CORPORA_SHOW ?? 40))) console.log(`  ${d}`);
-      if (f.differences.length > Number(process.env.CORPORA_SHOW ?? 40))
-        console.log(`  ... ${f.differences.length - Number(process.env.CORPORA_SHOW ?? 40)} more`);
-      rows.push(
-        `| ${corpus.name} | ${f.files} | ${f.loadedHere} / ${f.loadedOpa} | ${f.tests} | ${f.passHere} | ${f.passOpa} | ${f.agree} | ${f.docsAgree} / ${f.inputs} |`,
-      );
+      current = { name: corpus.name, root, f, started };
+      for (const unit of corpus.units) {
+        try {
+          await runUnit(unit, oracle, f);
+        } catch (error) {
+          f.differences.push(`${unit.name}: the harness failed on it: ${(error as Error).stack?.split('\n').slice(0, 4).join(' | ')}`);
+        }
+      }
+      current = undefined;
+      report(corpus.name, root, f, started, false);
     }
   } finally {
     oracle.close();
   }
-  console.log('\n| corpus | files | loaded here / OPA | tests | pass here | pass OPA | same outcome | rule results equal / inputs |');
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const r of rows) console.log(r);
+  table();
 }
 
 await main();

@@ -44,8 +44,28 @@ def result_new(msg, cause):
 
 def is_managed(x):
     meta = x.get("__defsec_metadata") if isinstance(x, dict) else None
-    managed = meta.get("managed") if isinstance(meta, dict) else None
+    inline = x.get("managed") if isinstance(x, dict) else None
+    managed = inline if isinstance(inline, bool) else meta.get("managed") if isinstance(meta, dict) else None
     return managed if isinstance(managed, bool) else True
+
+
+parser = None
+
+
+def parse_module(filename, source):
+    # Regal's own encodes "roast" (end positions the pylib cannot give): OPA's rego.parse_module, through a second
+    # engine (the first is inside this evaluation), as rego-corpora.ts does with ours.
+    global parser
+    if parser is None:
+        parser = OpaEngine()
+    ptr = lib.OpaEvalQuery(parser._handle, b"x = rego.parse_module(input.f, input.s)", json.dumps({"f": filename, "s": source}).encode(), 0, 0)
+    try:
+        env = json.loads(ctypes.string_at(ptr).decode("utf-8"))
+    finally:
+        lib.OpaFreeString(ptr)
+    if env.get("error") or not env.get("result"):
+        raise Unavailable(env.get("error", {}).get("message", "rego.parse_module: undefined"))
+    return env["result"][0]["bindings"]["x"]
 
 
 def unavailable(name):
@@ -60,7 +80,7 @@ STANDINS = {
     "regal.last": (last, 1),
     "isManaged": (is_managed, 1),
     "result.new": (result_new, 2),
-    "regal.parse_module": (unavailable("regal.parse_module"), 2),
+    "regal.parse_module": (parse_module, 2),
     "regal.is_formatted": (unavailable("regal.is_formatted"), 2),
     "squealer.scan_string": (unavailable("squealer.scan_string"), 1),
     "sh.parse_commands": (unavailable("sh.parse_commands"), 1),

@@ -108,6 +108,8 @@ export const MAX_CACHED_PATHS = 1024;
 
 export class CompiledPolicy {
   readonly data: Value | undefined;
+  /** The builtins the policy was compiled with (a recompiled copy, e.g. for test coverage, needs the same). */
+  readonly builtins: BuiltinRegistry;
   private readonly compiler: Compiler;
   private readonly compiled: CompiledModules;
   private readonly codegen: CodeGen;
@@ -121,6 +123,7 @@ export class CompiledPolicy {
     this.options = options;
     this.tracing = options.trace === true;
     const builtins = options.builtins ?? defaultRegistry;
+    this.builtins = builtins;
     const sources: ModuleSource[] = Array.isArray(options.modules)
       ? options.modules
       : Object.entries(options.modules).map(([file, source]) => ({ file, source }));

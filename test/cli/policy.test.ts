@@ -143,6 +143,27 @@ describe("framework-cli policy test, as OPA's tester runs and lists tests", () =
     expect(json[0]?.error?.code).toBe('eval_conflict_error');
   });
 
+  it('treats a builtin error as undefined, as `opa test` does (not an ERROR)', async () => {
+    // trivy-checks relies on this: `time.parse_rfc3339_ns` of Go's zero time errs, and the test expects nothing denied.
+    const dir = tempDir({
+      'b_test.rego': [
+        'package b_test',
+        '',
+        'recent(t) if time.now_ns() - time.parse_rfc3339_ns(t) < 1',
+        '',
+        'test_zero_time_not_recent if not recent("0001-01-01T00:00:00Z")',
+        '',
+        'test_bad_number if to_number("x") == 1',
+        '',
+      ].join('\n'),
+    });
+    const text = await runCliInProcess(['policy', 'test', dir, '-v']);
+    expect(text.stdout).toMatch(/data\.b_test\.test_zero_time_not_recent: PASS/);
+    expect(text.stdout).toMatch(/data\.b_test\.test_bad_number: FAIL/);
+    expect(text.stdout).not.toContain('ERROR');
+    expect(text.code).toBe(2);
+  });
+
   it("--format json writes OPA's JSON test report", async () => {
     const dir = tempDir({ 'p_test.rego': TESTS });
     const { code, stdout } = await runCliInProcess(['policy', 'test', dir, '--format', 'json', '--run', 'test_cases|todo']);
