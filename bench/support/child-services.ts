@@ -70,8 +70,10 @@ export async function startCli(options: {
   healthPath?: string;
   /** Ready once the health path answers at all, 503 (degraded: a dependency not running) included. */
   anyAnswer?: boolean;
+  /** Node options before the script, e.g. `--cpu-prof` (Node 20 refuses it in NODE_OPTIONS). */
+  execArgv?: string[];
 }): Promise<ChildService> {
-  const child = spawn(process.execPath, [CLI, ...options.args], {
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), CLI, ...options.args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'error', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
