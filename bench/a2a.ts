@@ -28,8 +28,8 @@
  * executor process's (/proc schedstat, every thread).
  *
  * The executors run in processes of their own (`framework-cli serve agent
- * --example executor --a2a-only`), as deployed; the callers, the Guardian and
- * the policy engine run in this process. Calls are sequential: one at a
+ * --example executor --a2a-only`), as deployed, and so does the Guardian
+ * (`serve guardian`); the callers and the policy engine run in this process. Calls are sequential: one at a
  * time, so the figures are latency, not throughput under load. Reference (not measured here): the
  * Python A2A SDK does a trivial hop in about 2.2 ms p50 on a similar machine.
  * Prints figures; asserts nothing.
@@ -68,7 +68,7 @@ interface Figures {
   p95: number;
   p99: number;
   perSecond: number;
-  /** CPU time of this process (the caller's end of the hop, and the Guardian) per call. */
+  /** CPU time of this process (the caller's end of the hop) per call. */
   cpuMs: number;
   /** CPU time of the executor process (the receiving end) per call, from /proc; NaN where it cannot be read. */
   peerCpuMs: number;
@@ -213,8 +213,16 @@ async function main(): Promise<void> {
   const [planner] = await loadAgentCard(PLANNER_CARD);
 
   const policy = await startPolicyServer({ dir: POLICIES, port: 0, host: '127.0.0.1', watch: false });
-  const guardian = await startGuardian({ opaUrl: policy.url, port: 0, bundleKey, auditCapacity: 100_000 });
-  const closers: Array<() => Promise<void>> = [() => policy.close(), () => guardian.close()];
+  // The Guardian in a process of its own, as deployed: the decision logs both ends ship to it are not taken in on
+  // the caller's event loop, in the middle of its hops.
+  const guardianPort = await freePort();
+  const guardian = await startCli({
+    name: 'guardian',
+    args: ['serve', 'guardian', '--addr', `127.0.0.1:${guardianPort}`, '--opa-url', policy.url],
+    port: guardianPort,
+    env: { A2A_KEYS: keysJson },
+  });
+  const closers: Array<() => Promise<void>> = [() => policy.close(), () => guardian.stop()];
   try {
     const checked = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: guardian.url });
     const open = await executor({ A2A_VALIDATION_MODE: 'disabled', A2A_ACCEPT_UNSIGNED: 'true' });
