@@ -81,7 +81,10 @@ function percentile(sorted: number[], p: number): number {
 }
 
 function median(values: number[]): number {
-  return percentile([...values].sort((x, y) => x - y), 0.5);
+  return percentile(
+    [...values].sort((x, y) => x - y),
+    0.5,
+  );
 }
 
 /** On-CPU time of every thread of a process in ms (Linux /proc/<pid>/task/<tid>/schedstat, nanoseconds), or NaN. */
