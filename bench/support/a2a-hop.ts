@@ -11,10 +11,19 @@ import { freePort, startCli, type ChildService } from './child-services.js';
 export const HOP_ACTION = 'Book the room';
 export const HOP_OUTCOME = `Done: ${HOP_ACTION}`;
 
-/** The example executor (`serve agent --example executor --a2a-only`) on a free port with `env`, and its card as it serves it. */
-export async function startExecutor(env: Record<string, string>): Promise<{ card: AgentCard; service: ChildService; close(): Promise<void> }> {
+/** The example executor (`serve agent --example executor --a2a-only`) on a free port with `env` (and Node's `execArgv`), and its card as it serves it. */
+export async function startExecutor(
+  env: Record<string, string>,
+  options: { execArgv?: string[] } = {},
+): Promise<{ card: AgentCard; service: ChildService; close(): Promise<void> }> {
   const port = await freePort();
-  const service = await startCli({ name: 'executor', args: ['serve', 'agent', '--example', 'executor', '--a2a-only', '--port', String(port)], port, env });
+  const service = await startCli({
+    name: 'executor',
+    args: ['serve', 'agent', '--example', 'executor', '--a2a-only', '--port', String(port)],
+    port,
+    env,
+    execArgv: options.execArgv,
+  });
   const card = (await (await fetch(`${service.url}/.well-known/agent-card.json`)).json()) as AgentCard;
   return { card, service, close: () => service.stop() };
 }

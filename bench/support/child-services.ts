@@ -78,8 +78,10 @@ export async function startCli(options: {
   anyAnswer?: boolean;
   /** Another build's `cli/bin/run.js` (a before/after comparison); default this tree's. */
   cli?: string;
+  /** Node options before the script, e.g. `--cpu-prof` (Node 20 refuses it in NODE_OPTIONS). */
+  execArgv?: string[];
 }): Promise<ChildService> {
-  const child = spawn(process.execPath, [options.cli ?? CLI, ...options.args], {
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), options.cli ?? CLI, ...options.args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'error', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

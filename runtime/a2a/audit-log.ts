@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { activeTraceIds } from '../core/telemetry/tracing.js';
 
 /** What happened to one agent-to-agent call. */
@@ -30,7 +30,7 @@ export interface AuditLog {
 
 /** SHA-256 (hex) of a message, as audit events carry it. */
 export function messageDigest(message: string | Uint8Array): string {
-  return createHash('sha256').update(message).digest('hex');
+  return hash('sha256', message, 'hex');
 }
 
 /**

@@ -98,6 +98,23 @@ describe('DecisionLogShipper', () => {
   });
 });
 
+describe('DecisionLogShipper batching', () => {
+  it('holds allows for their flush period but sends a denial, and the allows waiting with it, soon after it is made', async () => {
+    const guardian = await startGuardian({ port: 0, opaUrl: policy.url });
+    closers.push(() => guardian.close());
+    // Allows may wait ten minutes: anything delivered within the test's wait was sent for the denial.
+    const shipper = new DecisionLogShipper({ guardianUrl: guardian.url, flushMs: 600_000 });
+    closers.push(() => shipper.close());
+    shipper.record(event('allowed', 'batched-allow'));
+    shipper.record(event('denied', 'prompt-denial'));
+    await waitFor(async () => shipper.stats.delivered === 2, 'the denial and the allow before it to be delivered');
+    const arrived = (await auditOf(guardian.url)).map((e) => e.message_sha256);
+    expect(arrived).toEqual(expect.arrayContaining([messageDigest('batched-allow'), messageDigest('prompt-denial')]));
+    shipper.record(event('allowed', 'waiting-allow'));
+    expect(shipper.stats).toMatchObject({ delivered: 2, pending: 1 });
+  });
+});
+
 describe('decision logs across a Guardian restart (a real child process)', () => {
   let guardian: Service;
   let port: number;

@@ -13,9 +13,7 @@ export function decisionAttributes(decision: {
   decidedBy?: string;
   revision?: number | string;
 }): Attributes {
-  decisions()
-    .labels(decision.result, decision.decidedBy ?? 'unknown')
-    .inc();
+  countDecision(decision.result, decision.decidedBy ?? 'unknown');
   return {
     [DECISION_ATTRIBUTE]: decision.result,
     ...(decision.reasons && decision.reasons.length > 0 ? { [DECISION_REASONS_ATTRIBUTE]: decision.reasons.join('; ').slice(0, 512) } : {}),
@@ -27,3 +25,19 @@ export function decisionAttributes(decision: {
 /** Every decision made in this process, by result and by who made it (`decisions_total` on /metrics). */
 const decisions = () =>
   counter('decisions_total', 'Access and tool decisions made, by result (allow, deny, require_approval) and decided_by.', ['result', 'decided_by']);
+
+/**
+ * The counter's child per (result, decided_by), made once: prom-client's
+ * `labels()` validates and copies the label set on every call, two of them
+ * per agent-to-agent hop. `decided_by` is a checker kind (a handful of names).
+ */
+const decisionCounters = new Map<string, { inc(): void }>();
+function countDecision(result: string, decidedBy: string): void {
+  const id = `${result}\u0000${decidedBy}`;
+  let child = decisionCounters.get(id);
+  if (child === undefined) {
+    child = decisions().labels(result, decidedBy);
+    decisionCounters.set(id, child);
+  }
+  child.inc();
+}
