@@ -50,6 +50,7 @@ import { loadA2AConfig } from '../runtime/core/config.js';
 import { startGuardian } from '../runtime/guardian/start-guardian.js';
 import { startPolicyServer } from '../runtime/policy/server/start-policy-server.js';
 import { HOP_ACTION, HOP_OUTCOME, hop, startExecutor } from './support/a2a-hop.js';
+import { freePort, startCli } from './support/child-services.js';
 
 const CALLS = Number(process.env.BENCH_A2A_CALLS ?? 300);
 const WARMUP = Number(process.env.BENCH_A2A_WARMUP ?? 30);
