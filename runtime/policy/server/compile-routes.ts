@@ -56,6 +56,13 @@ export function exactNumbers(v: unknown): unknown {
   return v;
 }
 
+/** `?metrics` / `?instrument`: the partial evaluation's and the handler's time, in ns, under OPA's timer names. */
+function timersOf(req: { timers: boolean; started: bigint }, evalStarted: bigint): { metrics?: Record<string, number> } {
+  if (!req.timers) return {};
+  const done = process.hrtime.bigint();
+  return { metrics: { timer_rego_partial_eval_ns: Number(done - evalStarted), timer_server_handler_ns: Number(done - req.started) } };
+}
+
 /** A flag parameter: present, and not `false`. */
 function flag(c: Context, name: string): boolean {
   const value = c.req.query(name);
@@ -223,6 +230,7 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
       }
     } else targets = [kind as FilterTarget];
     try {
+      const evalStarted = process.hrtime.bigint();
       const filters = compilerFor(set).compile({
         path,
         ...(req.input !== undefined ? { input: req.input } : {}),
@@ -231,9 +239,10 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
         ...(mappings !== undefined ? { mappings: mappings as Record<string, unknown> } : {}),
         ...(typeof maskRule === 'string' && maskRule !== '' ? { maskRule } : {}),
       });
+      const metrics = timersOf(req, evalStarted);
       if (kind !== 'multi') {
         const f = filters[0];
-        return json(200, f === undefined || f.query === null ? {} : { result: f }, accept);
+        return json(200, { ...(f === undefined || f.query === null ? {} : { result: f }), ...metrics }, accept);
       }
       const result: Record<string, unknown> = {};
       targets.forEach((t, i) => {
@@ -242,7 +251,7 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
         if (key === undefined || (t.target === 'ucast' && key in result)) return;
         if (f !== undefined && f.query !== null) result[key] = f;
       });
-      return json(200, { result }, accept);
+      return json(200, { result, ...metrics }, accept);
     } catch (e) {
       return failure(e);
     }
@@ -261,11 +270,7 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
         ...(queries.length > 0 ? { queries: queries.map((q) => readableVars(bodyJson(q))) } : {}),
         ...(modules.length > 0 ? { support: modules.map(supportModuleJson) } : {}),
       };
-      const done = process.hrtime.bigint();
-      const metrics = req.timers
-        ? { metrics: { timer_rego_partial_eval_ns: Number(done - evalStarted), timer_server_handler_ns: Number(done - req.started) } }
-        : {};
-      return json(200, { result, ...metrics });
+      return json(200, { result, ...timersOf(req, evalStarted) });
     } catch (e) {
       // The query itself does not parse or compile: the client's error.
       if (PolicyError.isInstance(e) && /^rego_/.test(e.code)) return invalid(e.message);

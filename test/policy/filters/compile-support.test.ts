@@ -185,6 +185,12 @@ describe('POST /v1/compile with support modules', () => {
     });
     expect(filter.status).toBe(400);
     expect(((await filter.json()) as { message: string }).message).toContain('options.disableInlining');
+    const timed = await fetch(`${server.url}/v1/compile/pe/inline/ok?metrics`, {
+      method: 'POST',
+      headers: { Accept: 'application/vnd.opa.ucast.all+json' },
+      body: JSON.stringify(req),
+    });
+    expect(Object.keys(((await timed.json()) as { metrics: object }).metrics).sort()).toEqual(['timer_rego_partial_eval_ns', 'timer_server_handler_ns']);
   });
 
   it.skipIf(pylib === undefined)('gives residuals that hold exactly when OPA’s full policy holds, in OPA and here', async () => {
