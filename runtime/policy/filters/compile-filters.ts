@@ -11,7 +11,7 @@ import { metadataBlocks } from '../compiler/metadata.js';
 import { type CompiledPolicy } from '../engine.js';
 import { parseModule, parseQuery } from '../parser.js';
 import type { Body } from '../ast.js';
-import { dataRef, parseUnknown, PartialError, PartialEvaluator, type Queries } from '../partial/partial-eval.js';
+import { dataRef, parseUnknown, PartialError, PartialEvaluator, type PartialResult } from '../partial/partial-eval.js';
 import { toJS } from '../value-json.js';
 import { RegoObject, type Value } from '../value.js';
 import { checkResidual } from './checks.js';
@@ -58,9 +58,14 @@ export class FilterCompiler {
     this.pe = new PartialEvaluator({ modules: [...modules], data, budgetMs });
   }
 
-  /** The residual of the rule at `path` (Rego AST for `/v1/compile` answers). */
-  partial(query: string, input: Value | undefined, unknowns: readonly string[]): Queries {
-    return this.pe.partial(query, input, (unknowns.length === 0 ? ['input'] : unknowns).map(parseUnknown));
+  /** The residual of a query with the support modules it refers to (Rego AST for `/v1/compile` answers). */
+  partial(query: string, input: Value | undefined, unknowns: readonly string[], disableInlining: readonly string[] = []): PartialResult {
+    const disabled = disableInlining.map((d) => {
+      const path = parseUnknown(d);
+      if (path[0] !== 'data') throw new PartialError('invalid_parameter', `disableInlining paths must start with data: ${d}`, undefined);
+      return path.slice(1);
+    });
+    return this.pe.partialWithSupport(query, input, (unknowns.length === 0 ? ['input'] : unknowns).map(parseUnknown), disabled);
   }
 
   compile(req: CompileFiltersRequest): Filter[] {

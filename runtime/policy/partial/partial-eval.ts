@@ -12,21 +12,23 @@
  * that depends on unknowns is inlined (each of its bodies an alternative,
  * negation by De Morgan); `==` is saved as `=` as OPA saves it. A rule's
  * bodies become alternatives in source order (OPA's order among them comes
- * from its rule index and is not defined). What OPA would save into support modules (default rules,
- * multi-value rules, functions over unknowns, `else`) is reported as the
- * error OPA's filter checks give for it, never guessed.
+ * from its rule index and is not defined). What OPA saves into support modules (default rules,
+ * multi-value rules, functions over unknowns, paths in `disableInlining`) is
+ * saved the same way when support is asked for (the Rego AST answer), and is
+ * otherwise reported as the error OPA's filter checks give for it.
  */
 import { type Body, type Expr, type Loc, mkRef, mkVar, opRef, refName, type RefTerm, type Term } from '../ast.js';
 import { defaultRegistry } from '../builtins/index.js';
 import type { BuiltinRegistry } from '../builtins/registry.js';
 import { Compiler, type CompiledModules, type ModuleSource } from '../compiler/compile.js';
 import type { RuleNode } from '../compiler/rule-tree.js';
-import { exprVars, mapTerm } from '../compiler/walk.js';
+import { exprVars, isConstantTerm, mapTerm, termVars } from '../compiler/walk.js';
 import { CodeGen } from '../eval/codegen.js';
 import { Env, Shared } from '../eval/env.js';
 import { parseQuery, parseTermText } from '../parser.js';
 import { fromJS } from '../value-json.js';
 import { RegoDecimal, RegoObject, RegoSet, type Value } from '../value.js';
+import { namespacedRef, SupportModules } from './support-modules.js';
 
 /** An error in OPA's AST-error shape: `pe_fragment_error`, `invalid_unknown`, ... */
 export class PartialError extends Error {
@@ -48,6 +50,20 @@ export const SUPPORT_NEEDED = new WeakMap<Expr, string>();
 
 /** The residual: `undefined`-free alternatives; `[]` never true, `[[]]` always true. */
 export type Queries = Body[];
+
+/** How rules the residual needs are kept when they are not inlined. */
+export interface SupportOptions {
+  /** Collects the saved rules; without it, such a residual carries `SUPPORT_NEEDED` markers (for data filters). */
+  support?: SupportModules;
+  /** Data paths (`["p", "allow"]`) whose rules are saved rather than inlined, as OPA's `disableInlining`. */
+  disableInlining?: readonly string[][];
+}
+
+/** A residual with the support modules it refers to. */
+export interface PartialResult {
+  queries: Queries;
+  support: SupportModules;
+}
 
 /** A cap on alternatives, so a negated product cannot grow without bound. */
 export const MAX_ALTERNATIVES = 10_000;
@@ -123,10 +139,16 @@ export class PartialEvaluator {
   }
 
   /** Partially evaluates a query (Rego text, e.g. `data.filters.include`). */
-  partial(query: string | Body, input: Value | undefined, unknowns: readonly string[][]): Queries {
+  partial(query: string | Body, input: Value | undefined, unknowns: readonly string[][], options: SupportOptions = {}): Queries {
     const body = this.compiler.compileQuery(typeof query === 'string' ? parseQuery(query, '') : query);
     this.deadline = performance.now() + this.budgetMs;
-    return new Run(this, input, unknowns).body(body);
+    return new Run(this, input, unknowns, options).body(body);
+  }
+
+  /** Partially evaluates a query, saving the rules it cannot inline as support modules (OPA's `/v1/compile` answer). */
+  partialWithSupport(query: string | Body, input: Value | undefined, unknowns: readonly string[][], disableInlining: readonly string[][] = []): PartialResult {
+    const support = new SupportModules();
+    return { queries: this.partial(query, input, unknowns, { support, disableInlining }), support };
   }
 
   /** @internal Runs a compiled body with the engine; one map of the named vars per solution. */
@@ -226,11 +248,33 @@ class Run {
   private readonly inlined = new Map<RuleNode, Queries>();
   private fresh = 0;
 
+  private readonly support: SupportModules | undefined;
+  private readonly disabled: readonly string[][];
+
   constructor(
     private readonly pe: PartialEvaluator,
     private readonly input: Value | undefined,
     private readonly unknowns: readonly string[][],
-  ) {}
+    options: SupportOptions,
+  ) {
+    this.support = options.support;
+    this.disabled = options.disableInlining ?? [];
+  }
+
+  /** Is inlining disabled for this data path (a `disableInlining` path is a prefix of it)? */
+  private inliningDisabled(path: readonly Value[]): boolean {
+    return this.disabled.some((d) => d.length <= path.length && d.every((seg, i) => path[i] === seg));
+  }
+
+  /** The constant data path a `data` ref starts with (`data.p.r[x]` → `["p", "r"]`). */
+  private static constantPath(ref: RefTerm): string[] {
+    const out: string[] = [];
+    for (const t of ref.terms.slice(1)) {
+      if (t.type !== 'string') break;
+      out.push(t.value);
+    }
+    return out;
+  }
 
   /** Does this ref reach into (or above) an unknown? */
   private touchesUnknown(ref: RefTerm): boolean {
@@ -270,6 +314,8 @@ class Run {
   private refDependent(ref: RefTerm, seen = new Set<RuleNode>()): boolean {
     if (this.touchesUnknown(ref)) return true;
     const head = ref.terms[0];
+    // OPA: a ref under a disabled path always needs saving, whatever it depends on.
+    if (head?.type === 'var' && head.name === 'data' && this.disabled.length > 0 && this.inliningDisabled(Run.constantPath(ref))) return true;
     if (head?.type === 'var' && head.name === 'data') return refNodes(this.pe.root, ref).touched.some((n) => this.isDependent(n, seen));
     return false;
   }
@@ -317,9 +363,25 @@ class Run {
 
   /** The residual alternatives of a compiled body. */
   body(compiled: Body): Queries {
-    const body = this.hoistKnownOperands(compiled);
+    return this.bodyWithOutputs(compiled, [], new Set()).map((a) => a.query);
+  }
+
+  /**
+   * The residual alternatives of a compiled body, each with `outputs` (a rule head's terms) plugged with the values and
+   * copies of that alternative. Vars in `unknownVars` (a function's arguments) are neither known nor bound here.
+   */
+  private bodyWithOutputs(compiled: Body, outputs: readonly Term[], seedUnknown: ReadonlySet<string>): Array<{ query: Body; outputs: Term[] }> {
+    // An output that reads known refs (`input.user`) is bound by a known expression, so its value is plugged.
+    const outs = outputs.map((t, i): { term: Term; binding?: Expr } => {
+      const vs = new Set<string>();
+      termVars(t, vs);
+      if (t.type === 'var' || isConstantTerm(t) || this.termDependent(t) || [...vs].some((v) => seedUnknown.has(v))) return { term: t };
+      const bound = mkVar(`__pe_out${i}__`, t.loc);
+      return { term: bound, binding: { kind: 'call', op: opRef('eq', t.loc), args: [bound, t], negated: false, with: [], loc: t.loc } };
+    });
+    const body = this.hoistKnownOperands([...compiled, ...outs.flatMap((o) => (o.binding === undefined ? [] : [o.binding]))]);
     const known = new Set<string>();
-    const unknownVars = new Set<string>();
+    const unknownVars = new Set<string>(seedUnknown);
     const copies = new Map<string, Term>();
     const kinds: Kind[] = [];
     const mentionsUnknownVar = (e: Expr): boolean => {
@@ -339,7 +401,7 @@ class Run {
         kinds.push({ kind: 'known' });
         continue;
       }
-      const copy = this.copyOf(e, known, copies);
+      const copy = this.copyOf(e, known, copies, unknownVars);
       if (copy !== undefined) {
         copies.set(copy.name, copy.ref);
         kinds.push(copy);
@@ -357,27 +419,106 @@ class Run {
     plugged.forEach((e, i) => {
       if (kinds[i]?.kind === 'residual') exprVars(e, wanted);
     });
+    const outTerms = outs.map((o) => substitute(o.term, copies));
+    for (const t of outTerms) termVars(t, wanted);
     const captured = [...wanted].filter((v) => known.has(v) && !UNKNOWN_ROOTS.has(v));
     const solutions = this.pe.solve(knownBody, this.input, captured);
 
-    const out: Queries = [];
+    const out: Array<{ query: Body; outputs: Term[] }> = [];
     for (const values of solutions) {
       let alternatives: Queries = [[]];
       plugged.forEach((e, i) => {
         const k = kinds[i] as Kind;
         if (k.kind === 'residual') {
-          const r = plugValues(normalise(e), values);
+          const r = this.toSupport(plugValues(normalise(e), values));
           alternatives = alternatives.map((a) => [...a, r]);
         } else if (k.kind === 'inline') {
-          const inner = this.inline(k.node, k.ref, k.at);
+          let inner = this.inline(k.node, k.ref, k.at);
+          // As OPA: a negation whose complement would read differently once parsed back (`not lt(input.c, 0)` moves
+          // the ref out of the `not`) or grow too large is not inlined; the rule is saved and negated whole.
+          if (k.negated && this.support !== undefined && !canInlineNegation(inner)) inner = [[this.savedRule(k.ref, k.at)]];
           alternatives = product(alternatives, k.negated ? negate(inner, k.ref.loc) : inner, e.loc);
         }
       });
-      out.push(...alternatives);
+      const plugOut = outTerms.map((t) => this.toSupportTerm(plugTerm(t, values)));
+      out.push(...alternatives.map((query) => ({ query, outputs: plugOut })));
       if (out.length > MAX_ALTERNATIVES)
         throw new PartialError('pe_fragment_error', `the residual has more than ${MAX_ALTERNATIVES} alternatives`, body[0]?.loc);
     }
     return out;
+  }
+
+  /** In a residual that keeps support: refs to rules (and calls of functions) point into `data.partial`, and those rules are saved. */
+  private toSupport(e: Expr): Expr {
+    if (this.support === undefined) return e;
+    switch (e.kind) {
+      case 'term':
+        return { ...e, term: this.toSupportTerm(e.term) };
+      case 'call': {
+        return { ...e, op: this.supportRef(e.op) as RefTerm, args: e.args.map((t) => this.toSupportTerm(t)) };
+      }
+      default:
+        return e;
+    }
+  }
+
+  private toSupportTerm(t: Term): Term {
+    if (this.support === undefined) return t;
+    return mapTerm(t, (x) => (x.type === 'ref' ? this.supportRef(x) : undefined));
+  }
+
+  /** A `data` ref reaching rules: its namespaced form, the rules saved. Other refs as they are. */
+  private supportRef(ref: RefTerm): RefTerm {
+    const head = ref.terms[0];
+    if (this.support === undefined || head?.type !== 'var' || head.name !== 'data') return ref;
+    let node: RuleNode | undefined = this.pe.root;
+    for (let i = 1; i < ref.terms.length && !node.hasRules; i++) {
+      const t = ref.terms[i] as Term;
+      if (t.type !== 'string') break;
+      node = node.child(t.value);
+      if (node === undefined) return ref;
+    }
+    if (!node.hasRules) {
+      if (descendants(node).length === 0) return ref;
+      throw new PartialError('not_implemented', `the residual refers to ${refText(ref)}, a document holding rules; save one rule at a time`, ref.loc);
+    }
+    this.saveSupport(node);
+    return namespacedRef(ref);
+  }
+
+  /** Saves the rules at `node` as OPA does: each body partially evaluated, one support rule per alternative. */
+  private saveSupport(node: RuleNode): void {
+    const support = this.support as SupportModules;
+    if (support.has(node)) return;
+    support.claim(node);
+    for (const p of [...node.rules, ...node.defaults]) {
+      const r = p.rule;
+      if (r.else !== undefined)
+        throw new PartialError('not_implemented', `rule ${node.name} has an \`else\`, which this partial evaluator does not save as support`, r.loc);
+      const args = r.head.args ?? [];
+      const seed = new Set<string>();
+      args.forEach((a) => termVars(a, seed));
+      const value = r.head.value ?? (r.head.key === undefined ? { type: 'boolean' as const, value: true, loc: r.loc } : undefined);
+      const heads = [...p.suffix, ...args, ...(r.head.key !== undefined ? [r.head.key] : []), ...(value !== undefined ? [value] : [])];
+      for (const alt of this.bodyWithOutputs(r.body, heads, seed)) {
+        const o = alt.outputs;
+        let i = 0;
+        const take = (n: number) => o.slice(i, (i += n));
+        const suffix = take(p.suffix.length);
+        const plugArgs = take(args.length);
+        const key = r.head.key !== undefined ? take(1)[0] : undefined;
+        const val = value !== undefined ? take(1)[0] : undefined;
+        support.add(node, {
+          default: r.default,
+          suffix,
+          ...(r.head.args !== undefined ? { args: plugArgs } : {}),
+          ...(key !== undefined ? { key } : {}),
+          ...(val !== undefined ? { value: val } : {}),
+          body: alt.query,
+          loc: r.loc,
+        });
+      }
+    }
   }
 
   /** `data.p.r` (or `not data.p.r`) naming a rule that depends on unknowns: inlined. */
@@ -394,26 +535,37 @@ class Run {
   }
 
   /** `x = <unknown ref>` with `x` not yet bound: propagate the ref instead of saving the unification. */
-  private copyOf(e: Expr, known: Set<string>, copies: Map<string, Term>): { kind: 'copy'; name: string; ref: Term } | undefined {
+  private copyOf(e: Expr, known: Set<string>, copies: Map<string, Term>, unknownVars: Set<string>): { kind: 'copy'; name: string; ref: Term } | undefined {
     if (e.kind !== 'call' || e.negated || e.with.length > 0 || refName(e.op) !== 'eq' || e.args.length !== 2) return undefined;
     const [a, b] = e.args as [Term, Term];
     for (const [v, t] of [
       [a, b],
       [b, a],
     ] as const) {
-      if (v.type !== 'var' || known.has(v.name) || copies.has(v.name)) continue;
+      // A function's argument (or a var a residual binds) is not free to take the ref's place.
+      if (v.type !== 'var' || known.has(v.name) || copies.has(v.name) || unknownVars.has(v.name)) continue;
       const s = substitute(t, copies);
       if (s.type === 'ref' && this.touchesUnknown(s)) return { kind: 'copy', name: v.name, ref: s };
     }
     return undefined;
   }
 
+  /** `data.partial.p.r`: the rule at `ref` saved as support, referred to there. */
+  private savedRule(ref: RefTerm, at: Loc): Expr {
+    return { kind: 'term', term: { ...this.supportRef(ref), loc: at }, negated: false, with: [], loc: at };
+  }
+
   /** A dependent rule's residual: its bodies as alternatives. */
   private inline(node: RuleNode, ref: RefTerm, at: Loc): Queries {
     const memo = this.inlined.get(node);
     if (memo !== undefined) return memo;
-    // OPA saves such rules into support modules and its filter checks then refuse the reference: so do we, at that place.
     const first = node.rules[0];
+    if (this.support !== undefined && (node.defaults.length > 0 || first?.kind !== 'complete' || this.inliningDisabled(node.path))) {
+      const saved: Queries = [[this.savedRule(ref, at)]];
+      this.inlined.set(node, saved);
+      return saved;
+    }
+    // OPA saves such rules into support modules and its filter checks then refuse the reference: so do we, at that place.
     const unsupported =
       node.defaults.length > 0
         ? `use of default rule in ${node.name}`
@@ -461,7 +613,11 @@ function substituteExpr(e: Expr, copies: Map<string, Term>): Expr {
 
 function plugValues(e: Expr, values: Map<string, Value>): Expr {
   if (values.size === 0) return e;
-  return mapExprTerms(e, (t) => mapTerm(t, (x) => (x.type === 'var' && values.has(x.name) ? valueTerm(values.get(x.name) as Value, x.loc) : undefined)));
+  return mapExprTerms(e, (t) => plugTerm(t, values));
+}
+
+function plugTerm(t: Term, values: Map<string, Value>): Term {
+  return mapTerm(t, (x) => (x.type === 'var' && values.has(x.name) ? valueTerm(values.get(x.name) as Value, x.loc) : undefined));
 }
 
 /** A term or call expression with `sub` applied to its term or arguments; other kinds as they are. */
@@ -480,6 +636,26 @@ function mapExprTerms(e: Expr, sub: (t: Term) => Term): Expr {
 function normalise(e: Expr): Expr {
   if (e.kind === 'call' && refName(e.op) === 'equal' && e.args.length === 2) return { ...e, op: { ...opRef('eq', e.op.loc), loc: e.op.loc } };
   return e;
+}
+
+/** OPA's limit on the conjunctions a negation may be inlined into. */
+const MAX_INLINED_NEGATION = 16;
+
+/**
+ * Whether `not (A1 or A2 ...)` may be written as its De Morgan complement, as OPA decides it: not when an expression
+ * calls a builtin on a ref or call (its complement, parsed again, would move the ref out of the `not`), nor when the
+ * complement has more than 16 conjunctions.
+ */
+function canInlineNegation(alternatives: Queries): boolean {
+  let size = 1;
+  for (const conj of alternatives) {
+    size *= conj.length;
+    for (const e of conj) {
+      if (e.kind !== 'call' && e.kind !== 'term') return false;
+      if (e.kind === 'call' && refName(e.op) !== 'eq' && refName(e.op) !== 'equal' && e.args.some((t) => t.type === 'ref' || t.type === 'call')) return false;
+    }
+  }
+  return size <= MAX_INLINED_NEGATION;
 }
 
 /** Every way of taking one alternative from each side, conjoined. */

@@ -7,18 +7,21 @@
  *   or several at once (`application/vnd.opa.multitarget+json` with
  *   `options.targetDialects`); this is what the OPA SDKs' `getFilters` call.
  * - `POST /v1/compile` answers a query's partial evaluation as Rego AST
- *   (`{"result": {"queries": [...]}}`), for the fragment our partial
- *   evaluator covers; what OPA would answer with support modules is a 501.
+ *   (`{"result": {"queries": [...], "support": [...]}}`), rules that are not
+ *   inlined saved in support modules under `data.partial` as OPA saves them;
+ *   `options.disableInlining` names paths never inlined. `?metrics` and
+ *   `?instrument` add the timers; `?explain` is refused (a 400 naming it).
  */
 import type { Context, Hono } from 'hono';
+import type { Module } from '../ast.js';
 import { JsonNumber, stringifyJson } from '../../core/json-text.js';
 import { FilterCompiler, FilterErrors, type FilterTarget, targetOfMediaType } from '../filters/compile-filters.js';
 import { PolicyError } from '../errors.js';
-import { PartialError, SUPPORT_NEEDED } from '../partial/partial-eval.js';
+import { PartialError } from '../partial/partial-eval.js';
 import { RegoObject, type Value } from '../value.js';
 import { toJS } from '../value-json.js';
 import { FilterNumber } from '../filters/ucast.js';
-import { bodyJson } from './opa-ast.js';
+import { bodyJson, moduleJson } from './opa-ast.js';
 import type { PolicySet } from './policy-set.js';
 
 export interface CompileRoutesOptions {
@@ -53,6 +56,19 @@ export function exactNumbers(v: unknown): unknown {
   return v;
 }
 
+/** `?metrics` / `?instrument`: the partial evaluation's and the handler's time, in ns, under OPA's timer names. */
+function timersOf(req: { timers: boolean; started: bigint }, evalStarted: bigint): { metrics?: Record<string, number> } {
+  if (!req.timers) return {};
+  const done = process.hrtime.bigint();
+  return { metrics: { timer_rego_partial_eval_ns: Number(done - evalStarted), timer_server_handler_ns: Number(done - req.started) } };
+}
+
+/** A flag parameter: present, and not `false`. */
+function flag(c: Context, name: string): boolean {
+  const value = c.req.query(name);
+  return value !== undefined && value !== 'false';
+}
+
 function json(status: number, body: unknown, contentType = 'application/json'): Response {
   return new Response(stringifyJson(exactNumbers(body)), { status, headers: { 'Content-Type': contentType } });
 }
@@ -77,6 +93,7 @@ function failure(e: unknown): Response {
   if (e instanceof PartialError) {
     if (e.code === 'invalid_parameter') return invalid(e.detail);
     if (e.code === 'internal_error') return json(500, { code: 'internal_error', message: e.detail });
+    if (e.code === 'not_implemented') return json(501, { code: 'not_implemented', message: e.message });
     return json(400, { code: 'evaluation_error', message: 'error(s) occurred while evaluating query', errors: [astError(e)] });
   }
   // Evaluating the known parts failed (a conflict, the budget spent): OPA answers evaluation failures 500.
@@ -96,6 +113,32 @@ function stringList(v: Value | undefined, name: string): string[] | undefined | 
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
     return invalid(`error(s) occurred while decoding request: ${name} must be an array of strings`);
   return v as string[];
+}
+
+/**
+ * The compiler's own var names (`x$3`, `$t8`) are not Rego: in an answer a client may parse back, each becomes
+ * `__localqN__` (numbered by first appearance within one query or one rule, as OPA names its query locals).
+ */
+function readableVars<T>(json: T): T {
+  const names = new Map<string, string>();
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v !== 'object' || v === null || v instanceof JsonNumber) return v;
+    const o = v as Record<string, unknown>;
+    if (o['type'] === 'var' && typeof o['value'] === 'string' && o['value'].includes('$')) {
+      let name = names.get(o['value']);
+      if (name === undefined) names.set(o['value'], (name = `__localq${names.size}__`));
+      return { ...o, value: name };
+    }
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, walk(x)]));
+  };
+  return walk(json) as T;
+}
+
+/** A support module as OPA writes it, each rule's locals made readable. */
+function supportModuleJson(m: Module): Record<string, unknown> {
+  const json = moduleJson(m);
+  return { ...json, rules: (json['rules'] as unknown[]).map(readableVars) };
 }
 
 export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions): void {
@@ -125,7 +168,21 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
     if (opts instanceof Response) return opts;
     const query = body?.get('query');
     if (query !== undefined && typeof query !== 'string') return invalid('error(s) occurred while decoding request: query must be a string');
-    return { input: body?.get('input') ?? undefined, unknowns, options: opts ?? {}, query };
+    const disableInlining = opts?.['disableInlining'];
+    if (disableInlining !== undefined && disableInlining !== null && (!Array.isArray(disableInlining) || disableInlining.some((d) => typeof d !== 'string')))
+      return invalid('error(s) occurred while decoding request: options.disableInlining must be an array of strings');
+    // OPA traces the partial evaluation for ?explain; this server does not, and says so rather than answer without it.
+    if (c.req.query('explain') !== undefined) return invalid('?explain is not supported on the compile API here: ask without it');
+    const timers = flag(c, 'metrics') || flag(c, 'instrument');
+    return {
+      input: body?.get('input') ?? undefined,
+      unknowns,
+      options: opts ?? {},
+      query,
+      disableInlining: (disableInlining ?? []) as string[],
+      timers,
+      started: process.hrtime.bigint(),
+    };
   };
 
   // Before the filter route: Hono's `/v1/compile/*` matches the bare path too.
@@ -153,6 +210,8 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
     if (!MEDIA_TYPES.includes(accept)) return invalid(`Accept header: unsupported header: ${accept}`);
     const kind = targetOfMediaType(accept);
     if (kind === 'plain') return partialAnswer(set, `data.${path.map((p) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? p : JSON.stringify(p))).join('.')}`, req);
+    if (req.disableInlining.length > 0)
+      return invalid('options.disableInlining leaves rules in support modules, which a data filter cannot express: ask with Accept: application/json');
     const mappings = req.options['targetSQLTableMappings'];
     if (mappings !== undefined && (typeof mappings !== 'object' || mappings === null || Array.isArray(mappings)))
       return invalid('error(s) occurred while decoding request: options.targetSQLTableMappings must be an object');
@@ -171,6 +230,7 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
       }
     } else targets = [kind as FilterTarget];
     try {
+      const evalStarted = process.hrtime.bigint();
       const filters = compilerFor(set).compile({
         path,
         ...(req.input !== undefined ? { input: req.input } : {}),
@@ -179,9 +239,10 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
         ...(mappings !== undefined ? { mappings: mappings as Record<string, unknown> } : {}),
         ...(typeof maskRule === 'string' && maskRule !== '' ? { maskRule } : {}),
       });
+      const metrics = timersOf(req, evalStarted);
       if (kind !== 'multi') {
         const f = filters[0];
-        return json(200, f === undefined || f.query === null ? {} : { result: f }, accept);
+        return json(200, { ...(f === undefined || f.query === null ? {} : { result: f }), ...metrics }, accept);
       }
       const result: Record<string, unknown> = {};
       targets.forEach((t, i) => {
@@ -190,23 +251,26 @@ export function registerCompileRoutes(app: Hono, options: CompileRoutesOptions):
         if (key === undefined || (t.target === 'ucast' && key in result)) return;
         if (f !== undefined && f.query !== null) result[key] = f;
       });
-      return json(200, { result }, accept);
+      return json(200, { result, ...metrics }, accept);
     } catch (e) {
       return failure(e);
     }
   });
 
-  function partialAnswer(set: PolicySet, query: string, req: { input: Value | undefined; unknowns: string[] | undefined }): Response {
+  function partialAnswer(
+    set: PolicySet,
+    query: string,
+    req: { input: Value | undefined; unknowns: string[] | undefined; disableInlining: string[]; timers: boolean; started: bigint },
+  ): Response {
     try {
-      const queries = compilerFor(set).partial(query, req.input, req.unknowns ?? []);
-      if (queries.some((q) => q.some((e) => SUPPORT_NEEDED.has(e)))) {
-        return json(501, {
-          code: 'not_implemented',
-          message:
-            'this partial evaluation needs support modules (a default or multi-value rule depends on the unknowns), which this server does not produce yet',
-        });
-      }
-      return json(200, { result: queries.length === 0 ? {} : { queries: queries.map(bodyJson) } });
+      const evalStarted = process.hrtime.bigint();
+      const { queries, support } = compilerFor(set).partial(query, req.input, req.unknowns ?? [], req.disableInlining);
+      const modules = support.list();
+      const result = {
+        ...(queries.length > 0 ? { queries: queries.map((q) => readableVars(bodyJson(q))) } : {}),
+        ...(modules.length > 0 ? { support: modules.map(supportModuleJson) } : {}),
+      };
+      return json(200, { result, ...timersOf(req, evalStarted) });
     } catch (e) {
       // The query itself does not parse or compile: the client's error.
       if (PolicyError.isInstance(e) && /^rego_/.test(e.code)) return invalid(e.message);

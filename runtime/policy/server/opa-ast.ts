@@ -28,7 +28,7 @@ export function moduleAst(file: string, source: string): Json | undefined {
   return ast;
 }
 
-function moduleJson(m: Module): Json {
+export function moduleJson(m: Module): Json {
   return {
     package: { path: termJson(m.package.path).value },
     ...(m.imports.length > 0 ? { imports: m.imports.map((i) => ({ path: termJson(i.path), ...(i.alias ? { alias: i.alias } : {}) })) } : {}),

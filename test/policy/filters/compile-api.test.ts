@@ -17,6 +17,9 @@ include if input.fruits.owner == input.user
 default guarded := false
 guarded if input.fruits.price > 1
 
+tiered := 1 if input.fruits.price > 1
+else := 2
+
 # METADATA
 # custom:
 #   unknowns: [fruits.name]
@@ -118,7 +121,7 @@ describe('POST /v1/compile/{path}', () => {
     const r = await post('/v1/compile/filters/badly_annotated', {});
     expect(r).toMatchObject({
       status: 400,
-      body: { errors: [{ code: 'invalid_unknown', location: { file: expect.stringContaining('filters.rego'), row: 9 } }] },
+      body: { errors: [{ code: 'invalid_unknown', location: { file: expect.stringContaining('filters.rego'), row: 12 } }] },
     });
   });
 
@@ -148,9 +151,12 @@ describe('POST /v1/compile (partial evaluation as Rego AST)', () => {
     expect(r.body.result.queries[0][0].terms[0]).toEqual({ type: 'ref', value: [{ type: 'var', value: 'lt' }] });
   });
 
-  it('says plainly that support modules are not produced yet (501), and refuses a query that does not parse (400)', async () => {
+  it('saves a default rule as support, says plainly that an else chain is not saved (501), refuses a query that does not parse (400)', async () => {
     const r = await post('/v1/compile', { query: 'data.filters.guarded', unknowns: ['input.fruits'] }, 'application/json');
-    expect(r).toMatchObject({ status: 501, body: { code: 'not_implemented' } });
+    expect(r.status).toBe(200);
+    expect(r.body.result.support[0].rules.map((x: { default?: boolean }) => x.default === true)).toEqual([false, true]);
+    const tiered = await post('/v1/compile', { query: 'data.filters.tiered == 1', unknowns: ['input.fruits'] }, 'application/json');
+    expect(tiered).toMatchObject({ status: 501, body: { code: 'not_implemented', message: expect.stringContaining('else') } });
     expect(await post('/v1/compile', { query: 'data.filters.[' }, 'application/json')).toMatchObject({ status: 400, body: { code: 'invalid_parameter' } });
     expect(await post('/v1/compile', {}, 'application/json')).toMatchObject({ status: 400, body: { message: 'missing required query' } });
   });
