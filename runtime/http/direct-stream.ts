@@ -31,7 +31,8 @@ export function directStream(options: DirectStreamOptions): DirectHandler {
     if (request.method !== 'POST' || request.url !== '/stream') return false;
     receiveNodeBody(request, response, options.maxBytes, (error, text) => {
       if (error) writeNodeError(response, error, { logger: options.logger, path: '/stream' });
-      else void answer(request, response, text, options).catch((thrown: unknown) => writeNodeError(response, thrown, { logger: options.logger, path: '/stream' }));
+      else
+        void answer(request, response, text, options).catch((thrown: unknown) => writeNodeError(response, thrown, { logger: options.logger, path: '/stream' }));
     });
     return true;
   };
