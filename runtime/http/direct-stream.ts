@@ -1,10 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorCodeInfo } from '../core/error-codes.js';
 import type { FrameworkCore } from '../core/framework-core.js';
-import { FrameworkError } from '../core/framework-error.js';
-import { errorFields, type Logger } from '../core/logger.js';
-import { toPublicError } from '../core/public-error.js';
+import type { Logger } from '../core/logger.js';
 import type { DirectHandler } from '../core/server/listen.js';
+import { writeNodeError } from '../core/server/node-answer.js';
 import { nodeClientAbort } from '../core/server/node-bindings.js';
 import { checkJsonContentType, parseJsonBodyText, receiveNodeBody } from '../core/server/read-json-body.js';
 import { streamSseToNode } from '../core/server/sse-response.js';
@@ -32,8 +30,9 @@ export function directStream(options: DirectStreamOptions): DirectHandler {
   return (request, response) => {
     if (request.method !== 'POST' || request.url !== '/stream') return false;
     receiveNodeBody(request, response, options.maxBytes, (error, text) => {
-      if (error) writeError(response, error, options.logger);
-      else void answer(request, response, text, options).catch((thrown: unknown) => writeError(response, thrown, options.logger));
+      if (error) writeNodeError(response, error, { logger: options.logger, path: '/stream' });
+      else
+        void answer(request, response, text, options).catch((thrown: unknown) => writeNodeError(response, thrown, { logger: options.logger, path: '/stream' }));
     });
     return true;
   };
@@ -46,17 +45,4 @@ async function answer(request: IncomingMessage, response: ServerResponse, text: 
   const session = await resolveRequestSession(options.sessions, request.headers.authorization);
   const abort = nodeClientAbort(response);
   streamSseToNode(response, queryStream({ core: options.core, body, session, abort, logger: options.logger, keepAliveMs: options.keepAliveMs }));
-}
-
-/** The `{code, message}` answer of an error, as the app's error handler gives it (and logs what is not ours). */
-function writeError(response: ServerResponse, error: unknown, logger: Logger): void {
-  if (!FrameworkError.isInstance(error)) logger.error('request failed', { path: '/stream', ...errorFields(error) });
-  if (response.headersSent) {
-    response.destroy();
-    return;
-  }
-  const text = JSON.stringify(toPublicError(error));
-  const status = FrameworkError.isInstance(error) ? errorCodeInfo(error.code).httpStatus : 500;
-  response.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) });
-  response.end(text);
 }

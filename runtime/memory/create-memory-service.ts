@@ -1,15 +1,14 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { parseRequest } from '../core/server/parse-request.js';
 import { createBaseApp } from '../core/server/base-app.js';
-import { FrameworkError } from '../core/framework-error.js';
 import { errorResponse } from '../core/server/http-error.js';
 import { readJsonBody } from '../core/server/read-json-body.js';
 import { amsErrorDetail } from './ams-error-detail.js';
 import { EditMemoryRequestSchema, ListSessionsQuerySchema, RecordScopeQuerySchema, type MemoryAccess } from './memory-edits.js';
+import { MEMORY_AUTH_CHALLENGE, memoryTokenCheck, memoryUnauthorized } from './memory-auth.js';
 import { mountMemoryMcp } from './memory-mcp.js';
 import { mountUpkeepRoutes } from './memory-upkeep-routes.js';
 import { MemoryPromptRequestSchema } from './memory-prompt.js';
@@ -57,11 +56,6 @@ const DeleteQuerySchema = z.strictObject({
   user_id: z.array(IdentifierSchema).max(1, 'give it once').optional(),
 });
 
-/** The owner fingerprint of a bearer token: records it creates are its own (token mode). */
-function ownerOf(token: string): string {
-  return createHash('sha256').update(`memory-owner:${token}`).digest('hex').slice(0, 32);
-}
-
 /** A query string as one value per key; a key given twice is refused (which one would win is a guess). */
 function singleValued(queries: Record<string, string[]>): Record<string, string> {
   const single: Record<string, string> = {};
@@ -107,22 +101,18 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
       '; the memory service serves /v1/health, /v1/working-memory/{session_id}, /v1/long-term-memory/, /v1/long-term-memory/search, /v1/long-term-memory/{id}, /v1/long-term-memory/forget, /v1/long-term-memory/compact, /v1/memory/prompt, /v1/summary-views, /v1/tasks/{id} and MCP at /mcp',
   });
   app.use(amsErrorDetail());
-  const tokenHashes = (options.authTokens ?? []).map((token) => createHash('sha256').update(token).digest());
+  const tokens = memoryTokenCheck(options.authTokens ?? []);
   /** The owner fingerprint of each authenticated request (token mode). */
   const owners = new WeakMap<Request, string>();
-  if (tokenHashes.length > 0) {
+  if (tokens.required) {
     app.use(async (c, next) => {
       if (c.req.method === 'GET' && (c.req.path === '/v1/health' || c.req.path === '/health')) return next();
-      const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
-      const hash = bearer === undefined ? undefined : createHash('sha256').update(bearer).digest();
-      if (hash && tokenHashes.some((known) => timingSafeEqual(known, hash))) {
-        owners.set(c.req.raw, ownerOf(bearer!));
+      const owner = tokens.ownerOf(c.req.header('authorization'));
+      if (owner !== undefined) {
+        owners.set(c.req.raw, owner);
         return next();
       }
-      return errorResponse(
-        new FrameworkError({ code: 'unauthorized', message: "Send Authorization: Bearer with one of the memory service's tokens (MEMORY_AUTH_TOKENS)." }),
-        { 'WWW-Authenticate': 'Bearer realm="memory"' },
-      );
+      return errorResponse(memoryUnauthorized(), MEMORY_AUTH_CHALLENGE);
     });
   }
   const body = async <S extends z.ZodType>(c: Context, schema: S, what: string) =>

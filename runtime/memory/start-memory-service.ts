@@ -4,6 +4,8 @@ import { listen } from '../core/server/listen.js';
 import { OllamaEmbedder, type Embedder } from '../llm/embedder.js';
 import { createLanguageModel } from '../llm/create-language-model.js';
 import { createMemoryService } from './create-memory-service.js';
+import { directMemorySearch } from './direct-search.js';
+import { memoryTokenCheck } from './memory-auth.js';
 import type { MemoryLanguageModel } from './memory-model.js';
 import { KvMemoryStore } from './kv-memory-store.js';
 import { countMemoryRecords, tracedMemoryStore } from './traced-memory-store.js';
@@ -92,11 +94,14 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
           });
     // Record operations traced, the record count on /metrics.
     const memory = new SystemMemory({ store: tracedMemoryStore(store), embedder, logger, ...(languageModel ? { languageModel } : {}) });
-    const app = createMemoryService({ memory, logger, maxBodyBytes: options.maxBodyBytes ?? config.maxBodyBytes, authTokens: config.authTokens });
+    const maxBodyBytes = options.maxBodyBytes ?? config.maxBodyBytes;
+    const app = createMemoryService({ memory, logger, maxBodyBytes, authTokens: config.authTokens });
     const listening = await listen(app, {
       host,
       port: options.port ?? config.port,
       portHint: 'pass --addr 127.0.0.1:<port> or set MEMORY_PORT',
+      // Searches are answered below Hono (see directMemorySearch).
+      direct: directMemorySearch({ memory, tokens: memoryTokenCheck(config.authTokens), logger, maxBytes: maxBodyBytes }),
     });
     const uncount = countMemoryRecords(store);
     const loaded = store.load().then(

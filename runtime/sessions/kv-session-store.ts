@@ -57,7 +57,8 @@ export class KvSessionStore implements SessionStore {
       this.#ownsClient = false;
       this.location = clientLocation(options.client, options.url);
     } else if (options.url !== undefined) {
-      this.#client = createKvClient({ url: options.url });
+      // A bearer request's one GET shares its write with the other requests of the same turn.
+      this.#client = createKvClient({ url: options.url, autoPipelining: true });
       this.#ownsClient = true;
       this.location = redactUrl(options.url);
     } else {

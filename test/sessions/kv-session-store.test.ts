@@ -56,6 +56,18 @@ describe('KvSessionStore', () => {
     expect(await store.resolve(token)).toBeUndefined();
   });
 
+  it('answers each of the lookups sent in one turn (one write to Redis) with its own session, and reads Redis every time', async () => {
+    const store = open();
+    const started = await Promise.all(Array.from({ length: 40 }, () => store.start()));
+    const lookups = [...started.map((s) => s.token), 'x'.repeat(43), `${started[0]!.token}A`];
+    const resolved = await Promise.all(lookups.map((token) => store.resolve(token)));
+    expect(resolved.map((s) => s?.contextId)).toEqual([...started.map((s) => s.contextId), undefined, undefined]);
+    // A session removed from Redis (revoked by an operator, or expired) is refused by the very next lookup: nothing is cached.
+    await admin().del(`${prefix}session:${hashToken(started[1]!.token)}`);
+    const again = await Promise.all([store.resolve(started[0]!.token), store.resolve(started[1]!.token), store.resolve(started[2]!.token)]);
+    expect(again.map((s) => s?.contextId)).toEqual([started[0]!.contextId, undefined, started[2]!.contextId]);
+  });
+
   it('treats a corrupt session as unknown and a corrupt context field as absent', async () => {
     const store = open();
     const { token } = await store.start();

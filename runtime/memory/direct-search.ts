@@ -1,0 +1,59 @@
+import type { Logger } from '../core/logger.js';
+import type { DirectHandler } from '../core/server/listen.js';
+import { writeNodeError, writeNodeJson } from '../core/server/node-answer.js';
+import { parseRequest } from '../core/server/parse-request.js';
+import { checkJsonContentType, parseJsonBodyText, receiveNodeBody } from '../core/server/read-json-body.js';
+import { MEMORY_AUTH_CHALLENGE, memoryUnauthorized, type MemoryTokenCheck } from './memory-auth.js';
+import { SearchRequestSchema } from './memory-search.js';
+import type { SystemMemory } from './system-memory.js';
+
+export interface DirectMemorySearchOptions {
+  memory: SystemMemory;
+  tokens: MemoryTokenCheck;
+  logger: Logger;
+  maxBytes: number;
+}
+
+const PATH = '/v1/long-term-memory/search';
+
+/**
+ * `POST /v1/long-term-memory/search` answered on Node's own request and
+ * response, below Hono (as the front door's `POST /stream`): the service's
+ * hot route. Only the exact path; with a query string (`optimize_query`) it
+ * goes to the app, whose route gives the same answers: the same token check
+ * (401 with its challenge), body limit, JSON and schema checks, and
+ * `{code, message, detail}` errors. A search's answer through Hono cost
+ * more CPU than the search itself.
+ */
+export function directMemorySearch(options: DirectMemorySearchOptions): DirectHandler {
+  const { memory, tokens, logger } = options;
+  // The app adds AMS's `detail` to every error (amsErrorDetail).
+  const fail = (response: Parameters<DirectHandler>[1], error: unknown, headers?: Record<string, string>) =>
+    writeNodeError(response, error, { logger, path: PATH, ...(headers ? { headers } : {}), body: (e) => ({ ...e, detail: e.message }) });
+  return (request, response) => {
+    if (request.method !== 'POST' || request.url !== PATH) return false;
+    const owner = tokens.ownerOf(request.headers.authorization);
+    if (tokens.required && owner === undefined) {
+      // As the app's middleware: refused before the body is read.
+      fail(response, memoryUnauthorized(), MEMORY_AUTH_CHALLENGE);
+      return true;
+    }
+    receiveNodeBody(request, response, options.maxBytes, (error, text) => {
+      if (error) {
+        fail(response, error);
+        return;
+      }
+      try {
+        checkJsonContentType(request.headers['content-type']);
+        const search = parseRequest({ schema: SearchRequestSchema, raw: parseJsonBodyText(text, { wellFormedText: true }), what: 'search' });
+        memory.search(search, { optimizeQuery: false, access: { owner, namespace: undefined, userId: undefined } }).then(
+          ({ query_optimized: _optimized, ...results }) => writeNodeJson(response, 200, results),
+          (thrown: unknown) => fail(response, thrown),
+        );
+      } catch (thrown) {
+        fail(response, thrown);
+      }
+    });
+    return true;
+  };
+}
