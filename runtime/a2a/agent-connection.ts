@@ -138,7 +138,11 @@ function clientFor(source: string, target: AgentCard, key: SigningKey | undefine
     const factories: Record<string, () => TransportFactory> = {
       JSONRPC: () => new JsonRpcTransportFactory({ fetchImpl: signingFetch(signing), legacyCompat: { enabled: true } }),
       'HTTP+JSON': () => new RestTransportFactory({ fetchImpl: signingFetch(signing), legacyCompat: { enabled: true } }),
-      GRPC: () => new GrpcTransportFactory({ grpcCallOptions: { interceptors: [traceContextInterceptor(), signingInterceptor(signing)] }, legacyCompat: { enabled: true } }),
+      GRPC: () =>
+        new GrpcTransportFactory({
+          grpcCallOptions: { interceptors: [traceContextInterceptor(), signingInterceptor(signing)] },
+          legacyCompat: { enabled: true },
+        }),
     };
     client = new ClientFactory({ transports: [factories[binding]!()], preferredTransports: [binding] }).createFromAgentCard(target);
     bySource.set(id, client);

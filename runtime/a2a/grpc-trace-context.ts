@@ -40,9 +40,7 @@ export function traceContextInterceptor(): grpc.Interceptor {
   return (callOptions, nextCall) => {
     if (!tracingEnabled() || trace.getSpan(context.active()) === undefined) return new grpc.InterceptingCall(nextCall(callOptions));
     const name = rpcName(callOptions.method_definition.path);
-    const span = trace
-      .getTracer(TRACER_NAME)
-      .startSpan(name, { kind: SpanKind.CLIENT, attributes: { [RPC_SYSTEM_NAME]: 'grpc', [RPC_METHOD]: name } });
+    const span = trace.getTracer(TRACER_NAME).startSpan(name, { kind: SpanKind.CLIENT, attributes: { [RPC_SYSTEM_NAME]: 'grpc', [RPC_METHOD]: name } });
     const active = trace.setSpan(context.active(), span);
     return new grpc.InterceptingCall(nextCall(callOptions), {
       // The listener given to `next` wraps the caller's: its `nextStatus` hands the status on.
@@ -65,20 +63,14 @@ export function traceContextInterceptor(): grpc.Interceptor {
  * `end(code, details)` to call once the call's status is known. With tracing
  * off, `serve` runs as it is and `end` does nothing.
  */
-export function inServerRpcSpan(
-  path: string,
-  metadata: grpc.Metadata,
-  serve: (end: (code: grpc.status, details?: string) => void) => void,
-): void {
+export function inServerRpcSpan(path: string, metadata: grpc.Metadata, serve: (end: (code: grpc.status, details?: string) => void) => void): void {
   if (!tracingEnabled()) {
     serve(() => undefined);
     return;
   }
   const parent = propagation.extract(ROOT_CONTEXT, metadata, metadataGetter);
   const name = rpcName(path);
-  const span = trace
-    .getTracer(TRACER_NAME)
-    .startSpan(name, { kind: SpanKind.SERVER, attributes: { [RPC_SYSTEM_NAME]: 'grpc', [RPC_METHOD]: name } }, parent);
+  const span = trace.getTracer(TRACER_NAME).startSpan(name, { kind: SpanKind.SERVER, attributes: { [RPC_SYSTEM_NAME]: 'grpc', [RPC_METHOD]: name } }, parent);
   let ended = false;
   const end = (code: grpc.status, details?: string) => {
     if (ended) return;
