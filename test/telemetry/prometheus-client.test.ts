@@ -13,7 +13,10 @@ import { freePort } from '../support/net.js';
 import { startService, type Service } from '../support/processes.js';
 import { venvPython } from '../support/python-venv.js';
 
-const python = venvPython({ env: 'FRAMEWORK_PROMETHEUS_PYTHON', setup: 'python3 -m venv .venv-prometheus && .venv-prometheus/bin/pip install prometheus-client==0.23.1' });
+const python = venvPython({
+  env: 'FRAMEWORK_PROMETHEUS_PYTHON',
+  setup: 'python3 -m venv .venv-prometheus && .venv-prometheus/bin/pip install prometheus-client==0.23.1',
+});
 const PARSER = fileURLToPath(new URL('./fixtures/parse_prometheus_text.py', import.meta.url));
 
 interface Family {
