@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, type Logger } from '../core/logger.js';
 import { callerUser } from './a2a-admission.js';
+import { inServerRpcSpan } from './grpc-trace-context.js';
 import { A2A_GRPC_BINDING, A2A_LEGACY_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION, cardUrl } from './agent-card.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 
@@ -85,7 +86,9 @@ const SEND_METHODS: ReadonlySet<string> = new Set(['sendMessage', 'sendStreaming
  * message text (sends) or the 1.0 method name (everything else), as on the
  * other bindings. A refused signature is UNAUTHENTICATED, a denial
  * PERMISSION_DENIED; nothing reaches the SDK before both passed. The card
- * gains a `GRPC` interface at `host:port` for each protocol version.
+ * gains a `GRPC` interface at `host:port` for each protocol version. With
+ * tracing on, every call is a SERVER span continuing the caller's W3C
+ * `traceparent` from its metadata (`grpc-trace-context.ts`).
  */
 export async function startGrpcBinding(options: GrpcBindingOptions): Promise<GrpcListening> {
   // The exact bytes of each request message, for its signature: the services' deserializers keep them.
@@ -147,20 +150,30 @@ export async function startGrpcBinding(options: GrpcBindingOptions): Promise<Grp
     const implementation: grpc.UntypedServiceImplementation = {};
     for (const [name, method] of Object.entries(spec.descriptor)) {
       implementation[name] = method.responseStream
-        ? (call: grpc.ServerWritableStream<object, unknown>) => {
-            admit(spec, name, call).then(
-              () => sdk[name]!(call),
-              (error: unknown) => {
-                call.emit('error', refusal(error, options.logger));
-              },
-            );
-          }
-        : (call: grpc.ServerUnaryCall<object, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-            admit(spec, name, call).then(
-              () => sdk[name]!(call, callback),
-              (error: unknown) => callback(refusal(error, options.logger), null),
-            );
-          };
+        ? (call: grpc.ServerWritableStream<object, unknown>) =>
+            inServerRpcSpan(method.path, call.metadata, (end) => {
+              call.once('error', (error: Partial<grpc.StatusObject>) => end(error.code ?? grpc.status.INTERNAL, error.details));
+              call.once('finish', () => end(grpc.status.OK));
+              call.once('cancelled', () => end(grpc.status.CANCELLED));
+              admit(spec, name, call).then(
+                () => sdk[name]!(call),
+                (error: unknown) => {
+                  call.emit('error', refusal(error, options.logger));
+                },
+              );
+            })
+        : (call: grpc.ServerUnaryCall<object, unknown>, callback: grpc.sendUnaryData<unknown>) =>
+            inServerRpcSpan(method.path, call.metadata, (end) => {
+              call.once('cancelled', () => end(grpc.status.CANCELLED));
+              const answer: grpc.sendUnaryData<unknown> = (error, value, ...rest) => {
+                end(error ? (error.code ?? grpc.status.INTERNAL) : grpc.status.OK, error?.details);
+                callback(error, value, ...rest);
+              };
+              admit(spec, name, call).then(
+                () => sdk[name]!(call, answer),
+                (error: unknown) => answer(refusal(error, options.logger), null),
+              );
+            });
     }
     server.addService(definition as grpc.ServiceDefinition, implementation);
   }

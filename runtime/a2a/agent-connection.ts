@@ -11,6 +11,7 @@ import type { Logger } from '../core/logger.js';
 import { chunksFromStream, type A2AChunk } from './a2a-chunk.js';
 import { userMessage } from './a2a-parts.js';
 import { signingFetch } from './signing-fetch.js';
+import { traceContextInterceptor } from './grpc-trace-context.js';
 import { signingInterceptor } from './signing-grpc.js';
 import type { KeyRing } from './signing/key-ring.js';
 import { loadKeyRing } from './signing/load-key-ring.js';
@@ -137,7 +138,11 @@ function clientFor(source: string, target: AgentCard, key: SigningKey | undefine
     const factories: Record<string, () => TransportFactory> = {
       JSONRPC: () => new JsonRpcTransportFactory({ fetchImpl: signingFetch(signing), legacyCompat: { enabled: true } }),
       'HTTP+JSON': () => new RestTransportFactory({ fetchImpl: signingFetch(signing), legacyCompat: { enabled: true } }),
-      GRPC: () => new GrpcTransportFactory({ grpcCallOptions: { interceptors: [signingInterceptor(signing)] }, legacyCompat: { enabled: true } }),
+      GRPC: () =>
+        new GrpcTransportFactory({
+          grpcCallOptions: { interceptors: [traceContextInterceptor(), signingInterceptor(signing)] },
+          legacyCompat: { enabled: true },
+        }),
     };
     client = new ClientFactory({ transports: [factories[binding]!()], preferredTransports: [binding] }).createFromAgentCard(target);
     bySource.set(id, client);

@@ -3,6 +3,18 @@ import { ExpiringMap } from './expiring-map.js';
 import type { Session, SessionStore, StartedSession } from './session-store.js';
 import { hashToken, isPlausibleToken, mintSession } from './tokens.js';
 import { checkTtlSeconds } from './ttl-seconds.js';
+import { gauge } from '../core/telemetry/service-metrics.js';
+
+/** The open in-process stores of this process, counted by `sessions_active` when /metrics is read. */
+const openStores = new Set<InProcessSessionStore>();
+gauge('sessions_active', 'Sessions not yet expired in the in-process (memory) session stores of this process, by backend.', {
+  labelNames: ['backend'],
+  collect: (metric) => {
+    let sessions = 0;
+    for (const store of openStores) sessions += store.liveSessionCount();
+    metric.set({ backend: 'memory' }, sessions);
+  },
+});
 
 export interface InProcessSessionStoreOptions {
   /** Lifetime of a session from its start; also the idle lifetime of contexts and fingerprints. */
@@ -56,6 +68,15 @@ export class InProcessSessionStore implements SessionStore {
     const intervalMs = Math.min(this.ttlSeconds * 1000, MAX_SWEEP_INTERVAL_MS);
     this.#sweepTimer = setInterval(() => this.#sweep(), intervalMs);
     this.#sweepTimer.unref();
+    openStores.add(this);
+  }
+
+  /** Sessions not expired now (expired ones are swept first). */
+  liveSessionCount(): number {
+    const now = this.#now();
+    this.#fresh.sweep(now);
+    this.#used.sweep(now);
+    return this.#fresh.size + this.#used.size;
   }
 
   /** How many entries of each kind are held, expired ones not yet swept included. */
@@ -136,6 +157,7 @@ export class InProcessSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    openStores.delete(this);
     clearInterval(this.#sweepTimer);
   }
 

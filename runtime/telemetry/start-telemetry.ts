@@ -1,4 +1,6 @@
+import { serviceRegistry } from '../core/telemetry/service-metrics.js';
 import { setTracingEnabled } from '../core/telemetry/tracing.js';
+import type { Resource } from '@opentelemetry/resources';
 import { telemetryConfig, type TelemetryConfig } from './telemetry-config.js';
 
 /** A started SDK: `shutdown()` flushes the spans not yet sent and stops exporting. */
@@ -15,8 +17,9 @@ const LOCAL_EXPORT_DELAY_MS = 500;
 /**
  * Starts OpenTelemetry tracing in a service when there is somewhere to send
  * spans (the user's OTLP backend from the standard OTEL_* variables, and/or
- * the stack's local receiver that `up` names in FRAMEWORK_TRACES_URL).
- * With neither, returns undefined having loaded no SDK: the toolkit's spans
+ * the stack's local receiver that `up` names in FRAMEWORK_TRACES_URL), and
+ * OTLP export of its metrics when a metrics endpoint is set.
+ * With none, returns undefined having loaded no SDK: the toolkit's spans
  * stay the API's no-ops. The SDK is imported here, on demand, so a process
  * that never traces never loads it. Registers the W3C trace-context
  * propagator and instruments `fetch` (HTTP client spans, `traceparent` on
@@ -32,10 +35,31 @@ export async function startTelemetry(options: {
   if (running) return running;
   const config = telemetryConfig(options);
   if (config === undefined) return undefined;
-  const [{ NodeTracerProvider }, { BatchSpanProcessor }, resources, { UndiciInstrumentation }] = await Promise.all([
+  const resources = await import('@opentelemetry/resources');
+  // OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME (the env detector) win over the toolkit's default name.
+  const resource = resources
+    .resourceFromAttributes({ 'service.name': config.serviceName })
+    .merge(await resources.detectResources({ detectors: [resources.envDetector] }));
+  const stops: (() => Promise<void>)[] = [];
+  if (config.otlp || config.localUrl) stops.push(await startTracing(config, resource));
+  if (config.metrics) stops.push(await startMetricsExport(config.metrics, resource));
+  let stopping: Promise<void> | undefined;
+  running = {
+    config,
+    shutdown: () =>
+      (stopping ??= (async () => {
+        await Promise.all(stops.map((stop) => stop()));
+        running = undefined;
+      })()),
+  };
+  return running;
+}
+
+/** Registers the tracer provider and the fetch instrumentation; returns what stops them. */
+async function startTracing(config: TelemetryConfig, resource: Resource): Promise<() => Promise<void>> {
+  const [{ NodeTracerProvider }, { BatchSpanProcessor }, { UndiciInstrumentation }] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/resources'),
     import('@opentelemetry/instrumentation-undici'),
   ]);
   const spanProcessors = [];
@@ -49,10 +73,6 @@ export async function startTelemetry(options: {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
     spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: config.localUrl, headers: {} }), { scheduledDelayMillis: LOCAL_EXPORT_DELAY_MS }));
   }
-  // OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME (the env detector) win over the toolkit's default name.
-  const resource = resources
-    .resourceFromAttributes({ 'service.name': config.serviceName })
-    .merge(await resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors });
   // The W3C trace-context and baggage propagators and the AsyncLocalStorage context manager.
   provider.register();
@@ -60,18 +80,36 @@ export async function startTelemetry(options: {
   const undici = new UndiciInstrumentation({ requireParentforSpans: true });
   undici.enable();
   setTracingEnabled(true);
-  let stopping: Promise<void> | undefined;
-  running = {
-    config,
-    shutdown: () =>
-      (stopping ??= (async () => {
-        setTracingEnabled(false);
-        undici.disable();
-        await provider.shutdown();
-        running = undefined;
-      })()),
+  return async () => {
+    setTracingEnabled(false);
+    undici.disable();
+    await provider.shutdown();
   };
-  return running;
+}
+
+/**
+ * Exports this process's /metrics figures over OTLP every `intervalMs`: the
+ * SDK's periodic reader with the official OTLP metrics exporter of the
+ * configured protocol, reading the service registry through
+ * `RegistryMetricProducer` (the counters and histograms are the ones /metrics
+ * serves; nothing is recorded twice). The last figures go out on shutdown.
+ */
+async function startMetricsExport(metrics: NonNullable<TelemetryConfig['metrics']>, resource: Resource): Promise<() => Promise<void>> {
+  const [{ MeterProvider, PeriodicExportingMetricReader }, { RegistryMetricProducer }] = await Promise.all([
+    import('@opentelemetry/sdk-metrics'),
+    import('./registry-metric-producer.js'),
+  ]);
+  const { OTLPMetricExporter } =
+    metrics.protocol === 'http/json' ? await import('@opentelemetry/exporter-metrics-otlp-http') : await import('@opentelemetry/exporter-metrics-otlp-proto');
+  // The exporter reads the endpoint, headers, timeout, compression and temporality preference from the OTEL_EXPORTER_OTLP_* variables.
+  const reader = new PeriodicExportingMetricReader({
+    exporter: new OTLPMetricExporter(),
+    exportIntervalMillis: metrics.intervalMs,
+    exportTimeoutMillis: Math.min(metrics.timeoutMs, metrics.intervalMs),
+    metricProducers: [new RegistryMetricProducer({ registries: [serviceRegistry], resource })],
+  });
+  const provider = new MeterProvider({ resource, readers: [reader] });
+  return () => provider.shutdown();
 }
 
 /** Flushes and stops the SDK started by `startTelemetry`, if any. */

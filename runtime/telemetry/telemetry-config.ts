@@ -9,10 +9,17 @@ const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always
 export interface TelemetryConfig {
   serviceName: string;
   /** The user's OTLP backend, when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set and OTEL_TRACES_EXPORTER is not `none`. */
-  otlp?: { protocol: 'http/protobuf' | 'http/json' };
+  otlp?: { protocol: OtlpProtocol };
   /** The stack's local trace receiver (set by `up`). */
   localUrl?: string;
+  /**
+   * The user's OTLP backend for metrics, when OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT is set and
+   * OTEL_METRICS_EXPORTER is not `none`: the figures of /metrics, every `intervalMs` (OTEL_METRIC_EXPORT_INTERVAL, 60 s by default).
+   */
+  metrics?: { protocol: OtlpProtocol; intervalMs: number; timeoutMs: number };
 }
+
+type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 /**
  * Reads the configuration; undefined when there is nothing to export to (no
@@ -32,21 +39,47 @@ export function telemetryConfig(options: { env: Readonly<Record<string, string |
   }
   const exporter = set('OTEL_TRACES_EXPORTER') ?? 'otlp';
   if (exporter !== 'otlp' && exporter !== 'none') throw invalid(`OTEL_TRACES_EXPORTER="${exporter}" is not supported; use otlp (the default) or none.`);
-  const endpoint = set('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? set('OTEL_EXPORTER_OTLP_ENDPOINT');
-  let otlp: TelemetryConfig['otlp'];
-  if (endpoint !== undefined && exporter === 'otlp') {
-    checkUrl(endpoint, env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT');
-    const protocol = set('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? set('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf';
-    if (protocol === 'grpc')
-      throw invalid('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported by this toolkit; use http/protobuf (the default, port 4318) or http/json.');
-    if (protocol !== 'http/protobuf' && protocol !== 'http/json')
-      throw invalid(`OTEL_EXPORTER_OTLP_PROTOCOL="${protocol}" is not a protocol; use http/protobuf or http/json.`);
-    otlp = { protocol };
-  }
+  /** The protocol of a signal's OTLP backend when its endpoint is set (`TRACES` or `METRICS`), checking the endpoint. */
+  const otlpProtocol = (signal: 'TRACES' | 'METRICS'): OtlpProtocol | undefined => {
+    const specific = `OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`;
+    const endpoint = set(specific) ?? set('OTEL_EXPORTER_OTLP_ENDPOINT');
+    if (endpoint === undefined) return undefined;
+    checkUrl(endpoint, set(specific) ? specific : 'OTEL_EXPORTER_OTLP_ENDPOINT');
+    const variable = set(`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`) ? `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL` : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+    const protocol = set(variable) ?? 'http/protobuf';
+    if (protocol === 'grpc') throw invalid(`${variable}=grpc is not supported by this toolkit; use http/protobuf (the default, port 4318) or http/json.`);
+    if (protocol !== 'http/protobuf' && protocol !== 'http/json') throw invalid(`${variable}="${protocol}" is not a protocol; use http/protobuf or http/json.`);
+    return protocol;
+  };
+  const traces = exporter === 'otlp' ? otlpProtocol('TRACES') : undefined;
+  const otlp = traces ? { protocol: traces } : undefined;
+  const metricsExporter = set('OTEL_METRICS_EXPORTER') ?? 'otlp';
+  if (metricsExporter !== 'otlp' && metricsExporter !== 'none')
+    throw invalid(`OTEL_METRICS_EXPORTER="${metricsExporter}" is not supported; use otlp (the default) or none (/metrics serves Prometheus text either way).`);
+  const metricsProtocol = metricsExporter === 'otlp' ? otlpProtocol('METRICS') : undefined;
+  const metrics = metricsProtocol
+    ? {
+        protocol: metricsProtocol,
+        intervalMs: milliseconds(set('OTEL_METRIC_EXPORT_INTERVAL'), 'OTEL_METRIC_EXPORT_INTERVAL', 60_000),
+        timeoutMs: milliseconds(set('OTEL_METRIC_EXPORT_TIMEOUT'), 'OTEL_METRIC_EXPORT_TIMEOUT', 30_000),
+      }
+    : undefined;
   const localUrl = set(LOCAL_TRACES_VARIABLE);
   if (localUrl !== undefined) checkUrl(localUrl, LOCAL_TRACES_VARIABLE);
-  if (otlp === undefined && localUrl === undefined) return undefined;
-  return { serviceName: set('OTEL_SERVICE_NAME') ?? options.defaultServiceName, ...(otlp ? { otlp } : {}), ...(localUrl ? { localUrl } : {}) };
+  if (otlp === undefined && localUrl === undefined && metrics === undefined) return undefined;
+  return {
+    serviceName: set('OTEL_SERVICE_NAME') ?? options.defaultServiceName,
+    ...(otlp ? { otlp } : {}),
+    ...(localUrl ? { localUrl } : {}),
+    ...(metrics ? { metrics } : {}),
+  };
+}
+
+function milliseconds(value: string | undefined, variable: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const ms = Number(value);
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw invalid(`${variable}="${value}" is not a positive number of milliseconds (for example ${fallback}).`);
+  return ms;
 }
 
 function checkUrl(value: string, variable: string): void {

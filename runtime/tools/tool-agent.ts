@@ -8,6 +8,7 @@ import { createLanguageModel, parseLlmConfig } from '../llm/create-language-mode
 import type { LanguageModel } from '../llm/language-model.js';
 import type { ChatMessage, ThreadHistory } from '../llm/thread-history.js';
 import { DEFAULT_MAX_TOOL_STEPS, streamStep, toolLoop } from '../llm/tool-loop.js';
+import { askingSpan, recordApprovalOutcome, type AskingSpan } from '../core/telemetry/approval-events.js';
 import { ToolLoopPause, ToolLoopPausedError, type PausedToolLoop, type ToolLoopResume } from '../llm/tool-pause.js';
 import { ToolSet, type ParsedToolCall } from '../llm/tool-set.js';
 import {
@@ -169,6 +170,7 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
           reasons: request.reasons,
           created_at: new Date(created).toISOString(),
           expires_at: new Date(created + ttl).toISOString(),
+          ...withAskingSpan(),
           prompt: resume ? pendingPrompt : prompt,
           state: outcome.paused.state as unknown as PendingToolApproval['state'],
         };
@@ -228,6 +230,13 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
       return decision.action === 'deny' ? `the policy in force now refuses it: ${decision.reasons.join('; ')}` : undefined;
     }
 
+    /** A wait's id, length and asking span, for the event of its end. */
+    const waited = (pending: PendingToolApproval) => ({
+      approvalId: pending.approval_id,
+      waitMs: now() - Date.parse(pending.created_at),
+      ...(pending.asked_by ? { asked: pending.asked_by } : {}),
+    });
+
     let pendingPrompt = text;
     if (conversation) {
       const session = await agent.getSessionContext(conversation);
@@ -238,7 +247,10 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
         if (!parsed.success) {
           await update({ [PENDING_TOOL_APPROVAL_KEY]: undefined });
         } else if (Date.parse(parsed.data.expires_at) < now()) {
-          if (await agent.claimSessionContextValue(conversation, PENDING_TOOL_APPROVAL_KEY, stored)) await update({ [PENDING_TOOL_APPROVAL_KEY]: undefined });
+          if (await agent.claimSessionContextValue(conversation, PENDING_TOOL_APPROVAL_KEY, stored)) {
+            await update({ [PENDING_TOOL_APPROVAL_KEY]: undefined });
+            recordApprovalOutcome({ ...waited(parsed.data), outcome: 'expired', decidedBy: 'expiry' });
+          }
           if (reply !== null) {
             yield AgentResponse.text(TEXT.expired);
             return;
@@ -268,6 +280,7 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
           const state = pending.state as unknown as PausedToolLoop;
           const call = (state.pending[0] as ParsedToolCall).call;
           let content: string;
+          recordApprovalOutcome({ ...waited(pending), outcome: reply.decision === 'approve' ? 'granted' : 'denied', decidedBy: 'person' });
           const refusal = reply.decision === 'approve' ? await refusalAtApproval(pending, call) : undefined;
           if (refusal !== undefined) {
             yield AgentResponse.status(`Approved, but ${call.name} did not run: ${refusal}`, {
@@ -298,4 +311,10 @@ export function registerToolAgentTask(core: FrameworkCore, options: ToolAgentOpt
     }
     yield* drive(options.prompt ? options.prompt(text) : text);
   });
+}
+
+/** The `asked_by` of a wait that starts now: the active span, when tracing is on. */
+function withAskingSpan(): { asked_by?: AskingSpan } {
+  const asked = askingSpan();
+  return asked ? { asked_by: asked } : {};
 }

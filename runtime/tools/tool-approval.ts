@@ -21,6 +21,8 @@ export const PendingToolApprovalSchema = z.object({
   reasons: z.array(z.string()),
   created_at: z.string(),
   expires_at: z.string(),
+  /** The span that asked (trace and span id), which the resuming request links to; absent while tracing is off. */
+  asked_by: z.object({ trace_id: z.string().regex(/^[0-9a-f]{32}$/), span_id: z.string().regex(/^[0-9a-f]{16}$/) }).optional(),
   /** The request that led to it (for the thread history). */
   prompt: z.string(),
   /** The paused tool loop (see `PausedToolLoop`). */

@@ -4,9 +4,12 @@
  * exporter posts OTLP JSON to the supervisor's receiver, the store keeps it,
  * and the waterfall draws it with remote text made safe.
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBaseApp } from '../../runtime/core/server/base-app.js';
 import { listen, type Listening } from '../../runtime/core/server/listen.js';
@@ -57,6 +60,24 @@ describe('with nothing configured', () => {
     expect(response.headers.get('traceparent')).toBeNull();
     expect(JSON.parse(logLines.at(-1)!)).not.toHaveProperty('trace_id');
   });
+});
+
+describe('what a service loads', () => {
+  const probe = fileURLToPath(new URL('./fixtures/sdk-modules-loaded.mjs', import.meta.url));
+  const compiled = fileURLToPath(new URL('../../dist/runtime/telemetry/start-telemetry.js', import.meta.url));
+  const loaded = async (env: Record<string, string>) =>
+    (await promisify(execFile)(process.execPath, [probe, compiled, JSON.stringify(env)], { timeout: 30_000 })).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((url) => url.replace(/^.*node_modules\/@opentelemetry\/([^/]+)\/.*$/, '$1'));
+
+  it('with nothing configured, no SDK or exporter module is loaded (traces or metrics); with a metrics endpoint, the metrics SDK only', async () => {
+    expect(await loaded({})).toEqual([]);
+    expect(await loaded({ OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '1000', OTEL_SERVICE_NAME: 'x' })).toEqual([]);
+    // Run `npm run build` first: the probe loads the compiled module as a service does.
+    const metricsOnly = new Set(await loaded({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_EXPORTER: 'none' }));
+    expect(metricsOnly).toEqual(new Set(['sdk-metrics', 'exporter-metrics-otlp-proto']));
+  }, 60_000);
 });
 
 describe('with the local receiver', () => {

@@ -27,6 +27,61 @@ message AnyValue { oneof value { string string_value = 1; bool bool_value = 2; i
 
 const RequestType = protobuf.parse(OTLP_TRACE_PROTO, { keepCase: true }).root.lookupType('otlp.ExportTraceServiceRequest');
 
+/** The part of the metrics service request a test reads (opentelemetry/proto/collector/metrics/v1, metrics/v1). */
+const OTLP_METRICS_PROTO = `
+syntax = "proto3";
+package otlpm;
+message ExportMetricsServiceRequest { repeated ResourceMetrics resource_metrics = 1; }
+message ResourceMetrics { Resource resource = 1; repeated ScopeMetrics scope_metrics = 2; }
+message Resource { repeated KeyValue attributes = 1; }
+message ScopeMetrics { repeated Metric metrics = 2; }
+message Metric { string name = 1; string description = 2; string unit = 3; Gauge gauge = 5; Sum sum = 7; Histogram histogram = 9; }
+message Gauge { repeated NumberDataPoint data_points = 1; }
+message Sum { repeated NumberDataPoint data_points = 1; int32 aggregation_temporality = 2; bool is_monotonic = 3; }
+message Histogram { repeated HistogramDataPoint data_points = 1; int32 aggregation_temporality = 2; }
+message NumberDataPoint { repeated KeyValue attributes = 7; double as_double = 4; sfixed64 as_int = 6; }
+message HistogramDataPoint { repeated KeyValue attributes = 9; fixed64 count = 4; double sum = 5; repeated fixed64 bucket_counts = 6; repeated double explicit_bounds = 7; }
+message KeyValue { string key = 1; AnyValue value = 2; }
+message AnyValue { oneof value { string string_value = 1; bool bool_value = 2; int64 int_value = 3; double double_value = 4; } }
+`;
+
+const MetricsRequestType = protobuf.parse(OTLP_METRICS_PROTO, { keepCase: true }).root.lookupType('otlpm.ExportMetricsServiceRequest');
+
+/** One data point of a metric as the test receiver decoded it (the latest export wins). */
+export interface ReceivedMetricPoint {
+  service: string;
+  name: string;
+  type: 'gauge' | 'sum' | 'histogram';
+  attributes: Record<string, string | number | boolean>;
+  /** Gauges and sums: the value; histograms: the count. */
+  value: number;
+  /** Histograms: per-bucket counts and their upper bounds (the last bucket has none). */
+  bucketCounts?: number[];
+  bounds?: number[];
+  sum?: number;
+}
+
+interface DecodedMetrics {
+  resource_metrics?: {
+    resource?: { attributes?: KeyValue[] };
+    scope_metrics?: {
+      metrics?: {
+        name: string;
+        gauge?: { data_points?: NumberPoint[] };
+        sum?: { data_points?: NumberPoint[] };
+        histogram?: { data_points?: { attributes?: KeyValue[]; count?: Long; sum?: number; bucket_counts?: Long[]; explicit_bounds?: number[] }[] };
+      }[];
+    }[];
+  }[];
+}
+type Long = number | { toNumber(): number };
+interface NumberPoint {
+  attributes?: KeyValue[];
+  as_double?: number;
+  as_int?: Long;
+}
+const num = (value: Long | undefined) => (value === undefined ? 0 : typeof value === 'number' ? value : value.toNumber());
+
 /** A span as the test receiver decoded it. */
 export interface ReceivedSpan {
   service: string;
@@ -61,9 +116,11 @@ interface KeyValue {
   value?: { string_value?: string; bool_value?: boolean; int_value?: number | { toNumber(): number }; double_value?: number };
 }
 
-/** An OTLP/HTTP protobuf receiver on a free loopback port: what the services send with OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf. */
+/** An OTLP/HTTP protobuf receiver of traces and metrics on a free loopback port: what the services send with OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf. */
 export class OtlpProtobufReceiver {
   readonly spans: ReceivedSpan[] = [];
+  /** Every metric data point received, in order: the last one of a series is its latest figure. */
+  readonly metricPoints: ReceivedMetricPoint[] = [];
   /** Requests that were not OTLP protobuf trace exports. */
   readonly refused: string[] = [];
   #server?: Server;
@@ -74,12 +131,14 @@ export class OtlpProtobufReceiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        if (request.method !== 'POST' || request.url !== '/v1/traces' || request.headers['content-type'] !== 'application/x-protobuf') {
+        const path = request.url === '/v1/traces' || request.url === '/v1/metrics' ? request.url : undefined;
+        if (request.method !== 'POST' || path === undefined || request.headers['content-type'] !== 'application/x-protobuf') {
           this.refused.push(`${request.method} ${request.url} ${request.headers['content-type']}`);
           response.writeHead(400).end();
           return;
         }
-        this.#take(RequestType.toObject(RequestType.decode(Buffer.concat(chunks)), { defaults: false }) as Decoded);
+        if (path === '/v1/traces') this.#take(RequestType.toObject(RequestType.decode(Buffer.concat(chunks)), { defaults: false }) as Decoded);
+        else this.#takeMetrics(MetricsRequestType.toObject(MetricsRequestType.decode(Buffer.concat(chunks)), { defaults: false }) as DecodedMetrics);
         response.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end();
       });
     });
@@ -94,6 +153,44 @@ export class OtlpProtobufReceiver {
   /** The spans of one trace received so far. */
   trace(traceId: string): ReceivedSpan[] {
     return this.spans.filter((span) => span.traceId === traceId);
+  }
+
+  /** The latest figure of each series of metric `name` from `service`. */
+  latestPoints(service: string, name: string): ReceivedMetricPoint[] {
+    const latest = new Map<string, ReceivedMetricPoint>();
+    for (const point of this.metricPoints) {
+      if (point.service === service && point.name === name) latest.set(JSON.stringify(Object.entries(point.attributes).sort()), point);
+    }
+    return [...latest.values()];
+  }
+
+  #takeMetrics(request: DecodedMetrics): void {
+    for (const resourceMetrics of request.resource_metrics ?? []) {
+      const service = String(attributes(resourceMetrics.resource?.attributes)['service.name']);
+      for (const scope of resourceMetrics.scope_metrics ?? []) {
+        for (const metric of scope.metrics ?? []) {
+          const numbers = metric.gauge ? ('gauge' as const) : metric.sum ? ('sum' as const) : undefined;
+          if (numbers) {
+            for (const point of metric[numbers]!.data_points ?? []) {
+              const value = point.as_double ?? num(point.as_int);
+              this.metricPoints.push({ service, name: metric.name, type: numbers, attributes: attributes(point.attributes), value });
+            }
+          }
+          for (const point of metric.histogram?.data_points ?? []) {
+            this.metricPoints.push({
+              service,
+              name: metric.name,
+              type: 'histogram',
+              attributes: attributes(point.attributes),
+              value: num(point.count),
+              bucketCounts: (point.bucket_counts ?? []).map(num),
+              bounds: point.explicit_bounds ?? [],
+              sum: point.sum ?? 0,
+            });
+          }
+        }
+      }
+    }
   }
 
   #take(request: Decoded): void {
