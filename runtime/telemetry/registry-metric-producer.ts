@@ -2,11 +2,11 @@ import { ValueType, type Attributes, type HrTime } from '@opentelemetry/api';
 import { millisToHrTime } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import { AggregationTemporality, DataPointType, type CollectionResult, type MetricData, type MetricProducer } from '@opentelemetry/sdk-metrics';
-import type { MetricObjectWithValues, MetricValue, MetricValueWithName, Registry } from 'prom-client';
+import type { MetricFamily, MetricSample } from '../core/telemetry/service-metrics.js';
 import { TRACER_NAME } from '../core/telemetry/tracing.js';
 
 /**
- * The metrics of a prom-client registry (what `GET /metrics` serves) as
+ * The metric families of this process (what `GET /metrics` serves) as
  * OpenTelemetry metric data, for the SDK's metric reader to export over OTLP:
  * one source for both, so a backend and a scraper see the same figures.
  * Counters become cumulative monotonic sums, gauges gauges, histograms
@@ -14,13 +14,13 @@ import { TRACER_NAME } from '../core/telemetry/tracing.js';
  * into per-bucket counts). Names and labels are kept as they are.
  */
 export class RegistryMetricProducer implements MetricProducer {
-  readonly #registries: readonly Registry[];
+  readonly #families: () => Promise<readonly MetricFamily[]>;
   readonly #resource: Resource;
   /** Prometheus counters count from the start of the process. */
   readonly #startTime: HrTime = millisToHrTime(performance.timeOrigin);
 
-  constructor(options: { registries: readonly Registry[]; resource: Resource }) {
-    this.#registries = options.registries;
+  constructor(options: { families: () => Promise<readonly MetricFamily[]>; resource: Resource }) {
+    this.#families = options.families;
     this.#resource = options.resource;
   }
 
@@ -28,23 +28,20 @@ export class RegistryMetricProducer implements MetricProducer {
     const errors: unknown[] = [];
     const metrics: MetricData[] = [];
     const endTime = millisToHrTime(Date.now());
-    for (const registry of this.#registries) {
-      let families: MetricObjectWithValues<MetricValue<string>>[];
-      try {
-        families = await registry.getMetricsAsJSON();
-      } catch (error) {
-        errors.push(error);
-        continue;
-      }
-      for (const family of families) {
-        const data = this.#convert(family, endTime);
-        if (data) metrics.push(data);
-      }
+    let families: readonly MetricFamily[] = [];
+    try {
+      families = await this.#families();
+    } catch (error) {
+      errors.push(error);
+    }
+    for (const family of families) {
+      const data = this.#convert(family, endTime);
+      if (data) metrics.push(data);
     }
     return { resourceMetrics: { resource: this.#resource, scopeMetrics: [{ scope: { name: TRACER_NAME }, metrics }] }, errors };
   }
 
-  #convert(family: MetricObjectWithValues<MetricValue<string>>, endTime: HrTime): MetricData | undefined {
+  #convert(family: MetricFamily, endTime: HrTime): MetricData | undefined {
     const descriptor = { name: family.name, description: family.help, unit: family.name.endsWith('_seconds') ? 's' : '', valueType: ValueType.DOUBLE };
     const point = <T>(attributes: Attributes, value: T) => ({ startTime: this.#startTime, endTime, attributes, value });
     switch (String(family.type)) {
@@ -68,7 +65,7 @@ export class RegistryMetricProducer implements MetricProducer {
           descriptor,
           aggregationTemporality: AggregationTemporality.CUMULATIVE,
           dataPointType: DataPointType.HISTOGRAM,
-          dataPoints: histogramPoints(family.name, family.values as MetricValueWithName<string>[]).map(({ attributes, value }) => point(attributes, value)),
+          dataPoints: histogramPoints(family.name, family.values).map(({ attributes, value }) => point(attributes, value)),
         };
       default:
         // Summaries: none of the toolkit's metrics is one.
@@ -80,7 +77,7 @@ export class RegistryMetricProducer implements MetricProducer {
 /** A histogram family's series (`_bucket` with `le`, `_sum`, `_count`) grouped by label set into per-bucket counts. */
 function histogramPoints(
   name: string,
-  values: readonly MetricValueWithName<string>[],
+  values: readonly MetricSample[],
 ): { attributes: Attributes; value: { buckets: { boundaries: number[]; counts: number[] }; sum: number; count: number } }[] {
   const series = new Map<string, { attributes: Attributes; buckets: [number, number][]; sum: number; count: number }>();
   for (const value of values) {

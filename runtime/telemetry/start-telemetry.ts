@@ -1,4 +1,4 @@
-import { serviceRegistry } from '../core/telemetry/service-metrics.js';
+import { serviceMetricFamilies } from '../core/telemetry/service-metrics.js';
 import { setTracingEnabled } from '../core/telemetry/tracing.js';
 import type { Resource } from '@opentelemetry/resources';
 import { telemetryConfig, type TelemetryConfig } from './telemetry-config.js';
@@ -90,7 +90,7 @@ async function startTracing(config: TelemetryConfig, resource: Resource): Promis
 /**
  * Exports this process's /metrics figures over OTLP every `intervalMs`: the
  * SDK's periodic reader with the official OTLP metrics exporter of the
- * configured protocol, reading the service registry through
+ * configured protocol, reading this process's metric families through
  * `RegistryMetricProducer` (the counters and histograms are the ones /metrics
  * serves; nothing is recorded twice). The last figures go out on shutdown.
  */
@@ -106,7 +106,7 @@ async function startMetricsExport(metrics: NonNullable<TelemetryConfig['metrics'
     exporter: new OTLPMetricExporter(),
     exportIntervalMillis: metrics.intervalMs,
     exportTimeoutMillis: Math.min(metrics.timeoutMs, metrics.intervalMs),
-    metricProducers: [new RegistryMetricProducer({ registries: [serviceRegistry], resource })],
+    metricProducers: [new RegistryMetricProducer({ families: serviceMetricFamilies, resource })],
   });
   const provider = new MeterProvider({ resource, readers: [reader] });
   return () => provider.shutdown();

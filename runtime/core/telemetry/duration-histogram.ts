@@ -8,12 +8,16 @@
  * costs a map lookup and two additions.
  */
 
+import type { MetricFamily, MetricSample } from './service-metrics.js';
+
 /** Upper bounds in seconds (prom-client's and OPA's default buckets). */
 const BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
 interface Series {
   /** `code="200",handler="v1/data",method="POST"` */
   labels: string;
+  /** The same labels as values, by name. */
+  values: Record<string, string>;
   /** Observations per bucket (not cumulative), one more for +Inf. */
   counts: number[];
   sum: number;
@@ -40,6 +44,7 @@ export class DurationHistogram {
       const [a, b, c] = this.#labelNames;
       series = {
         labels: `${a}="${escape(first)}",${b}="${escape(second)}",${c}="${escape(third)}"`,
+        values: { [a]: first, [b]: second, [c]: third },
         counts: new Array<number>(BOUNDS.length + 1).fill(0),
         sum: 0,
         count: 0,
@@ -68,6 +73,23 @@ export class DurationHistogram {
       lines.push(`${name}_count{${s.labels}} ${s.count}`);
     }
     return `${lines.join('\n')}\n`;
+  }
+
+  /** The histogram as a metric family (prom-client's JSON shape: cumulative `_bucket` samples with `le`, `_sum`, `_count`). */
+  family(): MetricFamily {
+    const name = this.#name;
+    const values: MetricSample[] = [];
+    for (const s of this.#series.values()) {
+      let cumulative = 0;
+      BOUNDS.forEach((bound, i) => {
+        cumulative += s.counts[i] as number;
+        values.push({ labels: { ...s.values, le: bound }, value: cumulative, metricName: `${name}_bucket` });
+      });
+      values.push({ labels: { ...s.values, le: '+Inf' }, value: s.count, metricName: `${name}_bucket` });
+      values.push({ labels: s.values, value: s.sum, metricName: `${name}_sum` });
+      values.push({ labels: s.values, value: s.count, metricName: `${name}_count` });
+    }
+    return { name, help: this.#help, type: 'histogram', values };
   }
 }
 

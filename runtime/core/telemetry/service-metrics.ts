@@ -109,12 +109,43 @@ export function histogram<L extends string>(name: string, help: string, options:
   );
 }
 
-/** Metrics kept without prom-client (a hot path's histogram), written after the registry's at each scrape. */
-const plainMetrics = new Set<{ text(): string }>();
+/** One sample of a metric family: a counter's or gauge's value, or a histogram's `_bucket` (with `le`), `_sum` or `_count`. */
+export interface MetricSample {
+  labels: Record<string, string | number>;
+  value: number;
+  /** The sample's full name for a histogram (`<name>_bucket`, `_sum`, `_count`). */
+  metricName?: string;
+}
 
-/** Adds a metric that writes its own Prometheus text (ending with a newline) to this process's `/metrics`. */
-export function plainMetric(metric: { text(): string }): void {
+/** A metric family in the shape of prom-client's `getMetricsAsJSON` (the fields OTLP export reads). */
+export interface MetricFamily {
+  name: string;
+  help: string;
+  type: string;
+  values: readonly MetricSample[];
+}
+
+/** A metric kept without prom-client (a hot path's histogram): its Prometheus text and its family. */
+export interface PlainMetric {
+  /** Prometheus text, ending with a newline. */
+  text(): string;
+  family(): MetricFamily;
+}
+
+/** Metrics kept without prom-client, written after the registry's at each scrape. */
+const plainMetrics = new Set<PlainMetric>();
+
+/** Adds a metric that keeps its own figures to this process's `/metrics` (and OTLP export). */
+export function plainMetric(metric: PlainMetric): void {
   plainMetrics.add(metric);
+}
+
+/** Every metric family of this process, declared ones made first: what OTLP export sends, the same figures as `/metrics`. */
+export async function serviceMetricFamilies(): Promise<MetricFamily[]> {
+  for (const materialize of [...pending]) materialize();
+  const families = (await serviceRegistry().getMetricsAsJSON()) as unknown as MetricFamily[];
+  for (const metric of plainMetrics) families.push(metric.family());
+  return families;
 }
 
 /** The Prometheus text of this process's metrics, and its content type. */
