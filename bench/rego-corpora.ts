@@ -334,7 +334,10 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
     );
     asked.forEach((name, i) => {
       const v = values[i] as OpaValue;
-      opaOutcomes.set(name, Array.isArray(v) ? (v.length === 1 && v[0] === true ? 'pass' : 'fail') : /eval_builtin_error/.test(v.error) ? 'builtin-error' : 'error');
+      opaOutcomes.set(
+        name,
+        Array.isArray(v) ? (v.length === 1 && v[0] === true ? 'pass' : 'fail') : /eval_builtin_error/.test(v.error) ? 'builtin-error' : 'error',
+      );
     });
   }
   let duplicates = 0;

@@ -139,7 +139,9 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
   // case-listing rules (appended after the last line and renamed in place, so rows stay as written); otherwise the
   // fast compiled set runs the tests.
   const policy: CompiledPolicy =
-    options.coverage || rewritten ? compilePolicy({ modules: sources, data: set.data, builtins: set.policy.builtins, ...(options.coverage ? { coverage: hits } : {}) }) : set.policy;
+    options.coverage || rewritten
+      ? compilePolicy({ modules: sources, data: set.data, builtins: set.policy.builtins, ...(options.coverage ? { coverage: hits } : {}) })
+      : set.policy;
 
   for (const t of found) {
     const name = `data.${[...t.pkg, ...t.display].join('.')}`;
