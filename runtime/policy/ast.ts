@@ -168,9 +168,11 @@ export interface Module {
   package: Package;
   imports: Import[];
   rules: Rule[];
+  /** `import rego.v2`: `not { body }` allowed. */
+  regoV2: boolean;
   /** `import future.keywords.or` (or `future.keywords`): `a or b` expressions allowed. */
   orKeyword?: boolean;
-  /** `import future.keywords.not`: negation keeps nested calls inside the negation. */
+  /** `import future.keywords.not` or rego.v2: negation keeps nested calls inside the negation. */
   notKeyword: boolean;
 }
 

@@ -37,6 +37,7 @@ class ModuleParser extends TermParser {
       package: { path, loc: this.loc(pkgTok) },
       imports: [],
       rules: [],
+      regoV2: false,
       notKeyword: false,
     };
     while (this.isKw('import')) module.imports.push(this.parseImport(module));
@@ -78,10 +79,12 @@ class ModuleParser extends TermParser {
     }
     const names = path.terms.map((x) => (x.type === 'var' ? x.name : x.type === 'string' ? x.value : ''));
     if (names[0] === 'rego') {
-      // OPA v1.20.2 knows rego.v1 only (`not { … }` blocks come with `import future.keywords.not`).
-      if (names.length !== 2 || names[1] !== 'v1') {
-        // OPA points at the path, not at `import`.
-        throw new PolicyError({ code: 'rego_parse_error', detail: `invalid import \`${names.join('.')}\`, must be \`rego.v1\``, location: path.loc });
+      if (names.length !== 2 || (names[1] !== 'v1' && names[1] !== 'v2')) {
+        this.fail(`invalid import ${names.join('.')}, must be rego.v1`, importTok);
+      }
+      if (names[1] === 'v2') {
+        module.regoV2 = true;
+        module.notKeyword = true;
       }
       // A v0 module importing rego.v1 is written in v1 syntax from here on.
       this.importKeywords(FUTURE_KEYWORDS);

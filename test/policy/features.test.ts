@@ -63,8 +63,8 @@ s contains x if { some x in [1, 2]; 10 / (x - 2) }
 });
 
 describe('negation', () => {
-  it('supports not-bodies with future.keywords.not', () => {
-    const v2 = 'package t\nimport future.keywords.not\n\ndefault p := false\np if { not { input.a; input.b } }\n';
+  it('supports rego.v2 not-bodies and future.keywords.not', () => {
+    const v2 = 'package t\nimport rego.v2\n\ndefault p := false\np if { not { input.a; input.b } }\n';
     expect(value(v2, 't.p', { a: true, b: false })).toBe(true);
     expect(value(v2, 't.p', { a: true, b: true })).toBe(false);
     const fk = 'package t\nimport future.keywords.not\n\ndefault p := false\np if { not input.x + input.y == input.z }\n';

@@ -24,7 +24,7 @@ function eqExpr(lhs: Term, rhs: Term, loc: Loc, w: With[]): CallExpr {
 export class Expander {
   constructor(
     private readonly gen: VarGen,
-    /** `future.keywords.not`: keep support expressions of a negation inside it. */
+    /** `future.keywords.not` / rego.v2: keep support expressions of a negation inside it. */
     private readonly notKeyword: boolean,
   ) {}
 
