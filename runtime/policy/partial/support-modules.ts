@@ -58,6 +58,7 @@ export class SupportModules {
         package: { path: mkRef([mkVar('data', loc), ...pkg.map((s): Term => ({ type: 'string', value: s, loc }))], loc), loc },
         imports: [],
         rules: [],
+        regoV2: false,
         notKeyword: false,
       };
       this.modules.set(key, module);
