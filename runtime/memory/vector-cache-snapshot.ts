@@ -55,12 +55,8 @@ const HeaderSchema = z.object({
   model: z.string(),
   dim: z.number().int().positive(),
   slots: z.number().int().min(0),
-  // Format 4: the HNSW file's quantization (format 3 held float32 indexes only), and its metric (headers written before it was added: cosine).
-  files: z.object({
-    records: FileCheckSchema,
-    data: FileCheckSchema,
-    hnsw: FileCheckSchema.extend({ quantization: z.enum(['i8', 'f32']), metric: z.enum(['ip', 'cos']).default('cos') }).nullable(),
-  }),
+  // Format 4: the HNSW file's quantization (format 3 held float32 indexes only).
+  files: z.object({ records: FileCheckSchema, data: FileCheckSchema, hnsw: FileCheckSchema.extend({ quantization: z.enum(['i8', 'f32']) }).nullable() }),
 });
 type Header = z.infer<typeof HeaderSchema>;
 
@@ -147,7 +143,7 @@ export function writeSnapshot(options: { dir: string; name: string; cache: Vecto
   let hnsw: Header['files']['hnsw'] = null;
   if (state.index) {
     state.index.save(paths.hnsw);
-    hnsw = { ...fileCheck(paths.hnsw), quantization: state.index.quantization, metric: state.index.metric };
+    hnsw = { ...fileCheck(paths.hnsw), quantization: state.index.quantization };
   }
   const header: Header = {
     format: SNAPSHOT_FORMAT,
@@ -210,9 +206,7 @@ export function readSnapshot(options: { dir: string; name: string; model: string
       const rows = memoryRecords({ count, columns: layout.records as Column[], codes: recordCodes });
       const ownerRows = decodeColumns({ count, columns: layout.owners as Column[], codes: ownerCodes });
       const { records, owners } = slotted({ slots, holes: layout.holes, rows, ownerRows });
-      const index = header.files.hnsw
-        ? HnswVectorIndex.load({ path: paths.hnsw, dimensions: dim, quantization: header.files.hnsw.quantization, metric: header.files.hnsw.metric })
-        : undefined;
+      const index = header.files.hnsw ? HnswVectorIndex.load({ path: paths.hnsw, dimensions: dim, quantization: header.files.hnsw.quantization }) : undefined;
       crc = 0;
       const vectors = (rows: Float32Array) => {
         const bytes = new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength);

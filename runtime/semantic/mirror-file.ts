@@ -8,8 +8,6 @@ const MirrorManifestSchema = z.object({
   // Format 2: the index's quantization (format 1 held float32 indexes only, and is rebuilt).
   format: z.literal(2),
   quantization: z.enum(['i8', 'f32']),
-  // Added in format 2 without a bump: manifests written before it describe cosine indexes.
-  metric: z.enum(['ip', 'cos']).default('cos'),
   version: z.number().int(),
   dimensions: z.number().int().positive(),
   ids: z.array(z.string().nullable()),
@@ -37,7 +35,7 @@ export function loadSavedIndex(options: {
   try {
     const manifest = MirrorManifestSchema.parse(JSON.parse(readFileSync(paths.manifest, 'utf8')));
     if (manifest.version !== options.version || manifest.dimensions !== options.dimensions) return undefined;
-    const index = HnswVectorIndex.load({ path: paths.index, dimensions: options.dimensions, quantization: manifest.quantization, metric: manifest.metric });
+    const index = HnswVectorIndex.load({ path: paths.index, dimensions: options.dimensions, quantization: manifest.quantization });
     return { index, ids: manifest.ids };
   } catch {
     return undefined;
@@ -57,7 +55,6 @@ export function saveIndex(options: { dir: string; collection: string; version: n
   const manifest: MirrorManifest = {
     format: 2,
     quantization: index.quantization,
-    metric: index.metric,
     version: options.version,
     dimensions: index.dimensions,
     ids: options.mirror.labelIds().map((id) => id ?? null),

@@ -43,28 +43,13 @@ export function expansionFor(size: number): number {
 export type Quantization = 'i8' | 'f32';
 export const DEFAULT_QUANTIZATION: Quantization = 'i8';
 
-/**
- * How the native index compares vectors. `ip` (new indexes): the inner
- * product, the cosine of unit vectors (the `VectorIndex` contract), so its
- * byte kernel multiplies each pair of bytes once where `cos` also sums both
- * squares (a third of the work per dimension; on bench/semantic's data at
- * 10k, 10-20% less CPU per search at the same recall). `cos`: indexes saved
- * before (their files keep it), read as they were made.
- */
-export type Metric = 'ip' | 'cos';
-export const DEFAULT_METRIC: Metric = 'ip';
-
-/** USearch scales each component by 127 into a byte: the byte inner product of unit vectors is 127² times their cosine. */
-const I8_SCALE = 127 * 127;
-
 /** The candidate list the native index is made with: every search asks for at least this many neighbours (USearch keeps max(this, k) candidates). */
 const NATIVE_EXPANSION = 16;
 
 /**
  * The `VectorIndex` of USearch (a native HNSW library, prebuilt for
- * linux-x64 in its npm package) of unit vectors: cosine distances (by inner
- * product, see `Metric`), vectors stored as bytes (`i8`, approximate
- * distances) or float32 (see `Quantization`).
+ * linux-x64 in its npm package): cosine metric, vectors stored as bytes
+ * (`i8`, approximate distances) or float32 (see `Quantization`).
  *
  * @example
  * const index = HnswVectorIndex.create({ dimensions: 384 });
@@ -74,22 +59,13 @@ const NATIVE_EXPANSION = 16;
 export class HnswVectorIndex implements VectorIndex {
   readonly dimensions: number;
   readonly quantization: Quantization;
-  readonly metric: Metric;
   readonly #index: UsearchIndex;
   readonly #threads: number;
   readonly #expansion: number | undefined;
 
-  private constructor(options: {
-    dimensions: number;
-    quantization: Quantization;
-    metric: Metric;
-    index: UsearchIndex;
-    threads: number;
-    expansion: number | undefined;
-  }) {
+  private constructor(options: { dimensions: number; quantization: Quantization; index: UsearchIndex; threads: number; expansion: number | undefined }) {
     this.dimensions = options.dimensions;
     this.quantization = options.quantization;
-    this.metric = options.metric;
     this.#index = options.index;
     this.#threads = options.threads;
     this.#expansion = options.expansion;
@@ -99,16 +75,14 @@ export class HnswVectorIndex implements VectorIndex {
    * An empty index. `threads` used to add batches (default 2; searches use
    * one); `expansionSearch` the candidate list of a search (default
    * `expansionFor` the index's size; a search for more neighbours uses more);
-   * `quantization` how vectors are stored (default `DEFAULT_QUANTIZATION`);
-   * `metric` how they are compared (default `DEFAULT_METRIC`).
+   * `quantization` how vectors are stored (default `DEFAULT_QUANTIZATION`).
    */
-  static create(options: { dimensions: number; threads?: number; expansionSearch?: number; quantization?: Quantization; metric?: Metric }): HnswVectorIndex {
+  static create(options: { dimensions: number; threads?: number; expansionSearch?: number; quantization?: Quantization }): HnswVectorIndex {
     const { Index, MetricKind, ScalarKind } = loadUsearch();
     const quantization = options.quantization ?? DEFAULT_QUANTIZATION;
-    const metric = options.metric ?? DEFAULT_METRIC;
     const index = new Index({
       dimensions: options.dimensions,
-      metric: metric === 'ip' ? MetricKind.IP : MetricKind.Cos,
+      metric: MetricKind.Cos,
       quantization: quantization === 'i8' ? ScalarKind.I8 : ScalarKind.F32,
       connectivity: HNSW_SETTINGS.connectivity,
       expansion_add: HNSW_SETTINGS.expansionAdd,
@@ -116,23 +90,15 @@ export class HnswVectorIndex implements VectorIndex {
       expansion_search: options.expansionSearch ?? NATIVE_EXPANSION,
       multi: false,
     });
-    return new HnswVectorIndex({
-      dimensions: options.dimensions,
-      quantization,
-      metric,
-      index,
-      threads: options.threads ?? 2,
-      expansion: options.expansionSearch,
-    });
+    return new HnswVectorIndex({ dimensions: options.dimensions, quantization, index, threads: options.threads ?? 2, expansion: options.expansionSearch });
   }
 
   /**
-   * The index saved at `path` by `save`, made with `quantization` and
-   * `metric` (the file holds its own, which USearch adopts: callers record
-   * them beside the file). Throws when the file is missing or not an index
-   * of `dimensions`.
+   * The index saved at `path` by `save`, made with `quantization` (the file
+   * holds its own, which USearch adopts: callers record it beside the file).
+   * Throws when the file is missing or not an index of `dimensions`.
    */
-  static load(options: { path: string; dimensions: number; quantization: Quantization; metric: Metric; threads?: number }): HnswVectorIndex {
+  static load(options: { path: string; dimensions: number; quantization: Quantization; threads?: number }): HnswVectorIndex {
     const index = HnswVectorIndex.create(options);
     index.#index.load(options.path);
     if (index.#index.dimensions() !== options.dimensions)
@@ -173,11 +139,9 @@ export class HnswVectorIndex implements VectorIndex {
     const n = Math.min(keep, matches.keys.length);
     const labels = new Array<number>(n);
     const distances = new Array<number>(n);
-    // Bytes compared by inner product answer 1 - 127² × cosine: brought back to an (approximate) cosine distance.
-    const scale = this.metric === 'ip' && this.quantization === 'i8' ? 1 / I8_SCALE : 1;
     for (let i = 0; i < n; i++) {
       labels[i] = Number(matches.keys[i]!);
-      distances[i] = scale === 1 ? matches.distances[i]! : 1 - (1 - matches.distances[i]!) * scale;
+      distances[i] = matches.distances[i]!;
     }
     return { labels, distances };
   }
