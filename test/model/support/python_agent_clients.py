@@ -104,7 +104,7 @@ class City(BaseModel):
 
 @check("responses_json_schema")
 def _():
-    response = openai_client.responses.parse(model=CHAT, input="Name a city in France and its country.", text_format=City, temperature=0, max_output_tokens=60)
+    response = openai_client.responses.parse(model=CHAT, input="Paris is a city in France. Give the city and its country.", text_format=City, temperature=0, max_output_tokens=60)
     return {"parsed": response.output_parsed.model_dump()}
 
 
