@@ -197,6 +197,16 @@ describe('framework-cli policy eval', () => {
     expect(JSON.parse(undefinedQuery.stdout)).toEqual({});
   });
 
+  it('treats a builtin error as undefined unless --strict-builtin-errors, as opa eval does', async () => {
+    const dir = tempDir({ 't.rego': ['package t', '', 'x := to_number("abc")', '', 'y := 1', ''].join('\n') });
+    const lenient = await runCliInProcess(['policy', 'eval', '-d', dir, 'data.t']);
+    expect(lenient.code).toBe(0);
+    expect(JSON.parse(lenient.stdout)).toEqual({ result: [{ expressions: [{ value: { y: 1 }, text: 'data.t' }] }] });
+    const strict = await runCliInProcess(['policy', 'eval', '-d', dir, 'data.t', '--strict-builtin-errors']);
+    expect(strict.code).not.toBe(0);
+    expect(strict.stdout + strict.stderr).toContain('eval_builtin_error');
+  });
+
   it('--explain prints the trace as opa eval does: text lines before the result, or explanation events with --json', async () => {
     const dir = tempDir({
       'p.rego': 'package p\n\nallow if {\n\ttrace("checking")\n\tinput.n > 1\n}\n',

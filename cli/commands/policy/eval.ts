@@ -30,6 +30,10 @@ export default class PolicyEval extends PolicyCommand {
     }),
     data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
+    'strict-builtin-errors': Flags.boolean({
+      description: 'stop at a builtin\'s error (e.g. to_number("abc")) instead of treating the call as undefined, as opa eval --strict-builtin-errors',
+      default: false,
+    }),
     explain: Flags.string({
       description:
         'explain the evaluation as `opa eval --explain` does: notes (trace() notes), fails (failed expressions), full or debug (every event); ' +
@@ -47,8 +51,9 @@ export default class PolicyEval extends PolicyCommand {
       const set = await loadPolicySet(flags.data, { v0Compatible: flags['v0-compatible'] });
       const input = flags.input === undefined ? undefined : await readInputFile(flags.input);
       const explain = EXPLAIN_MODES.find((m) => m === flags.explain);
-      if (explain === undefined) output = evalQuery(set.policy, args.query, input === undefined ? {} : { input });
-      else ({ output, lines } = evalQueryExplained(set.policy, args.query, { ...(input === undefined ? {} : { input }), explain }));
+      const options = { ...(input === undefined ? {} : { input }), strictBuiltinErrors: flags['strict-builtin-errors'] };
+      if (explain === undefined) output = evalQuery(set.policy, args.query, options);
+      else ({ output, lines } = evalQueryExplained(set.policy, args.query, { ...options, explain }));
     } catch (error) {
       if (error instanceof PolicyLoadError) {
         this.failToCompile(error, 'nothing was evaluated: fix the errors above.');

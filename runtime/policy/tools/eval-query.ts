@@ -25,12 +25,23 @@ export interface ExplainedEval {
 
 const VALUE_VAR = '__framework_eval_value__';
 
+export interface EvalQueryOptions {
+  input?: Value;
+  /**
+   * Raise a builtin's error (`to_number("abc")`) instead of making its
+   * expression undefined. Off by default, as in `opa eval`
+   * (`--strict-builtin-errors`); errors that are not a builtin's (conflicts)
+   * are raised either way.
+   */
+  strictBuiltinErrors?: boolean;
+}
+
 /**
  * Runs a query as `opa eval` does. A single-expression query reports the
  * expression's value (so `data.authz.allow` prints `false` rather than
  * nothing); a longer query reports its variable bindings.
  */
-export function evalQuery(policy: CompiledPolicy, query: string, options: { input?: Value } = {}): EvalOutput {
+export function evalQuery(policy: CompiledPolicy, query: string, options: EvalQueryOptions = {}): EvalOutput {
   return run(policy, query, options, undefined);
 }
 
@@ -39,19 +50,19 @@ export function evalQuery(policy: CompiledPolicy, query: string, options: { inpu
  * the `explanation` events (JSON) and the lines print them as text. The
  * trace is of the last query run (the one whose solutions are shown).
  */
-export function evalQueryExplained(policy: CompiledPolicy, query: string, options: { input?: Value; explain: ExplainMode }): ExplainedEval {
+export function evalQueryExplained(policy: CompiledPolicy, query: string, options: EvalQueryOptions & { explain: ExplainMode }): ExplainedEval {
   let trace = new TraceRecorder();
   const output = run(policy.traced(), query, options, () => (trace = new TraceRecorder()));
   const events = explainEvents({ events: trace.events, mode: options.explain });
   return { output: { ...output, explanation: explanationJson({ events, mode: 'full', pretty: false }) }, lines: prettyTrace(events) };
 }
 
-function run(policy: CompiledPolicy, query: string, options: { input?: Value }, fresh: (() => TraceRecorder) | undefined): EvalOutput {
+function run(policy: CompiledPolicy, query: string, options: EvalQueryOptions, fresh: (() => TraceRecorder) | undefined): EvalOutput {
   const body = parseQuery(query, 'query');
   const run = (text: string): Bindings[] =>
     policy.query(text, {
       ...(options.input === undefined ? {} : { inputValue: options.input }),
-      strictBuiltinErrors: true,
+      strictBuiltinErrors: options.strictBuiltinErrors === true,
       ...(fresh === undefined ? {} : { trace: fresh(), traceText: query }),
     });
   let solutions: Bindings[];
