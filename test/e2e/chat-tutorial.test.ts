@@ -209,6 +209,10 @@ describe('chat REPL in a real terminal (tmux)', () => {
       await waitForScreen(/book the speakers → Done/, 'the executed plan');
       expect(await screen()).toMatch(/Step 1\/2: Print the agenda/);
 
+      // The result is drawn before the stream's end arrives; until then the
+      // REPL is busy and Ctrl-C cancels the request instead of quitting (as it
+      // should). Quit once the prompt is back.
+      await waitFor(async () => !/Ctrl-C cancels/.test(await screen()), 'the prompt to come back after the plan', 20_000);
       await tmux('send-keys', '-t', 'chat', 'C-c');
       await waitFor(
         async () =>
