@@ -28,6 +28,10 @@ export const PendingPlanSchema = PlanResultSchema.extend({
   objective: z.string().optional(),
   /** The plan this one was edited from; that plan can no longer be approved. */
   previous_plan_id: z.string().optional(),
+  /** ISO-8601 time past which it can no longer be decided (counted by `approvals_pending` until then); absent in plans stored before it was kept. */
+  expires_at: z.string().optional(),
+  /** The span that proposed it (trace and span id), which the deciding request links to; absent while tracing is off. */
+  asked_by: z.object({ trace_id: z.string().regex(/^[0-9a-f]{32}$/), span_id: z.string().regex(/^[0-9a-f]{16}$/) }).optional(),
 });
 export type PendingPlan = z.infer<typeof PendingPlanSchema>;
 

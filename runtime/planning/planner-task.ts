@@ -5,7 +5,7 @@ import { parseTaskInput } from '../core/task-input.js';
 import { classifyPlanConfirmationReply, DEFAULT_MAX_PLAN_AGE_MS } from './classify-plan-confirmation-reply.js';
 import { lostSteps } from './edit-plan.js';
 import { applyPlanEdits, parsePlanEdits, type EditedPlan, type StepQuestion } from './plan-edits.js';
-import { claimPendingPlan, clearPendingPlan, markAwaitingModification, recordPendingPlan } from './pending-plan.js';
+import { claimPendingPlan, clearPendingPlan, markAwaitingModification, recordPendingPlan, recordPlanDecision } from './pending-plan.js';
 import { PENDING_PLAN_KEY, PlanResultSchema, type PendingPlan, type PlanResult, type StepChange } from './plan-records.js';
 import { formatPlanSummary, guessLanguage, toDisplayPlan, type PlanChanges, type SummaryLanguage } from './plan-summary.js';
 import type { PastTaskResult, PlannerMemory } from './planner-memory.js';
@@ -224,6 +224,7 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
     ): AsyncGenerator<AgentResponse> {
       const objective = edit?.objective ?? request;
       const pending = await recordPendingPlan(update, id, plan, request, {
+        maxAgeMs: maxPlanAgeMs,
         ...(edit && edit.objective !== request ? { objective: edit.objective } : {}),
         ...(edit ? { previousPlanId: edit.from.plan_id } : {}),
       });
@@ -287,6 +288,7 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
         yield AgentResponse.text(t.notPending);
         return;
       }
+      recordPlanDecision(pending, 'modified', Date.now());
       const plan: PlanResult = { actions: edited.actions, methodology: pending.methodology, methodology_rationale: pending.methodology_rationale };
       const changes: PlanChanges = { changes: edited.changes, removed: edited.removed, objectiveChanged: edited.objective !== undefined };
       yield* offer(plan, pending.original_query, id, planLanguage, { from: pending, objective, changes });
@@ -355,6 +357,7 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
       const late = classifyPlanConfirmationReply(text, session, { now, maxPlanAgeMs: Number.POSITIVE_INFINITY });
       if (late !== null) {
         await clearPendingPlan(update, contextId);
+        recordPlanDecision(late.pending_plan, 'expired', now);
         yield AgentResponse.text(TEXT[guessLanguage(`${late.original_query} ${text}`)].expired);
         return;
       }
@@ -382,6 +385,7 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
           yield AgentResponse.text(TEXT[language].notPending);
           return;
         }
+        recordPlanDecision(pending, 'granted', now);
         yield* remember({ en: 'clear the pending plan', es: 'borrar el plan pendiente' }, language, (m) => m.clearPendingClarification({ contextId }));
         yield* execute(pending, pending.original_query, language);
         return;
@@ -390,6 +394,7 @@ export function registerPlannerTask(core: FrameworkCore, options: PlannerOptions
           yield AgentResponse.text(TEXT[language].notPending);
           return;
         }
+        recordPlanDecision(pending, 'denied', now);
         yield* remember({ en: 'clear the pending plan', es: 'borrar el plan pendiente' }, language, (m) => m.clearPendingClarification({ contextId }));
         yield AgentResponse.text(TEXT[language].cancelled);
         return;

@@ -8,8 +8,8 @@ export interface AskingSpan {
   span_id: string;
 }
 
-/** How a wait for a person ended. */
-export type ApprovalOutcome = 'granted' | 'denied' | 'expired';
+/** How a wait for a person ended; `modified`: a plan the person changed (a new plan is then proposed). */
+export type ApprovalOutcome = 'granted' | 'denied' | 'expired' | 'modified';
 
 /** The span active now, to keep with a wait that starts here; undefined while tracing is off. */
 export function askingSpan(): AskingSpan | undefined {
@@ -18,7 +18,7 @@ export function askingSpan(): AskingSpan | undefined {
 
 /**
  * Records on the active span (the request that resumes a wait) how the wait
- * ended: an `approval.granted`, `approval.denied` or `approval.expired` event
+ * ended: an `approval.granted`, `approval.denied`, `approval.expired` or `approval.modified` event
  * with `framework.decided_by`, the wait in ms and the approval's id, and a
  * link to the span that asked. The wait itself is never a span: it can last
  * hours, between two requests. Nothing while tracing is off.
