@@ -74,6 +74,38 @@ describe('OTLP metrics from a service', () => {
     }
   }, 90_000);
 
+  it("the policy engine exports OPA's families too: decisions by where they ran, and OPA's request histogram", async () => {
+    const port = await freePort();
+    const engine = await startService({
+      name: 'policy-metrics',
+      port,
+      args: ['policy', 'serve', POLICIES, '--addr', `127.0.0.1:${port}`, '--no-watch'],
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_EXPORTER: 'none', OTEL_METRIC_EXPORT_INTERVAL: '200', OTEL_SERVICE_NAME: 'policy-metrics' },
+      timeoutMs: 45_000,
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const answer = await fetch(`${engine.url}/v1/data/a2a_access/allow`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"input":{}}' });
+        expect(answer.status).toBe(200);
+      }
+      const decisions = () =>
+        receiver
+          .latestPoints('policy-metrics', 'policy_decisions_total')
+          .reduce((sum, point) => sum + point.value, 0);
+      await waitFor(async () => decisions() === 2, 'two decisions in an OTLP export', 10_000);
+      expect(receiver.latestPoints('policy-metrics', 'policy_decisions_total').every((point) => point.type === 'sum')).toBe(true);
+      const requests = receiver
+        .latestPoints('policy-metrics', 'http_request_duration_seconds')
+        .find((point) => point.attributes.handler === 'v1/data' && point.attributes.code === '200');
+      expect(requests).toMatchObject({ type: 'histogram', value: 2, attributes: { method: 'POST' } });
+      // The scraped text has the same count.
+      const text = await (await fetch(`${engine.url}/metrics`)).text();
+      expect(text.split('\n')).toContain('http_request_duration_seconds_count{code="200",handler="v1/data",method="POST"} 2');
+    } finally {
+      await engine.stop();
+    }
+  }, 90_000);
+
   it('sends nothing with OTEL_METRICS_EXPORTER=none, and still serves /metrics', async () => {
     const service = await guardian('guardian-quiet', { OTEL_METRICS_EXPORTER: 'none' });
     try {

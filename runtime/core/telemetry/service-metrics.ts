@@ -140,11 +140,25 @@ export function plainMetric(metric: PlainMetric): void {
   plainMetrics.add(metric);
 }
 
+/** Families a service serves on its `/metrics` from outside this registry (the policy engine's OPA-named ones). */
+const familySources = new Set<() => Promise<readonly MetricFamily[]>>();
+
+/**
+ * Adds families that a service writes on its own `/metrics` beside this
+ * process's (under names of its own) to what OTLP export sends, so a backend
+ * sees what a scraper sees. Returns the function that removes them.
+ */
+export function metricFamilySource(source: () => Promise<readonly MetricFamily[]>): () => void {
+  familySources.add(source);
+  return () => familySources.delete(source);
+}
+
 /** Every metric family of this process, declared ones made first: what OTLP export sends, the same figures as `/metrics`. */
 export async function serviceMetricFamilies(): Promise<MetricFamily[]> {
   for (const materialize of [...pending]) materialize();
   const families = (await serviceRegistry().getMetricsAsJSON()) as unknown as MetricFamily[];
   for (const metric of plainMetrics) families.push(metric.family());
+  for (const source of familySources) families.push(...(await source()));
   return families;
 }
 

@@ -8,7 +8,7 @@ import type { DirectHandler } from '../../core/server/listen.js';
 import { stringifyJson } from '../../core/json-text.js';
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
-import { promClient, serviceMetricsText } from '../../core/telemetry/service-metrics.js';
+import { metricFamilySource, promClient, serviceMetricsText, type MetricFamily } from '../../core/telemetry/service-metrics.js';
 import { DECISION_ID_ATTRIBUTE } from '../../core/telemetry/span-attributes.js';
 import { annotateActiveSpan } from '../../core/telemetry/tracing.js';
 import { DurationHistogram } from '../../core/telemetry/duration-histogram.js';
@@ -259,9 +259,6 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   const pool = options.pool === false ? undefined : (options.pool ?? (DecisionPool.available() ? new DecisionPool() : undefined));
   const serverId = randomUUID();
   const app = new Hono() as PolicyServerApp;
-  app.close = async () => {
-    await pool?.close();
-  };
 
   // OPA's histogram, under OPA's name and labels.
   const durations = new DurationHistogram({
@@ -274,6 +271,15 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   // Made at the first scrape, when prom-client is loaded.
   let registry: Registry | undefined;
   const decisionRegistry = (): Registry => (registry ??= decisionMetrics(counts));
+  // The OPA-named families go over OTLP too (when the service exports metrics), the same figures as /metrics.
+  const removeFamilies = metricFamilySource(async () => [
+    ...((await decisionRegistry().getMetricsAsJSON()) as unknown as MetricFamily[]),
+    durations.family(),
+  ]);
+  app.close = async () => {
+    removeFamilies();
+    await pool?.close();
+  };
 
   /** The answer to an error a handler threw: the client's (400, 413) in OPA's shape, anything else a logged 500. */
   const failure = (error: unknown, path: string): Answer => {
