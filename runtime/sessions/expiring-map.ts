@@ -48,6 +48,11 @@ export class ExpiringMap<V> {
     this.#entries.delete(key);
   }
 
+  /** The entries not expired at `now`, with their expiry; expired ones are skipped, not dropped. */
+  *live(now: number): Generator<[key: string, value: V, expiresAt: number]> {
+    for (const [key, entry] of this.#entries) if (now <= entry.expiresAt) yield [key, entry.value, entry.expiresAt];
+  }
+
   /** Drops every expired entry; returns how many went. */
   sweep(now: number): number {
     let removed = 0;

@@ -1,20 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { decodeFields, encodePatch } from './context-values.js';
 import { ExpiringMap } from './expiring-map.js';
 import type { Session, SessionStore, StartedSession } from './session-store.js';
 import { hashToken, isPlausibleToken, mintSession } from './tokens.js';
 import { checkTtlSeconds } from './ttl-seconds.js';
-import { gauge } from '../core/telemetry/service-metrics.js';
-
-/** The open in-process stores of this process, counted by `sessions_active` when /metrics is read. */
-const openStores = new Set<InProcessSessionStore>();
-gauge('sessions_active', 'Sessions not yet expired in the in-process (memory) session stores of this process, by backend.', {
-  labelNames: ['backend'],
-  collect: (metric) => {
-    let sessions = 0;
-    for (const store of openStores) sessions += store.liveSessionCount();
-    metric.set({ backend: 'memory' }, sessions);
-  },
-});
+import { WAIT_KINDS, waitEndsAt, waitKindOf, type WaitKind } from './pending-waits.js';
+import { countSessionStore } from './session-metrics.js';
 
 export interface InProcessSessionStoreOptions {
   /** Lifetime of a session from its start; also the idle lifetime of contexts and fingerprints. */
@@ -54,6 +45,7 @@ export class InProcessSessionStore implements SessionStore {
   readonly #contexts: ExpiringMap<Map<string, string>>;
   readonly #conversations: ExpiringMap<string>;
   readonly #sweepTimer: ReturnType<typeof setInterval>;
+  readonly #uncount: () => void;
 
   constructor(options: InProcessSessionStoreOptions) {
     this.ttlSeconds = checkTtlSeconds(options.ttlSeconds);
@@ -68,7 +60,12 @@ export class InProcessSessionStore implements SessionStore {
     const intervalMs = Math.min(this.ttlSeconds * 1000, MAX_SWEEP_INTERVAL_MS);
     this.#sweepTimer = setInterval(() => this.#sweep(), intervalMs);
     this.#sweepTimer.unref();
-    openStores.add(this);
+    this.#uncount = countSessionStore({
+      backend: this.backend,
+      sharedState: `memory:${randomUUID()}`,
+      liveSessions: async () => this.liveSessionCount(),
+      pendingWaits: async () => this.pendingWaitCount(),
+    });
   }
 
   /** Sessions not expired now (expired ones are swept first). */
@@ -77,6 +74,19 @@ export class InProcessSessionStore implements SessionStore {
     this.#fresh.sweep(now);
     this.#used.sweep(now);
     return this.#fresh.size + this.#used.size;
+  }
+
+  /** Waits for a person (a paused tool call, a plan to confirm) held in contexts and not expired now, by kind. */
+  pendingWaitCount(): Record<WaitKind, number> {
+    const now = this.#now();
+    const counts = Object.fromEntries(WAIT_KINDS.map((kind) => [kind, 0])) as Record<WaitKind, number>;
+    for (const [, fields, contextExpiresAt] of this.#contexts.live(now)) {
+      for (const [key, json] of fields) {
+        const kind = waitKindOf(key);
+        if (kind !== undefined && now <= waitEndsAt(json, contextExpiresAt)) counts[kind] += 1;
+      }
+    }
+    return counts;
   }
 
   /** How many entries of each kind are held, expired ones not yet swept included. */
@@ -157,7 +167,7 @@ export class InProcessSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
-    openStores.delete(this);
+    this.#uncount();
     clearInterval(this.#sweepTimer);
   }
 

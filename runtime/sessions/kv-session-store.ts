@@ -6,6 +6,8 @@ import { decodeFields, encodePatch } from './context-values.js';
 import type { Session, SessionStore, StartedSession } from './session-store.js';
 import { hashToken, isPlausibleToken, mintSession } from './tokens.js';
 import { checkTtlSeconds } from './ttl-seconds.js';
+import { WAIT_KINDS, waitEndsAt, waitKindOf, type WaitKind } from './pending-waits.js';
+import { countSessionStore } from './session-metrics.js';
 
 export interface KvSessionStoreOptions {
   /** Redis URL; the store creates (and on `close()` closes) its own client. */
@@ -28,6 +30,9 @@ const StoredSessionSchema = z.object({
 
 /** Deletes field ARGV[1] of hash KEYS[1] when it equals ARGV[2]; returns 1 when it did. */
 const CLAIM_FIELD = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0";
+/** As CLAIM_FIELD, and also removes member ARGV[3] from the sorted set KEYS[2] (the index of pending waits). */
+const CLAIM_WAIT =
+  "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('ZREM', KEYS[2], ARGV[3]) return 1 end return 0";
 
 /**
  * A `SessionStore` in Redis, shared by every replica that uses the same
@@ -37,6 +42,11 @@ const CLAIM_FIELD = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then red
  *
  * Every call rejects with `StoreUnavailableError` while Redis is unreachable
  * (within the client's command timeout) and works again once it is back.
+ *
+ * For the gauges (`sessions_active`, `approvals_pending`), sessions and waits
+ * for a person are also indexed in sorted sets scored by their expiry,
+ * written in the same transaction as the value (no added round trip; a
+ * resolve writes nothing) and counted with ZCOUNT when /metrics is read.
  */
 export class KvSessionStore implements SessionStore {
   readonly backend = 'kv' as const;
@@ -47,6 +57,7 @@ export class KvSessionStore implements SessionStore {
   readonly #ownsClient: boolean;
   readonly #prefix: string;
   readonly #now: () => number;
+  readonly #uncount: () => void;
 
   constructor(options: KvSessionStoreOptions) {
     this.ttlSeconds = checkTtlSeconds(options.ttlSeconds);
@@ -66,6 +77,31 @@ export class KvSessionStore implements SessionStore {
         issues: [{ variable: 'SESSION_KV_URL or options.url', message: 'is required for the kv session store' }],
       });
     }
+    this.#uncount = countSessionStore({
+      backend: this.backend,
+      sharedState: `kv:${this.location}|${this.#prefix}`,
+      liveSessions: () => this.liveSessionCount(),
+      pendingWaits: () => this.pendingWaitCount(),
+    });
+  }
+
+  /** Sessions not expired now, of every replica on this Redis and prefix (expired index entries are dropped first). */
+  async liveSessionCount(): Promise<number> {
+    return this.#countLive(this.#key('index', 'sessions'));
+  }
+
+  /** Waits for a person (a paused tool call, a plan to confirm) not decided nor expired now, of every replica, by kind. */
+  async pendingWaitCount(): Promise<Record<WaitKind, number>> {
+    const counts = await Promise.all(WAIT_KINDS.map((kind) => this.#countLive(this.#key('index', `waits:${kind}`))));
+    return Object.fromEntries(WAIT_KINDS.map((kind, i) => [kind, counts[i]!])) as Record<WaitKind, number>;
+  }
+
+  async #countLive(index: string): Promise<number> {
+    const now = this.#now();
+    return this.#call(async (client) => {
+      const [[, counted]] = (await client.multi().zcount(index, now, '+inf').zremrangebyscore(index, '-inf', `(${now}`).exec()) as [[unknown, number], unknown];
+      return counted;
+    });
   }
 
   async admitStart(client: string, perMinute: number): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
@@ -86,7 +122,19 @@ export class KvSessionStore implements SessionStore {
   async start(options: { contextId?: string } = {}): Promise<StartedSession> {
     const { session, token, tokenHash } = mintSession({ now: this.#now(), ttlSeconds: this.ttlSeconds, contextId: options.contextId });
     const key = this.#key('session', tokenHash);
-    await this.#call((client) => client.set(key, JSON.stringify(session), 'EX', this.ttlSeconds));
+    const index = this.#key('index', 'sessions');
+    // One transaction, one round trip: the session, its place in the index the gauge counts, and the index's expired entries dropped.
+    await this.#call(async (client) =>
+      lastReply(
+        await client
+          .multi()
+          .set(key, JSON.stringify(session), 'EX', this.ttlSeconds)
+          .zadd(index, session.expiresAt, tokenHash)
+          .zremrangebyscore(index, '-inf', `(${this.#now()}`)
+          .expire(index, this.ttlSeconds)
+          .exec(),
+      ),
+    );
     return { ...session, token };
   }
 
@@ -109,11 +157,24 @@ export class KvSessionStore implements SessionStore {
     // Encoded before any call, so a value JSON cannot encode throws a TypeError, not a store error.
     const { set, remove } = encodePatch(patch);
     const key = this.#key('context', contextId);
+    const contextExpiresAt = this.#now() + this.ttlSeconds * 1000;
     const fields = await this.#call(async (client) => {
       const tx = client.multi();
       if (set.length > 0) tx.hset(key, new Map(set));
       if (remove.length > 0) tx.hdel(key, ...remove);
       tx.expire(key, this.ttlSeconds);
+      // A wait for a person set or removed here is indexed for approvals_pending in the same transaction.
+      for (const [field, json] of set) {
+        const kind = waitKindOf(field);
+        if (kind === undefined) continue;
+        const index = this.#key('index', `waits:${kind}`);
+        tx.zadd(index, waitEndsAt(json, contextExpiresAt), contextId);
+        tx.expire(index, this.ttlSeconds);
+      }
+      for (const field of remove) {
+        const kind = waitKindOf(field);
+        if (kind !== undefined) tx.zrem(this.#key('index', `waits:${kind}`), contextId);
+      }
       tx.hgetall(key);
       return lastReply(await tx.exec());
     });
@@ -124,8 +185,13 @@ export class KvSessionStore implements SessionStore {
     const json = JSON.stringify(expected);
     if (json === undefined) return false;
     const contextKey = this.#key('context', contextId);
+    const kind = waitKindOf(key);
     // Compare-and-delete in one script: Redis runs it whole, so two replicas cannot both claim.
-    const removed = await this.#call((client) => client.eval(CLAIM_FIELD, 1, contextKey, key, json));
+    const removed = await this.#call((client) =>
+      kind === undefined
+        ? client.eval(CLAIM_FIELD, 1, contextKey, key, json)
+        : client.eval(CLAIM_WAIT, 2, contextKey, this.#key('index', `waits:${kind}`), key, json, contextId),
+    );
     return removed === 1;
   }
 
@@ -140,10 +206,11 @@ export class KvSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    this.#uncount();
     if (this.#ownsClient) await closeKvClient(this.#client);
   }
 
-  #key(kind: 'session' | 'context' | 'conv' | 'session-starts', id: string): string {
+  #key(kind: 'session' | 'context' | 'conv' | 'session-starts' | 'index', id: string): string {
     return `${this.#prefix}${kind}:${id}`;
   }
 

@@ -28,6 +28,7 @@ describe('KvSessionStore', () => {
     for (const key of keys) {
       const type = await admin().type(key);
       if (type === 'string') stored.push(key, (await admin().get(key)) ?? '');
+      else if (type === 'zset') stored.push(key, ...(await admin().zrange(key, 0, -1)));
       else stored.push(key, ...Object.entries(await admin().hgetall(key)).flat());
     }
     for (const { token } of started) {
@@ -42,7 +43,7 @@ describe('KvSessionStore', () => {
     await store.updateContext(contextId, { a: 1 });
     await store.rememberConversation('fp-expiry', contextId);
 
-    for (const key of [sessionKey, `${prefix}context:${contextId}`, `${prefix}conv:fp-expiry`]) {
+    for (const key of [sessionKey, `${prefix}context:${contextId}`, `${prefix}conv:fp-expiry`, `${prefix}index:sessions`]) {
       const pttl = await admin().pttl(key);
       expect(pttl, key).toBeGreaterThan(0);
       expect(pttl, key).toBeLessThanOrEqual(1000);

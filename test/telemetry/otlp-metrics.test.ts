@@ -85,13 +85,14 @@ describe('OTLP metrics from a service', () => {
     });
     try {
       for (let i = 0; i < 2; i++) {
-        const answer = await fetch(`${engine.url}/v1/data/a2a_access/allow`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"input":{}}' });
+        const answer = await fetch(`${engine.url}/v1/data/a2a_access/allow`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"input":{}}',
+        });
         expect(answer.status).toBe(200);
       }
-      const decisions = () =>
-        receiver
-          .latestPoints('policy-metrics', 'policy_decisions_total')
-          .reduce((sum, point) => sum + point.value, 0);
+      const decisions = () => receiver.latestPoints('policy-metrics', 'policy_decisions_total').reduce((sum, point) => sum + point.value, 0);
       await waitFor(async () => decisions() === 2, 'two decisions in an OTLP export', 10_000);
       expect(receiver.latestPoints('policy-metrics', 'policy_decisions_total').every((point) => point.type === 'sum')).toBe(true);
       const requests = receiver

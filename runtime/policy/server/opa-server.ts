@@ -272,10 +272,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   let registry: Registry | undefined;
   const decisionRegistry = (): Registry => (registry ??= decisionMetrics(counts));
   // The OPA-named families go over OTLP too (when the service exports metrics), the same figures as /metrics.
-  const removeFamilies = metricFamilySource(async () => [
-    ...((await decisionRegistry().getMetricsAsJSON()) as unknown as MetricFamily[]),
-    durations.family(),
-  ]);
+  const removeFamilies = metricFamilySource(async () => [...((await decisionRegistry().getMetricsAsJSON()) as unknown as MetricFamily[]), durations.family()]);
   app.close = async () => {
     removeFamilies();
     await pool?.close();
