@@ -3,14 +3,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toPublicError } from '../core/public-error.js';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, type Logger } from '../core/logger.js';
-import type { SemanticLayerAppOptions } from './create-semantic-layer.js';
+import type { SemanticService } from './semantic-service.js';
 import * as Tools from './tool-contract.js';
 
 /**
  * One MCP server (official SDK) with the Semantic Layer's document and
  * discovery tools, for one session. Imported when the first session opens.
  */
-export function buildSemanticMcpServer(options: SemanticLayerAppOptions, logger: Logger): McpServer {
+export function buildSemanticMcpServer(options: { service: SemanticService; version?: string }, logger: Logger): McpServer {
   const { service } = options;
   const server = new McpServer({ name: 'semantic-layer', version: options.version ?? '0.1.0' });
   const run = async (tool: string, work: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
