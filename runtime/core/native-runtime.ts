@@ -147,6 +147,23 @@ export function loadNative<T>(pkg: NativePackage, missing: () => Error): Promise
   return promise as Promise<T>;
 }
 
+/**
+ * Whether `pkg` can be loaded (beside the toolkit or in the runtime folder),
+ * found without loading it: for a service that checks at start what it
+ * loads only on first use.
+ *
+ * @example
+ * if (!(await nativeInstalled('@lancedb/lancedb'))) throw new Error(`run ${RUNTIME_INSTALL_COMMAND}`);
+ */
+export async function nativeInstalled(pkg: NativePackage): Promise<boolean> {
+  try {
+    import.meta.resolve(pkg);
+    return true;
+  } catch {
+    return exists(join(nativeRuntimeDir(), 'node_modules', ...pkg.split('/'), 'package.json'));
+  }
+}
+
 async function importNative(pkg: NativePackage, missing: () => Error): Promise<unknown> {
   try {
     return await import(pkg);

@@ -9,7 +9,7 @@ import { readJsonBody } from '../core/server/read-json-body.js';
 import { amsErrorDetail } from './ams-error-detail.js';
 import { EditMemoryRequestSchema, ListSessionsQuerySchema, RecordScopeQuerySchema, type MemoryAccess } from './memory-edits.js';
 import { MEMORY_AUTH_CHALLENGE, memoryTokenCheck, memoryUnauthorized } from './memory-auth.js';
-import { mountMemoryMcp } from './memory-mcp.js';
+import { mountMemoryMcp } from './memory-mcp-route.js';
 import { mountUpkeepRoutes } from './memory-upkeep-routes.js';
 import { MemoryPromptRequestSchema } from './memory-prompt.js';
 import { IdentifierSchema, ScopeSchema } from './memory-records.js';

@@ -10,7 +10,8 @@ export { plannerMemory, TASK_RESULT_TOPIC, PENDING_CLARIFICATION_PREFIX, type Pl
 export { AgentMemory, type AgentMemoryOptions, type RecallOptions, type RememberOptions } from './agent-memory.js';
 export { MemoryServiceError } from './memory-service-error.js';
 export { memoryTools, MEMORY_TOOL_NAMES } from './memory-tools.js';
-export { MEMORY_MCP_PATH, MEMORY_MCP_TOOLS } from './memory-mcp.js';
+export { MEMORY_MCP_PATH } from './memory-mcp-route.js';
+export { MEMORY_MCP_TOOLS } from './memory-mcp.js';
 export { EXTRACTION_SCHEMA, type MemoryLanguageModel } from './memory-model.js';
 export { SystemMemory, type SystemMemoryOptions } from './system-memory.js';
 export { createMemoryService, DEFAULT_MEMORY_MAX_BODY_BYTES, type MemoryServiceOptions } from './create-memory-service.js';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Hono } from 'hono';
 import { z } from 'zod';
 import { FrameworkError } from '../core/framework-error.js';
 import { errorFields, type Logger } from '../core/logger.js';
@@ -13,10 +12,6 @@ import { CreateMemoriesRequestSchema } from './memory-responses.js';
 import { SearchRequestSchema } from './memory-search.js';
 import type { SystemMemory } from './system-memory.js';
 import { WorkingMemoryUpdateSchema } from './working-memory.js';
-import { McpSessionPool } from '../semantic/mcp-session-pool.js';
-
-/** Where the memory service serves MCP (AMS's streamable-http path). */
-export const MEMORY_MCP_PATH = '/mcp';
 
 /** The AMS MCP tools served (AMS 0.15.2 `mcp.py`), by name. */
 export const MEMORY_MCP_TOOLS = [
@@ -65,29 +60,12 @@ const record = z.record(z.string(), z.unknown());
 const defined = (values: Record<string, unknown>) => Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
 
 /**
- * Serves the Agent Memory Server's MCP tools at `/mcp` of the memory service
- * (official SDK, Streamable HTTP, one server per MCP session), each running
- * the same code as its REST route. A failure is a tool result with
- * `isError` and the message, never a transport error.
- *
- * @example
- * mountMemoryMcp(app, { memory, logger, access: (request) => ({ owner: ownerOf(request) }) });
+ * One MCP server (official SDK) with the Agent Memory Server's tools, each
+ * running the same code as its REST route, acting with `access`. A failure
+ * is a tool result with `isError` and the message, never a transport error.
+ * Imported when the first session opens (see memory-mcp-route.ts).
  */
-export function mountMemoryMcp(
-  app: Hono,
-  options: { memory: SystemMemory; logger: Logger; access: (request: Request) => MemoryAccess; maxSessions?: number },
-): { closeSessions(): Promise<void> } {
-  const sessions = new McpSessionPool(options.maxSessions ?? 1000);
-  // A session is its opener's (the token of the request that opened it scopes its tools, in token mode):
-  // another token presenting its id is treated as unknown.
-  app.all(MEMORY_MCP_PATH, (c) => {
-    const access = options.access(c.req.raw);
-    return sessions.handle(c.req.raw, { owner: access.owner, open: () => buildServer(options.memory, options.logger, access) });
-  });
-  return { closeSessions: () => sessions.closeAll() };
-}
-
-function buildServer(memory: SystemMemory, logger: Logger, access: MemoryAccess): McpServer {
+export function buildMemoryMcpServer(memory: SystemMemory, logger: Logger, access: MemoryAccess): McpServer {
   const server = new McpServer({ name: 'agent-memory', version: '0.15.2' });
   const run = async (tool: string, work: () => Promise<unknown>): Promise<CallToolResult> => {
     try {

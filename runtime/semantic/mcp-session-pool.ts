@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+
+/** The SDK's transport, imported when the first session opens (the MCP SDK and ajv are about 25 MB resident). */
+let transportModule: Promise<typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')> | undefined;
 
 interface PooledSession {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -16,11 +19,12 @@ interface PooledSession {
  * new one"); a request without one opens a session. At most `maxSessions`
  * are kept: the longest idle is closed first. A session opened with an
  * `owner` answers only requests of that owner; to anyone else its id is
- * unknown.
+ * unknown. The SDK is loaded when the first session opens, and `open` may
+ * return a promise (a server whose module is imported then).
  *
  * @example
  * const pool = new McpSessionPool(1000);
- * app.all('/mcp', (c) => pool.handle(c.req.raw, { owner: undefined, open: () => buildServer() }));
+ * app.all('/mcp', (c) => pool.handle(c.req.raw, { owner: undefined, open: async () => (await import('./my-mcp-server.js')).buildServer() }));
  */
 export class McpSessionPool {
   readonly #sessions = new Map<string, PooledSession>();
@@ -31,7 +35,7 @@ export class McpSessionPool {
     return this.#sessions.size;
   }
 
-  async handle(request: Request, options: { owner: string | undefined; open: () => McpServer }): Promise<Response> {
+  async handle(request: Request, options: { owner: string | undefined; open: () => McpServer | Promise<McpServer> }): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
     const existing = sessionId ? this.#sessions.get(sessionId) : undefined;
     if (sessionId && existing && existing.owner === options.owner) {
@@ -45,7 +49,10 @@ export class McpSessionPool {
         { status: 404 },
       );
     }
-    const server = options.open();
+    const [server, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+      options.open(),
+      (transportModule ??= import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')),
+    ]);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

@@ -1,19 +1,36 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LanceVectorStore } from '../../runtime/semantic/lance-vector-store.js';
 import { freePort, waitFor } from '../support/net.js';
 import { REPO_ROOT, startService, type Service } from '../support/processes.js';
+import { REDIS_URL, redisScope } from '../support/redis-scope.js';
 
 /**
  * Services load what a request needs when it first needs it (idle memory,
  * issue 40): each is started from the compiled CLI with a preloaded module
- * that, on SIGUSR2, writes the packages in Node's CommonJS cache (CommonJS
- * packages imported from ESM are there too). Run `npm run build` first.
+ * that, on SIGUSR2, writes the packages it has loaded: those in Node's
+ * CommonJS cache (CommonJS packages imported from ESM are there too) and the
+ * ES modules a loader hook saw (the MCP SDK and Apache Arrow are ESM only).
+ * Run `npm run build` first.
  */
+const ESM_HOOK = `data:text/javascript,${encodeURIComponent(
+  `let port;
+export function initialize(data) { port = data.port; }
+export async function load(url, context, next) { port.postMessage(url); return next(url, context); }`,
+)}`;
 const REPORT_PACKAGES = `data:text/javascript,${encodeURIComponent(
-  `import Module from 'node:module';
+  `import Module, { register } from 'node:module';
+import { MessageChannel } from 'node:worker_threads';
+const esm = new Set();
+const { port1, port2 } = new MessageChannel();
+port1.on('message', (url) => esm.add(url));
+port1.unref();
+register(${JSON.stringify(ESM_HOOK)}, { data: { port: port2 }, transferList: [port2] });
 process.on('SIGUSR2', () => {
-  const names = Object.keys(Module._cache).map((f) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\/(?!.*node_modules)/.exec(f)?.[1]).filter(Boolean);
+  const names = [...Object.keys(Module._cache), ...esm].map((f) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\/(?!.*node_modules)/.exec(f)?.[1]).filter(Boolean);
   process.stderr.write('\\nloaded-packages=' + JSON.stringify([...new Set(names)].sort()) + '\\n');
 });`,
 )}`;
@@ -29,16 +46,105 @@ async function loadedPackages(service: Service): Promise<string[]> {
   return JSON.parse(line!) as string[];
 }
 
-async function start(name: string, args: (port: number) => string[], env: Record<string, string> = {}): Promise<Service> {
+async function start(name: string, args: (port: number) => string[], env: Record<string, string> = {}, healthPath?: string): Promise<Service> {
   const port = await freePort();
-  return startService({ name, args: args(port), port, env: { NODE_OPTIONS: `--import=${REPORT_PACKAGES}`, ...env }, timeoutMs: 60_000 });
+  return startService({
+    name,
+    args: args(port),
+    port,
+    env: { NODE_OPTIONS: `--import=${REPORT_PACKAGES}`, ...env },
+    timeoutMs: 60_000,
+    ...(healthPath ? { healthPath } : {}),
+  });
 }
+
+/** An MCP `initialize` request, which opens a session (and loads the MCP SDK). */
+const mcpInitialize = (url: string) =>
+  fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'idle-dependencies', version: '1.0.0' } },
+    }),
+  });
+
+const scope = redisScope();
 
 describe('an idle service does not hold what only some requests need', () => {
   const services: Service[] = [];
+  const dirs: string[] = [];
   afterAll(async () => {
     await Promise.all(services.map((s) => s.stop()));
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
+
+  // Its /health is 503 (degraded) without a model runtime, so the start waits for /metrics instead.
+  const startSemanticLayer = async (dir: string) => {
+    const layer = await start(
+      'semantic-layer',
+      (port) => ['serve', 'semantic-layer', '--addr', `127.0.0.1:${port}`, '--store-dir', join(dir, 'store'), '--cards', join(dir, 'cards')],
+      { OLLAMA_HOST: 'http://127.0.0.1:9' },
+      '/metrics',
+    );
+    services.push(layer);
+    return layer;
+  };
+
+  it('the Semantic Layer opens neither LanceDB nor the MCP SDK until a request needs them, and its health stays truthful', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'idle-semantic-'));
+    dirs.push(empty);
+    const layer = await startSemanticLayer(empty);
+    const health = await fetch(`${layer.url}/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({ status: 'degraded', vectorized_cards: 0 });
+    const idle = await loadedPackages(layer);
+    expect(idle).toContain('@oclif/core');
+    for (const name of ['@lancedb/lancedb', 'apache-arrow', '@modelcontextprotocol/sdk', 'ajv']) expect(idle).not.toContain(name);
+
+    expect((await mcpInitialize(layer.url)).status).toBe(200);
+    const afterMcp = await loadedPackages(layer);
+    expect(afterMcp).toContain('@modelcontextprotocol/sdk');
+    expect(afterMcp).toContain('ajv'); // its validator
+    expect(afterMcp).not.toContain('@lancedb/lancedb');
+
+    // A store that already holds a card's vector (a restart): health opens it and reports the card.
+    const stored = await mkdtemp(join(tmpdir(), 'idle-semantic-'));
+    dirs.push(stored);
+    const store = await LanceVectorStore.open({ dir: join(stored, 'store') });
+    await store.upsert('agent_cards', [{ id: 'c1', vector: [0.6, 0.8], content: '{"name":"planner"}', metadata: { name: 'planner' }, uri: '' }]);
+    await store.close();
+    const restarted = await startSemanticLayer(stored);
+    const healthy = await fetch(`${restarted.url}/health`);
+    expect(await healthy.json()).toMatchObject({ status: 'ok', vectorized_cards: 1 });
+    expect(healthy.status).toBe(200);
+    const opened = await loadedPackages(restarted);
+    expect(opened).toContain('@lancedb/lancedb');
+    expect(opened).toContain('apache-arrow');
+  }, 120_000);
+
+  it('the memory service loads the MCP SDK at the first MCP session', async () => {
+    const indexDir = await mkdtemp(join(tmpdir(), 'idle-memory-'));
+    dirs.push(indexDir);
+    const memory = await start(
+      'memory',
+      (port) => ['serve', 'memory', '--addr', `127.0.0.1:${port}`, '--kv-url', REDIS_URL, '--ollama-host', 'http://127.0.0.1:9'],
+      { KV_PREFIX: scope.prefix, MEMORY_INDEX_DIR: indexDir },
+      '/v1/health',
+    );
+    services.push(memory);
+    const idle = await loadedPackages(memory);
+    expect(idle).toContain('ioredis'); // its store
+    expect(idle).not.toContain('@modelcontextprotocol/sdk');
+    expect(idle).not.toContain('ajv');
+
+    expect((await mcpInitialize(memory.url)).status).toBe(200);
+    const afterMcp = await loadedPackages(memory);
+    expect(afterMcp).toContain('@modelcontextprotocol/sdk');
+    expect(afterMcp).toContain('ajv');
+  }, 120_000);
 
   it('an agent with in-process sessions loads neither ioredis nor prom-client until /metrics is read', async () => {
     const agent = await start('agent', (port) => ['serve', 'agent', '--port', String(port)]);
