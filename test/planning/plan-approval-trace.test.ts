@@ -49,6 +49,8 @@ beforeEach(() => exporter.reset());
 const planId = (turn: Turn) => (turn.events.at(-1)?.data.data as { plan_id: string }).plan_id;
 const withEvent = (name: string) => exporter.getFinishedSpans().filter((span) => span.events.some((event) => event.name === name));
 const traceOf = (span: ReadableSpan) => span.spanContext().traceId;
+/** The front door's `approvals_pending{kind="plan"}`, read from Redis when scraped. */
+const waitingPlans = async () => /^approvals_pending\{kind="plan"\} (\d+)$/m.exec(await (await fetch(`${planner.url}/metrics`)).text())?.[1];
 
 /** Proposes a plan on `agent`; returns its id and the spans of the proposing request. */
 async function propose(agent: RunningAgent, token: string): Promise<{ id: string; asking: ReadableSpan[] }> {
@@ -80,10 +82,12 @@ function decided(event: string, asking: ReadableSpan[], id: string) {
 }
 
 describe('plan confirmation waits in the trace', () => {
-  it('approved: approval.granted by the person, with a link to the proposing span', async () => {
+  it('approved: approval.granted by the person, with a link to the proposing span; approvals_pending counts the plan while it waits', async () => {
     const token = await startSession(planner);
     const { id, asking } = await propose(planner, token);
+    expect(await waitingPlans()).toBe('1');
     await ask(planner, 'yes, go ahead', token);
+    expect(await waitingPlans()).toBe('0');
     const attributes = decided('approval.granted', asking, id);
     expect(attributes['framework.decided_by']).toBe('person');
     expect(attributes['framework.approval.wait_ms']).toBeGreaterThanOrEqual(0);

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
+import { serviceMetricsText } from '../../runtime/core/telemetry/service-metrics.js';
 import { StoreUnavailableError } from '../../runtime/core/errors/store-unavailable-error.js';
 import { KvSessionStore } from '../../runtime/sessions/kv-session-store.js';
 import type { SessionStore } from '../../runtime/sessions/session-store.js';
@@ -59,12 +60,18 @@ describe('KvSessionStore when Redis goes away', () => {
     await expectUnavailable(store.updateContext(contextId, { b: 2 }), server.port);
     await expectUnavailable(store.rememberConversation('fp', contextId), server.port);
     await expectUnavailable(store.findConversation('fp'), server.port);
+    // A scrape still answers: the gauges read from Redis leave their samples out rather than report a count they do not know.
+    const { text } = await serviceMetricsText();
+    expect(text).toMatch(/^# TYPE sessions_active gauge$/m);
+    expect(text).not.toMatch(/^sessions_active\{/m);
+    expect(text).not.toMatch(/^approvals_pending\{/m);
 
     await server.start();
     // The restarted server is empty (no persistence): new sessions work on the same store.
     const again = await eventually(() => store.start());
     expect((await store.resolve(again.token))?.contextId).toBe(again.contextId);
     expect(await store.updateContext(again.contextId, { b: 2 })).toEqual({ b: 2 });
+    expect((await serviceMetricsText()).text).toMatch(/^sessions_active\{backend="kv"\} 1$/m);
   });
 
   it('fails fast when Redis is down at start-up, and works once it comes up', async () => {
