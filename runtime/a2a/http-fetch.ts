@@ -68,19 +68,17 @@ export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
         fail(new TypeError('fetch failed', { cause: new RangeError(`the peer answered with HTTP status ${status}`) }));
         return;
       }
-      const answerHeaders = new Headers();
-      const raw = response.rawHeaders;
-      for (let i = 0; i + 1 < raw.length; i += 2) answerHeaders.append(raw[i]!, raw[i + 1]!);
-      const empty = NULL_BODY_STATUS.has(status) || init.method === 'HEAD';
-      if (empty) response.resume();
+      let answer: Response;
+      try {
+        answer = responseOf(response, status, init.method);
+      } catch (error) {
+        // A status text or header the Fetch standard refuses: a failed call, never an exception out of this callback.
+        response.destroy();
+        fail(new TypeError('fetch failed', { cause: error }));
+        return;
+      }
       settled = true;
-      resolve(
-        new Response(empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>), {
-          status,
-          statusText: response.statusMessage ?? '',
-          headers: answerHeaders,
-        }),
-      );
+      resolve(answer);
     });
     request.setTimeout(HTTP_FETCH_IDLE_TIMEOUT_MS, () => {
       const timeout = Object.assign(new Error(`${url.origin} sent nothing for ${HTTP_FETCH_IDLE_TIMEOUT_MS / 1000} s`), { code: 'ETIMEDOUT' });
@@ -93,6 +91,21 @@ export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
     signal?.addEventListener('abort', onAbort, { once: true });
     request.end(init.body ?? undefined);
   });
+}
+
+/** The standard `Response` for a Node answer; its body streams from the socket. Throws where the Fetch standard refuses a status text or header. */
+function responseOf(response: http.IncomingMessage, status: number, method: string): Response {
+  const headers = new Headers();
+  const raw = response.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const empty = NULL_BODY_STATUS.has(status) || method === 'HEAD';
+  const answer = new Response(empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>), {
+    status,
+    statusText: response.statusMessage ?? '',
+    headers,
+  });
+  if (empty) response.resume();
+  return answer;
 }
 
 function abortReason(signal: AbortSignal): Error {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpFetch } from '../../runtime/a2a/http-fetch.js';
 import { signingFetch } from '../../runtime/a2a/signing-fetch.js';
@@ -140,6 +140,22 @@ describe('httpFetch', () => {
     const response = await httpFetch(new URL('/lost', base), { method: 'POST', headers: new Headers(), body: '{}' });
     const failure = await response.text().catch((error: unknown) => error);
     expect((failure as NodeJS.ErrnoException).code).toBe('ECONNRESET');
+  });
+  it('rejects an answer the Fetch standard refuses (a control character in the status text) instead of throwing', async () => {
+    const raw = createNetServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 200 O\u0001K\r\ncontent-length: 0\r\n\r\n'));
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => raw.listen(port, '127.0.0.1', resolve));
+    try {
+      const failure = await httpFetch(new URL(`http://127.0.0.1:${port}/`), { method: 'POST', headers: new Headers(), body: '{}' }).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(TypeError);
+      expect((failure as TypeError).message).toBe('fetch failed');
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
   });
 });
 
