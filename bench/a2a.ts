@@ -256,6 +256,12 @@ async function main(): Promise<void> {
       `issue 40 row: signed + strict hop from the local bundle across processes, (d)/(b) p50 ×${target.toFixed(2)} (target ≤ ×1.3: ${target <= 1.3 ? 'met' : 'MISSED'}); ` +
         `(d) p50 ${d.p50.toFixed(2)} ms (target ≤ 1.0 ms on a quiet machine: ${d.p50 <= 1 ? 'met' : 'MISSED'}; load average ${loadavg()[0]!.toFixed(1)})`,
     );
+    // CPU per hop (both ends) moves far less with the machine's load than latency does: at load 20 a p50 is mostly waiting for a core.
+    const hopCpu = (f: Figures) => f.cpuMs + f.peerCpuMs;
+    console.log(
+      `CPU per hop, caller + executor: (d) ${hopCpu(d).toFixed(2)} ms against (b) ${hopCpu(b).toFixed(2)} ms: ×${(hopCpu(d) / hopCpu(b)).toFixed(2)} ` +
+        `(caller ${d.cpuMs.toFixed(2)} against ${b.cpuMs.toFixed(2)}, executor ${d.peerCpuMs.toFixed(2)} against ${b.peerCpuMs.toFixed(2)})`,
+    );
     console.log(`policy round trips (a)−(c): ${(a.p50 - c.p50).toFixed(2)} ms p50 per call (two Guardian → policy engine decisions)`);
     console.log(
       `local decisions (d)−(c): ${(d.p50 - c.p50).toFixed(2)} ms p50, ${(d.cpuMs + d.peerCpuMs - c.cpuMs - c.peerCpuMs).toFixed(2)} ms cpu per call (two in-process a2a_access evaluations + decision logs)`,

@@ -1,0 +1,115 @@
+import http from 'node:http';
+import https from 'node:https';
+import { Readable } from 'node:stream';
+
+/** What {@link httpFetch} is given: what `signingFetch` sends (a string body or none, a method, headers, an optional signal). */
+export interface HttpFetchInit {
+  method: string;
+  headers: Headers;
+  body: string | null;
+  signal?: AbortSignal | null | undefined;
+}
+
+/** Keep-alive connections per process, as Node's `fetch` keeps them (its sockets do not hold the process open). */
+const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+
+/** Statuses whose response has no body (the `Response` constructor refuses one). */
+const NULL_BODY_STATUS = new Set([204, 205, 304]);
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+
+/** A peer silent this long (no headers, or no body bytes) fails the call: Node `fetch`'s (undici's) header and body timeouts. */
+export const HTTP_FETCH_IDLE_TIMEOUT_MS = 300_000;
+
+/**
+ * A `fetch` over `node:http` / `node:https` for the A2A client transports,
+ * used by `signingFetch`: the SDK's JSON-RPC and REST transports take a
+ * `fetch`, and Node's own (undici) spends about a third of the caller's CPU
+ * per hop on the Fetch standard's machinery (request objects, body streams,
+ * abort plumbing) for what is one POST of a JSON string. Same contract for
+ * what the transports use: the body is sent exactly as given (UTF-8, with its
+ * `Content-Length`); a redirect is never followed (it fails as `fetch` with
+ * `redirect: 'error'` does); a failure before the answer rejects as `fetch`
+ * does (`TypeError('fetch failed')` with the socket error as `cause`), an
+ * abort with the signal's reason; a peer lost mid-answer errors the body
+ * (`ECONNRESET`). The answer is a standard `Response` whose body streams as
+ * it arrives (SSE events reach the caller one by one).
+ */
+export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
+  const signal = init.signal ?? undefined;
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  const agent = url.protocol === 'http:' ? agents['http:'] : url.protocol === 'https:' ? agents['https:'] : undefined;
+  if (agent === undefined)
+    return Promise.reject(new TypeError('fetch failed', { cause: new TypeError(`${url.protocol} URLs are not supported (http: or https: only).`) }));
+  const headers: Record<string, string> = {};
+  init.headers.forEach((value, name) => (headers[name] = value));
+  if (init.body !== null) headers['content-length'] = String(Buffer.byteLength(init.body));
+  return new Promise<Response>((resolve, reject) => {
+    let answered: http.IncomingMessage | undefined;
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    };
+    // After the answer, an abort or a silent peer errors its body; before, the request (which rejects above).
+    const stop = (error: Error) => (answered ? answered.destroy(error) : request.destroy(error));
+    const onAbort = () => stop(abortReason(signal!));
+    const request = (url.protocol === 'https:' ? https : http).request(url, { method: init.method, headers, agent }, (response) => {
+      answered = response;
+      response.once('close', () => signal?.removeEventListener('abort', onAbort));
+      const status = response.statusCode ?? 0;
+      if (REDIRECT_STATUS.has(status) && response.headers.location !== undefined) {
+        response.destroy();
+        fail(new TypeError('fetch failed', { cause: new TypeError('unexpected redirect') }));
+        return;
+      }
+      if (status < 200 || status > 599) {
+        response.destroy();
+        fail(new TypeError('fetch failed', { cause: new RangeError(`the peer answered with HTTP status ${status}`) }));
+        return;
+      }
+      let answer: Response;
+      try {
+        answer = responseOf(response, status, init.method);
+      } catch (error) {
+        // A status text or header the Fetch standard refuses: a failed call, never an exception out of this callback.
+        response.destroy();
+        fail(new TypeError('fetch failed', { cause: error }));
+        return;
+      }
+      settled = true;
+      resolve(answer);
+    });
+    request.setTimeout(HTTP_FETCH_IDLE_TIMEOUT_MS, () => {
+      const timeout = Object.assign(new Error(`${url.origin} sent nothing for ${HTTP_FETCH_IDLE_TIMEOUT_MS / 1000} s`), { code: 'ETIMEDOUT' });
+      stop(timeout);
+    });
+    request.on('error', (error) => {
+      signal?.removeEventListener('abort', onAbort);
+      fail(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: error }));
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    request.end(init.body ?? undefined);
+  });
+}
+
+/** The standard `Response` for a Node answer; its body streams from the socket. Throws where the Fetch standard refuses a status text or header. */
+function responseOf(response: http.IncomingMessage, status: number, method: string): Response {
+  const headers = new Headers();
+  const raw = response.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const empty = NULL_BODY_STATUS.has(status) || method === 'HEAD';
+  const answer = new Response(empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>), {
+    status,
+    statusText: response.statusMessage ?? '',
+    headers,
+  });
+  if (empty) response.resume();
+  return answer;
+}
+
+function abortReason(signal: AbortSignal): Error {
+  // Node's fetch rejects with the signal's reason, whatever it is; an Error is what destroy() takes.
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
+}

@@ -1,0 +1,172 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpFetch } from '../../runtime/a2a/http-fetch.js';
+import { signingFetch } from '../../runtime/a2a/signing-fetch.js';
+import { AgentNotReadyError } from '../../runtime/core/errors/agent-not-ready-error.js';
+import { FrameworkError } from '../../runtime/core/framework-error.js';
+import { freePort } from '../support/net.js';
+
+// httpFetch replaces Node's fetch under signingFetch (the A2A client transports): these tests hold it to what the
+// transports and our error mapping read of fetch, against a real server.
+
+let server: Server;
+let base: string;
+const connections = new Set<Socket>();
+let accepted = 0;
+let lastBody: Buffer | undefined;
+let lastHeaders: IncomingMessage['headers'] = {};
+
+async function readAll(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function handle(request: IncomingMessage, response: ServerResponse): void {
+  void readAll(request).then((body) => {
+    lastBody = body;
+    lastHeaders = request.headers;
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    if (path === '/echo') {
+      response.writeHead(201, 'Made', { 'content-type': 'application/json', 'x-twice': 'a' });
+      response.end(JSON.stringify({ method: request.method, length: body.length, text: body.toString('utf8') }));
+    } else if (path === '/redirect') {
+      response.writeHead(307, { location: '/echo' }).end();
+    } else if (path === '/empty') {
+      response.writeHead(204).end();
+    } else if (path === '/events') {
+      // One event now, the next only when asked (a stream that stays open).
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: first\n\n');
+    } else if (path === '/lost') {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: first\n\n', () => setTimeout(() => request.socket.destroy(), 20));
+    } else {
+      response.writeHead(404).end();
+    }
+  });
+}
+
+beforeAll(async () => {
+  server = createServer(handle);
+  server.on('connection', (socket: Socket) => {
+    accepted++;
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${port}`;
+});
+
+afterAll(async () => {
+  for (const socket of connections) socket.destroy();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe('httpFetch', () => {
+  it('sends the exact body bytes with their length and the headers given, and answers a standard Response', async () => {
+    const body = JSON.stringify({ text: 'héllo ✓ 𝄞' });
+    const response = await httpFetch(new URL('/echo?q=1', base), {
+      method: 'POST',
+      headers: new Headers({ 'content-type': 'application/json', 'x-framework-nonce': 'n-1' }),
+      body,
+    });
+    expect(response.status).toBe(201);
+    expect(response.statusText).toBe('Made');
+    expect(response.ok).toBe(true);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toEqual({ method: 'POST', length: Buffer.byteLength(body), text: body });
+    expect(lastBody!.equals(Buffer.from(body, 'utf8'))).toBe(true);
+    expect(lastHeaders['content-length']).toBe(String(Buffer.byteLength(body)));
+    expect(lastHeaders['x-framework-nonce']).toBe('n-1');
+  });
+
+  it('reuses one keep-alive connection for calls one after another', async () => {
+    const before = accepted;
+    for (let i = 0; i < 5; i++) {
+      const response = await httpFetch(new URL('/echo', base), { method: 'POST', headers: new Headers(), body: `{"i":${i}}` });
+      expect(((await response.json()) as { text: string }).text).toBe(`{"i":${i}}`);
+    }
+    expect(accepted - before).toBeLessThanOrEqual(1);
+  });
+
+  it('refuses to follow a redirect, as fetch with redirect "error" does', async () => {
+    const failure = await httpFetch(new URL('/redirect', base), { method: 'POST', headers: new Headers(), body: '{}' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect(((failure as TypeError).cause as Error).message).toBe('unexpected redirect');
+  });
+
+  it('answers a 204 with no body', async () => {
+    const response = await httpFetch(new URL('/empty', base), { method: 'GET', headers: new Headers(), body: null });
+    expect(response.status).toBe(204);
+    expect(response.body).toBeNull();
+  });
+
+  it('rejects as fetch does when nothing listens: TypeError "fetch failed" with the socket error as cause', async () => {
+    const closed = await freePort();
+    const failure = await httpFetch(new URL(`http://127.0.0.1:${closed}/`), { method: 'POST', headers: new Headers(), body: '{}' }).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).message).toBe('fetch failed');
+    expect(((failure as TypeError).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+  });
+
+  it('rejects an unsupported scheme with a clear error instead of sending anything', async () => {
+    const failure = await httpFetch(new URL('ftp://127.0.0.1/'), { method: 'GET', headers: new Headers(), body: null }).catch((error: unknown) => error);
+    expect(((failure as TypeError).cause as Error).message).toMatch(/not supported/);
+  });
+
+  it('streams a body as it arrives, and an abort errors it with the signal reason', async () => {
+    const controller = new AbortController();
+    const response = await httpFetch(new URL('/events', base), { method: 'POST', headers: new Headers(), body: '{}', signal: controller.signal });
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    controller.abort();
+    const failure = await reader.read().catch((error: unknown) => error);
+    expect((failure as Error).name).toBe('AbortError');
+  });
+
+  it('rejects at once with an already aborted signal', async () => {
+    const failure = await httpFetch(new URL('/echo', base), { method: 'POST', headers: new Headers(), body: '{}', signal: AbortSignal.abort() }).catch(
+      (error: unknown) => error,
+    );
+    expect((failure as Error).name).toBe('AbortError');
+  });
+
+  it('errors the body with ECONNRESET when the peer goes away mid-answer', async () => {
+    const response = await httpFetch(new URL('/lost', base), { method: 'POST', headers: new Headers(), body: '{}' });
+    const failure = await response.text().catch((error: unknown) => error);
+    expect((failure as NodeJS.ErrnoException).code).toBe('ECONNRESET');
+  });
+  it('rejects an answer the Fetch standard refuses (a control character in the status text) instead of throwing', async () => {
+    const raw = createNetServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 200 O\u0001K\r\ncontent-length: 0\r\n\r\n'));
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => raw.listen(port, '127.0.0.1', resolve));
+    try {
+      const failure = await httpFetch(new URL(`http://127.0.0.1:${port}/`), { method: 'POST', headers: new Headers(), body: '{}' }).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(TypeError);
+      expect((failure as TypeError).message).toBe('fetch failed');
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
+  });
+});
+
+describe('signingFetch over httpFetch', () => {
+  it('maps a refused connection to AgentNotReadyError (unreached) and a redirect to agent_http_error', async () => {
+    const signed = signingFetch({ source: 'planner', target: 'executor', key: undefined });
+    const closed = await freePort();
+    const refused = await signed(`http://127.0.0.1:${closed}/a2a`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AgentNotReadyError);
+    expect((refused as AgentNotReadyError).unreached).toBe(true);
+    const redirected = await signed(`${base}/redirect`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    expect(FrameworkError.isInstance(redirected) && redirected.code).toBe('agent_http_error');
+  });
+});
