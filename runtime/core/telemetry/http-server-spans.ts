@@ -53,7 +53,9 @@ export function traceRequests(listener: Listener, options: { countRequests: bool
     const started = countRequests ? performance.now() : 0;
     if (!tracingEnabled() || UNTRACED.has(request.url ?? '')) {
       if (countRequests)
-        response.once('close', () => recordDuration(method, routeLabel(request.url, response.statusCode), response.statusCode, (performance.now() - started) / 1000));
+        response.once('close', () =>
+          recordDuration(method, routeLabel(request.url, response.statusCode), response.statusCode, (performance.now() - started) / 1000),
+        );
       listener(request, response);
       return;
     }

@@ -1,4 +1,14 @@
-import { context, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  INVALID_SPAN_CONTEXT,
+  isSpanContextValid,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 
 /** The instrumentation scope of every span the toolkit makes. */
 export const TRACER_NAME = 'framework_core';
@@ -124,7 +134,11 @@ export function spanOverStream<T>(name: string, options: SpanOptions, open: (spa
  * the generator finishes, fails or is closed early. With tracing off, `open()`
  * itself: no wrapper, no extra promise per item.
  */
-export function spanOverGenerator<T>(name: string, options: SpanOptions, open: (span: Span) => AsyncGenerator<T, void, undefined>): AsyncGenerator<T, void, undefined> {
+export function spanOverGenerator<T>(
+  name: string,
+  options: SpanOptions,
+  open: (span: Span) => AsyncGenerator<T, void, undefined>,
+): AsyncGenerator<T, void, undefined> {
   if (!enabled) return open(NO_SPAN);
   let span: Span | undefined;
   let active: ReturnType<typeof context.active> | undefined;
