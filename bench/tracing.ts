@@ -17,6 +17,11 @@
  * executor's CPU time per call for the hop. Printed with the target (tracing
  * costs ≤ 10% on the hot path).
  *
+ * Then the steadier figure on a busy machine: the example agent's
+ * `route_to_task` (a router task, the echo task and its two steps: 4 spans)
+ * run in process, in child processes of their own (one with no SDK, one
+ * exporting every span as above), CPU time per run, interleaved rounds.
+ *
  *   npm run bench:tracing   (BENCH_SECONDS=3 BENCH_ROUNDS=6 BENCH_CONNECTIONS=16 BENCH_HOP_CALLS=100 by default;
  *                            BENCH_TRACES_SAMPLER=always_off: the SDK loaded but nothing recorded)
  *
@@ -47,6 +52,9 @@ const SAMPLER = process.env.BENCH_TRACES_SAMPLER ?? 'always_on';
 const PLANNER_CARD = fileURLToPath(new URL('../../agent_cards/planner.json', import.meta.url));
 /** The target: tracing costs at most 10% on the hot path. */
 const TARGET = 0.1;
+/** Task runs per round in process, and how many at a time. */
+const TASK_RUNS = Number(process.env.BENCH_TASK_RUNS ?? 10_000);
+const TASK_CONCURRENCY = 8;
 
 /** Our receiver in a child process (so its work is not this process's), storing into a scratch directory; resolves to its base URL. */
 function startCollector(): Promise<{ url: string; stop(): void }> {
@@ -66,6 +74,45 @@ async function runCollector(): Promise<void> {
     process.exit(0);
   });
   process.send?.(receiver.url);
+}
+
+/**
+ * Child mode `task-runs`: the example agent's `route_to_task` in this process,
+ * with the SDK started when the OTEL_* variables say so; sends the CPU µs per run
+ * (after a warm-up) to the parent.
+ */
+async function runTasks(): Promise<void> {
+  const { startTelemetry } = await import('../runtime/telemetry/start-telemetry.js');
+  const { createHelloAgent } = await import('../runtime/examples/hello-agent.js');
+  const telemetry = await startTelemetry({ env: process.env, defaultServiceName: 'bench' });
+  const { core } = createHelloAgent({ env: {} });
+  const once = async (i: number) => {
+    let responses = 0;
+    for await (const _response of core.executeTask('route_to_task', { query: 'bench', contextId: `bench-${i % 50}` })) responses++;
+    if (responses < 3) throw new Error(`route_to_task answered ${responses} responses`);
+  };
+  const runs = async (count: number) => {
+    for (let i = 0; i < count; i += TASK_CONCURRENCY) await Promise.all(Array.from({ length: Math.min(TASK_CONCURRENCY, count - i) }, (_, j) => once(i + j)));
+  };
+  await runs(TASK_RUNS / 2);
+  const cpu0 = process.cpuUsage();
+  await runs(TASK_RUNS);
+  const cpu = process.cpuUsage(cpu0);
+  await telemetry?.shutdown();
+  process.send?.((cpu.user + cpu.system) / TASK_RUNS, () => process.exit(0));
+}
+
+/** CPU µs per in-process task run in a child process with `env` (no OTEL_* variable: no SDK). */
+function taskRunCpu(env: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), ['task-runs'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'error', ...env },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.once('message', (us) => resolve(Number(us)));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`the task-runs child exited with ${String(code)}`))));
+  });
 }
 
 interface Pair<T> {
@@ -121,6 +168,7 @@ function costLine(label: string, ratios: number[], kind: 'cost' | 'loss'): strin
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'collector') return runCollector();
+  if (process.argv[2] === 'task-runs') return runTasks();
   const collector = await startCollector();
   // Every span exported, as a user's backend would get them: the standard variables only, every request sampled.
   const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: SAMPLER };
@@ -191,6 +239,17 @@ async function main(): Promise<void> {
       costLine(
         '  executor cpu added by tracing',
         hop2.map((r) => r.on.cpuMs / r.off.cpuMs),
+        'cost',
+      ),
+    );
+    // Metrics export off: it is once a minute, and not what this row measures.
+    const tasks = await interleaved((side) => taskRunCpu(side === 'on' ? { ...tracing, OTEL_METRICS_EXPORTER: 'none' } : {}));
+    console.log(`in process: route_to_task (router, echo task, 2 steps: 4 spans), ${TASK_RUNS} runs, ${TASK_CONCURRENCY} at a time, per side per round`);
+    console.log(`  cpu off ${median(tasks.map((r) => r.off)).toFixed(1)} µs/run, on ${median(tasks.map((r) => r.on)).toFixed(1)} µs/run`);
+    console.log(
+      costLine(
+        '  task cpu added by tracing',
+        tasks.map((r) => r.on / r.off),
         'cost',
       ),
     );

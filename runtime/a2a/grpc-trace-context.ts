@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
-import { TRACER_NAME, tracingEnabled } from '../core/telemetry/tracing.js';
+import { toolkitTracer, tracingEnabled } from '../core/telemetry/tracing.js';
 
 /** The RPC semantic conventions' attribute names (incubating in @opentelemetry/semantic-conventions, hence spelled here). */
 const RPC_SYSTEM_NAME = 'rpc.system.name';
@@ -40,7 +40,7 @@ export function traceContextInterceptor(): grpc.Interceptor {
   return (callOptions, nextCall) => {
     if (!tracingEnabled() || trace.getSpan(context.active()) === undefined) return new grpc.InterceptingCall(nextCall(callOptions));
     const name = rpcName(callOptions.method_definition.path);
-    const span = trace.getTracer(TRACER_NAME).startSpan(name, { kind: SpanKind.CLIENT, attributes: { [RPC_SYSTEM_NAME]: 'grpc', [RPC_METHOD]: name } });
+    const span = toolkitTracer().startSpan(name, { kind: SpanKind.CLIENT, attributes: { [RPC_SYSTEM_NAME]: 'grpc', [RPC_METHOD]: name } });
     const active = trace.setSpan(context.active(), span);
     return new grpc.InterceptingCall(nextCall(callOptions), {
       // The listener given to `next` wraps the caller's: its `nextStatus` hands the status on.
@@ -70,7 +70,7 @@ export function inServerRpcSpan(path: string, metadata: grpc.Metadata, serve: (e
   }
   const parent = propagation.extract(ROOT_CONTEXT, metadata, metadataGetter);
   const name = rpcName(path);
-  const span = trace.getTracer(TRACER_NAME).startSpan(name, { kind: SpanKind.SERVER, attributes: { [RPC_SYSTEM_NAME]: 'grpc', [RPC_METHOD]: name } }, parent);
+  const span = toolkitTracer().startSpan(name, { kind: SpanKind.SERVER, attributes: { [RPC_SYSTEM_NAME]: 'grpc', [RPC_METHOD]: name } }, parent);
   let ended = false;
   const end = (code: grpc.status, details?: string) => {
     if (ended) return;

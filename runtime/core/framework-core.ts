@@ -1,5 +1,5 @@
 import { CONTEXT_ATTRIBUTE, STEP_ATTRIBUTE, TASK_ATTRIBUTE } from './telemetry/span-attributes.js';
-import { inSpan, spanOverStream, tracingEnabled } from './telemetry/tracing.js';
+import { inSpan, spanOverGenerator, tracingEnabled } from './telemetry/tracing.js';
 import { abortSourceOf, raceAbort, neverAborted, type AbortSource } from './abort.js';
 import { AgentResponse } from './agent-response.js';
 import { InProcessContextStore, type ContextStore } from './context-store.js';
@@ -194,13 +194,11 @@ export class FrameworkCore {
    * exactly as given. When `signal` (or `abort`) fires, the task's generator is closed and
    * the iteration ends with `AbortedError`.
    */
-  async *executeTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
-    if (!tracingEnabled()) {
-      yield* this.#runTask(name, options);
-      return;
-    }
+  executeTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
+    // The task's own generator, handed on (not re-yielded by one more generator: each layer costs promises per response).
+    if (!tracingEnabled()) return this.#runTask(name, options);
     const attributes = { [TASK_ATTRIBUTE]: name, [CONTEXT_ATTRIBUTE]: options.contextId };
-    yield* spanOverStream(`task ${name}`, { attributes }, () => this.#runTask(name, options));
+    return spanOverGenerator(`task ${name}`, { attributes }, () => this.#runTask(name, options));
   }
 
   async *#runTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {

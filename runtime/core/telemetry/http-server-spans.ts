@@ -10,7 +10,7 @@ import {
 import { routeLabel } from './route-label.js';
 import { DurationHistogram } from './duration-histogram.js';
 import { plainMetric } from './service-metrics.js';
-import { TRACER_NAME, tracingEnabled } from './tracing.js';
+import { toolkitTracer, tracingEnabled } from './tracing.js';
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -24,13 +24,13 @@ const durations = new DurationHistogram({
 });
 let counting = false;
 
-function recordDuration(method: string, url: string | undefined, status: number, seconds: number): void {
+function recordDuration(method: string, route: string, status: number, seconds: number): void {
   // Listed in /metrics from the first request counted (a server that counts none, the policy engine, does not show it).
   if (!counting) {
     counting = true;
     plainMetric(durations);
   }
-  durations.observe(seconds, method, routeLabel(url, status), String(status));
+  durations.observe(seconds, method, route, String(status));
 }
 
 /**
@@ -50,17 +50,18 @@ export function traceRequests(listener: Listener, options: { countRequests: bool
       return;
     }
     const method = request.method ?? 'GET';
-    if (countRequests) {
-      const started = performance.now();
-      response.once('close', () => recordDuration(method, request.url, response.statusCode, (performance.now() - started) / 1000));
-    }
+    const started = countRequests ? performance.now() : 0;
     if (!tracingEnabled() || UNTRACED.has(request.url ?? '')) {
+      if (countRequests)
+        response.once('close', () =>
+          recordDuration(method, routeLabel(request.url, response.statusCode), response.statusCode, (performance.now() - started) / 1000),
+        );
       listener(request, response);
       return;
     }
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const path = (request.url ?? '/').split('?', 1)[0] as string;
-    const span = trace.getTracer(TRACER_NAME).startSpan(
+    const span = toolkitTracer().startSpan(
       method,
       {
         kind: SpanKind.SERVER,
@@ -72,14 +73,18 @@ export function traceRequests(listener: Listener, options: { countRequests: bool
     const outgoing: Record<string, string> = {};
     propagation.inject(active, outgoing);
     if (outgoing.traceparent) response.setHeader('traceparent', outgoing.traceparent);
-    response.once('close', () => endServerSpan(span, method, request, response));
-    context.with(active, () => listener(request, response));
+    // One listener for both (the route is worked out once).
+    response.once('close', () => {
+      const route = routeLabel(request.url, response.statusCode);
+      if (countRequests) recordDuration(method, route, response.statusCode, (performance.now() - started) / 1000);
+      endServerSpan(span, method, route, response);
+    });
+    context.with(active, listener, undefined, request, response);
   };
 }
 
-function endServerSpan(span: Span, method: string, request: IncomingMessage, response: ServerResponse): void {
+function endServerSpan(span: Span, method: string, route: string, response: ServerResponse): void {
   const status = response.statusCode;
-  const route = routeLabel(request.url, status);
   span.updateName(`${method} ${route}`);
   span.setAttribute(ATTR_HTTP_ROUTE, route);
   span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);

@@ -1,9 +1,21 @@
-import { context, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import {
+  context,
+  INVALID_SPAN_CONTEXT,
+  isSpanContextValid,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 
 /** The instrumentation scope of every span the toolkit makes. */
 export const TRACER_NAME = 'framework_core';
 
 let enabled = false;
+/** The toolkit's tracer, looked up once per registered provider (the provider's lookup builds a key string and a map lookup per call). */
+let tracer: Tracer | undefined;
 
 /**
  * True once an SDK is registered (`startTelemetry` in the services the CLI
@@ -17,6 +29,16 @@ export function tracingEnabled(): boolean {
 /** Called by the SDK bootstrap once a tracer provider is registered (and with false when it shuts down). */
 export function setTracingEnabled(value: boolean): void {
   enabled = value;
+  tracer = undefined;
+}
+
+/** The toolkit's tracer (`framework_core`) from the registered provider. */
+export function toolkitTracer(): Tracer {
+  return (tracer ??= trace.getTracer(TRACER_NAME));
+}
+
+function startSpan(name: string, options: SpanOptions): Span {
+  return toolkitTracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) });
 }
 
 /** A span that records nothing: what instrumented code gets while tracing is off. */
@@ -35,19 +57,30 @@ export interface SpanOptions {
  * @example
  * const answer = await inSpan('guardian.validate', { attributes: { 'a2a.method': method } }, (span) => validate(span));
  */
-export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
+export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
   if (!enabled) return work(NO_SPAN);
-  const span = trace
-    .getTracer(TRACER_NAME)
-    .startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) });
+  const span = startSpan(name, options);
+  // Chained with then, not an async function and an await: under the AsyncLocalStorage context
+  // manager every promise runs a hook, so each one saved is paid for by every span.
+  let running: Promise<T>;
   try {
-    return await context.with(trace.setSpan(context.active(), span), () => work(span));
+    running = context.with(trace.setSpan(context.active(), span), work, undefined, span);
   } catch (error) {
     failSpan(span, error);
-    throw error;
-  } finally {
     span.end();
+    return Promise.reject(error as Error);
   }
+  return Promise.resolve(running).then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (error: unknown) => {
+      failSpan(span, error);
+      span.end();
+      throw error;
+    },
+  );
 }
 
 /**
@@ -59,9 +92,7 @@ export function spanOverStream<T>(name: string, options: SpanOptions, open: (spa
   if (!enabled) return open(NO_SPAN);
   return {
     [Symbol.asyncIterator]: () => {
-      const span = trace
-        .getTracer(TRACER_NAME)
-        .startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) });
+      const span = startSpan(name, options);
       const active = trace.setSpan(context.active(), span);
       const inner = context.with(active, () => open(span)[Symbol.asyncIterator]());
       let ended = false;
@@ -69,16 +100,22 @@ export function spanOverStream<T>(name: string, options: SpanOptions, open: (spa
         if (!ended) span.end();
         ended = true;
       };
+      const settled = (item: IteratorResult<T>) => {
+        if (item.done) end();
+        return item;
+      };
+      const failed = (error: unknown): never => {
+        failSpan(span, error);
+        end();
+        throw error;
+      };
       return {
-        next: async () => {
+        // One then per item (no async wrapper, no await): see inSpan.
+        next: () => {
           try {
-            const item = await context.with(active, () => inner.next());
-            if (item.done) end();
-            return item;
+            return context.with(active, () => inner.next()).then(settled, failed);
           } catch (error) {
-            failSpan(span, error);
-            end();
-            throw error;
+            return Promise.reject(error as Error).catch(failed);
           }
         },
         return: async (value?: unknown) => {
@@ -88,6 +125,73 @@ export function spanOverStream<T>(name: string, options: SpanOptions, open: (spa
       } as AsyncIterator<T>;
     },
   };
+}
+
+/**
+ * `spanOverStream` for a generator that is handed on as a generator (a task's
+ * responses): the span starts at the first `next()` (when an async generator's
+ * body would start) and stays current while each item is produced; it ends when
+ * the generator finishes, fails or is closed early. With tracing off, `open()`
+ * itself: no wrapper, no extra promise per item.
+ */
+export function spanOverGenerator<T>(
+  name: string,
+  options: SpanOptions,
+  open: (span: Span) => AsyncGenerator<T, void, undefined>,
+): AsyncGenerator<T, void, undefined> {
+  if (!enabled) return open(NO_SPAN);
+  let span: Span | undefined;
+  let active: ReturnType<typeof context.active> | undefined;
+  let inner: AsyncGenerator<T, void, undefined> | undefined;
+  let ended = false;
+  const end = () => {
+    if (!ended && span) span.end();
+    ended = true;
+  };
+  const settled = (item: IteratorResult<T, void>) => {
+    if (item.done) end();
+    return item;
+  };
+  const failed = (error: unknown): never => {
+    if (span && !ended) failSpan(span, error);
+    end();
+    throw error;
+  };
+  const step = (call: (generator: AsyncGenerator<T, void, undefined>) => Promise<IteratorResult<T, void>>): Promise<IteratorResult<T, void>> => {
+    if (ended && inner === undefined) return Promise.resolve({ done: true, value: undefined });
+    try {
+      if (inner === undefined) {
+        span = startSpan(name, options);
+        active = trace.setSpan(context.active(), span);
+        const opened = span;
+        inner = context.with(active, () => open(opened));
+      }
+      const generator = inner;
+      return context.with(active!, () => call(generator)).then(settled, failed);
+    } catch (error) {
+      return Promise.reject(error as Error).catch(failed);
+    }
+  };
+  const generator: AsyncGenerator<T, void, undefined> = {
+    next: () => step((g) => g.next()),
+    return: (value) => {
+      // Closed before it started: nothing ran, no span.
+      if (inner === undefined) {
+        ended = true;
+        return Promise.resolve({ done: true, value: value as void });
+      }
+      return step((g) => g.return(value));
+    },
+    throw: (error: unknown) => {
+      if (inner === undefined) {
+        ended = true;
+        return Promise.reject(error as Error);
+      }
+      return step((g) => g.throw(error));
+    },
+    [Symbol.asyncIterator]: () => generator,
+  };
+  return generator;
 }
 
 /** Marks `span` failed with `error` (status, exception event). */
