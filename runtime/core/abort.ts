@@ -16,7 +16,8 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
  * `signal` fires, whichever comes first. The listener is removed either way.
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
+  // The shared never-firing signal would collect a listener per concurrent call (Node warns past 10) for nothing.
+  if (!signal || signal === NEVER) return promise;
   if (signal.aborted) return Promise.reject(new AbortedError({ cause: signal.reason }));
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(new AbortedError({ cause: signal.reason }));
