@@ -87,9 +87,6 @@ export class SystemMemory {
   readonly tasks: MemoryTasks;
   /** Background work under way: extractions, last_accessed updates (awaited by `settled()`). */
   readonly #extracting = new Set<Promise<void>>();
-  /** Records found by searches whose last_accessed update has not gone out yet. */
-  readonly #touchIds = new Set<string>();
-  #touchBatched = false;
 
   constructor(options: SystemMemoryOptions) {
     if (options.embedder.model !== options.store.embeddingModel) {
@@ -345,25 +342,12 @@ export class SystemMemory {
     };
   }
 
-  /**
-   * AMS's `update_last_accessed`: at most once per 15 minutes per record; failures are logged, never the search's.
-   * The records found by the searches of the next TOUCH_BATCH_MS go out together: one read and one write
-   * pipeline for the batch instead of two round trips per search (the same compare-and-set scripts, so
-   * replicas see the same changes).
-   */
+  /** AMS's `update_last_accessed`: at most once per 15 minutes per record; failures are logged, never the search's. */
   #touchInBackground(ids: string[]): void {
-    for (const id of ids) this.#touchIds.add(id);
-    if (this.#touchBatched) return;
-    this.#touchBatched = true;
-    const run = new Promise<void>((resolve) => setTimeout(resolve, TOUCH_BATCH_MS)).then(() => {
-      const batch = [...this.#touchIds];
-      this.#touchIds.clear();
-      this.#touchBatched = false;
-      return this.store.touchRecords({ ids: batch, at: this.#now().toISOString(), minIntervalMs: TOUCH_INTERVAL_MS }).then(
-        () => undefined,
-        (error: unknown) => this.#logger.warn('last_accessed not updated after a search', { count: batch.length, ...errorFields(error) }),
-      );
-    });
+    const run = this.store
+      .touchRecords({ ids, at: this.#now().toISOString(), minIntervalMs: TOUCH_INTERVAL_MS })
+      .then(() => undefined)
+      .catch((error: unknown) => this.#logger.warn('last_accessed not updated after a search', { count: ids.length, ...errorFields(error) }));
     this.#extracting.add(run);
     void run.finally(() => this.#extracting.delete(run));
   }
@@ -584,9 +568,6 @@ const HYBRID_CANDIDATES = 200;
 
 /** AMS's `min_interval_seconds` of `update_last_accessed`. */
 const TOUCH_INTERVAL_MS = 900_000;
-
-/** How long the last_accessed updates of searches are gathered before they go out together. */
-const TOUCH_BATCH_MS = 50;
 
 /** Every match, for the searches that rank all matches themselves. */
 const ALL = Number.MAX_SAFE_INTEGER;
