@@ -58,9 +58,9 @@ const sourceOfSignal = new WeakMap<AbortSignal, AbortSource>();
  * never pays for one.
  */
 export class LazyAbortController implements AbortSource {
-  readonly #controller = new AbortController();
-  #signalMade = false;
-  #listeners: Array<(reason: unknown) => void> = [];
+  // Even the controller is made on demand: `new AbortController()` makes its signal too.
+  #controller: AbortController | undefined;
+  #listeners: Array<(reason: unknown) => void> | undefined;
   #aborted = false;
   #reason: unknown;
 
@@ -73,12 +73,13 @@ export class LazyAbortController implements AbortSource {
   }
 
   get signal(): AbortSignal {
-    const signal = this.#controller.signal;
-    if (!this.#signalMade) {
-      this.#signalMade = true;
-      sourceOfSignal.set(signal, this);
+    let controller = this.#controller;
+    if (!controller) {
+      controller = this.#controller = new AbortController();
+      if (this.#aborted) controller.abort(this.#reason);
+      sourceOfSignal.set(controller.signal, this);
     }
-    return signal;
+    return controller.signal;
   }
 
   abort(reason: unknown = new DOMException('This operation was aborted', 'AbortError')): void {
@@ -86,16 +87,17 @@ export class LazyAbortController implements AbortSource {
     this.#aborted = true;
     this.#reason = reason;
     const listeners = this.#listeners;
-    this.#listeners = [];
-    this.#controller.abort(reason);
-    for (const listener of listeners) listener(reason);
+    this.#listeners = undefined;
+    this.#controller?.abort(reason);
+    if (listeners) for (const listener of listeners) listener(reason);
   }
 
   onAbort(listener: (reason: unknown) => void): () => void {
-    this.#listeners.push(listener);
+    (this.#listeners ??= []).push(listener);
     return () => {
-      const at = this.#listeners.indexOf(listener);
-      if (at >= 0) this.#listeners.splice(at, 1);
+      const listeners = this.#listeners;
+      const at = listeners?.indexOf(listener) ?? -1;
+      if (listeners && at >= 0) listeners.splice(at, 1);
     };
   }
 }

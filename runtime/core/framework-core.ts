@@ -1,7 +1,7 @@
 import { CONTEXT_ATTRIBUTE, STEP_ATTRIBUTE, TASK_ATTRIBUTE } from './telemetry/span-attributes.js';
-import { inSpan, spanOverGenerator, tracingEnabled } from './telemetry/tracing.js';
+import { inSpan, spanOverStream, tracingEnabled } from './telemetry/tracing.js';
 import { abortSourceOf, raceAbort, neverAborted, type AbortSource } from './abort.js';
-import { AgentResponse } from './agent-response.js';
+import type { AgentResponse } from './agent-response.js';
 import { InProcessContextStore, type ContextStore } from './context-store.js';
 import { AbortedError } from './errors/aborted-error.js';
 import { UnknownStepError } from './errors/unknown-step-error.js';
@@ -9,6 +9,7 @@ import { UnknownTaskError } from './errors/unknown-task-error.js';
 import { FrameworkError } from './framework-error.js';
 import { isPlainObject } from './json.js';
 import type { TaskQuery } from './task-input.js';
+import { TaskRun } from './task-run.js';
 
 /** The task that receives a query when the caller names none. */
 export const ROUTE_TO_TASK = 'route_to_task';
@@ -194,14 +195,26 @@ export class FrameworkCore {
    * exactly as given. When `signal` (or `abort`) fires, the task's generator is closed and
    * the iteration ends with `AbortedError`.
    */
-  executeTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
-    // The task's own generator, handed on (not re-yielded by one more generator: each layer costs promises per response).
-    if (!tracingEnabled()) return this.#runTask(name, options);
+  async *executeTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
+    if (!tracingEnabled()) {
+      yield* this.#open(name, options);
+      return;
+    }
     const attributes = { [TASK_ATTRIBUTE]: name, [CONTEXT_ATTRIBUTE]: options.contextId };
-    return spanOverGenerator(`task ${name}`, { attributes }, () => this.#runTask(name, options));
+    yield* spanOverStream(`task ${name}`, { attributes }, () => this.#open(name, options));
   }
 
-  async *#runTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
+  /**
+   * {@link executeTask} for transports, without its generator: the run
+   * itself when tracing is off (one promise per event instead of a chain of
+   * generators). Throws at once, not on the first `next()`, when the task is
+   * unknown, the abort has fired or the task's function throws.
+   */
+  openTask(name: string, options: ExecuteTaskOptions): AsyncIterableIterator<AgentResponse> {
+    return tracingEnabled() ? this.executeTask(name, options) : this.#open(name, options);
+  }
+
+  #open(name: string, options: ExecuteTaskOptions): TaskRun {
     const entry = this.#tasks.get(name);
     if (!entry) throw new UnknownTaskError({ task: name, registered: [...this.#tasks.keys()] });
     const abort = options.abort ?? abortSourceOf(options.signal ?? neverAborted());
@@ -209,7 +222,6 @@ export class FrameworkCore {
     // A task run inside a one-shot conversation (a router's sub-task) is one-shot too.
     const oneShot = options.oneShot ?? (options.contextId !== undefined && this.#oneShot.has(options.contextId));
     const release = oneShot && options.contextId !== undefined ? this.#holdOneShot(options.contextId) : undefined;
-    let iterator: AsyncIterator<AgentResponse>;
     try {
       const responses = entry.fn({
         query: options.query,
@@ -222,43 +234,10 @@ export class FrameworkCore {
         },
         agent: this,
       });
-      iterator = responses[Symbol.asyncIterator]();
+      return new TaskRun({ task: name, iterator: responses[Symbol.asyncIterator](), abort, release });
     } catch (error) {
       release?.();
       throw error;
-    }
-    // One abort listener for the whole run (not one per event): it rejects the
-    // wait for the task's next response, so an abort ends the wait even when
-    // the task is stuck in something that ignores the signal.
-    let rejectWait: ((error: AbortedError) => void) | undefined;
-    const removeListener = abort.onAbort((reason) => rejectWait?.(new AbortedError({ cause: reason })));
-    let finished = false;
-    try {
-      while (true) {
-        if (abort.aborted) throw new AbortedError({ cause: abort.reason });
-        const next = await new Promise<IteratorResult<AgentResponse, unknown>>((resolve, reject) => {
-          rejectWait = reject;
-          iterator.next().then(resolve, reject);
-        });
-        rejectWait = undefined;
-        if (next.done) {
-          finished = true;
-          return;
-        }
-        if (!AgentResponse.is(next.value)) {
-          throw new FrameworkError({
-            code: 'internal_error',
-            message: `Task '${name}' yielded something that is not an AgentResponse; use AgentResponse.status/result/text/inputRequired/error`,
-          });
-        }
-        yield next.value;
-      }
-    } finally {
-      release?.();
-      removeListener();
-      // Close the task's generator when we stop early (abort, error, consumer break).
-      // Not awaited: a task stuck in a non-abortable await must not hold the caller.
-      if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);
     }
   }
 

@@ -28,24 +28,73 @@ export interface TaskRunRequest {
  * failure becomes a final `error` response (internal details go to the log,
  * not to the client). An abort ends the stream quietly.
  */
-export async function* runTaskForTransport(request: TaskRunRequest): AsyncGenerator<AgentResponse, void, undefined> {
-  try {
-    const task = request.task ?? request.core.entryTask;
-    for await (const response of request.core.executeTask(task, {
-      query: request.query,
-      contextId: request.contextId,
-      oneShot: request.oneShot ?? false,
-      ...(request.approvalsOff === undefined ? {} : { approvalsOff: request.approvalsOff }),
-      abort: request.abort,
-    })) {
-      yield response;
+export function runTaskForTransport(request: TaskRunRequest): AsyncIterableIterator<AgentResponse, undefined> {
+  return new TransportRun(request);
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/** {@link runTaskForTransport}'s iterator: one `then` per event over the task's run, no generator. */
+class TransportRun implements AsyncIterableIterator<AgentResponse, undefined> {
+  readonly #request: TaskRunRequest;
+  #run: AsyncIterator<AgentResponse> | undefined;
+  #done = false;
+
+  constructor(request: TaskRunRequest) {
+    this.#request = request;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<AgentResponse, undefined>> {
+    if (this.#done) return Promise.resolve(DONE);
+    let run = this.#run;
+    if (!run) {
+      const request = this.#request;
+      try {
+        run = this.#run = request.core.openTask(request.task ?? request.core.entryTask, {
+          query: request.query,
+          contextId: request.contextId,
+          oneShot: request.oneShot ?? false,
+          ...(request.approvalsOff === undefined ? {} : { approvalsOff: request.approvalsOff }),
+          abort: request.abort,
+        });
+      } catch (error) {
+        return Promise.resolve(this.#onError(error));
+      }
     }
-  } catch (error) {
-    if (request.abort.aborted || (FrameworkError.isInstance(error) && error instanceof AbortedError)) return;
+    return run.next().then(this.#onResult, this.#onError);
+  }
+
+  return(): Promise<IteratorResult<AgentResponse, undefined>> {
+    this.#done = true;
+    const run = this.#run;
+    // As a generator's return(): settled once the run has closed (its span ended, with tracing).
+    return run?.return
+      ? run.return().then(
+          () => DONE,
+          () => DONE,
+        )
+      : Promise.resolve(DONE);
+  }
+
+  readonly #onResult = (result: IteratorResult<AgentResponse, unknown>): IteratorResult<AgentResponse, undefined> => {
+    if (!result.done) return result;
+    this.#done = true;
+    return DONE;
+  };
+
+  /** A failure becomes the last response; an abort ends the stream quietly. */
+  readonly #onError = (error: unknown): IteratorResult<AgentResponse, undefined> => {
+    this.#done = true;
+    const request = this.#request;
+    if (request.abort.aborted || (FrameworkError.isInstance(error) && error instanceof AbortedError)) return DONE;
     if (!FrameworkError.isInstance(error)) request.logger.error('task failed', errorFields(error));
     const { code, message } = toPublicError(error);
-    yield AgentResponse.error(message, { code });
-  }
+    return { done: false, value: AgentResponse.error(message, { code }) };
+  };
 }
 
 /** The JSON form of a response, as `/query` and the `json` event format carry it. */

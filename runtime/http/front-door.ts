@@ -189,12 +189,21 @@ export function parseQueryRequest(raw: unknown): QueryRequest {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new BadRequestError({ code: 'invalid_request', message: 'The body must be a JSON object such as {"query": "..."}.' });
   }
+  // The usual body, checked by hand; the schema (below) for everything else and for its messages.
+  if (isPlainQuery(raw as Record<string, unknown>)) return raw as QueryRequest;
   const parsed = QueryRequestSchema.safeParse(raw);
   if (!parsed.success) {
     const message = parsed.error.issues.map((i) => (i.path.length ? `${i.message}` : i.message)).join(' ');
     throw new BadRequestError({ code: 'invalid_request', message });
   }
   return parsed.data;
+}
+
+/** `{query, context_id?, event_format?}` with valid values: what {@link QueryRequestSchema} accepts as is. */
+function isPlainQuery(raw: Record<string, unknown>): boolean {
+  if (typeof raw.query !== 'string') return false;
+  const { context_id: contextId, event_format: format } = raw;
+  return (contextId === undefined || typeof contextId === 'string') && (format === undefined || format === 'text' || format === 'json');
 }
 
 /** The body of /session/start is optional; when present it must be a JSON object. */

@@ -36,53 +36,98 @@ export function sseResponse<T>(c: Context, options: SseResponseOptions<T>): Resp
   return new Response(webStream(options), { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
 }
 
+/** {@link SSE_HEADERS} as the flat list `writeHead` takes without copying. */
+const SSE_HEADER_LIST: readonly string[] = Object.entries(SSE_HEADERS).flat();
+
 /** The Node side of {@link sseResponse}: writes the head, then the events as they come, on Node's own response. */
 export function streamSseToNode<T>(res: ServerResponse, options: SseResponseOptions<T>): void {
-  res.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
+  let head = SSE_HEADER_LIST;
+  if (options.headers) {
+    const list = [...SSE_HEADER_LIST];
+    for (const [name, value] of Object.entries(options.headers)) list.push(name, value);
+    head = list;
+  }
+  res.writeHead(200, head as string[]);
   void pumpToNode(res, options);
 }
 
 /** Event streams open now, on every server of this process (/metrics; 0 until the first). */
 const activeStreams = gauge('sse_streams_active', 'Server-sent event streams open now.');
 
+/** An open stream as the keep-alive ticker sees it. */
+interface Ticked {
+  res: ServerResponse;
+  lastWrite: number;
+}
+
+/**
+ * One keep-alive timer per interval for every stream of the process, not
+ * one per stream: making and clearing a timer per request cost more than
+ * writing its events. Each tick sends a comment on the streams silent for
+ * `keepAliveMs`; a ticker that finds no stream stops.
+ */
+const tickers = new Map<number, { timer: NodeJS.Timeout; streams: Set<Ticked> }>();
+
+function watchKeepAlive(stream: Ticked, keepAliveMs: number): () => void {
+  let ticker = tickers.get(keepAliveMs);
+  if (!ticker) {
+    const streams = new Set<Ticked>();
+    const timer = setInterval(
+      () => {
+        if (streams.size === 0) {
+          // Idle for a whole interval: stopped (kept between streams, so back-to-back requests reuse it).
+          clearInterval(timer);
+          if (tickers.get(keepAliveMs)?.streams === streams) tickers.delete(keepAliveMs);
+          return;
+        }
+        const now = Date.now();
+        for (const s of streams) {
+          if (now - s.lastWrite >= keepAliveMs && !s.res.writableEnded) {
+            s.lastWrite = now;
+            s.res.write(KEEP_ALIVE);
+          }
+        }
+      },
+      Math.max(1, Math.floor(keepAliveMs / 3)),
+    );
+    timer.unref();
+    ticker = { timer, streams };
+    tickers.set(keepAliveMs, ticker);
+  }
+  const { streams } = ticker;
+  streams.add(stream);
+  return () => streams.delete(stream);
+}
+
 async function pumpToNode<T>(res: ServerResponse, options: SseResponseOptions<T>): Promise<void> {
   activeStreams.inc();
-  res.once('close', () => activeStreams.dec());
   const iterator = options.events[Symbol.asyncIterator]();
-  const keepAliveMs = options.keepAliveMs ?? 15_000;
-  let lastWrite = Date.now();
-  // One timer per stream (not per event): a comment goes out after keepAliveMs of silence.
-  const keepAlive = setInterval(
-    () => {
-      if (Date.now() - lastWrite >= keepAliveMs && !res.writableEnded) {
-        lastWrite = Date.now();
-        res.write(KEEP_ALIVE);
-      }
-    },
-    Math.max(1, Math.floor(keepAliveMs / 3)),
-  );
-  keepAlive.unref();
+  const stream: Ticked = { res, lastWrite: Date.now() };
+  const unwatch = watchKeepAlive(stream, options.keepAliveMs ?? 15_000);
   let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
   try {
     while (!res.destroyed) {
       const next = await iterator.next();
       if (next.done || res.destroyed) break;
-      lastWrite = Date.now();
+      stream.lastWrite = Date.now();
       // Events produced in the same tick leave in one packet.
       if (!corked) {
         corked = true;
         res.cork();
-        process.nextTick(() => {
-          corked = false;
-          res.uncork();
-        });
+        process.nextTick(uncork);
       }
       if (!res.write(encodeSseEvent(options.encode(next.value)))) await drained(res);
     }
   } catch (error) {
     options.onError?.(error);
   } finally {
-    clearInterval(keepAlive);
+    unwatch();
+    // Counted until the pump stops: the client went (the abort ends the events) or the answer ended.
+    activeStreams.dec();
     if (res.destroyed) {
       options.abort.abort(new Error('client disconnected'));
       void Promise.resolve(iterator.return?.()).catch(() => undefined);

@@ -16,6 +16,9 @@ export interface SseEvent {
 
 const LINE_BREAK = /\r\n|\r|\n/;
 
+/** Event names already checked, so a stream's usual names are not scanned on every event. */
+const CHECKED_NAMES = new Set(['status', 'text', 'input_required', 'result', 'error', 'message']);
+
 function assertSingleLine(value: string, field: string): void {
   if (/[\r\n]/.test(value)) throw new TypeError(`SSE ${field} must not contain CR or LF`);
 }
@@ -32,7 +35,7 @@ function assertSingleLine(value: string, field: string): void {
 export function encodeSseEvent(event: SseEvent): string {
   let out = '';
   if (event.event !== undefined) {
-    assertSingleLine(event.event, 'event');
+    if (!CHECKED_NAMES.has(event.event)) assertSingleLine(event.event, 'event');
     out += `event: ${event.event}\n`;
   }
   if (event.id !== undefined) {

@@ -1,0 +1,115 @@
+import type { AbortSource } from './abort.js';
+import { AgentResponse } from './agent-response.js';
+import { AbortedError } from './errors/aborted-error.js';
+import { FrameworkError } from './framework-error.js';
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * One run of a task's generator, as an async iterator written by hand: each
+ * `next()` is one wait on the task (rejected by the abort), one check that
+ * the task yielded an `AgentResponse`, and nothing else. An async generator
+ * in its place costs several promises and microtasks per event, a fair part
+ * of a small front-door request. One `next()` at a time, as `for await` does.
+ *
+ * When the run stops early (abort, error, `return()`), the task's generator
+ * is closed without waiting for it: a task stuck in a non-abortable await
+ * must not hold the caller.
+ */
+export class TaskRun implements AsyncIterableIterator<AgentResponse, undefined> {
+  readonly #task: string;
+  readonly #iterator: AsyncIterator<AgentResponse>;
+  readonly #abort: AbortSource;
+  readonly #release: (() => void) | undefined;
+  readonly #removeListener: () => void;
+  #resolve: ((result: IteratorResult<AgentResponse, undefined>) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
+  #closed = false;
+  #finished = false;
+
+  constructor(options: { task: string; iterator: AsyncIterator<AgentResponse>; abort: AbortSource; release: (() => void) | undefined }) {
+    this.#task = options.task;
+    this.#iterator = options.iterator;
+    this.#abort = options.abort;
+    this.#release = options.release;
+    // One abort listener for the whole run (not one per event): it rejects the wait for the
+    // task's next response, so an abort ends the wait even when the task ignores the signal.
+    this.#removeListener = options.abort.onAbort((reason) => this.#fail(new AbortedError({ cause: reason })));
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<AgentResponse, undefined>> {
+    if (this.#closed) return Promise.resolve(DONE);
+    if (this.#resolve) return Promise.reject(new TypeError('TaskRun.next() called while a response is still awaited'));
+    if (this.#abort.aborted) {
+      this.#close();
+      return Promise.reject(new AbortedError({ cause: this.#abort.reason }));
+    }
+    const waiting = new Promise<IteratorResult<AgentResponse, undefined>>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    this.#iterator.next().then(this.#onNext, this.#onError);
+    return waiting;
+  }
+
+  return(): Promise<IteratorResult<AgentResponse, undefined>> {
+    this.#close();
+    return Promise.resolve(DONE);
+  }
+
+  throw(error: unknown): Promise<IteratorResult<AgentResponse, undefined>> {
+    this.#close();
+    return Promise.reject(error);
+  }
+
+  readonly #onNext = (result: IteratorResult<AgentResponse, unknown>): void => {
+    const resolve = this.#resolve;
+    if (!resolve || this.#closed) return;
+    if (result.done) {
+      this.#finished = true;
+      this.#close();
+      resolve(DONE);
+      return;
+    }
+    if (!AgentResponse.is(result.value)) {
+      this.#fail(
+        new FrameworkError({
+          code: 'internal_error',
+          message: `Task '${this.#task}' yielded something that is not an AgentResponse; use AgentResponse.status/result/text/inputRequired/error`,
+        }),
+      );
+      return;
+    }
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    resolve(result);
+  };
+
+  readonly #onError = (error: unknown): void => {
+    // The task threw: it is over, nothing to close.
+    if (this.#resolve) this.#finished = true;
+    this.#fail(error);
+  };
+
+  /** Ends the run with `error` for the caller waiting on `next()`, if any. */
+  #fail(error: unknown): void {
+    const reject = this.#reject;
+    if (!reject || this.#closed) return;
+    this.#close();
+    reject(error);
+  }
+
+  #close(): void {
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#release?.();
+    this.#removeListener();
+    if (!this.#finished) void Promise.resolve(this.#iterator.return?.()).catch(() => undefined);
+  }
+}
