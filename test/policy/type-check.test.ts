@@ -81,6 +81,32 @@ describe('compile-time type errors, as OPA reports them', () => {
     expect(e('labels := {"k": 1}\nlabels2 := object.union(labels, {"zz": 1})\n\nq := labels2.zz')).toBeUndefined();
   });
 
+  it.skipIf(pylib === undefined)('lets a zero-argument call f() read the rule f exactly when OPA does (its type is any)', () => {
+    const values = [
+      'f() := 1',
+      'f() := x if x := 1',
+      'f() := x if x := input.a',
+      'f() := count([1])',
+      'f() := input.a',
+      'f() := [1]',
+      'f() := {"a": input.b}',
+      'f() := x if { x := upper("a") }',
+      'f() := x if { x := json.unmarshal("1") }',
+      'f() := y if { y := input.a + 1 }',
+      'f() := x if { x := max([1, 2]) }',
+      'f() := x if { x := [y | y := 1] }',
+      'f() := r\nr := input.a',
+      'f() := x if { some x in input.xs }',
+      'f() := x if { x := object.get(input, "a", 1) }',
+    ];
+    const sources = values.map((v) => `package p\n\n${v}\n\nq := f()\n`);
+    const theirs = opa(sources).map((t) => t === undefined);
+    const here = sources.map((s) => ours(s) === undefined);
+    expect(here).toEqual(theirs);
+    expect(theirs.filter(Boolean).length).toBeGreaterThan(3);
+    expect(theirs.filter((t) => !t).length).toBeGreaterThan(3);
+  });
+
   it.skipIf(pylib === undefined)('never refuses a generated module OPA accepts, and words every shared refusal as OPA does', () => {
     const rng = new Rng(35);
     const sources = Array.from({ length: MODULES }, () => typeModule(rng));

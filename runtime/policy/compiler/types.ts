@@ -66,6 +66,15 @@ const DECLS = new Map<string, Decl>([
   ...decls(['semver.compare'], [S, S], '(a: string, b: string, result: number)'),
 ]);
 
+/**
+ * Whether a builtin's result type is `any` in OPA's declaration (`json.unmarshal`, `max`), or not (`upper`:
+ * string); undefined for a builtin not covered.
+ */
+export function builtinResultIsAny(name: string): boolean | undefined {
+  const want = DECLS.get(name)?.want;
+  return want === undefined ? undefined : want.endsWith(': any)');
+}
+
 function literal(t: Term): Known | undefined {
   switch (t.type) {
     case 'number':
