@@ -43,6 +43,16 @@ const CALLS: Array<[string, number]> = [
   ['sort', 1],
   ['product', 1],
   ['floor', 1],
+  ['base64.decode', 1],
+  ['urlquery.encode', 1],
+  ['crypto.sha256', 1],
+  ['ceil', 1],
+  ['trim_left', 2],
+  ['trim_right', 2],
+  ['trim_prefix', 2],
+  ['trim_suffix', 2],
+  ['min', 1],
+  ['time.parse_rfc3339_ns', 1],
 ];
 const KEYS = ['a', 'b', 'k', 'm', 'zz', 'z-z'];
 
