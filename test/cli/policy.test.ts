@@ -33,6 +33,26 @@ describe('framework-cli policy check', () => {
     expect(body.ok).toBe(false);
     expect(body.errors).toContainEqual({ code: 'rego_unsafe_var_error', message: 'var x is unsafe', file: `${dir}/bad.rego`, row: 5, col: 12 });
   });
+
+  it('reports the type errors OPA reports when compiling, in check, eval, test and serve', async () => {
+    const dir = tempDir({ 'typed.rego': 'package typed\n\nlabels := {"k": 1}\n\nx := 1 + "a"\n\nq := labels.zz\n\ntest_x if x\n' });
+    const plus = `${dir}/typed.rego:5:6: rego_type_error: plus: invalid argument(s)\n\thave: (number, string, ???)\n\twant: (x: number, y: number, z: number)`;
+    const check = await runCliInProcess(['policy', 'check', dir]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(plus);
+    expect(check.stderr).toContain(
+      `${dir}/typed.rego:7:6: rego_type_error: undefined ref: data.typed.labels.zz\n\tdata.typed.labels.zz\n\t                  ^`,
+    );
+    const evaluated = await runCliInProcess(['policy', 'eval', '-d', dir, 'data.typed']);
+    expect(evaluated.code).not.toBe(0);
+    expect(evaluated.stderr).toContain('rego_type_error: plus: invalid argument(s)');
+    const tested = await runCliInProcess(['policy', 'test', dir]);
+    expect(tested.code).not.toBe(0);
+    expect(tested.stderr + tested.stdout).toContain('rego_type_error: plus: invalid argument(s)');
+    const served = await runCli(['policy', 'serve', dir, '--addr', '127.0.0.1:0']);
+    expect(served.code).toBe(1);
+    expect(served.stderr).toContain('rego_type_error: plus: invalid argument(s)');
+  });
 });
 
 describe('framework-cli policy test', () => {

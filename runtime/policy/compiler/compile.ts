@@ -18,6 +18,7 @@ import { LocalRewriter, VarGen } from './locals.js';
 import { resolveModules, resolveQuery } from './resolve.js';
 import { buildRuleTree, type PreparedRule, type RuleNode } from './rule-tree.js';
 import { SafetyChecker } from './safety.js';
+import { checkTypes } from './types.js';
 import { isConstantTerm, termVars } from './walk.js';
 
 export interface ModuleSource {
@@ -142,6 +143,8 @@ export class Compiler {
       }
     }
     checkRecursion(root, errors);
+    throwIfErrors(errors);
+    checkTypes(rules, root, (name) => this.builtins.resolve(name)?.args.length, errors);
     throwIfErrors(errors);
 
     const prepared: PreparedRule[] = [];

@@ -4,7 +4,8 @@
  * unless the var is a function argument or declared locally (`:=`, `some`).
  */
 import type { Body, Expr, Module, RefTerm, Rule, Term, With } from '../ast.js';
-import { mkRef } from '../ast.js';
+import { mkRef, refName } from '../ast.js';
+import { builtinResultIsAny } from './types.js';
 import { patternVars } from './walk.js';
 
 type Globals = Map<string, Term[]>;
@@ -74,10 +75,12 @@ export function resolveModules(modules: Module[]): void {
 /**
  * Paths of the rules OPA lets a zero-argument call read: `f()` evaluates the
  * single-value rule `f` when OPA's type checker cannot tell the rule is no
- * function: when some value's type is unknown to it, approximated here as a
- * value written as a var or a ref (`f := input.x`, `f = out if out := ...`);
- * a literal value (`f := 1`, `f := {"k": input.a}`) has a type, and `f()`
- * is then "undefined function" in OPA, as here.
+ * function: when the rule's type is `any`. Approximated here as a value
+ * written as a ref (`f := input.x`) or a var not declared from a literal,
+ * collection, comprehension or covered builtin with a typed result
+ * (`f = out if out := upper(s)` is a string); a literal value (`f := 1`,
+ * `f := {"k": input.a}`) has a type, and `f()` is then "undefined function"
+ * in OPA, as here.
  */
 function zeroArgCallableRules(modules: Module[]): Set<string> {
   const functions = new Set<string>();
@@ -89,12 +92,58 @@ function zeroArgCallableRules(modules: Module[]): Set<string> {
       const key = pathKey([...pkg, ...r.head.ref.map((t) => (t.type === 'var' ? t.name : t.type === 'string' ? t.value : ''))]);
       if (r.head.args !== undefined) functions.add(key);
       else if (r.head.key === undefined) {
-        for (let b: Rule | undefined = r; b !== undefined; b = b.else) if (b.head.value?.type === 'var' || b.head.value?.type === 'ref') untyped.add(key);
+        for (let b: Rule | undefined = r; b !== undefined; b = b.else) {
+          if (b.head.value?.type === 'ref' || (b.head.value?.type === 'var' && !assignedTyped(b, b.head.value.name, shadowed(m)))) untyped.add(key);
+        }
       }
     }
   }
   for (const f of functions) untyped.delete(f);
   return untyped;
+}
+
+/** Names a module's rules and imports give, which a call such as `upper(x)` would then mean instead of the builtin. */
+function shadowed(m: Module): Set<string> {
+  const names = new Set<string>();
+  for (const r of m.rules) if (r.head.ref[0]?.type === 'var') names.add(r.head.ref[0].name);
+  for (const i of m.imports) {
+    const last = i.path.terms[i.path.terms.length - 1];
+    names.add(i.alias ?? (last?.type === 'string' ? last.value : last?.type === 'var' ? last.name : ''));
+  }
+  return names;
+}
+
+/**
+ * Whether the rule value `name` has a type OPA's checker certainly knows (not `any`): it is declared by
+ * `name := <literal, collection or comprehension>` or `name := <builtin whose result type is not any>(…)`.
+ */
+function assignedTyped(branch: Rule, name: string, shadow: Set<string>): boolean {
+  for (const e of branch.body) {
+    if (e.kind !== 'call' || !isOp(e.op, 'assign') || e.args.length !== 2) continue;
+    const [lhs, rhs] = e.args as [Term, Term];
+    if (lhs.type !== 'var' || lhs.name !== name) continue;
+    switch (rhs.type) {
+      case 'null':
+      case 'boolean':
+      case 'number':
+      case 'string':
+      case 'array':
+      case 'set':
+      case 'object':
+      case 'arraycomp':
+      case 'setcomp':
+      case 'objectcomp':
+        return true;
+      case 'call': {
+        const op = refName(rhs.op);
+        const head = rhs.op.terms[0];
+        return op !== undefined && head?.type === 'var' && !shadow.has(head.name) && builtinResultIsAny(op) === false;
+      }
+      default:
+        return false;
+    }
+  }
+  return false;
 }
 
 function pathKey(segments: string[]): string {

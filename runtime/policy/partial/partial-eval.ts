@@ -13,11 +13,12 @@
  * negation by De Morgan); `==` is saved as `=` as OPA saves it. A rule's
  * bodies become alternatives in source order (OPA's order among them comes
  * from its rule index and is not defined). What OPA saves into support modules (default rules,
- * multi-value rules, functions over unknowns, paths in `disableInlining`) is
+ * multi-value rules, functions over unknowns, paths in `disableInlining`, rules
+ * with `else` chains, saved as chains) is
  * saved the same way when support is asked for (the Rego AST answer), and is
  * otherwise reported as the error OPA's filter checks give for it.
  */
-import { type Body, type Expr, type Loc, mkRef, mkVar, opRef, refName, type RefTerm, type Term } from '../ast.js';
+import { type Body, type Expr, type Loc, mkRef, mkVar, opRef, refName, type RefTerm, type Rule, type Term, termToString } from '../ast.js';
 import { defaultRegistry } from '../builtins/index.js';
 import type { BuiltinRegistry } from '../builtins/registry.js';
 import { Compiler, type CompiledModules, type ModuleSource } from '../compiler/compile.js';
@@ -28,7 +29,7 @@ import { Env, Shared } from '../eval/env.js';
 import { parseQuery, parseTermText } from '../parser.js';
 import { fromJS } from '../value-json.js';
 import { RegoDecimal, RegoObject, RegoSet, type Value } from '../value.js';
-import { namespacedRef, SupportModules } from './support-modules.js';
+import { namespacedRef, type SupportRule, SupportModules } from './support-modules.js';
 
 /** An error in OPA's AST-error shape: `pe_fragment_error`, `invalid_unknown`, ... */
 export class PartialError extends Error {
@@ -486,38 +487,65 @@ class Run {
     return namespacedRef(ref);
   }
 
-  /** Saves the rules at `node` as OPA does: each body partially evaluated, one support rule per alternative. */
+  /**
+   * Saves the rules at `node`: each body partially evaluated, one support rule per alternative, as OPA does.
+   * A rule with an `else` chain is saved as a chain: each link keeps its place, a link whose known part fails is
+   * dropped, a link that always holds ends the chain (the rest is unreachable).
+   */
   private saveSupport(node: RuleNode): void {
     const support = this.support as SupportModules;
     if (support.has(node)) return;
     support.claim(node);
     for (const p of [...node.rules, ...node.defaults]) {
       const r = p.rule;
-      if (r.else !== undefined)
-        throw new PartialError('not_implemented', `rule ${node.name} has an \`else\`, which this partial evaluator does not save as support`, r.loc);
       const args = r.head.args ?? [];
       const seed = new Set<string>();
       args.forEach((a) => termVars(a, seed));
-      const value = r.head.value ?? (r.head.key === undefined ? { type: 'boolean' as const, value: true, loc: r.loc } : undefined);
-      const heads = [...p.suffix, ...args, ...(r.head.key !== undefined ? [r.head.key] : []), ...(value !== undefined ? [value] : [])];
-      for (const alt of this.bodyWithOutputs(r.body, heads, seed)) {
-        const o = alt.outputs;
-        let i = 0;
-        const take = (n: number) => o.slice(i, (i += n));
-        const suffix = take(p.suffix.length);
-        const plugArgs = take(args.length);
-        const key = r.head.key !== undefined ? take(1)[0] : undefined;
-        const val = value !== undefined ? take(1)[0] : undefined;
-        support.add(node, {
-          default: r.default,
-          suffix,
-          ...(r.head.args !== undefined ? { args: plugArgs } : {}),
-          ...(key !== undefined ? { key } : {}),
-          ...(val !== undefined ? { value: val } : {}),
-          body: alt.query,
-          loc: r.loc,
+      const link = (l: Rule): SupportRule[] => {
+        const value = l.head.value ?? (l.head.key === undefined ? { type: 'boolean' as const, value: true, loc: l.loc } : undefined);
+        const heads = [...p.suffix, ...args, ...(l.head.key !== undefined ? [l.head.key] : []), ...(value !== undefined ? [value] : [])];
+        return this.bodyWithOutputs(l.body, heads, seed).map((alt) => {
+          const o = alt.outputs;
+          let i = 0;
+          const take = (n: number) => o.slice(i, (i += n));
+          const suffix = take(p.suffix.length);
+          const plugArgs = take(args.length);
+          const key = l.head.key !== undefined ? take(1)[0] : undefined;
+          const val = value !== undefined ? take(1)[0] : undefined;
+          return {
+            default: l.default,
+            suffix,
+            ...(r.head.args !== undefined ? { args: plugArgs } : {}),
+            ...(key !== undefined ? { key } : {}),
+            ...(val !== undefined ? { value: val } : {}),
+            body: alt.query,
+            loc: l.loc,
+          };
         });
+      };
+      if (r.else === undefined) {
+        for (const saved of link(r)) support.add(node, saved);
+        continue;
       }
+      const chain: SupportRule[] = [];
+      for (let l: Rule | undefined = r; l !== undefined; l = l.else) {
+        const alts = link(l);
+        if (alts.length === 0) continue;
+        // `v if A1 or A2 else …` is `v if A1 else v if A2 else …`; alternatives giving different values would be a
+        // conflict error in the rule itself, which a chain would hide, so those are refused.
+        const outputs = (a: SupportRule) => [...(a.args ?? []), ...(a.value !== undefined ? [a.value] : [])].map(termToString).join('\u0000');
+        if (alts.some((a) => outputs(a) !== outputs(alts[0] as SupportRule)))
+          throw new PartialError(
+            'not_implemented',
+            `rule ${node.name} has an \`else\` and a body whose alternatives give different values, which a support rule cannot keep as a conflict`,
+            l.loc,
+          );
+        const always = alts.findIndex((a) => a.body.length === 0);
+        chain.push(...(always < 0 ? alts : alts.slice(0, always + 1)));
+        if (always >= 0) break;
+      }
+      const first = chain.reduceRight<SupportRule | undefined>((next, l) => (next === undefined ? l : { ...l, else: next }), undefined);
+      if (first !== undefined) support.add(node, first);
     }
   }
 
@@ -560,7 +588,10 @@ class Run {
     const memo = this.inlined.get(node);
     if (memo !== undefined) return memo;
     const first = node.rules[0];
-    if (this.support !== undefined && (node.defaults.length > 0 || first?.kind !== 'complete' || this.inliningDisabled(node.path))) {
+    const notInlinable = node.rules.some(
+      (p) => p.rule.else !== undefined || (p.rule.head.value !== undefined && !(p.rule.head.value.type === 'boolean' && p.rule.head.value.value)),
+    );
+    if (this.support !== undefined && (node.defaults.length > 0 || first?.kind !== 'complete' || notInlinable || this.inliningDisabled(node.path))) {
       const saved: Queries = [[this.savedRule(ref, at)]];
       this.inlined.set(node, saved);
       return saved;

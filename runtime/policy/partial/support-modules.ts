@@ -27,6 +27,8 @@ export interface SupportRule {
   value?: Term;
   body: Body;
   loc: Loc;
+  /** The next link of an `else` chain. */
+  else?: SupportRule;
 }
 
 /** The modules of one partial evaluation, one per package, rules in the order they were saved. */
@@ -63,7 +65,11 @@ export class SupportModules {
       };
       this.modules.set(key, module);
     }
-    const full: Rule = {
+    module.rules.push(this.rule(name, rule, module));
+  }
+
+  private rule(name: string, rule: SupportRule, module: Module): Rule {
+    return {
       default: rule.default,
       head: {
         ref: [mkVar(name, rule.loc), ...rule.suffix],
@@ -74,10 +80,10 @@ export class SupportModules {
         loc: rule.loc,
       },
       body: rule.body,
+      ...(rule.else !== undefined ? { else: this.rule(name, rule.else, module) } : {}),
       loc: rule.loc,
       module,
     };
-    module.rules.push(full);
   }
 
   /** The modules, in the order their first rule was saved. */

@@ -151,12 +151,16 @@ describe('POST /v1/compile (partial evaluation as Rego AST)', () => {
     expect(r.body.result.queries[0][0].terms[0]).toEqual({ type: 'ref', value: [{ type: 'var', value: 'lt' }] });
   });
 
-  it('saves a default rule as support, says plainly that an else chain is not saved (501), refuses a query that does not parse (400)', async () => {
+  it('saves a default rule and an else chain as support, refuses a query that does not parse (400)', async () => {
     const r = await post('/v1/compile', { query: 'data.filters.guarded', unknowns: ['input.fruits'] }, 'application/json');
     expect(r.status).toBe(200);
     expect(r.body.result.support[0].rules.map((x: { default?: boolean }) => x.default === true)).toEqual([false, true]);
     const tiered = await post('/v1/compile', { query: 'data.filters.tiered == 1', unknowns: ['input.fruits'] }, 'application/json');
-    expect(tiered).toMatchObject({ status: 501, body: { code: 'not_implemented', message: expect.stringContaining('else') } });
+    expect(tiered.status).toBe(200);
+    const [chain] = tiered.body.result.support[0].rules;
+    expect(chain.head.value).toEqual({ type: 'number', value: 1 });
+    expect(chain.else.head.value).toEqual({ type: 'number', value: 2 });
+    expect(chain.else.else).toBeUndefined();
     expect(await post('/v1/compile', { query: 'data.filters.[' }, 'application/json')).toMatchObject({ status: 400, body: { code: 'invalid_parameter' } });
     expect(await post('/v1/compile', {}, 'application/json')).toMatchObject({ status: 400, body: { message: 'missing required query' } });
   });

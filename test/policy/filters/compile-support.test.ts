@@ -57,6 +57,30 @@ ok if { input.x.a == 1; input.x.b == input.user }
 ok if input.x.c < 0
 deny if not ok
 `,
+  'chain.rego': `package pe.chain
+
+roles := ["admin", "dev"]
+
+tier := "gold" if input.x.a > 2
+else := "none" if input.level > 5
+else := "silver" if input.x.b == input.user
+else := "team" if { some r in roles; input.x.b == r }
+else := "bronze"
+
+limit(u) := 10 if u == input.x.b
+else := 5 if input.user == "admin"
+else := 1
+
+gold if tier == "gold"
+not_bronze if tier != "bronze"
+high if limit(input.user) > 5
+
+ok if input.x.c > 0
+else := false if input.x.k
+
+pick := n if { some n in [1, 2]; input.x.a == n }
+else := 0
+`,
 };
 
 interface Case {
@@ -80,6 +104,14 @@ const CASES: Case[] = [
   { query: 'data.pe.inline.deny', disableInlining: ['data.pe.inline.ok'] },
   { query: 'data.pe.inline.deny', disableInlining: ['data.pe.inline'] },
   { query: 'data.pe.defaults.allow', disableInlining: ['data.pe.defaults.roles'] },
+  { query: 'data.pe.chain.tier == "silver"' },
+  { query: 'data.pe.chain.tier == "team"' },
+  { query: 'data.pe.chain.gold' },
+  { query: 'data.pe.chain.not_bronze' },
+  { query: 'data.pe.chain.high' },
+  { query: 'data.pe.chain.ok' },
+  { query: 'not data.pe.chain.ok' },
+  { query: 'data.pe.chain.gold', disableInlining: ['data.pe.chain.gold'] },
 ];
 
 const USERS = ['admin', 'dev', 'ops'];
@@ -157,6 +189,23 @@ describe('POST /v1/compile with support modules', () => {
     expect(moduleText(support)).toBe(
       'package partial.pe.defaults\n\n' + 'allow = true if { gt(input.x.a, 1) }\n' + 'allow = true if { eq(input.x.b, "dev") }\n' + 'default allow := false\n',
     );
+  });
+
+  it('saves an else chain as one chain: a link whose known part fails dropped, alternatives of one value as links, an always-true link last', async () => {
+    const r = await compile({ query: 'data.pe.chain.tier == "silver"', input: { user: 'dev', level: 0 }, unknowns: ['input.x'] });
+    expect(r.status).toBe(200);
+    expect(r.body.result.support.map(moduleText)).toEqual([
+      'package partial.pe.chain\n\n' +
+        'tier = "gold" if { gt(input.x.a, 2) } else = "silver" if { eq(input.x.b, "dev") } else = "team" if { eq(input.x.b, "admin") }' +
+        ' else = "team" if { eq(input.x.b, "dev") } else = "bronze" if { true }\n',
+    ]);
+    const f = await compile({ query: 'data.pe.chain.high', input: { user: 'admin' }, unknowns: ['input.x'] });
+    expect(f.body.result.support.map(moduleText)).toEqual(['package partial.pe.chain\n\nlimit(u) = 10 if { eq(u, input.x.b) } else = 5 if { true }\n']);
+  });
+
+  it('refuses (501) an else chain whose body has alternatives of different values, which would hide a conflict error', async () => {
+    const r = await compile({ query: 'data.pe.chain.pick == 1', input: {}, unknowns: ['input.x'] });
+    expect(r).toMatchObject({ status: 501, body: { code: 'not_implemented', message: expect.stringContaining('rule data.pe.chain.pick has an `else`') } });
   });
 
   it('answers ?metrics and ?instrument with timers, refuses ?explain and bad disableInlining with 400s', async () => {

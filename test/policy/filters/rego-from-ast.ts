@@ -59,7 +59,11 @@ function rule(r: J): string {
   const head = name.value + rest.map((t: J) => `[${term(t)}]`).join('') + (r.head.args ? `(${r.head.args.map(term).join(', ')})` : '');
   if (r.default) return `default ${head} := ${term(r.head.value)}`;
   const value = r.head.value === undefined ? ` contains ${term(r.head.key)}` : `${r.head.key ? `[${term(r.head.key)}]` : ''} = ${term(r.head.value)}`;
-  return `${head}${value} if { ${body(r.body)} }`;
+  return `${head}${value} if { ${body(r.body)} }${r.else ? elseText(r.else) : ''}`;
+}
+
+function elseText(r: J): string {
+  return ` else = ${term(r.head.value)} if { ${body(r.body)} }${r.else ? elseText(r.else) : ''}`;
 }
 
 /** A support module's text. */

@@ -1,0 +1,116 @@
+/**
+ * Generated modules for the compile-time type check (issue 35): builtin calls
+ * with literals, typed locals, rule constants, `input` refs and composites as
+ * arguments, and refs into object rules and object locals with keys they have
+ * and keys they never have. About half of them carry a type error OPA reports.
+ */
+import type { Rng } from './corpus.js';
+
+const SCALARS = ['1', '2.5', '-3', '"a"', '"abc"', '""', 'true', 'false', 'null'];
+const OTHERS = ['input.a', 'input.s', '[1, 2]', '{"k": 1}', '{1}', 'r_num', 'r_str', 'r_bool', 'obj'];
+const CALLS: Array<[string, number]> = [
+  ['plus', 2],
+  ['minus', 2],
+  ['mul', 2],
+  ['div', 2],
+  ['rem', 2],
+  ['upper', 1],
+  ['lower', 1],
+  ['trim_space', 1],
+  ['abs', 1],
+  ['round', 1],
+  ['startswith', 2],
+  ['endswith', 2],
+  ['contains', 2],
+  ['indexof', 2],
+  ['split', 2],
+  ['replace', 3],
+  ['trim', 2],
+  ['count', 1],
+  ['sum', 1],
+  ['max', 1],
+  ['concat', 2],
+  ['format_int', 2],
+  ['sprintf', 2],
+  ['substring', 3],
+  ['json.unmarshal', 1],
+  ['numbers.range', 2],
+  ['regex.match', 2],
+  ['semver.compare', 2],
+  ['base64.encode', 1],
+  ['strings.reverse', 1],
+  ['units.parse_bytes', 1],
+  ['sort', 1],
+  ['product', 1],
+  ['floor', 1],
+  ['base64.decode', 1],
+  ['urlquery.encode', 1],
+  ['crypto.sha256', 1],
+  ['ceil', 1],
+  ['trim_left', 2],
+  ['trim_right', 2],
+  ['trim_prefix', 2],
+  ['trim_suffix', 2],
+  ['min', 1],
+  ['time.parse_rfc3339_ns', 1],
+];
+const KEYS = ['a', 'b', 'k', 'm', 'zz', 'z-z'];
+
+function key(rng: Rng, obj: string): string {
+  const k = rng.pick(KEYS);
+  return /^[a-z]+$/.test(k) && rng.chance(0.7) ? `${obj}.${k}` : `${obj}[${JSON.stringify(k)}]`;
+}
+
+function arg(rng: Rng, locals: string[], literals: number): string {
+  if (locals.length > 0 && rng.chance(0.3)) return rng.pick(locals);
+  return rng.chance(literals) ? rng.pick(SCALARS) : rng.pick(OTHERS);
+}
+
+/** One rule body: one or two expressions that may or may not be type errors. */
+function body(rng: Rng): string {
+  const lines: string[] = [];
+  const locals: string[] = [];
+  if (rng.chance(0.4)) {
+    lines.push(`x := ${rng.pick(SCALARS)}`);
+    locals.push('x');
+  }
+  if (rng.chance(0.15)) {
+    lines.push(`l := {"a": 1, "b": {"k": 2}}`);
+    lines.push(rng.chance(0.5) ? key(rng, 'l') : key(rng, 'l.b'));
+  }
+  const [name, n] = rng.pick(CALLS);
+  const literals = rng.pick([0, 0.3, 0.8]);
+  const args = Array.from({ length: n }, () => arg(rng, locals, literals));
+  switch (rng.int(4)) {
+    case 0:
+      lines.push(`${name}(${args.join(', ')})`);
+      break;
+    case 1:
+      lines.push(`y := ${name}(${args.join(', ')})`);
+      break;
+    case 2:
+      lines.push(
+        n === 2 && ['plus', 'minus', 'mul', 'div', 'rem'].includes(name)
+          ? `y := ${args[0]} ${{ plus: '+', minus: '-', mul: '*', div: '/', rem: '%' }[name as 'plus']} ${args[1]}`
+          : `${name}(${args.join(', ')}, out)`,
+      );
+      break;
+    default:
+      if (rng.chance(0.5)) lines.push(rng.chance(0.5) ? key(rng, 'obj') : key(rng, 'obj.b'));
+  }
+  return lines.map((l) => `\t${l}`).join('\n');
+}
+
+/** A module of one or two rules over constants `r_num`, `r_str`, `r_bool` and the object rule `obj`. */
+export function typeModule(rng: Rng): string {
+  const rules = Array.from({ length: rng.int(2) + 1 }, (_, i) => `q${i} if {\n${body(rng)}\n}`);
+  return `package p
+
+r_num := 1
+r_str := "s"
+r_bool := true
+obj := {"a": 1, "b": {"k": 2}}
+
+${rules.join('\n\n')}
+`;
+}
