@@ -27,6 +27,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { roastModule } from './support/roast.js';
 import { fileURLToPath } from 'node:url';
 import { type Body, type Expr, type Module, refToString, type Term } from '../runtime/policy/ast.js';
 import { createDefaultRegistry } from '../runtime/policy/builtins/index.js';
@@ -68,15 +69,23 @@ const STANDINS: BuiltinDefinition[] = [
       return typeof managed === 'boolean' ? managed : true;
     },
   },
-  {
-    // Regal's encodes its own AST ("roast": locations as `row:col:endrow:endcol` text), which OPA's pylib cannot give
-    // (it has no end positions): here each engine's `rego.parse_module`, so Regal's rules read OPA's AST shape and
-    // fail alike where they need roast's, and the two engines' parse_module outputs are compared along the way.
-    ...(createDefaultRegistry().get('rego.parse_module') as BuiltinDefinition),
-    name: 'regal.parse_module',
-  },
+  // Regal's `regal.parse_module` returns its "roast" AST (locations as `row:col:endRow:endCol` text, which OPA's own
+  // parse_module cannot give), computed once per (file, text) by bench/support/roast.ts from our parser; and
+  // `regal.is_formatted` compares a text with its formatting. The harness computes both and hands the same value to OPA
+  // (the oracle asks for it mid-evaluation, see Oracle), so both engines' Regal rules read identical input.
+  ...(['regal.parse_module', 'regal.is_formatted'] as const).map(
+    (name): BuiltinDefinition => ({
+      name,
+      args: ['any', 'any'],
+      result: 'any',
+      impl: (args) => {
+        const r = computedStandin(name, args.map((a) => toJS(a as Value)));
+        if ('error' in r) throw new BuiltinError(r.error);
+        return r.value;
+      },
+    }),
+  ),
   ...[
-    'regal.is_formatted:2',
     'squealer.scan_string:1',
     'sh.parse_commands:1',
     'cidr.is_public:1',
@@ -96,6 +105,34 @@ const STANDINS: BuiltinDefinition[] = [
     };
   }),
 ];
+
+/** The harness's answers to the computed stand-ins, once per builtin and operands; the same answer for both engines. */
+const computed = new Map<string, { value: Value; json: string } | { error: string }>();
+
+/** A computed stand-in's answer: Regal's `regal.parse_module` (roast) and `regal.is_formatted` (our formatter). */
+function computedStandin(name: string, args: unknown[]): { value: Value; json: string } | { error: string } {
+  const key = JSON.stringify([name, args]);
+  let r = computed.get(key);
+  if (r === undefined) {
+    try {
+      let value: Value;
+      if (name === 'regal.parse_module') {
+        if (typeof args[0] !== 'string' || typeof args[1] !== 'string') throw new Error('operands must be strings');
+        value = fromJS(roastModule(args[0], args[1]));
+      } else if (name === 'regal.is_formatted') {
+        const opts = args[1] as Record<string, unknown> | null;
+        if (typeof args[0] !== 'string' || typeof opts !== 'object' || opts === null || Array.isArray(opts)) throw new Error('operands must be a string and an object');
+        // Regal's: the text equals its formatting (v1; `rego_version: "v0"` is not reproduced: formatted as v1).
+        value = formatRego({ source: args[0], file: '' }) === args[0];
+      } else throw new Error(`${name} is not computed`);
+      r = { value, json: stringifyJSON(value) };
+    } catch (error) {
+      r = { error: `${name}: ${(error as Error).message.split('\n')[0]}` };
+    }
+    computed.set(key, r);
+  }
+  return r;
+}
 
 interface Unit {
   name: string;
@@ -141,7 +178,16 @@ class Oracle {
   constructor(pylib: string) {
     this.proc = spawn(process.env.FRAMEWORK_OPA_PYTHON ?? 'python3', [ORACLE, pylib]);
     this.proc.stderr.on('data', (d: Buffer) => process.stderr.write(d));
-    createInterface({ input: this.proc.stdout }).on('line', (line) => this.waiting.shift()?.(line));
+    createInterface({ input: this.proc.stdout }).on('line', (line) => {
+      // The oracle's computed stand-ins ask for their answer mid-evaluation: answered here, from the same cache.
+      if (line.startsWith('@call ')) {
+        const { name, args } = JSON.parse(line.slice(6)) as { name: string; args: unknown[] };
+        const r = computedStandin(name, args);
+        this.proc.stdin.write(('error' in r ? JSON.stringify({ error: r.error }) : `{"value":${r.json}}`) + '\n');
+        return;
+      }
+      this.waiting.shift()?.(line);
+    });
   }
 
   request(req: unknown): Promise<Record<string, unknown>> {
@@ -280,6 +326,12 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   } catch (error) {
     f.differences.push(`${unit.name}: cannot read: ${(error as Error).message}`);
     return;
+  }
+  // CORPORA_EXCLUDE (a regex over file paths) leaves files out, to run a part of a large corpus while developing.
+  const exclude = process.env.CORPORA_EXCLUDE;
+  if (exclude !== undefined && exclude !== '') {
+    const re = new RegExp(exclude);
+    files = { ...files, modules: files.modules.filter((m) => !re.test(m.id)) };
   }
   f.files += files.modules.length;
   const builtins = createDefaultRegistry().registerAll(STANDINS);
