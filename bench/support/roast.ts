@@ -31,7 +31,7 @@
  */
 import { resolve, sep } from 'node:path';
 import type { Body, Expr, Head, Module, Rule, Term } from '../../runtime/policy/ast.js';
-import { metadataBlocks } from '../../runtime/policy/compiler/metadata.js';
+import { annotatedStatement, metadataBlocks } from '../../runtime/policy/compiler/metadata.js';
 import { RegoDecimal } from '../../runtime/policy/decimal.js';
 import type { Comment } from '../../runtime/policy/lexer.js';
 import { parseModuleWithSource, type SourceModule } from '../../runtime/policy/parser.js';
@@ -239,18 +239,21 @@ class RoastEncoder {
 
   module(m: Module, comments: Comment[], file: string, regoVersion: string): Json {
     const blocks = metadataBlocks(this.source, file);
-    const lines = this.source.split('\n');
     const pkgAnnotations: Json[] = [];
     const ruleAnnotations = new Map<number, Json[]>();
     for (const b of blocks) {
-      let row = b.nextRow;
-      while (row <= lines.length && (lines[row - 1] ?? '').trim() === '') row++;
+      const target = annotatedStatement(m, b.row);
+      if (target === undefined || 'path' in target && target !== m.package) continue;
       const declared = b.doc['scope'];
-      const isPackage = m.package.loc.row === row;
-      const scope = isPackage ? (declared === 'subpackages' ? 'subpackages' : 'package') : declared === 'document' ? 'document' : 'rule';
-      const a = annotation(b.doc, scope, this.loc(b.row, 1, '# METADATA'));
-      if (isPackage) pkgAnnotations.push(a);
-      else ruleAnnotations.set(row, [...(ruleAnnotations.get(row) ?? []), a]);
+      const isPackage = target === m.package;
+      const scope =
+        typeof declared === 'string' && declared !== '' ? declared : isPackage ? 'package' : b.doc['entrypoint'] === true ? 'document' : 'rule';
+      const header = (this.source.split('\n')[b.row - 1] ?? '# METADATA').trimEnd();
+      const a = annotation(b.doc, scope, this.loc(b.row, 1, header));
+      // The package object lists package and subpackages annotations; the rules theirs (OPA's attachRuleAnnotations).
+      if (isPackage) {
+        if (scope === 'package' || scope === 'subpackages') pkgAnnotations.push(a);
+      } else ruleAnnotations.set(target.loc.row, [...(ruleAnnotations.get(target.loc.row) ?? []), a]);
     }
     const out: { [k: string]: Json } = {};
     const pkg: { [k: string]: Json } = {
