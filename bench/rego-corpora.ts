@@ -73,18 +73,19 @@ const STANDINS: BuiltinDefinition[] = [
   // parse_module cannot give), computed once per (file, text) by bench/support/roast.ts from our parser; and
   // `regal.is_formatted` compares a text with its formatting. The harness computes both and hands the same value to OPA
   // (the oracle asks for it mid-evaluation, see Oracle), so both engines' Regal rules read identical input.
-  ...(['regal.parse_module', 'regal.is_formatted'] as const).map(
-    (name): BuiltinDefinition => ({
-      name,
-      args: ['any', 'any'],
-      result: 'any',
-      impl: (args) => {
-        const r = computedStandin(name, args.map((a) => toJS(a as Value)));
-        if ('error' in r) throw new BuiltinError(r.error);
-        return r.value;
-      },
-    }),
-  ),
+  ...(['regal.parse_module', 'regal.is_formatted'] as const).map((name): BuiltinDefinition => ({
+    name,
+    args: ['any', 'any'],
+    result: 'any',
+    impl: (args) => {
+      const r = computedStandin(
+        name,
+        args.map((a) => toJS(a as Value)),
+      );
+      if ('error' in r) throw new BuiltinError(r.error);
+      return r.value;
+    },
+  })),
   ...[
     'squealer.scan_string:1',
     'sh.parse_commands:1',
@@ -121,7 +122,8 @@ function computedStandin(name: string, args: unknown[]): { value: Value; json: s
         value = fromJS(roastModule(args[0], args[1]));
       } else if (name === 'regal.is_formatted') {
         const opts = args[1] as Record<string, unknown> | null;
-        if (typeof args[0] !== 'string' || typeof opts !== 'object' || opts === null || Array.isArray(opts)) throw new Error('operands must be a string and an object');
+        if (typeof args[0] !== 'string' || typeof opts !== 'object' || opts === null || Array.isArray(opts))
+          throw new Error('operands must be a string and an object');
         // Regal's: the text equals its formatting (v1; `rego_version: "v0"` is not reproduced: formatted as v1).
         value = formatRego({ source: args[0], file: '' }) === args[0];
       } else throw new Error(`${name} is not computed`);
@@ -357,14 +359,15 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   // OPA reads v1 text: the v0 files through our --v0-v1 rewrite.
   const opaModules: Array<[string, string]> = [];
   if (plan !== undefined) for (const m of plan.sources) opaModules.push([m.file, m.source]);
-  else for (const m of files.modules) {
-    try {
-      opaModules.push([m.id, unit.v0 ? formatRego({ source: m.source, file: m.id, v0ToV1: true }) : m.source]);
-    } catch (error) {
-      f.differences.push(`${unit.name}: ${m.id}: not rewritten to v1: ${(error as Error).message}`);
-      opaModules.push([m.id, m.source]);
+  else
+    for (const m of files.modules) {
+      try {
+        opaModules.push([m.id, unit.v0 ? formatRego({ source: m.source, file: m.id, v0ToV1: true }) : m.source]);
+      } catch (error) {
+        f.differences.push(`${unit.name}: ${m.id}: not rewritten to v1: ${(error as Error).message}`);
+        opaModules.push([m.id, m.source]);
+      }
     }
-  }
   // Data goes as JSON text: it may hold integers beyond 2^53 (bigint here).
   const data = stringifyJSON(fromJS(files.data));
   const load = await oracle.request({ op: 'load', modules: opaModules, data, standins: STANDINS.map((s) => s.name) });

@@ -179,7 +179,9 @@ class RoastEncoder {
               { type: 'var', value: 'internal', location: this.loc(e.loc.row, e.loc.col, 'some') },
               { type: 'string', value: name, location: this.loc(e.loc.row, e.loc.col, 'some') },
             ];
-            symbols = [{ type: 'call', value: [{ type: 'ref', value: op, location: this.loc(e.loc.row, e.loc.col, 'some') }, ...args.map((x) => this.term(x))] }];
+            symbols = [
+              { type: 'call', value: [{ type: 'ref', value: op, location: this.loc(e.loc.row, e.loc.col, 'some') }, ...args.map((x) => this.term(x))] },
+            ];
           } else symbols = e.vars.map((v) => this.term(v));
           out['terms'] = { location: this.withLoc(e), symbols };
           break;
@@ -243,11 +245,10 @@ class RoastEncoder {
     const ruleAnnotations = new Map<number, Json[]>();
     for (const b of blocks) {
       const target = annotatedStatement(m, b.row);
-      if (target === undefined || 'path' in target && target !== m.package) continue;
+      if (target === undefined || ('path' in target && target !== m.package)) continue;
       const declared = b.doc['scope'];
       const isPackage = target === m.package;
-      const scope =
-        typeof declared === 'string' && declared !== '' ? declared : isPackage ? 'package' : b.doc['entrypoint'] === true ? 'document' : 'rule';
+      const scope = typeof declared === 'string' && declared !== '' ? declared : isPackage ? 'package' : b.doc['entrypoint'] === true ? 'document' : 'rule';
       const header = (this.source.split('\n')[b.row - 1] ?? '# METADATA').trimEnd();
       const a = annotation(b.doc, scope, this.loc(b.row, 1, header));
       // The package object lists package and subpackages annotations; the rules theirs (OPA's attachRuleAnnotations).
