@@ -27,6 +27,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { roastModule } from './support/roast.js';
 import { fileURLToPath } from 'node:url';
 import { type Body, type Expr, type Module, refToString, type Term } from '../runtime/policy/ast.js';
 import { createDefaultRegistry } from '../runtime/policy/builtins/index.js';
@@ -37,9 +38,9 @@ import { formatRego } from '../runtime/policy/format/index.js';
 import { parseModuleWithSource, type SourceModule } from '../runtime/policy/parser.js';
 import { type PolicyFiles, type PolicySource } from '../runtime/policy/server/policy-files.js';
 import { readPolicyDirectories } from '../runtime/policy/tools/load-policies.js';
-import { runPolicyTests, type PolicyTestResult } from '../runtime/policy/tools/run-policy-tests.js';
+import { caseResults, planPolicyTests, runPolicyTests, type PolicyTestResult } from '../runtime/policy/tools/run-policy-tests.js';
 import { fromJS, stringifyJSON, toJS } from '../runtime/policy/value-json.js';
-import { RegoObject, type Value } from '../runtime/policy/value.js';
+import { RegoObject, RegoSet, type Value } from '../runtime/policy/value.js';
 
 const ORACLE = fileURLToPath(new URL('../../bench/support/opa_corpus_oracle.py', import.meta.url));
 
@@ -68,15 +69,24 @@ const STANDINS: BuiltinDefinition[] = [
       return typeof managed === 'boolean' ? managed : true;
     },
   },
-  {
-    // Regal's encodes its own AST ("roast": locations as `row:col:endrow:endcol` text), which OPA's pylib cannot give
-    // (it has no end positions): here each engine's `rego.parse_module`, so Regal's rules read OPA's AST shape and
-    // fail alike where they need roast's, and the two engines' parse_module outputs are compared along the way.
-    ...(createDefaultRegistry().get('rego.parse_module') as BuiltinDefinition),
-    name: 'regal.parse_module',
-  },
+  // Regal's `regal.parse_module` returns its "roast" AST (locations as `row:col:endRow:endCol` text, which OPA's own
+  // parse_module cannot give), computed once per (file, text) by bench/support/roast.ts from our parser; and
+  // `regal.is_formatted` compares a text with its formatting. The harness computes both and hands the same value to OPA
+  // (the oracle asks for it mid-evaluation, see Oracle), so both engines' Regal rules read identical input.
+  ...(['regal.parse_module', 'regal.is_formatted'] as const).map((name): BuiltinDefinition => ({
+    name,
+    args: ['any', 'any'],
+    result: 'any',
+    impl: (args) => {
+      const r = computedStandin(
+        name,
+        args.map((a) => toJS(a as Value)),
+      );
+      if ('error' in r) throw new BuiltinError(r.error);
+      return r.value;
+    },
+  })),
   ...[
-    'regal.is_formatted:2',
     'squealer.scan_string:1',
     'sh.parse_commands:1',
     'cidr.is_public:1',
@@ -96,6 +106,35 @@ const STANDINS: BuiltinDefinition[] = [
     };
   }),
 ];
+
+/** The harness's answers to the computed stand-ins, once per builtin and operands; the same answer for both engines. */
+const computed = new Map<string, { value: Value; json: string } | { error: string }>();
+
+/** A computed stand-in's answer: Regal's `regal.parse_module` (roast) and `regal.is_formatted` (our formatter). */
+function computedStandin(name: string, args: unknown[]): { value: Value; json: string } | { error: string } {
+  const key = JSON.stringify([name, args]);
+  let r = computed.get(key);
+  if (r === undefined) {
+    try {
+      let value: Value;
+      if (name === 'regal.parse_module') {
+        if (typeof args[0] !== 'string' || typeof args[1] !== 'string') throw new Error('operands must be strings');
+        value = fromJS(roastModule(args[0], args[1]));
+      } else if (name === 'regal.is_formatted') {
+        const opts = args[1] as Record<string, unknown> | null;
+        if (typeof args[0] !== 'string' || typeof opts !== 'object' || opts === null || Array.isArray(opts))
+          throw new Error('operands must be a string and an object');
+        // Regal's: the text equals its formatting (v1; `rego_version: "v0"` is not reproduced: formatted as v1).
+        value = formatRego({ source: args[0], file: '' }) === args[0];
+      } else throw new Error(`${name} is not computed`);
+      r = { value, json: stringifyJSON(value) };
+    } catch (error) {
+      r = { error: `${name}: ${(error as Error).message.split('\n')[0]}` };
+    }
+    computed.set(key, r);
+  }
+  return r;
+}
 
 interface Unit {
   name: string;
@@ -141,7 +180,16 @@ class Oracle {
   constructor(pylib: string) {
     this.proc = spawn(process.env.FRAMEWORK_OPA_PYTHON ?? 'python3', [ORACLE, pylib]);
     this.proc.stderr.on('data', (d: Buffer) => process.stderr.write(d));
-    createInterface({ input: this.proc.stdout }).on('line', (line) => this.waiting.shift()?.(line));
+    createInterface({ input: this.proc.stdout }).on('line', (line) => {
+      // The oracle's computed stand-ins ask for their answer mid-evaluation: answered here, from the same cache.
+      if (line.startsWith('@call ')) {
+        const { name, args } = JSON.parse(line.slice(6)) as { name: string; args: unknown[] };
+        const r = computedStandin(name, args);
+        this.proc.stdin.write(('error' in r ? JSON.stringify({ error: r.error }) : `{"value":${r.json}}`) + '\n');
+        return;
+      }
+      this.waiting.shift()?.(line);
+    });
   }
 
   request(req: unknown): Promise<Record<string, unknown>> {
@@ -281,6 +329,12 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
     f.differences.push(`${unit.name}: cannot read: ${(error as Error).message}`);
     return;
   }
+  // CORPORA_EXCLUDE (a regex over file paths) leaves files out, to run a part of a large corpus while developing.
+  const exclude = process.env.CORPORA_EXCLUDE;
+  if (exclude !== undefined && exclude !== '') {
+    const re = new RegExp(exclude);
+    files = { ...files, modules: files.modules.filter((m) => !re.test(m.id)) };
+  }
   f.files += files.modules.length;
   const builtins = createDefaultRegistry().registerAll(STANDINS);
   const modules = files.modules.map((m) => ({ file: m.id, source: m.source, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) }));
@@ -291,16 +345,29 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   } catch (error) {
     f.differences.push(`${unit.name}: does not compile here: ${(error as Error).message.split('\n').slice(0, 3).join(' | ')}`);
   }
-  // OPA reads v1 text: the v0 files through our --v0-v1 rewrite.
-  const opaModules: Array<[string, string]> = [];
-  for (const m of files.modules) {
+  // How OPA's tester runs a v1 unit's tests: the modules with the runner's rewrites (a duplicate test renamed, as OPA's
+  // RewriteDuplicateTestNames does; a parameterised test's case-listing rule appended, where OPA's tester injects
+  // `internal.test_case`), so OPA is asked the same paths and its values judged as `opa test` judges them.
+  let plan: ReturnType<typeof planPolicyTests> | undefined;
+  if (!unit.v0) {
     try {
-      opaModules.push([m.id, unit.v0 ? formatRego({ source: m.source, file: m.id, v0ToV1: true }) : m.source]);
+      plan = planPolicyTests(files.modules);
     } catch (error) {
-      f.differences.push(`${unit.name}: ${m.id}: not rewritten to v1: ${(error as Error).message}`);
-      opaModules.push([m.id, m.source]);
+      f.differences.push(`${unit.name}: the tests cannot be planned for OPA (asked as written): ${(error as Error).message.split('\n')[0]}`);
     }
   }
+  // OPA reads v1 text: the v0 files through our --v0-v1 rewrite.
+  const opaModules: Array<[string, string]> = [];
+  if (plan !== undefined) for (const m of plan.sources) opaModules.push([m.file, m.source]);
+  else
+    for (const m of files.modules) {
+      try {
+        opaModules.push([m.id, unit.v0 ? formatRego({ source: m.source, file: m.id, v0ToV1: true }) : m.source]);
+      } catch (error) {
+        f.differences.push(`${unit.name}: ${m.id}: not rewritten to v1: ${(error as Error).message}`);
+        opaModules.push([m.id, m.source]);
+      }
+    }
   // Data goes as JSON text: it may hold integers beyond 2^53 (bigint here).
   const data = stringifyJSON(fromJS(files.data));
   const load = await oracle.request({ op: 'load', modules: opaModules, data, standins: STANDINS.map((s) => s.name) });
@@ -321,31 +388,67 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   }
   const names = policy !== undefined ? [...ours.keys()] : testNames(files.modules, unit.v0);
   const verbose = process.env.CORPORA_VERBOSE === '1';
+  // What to ask OPA for each test: the planned paths, or (v0, or no plan) the rule named as the test, duplicates aside.
+  const planned = new Map((plan?.tests ?? []).map((t) => [t.name, t]));
+  const opaRef = (name: string): { ref: string; casesRef?: string } | undefined => {
+    if (plan === undefined) return name.includes('#') ? undefined : { ref: name };
+    const t = planned.get(name);
+    if (t === undefined || t.skip) return undefined;
+    return { ref: pathRef(t.evalPath), ...(t.casesPath === undefined ? {} : { casesRef: pathRef(t.casesPath) }) };
+  };
   // The pylib evaluates with strict builtin errors and `opa test` without: where OPA's answer is a builtin error, its
   // `opa test` outcome is not observable, and our test is compared under strict builtin errors too.
+  // The planned paths exist in the modules as the runner rewrote them.
+  let strictPolicy = policy;
+  if (policy !== undefined && plan !== undefined) {
+    try {
+      strictPolicy = compilePolicy({ modules: plan.sources, data: files.data, builtins });
+    } catch (error) {
+      f.differences.push(`${unit.name}: the runner's rewrite does not compile here: ${(error as Error).message.split('\n')[0]}`);
+      strictPolicy = undefined;
+    }
+  }
   const strictHere = new Map<string, Outcome>();
-  for (const name of names) strictHere.set(name, policy === undefined ? 'error' : strictOutcome(policy, name));
-  const asked = names.filter((n) => !n.includes('#') && ours.get(n)?.outcome !== 'skip');
+  for (const name of names) strictHere.set(name, strictPolicy === undefined ? 'error' : strictOutcome(strictPolicy, opaRef(name) ?? { ref: name }));
+  const asked = names.filter((n) => opaRef(n) !== undefined && ours.get(n)?.outcome !== 'skip');
   const opaOutcomes = new Map<string, Outcome | 'builtin-error'>();
   if (opaLoaded) {
-    const values = await opaValues(
-      oracle,
-      asked.map((ref) => ({ ref, errsHere: strictHere.get(ref) === 'error' })),
-    );
-    asked.forEach((name, i) => {
-      const v = values[i] as OpaValue;
-      opaOutcomes.set(
-        name,
-        Array.isArray(v) ? (v.length === 1 && v[0] === true ? 'pass' : 'fail') : /eval_builtin_error/.test(v.error) ? 'builtin-error' : 'error',
-      );
-    });
+    const asks: Ask[] = [];
+    const at = new Map<string, { value: number; cases?: number }>();
+    for (const name of asked) {
+      const r = opaRef(name) as { ref: string; casesRef?: string };
+      const errsHere = strictHere.get(name) === 'error';
+      const entry: { value: number; cases?: number } = { value: asks.push({ ref: r.ref, errsHere }) - 1 };
+      if (r.casesRef !== undefined) entry.cases = asks.push({ ref: r.casesRef, errsHere }) - 1;
+      at.set(name, entry);
+    }
+    const values = await opaValues(oracle, asks);
+    for (const name of asked) {
+      const entry = at.get(name) as { value: number; cases?: number };
+      const v = values[entry.value] as OpaValue;
+      const c = entry.cases === undefined ? undefined : (values[entry.cases] as OpaValue);
+      const failed = [v, c].find((x): x is { error: string } => x !== undefined && !Array.isArray(x));
+      if (failed !== undefined) {
+        opaOutcomes.set(name, /eval_builtin_error/.test(failed.error) ? 'builtin-error' : 'error');
+        continue;
+      }
+      const value = v as unknown[];
+      if (value.length === 0) opaOutcomes.set(name, 'fail');
+      else if (c !== undefined) {
+        // A parameterised test, judged as OPA's tester judges it (subResults): each case passes when its value is
+        // `true`; a case the body reached (its case-listing rule) without giving a value fails; the test fails when a case does.
+        const reached = (c as unknown[])[0];
+        const cases = caseResults(fromJS(value[0]), RegoSet.of(Array.isArray(reached) ? reached.map(fromJS) : []));
+        opaOutcomes.set(name, cases.some((x) => x.fail) ? 'fail' : 'pass');
+      } else opaOutcomes.set(name, value.length === 1 && value[0] === true ? 'pass' : 'fail');
+    }
   }
   let duplicates = 0;
   for (const name of names) {
     if (verbose) process.stderr.write(`test ${name}\n`);
     // A second definition of a test name runs on its own here as `test_x#01`, as `opa test` runs it; the pylib can
     // only evaluate the rule `test_x`, which ORs the definitions, so such a test cannot be asked of OPA: not compared.
-    if (name.includes('#')) {
+    if (name.includes('#') && plan === undefined) {
       duplicates++;
       continue;
     }
@@ -425,11 +528,19 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   });
 }
 
+/** `data.a.b["c-d"]` for a path. */
+function pathRef(path: readonly string[]): string {
+  return ['data', ...path.map((p) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`))].join('');
+}
+
 /** A test's outcome here under strict builtin errors, as the pylib evaluates it. */
-function strictOutcome(policy: CompiledPolicy, name: string): Outcome {
+function strictOutcome(policy: CompiledPolicy, at: { ref: string; casesRef?: string }): Outcome {
   try {
-    const rows = policy.query(`x = ${name}`, { strictBuiltinErrors: true });
-    return rows.length === 1 && rows[0]?.x === true ? 'pass' : 'fail';
+    const rows = policy.query(`x = ${at.ref}`, { strictBuiltinErrors: true });
+    if (rows.length !== 1) return 'fail';
+    if (at.casesRef === undefined) return rows[0]?.x === true ? 'pass' : 'fail';
+    const reached = policy.query(`x = ${at.casesRef}`, { strictBuiltinErrors: true })[0]?.x;
+    return caseResults(rows[0]?.x as Value, reached).some((c) => c.fail) ? 'fail' : 'pass';
   } catch {
     return 'error';
   }

@@ -80,12 +80,15 @@ export interface Block {
 export function metadataBlocks(source: string, file: string): Block[] {
   const lines = source.split(/\r?\n/);
   const out: Block[] = [];
+  // As OPA's IsMetadataComment: a comment in column 1 whose text, trimmed, starts with METADATA (`# METADATA:` too);
+  // the block is the comments in column 1 on the rows right below it, up to the next such comment.
+  const isStart = (line: string): boolean => line.startsWith('#') && line.slice(1).trim().startsWith('METADATA');
   for (let i = 0; i < lines.length; i++) {
-    if ((lines[i] ?? '').trim() !== '# METADATA') continue;
+    if (!isStart(lines[i] ?? '')) continue;
     const body: string[] = [];
     let j = i + 1;
-    while (j < lines.length && (lines[j] ?? '').trimStart().startsWith('#')) {
-      const l = (lines[j] ?? '').trimStart().slice(1);
+    while (j < lines.length && (lines[j] ?? '').startsWith('#') && !isStart(lines[j] ?? '')) {
+      const l = (lines[j] ?? '').slice(1);
       body.push(l.startsWith(' ') ? l.slice(1) : l);
       j++;
     }
@@ -104,6 +107,13 @@ export function metadataBlocks(source: string, file: string): Block[] {
   return out;
 }
 
+/** The package, import or rule an annotation written at `row` annotates (OPA's attachAnnotationsNodes). */
+export function annotatedStatement(m: Module, row: number): Module['package'] | Module['imports'][number] | Rule | undefined {
+  let best: Module['package'] | Module['imports'][number] | Rule | undefined;
+  for (const s of [m.package, ...m.imports, ...m.rules]) if (s.loc.row > row && (best === undefined || s.loc.row < best.loc.row)) best = s;
+  return best;
+}
+
 /** Replaces rego.metadata.chain()/rule() calls with their values. */
 export function rewriteMetadataCalls(modules: Module[], sources: ReadonlyMap<string, string>): void {
   const uses = modules.some((m) => (sources.get(m.file) ?? '').includes('rego.metadata.'));
@@ -114,12 +124,11 @@ export function rewriteMetadataCalls(modules: Module[], sources: ReadonlyMap<str
     const blocks = metadataBlocks(sources.get(m.file) ?? '', m.file);
     for (const b of blocks) {
       const loc = { file: m.file, row: b.row, col: 1 };
-      // The package or rule starting on the first non-blank line after the block.
-      const src = (sources.get(m.file) ?? '').split(/\r?\n/);
-      let row = b.nextRow;
-      while (row <= src.length && (src[row - 1] ?? '').trim() === '') row++;
-      const rule = m.rules.find((r) => r.loc.row === row);
-      const isPackage = m.package.loc.row === row;
+      // As OPA's attachAnnotationsNodes: the first statement (package, import or rule) on a row after the block's
+      // METADATA comment, whatever lies between (comments, another block).
+      const target = annotatedStatement(m, b.row);
+      const rule = target !== undefined && 'head' in target ? target : undefined;
+      const isPackage = target === m.package;
       const declared = b.doc['scope'];
       if (isPackage) {
         const scope: Scope = declared === 'subpackages' ? 'subpackages' : 'package';

@@ -68,27 +68,22 @@ interface FoundTest {
   casesPath?: string[];
 }
 
-/**
- * Runs the test rules of the loaded modules as `opa test` does: every rule
- * whose name (or a ground segment of its ref) starts with `test_` passes
- * when it is defined and true; `todo_test_*` rules are listed as skipped; a
- * rule name defined twice runs as two tests, the second named `test_x#01`
- * (OPA's RewriteDuplicateTestNames); a parameterised test
- * (`test_x[case] if ...`) lists each case, a case whose body failed after
- * naming its case included (OPA injects `internal.test_case` for that: here
- * a generated rule collects the case names the body reached). Tests run in
- * file order. As in `opa test`, a builtin error is not an error of the test:
- * the expression is undefined (other evaluation errors, e.g. conflicts, are).
- */
-export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; coverage?: boolean } = {}): PolicyTestReport {
-  const results: PolicyTestResult[] = [];
-  const hits = new Set<string>();
+/** The test rules of the modules and the modules as the tests run them (duplicates renamed, case-listing rules appended). */
+interface PreparedTests {
+  parsed: Array<{ id: string; module: Module }>;
+  found: FoundTest[];
+  sources: ModuleSource[];
+  /** Whether any source differs from the module as loaded. */
+  rewritten: boolean;
+}
+
+function prepareTests(modules: readonly PolicySet['modules'][number][]): PreparedTests {
   const parsed: Array<{ id: string; module: Module }> = [];
   const found: FoundTest[] = [];
   const counts = new Map<string, number>();
   const sources: ModuleSource[] = [];
   let rewritten = false;
-  for (const source of set.modules) {
+  for (const source of modules) {
     const { module, spans } = parseModuleWithSource({ source: source.source, file: source.id, regoVersion: source.regoVersion });
     parsed.push({ id: source.id, module });
     const pkg = packagePath(module.package.path.terms);
@@ -135,6 +130,51 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
     rewritten ||= text !== source.source;
     sources.push({ file: source.id, source: text, regoVersion: source.regoVersion });
   }
+  return { parsed, found, sources, rewritten };
+}
+
+/** One test as the runner evaluates it: its reported name, the path of its rule, and of its case-listing rule if any. */
+export interface TestPlan {
+  name: string;
+  evalPath: string[];
+  casesPath?: string[];
+  skip: boolean;
+}
+
+/**
+ * The modules as `runPolicyTests` runs them and the path each test is read
+ * at: for another engine to run the same tests (bench/rego-corpora.ts asks
+ * OPA for these paths and judges them with {@link caseResults}).
+ */
+export function planPolicyTests(modules: readonly PolicySet['modules'][number][]): { sources: ModuleSource[]; tests: TestPlan[] } {
+  const { found, sources } = prepareTests(modules);
+  return {
+    sources,
+    tests: found.map((t) => ({
+      name: `data.${[...t.pkg, ...t.display].join('.')}`,
+      evalPath: t.evalPath,
+      skip: t.skip,
+      ...(t.casesPath === undefined ? {} : { casesPath: t.casesPath }),
+    })),
+  };
+}
+
+/**
+ * Runs the test rules of the loaded modules as `opa test` does: every rule
+ * whose name (or a ground segment of its ref) starts with `test_` passes
+ * when it is defined and true; `todo_test_*` rules are listed as skipped; a
+ * rule name defined twice runs as two tests, the second named `test_x#01`
+ * (OPA's RewriteDuplicateTestNames); a parameterised test
+ * (`test_x[case] if ...`) lists each case, a case whose body failed after
+ * naming its case included (OPA injects `internal.test_case` for that: here
+ * a generated rule collects the case names the body reached). Tests run in
+ * file order. As in `opa test`, a builtin error is not an error of the test:
+ * the expression is undefined (other evaluation errors, e.g. conflicts, are).
+ */
+export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; coverage?: boolean } = {}): PolicyTestReport {
+  const results: PolicyTestResult[] = [];
+  const hits = new Set<string>();
+  const { parsed, found, sources, rewritten } = prepareTests(set.modules);
   // Coverage needs a copy compiled with recording hooks, and so does a set whose test rules were renamed or gained
   // case-listing rules (appended after the last line and renamed in place, so rows stay as written); otherwise the
   // fast compiled set runs the tests.
@@ -268,7 +308,7 @@ function caseName(v: Value): string {
  * passed, anything else failed; nested objects are nested cases), and every
  * case the body reached without producing a value, failed.
  */
-function caseResults(value: Value, reached: Value | undefined): PolicyTestCase[] {
+export function caseResults(value: Value, reached: Value | undefined): PolicyTestCase[] {
   const root: PolicyTestCase = { name: '', fail: false, cases: [] };
   const fromValue = (node: PolicyTestCase, v: Value): void => {
     if (!(v instanceof RegoObject)) return;

@@ -77,3 +77,25 @@ describe('rego.parse_module', () => {
     );
   });
 });
+
+describe('# METADATA blocks', () => {
+  // OPA's IsMetadataComment and blockBuster (ast/parser.go): also compared with OPA in the differential corpus ('metadata-headers').
+  it('reads a `# METADATA:` header (Regal writes it), ends a block at an indented comment or the next header, and annotates the next statement, as OPA v1.20.2 does', () => {
+    const policy = compilePolicy({
+      modules: {
+        'a.rego':
+          'package t\n\n# METADATA:\n# title: colon\ncolon := rego.metadata.rule()\n\n# METADATA\n# title: first\n# METADATA\n# description: second\ntwo := rego.metadata.rule()\n\n# METADATA\n# title: short\n  # description: not in the block\nindented := rego.metadata.rule()\n',
+      },
+    });
+    expect(toJS(policy.evaluate('t.colon')!)).toEqual({ scope: 'rule', title: 'colon' });
+    // Both blocks annotate `two` (the first statement below each); rule() is the first.
+    expect(toJS(policy.evaluate('t.two')!)).toEqual({ scope: 'rule', title: 'first' });
+    // The indented comment ends the block, which still annotates the rule below it.
+    expect(toJS(policy.evaluate('t.indented')!)).toEqual({ scope: 'rule', title: 'short' });
+  });
+
+  it('does not take an indented `# METADATA` comment as a block', () => {
+    const policy = compilePolicy({ modules: { 'a.rego': 'package t\n\np if {\n  # METADATA\n  # title: x\n  true\n}\n\nq := rego.metadata.rule()\n' } });
+    expect(toJS(policy.evaluate('t.q')!)).toEqual({});
+  });
+});

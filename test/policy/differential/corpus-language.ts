@@ -25,6 +25,19 @@ const p = (name: string, source: string, rules: string[]): Template => ({
 
 export const LANGUAGE_TEMPLATES: Template[] = [
   {
+    // OPA's IsMetadataComment: column 1 and text starting METADATA (`# METADATA:` too); the block ends at a comment
+    // not in column 1 or at the next METADATA comment. Regal's own policies write `# METADATA:`.
+    name: 'metadata-headers',
+    modules: [
+      [
+        'metadata-headers.rego',
+        'package p\n\n# METADATA:\n# title: colon\ncolon := rego.metadata.rule()\n\n# METADATA\n# title: first\n# METADATA\n# description: second\ntwo := rego.metadata.rule()\n\n# METADATA\n# title: short\n  # description: indented, not in the block\nindented := rego.metadata.rule()\n\nplain if {\n  # METADATA\n  # title: inside a body\n  true\n}\n\nrule_after := rego.metadata.rule()\n',
+      ],
+    ],
+    rules: ['data.p.colon', 'data.p.two', 'data.p.indented', 'data.p.rule_after'],
+    inputs: () => '{}',
+  },
+  {
     name: 'parse-module-ast',
     modules: [['parse-module-ast.rego', 'package p\n\nast := rego.parse_module("p.rego", input.s)\n']],
     rules: ['data.p.ast'],
