@@ -13,12 +13,16 @@
  *   in an empty directory, `policy eval` and `policy check` of the shipped
  *   policies, `model list --json`.
  *
+ * BENCH_BEFORE_CLI=<another build's cli/bin/run.js> adds that build's run of
+ * every case beside this tree's, in the same rounds (commands only it has are
+ * skipped), and prints after / before as a ratio of medians.
+ *
  * Run from a built tree (`npm run bench:cli` builds first). Prints figures; asserts nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, ratioSummary, targetMark } from './support/ratios.js';
 
@@ -29,6 +33,7 @@ const TARGET = 2.5;
 // Reports the process's peak RSS on exit, whatever the command does.
 const REPORT_RSS = 'data:text/javascript,process.on("exit",()=>process.stderr.write(`\\nmaxrss=${process.resourceUsage().maxRSS}\\n`))';
 const UNKNOWN_FLAG = '--bench-no-such-flag';
+const BEFORE_BIN = process.env.BENCH_BEFORE_CLI;
 
 interface Case {
   name: string;
@@ -36,18 +41,26 @@ interface Case {
 }
 
 const emptyDir = mkdtempSync(join(tmpdir(), 'bench-cli-'));
-const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, unknown> };
-const CASES: Case[] = [
-  { name: '--help', args: [BIN, '--help'] },
-  { name: 'version', args: [BIN, 'version'] },
-  { name: 'status --json (empty dir)', args: [BIN, 'status', '--json', '--dir', emptyDir] },
-  { name: 'policy eval (shipped policies)', args: [BIN, 'policy', 'eval', '-d', join(ROOT, 'policies'), 'data.a2a_access.allow'] },
-  { name: 'policy check (shipped policies)', args: [BIN, 'policy', 'check', join(ROOT, 'policies')] },
-  { name: 'model list --json', args: [BIN, 'model', 'list', '--json'] },
-  ...Object.keys(manifest.commands)
-    .sort()
-    .map((id) => ({ name: `${id.replaceAll(':', ' ')} (load + parse)`, args: [BIN, ...id.split(':'), UNKNOWN_FLAG] })),
-];
+
+/** Every case, run by `bin` (a tree's `cli/bin/run.js`), over that tree's policies and commands. */
+function casesOf(bin: string): Case[] {
+  const root = join(dirname(bin), '../..');
+  const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, unknown> };
+  return [
+    { name: '--help', args: [bin, '--help'] },
+    { name: 'version', args: [bin, 'version'] },
+    { name: 'status --json (empty dir)', args: [bin, 'status', '--json', '--dir', emptyDir] },
+    { name: 'policy eval (shipped policies)', args: [bin, 'policy', 'eval', '-d', join(root, 'policies'), 'data.a2a_access.allow'] },
+    { name: 'policy check (shipped policies)', args: [bin, 'policy', 'check', join(root, 'policies')] },
+    { name: 'model list --json', args: [bin, 'model', 'list', '--json'] },
+    ...Object.keys(manifest.commands)
+      .sort()
+      .map((id) => ({ name: `${id.replaceAll(':', ' ')} (load + parse)`, args: [bin, ...id.split(':'), UNKNOWN_FLAG] })),
+  ];
+}
+
+const CASES = casesOf(BIN);
+const BEFORE = new Map(BEFORE_BIN ? casesOf(BEFORE_BIN).map((c) => [c.name, c]) : []);
 
 function measure(args: string[]): { ms: number; rssMb: number; output: string } {
   const started = process.hrtime.bigint();
@@ -69,33 +82,51 @@ try {
       .map((l) => l.toFixed(1))
       .join(' ')})`,
   );
+  if (BEFORE_BIN) console.log(`before: ${BEFORE_BIN} (${BEFORE.size} cases), run beside each case in the same rounds`);
   const baseline = ['-e', '0'];
-  for (const c of CASES) {
+  for (const c of [...CASES, ...BEFORE.values()]) {
     const first = measure(c.args); // warms the file cache, not the process
     if (c.args.includes(UNKNOWN_FLAG) && !first.output.includes(UNKNOWN_FLAG))
       console.log(`  note: ${c.name} did not stop at parsing: ${first.output.trim().split('\n')[0]}`);
   }
   const base: number[] = [];
   const runs = CASES.map(() => [] as { ms: number; rssMb: number }[]);
+  const beforeRuns = CASES.map(() => [] as { ms: number; rssMb: number }[]);
   for (let round = 0; round < RUNS; round++) {
     base.push(measure(baseline).ms);
-    for (const [i, c] of CASES.entries()) runs[i]!.push(measure(c.args));
+    for (const [i, c] of CASES.entries()) {
+      const before = BEFORE.get(c.name);
+      // Alternate which tree goes first, so neither always follows the other.
+      if (before && round % 2 === 1) beforeRuns[i]!.push(measure(before.args));
+      runs[i]!.push(measure(c.args));
+      if (before && round % 2 === 0) beforeRuns[i]!.push(measure(before.args));
+    }
   }
   console.log(`${'node -e 0'.padEnd(44)} ${median(base).toFixed(0).padStart(5)} ms`);
   let met = 0;
+  let beforeMet = 0;
   for (const [i, c] of CASES.entries()) {
     const list = runs[i]!;
     const ratios = list.map((r, round) => r.ms / base[round]!);
     if (median(ratios) <= TARGET) met++;
+    const beforeList = beforeRuns[i]!;
+    const beforeRatios = beforeList.map((r, round) => r.ms / base[round]!);
+    if (beforeList.length > 0 && median(beforeRatios) <= TARGET) beforeMet++;
+    const versus =
+      beforeList.length > 0
+        ? `  before ${ratioSummary(beforeRatios, 2).padEnd(22)} peak RSS ${Math.max(...beforeList.map((r) => r.rssMb))
+            .toFixed(0)
+            .padStart(4)} MB  after/before ${(median(list.map((r) => r.ms)) / median(beforeList.map((r) => r.ms))).toFixed(2)}`
+        : '';
     console.log(
       `${c.name.padEnd(44)} ${median(list.map((r) => r.ms))
         .toFixed(0)
-        .padStart(5)} ms  ${ratioSummary(ratios, 1).padEnd(22)} peak RSS ${Math.max(...list.map((r) => r.rssMb))
+        .padStart(5)} ms  ${ratioSummary(ratios, 2).padEnd(22)} peak RSS ${Math.max(...list.map((r) => r.rssMb))
         .toFixed(0)
-        .padStart(4)} MB  ${targetMark(median(ratios), TARGET, 'at most')}`,
+        .padStart(4)} MB  ${targetMark(median(ratios), TARGET, 'at most')}${versus}`,
     );
   }
-  console.log(`${met} of ${CASES.length} cases within ${TARGET}× node -e 0`);
+  console.log(`${met} of ${CASES.length} cases within ${TARGET}× node -e 0${BEFORE_BIN ? ` (before: ${beforeMet} of ${BEFORE.size})` : ''}`);
 } finally {
   rmSync(emptyDir, { recursive: true, force: true });
 }

@@ -1,5 +1,4 @@
 import type { Command } from '@oclif/core';
-import { shutdownTelemetry } from '../runtime/telemetry/start-telemetry.js';
 
 /** `host:port`, `:port` or `port`; undefined when it is none of those. */
 export function parseAddr(addr: string): { host: string; port: number } | undefined {
@@ -29,7 +28,9 @@ export async function serveUntilStopped(
   else command.log(`${message} (Ctrl+C to stop)`);
   await stopped;
   await server.close();
-  // The spans of the last requests, still in the batch, go out before the process does.
+  // The spans of the last requests, still in the batch, go out before the process does (imported
+  // here: loaded already when the prerun hook started telemetry, and not worth loading before parsing otherwise).
+  const { shutdownTelemetry } = await import('../runtime/telemetry/start-telemetry.js');
   await shutdownTelemetry();
   return { url: server.url, stopped: true };
 }

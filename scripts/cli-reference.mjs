@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BIN = 'framework-cli';
+// oclif's own `help` and `version` (from its plugins, bundled with our commands by scripts/bundle-cli.mjs): not ours to document.
+const OCLIF_COMMANDS = new Set(['help', 'version']);
 
 const cell = (text) =>
   String(text ?? '')
@@ -72,7 +74,7 @@ function renderCommand(command) {
 export function renderCliReference(root) {
   const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'));
   const commands = Object.values(manifest.commands)
-    .filter((command) => !command.hidden)
+    .filter((command) => !command.hidden && !OCLIF_COMMANDS.has(command.id))
     .sort((a, b) => a.id.localeCompare(b.id));
   const topics = new Map();
   for (const command of commands) {

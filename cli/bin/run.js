@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { execute } from '@oclif/core';
-import { versionArgv } from '../../dist/cli/version-argv.js';
+import { main } from '../../dist/cli/main.js';
 
-await execute({ args: versionArgv(process.argv.slice(2)), dir: import.meta.url });
+await main(process.argv.slice(2), import.meta.url);

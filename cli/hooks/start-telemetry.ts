@@ -21,7 +21,7 @@ const SERVICES: Record<string, string> = {
  */
 const hook: Hook.Prerun = async function (options) {
   const service = SERVICES[options.Command.id];
-  if (service === undefined) return;
+  if (service === undefined || !mayExport(process.env)) return;
   try {
     const { startTelemetry } = await import('../../runtime/telemetry/start-telemetry.js');
     await startTelemetry({ env: process.env, defaultServiceName: service });
@@ -30,5 +30,15 @@ const hook: Hook.Prerun = async function (options) {
     throw error;
   }
 };
+
+/**
+ * Whether any variable that can turn telemetry on (or be wrong) is set: with
+ * none, startTelemetry would load its module only to return undefined, so
+ * the hook skips it (about 50 modules of the OpenTelemetry API before the
+ * command has even parsed its flags).
+ */
+function mayExport(env: NodeJS.ProcessEnv): boolean {
+  return Object.keys(env).some((name) => name.startsWith('OTEL_') || name === 'FRAMEWORK_TRACES_URL');
+}
 
 export default hook;

@@ -26,6 +26,9 @@ import { runAgent } from '../../runtime/agent/run-agent.js';
 
 const COMMANDS_DIR = join(REPO_ROOT, 'dist/cli/commands');
 
+// oclif's own commands from its plugins, which the build bundles beside ours (scripts/bundle-cli.mjs).
+const OCLIF_COMMANDS = new Set(['help', 'version']);
+
 /** `model list`, `serve agent`, `doctor`, ... from dist/cli/commands. */
 function builtCommands(dir = COMMANDS_DIR): string[] {
   return readdirSync(dir, { withFileTypes: true })
@@ -34,6 +37,7 @@ function builtCommands(dir = COMMANDS_DIR): string[] {
       if (entry.isDirectory()) return builtCommands(path);
       return entry.name.endsWith('.js') ? [relative(COMMANDS_DIR, path).slice(0, -'.js'.length).split('/').join(' ')] : [];
     })
+    .filter((command) => !OCLIF_COMMANDS.has(command))
     .sort();
 }
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// Bundles the CLI's start into a few files, in place in dist/cli: the entry
+// (dist/cli/main.js), every command and hook, with @oclif/core and the CLI's
+// own modules they import, code-split so that one shared chunk holds oclif.
+// oclif's index alone is about 220 CommonJS files, and resolving, reading and
+// compiling them one by one is most of a command's cold start. Everything
+// outside dist/cli (the runtime, other packages) stays an import, so it loads
+// from its own file as before, and only when a command imports it.
+// Run by `npm run build` after tsc (it rewrites tsc's output, so it runs once per tsc), before the manifest.
+import { build } from 'esbuild';
+import { createRequire } from 'node:module';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cliDir = join(root, 'dist/cli');
+const distDir = join(root, 'dist');
+const chunkDir = join(cliDir, 'chunks');
+// The packages bundled with the entry: oclif and what it needs to start.
+const BUNDLED = new Set(['@oclif/core']);
+// What oclif requires only to run TypeScript sources in development (never here): left to Node.
+const NEVER_BUNDLED = new Set(['typescript', 'ts-node', 'tsx', 'pnpapi']);
+// Our modules outside dist/cli are imported by a placeholder path, made relative to each output file once written:
+// a module of dist/cli inlined into a chunk or another command no longer sits where its relative imports pointed.
+const DIST = '__framework_dist__/';
+
+function jsFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return jsFiles(path);
+    return entry.name.endsWith('.js') ? [path] : [];
+  });
+}
+
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+const inNodeModules = (path) => path.split(sep).includes('node_modules');
+
+/** What stays an import: our modules outside dist/cli, and packages other than oclif (and the packages oclif itself uses, which it brings). */
+const externals = {
+  name: 'externals',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind === 'entry-point' || args.path.startsWith('node:')) return undefined;
+      if (NEVER_BUNDLED.has(packageName(args.path))) return { path: args.path, external: true };
+      if (inNodeModules(args.importer)) return undefined; // inside a bundled package (or plugin command): bundle what it needs
+      if (args.path.startsWith('.')) {
+        const target = resolve(args.resolveDir, args.path);
+        if (target.startsWith(cliDir + sep)) return undefined;
+        if (!target.startsWith(distDir + sep)) throw new Error(`bundle-cli: ${args.importer} imports ${args.path}, outside dist`);
+        return { path: DIST + relative(distDir, target).split(sep).join('/'), external: true };
+      }
+      return BUNDLED.has(packageName(args.path)) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
+
+// The `version` and `help` commands of oclif's plugins, bundled as commands of our own (the root plugin's command wins
+// over a plugin's of the same id): from their packages, they would import a second, unbundled @oclif/core.
+const require = createRequire(import.meta.url);
+const pluginCommand = (pkg, id) => join(dirname(require.resolve(pkg)), 'commands', `${id}.js`); // from the package's lib/index.js
+const PLUGIN_COMMANDS = { 'commands/version': pluginCommand('@oclif/plugin-version', 'version'), 'commands/help': pluginCommand('@oclif/plugin-help', 'help') };
+
+const BANNER = "import { createRequire as __frameworkCreateRequire } from 'node:module'; const require = __frameworkCreateRequire(import.meta.url);";
+if (readFileSync(join(cliDir, 'main.js'), 'utf8').startsWith(BANNER)) {
+  console.error('bundle-cli: dist/cli is bundled already; run tsc first (npm run build)');
+  process.exit(1);
+}
+rmSync(chunkDir, { recursive: true, force: true });
+const outName = (file) => relative(cliDir, file).replace(/\.js$/, '');
+const entryPoints = Object.fromEntries([
+  ...[join(cliDir, 'main.js'), ...jsFiles(join(cliDir, 'commands')), ...jsFiles(join(cliDir, 'hooks'))].map((file) => [outName(file), file]),
+  ...Object.entries(PLUGIN_COMMANDS),
+]);
+const result = await build({
+  entryPoints,
+  outdir: cliDir,
+  allowOverwrite: true,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunks/[name]-[hash]',
+  plugins: [externals],
+  // oclif is CommonJS: its require() of Node's modules needs a real require in an ES module.
+  banner: { js: BANNER },
+  sourcemap: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+  write: false,
+});
+for (const file of result.outputFiles) {
+  let text = file.text;
+  if (file.path.endsWith('.js')) {
+    text = text.replaceAll(/(["'])__framework_dist__\/([^"']+)\1/g, (_, quote, path) => {
+      const target = relative(dirname(file.path), join(distDir, path)).split(sep).join('/');
+      return `${quote}${target.startsWith('.') ? target : `./${target}`}${quote}`;
+    });
+    if (text.includes(DIST)) throw new Error(`bundle-cli: ${file.path} keeps a placeholder import`);
+  }
+  mkdirSync(dirname(file.path), { recursive: true });
+  writeFileSync(file.path, text);
+}
+if (process.env.BUNDLE_CLI_META) writeFileSync(process.env.BUNDLE_CLI_META, JSON.stringify(result.metafile)); // what went into which file
+const inputs = Object.keys(result.metafile.inputs).length;
+console.log(
+  `bundle-cli: ${Object.keys(entryPoints).length} entries from ${inputs} files into ${Object.keys(result.metafile.outputs).length} files under ${relative(root, cliDir)}`,
+);
