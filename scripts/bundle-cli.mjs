@@ -59,11 +59,11 @@ const externals = {
   },
 };
 
-// The `version` and `help` commands of oclif's plugins, bundled as commands of our own (the root plugin's command wins
+// The `help` command of oclif's plugin (`version` is ours: cli/commands/version.ts), bundled as a command of our own (the root plugin's command wins
 // over a plugin's of the same id): from their packages, they would import a second, unbundled @oclif/core.
 const require = createRequire(import.meta.url);
 const pluginCommand = (pkg, id) => join(dirname(require.resolve(pkg)), 'commands', `${id}.js`); // from the package's lib/index.js
-const PLUGIN_COMMANDS = { 'commands/version': pluginCommand('@oclif/plugin-version', 'version'), 'commands/help': pluginCommand('@oclif/plugin-help', 'help') };
+const PLUGIN_COMMANDS = { 'commands/help': pluginCommand('@oclif/plugin-help', 'help') };
 
 const BANNER = "import { createRequire as __frameworkCreateRequire } from 'node:module'; const require = __frameworkCreateRequire(import.meta.url);";
 if (readFileSync(join(cliDir, 'main.js'), 'utf8').startsWith(BANNER)) {

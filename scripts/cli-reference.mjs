@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BIN = 'framework-cli';
-// oclif's own `help` and `version` (from its plugins, bundled with our commands by scripts/bundle-cli.mjs): not ours to document.
-const OCLIF_COMMANDS = new Set(['help', 'version']);
+// oclif's own `help` (from its plugin, bundled with our commands by scripts/bundle-cli.mjs): not ours to document.
+const OCLIF_COMMANDS = new Set(['help']);
 
 const cell = (text) =>
   String(text ?? '')

@@ -26,8 +26,8 @@ import { runAgent } from '../../runtime/agent/run-agent.js';
 
 const COMMANDS_DIR = join(REPO_ROOT, 'dist/cli/commands');
 
-// oclif's own commands from its plugins, which the build bundles beside ours (scripts/bundle-cli.mjs).
-const OCLIF_COMMANDS = new Set(['help', 'version']);
+// oclif's own help command from its plugin, which the build bundles beside ours (scripts/bundle-cli.mjs).
+const OCLIF_COMMANDS = new Set(['help']);
 
 /** `model list`, `serve agent`, `doctor`, ... from dist/cli/commands. */
 function builtCommands(dir = COMMANDS_DIR): string[] {
@@ -243,6 +243,10 @@ const SUCCESS: Record<string, Case> = {
     },
   },
   doctor: { args: () => ['doctor'], env: () => ({ KV_URL: 'redis://127.0.0.1:6379' }), check: (doc) => expect(doc.ok).toBe(true) },
+  version: {
+    args: () => ['version', '--verbose'],
+    check: (doc) => expect(doc).toMatchObject({ cliVersion: expect.stringMatching(/^framework_core\/\d/), nodeVersion: `node-${process.version}` }),
+  },
   'model list': { args: () => ['model', 'list'], env: () => ({ FRAMEWORK_MODELS_DIR: temp('models') }), check: (doc) => expect(doc.models).toEqual([]) },
   'model pull': { args: () => ['model', 'pull', 'smollm2'], env: () => ({ OLLAMA_HOST: closedUrl }), check: (doc) => expect(doc.name).toBe('smollm2') },
   'model serve': { args: () => ['model', 'serve', '--addr', '127.0.0.1:0'], stopWhen: STOP_AT_LISTENING },
