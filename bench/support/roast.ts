@@ -31,6 +31,7 @@
  */
 import { resolve, sep } from 'node:path';
 import type { Body, Expr, Head, Module, Rule, Term } from '../../runtime/policy/ast.js';
+import { termKindName } from '../../runtime/policy/compiler/locals.js';
 import { annotatedStatement, metadataBlocks } from '../../runtime/policy/compiler/metadata.js';
 import { RegoDecimal } from '../../runtime/policy/decimal.js';
 import type { Comment } from '../../runtime/policy/lexer.js';
@@ -112,7 +113,7 @@ class RoastEncoder {
   }
 
   term(t: Term, withLocation = true): Json {
-    const out: { [k: string]: Json } = { type: typeName(t), value: this.termValue(t) };
+    const out: { [k: string]: Json } = { type: termKindName(t), value: this.termValue(t) };
     if (withLocation && t.loc.row > 0) out['location'] = this.nodeLoc(t, t.loc);
     return out;
   }
@@ -283,19 +284,6 @@ class RoastEncoder {
       operations: ['lint'],
     };
     return out;
-  }
-}
-
-function typeName(t: Term): string {
-  switch (t.type) {
-    case 'arraycomp':
-      return 'arraycomprehension';
-    case 'setcomp':
-      return 'setcomprehension';
-    case 'objectcomp':
-      return 'objectcomprehension';
-    default:
-      return t.type;
   }
 }
 
