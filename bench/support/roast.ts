@@ -36,20 +36,21 @@ import { annotatedStatement, metadataBlocks } from '../../runtime/policy/compile
 import { RegoDecimal } from '../../runtime/policy/decimal.js';
 import type { Comment } from '../../runtime/policy/lexer.js';
 import { parseModuleWithSource, type SourceModule } from '../../runtime/policy/parser.js';
+import { lineIndexAt, lineStarts } from '../../runtime/policy/source-lines.js';
 
 type Json = null | boolean | number | bigint | string | Json[] | { [k: string]: Json } | RegoDecimal;
 
 const OPERATORS = [':=', '==', '!=', '<=', '>=', '+', '-', '*', '/', '%', '<', '>', '=', '|', '&'];
 
 class RoastEncoder {
-  private readonly lineStarts: number[] = [0];
+  private readonly lineStarts: number[];
   private wildcards = 0;
 
   constructor(
     private readonly source: string,
     private readonly parsed: SourceModule,
   ) {
-    for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+    this.lineStarts = lineStarts(source);
   }
 
   private offset(row: number, col: number): number {
@@ -102,14 +103,8 @@ class RoastEncoder {
   }
 
   private rowCol(offset: number): { row: number; col: number } {
-    let lo = 0;
-    let hi = this.lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((this.lineStarts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { row: lo + 1, col: offset - (this.lineStarts[lo] as number) + 1 };
+    const line = lineIndexAt(this.lineStarts, offset);
+    return { row: line + 1, col: offset - (this.lineStarts[line] as number) + 1 };
   }
 
   term(t: Term, withLocation = true): Json {

@@ -6,6 +6,7 @@ import type { Body, Expr, Loc } from '../ast.js';
 import type { SpanTable } from '../parser-terms.js';
 import { CommentQueue } from './comments.js';
 import { type FormatComment, LineWriter } from './writer.js';
+import { lineIndexAt, lineStarts } from '../source-lines.js';
 
 /** Body and expression writers, which term writing needs for comprehensions (set by the formatter's entry point). */
 export interface ExprWriters {
@@ -16,7 +17,7 @@ export interface ExprWriters {
 export class FormatContext {
   readonly w = new LineWriter();
   readonly comments: CommentQueue;
-  private readonly lineStarts: number[] = [0];
+  private readonly lineStarts: number[];
 
   constructor(
     readonly src: string,
@@ -25,7 +26,7 @@ export class FormatContext {
     readonly exprs: ExprWriters,
   ) {
     this.comments = new CommentQueue(comments);
-    for (let i = 0; i < src.length; i++) if (src.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+    this.lineStarts = lineStarts(src);
   }
 
   /** Writes the comments above `row`; one on `row` trails the current line. */
@@ -38,14 +39,7 @@ export class FormatContext {
   }
 
   rowOf(offset: number): number {
-    let lo = 0;
-    let hi = this.lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((this.lineStarts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
+    return lineIndexAt(this.lineStarts, offset) + 1;
   }
 
   /** Source text of a parsed node, when the parser recorded its span. */

@@ -9,6 +9,7 @@ import type { PolicySet } from '../server/policy-set.js';
 import { compilePolicy, type CompiledPolicy } from '../engine.js';
 import type { ModuleSource } from '../compiler/compile.js';
 import { coverageReport, type CoverageReport } from './test-coverage.js';
+import { lineStarts } from '../source-lines.js';
 
 /** One case of a parameterised test (`test_x[name] if ...`), as OPA's tester lists it. */
 export interface PolicyTestCase {
@@ -345,12 +346,6 @@ export function caseResults(value: Value, reached: Value | undefined): PolicyTes
   const sort = (cs: PolicyTestCase[]): PolicyTestCase[] =>
     cs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((c) => ({ ...c, cases: sort(c.cases) }));
   return sort(root.cases);
-}
-
-function lineStarts(source: string): number[] {
-  const out = [0];
-  for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) out.push(i + 1);
-  return out;
 }
 
 /** `data.a.b` → `['a', 'b']`. */
