@@ -5,7 +5,7 @@
 import { RegoDecimal, RegoSet, type Value } from './value.js';
 
 /** Quotes a string as Go's `strconv.Quote` does. */
-export function goQuote(s: string): string {
+export function goQuote(s: string, ascii = false): string {
   let out = '"';
   for (const ch of s) {
     const c = ch.codePointAt(0) as number;
@@ -40,20 +40,19 @@ export function goQuote(s: string): string {
     }
     if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
     else if (c >= 0xd800 && c <= 0xdfff) out += '\\ufffd';
-    else if (!isPrintable(c)) {
+    else if (!isPrintable(c) || (ascii && c > 0x7e)) {
       out += c > 0xffff ? '\\U' + c.toString(16).padStart(8, '0') : '\\u' + c.toString(16).padStart(4, '0');
     } else out += ch;
   }
   return out + '"';
 }
 
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+
+/** Go's strconv.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space (not U+00A0 or other spaces). */
 function isPrintable(c: number): boolean {
   if (c < 0x7f) return c >= 0x20;
-  if (c >= 0x80 && c <= 0x9f) return false;
-  if (c === 0xad || c === 0xfeff) return false;
-  if (c >= 0x2028 && c <= 0x2029) return false;
-  if (c >= 0xfff9 && c <= 0xfffb) return false;
-  return true;
+  return PRINTABLE.test(String.fromCodePoint(c));
 }
 
 /** Formats a number the way OPA prints `ast.Number` (integers exactly, floats shortest). */

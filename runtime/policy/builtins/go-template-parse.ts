@@ -1,13 +1,15 @@
 /**
  * Go text/template values and parser (the subset described in go-template.ts).
  */
-import { unsupported } from '../errors.js';
-
 export class JsonNumber {
   constructor(readonly text: string) {}
 }
 export class GoInt {
-  constructor(readonly v: bigint) {}
+  /** `type` is the Go type: `int` for literals, lengths and range counters, `uint8` for a byte `index` takes from a string. */
+  constructor(
+    readonly v: bigint,
+    readonly type = 'int',
+  ) {}
 }
 export class GoFloat {
   constructor(readonly v: number) {}
@@ -21,7 +23,8 @@ export class TemplateError extends Error {}
 export type Operand =
   | { t: 'field'; path: string[] }
   | { t: 'var'; name: string; path: string[] }
-  | { t: 'lit'; v: GoVal }
+  /** `overflow`: an integer literal beyond Go's int, an error when evaluated (as in text/template). */
+  | { t: 'lit'; v: GoVal; text?: string; overflow?: boolean }
   | { t: 'ident'; name: string }
   | { t: 'pipe'; pipe: Pipe; path: string[] };
 export interface Pipe {
@@ -35,7 +38,20 @@ export interface ControlNode {
   list: Node[];
   alt: Node[];
 }
-export type Node = { t: 'text'; s: string } | { t: 'action'; pipe: Pipe } | ControlNode;
+export type Node =
+  | { t: 'text'; s: string }
+  | { t: 'action'; pipe: Pipe }
+  | ControlNode
+  /** `{{template "name" pipeline}}` (and the call a `{{block}}` makes); no pipeline: dot is no value. */
+  | { t: 'template'; name: string; pipe: Pipe | undefined }
+  | { t: 'break' }
+  | { t: 'continue' };
+
+/** A parsed template: the main tree (named `template`, as OPA names it) and every tree `define` and `block` add. */
+export interface ParsedTemplate {
+  main: Node[];
+  trees: Map<string, Node[]>;
+}
 
 // ---------------------------------------------------------------- parsing
 
@@ -89,6 +105,15 @@ function findClose(src: string, from: number): number {
   return -1;
 }
 
+const INT_MAX = 2n ** 63n - 1n;
+
+function goInt(text: string): GoInt {
+  const negative = text.startsWith('-');
+  const digits = text.replace(/^[-+]/, '');
+  const v = BigInt(digits);
+  return new GoInt(negative ? -v : v);
+}
+
 type Tok = { k: 'punct'; v: string } | { k: 'op'; o: Operand } | { k: 'word'; v: string };
 
 const FIELD = /^(\.[A-Za-z_][A-Za-z0-9_]*)+/;
@@ -136,8 +161,8 @@ function tokenize(s: string): Tok[] {
       if (m === null || m[0] === '') throw new TemplateError(`template: template:1: bad number syntax: "${c}"`);
       i += m[0].length;
       const t = m[0].replace(/_/g, '');
-      const v = /^[-+]?(0[xX]|[0-9]+$)/.test(t) ? new GoInt(BigInt(t.replace(/^\+/, ''))) : new GoFloat(Number(t));
-      out.push({ k: 'op', o: { t: 'lit', v } });
+      const v = /^[-+]?(0[xX]|[0-9]+$)/.test(t) ? goInt(t) : new GoFloat(Number(t));
+      out.push({ k: 'op', o: { t: 'lit', v, text: m[0], overflow: v instanceof GoInt && (v.v > INT_MAX || v.v < -INT_MAX - 1n) } });
     } else if (/[A-Za-z_]/.test(c)) {
       const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(s.slice(i)) as RegExpExecArray;
       i += m[0].length;
@@ -218,8 +243,42 @@ function parsePipe(toks: Tok[]): Pipe {
   return { decl, assign, cmds };
 }
 
+/** What the parser knows where it is: inside how many ranges, and the trees defined so far. */
+interface ParseState {
+  i: number;
+  rangeDepth: number;
+  trees: Map<string, Node[]>;
+}
+
+/** A tree of nothing but blank text (Go's parse.IsEmptyTree): it neither replaces nor clashes with a definition. */
+function isEmptyTree(list: Node[]): boolean {
+  return list.every((n) => n.t === 'text' && n.s.trim() === '');
+}
+
+/** Adds a named tree as Go's parse does: an empty one never replaces, two non-empty ones are an error. */
+function addTree(trees: Map<string, Node[]>, name: string, list: Node[]): void {
+  const old = trees.get(name);
+  if (old === undefined || isEmptyTree(old)) {
+    trees.set(name, list);
+    return;
+  }
+  if (!isEmptyTree(list)) throw new TemplateError(`template: template:1: template: multiple definition of template "${name}"`);
+}
+
+/** The quoted name after `define`, `template` or `block`, and the rest of the action. */
+function templateName(rest: string, clause: string): { name: string; rest: string } {
+  const m = /^\s*("(?:[^"\\]|\\.)*"|`[^`]*`)/.exec(rest);
+  if (m === null) {
+    const got = rest.trim().split(/\s+/)[0] ?? '';
+    throw new TemplateError(`template: template:1: unexpected ${got === '' ? '"}}"' : `"${got}"`} in ${clause}`);
+  }
+  const quoted = m[1] as string;
+  const name = quoted.startsWith('`') ? quoted.slice(1, -1) : (JSON.parse(quoted) as string);
+  return { name, rest: rest.slice(m[0].length) };
+}
+
 /** Parses segments into nodes until an `end`/`else` action; returns the stopping action text. */
-function parseList(segs: Segment[], state: { i: number }, nested: boolean): { list: Node[]; stop: string | undefined } {
+function parseList(segs: Segment[], state: ParseState, nested: boolean): { list: Node[]; stop: string | undefined } {
   const list: Node[] = [];
   while (state.i < segs.length) {
     const seg = segs[state.i++] as Segment;
@@ -237,8 +296,40 @@ function parseList(segs: Segment[], state: { i: number }, nested: boolean): { li
       list.push(parseControl(word, a.slice(word.length), segs, state));
       continue;
     }
-    if (word !== undefined && ['define', 'template', 'block', 'break', 'continue'].includes(word)) {
-      throw unsupported(`{{${word}}} in strings.render_template`);
+    if (word === 'define') {
+      // Only at the top of a template; anywhere else Go's parser reads it as a command it cannot run.
+      if (nested) throw new TemplateError('template: template:1: unexpected <define> in command');
+      const { name, rest } = templateName(a.slice(word.length), 'define clause');
+      if (rest.trim() !== '') throw new TemplateError(`template: template:1: unexpected "${rest.trim()}" in define clause`);
+      const inner: ParseState = { i: state.i, rangeDepth: 0, trees: state.trees };
+      const body = parseList(segs, inner, true);
+      state.i = inner.i;
+      if (!(body.stop as string).startsWith('end')) throw new TemplateError('template: template:1: unexpected {{else}} in define clause');
+      addTree(state.trees, name, body.list);
+      continue;
+    }
+    if (word === 'template') {
+      const { name, rest } = templateName(a.slice(word.length), 'template clause');
+      list.push({ t: 'template', name, pipe: rest.trim() === '' ? undefined : parsePipe(tokenize(rest)) });
+      continue;
+    }
+    if (word === 'block') {
+      const { name, rest } = templateName(a.slice(word.length), 'block clause');
+      if (rest.trim() === '') throw new TemplateError('template: template:1: missing value for block clause');
+      const pipe = parsePipe(tokenize(rest));
+      const inner: ParseState = { i: state.i, rangeDepth: 0, trees: state.trees };
+      const body = parseList(segs, inner, true);
+      state.i = inner.i;
+      if (!(body.stop as string).startsWith('end')) throw new TemplateError('template: template:1: unexpected {{else}} in block clause');
+      addTree(state.trees, name, body.list);
+      list.push({ t: 'template', name, pipe });
+      continue;
+    }
+    if (word === 'break' || word === 'continue') {
+      if (a !== word) throw new TemplateError(`template: template:1: unexpected "${a.slice(word.length).trim()}" in {{${word}}}`);
+      if (state.rangeDepth === 0) throw new TemplateError(`template: template:1: {{${word}}} outside {{range}}`);
+      list.push({ t: word });
+      continue;
     }
     list.push({ t: 'action', pipe: parsePipe(tokenize(a)) });
   }
@@ -246,9 +337,12 @@ function parseList(segs: Segment[], state: { i: number }, nested: boolean): { li
   return { list, stop: undefined };
 }
 
-function parseControl(kind: 'if' | 'range' | 'with', rest: string, segs: Segment[], state: { i: number }): Node {
+function parseControl(kind: 'if' | 'range' | 'with', rest: string, segs: Segment[], state: ParseState): Node {
   const pipe = parsePipe(tokenize(rest));
+  if (kind === 'range') state.rangeDepth++;
   const body = parseList(segs, state, true);
+  // A range's {{else}} runs when there is nothing to iterate: break and continue mean nothing there.
+  if (kind === 'range') state.rangeDepth--;
   let alt: Node[] = [];
   const stop = body.stop as string;
   if (stop.startsWith('else')) {
@@ -266,7 +360,10 @@ function parseControl(kind: 'if' | 'range' | 'with', rest: string, segs: Segment
   return { t: kind, pipe, list: body.list, alt };
 }
 
-/** Parses a template into nodes. */
-export function parseTemplate(src: string): Node[] {
-  return parseList(segments(src), { i: 0 }, false).list;
+/** Parses a template into its main tree and the trees it defines. */
+export function parseTemplate(src: string): ParsedTemplate {
+  const trees = new Map<string, Node[]>();
+  const main = parseList(segments(src), { i: 0, rangeDepth: 0, trees }, false).list;
+  addTree(trees, 'template', main);
+  return { main: trees.get('template') as Node[], trees };
 }

@@ -36,6 +36,52 @@ describe('bits, graph, rand, http.send and render_template builtins', () => {
     const src =
       'package t\n\np := strings.render_template(`{{range $i, $n := .xs}}{{if $i}},{{end}}hi {{$n}}{{end}} {{.missing}} {{len .xs}}`, {"xs": ["a", "b"]})\n';
     expect(value(src, 't.p')).toBe('hi a,hi b <undefined> 2');
-    expect(errorOf(() => value('package t\n\np := strings.render_template(`{{printf "%d" 1}}`, {})\n', 't.p'))?.code).toBe('unsupported');
+  });
+
+  it('renders the rest of Go text/template as OPA does: printf, escapers, slice, define/template/block, break/continue', () => {
+    const render = (tpl: string, vars: unknown): unknown => value('package t\n\np := strings.render_template(input.t, input.v)\n', 't.p', { t: tpl, v: vars });
+    // json.Number is a string type to Go: %d refuses it, a template's own literals are ints and float64s.
+    expect(render('{{printf "%d|%s|%05.1f|%T|%v" 3 .n 2.25 .n .a}}', { n: 3, a: [1, 'x', null, { k: true }] })).toBe(
+      '3|3|002.2|json.Number|[1 x <nil> map[k:true]]',
+    );
+    expect(render('{{html .s}}|{{js .s}}|{{urlquery .s}}|{{html .missing}}', { s: `<a href='x'>&"=` })).toBe(
+      "&lt;a href=&#39;x&#39;&gt;&amp;&#34;=|\\u003Ca href\\u003D\\'x\\'\\u003E\\u0026\\\"\\u003D|%3Ca+href%3D%27x%27%3E%26%22%3D|&lt;no value&gt;",
+    );
+    expect(render('{{slice .s 1 3}}|{{slice .a 1}}|{{index .s 0}}|{{len (slice "héllo" 1 3)}}', { s: 'abcd', a: [1, 2, 3] })).toBe('bc|[2 3]|97|2');
+    expect(render('{{define "x"}}<{{.}}>{{end}}{{template "x" .k}}{{block "b" .k}}[{{.}}]{{end}}', { k: 'v' })).toBe('<v>[v]');
+    expect(render('{{range .a}}{{if eq . "b"}}{{continue}}{{end}}{{if eq . "d"}}{{break}}{{end}}{{.}}{{end}}', { a: ['a', 'b', 'c', 'd', 'e'] })).toBe('ac');
+    expect(render('{{range .a}}{{.}};{{end}}{{.z}}|{{print .z}}|{{eq .missing 1}}', { a: [null], z: null })).toBe('<undefined>;<undefined>|<nil>|false');
+  });
+
+  it('fails a hostile template with the error Go gives or the evaluation budget, never a crash or a hang', () => {
+    const policy = 'package t\n\np := strings.render_template(input.t, {})\n';
+    const failure = (tpl: string, options = {}) => errorOf(() => run(policy, 'x := data.t.p', { ...options, input: { t: tpl }, strictBuiltinErrors: true }));
+    expect(failure('{{define "r"}}{{template "r"}}{{end}}{{template "r"}}')?.message).toContain('exceeded maximum template depth (100000)');
+    expect(failure('{{break}}')?.message).toContain('{{break}} outside {{range}}');
+    expect(failure('{{template "nope"}}')?.message).toContain('template "nope" not defined');
+    expect(failure('{{call .}}')?.message).toContain('non-function . of type map[string]interface {}');
+    expect(failure('{{define "a"}}x{{end}}{{define "a"}}y{{end}}')?.message).toContain('multiple definition of template "a"');
+    expect(failure('{{printf "%d" 12345678901234567890}}')?.message).toContain('12345678901234567890 overflows int');
+    // Ranging over a huge int builds no list: the policy's budget stops it.
+    expect(failure('{{range 100000000000000}}{{end}}', { budgetMs: 50 })?.code).toBe('eval_cancel_error');
+  });
+});
+
+describe('sprintf as Go fmt formats', () => {
+  const fmt = (format: string, args: string): unknown => value(`package t\n\np := sprintf(${JSON.stringify(format)}, ${args})\n`, 't.p');
+
+  it('rounds exact ties to even and takes any precision Go allows', () => {
+    expect(fmt('%.0f %.0f %.1f %.1e %.2g %5.1f', '[0.5, 2.5, 1.25, 1.25, 1.25, -0.25]')).toBe('0 2 1.2 1.2e+00 1.2  -0.2');
+    expect(fmt('%.120f', '[1.5]')).toBe(`1.5${'0'.repeat(119)}`);
+  });
+
+  it('pads and flags as Go does, bad verbs included', () => {
+    expect(fmt('%06s|%6.2f|%06.1f|%#x|%# x|%.1x|%.2q|%-5.2T|', '["ab", "2", 1.25, "ab", "ab", "日本", "abc", 1]')).toBe(
+      '0000ab|%!f(string=     2)|0001.2|0x6162|0x61 0x62|e6|"ab"|in   |',
+    );
+    expect(fmt('%+v|%#v|%+q|%#q|%c|%U|%#U|%b', '[2.5, "a", "é", "a\\nb", -7, -7, 233, 0.125]')).toBe(
+      '2.5|"a"|"\\u00e9"|"a\\nb"|\uFFFD|U+FFFFFFFFFFFFFFF9|U+00E9 \'é\'|4503599627370496p-55',
+    );
+    expect(fmt('%.5v|%#g|%#.0f|%#08x|% 05.3d', '[0, 2.5, 2.5, 255, 0]')).toBe('00000|2.50000|2.|0x000000ff|  000');
   });
 });
