@@ -1,5 +1,5 @@
 import { CONTEXT_ATTRIBUTE, STEP_ATTRIBUTE, TASK_ATTRIBUTE } from './telemetry/span-attributes.js';
-import { inSpan, spanOverStream, tracingEnabled } from './telemetry/tracing.js';
+import { inSpan, spanIterator, tracingEnabled } from './telemetry/tracing.js';
 import { abortSourceOf, raceAbort, neverAborted, type AbortSource } from './abort.js';
 import type { AgentResponse } from './agent-response.js';
 import { InProcessContextStore, type ContextStore } from './context-store.js';
@@ -196,22 +196,20 @@ export class FrameworkCore {
    * the iteration ends with `AbortedError`.
    */
   async *executeTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
-    if (!tracingEnabled()) {
-      yield* this.#open(name, options);
-      return;
-    }
-    const attributes = { [TASK_ATTRIBUTE]: name, [CONTEXT_ATTRIBUTE]: options.contextId };
-    yield* spanOverStream(`task ${name}`, { attributes }, () => this.#open(name, options));
+    yield* this.openTask(name, options);
   }
 
   /**
    * {@link executeTask} for transports, without its generator: the run
-   * itself when tracing is off (one promise per event instead of a chain of
-   * generators). Throws at once, not on the first `next()`, when the task is
-   * unknown, the abort has fired or the task's function throws.
+   * itself (one promise per event instead of a chain of generators), inside
+   * the task's span when tracing is on. Throws at once, not on the first
+   * `next()`, when the task is unknown, the abort has fired or the task's
+   * function throws (the span, if any, then ends with the error).
    */
   openTask(name: string, options: ExecuteTaskOptions): AsyncIterableIterator<AgentResponse> {
-    return tracingEnabled() ? this.executeTask(name, options) : this.#open(name, options);
+    if (!tracingEnabled()) return this.#open(name, options);
+    const attributes = { [TASK_ATTRIBUTE]: name, [CONTEXT_ATTRIBUTE]: options.contextId };
+    return spanIterator(`task ${name}`, { attributes }, () => this.#open(name, options));
   }
 
   #open(name: string, options: ExecuteTaskOptions): TaskRun {
