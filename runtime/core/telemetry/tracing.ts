@@ -134,6 +134,26 @@ export function spanIterator<T>(name: string, options: SpanOptions, open: (span:
   return new SpanIterator(span, active, inner);
 }
 
+/**
+ * A span begun now for work that reports its own end (a task run): `call`
+ * runs work with the span current, `end` ends it once, failed when given
+ * `{ error }`. No promise of its own, where `spanIterator` needs one per item.
+ * Call only while tracing is on.
+ */
+export function spanScope(name: string, options: SpanOptions): { call<R>(work: () => R): R; end(failure?: { error: unknown }): void } {
+  const { span, active } = beginSpan(name, options);
+  let ended = false;
+  return {
+    call: (work) => context.with(active, work),
+    end: (failure) => {
+      if (ended) return;
+      ended = true;
+      if (failure) failSpan(span, failure.error);
+      span.end();
+    },
+  };
+}
+
 class SpanIterator<T> implements AsyncIterableIterator<T> {
   readonly span: Span;
   readonly active: Context;

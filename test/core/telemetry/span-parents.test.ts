@@ -11,6 +11,7 @@ import { InMemorySpanExporter, type ReadableSpan, type SpanProcessor } from '@op
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentResponse } from '../../../runtime/core/agent-response.js';
+import { AbortedError } from '../../../runtime/core/errors/aborted-error.js';
 import { UnknownTaskError } from '../../../runtime/core/errors/unknown-task-error.js';
 import { FrameworkCore } from '../../../runtime/core/framework-core.js';
 import { inSpan, setTracingEnabled, spanIterator, spanOverStream, traceparentOf } from '../../../runtime/core/telemetry/tracing.js';
@@ -142,6 +143,29 @@ describe('tasks and steps', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(closed).toBe(true);
   });
+
+  it('an aborted task ends its span failed, between responses or while waiting for one', async () => {
+    const core = new FrameworkCore();
+    core.task({ name: 'slow' }, async function* ({ signal }) {
+      yield AgentResponse.status('started');
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      yield AgentResponse.status('never seen');
+    });
+    const between = new AbortController();
+    const first = core.openTask('slow', { query: 'x', signal: between.signal });
+    await first.next();
+    between.abort(new Error('stop between'));
+    await expect(first.next()).rejects.toThrow(AbortedError);
+    const waiting = new AbortController();
+    const second = core.openTask('slow', { query: 'x', signal: waiting.signal });
+    await second.next();
+    const pending = second.next();
+    waiting.abort(new Error('stop waiting'));
+    await expect(pending).rejects.toThrow(AbortedError);
+    const tasks = spans().filter((span) => span.name === 'task slow');
+    expect(tasks).toHaveLength(2);
+    for (const task of tasks) expect(task.status.code).toBe(SpanStatusCode.ERROR);
+  });
 });
 
 describe('iterators', () => {
@@ -208,16 +232,15 @@ describe('what a span costs in promises', () => {
     return Math.min(...counts);
   }
 
-  it('a traced task run makes at most one promise per item per span more than an untraced one (no generator layer)', async () => {
+  it('a traced task run makes no promise for its task spans (no generator layer, no then per item) and one per step span', async () => {
     const { core } = createHelloAgent({ env: {} });
     const run = () => drain(core.openTask('route_to_task', { query: 'two words', contextId: 'c1' }));
     const traced = await promisesMade(run);
     setTracingEnabled(false);
     const untraced = await promisesMade(run).finally(() => setTracingEnabled(true));
-    // 3 responses (and the end: 4 next() calls) through the router's span and the echo task's span, and 2 steps.
-    const perItem = 4 + 4 + 2;
+    // Two task spans (the router's, the echo task's) and two step spans (inSpan's then each).
     expect(untraced).toBeGreaterThan(0);
-    expect(traced - untraced).toBeLessThanOrEqual(perItem);
+    expect(traced - untraced).toBeLessThanOrEqual(2);
   });
 });
 
