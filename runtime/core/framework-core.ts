@@ -1,5 +1,5 @@
 import { CONTEXT_ATTRIBUTE, STEP_ATTRIBUTE, TASK_ATTRIBUTE } from './telemetry/span-attributes.js';
-import { inSpan, spanOverStream, tracingEnabled } from './telemetry/tracing.js';
+import { inSpan, spanScope, tracingEnabled } from './telemetry/tracing.js';
 import { abortSourceOf, raceAbort, neverAborted, type AbortSource } from './abort.js';
 import type { AgentResponse } from './agent-response.js';
 import { InProcessContextStore, type ContextStore } from './context-store.js';
@@ -9,7 +9,7 @@ import { UnknownTaskError } from './errors/unknown-task-error.js';
 import { FrameworkError } from './framework-error.js';
 import { isPlainObject } from './json.js';
 import type { TaskQuery } from './task-input.js';
-import { TaskRun } from './task-run.js';
+import { TaskRun, type RunScope } from './task-run.js';
 
 /** The task that receives a query when the caller names none. */
 export const ROUTE_TO_TASK = 'route_to_task';
@@ -196,25 +196,29 @@ export class FrameworkCore {
    * the iteration ends with `AbortedError`.
    */
   async *executeTask(name: string, options: ExecuteTaskOptions): AsyncGenerator<AgentResponse, void, undefined> {
-    if (!tracingEnabled()) {
-      yield* this.#open(name, options);
-      return;
-    }
-    const attributes = { [TASK_ATTRIBUTE]: name, [CONTEXT_ATTRIBUTE]: options.contextId };
-    yield* spanOverStream(`task ${name}`, { attributes }, () => this.#open(name, options));
+    yield* this.openTask(name, options);
   }
 
   /**
    * {@link executeTask} for transports, without its generator: the run
-   * itself when tracing is off (one promise per event instead of a chain of
-   * generators). Throws at once, not on the first `next()`, when the task is
-   * unknown, the abort has fired or the task's function throws.
+   * itself (one promise per event instead of a chain of generators), inside
+   * the task's span when tracing is on. Throws at once, not on the first
+   * `next()`, when the task is unknown, the abort has fired or the task's
+   * function throws (the span, if any, then ends with the error).
    */
   openTask(name: string, options: ExecuteTaskOptions): AsyncIterableIterator<AgentResponse> {
-    return tracingEnabled() ? this.executeTask(name, options) : this.#open(name, options);
+    if (!tracingEnabled()) return this.#open(name, options);
+    const scope = spanScope(`task ${name}`, { attributes: { [TASK_ATTRIBUTE]: name, [CONTEXT_ATTRIBUTE]: options.contextId } });
+    try {
+      return scope.call(() => this.#open(name, options, scope));
+    } catch (error) {
+      scope.end({ error });
+      throw error;
+    }
   }
 
-  #open(name: string, options: ExecuteTaskOptions): TaskRun {
+  /** The run of a task (reporting to `scope`, the task's span, when given). */
+  #open(name: string, options: ExecuteTaskOptions, scope?: RunScope): TaskRun {
     const entry = this.#tasks.get(name);
     if (!entry) throw new UnknownTaskError({ task: name, registered: [...this.#tasks.keys()] });
     const abort = options.abort ?? abortSourceOf(options.signal ?? neverAborted());
@@ -234,7 +238,7 @@ export class FrameworkCore {
         },
         agent: this,
       });
-      return new TaskRun({ task: name, iterator: responses[Symbol.asyncIterator](), abort, release });
+      return new TaskRun({ task: name, iterator: responses[Symbol.asyncIterator](), abort, release, scope });
     } catch (error) {
       release?.();
       throw error;

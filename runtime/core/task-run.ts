@@ -6,6 +6,16 @@ import { FrameworkError } from './framework-error.js';
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
+ * What a run reports to (the task's span, with tracing): the task's work
+ * runs through `call` (so the span is current in it), and `end` hears once
+ * how the run ended: with `{ error }` when it failed.
+ */
+export interface RunScope {
+  call<R>(work: () => R): R;
+  end(failure?: { error: unknown }): void;
+}
+
+/**
  * One run of a task's generator, as an async iterator written by hand: each
  * `next()` is one wait on the task (rejected by the abort), one check that
  * the task yielded an `AgentResponse`, and nothing else. An async generator
@@ -21,14 +31,22 @@ export class TaskRun implements AsyncIterableIterator<AgentResponse, undefined> 
   readonly #iterator: AsyncIterator<AgentResponse>;
   readonly #abort: AbortSource;
   readonly #release: (() => void) | undefined;
+  readonly #scope: RunScope | undefined;
   readonly #removeListener: () => void;
   #resolve: ((result: IteratorResult<AgentResponse, undefined>) => void) | undefined;
   #reject: ((error: unknown) => void) | undefined;
   #closed = false;
   #finished = false;
 
-  constructor(options: { task: string; iterator: AsyncIterator<AgentResponse>; abort: AbortSource; release: (() => void) | undefined }) {
+  constructor(options: {
+    task: string;
+    iterator: AsyncIterator<AgentResponse>;
+    abort: AbortSource;
+    release: (() => void) | undefined;
+    scope?: RunScope | undefined;
+  }) {
     this.#task = options.task;
+    this.#scope = options.scope;
     this.#iterator = options.iterator;
     this.#abort = options.abort;
     this.#release = options.release;
@@ -45,14 +63,15 @@ export class TaskRun implements AsyncIterableIterator<AgentResponse, undefined> 
     if (this.#closed) return Promise.resolve(DONE);
     if (this.#resolve) return Promise.reject(new TypeError('TaskRun.next() called while a response is still awaited'));
     if (this.#abort.aborted) {
-      this.#close();
-      return Promise.reject(new AbortedError({ cause: this.#abort.reason }));
+      const error = new AbortedError({ cause: this.#abort.reason });
+      this.#close(error);
+      return Promise.reject(error);
     }
     const waiting = new Promise<IteratorResult<AgentResponse, undefined>>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    this.#iterator.next().then(this.#onNext, this.#onError);
+    (this.#scope ? this.#scope.call(this.#nextOfTask) : this.#iterator.next()).then(this.#onNext, this.#onError);
     return waiting;
   }
 
@@ -62,9 +81,11 @@ export class TaskRun implements AsyncIterableIterator<AgentResponse, undefined> 
   }
 
   throw(error: unknown): Promise<IteratorResult<AgentResponse, undefined>> {
-    this.#close();
+    this.#close(error);
     return Promise.reject(error);
   }
+
+  readonly #nextOfTask = (): Promise<IteratorResult<AgentResponse, unknown>> => this.#iterator.next();
 
   readonly #onNext = (result: IteratorResult<AgentResponse, unknown>): void => {
     const resolve = this.#resolve;
@@ -99,15 +120,17 @@ export class TaskRun implements AsyncIterableIterator<AgentResponse, undefined> 
   #fail(error: unknown): void {
     const reject = this.#reject;
     if (!reject || this.#closed) return;
-    this.#close();
+    this.#close(error);
     reject(error);
   }
 
-  #close(): void {
+  /** Ends the run (failed with `error`, when given) and closes the task unless it finished. */
+  #close(...failure: [error: unknown] | []): void {
     this.#resolve = undefined;
     this.#reject = undefined;
     if (this.#closed) return;
     this.#closed = true;
+    this.#scope?.end(failure.length === 0 ? undefined : { error: failure[0] });
     this.#release?.();
     this.#removeListener();
     if (!this.#finished) void Promise.resolve(this.#iterator.return?.()).catch(() => undefined);

@@ -1,16 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import {
-  ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_HTTP_ROUTE,
-  ATTR_SERVER_PORT,
-  ATTR_URL_PATH,
-} from '@opentelemetry/semantic-conventions';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_PORT, ATTR_URL_PATH } from './http-attribute-names.js';
 import { routeLabel } from './route-label.js';
 import { DurationHistogram } from './duration-histogram.js';
 import { plainMetric } from './service-metrics.js';
-import { toolkitTracer, tracingEnabled } from './tracing.js';
+import { beginSpan, traceparentOf, tracingEnabled } from './tracing.js';
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -61,7 +55,7 @@ export function traceRequests(listener: Listener, options: { countRequests: bool
     }
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const path = (request.url ?? '/').split('?', 1)[0] as string;
-    const span = toolkitTracer().startSpan(
+    const { span, active } = beginSpan(
       method,
       {
         kind: SpanKind.SERVER,
@@ -69,10 +63,8 @@ export function traceRequests(listener: Listener, options: { countRequests: bool
       },
       parent,
     );
-    const active = trace.setSpan(parent, span);
-    const outgoing: Record<string, string> = {};
-    propagation.inject(active, outgoing);
-    if (outgoing.traceparent) response.setHeader('traceparent', outgoing.traceparent);
+    const traceparent = traceparentOf(span);
+    if (traceparent) response.setHeader('traceparent', traceparent);
     // One listener for both (the route is worked out once).
     response.once('close', () => {
       const route = routeLabel(request.url, response.statusCode);

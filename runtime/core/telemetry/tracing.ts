@@ -6,6 +6,7 @@ import {
   SpanStatusCode,
   trace,
   type Attributes,
+  type Context,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -37,8 +38,23 @@ export function toolkitTracer(): Tracer {
   return (tracer ??= trace.getTracer(TRACER_NAME));
 }
 
-function startSpan(name: string, options: SpanOptions): Span {
-  return toolkitTracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) });
+/**
+ * Starts a span, a child of the span in `parent` (the active context by
+ * default), and returns it with the context it is current in. For code that
+ * runs its work in `active` itself (`context.with`) where `inSpan` does not fit.
+ * Call only while tracing is on.
+ *
+ * @example
+ * const { span, active } = beginSpan('task echo', { attributes });
+ * context.with(active, () => work(span));
+ */
+export function beginSpan(name: string, options: SpanOptions, parent: Context = context.active()): { span: Span; active: Context } {
+  const span = toolkitTracer().startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
+    parent,
+  );
+  return { span, active: trace.setSpan(parent, span) };
 }
 
 /** A span that records nothing: what instrumented code gets while tracing is off. */
@@ -59,12 +75,12 @@ export interface SpanOptions {
  */
 export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
   if (!enabled) return work(NO_SPAN);
-  const span = startSpan(name, options);
+  const { span, active } = beginSpan(name, options);
   // Chained with then, not an async function and an await: under the AsyncLocalStorage context
   // manager every promise runs a hook, so each one saved is paid for by every span.
   let running: Promise<T>;
   try {
-    running = context.with(trace.setSpan(context.active(), span), work, undefined, span);
+    running = context.with(active, work, undefined, span);
   } catch (error) {
     failSpan(span, error);
     span.end();
@@ -86,45 +102,111 @@ export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span)
 /**
  * Wraps a stream in a span that stays current while each item is produced
  * (so the work behind `next()` is its child) and ends when the stream ends,
- * fails or is abandoned. With tracing off the stream is returned as it is.
+ * fails or is abandoned. The span starts when iteration starts. With tracing
+ * off the stream is returned as it is.
  */
 export function spanOverStream<T>(name: string, options: SpanOptions, open: (span: Span) => AsyncIterable<T>): AsyncIterable<T> {
   if (!enabled) return open(NO_SPAN);
+  return { [Symbol.asyncIterator]: () => spanIterator(name, options, (span) => open(span)[Symbol.asyncIterator]()) };
+}
+
+/**
+ * Starts a span now and opens an iterator inside it: the span stays current
+ * while each item is produced and ends when the iterator ends, fails or is
+ * abandoned (`return()`). No async generator in between (each one costs
+ * several promises per item, and every promise runs the context manager's
+ * hooks): one `then` per item. When `open` throws, the span ends failed and
+ * the error is thrown here, at once. Call only while tracing is on.
+ *
+ * @example
+ * const run = spanIterator(`task ${name}`, { attributes }, () => openRun(name));
+ */
+export function spanIterator<T>(name: string, options: SpanOptions, open: (span: Span) => AsyncIterator<T>): AsyncIterableIterator<T> {
+  const { span, active } = beginSpan(name, options);
+  let inner: AsyncIterator<T>;
+  try {
+    inner = context.with(active, open, undefined, span);
+  } catch (error) {
+    failSpan(span, error);
+    span.end();
+    throw error;
+  }
+  return new SpanIterator(span, active, inner);
+}
+
+/**
+ * A span begun now for work that reports its own end (a task run): `call`
+ * runs work with the span current, `end` ends it once, failed when given
+ * `{ error }`. No promise of its own, where `spanIterator` needs one per item.
+ * Call only while tracing is on.
+ */
+export function spanScope(name: string, options: SpanOptions): { call<R>(work: () => R): R; end(failure?: { error: unknown }): void } {
+  const { span, active } = beginSpan(name, options);
+  let ended = false;
   return {
-    [Symbol.asyncIterator]: () => {
-      const span = startSpan(name, options);
-      const active = trace.setSpan(context.active(), span);
-      const inner = context.with(active, () => open(span)[Symbol.asyncIterator]());
-      let ended = false;
-      const end = () => {
-        if (!ended) span.end();
-        ended = true;
-      };
-      const settled = (item: IteratorResult<T>) => {
-        if (item.done) end();
-        return item;
-      };
-      const failed = (error: unknown): never => {
-        failSpan(span, error);
-        end();
-        throw error;
-      };
-      return {
-        // One then per item (no async wrapper, no await): see inSpan.
-        next: () => {
-          try {
-            return context.with(active, () => inner.next()).then(settled, failed);
-          } catch (error) {
-            return Promise.reject(error as Error).catch(failed);
-          }
-        },
-        return: async (value?: unknown) => {
-          end();
-          return (await inner.return?.(value)) ?? { done: true, value: undefined };
-        },
-      } as AsyncIterator<T>;
+    call: (work) => context.with(active, work),
+    end: (failure) => {
+      if (ended) return;
+      ended = true;
+      if (failure) failSpan(span, failure.error);
+      span.end();
     },
   };
+}
+
+class SpanIterator<T> implements AsyncIterableIterator<T> {
+  readonly span: Span;
+  readonly active: Context;
+  readonly inner: AsyncIterator<T>;
+  #ended = false;
+
+  constructor(span: Span, active: Context, inner: AsyncIterator<T>) {
+    this.span = span;
+    this.active = active;
+    this.inner = inner;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    let pending: Promise<IteratorResult<T>>;
+    try {
+      pending = context.with(this.active, this.inner.next, this.inner);
+    } catch (error) {
+      return Promise.reject(this.#failed(error));
+    }
+    return pending.then(this.#settled, (error: unknown) => {
+      throw this.#failed(error);
+    });
+  }
+
+  async return(value?: unknown): Promise<IteratorResult<T>> {
+    this.#end();
+    return (await this.inner.return?.(value)) ?? { done: true, value: undefined };
+  }
+
+  throw(error: unknown): Promise<IteratorResult<T>> {
+    this.#failed(error);
+    return this.inner.throw ? this.inner.throw(error) : Promise.reject(error as Error);
+  }
+
+  readonly #settled = (item: IteratorResult<T>): IteratorResult<T> => {
+    if (item.done) this.#end();
+    return item;
+  };
+
+  #failed(error: unknown): unknown {
+    if (!this.#ended) failSpan(this.span, error);
+    this.#end();
+    return error;
+  }
+
+  #end(): void {
+    if (!this.#ended) this.span.end();
+    this.#ended = true;
+  }
 }
 
 /** Marks `span` failed with `error` (status, exception event). */
@@ -141,6 +223,17 @@ export function activeTraceIds(): { trace_id: string; span_id: string } | undefi
   if (!span) return undefined;
   const ids = span.spanContext();
   return isSpanContextValid(ids) ? { trace_id: ids.traceId, span_id: ids.spanId } : undefined;
+}
+
+/**
+ * The W3C `traceparent` value naming `span` (`00-<trace id>-<span id>-<flags>`),
+ * as the W3C propagator writes it, without going through the propagators;
+ * undefined for a span that names no trace (`NO_SPAN`).
+ */
+export function traceparentOf(span: Span): string | undefined {
+  const ids = span.spanContext();
+  if (!isSpanContextValid(ids)) return undefined;
+  return `00-${ids.traceId}-${ids.spanId}-${(ids.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
 /** Sets attributes on the active span (the request's server span, usually); nothing while tracing is off or outside a span. */
