@@ -66,7 +66,8 @@ async function serveOurs(backend: 'memory' | 'kv'): Promise<number> {
     yield AgentResponse.result({ actions: ['bench'], outcomes: ['done'] });
   });
   const agent = new FrameworkAgent({ agentName: 'bench', description: 'benchmark agent' });
-  const kv = { SESSION_BACKEND: 'kv', SESSION_KV_URL: KV_URL, KV_PREFIX: `fwbench:${process.pid}:`, SESSION_TTL: '120' };
+  // The bearer token must outlive the whole run (minutes on a loaded machine); its keys expire 15 min after.
+  const kv = { SESSION_BACKEND: 'kv', SESSION_KV_URL: KV_URL, KV_PREFIX: `fwbench:${process.pid}:`, SESSION_TTL: '900' };
   const running = await runAgent(core, agent, { port: 0, env: { AGENT_NAME: 'bench', LOG_LEVEL: 'error', ...(backend === 'kv' ? kv : {}) } });
   return running.port;
 }
@@ -136,7 +137,7 @@ async function allocationsPerRequest(served: Served, headers: Record<string, str
     amount: ALLOC_REQUESTS,
   });
   const { allocated } = (await ask(served, 'alloc-stop')) as { allocated: number };
-  if (r.errors + r.non2xx > 0) throw new Error(`${r.errors + r.non2xx} requests failed while counting allocations`);
+  if (r.errors + r.non2xx > 0) throw new Error(`${r.errors + r.non2xx} requests to port ${served.port} failed while counting allocations`);
   return allocated / r.requests.total;
 }
 
