@@ -10,8 +10,14 @@
  * - kv sessions (Redis at SESSION_KV_URL, default 127.0.0.1:6379), anonymous;
  * - kv sessions with a bearer token (one Redis GET per request).
  *
- * Also the server's CPU time per request (from /proc, steadier than
- * throughput on a shared machine), and session resolution latency, memory vs kv.
+ * Also the server's CPU time per request (from /proc), the bytes its heap
+ * allocates per request (steadier than either on a shared machine: load
+ * from other processes does not change what a request allocates), and
+ * session resolution latency, memory vs kv.
+ *
+ * Allocations are counted in the server process by V8's GC profiler over
+ * ALLOC_REQUESTS requests (default 5000): the heap's growth over the run
+ * plus what each collection in it freed, divided by the requests.
  *
  *   npm run bench:front-door   (BENCH_SECONDS=3 BENCH_ROUNDS=5 BENCH_CONNECTIONS=32 by default)
  *
@@ -26,6 +32,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -38,6 +45,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const KV_URL = process.env.SESSION_KV_URL ?? 'redis://127.0.0.1:6379';
+/** BENCH_ALLOCATIONS_ONLY=1: only the allocation count (quick, and steady on a loaded machine). */
+const ALLOCATIONS_ONLY = process.env.BENCH_ALLOCATIONS_ONLY === '1';
+const ALLOC_REQUESTS = Number(process.env.ALLOC_REQUESTS ?? 5000);
 const BODY = JSON.stringify({ query: 'bench' });
 const EVENTS = [
   ['status', 'Planning...'],
@@ -56,7 +66,8 @@ async function serveOurs(backend: 'memory' | 'kv'): Promise<number> {
     yield AgentResponse.result({ actions: ['bench'], outcomes: ['done'] });
   });
   const agent = new FrameworkAgent({ agentName: 'bench', description: 'benchmark agent' });
-  const kv = { SESSION_BACKEND: 'kv', SESSION_KV_URL: KV_URL, KV_PREFIX: `fwbench:${process.pid}:`, SESSION_TTL: '120' };
+  // The bearer token must outlive the whole run (minutes on a loaded machine); its keys expire 15 min after.
+  const kv = { SESSION_BACKEND: 'kv', SESSION_KV_URL: KV_URL, KV_PREFIX: `fwbench:${process.pid}:`, SESSION_TTL: '900' };
   const running = await runAgent(core, agent, { port: 0, env: { AGENT_NAME: 'bench', LOG_LEVEL: 'error', ...(backend === 'kv' ? kv : {}) } });
   return running.port;
 }
@@ -80,6 +91,54 @@ async function serveBare(): Promise<number> {
 interface Served {
   child: ChildProcess;
   port: number;
+}
+
+/**
+ * The server side of the allocation count: `alloc-start` starts V8's GC
+ * profiler, `alloc-stop` answers the bytes allocated since (growth of the
+ * used heap plus what every collection in between freed).
+ */
+function answerAllocationCounts(): void {
+  let profiler: GCProfiler | undefined;
+  let usedAtStart = 0;
+  process.on('message', (message) => {
+    if (message === 'alloc-start') {
+      profiler = new GCProfiler();
+      usedAtStart = getHeapStatistics().used_heap_size;
+      profiler.start();
+      process.send?.('alloc-started');
+    } else if (message === 'alloc-stop' && profiler) {
+      const { statistics } = profiler.stop();
+      let allocated = getHeapStatistics().used_heap_size - usedAtStart;
+      for (const gc of statistics) allocated += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+      profiler = undefined;
+      process.send?.({ allocated });
+    }
+  });
+}
+
+/** Sends `message` to a server and resolves with its next answer. */
+function ask(served: Served, message: string): Promise<unknown> {
+  return new Promise((resolve) => {
+    served.child.once('message', resolve);
+    served.child.send(message);
+  });
+}
+
+/** Bytes the server's heap allocates per request, over `ALLOC_REQUESTS` requests. */
+async function allocationsPerRequest(served: Served, headers: Record<string, string>): Promise<number> {
+  await ask(served, 'alloc-start');
+  const r = await autocannon({
+    url: `http://127.0.0.1:${served.port}/stream`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: BODY,
+    connections: CONNECTIONS,
+    amount: ALLOC_REQUESTS,
+  });
+  const { allocated } = (await ask(served, 'alloc-stop')) as { allocated: number };
+  if (r.errors + r.non2xx > 0) throw new Error(`${r.errors + r.non2xx} requests to port ${served.port} failed while counting allocations`);
+  return allocated / r.requests.total;
 }
 
 function startServer(kind: Kind, script = fileURLToPath(import.meta.url)): Promise<Served> {
@@ -128,6 +187,12 @@ async function sessionToken(served: Served): Promise<string> {
   return ((await response.json()) as { session_token: string }).session_token;
 }
 
+function loadAverage(): string {
+  return loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
@@ -147,17 +212,53 @@ async function sessionLatency(store: SessionStore, rounds: number): Promise<{ p5
   return { p50: percentile(samples, 50), p99: percentile(samples, 99), perSecond: rounds / totalSeconds };
 }
 
+interface Variant {
+  label: string;
+  served: Served;
+  headers: Record<string, string>;
+  target: number;
+}
+
+/** Throughput runs of the bare server and every variant, in interleaved rounds. */
+async function timedRounds(bare: Served, variants: readonly Variant[]): Promise<{ bareRuns: Run[]; runs: Run[][] }> {
+  const bareRuns: Run[] = [];
+  const runs = variants.map(() => [] as Run[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    bareRuns.push(await load(bare, {}, SECONDS));
+    for (const [i, v] of variants.entries()) runs[i]!.push(await load(v.served, v.headers, SECONDS));
+  }
+  return { bareRuns, runs };
+}
+
+function printThroughput({ bareRuns, runs }: { bareRuns: Run[]; runs: Run[][] }, variants: readonly Variant[]): void {
+  const line = (label: string, list: Run[]) =>
+    `${label.padEnd(30)} ${median(list.map((r) => r.perSecond))
+      .toFixed(0)
+      .padStart(7)} req/s   p99 ${String(median(list.map((r) => r.p99))).padStart(4)} ms   server CPU ${median(list.map((r) => r.cpuUsPerRequest))
+      .toFixed(0)
+      .padStart(4)} µs/request   errors ${list.reduce((n, r) => n + r.errors, 0)}`;
+  console.log(line('bare node:http', bareRuns));
+  for (const [i, v] of variants.entries()) console.log(line(v.label, runs[i]!));
+  console.log('throughput vs bare (median of per-round ratios):');
+  for (const [i, v] of variants.entries()) {
+    const ratios = runs[i]!.map((r, round) => r.perSecond / bareRuns[round]!.perSecond);
+    const cpu = runs[i]!.map((r, round) => r.cpuUsPerRequest / bareRuns[round]!.cpuUsPerRequest);
+    console.log(
+      `  ${v.label.padEnd(28)} ${ratioSummary(ratios)}   ${targetMark(median(ratios), v.target, 'at least')}   server CPU per request ${median(cpu).toFixed(2)}× bare`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const [role, kind] = process.argv.slice(2);
   if (role === 'serve') {
     const port = kind === 'bare' ? await serveBare() : await serveOurs(kind === 'kv' ? 'kv' : 'memory');
+    answerAllocationCounts();
     process.send?.(port);
     return;
   }
   console.log(
-    `front door: POST /stream, 3 SSE events per request, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per variant (node ${process.version}, load average ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')})`,
+    `front door: POST /stream, 3 SSE events per request, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per variant (node ${process.version}, load average ${loadAverage()})`,
   );
   const bare = await startServer('bare');
   const memory = await startServer('memory');
@@ -166,7 +267,7 @@ async function main(): Promise<void> {
   const before = beforeScript ? { memory: await startServer('memory', beforeScript), kv: await startServer('kv', beforeScript) } : undefined;
   try {
     const bearer = { authorization: `Bearer ${await sessionToken(kv)}` };
-    const variants = [
+    const variants: Variant[] = [
       { label: 'memory sessions, anonymous', served: memory, headers: {}, target: 0.7 },
       { label: 'kv sessions, anonymous', served: kv, headers: {}, target: 0.5 },
       { label: 'kv sessions, bearer token', served: kv, headers: bearer, target: 0.5 },
@@ -185,27 +286,20 @@ async function main(): Promise<void> {
     await load(bare, {}, 1);
     for (const v of variants) await load(v.served, v.headers, 1);
 
-    const bareRuns: Run[] = [];
-    const runs = variants.map(() => [] as Run[]);
+    if (!ALLOCATIONS_ONLY) printThroughput(await timedRounds(bare, variants), variants);
+
+    console.log(`heap allocated per request (${ALLOC_REQUESTS} requests per variant and round, median of ${ROUNDS} rounds; load average ${loadAverage()}):`);
+    const bareBytes: number[] = [];
+    const bytes = variants.map(() => [] as number[]);
     for (let round = 0; round < ROUNDS; round++) {
-      bareRuns.push(await load(bare, {}, SECONDS));
-      for (const [i, v] of variants.entries()) runs[i]!.push(await load(v.served, v.headers, SECONDS));
+      bareBytes.push(await allocationsPerRequest(bare, {}));
+      for (const [i, v] of variants.entries()) bytes[i]!.push(await allocationsPerRequest(v.served, v.headers));
     }
-    const line = (label: string, list: Run[]) =>
-      `${label.padEnd(30)} ${median(list.map((r) => r.perSecond))
-        .toFixed(0)
-        .padStart(7)} req/s   p99 ${String(median(list.map((r) => r.p99))).padStart(4)} ms   server CPU ${median(list.map((r) => r.cpuUsPerRequest))
-        .toFixed(0)
-        .padStart(4)} µs/request   errors ${list.reduce((n, r) => n + r.errors, 0)}`;
-    console.log(line('bare node:http', bareRuns));
-    for (const [i, v] of variants.entries()) console.log(line(v.label, runs[i]!));
-    console.log('throughput vs bare (median of per-round ratios):');
+    const kb = (list: number[]) => `${(median(list) / 1024).toFixed(1).padStart(6)} KB`;
+    console.log(`  ${'bare node:http'.padEnd(28)} ${kb(bareBytes)}`);
     for (const [i, v] of variants.entries()) {
-      const ratios = runs[i]!.map((r, round) => r.perSecond / bareRuns[round]!.perSecond);
-      const cpu = runs[i]!.map((r, round) => r.cpuUsPerRequest / bareRuns[round]!.cpuUsPerRequest);
-      console.log(
-        `  ${v.label.padEnd(28)} ${ratioSummary(ratios)}   ${targetMark(median(ratios), v.target, 'at least')}   server CPU per request ${median(cpu).toFixed(2)}× bare`,
-      );
+      const ratios = bytes[i]!.map((b, round) => b / bareBytes[round]!);
+      console.log(`  ${v.label.padEnd(28)} ${kb(bytes[i]!)}   ${median(ratios).toFixed(2)}× bare`);
     }
   } finally {
     for (const served of [bare, memory, kv, ...(before ? [before.memory, before.kv] : [])]) served.child.kill('SIGTERM');

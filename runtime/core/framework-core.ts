@@ -108,9 +108,10 @@ export class FrameworkCore {
    * Context of the one-shot conversations running now (anonymous requests),
    * kept in this process while one of their tasks runs and dropped after:
    * a conversation that ends with its request never reaches the session
-   * store (no Redis write, no key left behind for an hour).
+   * store (no Redis write, no key left behind for an hour). The context
+   * itself is made by the first write: most one-shot runs write none.
    */
-  readonly #oneShot = new Map<string, { context: InProcessContextStore; runs: number }>();
+  readonly #oneShot = new Map<string, { context: InProcessContextStore | undefined; runs: number }>();
 
   constructor(options: FrameworkCoreOptions = {}) {
     this.#sessions = options.sessions ?? new InProcessContextStore();
@@ -247,12 +248,16 @@ export class FrameworkCore {
 
   /** The session context of a conversation (`{}` when none). */
   async getSessionContext(contextId: string): Promise<Record<string, unknown>> {
-    return this.#contextStore(contextId).getContext(contextId);
+    const oneShot = this.#oneShot.get(contextId);
+    if (oneShot) return oneShot.context ? oneShot.context.getContext(contextId) : {};
+    return this.#sessions.getContext(contextId);
   }
 
   /** Merges `patch` into the session context of a conversation and returns the result. */
   async updateSessionContext(contextId: string, patch: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
-    return this.#contextStore(contextId).updateContext(contextId, patch);
+    const oneShot = this.#oneShot.get(contextId);
+    if (oneShot) return (oneShot.context ??= new InProcessContextStore()).updateContext(contextId, patch);
+    return this.#sessions.updateContext(contextId, patch);
   }
 
   /**
@@ -261,7 +266,9 @@ export class FrameworkCore {
    * included, with a shared store) gets `true`. For one-time decisions.
    */
   async claimSessionContextValue(contextId: string, key: string, expected: unknown): Promise<boolean> {
-    return this.#contextStore(contextId).claimContextValue(contextId, key, expected);
+    const oneShot = this.#oneShot.get(contextId);
+    if (oneShot) return oneShot.context ? oneShot.context.claimContextValue(contextId, key, expected) : false;
+    return this.#sessions.claimContextValue(contextId, key, expected);
   }
 
   /** Uses `store` for session context from now on (the front door shares its session store this way). */
@@ -269,15 +276,11 @@ export class FrameworkCore {
     this.#sessions = store;
   }
 
-  #contextStore(contextId: string): ContextStore {
-    return this.#oneShot.get(contextId)?.context ?? this.#sessions;
-  }
-
   /** Keeps a one-shot conversation's context in process until the returned release is called as often as this was. */
   #holdOneShot(contextId: string): () => void {
     let held = this.#oneShot.get(contextId);
     if (!held) {
-      held = { context: new InProcessContextStore(), runs: 0 };
+      held = { context: undefined, runs: 0 };
       this.#oneShot.set(contextId, held);
     }
     held.runs += 1;

@@ -7,8 +7,8 @@ import { nodeClientAbort } from '../core/server/node-bindings.js';
 import { checkJsonContentType, parseJsonBodyText, receiveNodeBody } from '../core/server/read-json-body.js';
 import { streamSseToNode } from '../core/server/sse-response.js';
 import type { SessionStore } from '../sessions/session-store.js';
-import { parseQueryRequest, queryStream } from './front-door.js';
-import { resolveRequestSession } from './session-resolver.js';
+import { parseQueryRequest, queryStream, type QueryRequest } from './front-door.js';
+import { requestSession, type RequestSession } from './session-resolver.js';
 
 export interface DirectStreamOptions {
   core: FrameworkCore;
@@ -31,18 +31,37 @@ export function directStream(options: DirectStreamOptions): DirectHandler {
     if (request.method !== 'POST' || request.url !== '/stream') return false;
     receiveNodeBody(request, response, options.maxBytes, (error, text) => {
       if (error) writeNodeError(response, error, { logger: options.logger, path: '/stream' });
-      else
-        void answer(request, response, text, options).catch((thrown: unknown) => writeNodeError(response, thrown, { logger: options.logger, path: '/stream' }));
+      else answer(request, response, text, options);
     });
     return true;
   };
 }
 
-async function answer(request: IncomingMessage, response: ServerResponse, text: string, options: DirectStreamOptions): Promise<void> {
-  const contentType = request.headers['content-type'];
-  checkJsonContentType(contentType);
-  const body = parseQueryRequest(parseJsonBodyText(text));
-  const session = await resolveRequestSession(options.sessions, request.headers.authorization);
+/** Answers a received body: at once for an anonymous request, after the store's answer for a bearer token. */
+function answer(request: IncomingMessage, response: ServerResponse, text: string, options: DirectStreamOptions): void {
+  const fail = (thrown: unknown) => writeNodeError(response, thrown, { logger: options.logger, path: '/stream' });
+  let body: QueryRequest;
+  let session: RequestSession | Promise<RequestSession>;
+  try {
+    checkJsonContentType(request.headers['content-type']);
+    body = parseQueryRequest(parseJsonBodyText(text));
+    session = requestSession(options.sessions, request.headers.authorization);
+  } catch (thrown) {
+    fail(thrown);
+    return;
+  }
+  if (session instanceof Promise) {
+    session.then((resolved) => stream(response, body, resolved, options)).catch(fail);
+    return;
+  }
+  try {
+    stream(response, body, session, options);
+  } catch (thrown) {
+    fail(thrown);
+  }
+}
+
+function stream(response: ServerResponse, body: QueryRequest, session: RequestSession, options: DirectStreamOptions): void {
   const abort = nodeClientAbort(response);
   streamSseToNode(response, queryStream({ core: options.core, body, session, abort, logger: options.logger, keepAliveMs: options.keepAliveMs }));
 }

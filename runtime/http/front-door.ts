@@ -11,7 +11,7 @@ import { errorResponse } from '../core/server/http-error.js';
 import { clientAbort, nodeBindings, requestHeader } from '../core/server/node-bindings.js';
 import { hasBody, readJsonBody } from '../core/server/read-json-body.js';
 import { resolveRequestSession, type RequestSession } from './session-resolver.js';
-import type { SseEvent } from '../core/server/sse.js';
+import { encodeNamedSseEvent, type SseEvent } from '../core/server/sse.js';
 import { sseResponse, type SseResponseOptions } from '../core/server/sse-response.js';
 import type { LazyAbortController } from '../core/abort.js';
 import { responseToJson, runTaskForTransport } from '../core/task-events.js';
@@ -172,7 +172,7 @@ export function queryStream(options: {
       abort,
       logger: options.logger,
     }),
-    encode: (response) => toSseEvent(response, format),
+    encode: format === 'text' ? toTextSseFrame : (response) => toSseEvent(response, 'json'),
     abort,
     keepAliveMs: options.keepAliveMs,
     headers: { 'X-Context-Id': session.contextId },
@@ -212,6 +212,18 @@ async function readOptionalObject(c: Context, maxBytes: number): Promise<void> {
   const raw = await readJsonBody(c, { maxBytes });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new BadRequestError({ code: 'invalid_request', message: 'The body must be a JSON object (or empty).' });
+  }
+}
+
+/** {@link toSseEvent} in the `text` format, a text payload framed at once as one string (no event object). */
+function toTextSseFrame(response: AgentResponse): SseEvent | string {
+  switch (response.type) {
+    case 'status':
+    case 'text':
+    case 'input_required':
+      return encodeNamedSseEvent(response.type, response.text);
+    default:
+      return toSseEvent(response, 'text');
   }
 }
 

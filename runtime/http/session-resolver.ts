@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SessionInvalidError } from '../sessions/errors/session-invalid-error.js';
-import type { SessionStore } from '../sessions/session-store.js';
+import type { Session, SessionStore } from '../sessions/session-store.js';
 
 export interface RequestSession {
   contextId: string;
@@ -17,6 +17,16 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * `SessionInvalidError` (401): never a silent fallback to anonymous.
  */
 export async function resolveRequestSession(store: SessionStore, authorization: string | null | undefined): Promise<RequestSession> {
+  return requestSession(store, authorization);
+}
+
+/**
+ * {@link resolveRequestSession} without a promise where none is needed: an
+ * anonymous request's session is returned at once (no store call, no
+ * promise); a bearer token's is a promise of the store's answer. A header
+ * that is not a bearer token throws at once.
+ */
+export function requestSession(store: SessionStore, authorization: string | null | undefined): RequestSession | Promise<RequestSession> {
   if (authorization === null || authorization === undefined || authorization.trim() === '') {
     return { contextId: randomUUID(), anonymous: true };
   }
@@ -26,7 +36,10 @@ export async function resolveRequestSession(store: SessionStore, authorization: 
       message: 'The Authorization header must be "Bearer <session_token>"; get a token from POST /session/start.',
     });
   }
-  const session = await store.resolve(match[1]);
+  return store.resolve(match[1]).then(bearerSession);
+}
+
+function bearerSession(session: Session | undefined): RequestSession {
   if (!session) throw new SessionInvalidError();
   return { contextId: session.contextId, anonymous: false };
 }

@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { clientLocation, closeKvClient, createKvClient, kvCall, redactUrl } from '../core/kv-client.js';
 import { decodeFields, encodePatch } from './context-values.js';
@@ -8,6 +7,7 @@ import { hashToken, isPlausibleToken, mintSession } from './tokens.js';
 import { checkTtlSeconds } from './ttl-seconds.js';
 import { WAIT_KINDS, waitEndsAt, waitKindOf, type WaitKind } from './pending-waits.js';
 import { countSessionStore } from './session-metrics.js';
+import { parseStoredSession } from './stored-session.js';
 
 export interface KvSessionStoreOptions {
   /** Redis URL; the store creates (and on `close()` closes) its own client. */
@@ -21,12 +21,6 @@ export interface KvSessionStoreOptions {
   /** Clock in milliseconds since the epoch; default `Date.now`. */
   now?: () => number;
 }
-
-const StoredSessionSchema = z.object({
-  contextId: z.string(),
-  createdAt: z.number(),
-  expiresAt: z.number(),
-});
 
 /** Deletes field ARGV[1] of hash KEYS[1] when it equals ARGV[2]; returns 1 when it did. */
 const CLAIM_FIELD = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0";
@@ -142,7 +136,7 @@ export class KvSessionStore implements SessionStore {
     if (!isPlausibleToken(token)) return undefined;
     const key = this.#key('session', hashToken(token));
     const raw = await this.#call((client) => client.get(key));
-    const session = raw === null ? undefined : parseSession(raw);
+    const session = raw === null ? undefined : parseStoredSession(raw);
     // Redis expires the key; the check also covers a skewed or injected clock.
     return session !== undefined && this.#now() <= session.expiresAt ? session : undefined;
   }
@@ -217,17 +211,6 @@ export class KvSessionStore implements SessionStore {
   #call<T>(call: (client: Redis) => Promise<T>): Promise<T> {
     return kvCall(this.location, this.#client, call);
   }
-}
-
-function parseSession(raw: string): Session | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  const parsed = StoredSessionSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
 }
 
 /** The reply of the last command of a transaction; throws the first command error. */

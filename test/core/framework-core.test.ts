@@ -260,4 +260,23 @@ describe('FrameworkCore one-shot conversations', () => {
     expect(await store.getContext('kept-1')).toEqual({ note: 'stored' });
     await store.close();
   });
+
+  it('reads an empty context and claims nothing in a one-shot run before its first write, and keeps what that write stores', async () => {
+    const store = new InProcessSessionStore({ ttlSeconds: 60 });
+    await store.updateContext('anon-2', { turns: 7 }); // in the store only: a one-shot run must not see it
+    const agent = new FrameworkCore({ sessions: store });
+    const seen: unknown[] = [];
+    agent.task({ name: 'route_to_task' }, async function* ({ contextId, agent: self }) {
+      const id = contextId as string;
+      seen.push(await self.getSessionContext(id), await self.claimSessionContextValue(id, 'turns', 7));
+      seen.push(await self.updateSessionContext(id, { turns: 1 }), await self.getSessionContext(id));
+      yield AgentResponse.result({ ok: true });
+    });
+    await collect(agent.executeTask('route_to_task', { query: 'hi', contextId: 'anon-2', oneShot: true }));
+    expect(seen).toEqual([{}, false, { turns: 1 }, { turns: 1 }]);
+    expect(await store.getContext('anon-2')).toEqual({ turns: 7 });
+    // Once the run is over, the conversation's id reaches the store again.
+    expect(await agent.getSessionContext('anon-2')).toEqual({ turns: 7 });
+    await store.close();
+  });
 });

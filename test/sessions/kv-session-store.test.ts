@@ -77,6 +77,19 @@ describe('KvSessionStore', () => {
     expect(await store.resolve(token)).toBeUndefined();
     await admin().set(sessionKey, JSON.stringify({ contextId: 42 }), 'EX', 60);
     expect(await store.resolve(token)).toBeUndefined();
+    // Hostile records: a number JSON cannot hold, a wrong type, a stolen prototype; extra keys are dropped.
+    const later = Date.now() + 60_000;
+    for (const hostile of [
+      `{"contextId":"c","createdAt":1,"expiresAt":1e999}`,
+      `{"contextId":"c","createdAt":1,"expiresAt":"${later}"}`,
+      `{"__proto__":{"contextId":"c"},"createdAt":1,"expiresAt":${later}}`,
+      `[{"contextId":"c","createdAt":1,"expiresAt":${later}}]`,
+    ]) {
+      await admin().set(sessionKey, hostile, 'EX', 60);
+      expect(await store.resolve(token), hostile).toBeUndefined();
+    }
+    await admin().set(sessionKey, `{"contextId":"c","createdAt":1,"expiresAt":${later},"admin":true}`, 'EX', 60);
+    expect(await store.resolve(token)).toStrictEqual({ contextId: 'c', createdAt: 1, expiresAt: later });
 
     const id = randomUUID();
     await store.updateContext(id, { good: 'yes' });

@@ -50,7 +50,10 @@ export function parseJsonBodyText(text: string, options: Pick<ReadJsonBodyOption
       message: `The request body is not valid JSON: ${(error as Error).message}`,
     });
   }
-  checkJsonShape(value, options.wellFormedText ?? false);
+  const wellFormedText = options.wellFormedText ?? false;
+  // The usual small body (`{"query": "..."}`): one level, no numbers, so neither walk below can find anything.
+  if (!wellFormedText && isFlatStringObject(value)) return value;
+  checkJsonShape(value, wellFormedText);
   // JSON.parse reads 1e400 as Infinity, which JSON.stringify writes as null: refused rather than passed on changed.
   const overflow = nonFiniteNumberAt(value);
   if (overflow !== undefined) {
@@ -63,6 +66,14 @@ export function parseJsonBodyText(text: string, options: Pick<ReadJsonBodyOption
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;
+
+/** An object (not an array) whose every value is a string. */
+function isFlatStringObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  for (const key in record) if (typeof record[key] !== 'string') return false;
+  return true;
+}
 
 /**
  * Refuses parsed JSON nested deeper than `MAX_JSON_DEPTH` with a

@@ -7,8 +7,8 @@ import { gauge } from '../telemetry/service-metrics.js';
 
 export interface SseResponseOptions<T> {
   events: AsyncIterable<T>;
-  /** Turns one item of `events` into the SSE event sent for it. */
-  encode: (item: T) => SseEvent;
+  /** Turns one item of `events` into the SSE event sent for it, or into its frame already encoded (`encodeNamedSseEvent`). */
+  encode: (item: T) => SseEvent | string;
   /** Aborted when the client goes away, so the work behind `events` stops. */
   abort: { abort(reason?: unknown): void };
   /** A comment line is sent when nothing was written for this long; default 15 s. */
@@ -44,11 +44,16 @@ export function streamSseToNode<T>(res: ServerResponse, options: SseResponseOpti
   let head = SSE_HEADER_LIST;
   if (options.headers) {
     const list = [...SSE_HEADER_LIST];
-    for (const [name, value] of Object.entries(options.headers)) list.push(name, value);
+    for (const name in options.headers) list.push(name, options.headers[name] as string);
     head = list;
   }
   res.writeHead(200, head as string[]);
-  void pumpToNode(res, options);
+  new NodePump(res, options).pull();
+}
+
+function frameOf<T>(encode: (item: T) => SseEvent | string, item: T): string {
+  const encoded = encode(item);
+  return typeof encoded === 'string' ? encoded : encodeSseEvent(encoded);
 }
 
 /** Event streams open now, on every server of this process (/metrics; 0 until the first). */
@@ -99,38 +104,86 @@ function watchKeepAlive(stream: Ticked, keepAliveMs: number): () => void {
   return () => streams.delete(stream);
 }
 
-async function pumpToNode<T>(res: ServerResponse, options: SseResponseOptions<T>): Promise<void> {
-  activeStreams.inc();
-  const iterator = options.events[Symbol.asyncIterator]();
-  const stream: Ticked = { res, lastWrite: Date.now() };
-  const unwatch = watchKeepAlive(stream, options.keepAliveMs ?? 15_000);
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    res.uncork();
-  };
-  try {
-    while (!res.destroyed) {
-      const next = await iterator.next();
-      if (next.done || res.destroyed) break;
-      stream.lastWrite = Date.now();
-      // Events produced in the same tick leave in one packet.
-      if (!corked) {
-        corked = true;
-        res.cork();
-        process.nextTick(uncork);
-      }
-      if (!res.write(encodeSseEvent(options.encode(next.value)))) await drained(res);
+/**
+ * Feeds a Node response from the events, with callbacks: one `then` per
+ * event and no async function around it (whose awaits cost a promise and a
+ * resumption each, a fair share of a small stream's allocations).
+ */
+class NodePump<T> {
+  readonly #res: ServerResponse;
+  readonly #options: SseResponseOptions<T>;
+  readonly #iterator: AsyncIterator<T>;
+  readonly #stream: Ticked;
+  readonly #unwatch: () => void;
+  #corked = false;
+
+  constructor(res: ServerResponse, options: SseResponseOptions<T>) {
+    activeStreams.inc();
+    this.#res = res;
+    this.#options = options;
+    this.#iterator = options.events[Symbol.asyncIterator]();
+    this.#stream = { res, lastWrite: Date.now() };
+    this.#unwatch = watchKeepAlive(this.#stream, options.keepAliveMs ?? 15_000);
+  }
+
+  /** Asks for the next event (the client having taken the previous ones). */
+  readonly pull = (): void => {
+    if (this.#res.destroyed) {
+      this.#finish();
+      return;
     }
-  } catch (error) {
-    options.onError?.(error);
-  } finally {
-    unwatch();
+    let next: Promise<IteratorResult<T>>;
+    try {
+      next = this.#iterator.next();
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    next.then(this.#onNext, this.#fail);
+  };
+
+  readonly #onNext = (next: IteratorResult<T>): void => {
+    const res = this.#res;
+    if (next.done || res.destroyed) {
+      this.#finish();
+      return;
+    }
+    let frame: string;
+    try {
+      frame = frameOf(this.#options.encode, next.value);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    this.#stream.lastWrite = Date.now();
+    // Events produced in the same tick leave in one packet.
+    if (!this.#corked) {
+      this.#corked = true;
+      res.cork();
+      process.nextTick(this.#uncork);
+    }
+    if (res.write(frame)) this.pull();
+    else void drained(res).then(this.pull);
+  };
+
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    this.#res.uncork();
+  };
+
+  readonly #fail = (error: unknown): void => {
+    this.#options.onError?.(error);
+    this.#finish();
+  };
+
+  #finish(): void {
+    this.#unwatch();
     // Counted until the pump stops: the client went (the abort ends the events) or the answer ended.
     activeStreams.dec();
+    const res = this.#res;
     if (res.destroyed) {
-      options.abort.abort(new Error('client disconnected'));
-      void Promise.resolve(iterator.return?.()).catch(() => undefined);
+      this.#options.abort.abort(new Error('client disconnected'));
+      void Promise.resolve(this.#iterator.return?.()).catch(() => undefined);
     } else {
       res.end();
     }
@@ -170,7 +223,7 @@ function webStream<T>(options: SseResponseOptions<T>): ReadableStream<Uint8Array
           }
           pending = undefined;
           if (next.done) controller.close();
-          else controller.enqueue(encoder.encode(encodeSseEvent(options.encode(next.value))));
+          else controller.enqueue(encoder.encode(frameOf(options.encode, next.value)));
         } catch (error) {
           options.onError?.(error);
           controller.error(error);

@@ -24,7 +24,23 @@ function recordDuration(method: string, route: string, status: number, seconds: 
     counting = true;
     plainMetric(durations);
   }
-  durations.observe(seconds, method, route, String(status));
+  durations.observe(seconds, method, route, statusLabel(status));
+}
+
+/** Status codes as label values, made once each (not a new string per request). */
+const STATUS_LABELS: string[] = [];
+
+function statusLabel(status: number): string {
+  return (STATUS_LABELS[status] ??= String(status));
+}
+
+const STARTED = Symbol('request started');
+type Counted = ServerResponse & { [STARTED]?: number };
+
+/** Counts the request of a response that closed (`this`), from the instant `traceRequests` noted. */
+function countOnClose(this: Counted): void {
+  const { req: request, statusCode } = this;
+  recordDuration(request.method ?? 'GET', routeLabel(request.url, statusCode), statusCode, (performance.now() - (this[STARTED] ?? 0)) / 1000);
 }
 
 /**
@@ -46,10 +62,11 @@ export function traceRequests(listener: Listener, options: { countRequests: bool
     const method = request.method ?? 'GET';
     const started = countRequests ? performance.now() : 0;
     if (!tracingEnabled() || UNTRACED.has(request.url ?? '')) {
-      if (countRequests)
-        response.once('close', () =>
-          recordDuration(method, routeLabel(request.url, response.statusCode), response.statusCode, (performance.now() - started) / 1000),
-        );
+      if (countRequests) {
+        (response as Counted)[STARTED] = started;
+        // One shared listener (a response closes once): no closure, no once-wrapper per request.
+        response.on('close', countOnClose);
+      }
       listener(request, response);
       return;
     }
