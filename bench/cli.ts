@@ -13,6 +13,10 @@
  *   in an empty directory, `policy eval` and `policy check` of the shipped
  *   policies, `model list --json`.
  *
+ * Each case also prints its CPU time (user + system, read by the process as
+ * it exits) as the median of per-round ratios to `node -e 0`'s: on a loaded
+ * machine, where a process waits for a core, that is the steadier figure.
+ *
  * BENCH_BEFORE_CLI=<another build's cli/bin/run.js> adds that build's run of
  * every case beside this tree's, in the same rounds (commands only it has are
  * skipped), and prints after / before as a ratio of medians.
@@ -30,8 +34,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'cli/bin/run.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const TARGET = 2.5;
-// Reports the process's peak RSS on exit, whatever the command does.
-const REPORT_RSS = 'data:text/javascript,process.on("exit",()=>process.stderr.write(`\\nmaxrss=${process.resourceUsage().maxRSS}\\n`))';
+// Reports the process's peak RSS and CPU time on exit, whatever the command does.
+const REPORT_RSS =
+  'data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write(`\\nmaxrss=${u.maxRSS} cpu=${u.userCPUTime+u.systemCPUTime}\\n`)})';
 const UNKNOWN_FLAG = '--bench-no-such-flag';
 const BEFORE_BIN = process.env.BENCH_BEFORE_CLI;
 
@@ -62,7 +67,14 @@ function casesOf(bin: string): Case[] {
 const CASES = casesOf(BIN);
 const BEFORE = new Map(BEFORE_BIN ? casesOf(BEFORE_BIN).map((c) => [c.name, c]) : []);
 
-function measure(args: string[]): { ms: number; rssMb: number; output: string } {
+interface Measured {
+  ms: number;
+  /** User + system CPU time, ms. */
+  cpuMs: number;
+  rssMb: number;
+}
+
+function measure(args: string[]): Measured & { output: string } {
   const started = process.hrtime.bigint();
   const run = spawnSync(process.execPath, ['--import', REPORT_RSS, ...args], {
     cwd: emptyDir,
@@ -72,8 +84,13 @@ function measure(args: string[]): { ms: number; rssMb: number; output: string } 
     env: { ...process.env, NO_COLOR: '1', FRAMEWORK_MODELS_DIR: join(emptyDir, 'models') },
   });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  const rss = /maxrss=(\d+)/.exec(run.stderr ?? '');
-  return { ms, rssMb: rss ? Number(rss[1]) / 1024 : Number.NaN, output: `${run.stdout ?? ''}${run.stderr ?? ''}` };
+  const usage = /maxrss=(\d+) cpu=(\d+)/.exec(run.stderr ?? '');
+  return {
+    ms,
+    cpuMs: usage ? Number(usage[2]) / 1000 : Number.NaN,
+    rssMb: usage ? Number(usage[1]) / 1024 : Number.NaN,
+    output: `${run.stdout ?? ''}${run.stderr ?? ''}`,
+  };
 }
 
 try {
@@ -89,11 +106,11 @@ try {
     if (c.args.includes(UNKNOWN_FLAG) && !first.output.includes(UNKNOWN_FLAG))
       console.log(`  note: ${c.name} did not stop at parsing: ${first.output.trim().split('\n')[0]}`);
   }
-  const base: number[] = [];
-  const runs = CASES.map(() => [] as { ms: number; rssMb: number }[]);
-  const beforeRuns = CASES.map(() => [] as { ms: number; rssMb: number }[]);
+  const base: Measured[] = [];
+  const runs = CASES.map(() => [] as Measured[]);
+  const beforeRuns = CASES.map(() => [] as Measured[]);
   for (let round = 0; round < RUNS; round++) {
-    base.push(measure(baseline).ms);
+    base.push(measure(baseline));
     for (const [i, c] of CASES.entries()) {
       const before = BEFORE.get(c.name);
       // Alternate which tree goes first, so neither always follows the other.
@@ -102,31 +119,45 @@ try {
       if (before && round % 2 === 0) beforeRuns[i]!.push(measure(before.args));
     }
   }
-  console.log(`${'node -e 0'.padEnd(44)} ${median(base).toFixed(0).padStart(5)} ms`);
+  console.log(
+    `${'node -e 0'.padEnd(44)} ${median(base.map((b) => b.ms))
+      .toFixed(0)
+      .padStart(5)} ms  CPU ${median(base.map((b) => b.cpuMs)).toFixed(0)} ms`,
+  );
   let met = 0;
   let beforeMet = 0;
+  let cpuMet = 0;
+  let beforeCpuMet = 0;
+  const cpuRatios = (list: readonly Measured[]) => list.map((r, round) => r.cpuMs / base[round]!.cpuMs);
   for (const [i, c] of CASES.entries()) {
     const list = runs[i]!;
-    const ratios = list.map((r, round) => r.ms / base[round]!);
+    const ratios = list.map((r, round) => r.ms / base[round]!.ms);
     if (median(ratios) <= TARGET) met++;
+    if (median(cpuRatios(list)) <= TARGET) cpuMet++;
     const beforeList = beforeRuns[i]!;
-    const beforeRatios = beforeList.map((r, round) => r.ms / base[round]!);
+    const beforeRatios = beforeList.map((r, round) => r.ms / base[round]!.ms);
     if (beforeList.length > 0 && median(beforeRatios) <= TARGET) beforeMet++;
+    if (beforeList.length > 0 && median(cpuRatios(beforeList)) <= TARGET) beforeCpuMet++;
     const versus =
       beforeList.length > 0
         ? `  before ${ratioSummary(beforeRatios, 2).padEnd(22)} peak RSS ${Math.max(...beforeList.map((r) => r.rssMb))
             .toFixed(0)
-            .padStart(4)} MB  after/before ${(median(list.map((r) => r.ms)) / median(beforeList.map((r) => r.ms))).toFixed(2)}`
+            .padStart(
+              4,
+            )} MB  CPU ${median(cpuRatios(beforeList)).toFixed(2)}×  after/before ${(median(list.map((r) => r.ms)) / median(beforeList.map((r) => r.ms))).toFixed(2)}, CPU ${(
+            median(list.map((r) => r.cpuMs)) / median(beforeList.map((r) => r.cpuMs))
+          ).toFixed(2)}`
         : '';
     console.log(
       `${c.name.padEnd(44)} ${median(list.map((r) => r.ms))
         .toFixed(0)
         .padStart(5)} ms  ${ratioSummary(ratios, 2).padEnd(22)} peak RSS ${Math.max(...list.map((r) => r.rssMb))
         .toFixed(0)
-        .padStart(4)} MB  ${targetMark(median(ratios), TARGET, 'at most')}${versus}`,
+        .padStart(4)} MB  CPU ${median(cpuRatios(list)).toFixed(2)}×  ${targetMark(median(ratios), TARGET, 'at most')}${versus}`,
     );
   }
   console.log(`${met} of ${CASES.length} cases within ${TARGET}× node -e 0${BEFORE_BIN ? ` (before: ${beforeMet} of ${BEFORE.size})` : ''}`);
+  console.log(`${cpuMet} of ${CASES.length} cases within ${TARGET}× node -e 0's CPU time${BEFORE_BIN ? ` (before: ${beforeCpuMet} of ${BEFORE.size})` : ''}`);
 } finally {
   rmSync(emptyDir, { recursive: true, force: true });
 }

@@ -1,11 +1,15 @@
 import { execute } from '@oclif/core';
+import { loadOptions } from './load-options.js';
 import { versionArgv } from './version-argv.js';
 
 /**
  * The binary: oclif with the arguments `versionArgv` gives. `cli/bin/run.js`
- * calls it with its own URL (oclif finds the package root from it). Bundled
- * with @oclif/core and the commands at build (scripts/bundle-cli.mjs).
+ * calls it with its own URL (the package root is two folders up), and
+ * `loadOptions` gives oclif the root, its package.json and, for a command
+ * of ours, no plugins to look up. Bundled with @oclif/core and the commands
+ * at build (scripts/bundle-cli.mjs).
  */
 export async function main(argv: readonly string[], dir: string): Promise<void> {
-  await execute({ args: versionArgv(argv), dir });
+  const args = versionArgv(argv);
+  await execute({ args, loadOptions: loadOptions({ binUrl: dir, args }) });
 }

@@ -1,14 +1,19 @@
 import { Flags, type Command } from '@oclif/core';
 import { FrameworkError } from '../runtime/core/framework-error.js';
-import { ModelServerClient } from '../runtime/model/model-server-client.js';
+import type { ModelServerClient } from '../runtime/model/model-server-client.js';
 
 /** `--host` of the `model` commands that talk to a running model server. */
 export const hostFlag = Flags.string({
   description: 'model server address (default: OLLAMA_HOST, then http://127.0.0.1:11434); start one with framework-cli model serve',
 });
 
-/** The client of the model server the command talks to: `--host`, then `OLLAMA_HOST`, then 127.0.0.1:11434. */
-export function modelServerClient(host: string | undefined): ModelServerClient {
+/**
+ * The client of the model server the command talks to: `--host`, then
+ * `OLLAMA_HOST`, then 127.0.0.1:11434. Its module (and zod) is loaded here,
+ * after the command parsed its arguments.
+ */
+export async function modelServerClient(host: string | undefined): Promise<ModelServerClient> {
+  const { ModelServerClient } = await import('../runtime/model/model-server-client.js');
   return new ModelServerClient(host ? { host } : {});
 }
 

@@ -2,7 +2,7 @@ import { ux } from '@oclif/core';
 import { JsonCommand } from './json-command.js';
 import { stringifyJson } from '../runtime/core/json-text.js';
 import { escapeJsonText } from '../runtime/core/terminal-text.js';
-import { formatProblem, type PolicyLoadError } from '../runtime/policy/server/policy-set.js';
+import { formatProblem, type PolicyLoadError } from '../runtime/policy/server/policy-problem.js';
 
 /** Base of the `policy` commands: `--json` output keeps big integers exact. */
 export abstract class PolicyCommand extends JsonCommand {

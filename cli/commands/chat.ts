@@ -1,13 +1,8 @@
 import { Args, Flags, ux } from '@oclif/core';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
-import { chatEventToJson, chatEventToText } from '../../repl/chat-event-output.js';
-import { ChatSession } from '../../repl/chat-session.js';
-import { describeChatError } from '../../repl/describe-chat-error.js';
-import { findProjectRoot, resolveAgentUrl, type ResolvedAgent } from '../../repl/resolve-agent-url.js';
+import type { ResolvedAgent } from '../../repl/resolve-agent-url.js';
 import { toolChoiceHint } from '../../runtime/model/tool-choice-hint.js';
-import { loadProject } from '../../runtime/supervisor/load-project.js';
-import { runChatScript, type ChatScriptAction } from '../../repl/run-chat-script.js';
-import { SessionTokenStore } from '../../repl/session-token-store.js';
+import type { ChatScriptAction } from '../../repl/run-chat-script.js';
 import { reverseVideo, terminalJson } from '../../runtime/core/terminal-text.js';
 import { JsonCommand } from '../json-command.js';
 
@@ -58,6 +53,23 @@ export default class Chat extends JsonCommand {
 
   async run(): Promise<ChatDone | undefined> {
     const { args, flags } = await this.parse(Chat);
+    const [
+      { chatEventToJson, chatEventToText },
+      { ChatSession },
+      { describeChatError },
+      { findProjectRoot, resolveAgentUrl },
+      { loadProject },
+      { runChatScript },
+      { SessionTokenStore },
+    ] = await Promise.all([
+      import('../../repl/chat-event-output.js'),
+      import('../../repl/chat-session.js'),
+      import('../../repl/describe-chat-error.js'),
+      import('../../repl/resolve-agent-url.js'),
+      import('../../runtime/supervisor/load-project.js'),
+      import('../../repl/run-chat-script.js'),
+      import('../../repl/session-token-store.js'),
+    ]);
     let agent: ResolvedAgent;
     try {
       agent = resolveAgentUrl({ ...(args.agent === undefined ? {} : { agent: args.agent }), cwd: process.cwd() });
@@ -74,7 +86,7 @@ export default class Chat extends JsonCommand {
       this.error('--modify is empty; say what to change in the plan.', { exit: 2, code: 'invalid_arguments' });
 
     // The first turn with a project agent on a model that never chooses a tool says so, with the fix.
-    const hint = this.jsonEnabled() || (await store.get(agent.url)) ? undefined : agentToolHint(agent);
+    const hint = this.jsonEnabled() || (await store.get(agent.url)) ? undefined : agentToolHint({ agent, findProjectRoot, loadProject });
     if (hint) this.logToStderr(`Note: ${hint}`);
 
     if (!action) {
@@ -156,7 +168,12 @@ function scriptAction(flags: { message?: string; approve: boolean; reject: boole
 }
 
 /** The tool-choice hint for a project agent whose MODEL_NAME never chooses a tool; undefined when unknown. */
-function agentToolHint(agent: ResolvedAgent): string | undefined {
+function agentToolHint(options: {
+  agent: ResolvedAgent;
+  findProjectRoot: typeof import('../../repl/resolve-agent-url.js').findProjectRoot;
+  loadProject: typeof import('../../runtime/supervisor/load-project.js').loadProject;
+}): string | undefined {
+  const { agent, findProjectRoot, loadProject } = options;
   if (!agent.name) return undefined;
   const root = findProjectRoot(process.cwd());
   if (!root) return undefined;

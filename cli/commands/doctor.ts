@@ -1,5 +1,4 @@
 import { JsonCommand } from '../json-command.js';
-import { formatReport } from '../../runtime/doctor/format-report.js';
 import type { DoctorReport } from '../../runtime/doctor/run-doctor.js';
 
 export default class Doctor extends JsonCommand {
@@ -17,7 +16,7 @@ export default class Doctor extends JsonCommand {
     // Loaded once the arguments are known good: a mistyped flag does not wait for it.
     const { runDoctor } = await import('../../runtime/doctor/run-doctor.js');
     const report = await runDoctor({ env: process.env });
-    if (!this.jsonEnabled()) this.log(formatReport(report));
+    if (!this.jsonEnabled()) this.log((await import('../../runtime/doctor/format-report.js')).formatReport(report));
     // Not this.exit(1): under --json that would print a second JSON document.
     if (!report.ok) process.exitCode = 1;
     return report;

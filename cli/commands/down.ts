@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
-import { readContainerState } from '../../runtime/supervisor/container-state.js';
-import { stopStack, type StopStackResult } from '../../runtime/supervisor/stop-stack.js';
+import type { StopStackResult } from '../../runtime/supervisor/stop-stack.js';
 import { failWith } from '../fail-with.js';
 
 export default class Down extends JsonCommand {
@@ -26,13 +25,14 @@ export default class Down extends JsonCommand {
     const root = resolve(flags.dir ?? process.cwd());
     let result: StopStackResult;
     try {
+      const { readContainerState } = await import('../../runtime/supervisor/container-state.js');
       const containers = readContainerState({ root });
       result = containers
         ? // Docker's helpers (and execa) are loaded only for a stack of containers.
           await (
             await import('../../runtime/supervisor/compose-stack.js')
           ).composeDown({ root, state: containers, volumes: flags.volumes, timeoutSeconds: flags.timeout })
-        : await stopStack({ root, timeoutMs: flags.timeout * 1000 });
+        : await (await import('../../runtime/supervisor/stop-stack.js')).stopStack({ root, timeoutMs: flags.timeout * 1000 });
     } catch (error) {
       failWith(this, error);
     }

@@ -2,9 +2,6 @@ import { resolve } from 'node:path';
 import { Args, Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
-import { readContainerState } from '../../runtime/supervisor/container-state.js';
-import { followFiles, lastLines } from '../../runtime/supervisor/log-tail.js';
-import { serviceLogs } from '../../runtime/supervisor/service-logs.js';
 import { failWith } from '../fail-with.js';
 import { remoteText } from '../remote-text.js';
 import { terminalJson } from '../../runtime/core/terminal-text.js';
@@ -44,8 +41,13 @@ export default class Logs extends JsonCommand {
   async run(): Promise<{ lines: LogLine[] }> {
     const { args, flags } = await this.parse(Logs);
     const root = resolve(flags.dir ?? process.cwd());
+    const { readContainerState } = await import('../../runtime/supervisor/container-state.js');
     const containers = readContainerState({ root });
     if (containers) return this.#containers({ project: containers.project, root, service: args.service, follow: flags.follow, lines: flags.lines });
+    const [{ followFiles, lastLines }, { serviceLogs }] = await Promise.all([
+      import('../../runtime/supervisor/log-tail.js'),
+      import('../../runtime/supervisor/service-logs.js'),
+    ]);
     let logs = serviceLogs({ root });
     try {
       if (args.service !== undefined) {

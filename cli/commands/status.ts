@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
-import { readContainerState } from '../../runtime/supervisor/container-state.js';
-import { stackStatus, type StackStatus } from '../../runtime/supervisor/stack-status.js';
+import type { StackStatus } from '../../runtime/supervisor/stack-status.js';
 import { failWith } from '../fail-with.js';
 import { formatTable } from '../format-table.js';
 import { remoteText } from '../remote-text.js';
@@ -24,11 +23,12 @@ export default class Status extends JsonCommand {
     const root = resolve(flags.dir ?? process.cwd());
     let status: StackStatus;
     try {
+      const { readContainerState } = await import('../../runtime/supervisor/container-state.js');
       const containers = readContainerState({ root });
       // Docker's helpers (and execa) are loaded only for a stack of containers.
       status = containers
         ? await (await import('../../runtime/supervisor/compose-stack.js')).composeStatus({ root, state: containers })
-        : await stackStatus({ root });
+        : await (await import('../../runtime/supervisor/stack-status.js')).stackStatus({ root });
     } catch (error) {
       failWith(this, error);
     }

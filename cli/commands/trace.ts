@@ -4,8 +4,8 @@ import { Args, Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
 import { terminalJson } from '../../runtime/core/terminal-text.js';
-import { TraceStore, TRACES_DIR } from '../../runtime/telemetry/trace-store.js';
-import { pickTrace, renderWaterfall, traceView, type TraceView } from '../../runtime/telemetry/trace-view.js';
+import { TRACES_DIR } from '../../runtime/telemetry/traces-dir.js';
+import type { TraceView } from '../../runtime/telemetry/trace-view.js';
 import { failWith } from '../fail-with.js';
 
 /** How often --follow looks for new spans. */
@@ -58,6 +58,10 @@ export default class Trace extends JsonCommand {
     } catch (error) {
       failWith(this, error);
     }
+    const [{ TraceStore }, { pickTrace, renderWaterfall, traceView }] = await Promise.all([
+      import('../../runtime/telemetry/trace-store.js'),
+      import('../../runtime/telemetry/trace-view.js'),
+    ]);
     const store = new TraceStore({ root });
     const select = () =>
       traceView(pickTrace(store.read(), { ...(traceId ? { traceId } : {}), ...(flags.context !== undefined ? { contextId: flags.context } : {}) }));

@@ -2,23 +2,9 @@ import { join, resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../json-command.js';
 import { ConfigError } from '../../runtime/core/errors/config-error.js';
-import { checkPorts } from '../../runtime/supervisor/check-ports.js';
-import { findCompose } from '../../runtime/supervisor/compose-command.js';
-import { composeStatus, containerStatus } from '../../runtime/supervisor/compose-stack.js';
-import { checkDocker, composeUp, findComposeFile } from '../../runtime/supervisor/compose-up.js';
-import { readContainerState } from '../../runtime/supervisor/container-state.js';
-import { packToolkit } from '../../runtime/supervisor/pack-toolkit.js';
-import { loadProject } from '../../runtime/supervisor/load-project.js';
 import type { ServiceSpec } from '../../runtime/supervisor/project-file.js';
-import { runAttached } from '../../runtime/supervisor/run-attached.js';
-import { requireAgents } from '../../runtime/supervisor/require-agents.js';
-import { runBuild } from '../../runtime/supervisor/run-build.js';
-import { ensureNoLiveStack } from '../../runtime/supervisor/run-state.js';
-import { startDetached } from '../../runtime/supervisor/start-detached.js';
-import { startOrder } from '../../runtime/supervisor/start-order.js';
 import type { SupervisorEvent } from '../../runtime/supervisor/supervisor-event.js';
 import { SupervisorError } from '../../runtime/supervisor/supervisor-error.js';
-import { prepareTradingStack, prepareTutorialStack } from '../../runtime/supervisor/tutorial-stack.js';
 import { stackToolChoiceHint } from '../../runtime/model/tool-choice-hint.js';
 import { failWith } from '../fail-with.js';
 import { formatTable } from '../format-table.js';
@@ -94,8 +80,28 @@ export default class Up extends JsonCommand {
     const cliPath = join(this.config.root, 'cli', 'bin', 'run.js');
     const healthTimeoutMs = flags['health-timeout'] ? flags['health-timeout'] * 1000 : undefined;
     try {
+      const { ensureNoLiveStack } = await import('../../runtime/supervisor/run-state.js');
       ensureNoLiveStack({ root });
       if (flags.containers) return await this.#containers({ root, detach: flags.detach, scale: parseScale(flags.scale ?? []), healthTimeoutMs });
+      const [
+        { checkPorts },
+        { loadProject },
+        { runAttached },
+        { requireAgents },
+        { runBuild },
+        { startDetached },
+        { startOrder },
+        { prepareTradingStack, prepareTutorialStack },
+      ] = await Promise.all([
+        import('../../runtime/supervisor/check-ports.js'),
+        import('../../runtime/supervisor/load-project.js'),
+        import('../../runtime/supervisor/run-attached.js'),
+        import('../../runtime/supervisor/require-agents.js'),
+        import('../../runtime/supervisor/run-build.js'),
+        import('../../runtime/supervisor/start-detached.js'),
+        import('../../runtime/supervisor/start-order.js'),
+        import('../../runtime/supervisor/tutorial-stack.js'),
+      ]);
       let services: ServiceSpec[];
       let toolHint: string | undefined;
       let build: string[] | undefined;
@@ -167,6 +173,23 @@ export default class Up extends JsonCommand {
    */
   async #containers(options: { root: string; detach: boolean; scale: Record<string, number>; healthTimeoutMs: number | undefined }): Promise<UpResult> {
     const { root, detach } = options;
+    const [
+      { findCompose },
+      { composeStatus, containerStatus },
+      { checkDocker, composeUp, findComposeFile },
+      { readContainerState },
+      { packToolkit },
+      { loadProject },
+      { requireAgents },
+    ] = await Promise.all([
+      import('../../runtime/supervisor/compose-command.js'),
+      import('../../runtime/supervisor/compose-stack.js'),
+      import('../../runtime/supervisor/compose-up.js'),
+      import('../../runtime/supervisor/container-state.js'),
+      import('../../runtime/supervisor/pack-toolkit.js'),
+      import('../../runtime/supervisor/load-project.js'),
+      import('../../runtime/supervisor/require-agents.js'),
+    ]);
     const previous = readContainerState({ root });
     if (previous && (await containerStatus({ project: previous.project })).some((c) => c.state === 'running')) {
       throw new SupervisorError({

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { z } from 'zod';
 import { RUN_DIR } from './project-file.js';
 
@@ -54,6 +54,8 @@ export function composeServices(options: { file: string }): string[] {
  * `--port N` in its command, a published `host:container` port, or 6379 for Redis.
  */
 export function composeServicePorts(options: { file: string }): ComposeServicePort[] {
+  // yaml (about 70 modules) is loaded here, when a compose file is read: `status` and `down` read the state file on every run.
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const data = parse(readFileSync(options.file, 'utf8')) as { services?: Record<string, { command?: unknown; ports?: unknown; image?: string }> };
   return Object.entries(data.services ?? {}).map(([name, service]) => {
     const command = Array.isArray(service.command) ? service.command.map(String) : [];

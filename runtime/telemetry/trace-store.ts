@@ -1,9 +1,9 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoredSpanSchema, type StoredSpan } from './stored-span.js';
+import { TRACES_DIR } from './traces-dir.js';
 
-/** Where a project's recent traces live: `<root>/.framework/traces/`. */
-export const TRACES_DIR = '.framework/traces';
+export { TRACES_DIR } from './traces-dir.js';
 
 /** Bytes one file of spans may reach before it is rotated; two files are kept, so the store never passes twice this. */
 export const DEFAULT_TRACE_FILE_BYTES = 4 * 1024 * 1024;

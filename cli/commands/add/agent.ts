@@ -2,9 +2,8 @@ import { Args, Flags } from '@oclif/core';
 import { DEFAULT_CHAT_MODEL } from '../../../runtime/core/defaults.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { toolChoiceHint } from '../../../runtime/model/tool-choice-hint.js';
-import { addAgent, type AddAgentSummary, type TaskAnswer } from '../../../runtime/scaffold/add-agent.js';
+import type { AddAgentSummary, TaskAnswer } from '../../../runtime/scaffold/add-agent.js';
 import type { SkillAnswer } from '../../../runtime/scaffold/agent-card-file.js';
-import { parseNamedPair, promptAgentAnswers } from '../../../runtime/scaffold/agent-answers.js';
 import { ScaffoldCommand } from '../../scaffold-command.js';
 import { projectCliCommand } from '../../../runtime/supervisor/project-cli-command.js';
 
@@ -35,6 +34,10 @@ export default class AddAgent extends ScaffoldCommand {
   async run(): Promise<AddAgentSummary> {
     const { args, flags } = await this.parse(AddAgent);
     const summary = await this.scaffold(async () => {
+      const [{ addAgent }, { parseNamedPair, promptAgentAnswers }] = await Promise.all([
+        import('../../../runtime/scaffold/add-agent.js'),
+        import('../../../runtime/scaffold/agent-answers.js'),
+      ]);
       let tasks: TaskAnswer[] = (flags.task ?? []).map((value) => parseNamedPair({ value, flag: '--task' }));
       let skills: SkillAnswer[] = (flags.skill ?? []).map((value) => parseNamedPair({ value, flag: '--skill' }));
       if (tasks.length === 0 && skills.length === 0 && flags.interactive) {

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { createProject, type CreateProjectSummary } from '../../../runtime/scaffold/create-project.js';
+import type { CreateProjectSummary } from '../../../runtime/scaffold/create-project.js';
 import { ScaffoldCommand } from '../../scaffold-command.js';
 import { PROJECT_CLI } from '../../../runtime/supervisor/project-cli-command.js';
 
@@ -24,8 +24,13 @@ export default class CreateProject extends ScaffoldCommand {
 
   async run(): Promise<CreateProjectSummary> {
     const { args, flags } = await this.parse(CreateProject);
-    const summary = await this.scaffold(() =>
-      createProject({ dir: flags.dir ?? args.name, name: args.name, force: flags.force, ...(flags.toolkit === undefined ? {} : { toolkit: flags.toolkit }) }),
+    const summary = await this.scaffold(async () =>
+      (await import('../../../runtime/scaffold/create-project.js')).createProject({
+        dir: flags.dir ?? args.name,
+        name: args.name,
+        force: flags.force,
+        ...(flags.toolkit === undefined ? {} : { toolkit: flags.toolkit }),
+      }),
     );
     this.report([
       `Created project "${summary.name}" in ${summary.root} (${summary.created.length} files).`,

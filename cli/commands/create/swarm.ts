@@ -1,6 +1,6 @@
 import { basename, resolve } from 'node:path';
 import { Args, Flags } from '@oclif/core';
-import { createSwarm, type CreateSwarmSummary } from '../../../runtime/scaffold/create-swarm.js';
+import type { CreateSwarmSummary } from '../../../runtime/scaffold/create-swarm.js';
 import { ScaffoldCommand } from '../../scaffold-command.js';
 import { PROJECT_CLI } from '../../../runtime/supervisor/project-cli-command.js';
 
@@ -26,8 +26,13 @@ export default class CreateSwarm extends ScaffoldCommand {
   async run(): Promise<CreateSwarmSummary> {
     const { args, flags } = await this.parse(CreateSwarm);
     const name = args.name ?? (flags.dir ? basename(resolve(flags.dir)) : 'swarm');
-    const summary = await this.scaffold(() =>
-      createSwarm({ dir: flags.dir ?? name, name, force: flags.force, ...(flags.toolkit === undefined ? {} : { toolkit: flags.toolkit }) }),
+    const summary = await this.scaffold(async () =>
+      (await import('../../../runtime/scaffold/create-swarm.js')).createSwarm({
+        dir: flags.dir ?? name,
+        name,
+        force: flags.force,
+        ...(flags.toolkit === undefined ? {} : { toolkit: flags.toolkit }),
+      }),
     );
     this.report([
       `Created swarm "${summary.name}" in ${summary.root}:`,

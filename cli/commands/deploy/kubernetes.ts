@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
-import { readDeployProject } from '../../../runtime/deploy/deploy-project.js';
-import { writeKubernetes, type KubernetesOutput } from '../../../runtime/deploy/write-kubernetes.js';
+import type { KubernetesOutput } from '../../../runtime/deploy/write-kubernetes.js';
 import { failWith } from '../../fail-with.js';
 
 export default class DeployKubernetes extends JsonCommand {
@@ -48,6 +47,10 @@ export default class DeployKubernetes extends JsonCommand {
     }
     let output: KubernetesOutput;
     try {
+      const [{ readDeployProject }, { writeKubernetes }] = await Promise.all([
+        import('../../../runtime/deploy/deploy-project.js'),
+        import('../../../runtime/deploy/write-kubernetes.js'),
+      ]);
       const project = await readDeployProject({ root });
       output = await writeKubernetes({
         project,

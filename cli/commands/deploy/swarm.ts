@@ -2,17 +2,7 @@ import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { ConfigError } from '../../../runtime/core/errors/config-error.js';
-import { readDeployProject } from '../../../runtime/deploy/deploy-project.js';
-import {
-  checkReplicas,
-  checkSwarmManager,
-  deploySwarm,
-  removeSwarm,
-  type SwarmDeployResult,
-  type SwarmDownResult,
-} from '../../../runtime/deploy/swarm-deploy.js';
-import { loadProject } from '../../../runtime/supervisor/load-project.js';
-import { packToolkit } from '../../../runtime/supervisor/pack-toolkit.js';
+import type { SwarmDeployResult, SwarmDownResult } from '../../../runtime/deploy/swarm-deploy.js';
 import { formatTable } from '../../format-table.js';
 import { failWith } from '../../fail-with.js';
 
@@ -56,7 +46,9 @@ export default class DeploySwarm extends JsonCommand {
     const { flags } = await this.parse(DeploySwarm);
     const root = resolve(flags.dir ?? process.cwd());
     try {
+      const { checkReplicas, checkSwarmManager, deploySwarm, removeSwarm } = await import('../../../runtime/deploy/swarm-deploy.js');
       if (flags.down) {
+        const { loadProject } = await import('../../../runtime/supervisor/load-project.js');
         const result = await removeSwarm({ stack: loadProject({ root }).name, volumes: flags.volumes });
         if (!this.jsonEnabled()) {
           const { services, networks, secrets, configs, volumes } = result.removed;
@@ -68,6 +60,10 @@ export default class DeploySwarm extends JsonCommand {
         }
         return result;
       }
+      const [{ readDeployProject }, { packToolkit }] = await Promise.all([
+        import('../../../runtime/deploy/deploy-project.js'),
+        import('../../../runtime/supervisor/pack-toolkit.js'),
+      ]);
       const project = await readDeployProject({ root });
       const replicas = parseReplicas(flags.replicas ?? []);
       checkReplicas({ project, replicas });

@@ -20,7 +20,7 @@ export default class ModelCp extends JsonCommand {
   async run(): Promise<{ source: string; destination: string }> {
     const { args, flags } = await this.parse(ModelCp);
     try {
-      await modelServerClient(flags.host).copy(args.source, args.destination);
+      await (await modelServerClient(flags.host)).copy(args.source, args.destination);
     } catch (error) {
       failWithModelError(this, error);
     }

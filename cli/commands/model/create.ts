@@ -6,8 +6,6 @@ import { JsonCommand } from '../../json-command.js';
 import { failWithModelError, hostFlag, modelServerClient } from '../../model-server-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { isValidModelName } from '../../../runtime/model/model-name.js';
-import { sha256File } from '../../../runtime/model/model-store.js';
-import { modelfileRequest, parseModelfile } from '../../../runtime/model/modelfile.js';
 
 export default class ModelCreate extends JsonCommand {
   static override description = `Create a model from a Modelfile on the running model server, as \`ollama create\` does. FROM names a model of the server or a local GGUF file (a path, relative to the Modelfile), which is uploaded as a blob unless the server has it; PARAMETER lines become the model's default options, SYSTEM its system prompt, MESSAGE lines a conversation put before each chat; TEMPLATE and LICENSE are stored and shown (generation uses the GGUF's own chat template). ADAPTER, DRAFT and quantizing are not supported.`;
@@ -40,7 +38,11 @@ export default class ModelCreate extends JsonCommand {
         { exit: 1, code: 'invalid_arguments' },
       );
     }
-    const client = modelServerClient(flags.host);
+    const client = await modelServerClient(flags.host);
+    const [{ sha256File }, { modelfileRequest, parseModelfile }] = await Promise.all([
+      import('../../../runtime/model/model-store.js'),
+      import('../../../runtime/model/modelfile.js'),
+    ]);
     const statuses: string[] = [];
     const say = (status: string) => {
       statuses.push(status);

@@ -1,5 +1,5 @@
 import { JsonCommand } from '../../json-command.js';
-import { ModelStore, resolveModelsDir, type StoredModel } from '../../../runtime/model/model-store.js';
+import type { StoredModel } from '../../../runtime/model/model-store.js';
 
 export default class ModelList extends JsonCommand {
   static override description = 'List the models in the model store (FRAMEWORK_MODELS_DIR, default ~/.cache/framework_core/models).';
@@ -10,6 +10,7 @@ export default class ModelList extends JsonCommand {
 
   async run(): Promise<{ dir: string; models: StoredModel[] }> {
     await this.parse(ModelList);
+    const { ModelStore, resolveModelsDir } = await import('../../../runtime/model/model-store.js');
     const store = new ModelStore({ dir: resolveModelsDir() });
     const models = await store.list();
     if (models.length === 0) this.log(`No models in ${store.dir}. Pull one: framework-cli model pull smollm2`);

@@ -16,7 +16,7 @@ export default class ModelPs extends JsonCommand {
     const { flags } = await this.parse(ModelPs);
     let ps: PsResponse;
     try {
-      ps = await modelServerClient(flags.host).ps();
+      ps = await (await modelServerClient(flags.host)).ps();
     } catch (error) {
       failWithModelError(this, error);
     }

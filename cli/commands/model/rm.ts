@@ -18,7 +18,7 @@ export default class ModelRm extends JsonCommand {
 
   async run(): Promise<{ deleted: string[] }> {
     const { argv, flags } = await this.parse(ModelRm);
-    const client = modelServerClient(flags.host);
+    const client = await modelServerClient(flags.host);
     const deleted: string[] = [];
     for (const name of argv as string[]) {
       try {

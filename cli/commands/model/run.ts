@@ -32,7 +32,7 @@ export default class ModelRun extends JsonCommand {
 
   async run(): Promise<{ model: string; response: string; done_reason?: string; eval_count?: number } | { model: string; messages: number }> {
     const { args, argv, flags } = await this.parse(ModelRun);
-    const client = modelServerClient(flags.host);
+    const client = await modelServerClient(flags.host);
     const prompt = (argv as string[]).slice(1).join(' ');
     try {
       if (prompt) {

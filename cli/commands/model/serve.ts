@@ -1,8 +1,6 @@
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
-import { createLogger } from '../../../runtime/core/logger.js';
-import { ModelStore, resolveModelsDir } from '../../../runtime/model/model-store.js';
 import type { RunningModelServer } from '../../../runtime/model/start-model-server.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
@@ -45,7 +43,11 @@ export default class ModelServe extends JsonCommand {
   async run(): Promise<{ url: string; stopped: true }> {
     const { flags } = await this.parse(ModelServe);
     // Loaded once the arguments are known good: a mistyped flag does not wait for it.
-    const { startModelServer } = await import('../../../runtime/model/start-model-server.js');
+    const [{ startModelServer }, { createLogger }, { ModelStore, resolveModelsDir }] = await Promise.all([
+      import('../../../runtime/model/start-model-server.js'),
+      import('../../../runtime/core/logger.js'),
+      import('../../../runtime/model/model-store.js'),
+    ]);
     const addr = parseAddr(flags.addr);
     if (!addr) this.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:11434).`, { exit: 2 });
     const store = new ModelStore({ dir: resolveModelsDir() });

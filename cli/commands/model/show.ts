@@ -33,7 +33,7 @@ export default class ModelShow extends JsonCommand {
     const { args, flags } = await this.parse(ModelShow);
     let show: ShowResponse;
     try {
-      show = await modelServerClient(flags.host).show(args.name);
+      show = await (await modelServerClient(flags.host)).show(args.name);
     } catch (error) {
       failWithModelError(this, error);
     }

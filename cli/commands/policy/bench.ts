@@ -1,8 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { PolicyError } from '../../../runtime/policy/errors.js';
-import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
-import { benchQuery, type BenchReport } from '../../../runtime/policy/tools/bench-query.js';
-import { loadPolicySet, readInputFile } from '../../../runtime/policy/tools/load-policies.js';
+import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
+import type { BenchReport } from '../../../runtime/policy/tools/bench-query.js';
 import { PolicyCommand } from '../../policy-command.js';
 
 export default class PolicyBench extends PolicyCommand {
@@ -32,6 +31,10 @@ export default class PolicyBench extends PolicyCommand {
 
   async run(): Promise<BenchReport> {
     const { args, flags } = await this.parse(PolicyBench);
+    const [{ benchQuery }, { loadPolicySet, readInputFile }] = await Promise.all([
+      import('../../../runtime/policy/tools/bench-query.js'),
+      import('../../../runtime/policy/tools/load-policies.js'),
+    ]);
     let report: BenchReport;
     try {
       const set = await loadPolicySet(flags.data, { v0Compatible: flags['v0-compatible'] });

@@ -1,7 +1,6 @@
 import { PolicyCommand } from '../../policy-command.js';
 import { Args, Flags } from '@oclif/core';
-import { formatProblem, PolicyLoadError, type PolicyProblem } from '../../../runtime/policy/server/policy-set.js';
-import { loadPolicySet } from '../../../runtime/policy/tools/load-policies.js';
+import { formatProblem, PolicyLoadError, type PolicyProblem } from '../../../runtime/policy/server/policy-problem.js';
 
 export default class PolicyCheck extends PolicyCommand {
   static override description = 'Parse and compile every .rego file (and data.json/data.yaml) in a directory; report errors as file:line:col.';
@@ -23,6 +22,7 @@ export default class PolicyCheck extends PolicyCommand {
   async run(): Promise<{ ok: boolean; modules: string[]; errors: PolicyProblem[] }> {
     const { args, flags } = await this.parse(PolicyCheck);
     try {
+      const { loadPolicySet } = await import('../../../runtime/policy/tools/load-policies.js');
       const set = await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] });
       const modules = set.modules.map((m) => m.id);
       if (!this.jsonEnabled()) this.log(`${modules.length} module(s) compiled without errors.`);

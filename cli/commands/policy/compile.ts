@@ -2,12 +2,8 @@ import { PolicyCommand } from '../../policy-command.js';
 import { Args, Flags } from '@oclif/core';
 import { stringifyJson } from '../../../runtime/core/json-text.js';
 import { PolicyError } from '../../../runtime/policy/errors.js';
-import { FilterCompiler, FilterErrors, type Filter, type FilterTarget } from '../../../runtime/policy/filters/compile-filters.js';
-import { PartialError } from '../../../runtime/policy/partial/partial-eval.js';
-import { exactNumbers } from '../../../runtime/policy/server/compile-routes.js';
-import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
-import { loadPolicySet, readInputFile } from '../../../runtime/policy/tools/load-policies.js';
-import { fromJS } from '../../../runtime/policy/value-json.js';
+import type { Filter, FilterTarget } from '../../../runtime/policy/filters/compile-filters.js';
+import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
 import { escapeJsonText } from '../../../runtime/core/terminal-text.js';
 
 const TARGETS = ['postgresql', 'mysql', 'sqlserver', 'sqlite', 'ucast-all', 'ucast-minimal', 'ucast-prisma', 'ucast-linq'];
@@ -44,6 +40,13 @@ export default class PolicyCompile extends PolicyCommand {
 
   async run(): Promise<Filter> {
     const { args, flags } = await this.parse(PolicyCompile);
+    const [{ FilterCompiler, FilterErrors }, { PartialError }, { exactNumbers }, { loadPolicySet, readInputFile }, { fromJS }] = await Promise.all([
+      import('../../../runtime/policy/filters/compile-filters.js'),
+      import('../../../runtime/policy/partial/partial-eval.js'),
+      import('../../../runtime/policy/server/compile-routes.js'),
+      import('../../../runtime/policy/tools/load-policies.js'),
+      import('../../../runtime/policy/value-json.js'),
+    ]);
     let filter: Filter | undefined;
     try {
       const set = await loadPolicySet(flags.data);

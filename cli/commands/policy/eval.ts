@@ -2,10 +2,9 @@ import { PolicyCommand } from '../../policy-command.js';
 import { Args, Flags } from '@oclif/core';
 import { stringifyJson } from '../../../runtime/core/json-text.js';
 import { PolicyError } from '../../../runtime/policy/errors.js';
-import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
+import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
 import { EXPLAIN_MODES } from '../../../runtime/policy/trace/lineage.js';
-import { evalQuery, evalQueryExplained, type EvalOutput } from '../../../runtime/policy/tools/eval-query.js';
-import { loadPolicySet, readInputFile } from '../../../runtime/policy/tools/load-policies.js';
+import type { EvalOutput } from '../../../runtime/policy/tools/eval-query.js';
 import { remoteText } from '../../remote-text.js';
 import { escapeJsonText } from '../../../runtime/core/terminal-text.js';
 
@@ -45,6 +44,10 @@ export default class PolicyEval extends PolicyCommand {
 
   async run(): Promise<EvalOutput> {
     const { args, flags } = await this.parse(PolicyEval);
+    const [{ evalQuery, evalQueryExplained }, { loadPolicySet, readInputFile }] = await Promise.all([
+      import('../../../runtime/policy/tools/eval-query.js'),
+      import('../../../runtime/policy/tools/load-policies.js'),
+    ]);
     let output: EvalOutput;
     let lines: string[] | undefined;
     try {

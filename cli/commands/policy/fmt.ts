@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { PolicyCommand } from '../../policy-command.js';
 import { PolicyError } from '../../../runtime/policy/errors.js';
-import { type FormatFilesResult, formatFiles, formatSource } from '../../../runtime/policy/format/format-files.js';
+import type { FormatFilesResult } from '../../../runtime/policy/format/format-files.js';
 
 /** The name standard input goes by in positions, lists and diffs. */
 const STDIN = '<stdin>';
@@ -58,7 +58,7 @@ export default class PolicyFmt extends PolicyCommand {
       result =
         paths.length === 0 || (paths.length === 1 && paths[0] === '-')
           ? await this.formatStdin(flags.write, flags['v0-v1'])
-          : await formatFiles({ paths, write: flags.write, v0ToV1: flags['v0-v1'] });
+          : await (await import('../../../runtime/policy/format/format-files.js')).formatFiles({ paths, write: flags.write, v0ToV1: flags['v0-v1'] });
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (code === 'ENOENT' || code === 'EACCES')
@@ -103,6 +103,7 @@ export default class PolicyFmt extends PolicyCommand {
       });
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const { formatSource } = await import('../../../runtime/policy/format/format-files.js');
     const formatted = formatSource({ source: Buffer.concat(chunks).toString('utf8'), file: STDIN, v0ToV1 });
     return PolicyError.isInstance(formatted) ? { files: [], errors: [formatted] } : { files: [formatted], errors: [] };
   }

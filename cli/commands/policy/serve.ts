@@ -1,7 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { createLogger } from '../../../runtime/core/logger.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
-import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
+import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
 import { PolicyCommand } from '../../policy-command.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
@@ -64,7 +63,10 @@ export default class PolicyServe extends PolicyCommand {
   async run(): Promise<{ url: string; stopped: true }> {
     const { args, flags } = await this.parse(PolicyServe);
     // Loaded once the arguments are known good: a mistyped flag does not wait for it.
-    const { startPolicyServer } = await import('../../../runtime/policy/server/start-policy-server.js');
+    const [{ startPolicyServer }, { createLogger }] = await Promise.all([
+      import('../../../runtime/policy/server/start-policy-server.js'),
+      import('../../../runtime/core/logger.js'),
+    ]);
     const addr = parseAddr(flags.addr);
     if (!addr) this.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:8181).`, { exit: 2 });
     let server;

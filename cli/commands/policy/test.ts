@@ -1,10 +1,8 @@
 import { PolicyCommand } from '../../policy-command.js';
 import { Args, Flags } from '@oclif/core';
 import { PolicyError } from '../../../runtime/policy/errors.js';
-import { PolicyLoadError } from '../../../runtime/policy/server/policy-set.js';
-import { loadPolicySet } from '../../../runtime/policy/tools/load-policies.js';
-import { runPolicyTests, type PolicyTestReport } from '../../../runtime/policy/tools/run-policy-tests.js';
-import { jsonReport, prettyReport } from '../../../runtime/policy/tools/test-report.js';
+import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
+import type { PolicyTestReport } from '../../../runtime/policy/tools/run-policy-tests.js';
 import { remoteText } from '../../remote-text.js';
 import { terminalJson } from '../../../runtime/core/terminal-text.js';
 
@@ -49,6 +47,11 @@ export default class PolicyTest extends PolicyCommand {
         this.error(`--run is not a valid regular expression: ${(error as Error).message}`, { exit: 1 });
       }
     }
+    const [{ loadPolicySet }, { runPolicyTests }, { jsonReport, prettyReport }] = await Promise.all([
+      import('../../../runtime/policy/tools/load-policies.js'),
+      import('../../../runtime/policy/tools/run-policy-tests.js'),
+      import('../../../runtime/policy/tools/test-report.js'),
+    ]);
     let report: PolicyTestReport;
     try {
       report = runPolicyTests(await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] }), {

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
-import { loadAgentModule, type AgentModule } from '../../../runtime/core/load-agent-module.js';
+import type { AgentModule } from '../../../runtime/core/load-agent-module.js';
 import { serveUntilStopped } from '../../serve-until-stopped.js';
 
 /** The example agents, each imported only when chosen: a process holds the code of the agent it runs, not of all four. */
@@ -53,7 +53,9 @@ export default class ServeAgent extends JsonCommand {
     let loaded: AgentModule;
     let running;
     try {
-      loaded = flags.module ? await loadAgentModule(flags.module) : await EXAMPLES[flags.example]!();
+      loaded = flags.module
+        ? await (await import('../../../runtime/core/load-agent-module.js')).loadAgentModule(flags.module)
+        : await EXAMPLES[flags.example]!();
       const { runAgent } = await import('../../../runtime/agent/run-agent.js');
       running = await runAgent(loaded.core, loaded.agent, {
         port: flags.port,

@@ -1,10 +1,7 @@
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
-import { createLogger } from '../../../runtime/core/logger.js';
-import { guardianConfigFromEnv, type GuardianConfig } from '../../../runtime/guardian/guardian-config.js';
-import { guardianBundleKey } from '../../../runtime/guardian/policy-bundle.js';
-import { loadKeyRing } from '../../../runtime/a2a/signing/load-key-ring.js';
+import type { GuardianConfig } from '../../../runtime/guardian/guardian-config.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class ServeGuardian extends JsonCommand {
@@ -38,7 +35,13 @@ export default class ServeGuardian extends JsonCommand {
   async run(): Promise<{ url: string; stopped: true }> {
     const { flags } = await this.parse(ServeGuardian);
     // Loaded once the arguments are known good: a mistyped flag does not wait for it.
-    const { startGuardian } = await import('../../../runtime/guardian/start-guardian.js');
+    const [{ startGuardian }, { createLogger }, { guardianConfigFromEnv }, { guardianBundleKey }, { loadKeyRing }] = await Promise.all([
+      import('../../../runtime/guardian/start-guardian.js'),
+      import('../../../runtime/core/logger.js'),
+      import('../../../runtime/guardian/guardian-config.js'),
+      import('../../../runtime/guardian/policy-bundle.js'),
+      import('../../../runtime/a2a/signing/load-key-ring.js'),
+    ]);
     let config: GuardianConfig;
     try {
       config = guardianConfigFromEnv(process.env);

@@ -2,10 +2,7 @@ import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
-import { redactUrl } from '../../../runtime/core/kv-client.js';
-import { createLogger } from '../../../runtime/core/logger.js';
-import { loadMemoryConfig, type MemoryConfig } from '../../../runtime/memory/memory-config.js';
-import { projectKeyPrefix, projectRootOf } from '../../../runtime/supervisor/project-key-prefix.js';
+import type { MemoryConfig } from '../../../runtime/memory/memory-config.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class ServeMemory extends JsonCommand {
@@ -33,7 +30,13 @@ export default class ServeMemory extends JsonCommand {
   async run(): Promise<{ url: string; stopped: true }> {
     const { flags } = await this.parse(ServeMemory);
     // Loaded once the arguments are known good: a mistyped flag does not wait for it.
-    const { startMemoryService } = await import('../../../runtime/memory/start-memory-service.js');
+    const [{ startMemoryService }, { redactUrl }, { createLogger }, { loadMemoryConfig }, { projectKeyPrefix, projectRootOf }] = await Promise.all([
+      import('../../../runtime/memory/start-memory-service.js'),
+      import('../../../runtime/core/kv-client.js'),
+      import('../../../runtime/core/logger.js'),
+      import('../../../runtime/memory/memory-config.js'),
+      import('../../../runtime/supervisor/project-key-prefix.js'),
+    ]);
     if (flags['kv-url'] !== undefined && !hasProtocol(flags['kv-url'], ['redis:', 'rediss:'])) {
       this.error(`--kv-url ${JSON.stringify(flags['kv-url'])} is not a redis:// URL (for example redis://127.0.0.1:6379).`, { exit: 2 });
     }

@@ -1,8 +1,6 @@
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
-import { createLogger } from '../../../runtime/core/logger.js';
-import { loadSemanticConfig } from '../../../runtime/semantic/semantic-config.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class ServeSemanticLayer extends JsonCommand {
@@ -30,7 +28,11 @@ export default class ServeSemanticLayer extends JsonCommand {
   async run(): Promise<{ url: string; stopped: true }> {
     const { flags } = await this.parse(ServeSemanticLayer);
     // Loaded once the arguments are known good: a mistyped flag does not wait for it.
-    const { startSemanticLayer } = await import('../../../runtime/semantic/start-semantic-layer.js');
+    const [{ startSemanticLayer }, { createLogger }, { loadSemanticConfig }] = await Promise.all([
+      import('../../../runtime/semantic/start-semantic-layer.js'),
+      import('../../../runtime/core/logger.js'),
+      import('../../../runtime/semantic/semantic-config.js'),
+    ]);
     let addr: { host: string; port: number } | undefined;
     if (flags.addr !== undefined) {
       addr = parseAddr(flags.addr);

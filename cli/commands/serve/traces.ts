@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
 import { FrameworkError } from '../../../runtime/core/framework-error.js';
-import { createLogger } from '../../../runtime/core/logger.js';
 import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
 
 export default class ServeTraces extends JsonCommand {
@@ -32,9 +31,10 @@ export default class ServeTraces extends JsonCommand {
     const { flags } = await this.parse(ServeTraces);
     const addr = parseAddr(flags.addr);
     if (!addr) this.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:4319).`, { exit: 2 });
-    const [{ startTraceReceiver }, { TraceStore }] = await Promise.all([
+    const [{ startTraceReceiver }, { TraceStore }, { createLogger }] = await Promise.all([
       import('../../../runtime/telemetry/trace-receiver.js'),
       import('../../../runtime/telemetry/trace-store.js'),
+      import('../../../runtime/core/logger.js'),
     ]);
     let receiver;
     try {

@@ -1,15 +1,9 @@
 import { compilePolicy, type CompiledPolicy } from '../engine.js';
 import { PolicyError } from '../errors.js';
 import type { PolicyFiles, PolicySource } from './policy-files.js';
+import { PolicyLoadError, type PolicyProblem } from './policy-problem.js';
 
-/** One problem found while loading policies, with its place when known. */
-export interface PolicyProblem {
-  code: string;
-  message: string;
-  file?: string;
-  row?: number;
-  col?: number;
-}
+export { formatProblem, PolicyLoadError, type PolicyProblem } from './policy-problem.js';
 
 /** A compiled, servable set of policies: replaced whole, never half-loaded. */
 export interface PolicySet {
@@ -23,22 +17,6 @@ export interface PolicySet {
 }
 
 let generations = 0;
-
-/** The policies could not be loaded; `problems` lists each with its place. */
-export class PolicyLoadError extends Error {
-  readonly problems: readonly PolicyProblem[];
-  constructor(problems: readonly PolicyProblem[]) {
-    super(`${problems.length} problem(s) loading policies:\n${problems.map(formatProblem).join('\n')}`);
-    this.name = 'PolicyLoadError';
-    this.problems = problems;
-  }
-}
-
-/** `file:row:col: code: message`, the form editors jump to. */
-export function formatProblem(problem: PolicyProblem): string {
-  const place = problem.file === undefined ? '' : `${problem.file}${problem.row === undefined ? '' : `:${problem.row}:${problem.col ?? 1}`}: `;
-  return `${place}${problem.code}: ${problem.message}`;
-}
 
 /** Every individual error inside a PolicyError (compile errors come grouped). */
 export function problemsOf(error: PolicyError): PolicyProblem[] {

@@ -2,8 +2,6 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../../json-command.js';
 import { failWith } from '../../../fail-with.js';
-import { AgentCard } from '@a2a-js/sdk';
-import { readAgentCardDocument, signAgentCard } from '../../../../runtime/a2a/card-signing.js';
 import { remoteText } from '../../../remote-text.js';
 import { terminalJson } from '../../../../runtime/core/terminal-text.js';
 
@@ -29,6 +27,10 @@ export default class A2ACardSign extends JsonCommand {
   async run(): Promise<{ card: unknown; signatures: number }> {
     const { flags } = await this.parse(A2ACardSign);
     try {
+      const [{ AgentCard }, { readAgentCardDocument, signAgentCard }] = await Promise.all([
+        import('@a2a-js/sdk'),
+        import('../../../../runtime/a2a/card-signing.js'),
+      ]);
       const card = await readAgentCardDocument(flags.card);
       const signed = await signAgentCard(card, {
         privateKeyPem: await readFile(flags.key, 'utf8'),

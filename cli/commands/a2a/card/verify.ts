@@ -3,7 +3,6 @@ import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../../json-command.js';
 import { failWith } from '../../../fail-with.js';
 import { remoteText } from '../../../remote-text.js';
-import { readAgentCardDocument, verifyAgentCard } from '../../../../runtime/a2a/card-signing.js';
 
 export default class A2ACardVerify extends JsonCommand {
   static override description =
@@ -24,6 +23,7 @@ export default class A2ACardVerify extends JsonCommand {
   async run(): Promise<{ ok: true; name: string; keyIds: string[] }> {
     const { flags } = await this.parse(A2ACardVerify);
     try {
+      const { readAgentCardDocument, verifyAgentCard } = await import('../../../../runtime/a2a/card-signing.js');
       const card = await readAgentCardDocument(flags.card);
       const { keyIds } = await verifyAgentCard(card, { publicKeyPem: await readFile(flags.key, 'utf8') });
       if (!this.jsonEnabled())

@@ -1,0 +1,27 @@
+// What a failed policy load reports, apart from the engine that compiles the policies: the CLI's
+// policy commands catch and print these without loading the engine first.
+
+/** One problem found while loading policies, with its place when known. */
+export interface PolicyProblem {
+  code: string;
+  message: string;
+  file?: string;
+  row?: number;
+  col?: number;
+}
+
+/** The policies could not be loaded; `problems` lists each with its place. */
+export class PolicyLoadError extends Error {
+  readonly problems: readonly PolicyProblem[];
+  constructor(problems: readonly PolicyProblem[]) {
+    super(`${problems.length} problem(s) loading policies:\n${problems.map(formatProblem).join('\n')}`);
+    this.name = 'PolicyLoadError';
+    this.problems = problems;
+  }
+}
+
+/** `file:row:col: code: message`, the form editors jump to. */
+export function formatProblem(problem: PolicyProblem): string {
+  const place = problem.file === undefined ? '' : `${problem.file}${problem.row === undefined ? '' : `:${problem.row}:${problem.col ?? 1}`}: `;
+  return `${place}${problem.code}: ${problem.message}`;
+}
