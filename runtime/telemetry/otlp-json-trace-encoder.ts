@@ -93,18 +93,14 @@ function pushSpan(out: string[], span: ReadableSpan): void {
   const events: readonly TimedEvent[] = span.events;
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
-    out.push(i === 0 ? '{"attributes":' : ',{"attributes":');
-    if (event.attributes) pushAttributes(out, event.attributes);
-    else out.push('[]');
+    pushItemStart(out, i, event.attributes);
     out.push(`${member('name', event.name)},"timeUnixNano":"${nanos(event.time)}"${member('droppedAttributesCount', event.droppedAttributesCount || 0)}}`);
   }
   out.push(`]${member('droppedEventsCount', span.droppedEventsCount)},"status":${statusJson(span.status.code, span.status.message)},"links":[`);
   const links: readonly Link[] = span.links;
   for (let i = 0; i < links.length; i++) {
     const link = links[i]!;
-    out.push(i === 0 ? '{"attributes":' : ',{"attributes":');
-    if (link.attributes) pushAttributes(out, link.attributes);
-    else out.push('[]');
+    pushItemStart(out, i, link.attributes);
     out.push(
       `${member('spanId', link.context.spanId)}${member('traceId', link.context.traceId)}${member('traceState', link.context.traceState?.serialize())}` +
         `${member('droppedAttributesCount', link.droppedAttributesCount || 0)},"flags":${flags(link.context, link.context.isRemote)}}`,
@@ -148,6 +144,13 @@ function attributesJson(attributes: Readonly<Record<string, unknown>>): string {
   const out: string[] = [];
   pushAttributes(out, attributes);
   return out.join('');
+}
+
+/** The start of an event or a link (the `i`th of its list) up to its attributes, `[]` when it has none. */
+function pushItemStart(out: string[], i: number, attributes: Readonly<Record<string, unknown>> | undefined): void {
+  out.push(i === 0 ? '{"attributes":' : ',{"attributes":');
+  if (attributes) pushAttributes(out, attributes);
+  else out.push('[]');
 }
 
 function pushAttributes(out: string[], attributes: Readonly<Record<string, unknown>>): void {
