@@ -5,26 +5,11 @@ import type { SpanAttributeValue, StoredSpan } from './stored-span.js';
 /**
  * OTLP/HTTP JSON (`ExportTraceServiceRequest` in the protobuf JSON mapping):
  * only the fields the store keeps. Ids are hex, as the OTLP JSON encoding has
- * them; 64-bit integers may come as strings.
+ * them; 64-bit integers may come as strings. An attribute's value is read
+ * leniently (`plainValue`): one value the store cannot keep (the SDK writes
+ * NaN and ±Infinity as `null`) loses that attribute, not the batch.
  */
-const AnyValueSchema: z.ZodType<AnyValue> = z.lazy(() =>
-  z.object({
-    stringValue: z.string().optional(),
-    boolValue: z.boolean().optional(),
-    intValue: z.union([z.string(), z.number()]).optional(),
-    doubleValue: z.union([z.number(), z.string()]).optional(),
-    arrayValue: z.object({ values: z.array(AnyValueSchema).optional() }).optional(),
-  }),
-);
-interface AnyValue {
-  stringValue?: string | undefined;
-  boolValue?: boolean | undefined;
-  intValue?: string | number | undefined;
-  doubleValue?: number | string | undefined;
-  arrayValue?: { values?: AnyValue[] | undefined } | undefined;
-}
-
-const KeyValuesSchema = z.array(z.object({ key: z.string(), value: AnyValueSchema.optional() })).optional();
+const KeyValuesSchema = z.array(z.object({ key: z.string(), value: z.unknown() })).optional();
 const NanosSchema = z.union([z.string().regex(/^\d{1,20}$/), z.number().nonnegative()]);
 const HexId = (length: number) => z.string().regex(new RegExp(`^[0-9a-fA-F]{${length}}$`));
 
@@ -118,22 +103,39 @@ function nanosToMs(value: string | number): number {
 function attributesOf(list: z.infer<typeof KeyValuesSchema>): Record<string, SpanAttributeValue> {
   const out: Record<string, SpanAttributeValue> = {};
   for (const { key, value } of list ?? []) {
-    if (value === undefined) continue;
     const plain = plainValue(value);
     if (plain !== undefined) out[key] = plain;
   }
   return out;
 }
 
-function plainValue(value: AnyValue): SpanAttributeValue | undefined {
-  if (value.stringValue !== undefined) return value.stringValue.slice(0, MAX_TEXT);
-  if (value.boolValue !== undefined) return value.boolValue;
-  if (value.intValue !== undefined) return Number(value.intValue);
-  if (value.doubleValue !== undefined) return Number(value.doubleValue);
-  if (value.arrayValue !== undefined) {
-    return (value.arrayValue.values ?? [])
+/** A value of OTLP's AnyValue as the store keeps it; undefined for what it cannot keep (kvlist, bytes, null, non-numbers). */
+function plainValue(value: unknown): SpanAttributeValue | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const any = value as Record<string, unknown>;
+  if (typeof any.stringValue === 'string') return any.stringValue.slice(0, MAX_TEXT);
+  if (typeof any.boolValue === 'boolean') return any.boolValue;
+  if (any.intValue !== undefined) return integer(any.intValue);
+  if (any.doubleValue !== undefined) return double(any.doubleValue);
+  if (typeof any.arrayValue === 'object' && any.arrayValue !== null) {
+    const values = (any.arrayValue as { values?: unknown }).values;
+    return (Array.isArray(values) ? values : [])
       .map((item) => plainValue(item))
       .filter((item): item is string | number | boolean => item !== undefined && !Array.isArray(item));
   }
   return undefined;
+}
+
+function integer(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
+  return typeof value === 'string' && /^-?\d{1,20}$/.test(value) ? Number(value) : undefined;
+}
+
+/** A double; NaN and ±Infinity (strings in the protobuf JSON mapping) kept by those names, since JSON has no number for them. */
+function double(value: unknown): number | string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (value === 'NaN' || value === 'Infinity' || value === '-Infinity') return value;
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : undefined;
 }

@@ -1,6 +1,7 @@
 import { serviceMetricFamilies } from '../core/telemetry/service-metrics.js';
 import { setTracingEnabled } from '../core/telemetry/tracing.js';
 import type { Resource } from '@opentelemetry/resources';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { telemetryConfig, type TelemetryConfig } from './telemetry-config.js';
 
 /** A started SDK: `shutdown()` flushes the spans not yet sent and stops exporting. */
@@ -63,15 +64,20 @@ async function startTracing(config: TelemetryConfig, resource: Resource): Promis
     import('@opentelemetry/instrumentation-undici'),
   ]);
   const spanProcessors = [];
+  const json = config.otlp?.protocol === 'http/json' || config.localUrl ? await import('./otlp-json-span-exporter.js') : undefined;
+  // With both a JSON backend and the local receiver, each span is encoded once for the two (each keeps its own queue).
+  const spanTexts = config.otlp?.protocol === 'http/json' && config.localUrl ? new WeakMap<ReadableSpan, string>() : undefined;
   if (config.otlp) {
-    const { OTLPTraceExporter } =
-      config.otlp.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
-    // The exporter reads the endpoint, headers, timeout and compression from the OTEL_EXPORTER_OTLP_* variables itself.
-    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
+    // The exporters read the endpoint, headers, timeout and compression from the OTEL_EXPORTER_OTLP_* variables themselves.
+    const exporter =
+      config.otlp.protocol === 'http/json'
+        ? json!.createOtlpJsonSpanExporter({ ...(spanTexts ? { spanTexts } : {}) })
+        : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+    spanProcessors.push(new BatchSpanProcessor(exporter));
   }
   if (config.localUrl) {
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: config.localUrl, headers: {} }), { scheduledDelayMillis: LOCAL_EXPORT_DELAY_MS }));
+    const exporter = json!.createOtlpJsonSpanExporter({ url: config.localUrl, headers: {}, ...(spanTexts ? { spanTexts } : {}) });
+    spanProcessors.push(new BatchSpanProcessor(exporter, { scheduledDelayMillis: LOCAL_EXPORT_DELAY_MS }));
   }
   const provider = new NodeTracerProvider({ resource, spanProcessors });
   // The W3C trace-context and baggage propagators and the AsyncLocalStorage context manager.
