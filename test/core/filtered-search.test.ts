@@ -34,6 +34,10 @@ class CountingIndex implements VectorIndex {
     this.searches.push(k);
     return this.inner.search(query, k);
   }
+  candidatesFor(query: Float32Array, k: number): { labels: number[]; distances: number[] } {
+    this.searches.push(k);
+    return this.inner.candidatesFor(query, k);
+  }
   save(path: string): void {
     this.inner.save(path);
   }

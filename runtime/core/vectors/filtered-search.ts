@@ -146,7 +146,7 @@ function annSearch(search: FilteredSearch, index: VectorIndex): FilteredResult |
   const expected = Math.min(search.candidates.expected ?? search.candidates.count, search.candidates.count);
   let k = neighboursFor(search.keep, Math.min(1, expected / Math.max(1, search.size)));
   while (k <= limit) {
-    const found = index.search(search.query, index.exact ? k : Math.min(limit, Math.ceil(k * RESCORE_WIDEN)));
+    const found = index.exact ? index.search(search.query, k) : index.candidatesFor(search.query, Math.min(limit, Math.ceil(k * RESCORE_WIDEN)));
     const accepted = acceptedOf(search, index, found);
     const labels: number[] = [];
     const distances: number[] = [];
