@@ -37,12 +37,12 @@ function exactTop(rows: Float32Array, n: number, query: Float32Array, k: number)
 }
 
 describe('HnswVectorIndex', () => {
-  it('keeps a candidate list that grows with the index: 48 up to 10k, 96 at 100k, at most 256', () => {
+  it('keeps a candidate list that grows with the index: 32 up to 10k, 64 at 100k, at most 256', () => {
     expect(expansionFor(0)).toBe(HNSW_SETTINGS.expansionSearch.at10k);
-    expect(expansionFor(10_000)).toBe(48);
-    expect(expansionFor(100_000)).toBe(96);
-    expect(expansionFor(31_623)).toBeGreaterThan(48);
-    expect(expansionFor(31_623)).toBeLessThan(96);
+    expect(expansionFor(10_000)).toBe(32);
+    expect(expansionFor(100_000)).toBe(64);
+    expect(expansionFor(31_623)).toBeGreaterThan(32);
+    expect(expansionFor(31_623)).toBeLessThan(64);
     expect(expansionFor(100_000_000)).toBe(256);
   });
 
