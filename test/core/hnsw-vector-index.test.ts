@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { filteredSearch } from '../../runtime/core/vectors/filtered-search.js';
 import { expansionFor, HNSW_SETTINGS, HnswVectorIndex } from '../../runtime/core/vectors/hnsw-vector-index.js';
+import { VectorSlab } from '../../runtime/core/vectors/vector-slab.js';
 import { clusteredVectors } from '../../bench/support/clustered-vectors.js';
 
 const DIM = 24;
@@ -34,12 +37,12 @@ function exactTop(rows: Float32Array, n: number, query: Float32Array, k: number)
 }
 
 describe('HnswVectorIndex', () => {
-  it('keeps a candidate list that grows with the index: 48 up to 10k, 96 at 100k, at most 256', () => {
+  it('keeps a candidate list that grows with the index: 32 up to 10k, 64 at 100k, at most 256', () => {
     expect(expansionFor(0)).toBe(HNSW_SETTINGS.expansionSearch.at10k);
-    expect(expansionFor(10_000)).toBe(48);
-    expect(expansionFor(100_000)).toBe(96);
-    expect(expansionFor(31_623)).toBeGreaterThan(48);
-    expect(expansionFor(31_623)).toBeLessThan(96);
+    expect(expansionFor(10_000)).toBe(32);
+    expect(expansionFor(100_000)).toBe(64);
+    expect(expansionFor(31_623)).toBeGreaterThan(32);
+    expect(expansionFor(31_623)).toBeLessThan(64);
     expect(expansionFor(100_000_000)).toBe(256);
   });
 
@@ -93,6 +96,95 @@ describe('HnswVectorIndex', () => {
       bytes.save(join(dir, 'bytes.hnsw'));
       const reopened = HnswVectorIndex.load({ path: join(dir, 'bytes.hnsw'), dimensions: DIM, quantization: 'i8' });
       expect(reopened.search(query, 10)).toEqual(bytes.search(query, 10));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('compares by inner product by default, with the ranking and distances of cosine on unit vectors', () => {
+    const n = 400;
+    const rows = unitRows(n, 15);
+    const queries = unitRows(20, 16);
+    const labels = Array.from({ length: n }, (_, i) => i);
+    const slab = new VectorSlab({ dim: DIM });
+    slab.ensure(n);
+    slab.setRows(rows, n);
+    const exactDistance = (i: number, query: Float32Array) => 1 - rows.subarray(i * DIM, (i + 1) * DIM).reduce((sum, x, j) => sum + x * query[j]!, 0);
+    for (const quantization of ['f32', 'i8'] as const) {
+      // One thread: each graph is built in the same order.
+      const byProduct = HnswVectorIndex.create({ dimensions: DIM, quantization, threads: 1 });
+      const byCosine = HnswVectorIndex.create({ dimensions: DIM, quantization, threads: 1, metric: 'cos' });
+      expect([byProduct.metric, byCosine.metric]).toEqual(['ip', 'cos']);
+      byProduct.add(labels, rows);
+      byCosine.add(labels, rows);
+      for (let q = 0; q < 20; q++) {
+        const query = queries.subarray(q * DIM, (q + 1) * DIM);
+        // What a caller gets: through filteredSearch, which rescores an index of bytes from the float rows.
+        const answer = (index: HnswVectorIndex) =>
+          filteredSearch({ index, slab, size: n, query, keep: 10, candidates: { labels, count: n }, accept: () => true, indexComplete: true });
+        const product = answer(byProduct);
+        const cosine = answer(byCosine);
+        expect(product.labels).toEqual(cosine.labels);
+        expect(product.labels).toEqual(exactTop(rows, n, query, 10));
+        product.distances.forEach((distance, i) => {
+          expect(distance).toBeCloseTo(cosine.distances[i]!, 5);
+          expect(distance).toBeCloseTo(exactDistance(product.labels[i]!, query), 5);
+        });
+        // The index's own distances: cosine ones, exact for floats; for bytes within the rounding of 24 bytes (not USearch's 1 - byte inner product).
+        const own = byProduct.search(query, 10);
+        const tolerance = quantization === 'f32' ? 1e-5 : 0.05;
+        own.labels.forEach((label, i) => expect(Math.abs(own.distances[i]! - exactDistance(label, query))).toBeLessThan(tolerance));
+      }
+    }
+  });
+
+  it("hands a byte index's caller its whole candidate list to rescore, not only the k it asked for", () => {
+    const n = 2_000;
+    const rows = unitRows(n, 17);
+    const query = unitRows(1, 18);
+    const index = HnswVectorIndex.create({ dimensions: DIM, expansionSearch: 40 });
+    index.add(
+      Array.from({ length: n }, (_, i) => i),
+      rows,
+    );
+    const candidates = index.candidatesFor(query, 10);
+    expect(candidates.labels).toHaveLength(40);
+    expect(candidates.labels.slice(0, 10)).toEqual(index.search(query, 10).labels);
+    expect(index.candidatesFor(query, 60).labels).toHaveLength(60);
+    expect(HnswVectorIndex.create({ dimensions: DIM }).candidatesFor(query, 10).labels).toEqual([]);
+  });
+
+  it('loads an index saved with the cosine metric (before inner product was the default) as cosine', () => {
+    // Written by this class before the change: 60 rows of unitRows(60, 31), bytes, cosine.
+    const path = fileURLToPath(new URL('fixtures/cosine-i8-before-ip.usearch', import.meta.url));
+    const n = 60;
+    const rows = unitRows(n, 31);
+    const reopened = HnswVectorIndex.load({ path, dimensions: DIM, quantization: 'i8' });
+    expect([reopened.metric, reopened.quantization, reopened.size]).toEqual(['cos', 'i8', n]);
+    const queries = unitRows(5, 32);
+    for (let q = 0; q < 5; q++) {
+      const query = queries.subarray(q * DIM, (q + 1) * DIM);
+      const found = reopened.search(query, 10);
+      expect(found.labels.filter((label) => exactTop(rows, n, query, 10).includes(label)).length).toBeGreaterThanOrEqual(8);
+      // Cosine distances of bytes: close to the exact ones (read as inner product they would be about 1).
+      found.labels.forEach((label, i) => {
+        const exact = 1 - rows.subarray(label * DIM, (label + 1) * DIM).reduce((sum, x, j) => sum + x * query[j]!, 0);
+        expect(Math.abs(found.distances[i]! - exact)).toBeLessThan(0.05);
+      });
+    }
+    // Saved again, it stays cosine; a new index saved and loaded stays inner product.
+    const dir = mkdtempSync(join(tmpdir(), 'fw-hnsw-'));
+    try {
+      reopened.save(join(dir, 'again.usearch'));
+      expect(HnswVectorIndex.load({ path: join(dir, 'again.usearch'), dimensions: DIM, quantization: 'i8' }).metric).toBe('cos');
+      const fresh = HnswVectorIndex.create({ dimensions: DIM, quantization: 'f32' });
+      fresh.add([0, 1, 2], rows.subarray(0, 3 * DIM));
+      fresh.save(join(dir, 'fresh.usearch'));
+      const loaded = HnswVectorIndex.load({ path: join(dir, 'fresh.usearch'), dimensions: DIM, quantization: 'f32' });
+      expect(loaded.metric).toBe('ip');
+      expect(loaded.search(rows.subarray(0, DIM), 3)).toEqual(fresh.search(rows.subarray(0, DIM), 3));
+      writeFileSync(join(dir, 'junk.usearch'), Buffer.alloc(64, 7));
+      expect(() => HnswVectorIndex.load({ path: join(dir, 'junk.usearch'), dimensions: DIM, quantization: 'i8' })).toThrow(/not a USearch index/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -132,5 +132,5 @@ describe('CollectionMirror filtered search', () => {
     expect(mirror.search(state.get('n7')!.vector, { limit: 1, filter: { shard: '3' } })[0]?.id).toBe('n7');
     expect(mirror.search(state.get('d3')!.vector, { limit: 10, filter: { shard: '3' } }).map((hit) => hit.id)).not.toContain('d3');
     expect(mirror.search(queries[0]!, { limit: 50, filter: { shard: '3' } }).filter((hit) => gone.includes(hit.id))).toEqual([]);
-  });
+  }, 60_000); // Builds a pair index in background steps: 20 s at load 25 even before indexes took 128 candidates while adding.
 });

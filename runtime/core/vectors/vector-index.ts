@@ -19,6 +19,13 @@ export interface VectorIndex {
   remove(labels: readonly number[]): void;
   /** The `k` nearest entries, nearest first. */
   search(query: Float32Array, k: number): { labels: number[]; distances: number[] };
+  /**
+   * The whole candidate list a search for `k` walks to (at least `k`
+   * entries when the index holds that many), nearest first by the index's
+   * distances: an inexact index's caller rescores all of it, since the true
+   * nearest may lie anywhere in it. An exact index may answer `search`'s.
+   */
+  candidatesFor(query: Float32Array, k: number): { labels: number[]; distances: number[] };
   /** Writes the index to `path` (to be opened again with the implementation's `load`). */
   save(path: string): void;
 }
