@@ -13,7 +13,7 @@ import { yamlLibrary } from '../yaml-library.js';
 import { bigNum, RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
 import { jsonEntries } from '../value-gojson.js';
 import { asString, BuiltinError, type BuiltinDefinition } from './registry.js';
-import { goSharpV, type GoValueContext } from './yaml-go-values.js';
+import { goSharpV, type GoScalar, type GoValueContext } from './yaml-go-values.js';
 import { directiveProblem, escapeProblem, goYamlError, readerProblem } from './yaml-go-errors.js';
 
 // ---------------------------------------------------------------------------
@@ -67,13 +67,8 @@ const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 
-type Resolved =
-  | { kind: 'str'; v: string }
-  | { kind: 'null' }
-  | { kind: 'bool'; v: boolean }
-  | { kind: 'int'; v: bigint }
-  | { kind: 'float'; v: number }
-  | { kind: 'timestamp'; v: string };
+/** A scalar as go-yaml resolves it. */
+type Resolved = GoScalar;
 
 /** Go's `strconv.ParseInt(s, 0, 64)` then `ParseUint`, as one range check. */
 function parseGoInt(s: string): bigint | null {
