@@ -82,11 +82,30 @@ export function escapeProblem(text: string, doc: Document.Parsed): { offset: num
   return found;
 }
 
-/** A `%YAML` directive other than 1.1 is go-yaml's "incompatible" document (a parser error at the directive). */
-export function directiveProblem(text: string): { offset: number; message: string } | undefined {
-  const m = /^%YAML[ \t]+(\d+)\.(\d+)/m.exec(text);
-  if (m === null || (m[1] === '1' && m[2] === '1')) return undefined;
-  return { offset: m.index, message: goYamlText('parser', lineAt(text, m.index), 'found incompatible YAML document') };
+/**
+ * The first directive line (`%` in column 0) before `end` that go-yaml refuses: a name other than YAML or TAG, a
+ * `%YAML` without `major.minor` (scanner errors), or a version other than 1.1 (a parser error, "incompatible").
+ */
+export function directiveProblem(text: string, end: number): { offset: number; message: string } | undefined {
+  for (const m of text.slice(0, end).matchAll(/^%([^\s]*)([^\r\n]*)/gm)) {
+    const offset = m.index ?? 0;
+    const line0 = lineAt(text, offset);
+    const [, name = '', rest = ''] = m;
+    if (name === 'TAG') continue;
+    if (name !== 'YAML')
+      return {
+        offset,
+        message: goYamlText(
+          'scanner',
+          line0,
+          name === '' || /^[\w-]+$/.test(name) ? 'found unknown directive name' : 'found unexpected non-alphabetical character',
+        ),
+      };
+    const version = /^[ \t]+(\d+)\.(\d+)/.exec(rest);
+    if (version === null) return { offset, message: goYamlText('scanner', line0, 'did not find expected version number') };
+    if (version[1] !== '1' || version[2] !== '1') return { offset, message: goYamlText('parser', line0, 'found incompatible YAML document') };
+  }
+  return undefined;
 }
 
 /**
@@ -130,6 +149,10 @@ export function goYamlError(text: string, err: YAMLError): string {
   ) {
     return goYamlText('parser', line0, enclosingBlock(text, offset) === 'sequence' ? "did not find expected '-' indicator" : 'did not find expected key');
   }
+  if (/^Missing directives-end\/doc-start indicator line/.test(msg)) return goYamlText('parser', line0, 'did not find expected <document start>');
+  if (/^Sequence item without - indicator/.test(msg)) return goYamlText('parser', line0, "did not find expected '-' indicator");
+  if (/^Plain value cannot start with directive indicator character %/.test(msg))
+    return goYamlText('scanner', line0, 'found character that cannot start any token');
   if (/^Unexpected flow-(?:map|seq)-end token/.test(msg)) return goYamlText('parser', line0, 'did not find expected node content');
   return goYamlText('scanner', line0, `${msg.charAt(0).toLowerCase()}${msg.slice(1)}`);
 }

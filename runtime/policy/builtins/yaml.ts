@@ -296,13 +296,15 @@ function parseYaml(text: string): Document.Parsed | undefined {
   if (reader !== undefined) throw new BuiltinError(reader);
   const docs = yamlLibrary().parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false });
   const doc = Array.isArray(docs) ? docs[0] : undefined;
-  if (doc === undefined) return undefined;
-  const faults: Array<{ offset: number; message: string }> = [];
+  // A directive's fault comes first at its offset: go-yaml scans the directive before anything else there.
+  const directive = directiveProblem(text, (doc?.contents as Node | null | undefined)?.range?.[0] ?? text.length);
+  if (doc === undefined) {
+    if (directive !== undefined) throw new BuiltinError(directive.message);
+    return undefined;
+  }
+  const faults: Array<{ offset: number; message: string }> = directive === undefined ? [] : [directive];
   const err = doc.errors[0];
-  if (err !== undefined && !pastRootNode(doc, err)) faults.push({ offset: err.pos[0], message: goYamlError(text, err) });
-  const contentStart = (doc.contents as Node | null)?.range?.[0] ?? text.length;
-  const directive = directiveProblem(text);
-  if (directive !== undefined && directive.offset < contentStart) faults.push(directive);
+  if (err !== undefined && !pastRootNode(text, doc, err)) faults.push({ offset: err.pos[0], message: goYamlError(text, err) });
   const escape = escapeProblem(text, doc);
   if (escape !== undefined) faults.push(escape);
   // go-yaml composes nodes as it parses: an alias to no anchor before it fails there.
@@ -321,12 +323,15 @@ function parseYaml(text: string): Document.Parsed | undefined {
  * collection or a quoted scalar at the root, text that would be a fault of
  * the stream (`"a",`) is not read, unless that token cannot be scanned.
  */
-function pastRootNode(doc: Document.Parsed, err: YAMLError): boolean {
+function pastRootNode(text: string, doc: Document.Parsed, err: YAMLError): boolean {
   const root = doc.contents as Node | null;
   const end = root?.range?.[1];
   if (root === null || end === undefined || err.pos[0] < end) return false;
   const y = yamlLibrary();
-  const closed = (y.isCollection(root) && root.flow === true) || (y.isScalar(root) && (root.type === 'QUOTE_DOUBLE' || root.type === 'QUOTE_SINGLE'));
+  const last = text.charAt(end - 1);
+  const closed =
+    (y.isCollection(root) && root.flow === true && (last === ']' || last === '}')) ||
+    (y.isScalar(root) && ((root.type === 'QUOTE_DOUBLE' && last === '"') || (root.type === 'QUOTE_SINGLE' && last === "'")));
   return closed && !/^Missing closing/.test(err.message);
 }
 

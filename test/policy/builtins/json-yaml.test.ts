@@ -226,6 +226,12 @@ describe('yaml.unmarshal', () => {
     expect(err('yaml.unmarshal', 'a: "\\/"\n')).toBe('yaml: found unknown escape character');
     expect(err('yaml.unmarshal', 'a: 1\nb: "x\\/"\n')).toBe('yaml: line 2: found unknown escape character');
     expect(err('yaml.unmarshal', '%YAML 2.0\n---\na: 1\n')).toBe('yaml: found incompatible YAML document');
+    expect(err('yaml.unmarshal', '%YAML 1.2\n---\na: 1\n')).toBe('yaml: found incompatible YAML document');
+    expect(err('yaml.unmarshal', '%YAML\n---\na: 1\n')).toBe('yaml: did not find expected version number');
+    expect(err('yaml.unmarshal', '%Y\n')).toBe('yaml: found unknown directive name');
+    expect(err('yaml.unmarshal', '[1e400\n')).toBe("yaml: line 1: did not find expected ',' or ']'");
+    expect(err('yaml.unmarshal', '%YAML 1.1\n------\na\n')).toBe('yaml: line 1: did not find expected <document start>');
+    expect(js(j('yaml.unmarshal', '"a",\n'))).toBe('a');
     expect(err('yaml.unmarshal', 'a: \u0001\n')).toBe('yaml: control characters are not allowed');
     expect(err('yaml.unmarshal', 'a: [1, 2\n')).toBe("yaml: line 1: did not find expected ',' or ']'");
     expect(err('yaml.unmarshal', 'a: b: c\n')).toBe('yaml: mapping values are not allowed in this context');
