@@ -26,6 +26,7 @@ if not pylib or not os.path.isdir(os.path.join(pylib, "opa_bindings")):
     sys.exit(3)
 sys.path.insert(0, pylib)
 from opa_bindings import OpaEngine, _native  # noqa: E402
+from opa_bindings.engine import _dumps  # noqa: E402
 
 lib = _native.load()
 
@@ -34,9 +35,42 @@ class Unavailable(Exception):
     pass
 
 
+class Undefined(Exception):
+    """A stand-in whose Go builtin returns no term (nil, nil): the call is undefined."""
+
+
+def _dispatch(self, handle, name, args_json):
+    # The wheel's dispatcher (OpaEngine._dispatch) answers {"result": ...} or {"error": ...}; this one also answers {}
+    # for Undefined, which OPA reads as an undefined call, as a Go builtin returning (nil, nil) is.
+    try:
+        fn, arity = self._functions[name.decode()]
+        args = json.loads(args_json)
+        response = {"result": fn(*(args[0] if arity == -1 else args))}
+    except Undefined:
+        response = {}
+    except Exception as e:  # never let an exception cross into Go
+        response = {"error": repr(e)}
+    try:
+        raw = _dumps(response)
+    except Exception as e:
+        raw = json.dumps({"error": f"unserializable result: {e!r}"}).encode()
+    buf = self._libc.malloc(len(raw) + 1)  # freed by Go (libc free), as the wheel's buffers are
+    if not buf:
+        return None
+    ctypes.memmove(buf, raw, len(raw))
+    ctypes.memset(buf + len(raw), 0, 1)
+    return buf
+
+
+OpaEngine._dispatch = _dispatch
+
+
 def last(xs):
-    if not isinstance(xs, list) or not xs:
-        raise Unavailable("regal.last: empty or not an array")
+    # Regal's RegalLast: an array operand, its last element, undefined when empty.
+    if not isinstance(xs, list):
+        raise Unavailable("regal.last: operand 1 must be array")
+    if not xs:
+        raise Undefined()
     return xs[-1]
 
 

@@ -7,12 +7,14 @@
  *   indented under a key, keys in natural order, go-yaml's quoting rules and
  *   line folding at 80 columns. Error messages of the YAML parser differ.
  */
-import type { Document, Node } from 'yaml';
+import type { Document, Node, YAMLError } from 'yaml';
 import { parseNumberText } from '../value-json.js';
 import { yamlLibrary } from '../yaml-library.js';
 import { bigNum, RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
 import { jsonEntries } from '../value-gojson.js';
 import { asString, BuiltinError, type BuiltinDefinition } from './registry.js';
+import { goSharpV, type GoScalar, type GoValueContext } from './yaml-go-values.js';
+import { directiveProblem, escapeProblem, goYamlError, readerProblem } from './yaml-go-errors.js';
 
 // ---------------------------------------------------------------------------
 // Go number formatting, for YAML
@@ -65,13 +67,8 @@ const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 
-type Resolved =
-  | { kind: 'str'; v: string }
-  | { kind: 'null' }
-  | { kind: 'bool'; v: boolean }
-  | { kind: 'int'; v: bigint }
-  | { kind: 'float'; v: number }
-  | { kind: 'timestamp'; v: string };
+/** A scalar as go-yaml resolves it. */
+type Resolved = GoScalar;
 
 /** Go's `strconv.ParseInt(s, 0, 64)` then `ParseUint`, as one range check. */
 function parseGoInt(s: string): bigint | null {
@@ -142,13 +139,18 @@ class YamlReader {
   private depth = 0;
   /** Anchored nodes being converted, to catch aliases that refer to themselves. */
   private readonly expanding = new Set<Node>();
+  /** encoding/json's error for the first `.inf` / `.nan` read. */
+  private unsupported: string | undefined;
+  /** Maps that had a null key, with that key's value. */
+  private readonly nullKeyed = new Map<RegoObject, Node | null>();
   constructor(private readonly doc: Document.Parsed) {}
 
   scalar(node: Node): Resolved {
     if (!yamlLibrary().isScalar(node)) throw yamlError('cannot use a collection here');
     // The parser decodes !!binary itself.
     if (node.value instanceof Uint8Array) return { kind: 'str', v: Buffer.from(node.value).toString('utf8') };
-    const text = String(node.value);
+    // A `!!timestamp` the parser made a Date of stays its text, as go-yaml keeps it for an interface{} value.
+    const text = node.value instanceof Date ? String(node.source) : String(node.value);
     const tag = node.tag;
     if (tag === undefined || tag === '!') return node.type === 'PLAIN' && tag === undefined ? resolvePlain(text) : { kind: 'str', v: text };
     if (!tag.startsWith(TAG)) return { kind: 'str', v: text };
@@ -203,7 +205,11 @@ class YamlReader {
       case 'int':
         return bigNum(r.v);
       case 'float':
-        if (!Number.isFinite(r.v)) throw new BuiltinError(`json: unsupported value: ${formatFloatG(r.v, 64)}`);
+        // encoding/json refuses it after sigs.k8s.io/yaml has converted the whole tree (see finish).
+        if (!Number.isFinite(r.v)) {
+          this.unsupported ??= `json: unsupported value: ${formatFloatG(r.v, 64)}`;
+          return null;
+        }
         // Go writes the float64 as its shortest decimal text, which OPA reads exactly.
         return parseNumberText(String(r.v));
       default:
@@ -213,6 +219,9 @@ class YamlReader {
 
   /** Map entries in order; `<<` merges a map (or a list of maps, the first winning) at its place. */
   private mergeInto(out: RegoObject, node: Node | null): void {
+    // go-yaml checks what an alias stands for before following it.
+    const aliased = yamlLibrary().isAlias(node) ? (node.resolve(this.doc) ?? null) : node;
+    if (!yamlLibrary().isMap(aliased)) throw yamlError('map merge requires map or sequence of maps as the value');
     const target = this.resolve(node);
     if (!yamlLibrary().isMap(target)) throw yamlError('map merge requires map or sequence of maps as the value');
     for (const pair of target.items) {
@@ -223,12 +232,40 @@ class YamlReader {
         else this.mergeInto(out, src);
         continue;
       }
-      out.set(this.key(key), this.value(pair.value as Node | null));
+      const k = this.key(key);
+      const v = this.value(pair.value as Node | null);
+      // go-yaml keeps a null key; sigs.k8s.io/yaml refuses it when it converts the whole tree to JSON (see checkNullKeys).
+      if (k === null) this.nullKeyed.set(out, pair.value as Node | null);
+      else out.set(k, v);
     }
   }
 
-  private key(node: Node | null): string {
+  /** sigs.k8s.io/yaml's refusal of a null key in a map that is still in the decoded tree (a later duplicate key drops it). */
+  finish(v: Value): Value {
+    this.checkNullKeys(v);
+    if (this.unsupported !== undefined) throw new BuiltinError(this.unsupported);
+    return v;
+  }
+
+  private checkNullKeys(v: Value): void {
+    if (this.nullKeyed.size === 0) return;
+    if (Array.isArray(v)) for (const x of v) this.checkNullKeys(x);
+    if (!(v instanceof RegoObject)) return;
+    const node = this.nullKeyed.get(v);
+    if (node !== undefined) throw new BuiltinError(`unsupported map key of type: %!s(<nil>), key: <nil>, value: ${goSharpV(node, this.go)}`);
+    for (const [, x] of v.entries()) this.checkNullKeys(x);
+  }
+
+  private readonly go: GoValueContext = {
+    scalar: (n) => this.scalar(n),
+    target: (n) => (yamlLibrary().isAlias(n) ? (n.resolve(this.doc) ?? null) : n),
+    formatFloat: (x) => formatFloatG(x, 64),
+  };
+
+  /** A key as sigs.k8s.io/yaml writes it in JSON; null for a null key; a collection is go-yaml's `invalid map key`. */
+  private key(node: Node | null): string | null {
     const target = this.resolve(node);
+    if (yamlLibrary().isCollection(target)) throw yamlError(`invalid map key: ${goSharpV(target, this.go)}`);
     const k = target === null ? ({ kind: 'null' } as const) : this.scalar(target);
     switch (k.kind) {
       case 'str':
@@ -243,32 +280,66 @@ class YamlReader {
         return s === '+Inf' ? '.inf' : s === '-Inf' ? '-.inf' : s === 'NaN' ? '.nan' : s;
       }
       default:
-        throw new BuiltinError('unsupported map key of type: <nil>');
+        return null;
     }
   }
 }
 
-/** The documents of a YAML stream; every one must parse, as OPA validates the whole stream. */
-function parseYaml(text: string): Document.Parsed[] {
+/**
+ * The first document of a YAML stream, as go-yaml's `Unmarshal` reads it: the
+ * documents after it are not parsed, so their faults are not errors. Of the
+ * faults in the first, the earliest in the text is reported, worded as
+ * go-yaml words it (see yaml-go-errors.ts).
+ */
+function parseYaml(text: string): Document.Parsed | undefined {
+  const reader = readerProblem(text);
+  if (reader !== undefined) throw new BuiltinError(reader);
   const docs = yamlLibrary().parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false });
-  if (!Array.isArray(docs)) return [];
-  for (const d of docs) {
-    const err = d.errors[0];
-    if (err !== undefined) {
-      const line = err.linePos?.[0]?.line;
-      let msg = err.message.replace(/ at line \d+, column \d+[\s\S]*$/, '');
-      // An unclosed flow collection reads as go-yaml's scanner reports it.
-      const flow = /^Flow (sequence|map)(?: in block collection)? must .*end with an? ([\]}])$/.exec(msg);
-      if (flow !== null) msg = `did not find expected ',' or '${flow[2]}'`;
-      throw yamlError(`${line === undefined ? '' : `line ${line}: `}${msg.charAt(0).toLowerCase()}${msg.slice(1)}`);
-    }
+  const doc = Array.isArray(docs) ? docs[0] : undefined;
+  // A directive's fault comes first at its offset: go-yaml scans the directive before anything else there.
+  const directive = directiveProblem(text, (doc?.contents as Node | null | undefined)?.range?.[0] ?? text.length);
+  if (doc === undefined) {
+    if (directive !== undefined) throw new BuiltinError(directive.message);
+    return undefined;
   }
-  return docs;
+  const faults: Array<{ offset: number; message: string }> = directive === undefined ? [] : [directive];
+  const err = doc.errors[0];
+  if (err !== undefined && !pastRootNode(text, doc, err)) faults.push({ offset: err.pos[0], message: goYamlError(text, err) });
+  const escape = escapeProblem(text, doc);
+  if (escape !== undefined) faults.push(escape);
+  // go-yaml composes nodes as it parses: an alias to no anchor before it fails there.
+  yamlLibrary().visit(doc, {
+    Alias(_, node) {
+      if (node.resolve(doc) === undefined) faults.push({ offset: node.range?.[0] ?? 0, message: `yaml: unknown anchor '${node.source}' referenced` });
+    },
+  });
+  faults.sort((a, b) => a.offset - b.offset);
+  if (faults[0] !== undefined) throw new BuiltinError(faults[0].message);
+  return doc;
+}
+
+/**
+ * go-yaml reads one node and looks at one token after it: past a flow
+ * collection or a quoted scalar at the root, text that would be a fault of
+ * the stream (`"a",`) is not read, unless that token cannot be scanned.
+ */
+function pastRootNode(text: string, doc: Document.Parsed, err: YAMLError): boolean {
+  const root = doc.contents as Node | null;
+  const end = root?.range?.[1];
+  if (root === null || end === undefined || err.pos[0] < end) return false;
+  const y = yamlLibrary();
+  const last = text.charAt(end - 1);
+  const closed =
+    (y.isCollection(root) && root.flow === true && (last === ']' || last === '}')) ||
+    (y.isScalar(root) && ((root.type === 'QUOTE_DOUBLE' && last === '"') || (root.type === 'QUOTE_SINGLE' && last === "'")));
+  return closed && !/^Missing closing/.test(err.message);
 }
 
 export function unmarshalYaml(text: string): Value {
-  const doc = parseYaml(text)[0];
-  return doc === undefined ? null : new YamlReader(doc).value(doc.contents as Node | null);
+  const doc = parseYaml(text);
+  if (doc === undefined) return null;
+  const reader = new YamlReader(doc);
+  return reader.finish(reader.value(doc.contents as Node | null));
 }
 
 // ---------------------------------------------------------------------------

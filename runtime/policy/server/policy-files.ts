@@ -3,7 +3,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { RegoVersion } from '../parser.js';
 import { parseJSON, toJS } from '../value-json.js';
-import { yamlLibrary } from '../yaml-library.js';
+import { unmarshalYaml } from '../builtins/yaml.js';
 
 /** One Rego source file. `id` is its path relative to the policy root, with `/` separators. */
 export interface PolicySource {
@@ -176,8 +176,9 @@ async function readDataFile(options: { root: string; dir: string; path: string; 
   try {
     const text = await readFile(path, 'utf8');
     hash.update(`data\0${id}\0${text.length}\0${text}\0`);
-    // Integers beyond 2^53 stay exact (as bigint) in both formats.
-    value = id.endsWith('.json') ? toJS(parseJSON(text)) : yamlLibrary().parse(text, { intAsBigInt: true });
+    // Integers beyond 2^53 stay exact (as bigint) in both formats; YAML is read as OPA reads a bundle's data.yaml
+    // (sigs.k8s.io/yaml over go-yaml v2), by yaml.unmarshal's reader.
+    value = toJS(id.endsWith('.json') ? parseJSON(text) : unmarshalYaml(text));
   } catch (error) {
     out.problems.push({ file: id, message: `invalid data file: ${(error as Error).message}` });
     return;

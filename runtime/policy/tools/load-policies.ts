@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { fromJS, parseJSON } from '../value-json.js';
+import { unmarshalYaml } from '../builtins/yaml.js';
+import { parseJSON } from '../value-json.js';
 import type { Value } from '../value.js';
 import { readPolicyDirectory, type PolicyFiles, type ReadPolicyOptions } from '../server/policy-files.js';
 import { compilePolicySet, PolicyLoadError, type PolicySet } from '../server/policy-set.js';
@@ -30,7 +30,7 @@ export async function readPolicyDirectories(dirs: readonly string[], options: Re
   return merged;
 }
 
-/** Reads an input document from a JSON or YAML file (big integers kept exact in JSON). */
+/** Reads an input document from a JSON or YAML file (big integers kept exact; YAML read as `yaml.unmarshal` reads it). */
 export async function readInputFile(path: string): Promise<Value> {
   let text: string;
   try {
@@ -39,7 +39,7 @@ export async function readInputFile(path: string): Promise<Value> {
     throw new PolicyLoadError([{ code: 'invalid_input', message: `cannot read input file: ${(error as Error).message}`, file: path }]);
   }
   try {
-    return /\.ya?ml$/i.test(path) ? fromJS(parseYaml(text)) : parseJSON(text);
+    return /\.ya?ml$/i.test(path) ? unmarshalYaml(text) : parseJSON(text);
   } catch (error) {
     throw new PolicyLoadError([
       { code: 'invalid_input', message: `input file is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(error as Error).message}`, file: path },

@@ -17,6 +17,8 @@ export interface Template {
   rules: string[];
   /** Inputs for this template (JSON text); default: the generic generator. */
   inputs?: (rng: Rng) => string;
+  /** Two errors agree only when OPA's message is ours word for word (e.g. go-yaml's texts); default: any two errors agree. */
+  exactErrors?: boolean;
 }
 
 /** Mulberry32: small, fast, seeded. */

@@ -83,9 +83,13 @@ function ourAnswer(policy: CompiledPolicy | PolicyError, query: string, input: s
   }
 }
 
-function agree(a: Answer, b: Answer): boolean {
+/** An error's text without OPA's `file:row: code: ` lead, as both engines word the rest. */
+const errorText = (message: string): string => message.replace(/^(?:[^\s:]+:\d+: )?(?:[a-z_]+_error: )?/, '');
+
+function agree(a: Answer, b: Answer, exactErrors: boolean): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === 'value' && b.kind === 'value') return equal(a.value, b.value);
+  if (exactErrors && a.kind === 'error' && b.kind === 'error') return errorText(a.message) === errorText(b.message);
   return true;
 }
 
@@ -160,7 +164,7 @@ export function runDifferential(templates: readonly Template[], batch: readonly 
     }
     const ours = ourAnswer(policy, `${QUERY_VAR} = ${e.rule}`, e.input);
     const opa = opaAnswer(out[i]!);
-    if (agree(opa, ours)) {
+    if (agree(opa, ours, byName.get(e.template)!.exactErrors === true)) {
       report.agreed++;
       if (opa.kind === 'error' && ours.kind === 'error' && !opa.message.includes(ours.message.replace(/^[^:]*: /, ''))) report.errorWording++;
     } else report.disagreements.push({ ...e, opa: describe(opa), ours: describe(ours) });
