@@ -31,7 +31,7 @@ import {
   valuesOf,
 } from './rego-type.js';
 import type { RuleNode } from './rule-tree.js';
-import { exprVars, termVars } from './walk.js';
+import { exprVars, forEachSubTerm, termVars } from './walk.js';
 
 /** A ref that reads what its container never has. `at` is the index of the operand at fault. */
 export type RefProblem =
@@ -389,27 +389,10 @@ function sameConstant(a: Term, b: Term): boolean {
   return a.type === 'null';
 }
 
+/** The direct sub-terms of a term, a ref's operands (and head) included. */
 function forEachChild(t: Term, f: (t: Term) => void): void {
-  switch (t.type) {
-    case 'ref':
-      t.terms.forEach(f);
-      return;
-    case 'call':
-      t.args.forEach(f);
-      return;
-    case 'array':
-    case 'set':
-      t.items.forEach(f);
-      return;
-    case 'object':
-      t.entries.forEach(([k, v]) => {
-        f(k);
-        f(v);
-      });
-      return;
-    default:
-      return;
-  }
+  if (t.type === 'ref') t.terms.forEach(f);
+  else forEachSubTerm(t, f);
 }
 
 interface Typed {
