@@ -127,6 +127,11 @@ describe('compile-time type errors, as OPA reports them', () => {
       'q if { xs := [x | x := input.a[_]]; upper(xs[0]) }',
       'q if { x := sum([1, 2]); x == "a" }',
       'q if { x := json.unmarshal("1"); x == "a" }',
+      // A user function's result types its call's output where its arguments are all `any`.
+      'f(x) := [x]\nq if { y := f(1); upper(y) }',
+      'f(x) := {"a": x}\nq if { y := f(1); y.b }',
+      'f(x) := r\nr := 5\nq if upper(f(1))',
+      'f(x) := input.a\nq if upper(f(1))',
     ];
     const sources = bodies.map((b) => `package p\n\n${b}\n`);
     const theirs = opa(sources);

@@ -252,7 +252,8 @@ export class BodyTyper {
   private call(e: Extract<Expr, { kind: 'call' }>): Finding | undefined {
     const name = refName(e.op);
     const head = e.op.terms[0];
-    if (name === undefined || head?.type !== 'var' || head.name === 'data') return this.forgetArgs(e);
+    if (head?.type === 'var' && head.name === 'data') return this.userCall(e);
+    if (name === undefined || head?.type !== 'var') return this.forgetArgs(e);
     if (name === 'eq' && e.args.length === 2) return this.unify2(e, e.args[0] as Term, e.args[1] as Term);
     const decl = builtinDecl(name);
     const n = decl === undefined ? 0 : decl.types.length - 1;
@@ -264,6 +265,27 @@ export class BodyTyper {
       return { kind: 'args', name, want: decl.want, have, expr: e };
     }
     return undefined;
+  }
+
+  /**
+   * A call of a user function: its output var takes the function's result type (the union of its definitions'),
+   * as OPA binds it; the arguments' types are not checked (their vars are forgotten).
+   */
+  private userCall(e: Extract<Expr, { kind: 'call' }>): undefined {
+    const fn = this.rules.functionType(e.op);
+    if (fn === undefined || e.args.length !== fn.arity + 1) return this.forgetArgs(e);
+    const out = e.args[fn.arity] as Term;
+    this.forgetArgs({ ...e, args: e.args.slice(0, fn.arity) });
+    if (out.type === 'var' && this.scope.get(out.name) === undefined) this.scope.set(out.name, fn.result);
+    else this.forget(out, false);
+    return undefined;
+  }
+
+  /** Types the vars of function arguments `any` where the body did not bind them (OPA's checkRule). */
+  argsAsAny(args: Term[]): void {
+    const vars = new Set<string>();
+    for (const a of args) termVars(a, vars, { skipClosures: true });
+    for (const v of vars) if (this.scope.get(v) === undefined) this.scope.set(v, ANY);
   }
 
   private forgetArgs(e: Extract<Expr, { kind: 'call' }>): undefined {
@@ -398,12 +420,15 @@ function forEachChild(t: Term, f: (t: Term) => void): void {
 interface Typed {
   findings: Finding[];
   value: MaybeType;
+  /** For a function: whether every argument is a var typed `any` (so OPA's unification of a call's arguments cannot fail). */
+  argsAny?: boolean;
 }
 
 /** The rules' types, each rule definition typed once (in dependency order, as OPA's checker sorts them). */
 export class RuleTypes {
   private readonly byRule = new Map<Rule, Typed | 'pending'>();
   private readonly byNode = new Map<RuleNode, RegoType>();
+  private readonly byFunction = new Map<RuleNode, { arity: number; result: RegoType } | 'uncertain'>();
 
   constructor(private readonly root: RuleNode) {}
 
@@ -423,7 +448,16 @@ export class RuleTypes {
     let value: MaybeType = UNKNOWN;
     if (h.args === undefined && h.key !== undefined && h.value === undefined) value = { kind: 'set', of: typer.typeOf(h.key) };
     else if (h.args === undefined && h.key === undefined) value = h.value === undefined ? BOOLEAN : typer.typeOf(h.value);
-    const result = { findings: typer.findings, value };
+    let argsAny: boolean | undefined;
+    if (h.args !== undefined) {
+      typer.argsAsAny(h.args);
+      value = h.value === undefined ? BOOLEAN : typer.typeOf(h.value);
+      argsAny = h.args.every((a) => {
+        const t = a.type === 'var' ? typer.typeOf(a) : undefined;
+        return t?.kind === 'any' && t.of.length === 0;
+      });
+    }
+    const result = { findings: typer.findings, value, ...(argsAny === undefined ? {} : { argsAny }) };
     this.byRule.set(rule, result);
     return result;
   }
@@ -452,6 +486,39 @@ export class RuleTypes {
     const result = certain && type !== undefined ? type : UNKNOWN;
     this.byNode.set(node, result);
     return result;
+  }
+
+  /**
+   * A user function's arity and result type: the union of its definitions' results (`else` links and a default
+   * included); undefined when not certain: a definition with a type error (OPA types the function `any` and then
+   * does not bind a call's output at all), or an argument the body types (a call may then fail OPA's argument
+   * check, which leaves the output unbound).
+   */
+  functionType(op: RefTerm): { arity: number; result: RegoType } | undefined {
+    let node: RuleNode | undefined = this.root;
+    for (const t of op.terms.slice(1)) {
+      if (t.type !== 'string' || node === undefined) return undefined;
+      node = node.child(t.value);
+    }
+    if (node === undefined || !node.isFunction || node.children.size > 0) return undefined;
+    const done = this.byFunction.get(node);
+    if (done !== undefined) return done === 'uncertain' ? undefined : done;
+    this.byFunction.set(node, 'uncertain');
+    const defs = [...node.rules, ...node.defaults];
+    const arity = defs[0]?.rule.head.args?.length;
+    let result: MaybeType = undefined;
+    for (const d of defs) {
+      for (let r: Rule | undefined = d.rule; r !== undefined; r = r.else) {
+        const t = this.typed(r);
+        // Only where every argument is `any`: a call whose arguments OPA refuses leaves its output unbound.
+        if (d.kind !== 'function' || r.head.args?.length !== arity || t.findings.length > 0 || t.value === undefined || t.argsAny !== true) return undefined;
+        result = or(result, t.value);
+      }
+    }
+    if (arity === undefined || result === undefined || uncertain(result)) return undefined;
+    const type = { arity, result };
+    this.byFunction.set(node, type);
+    return type;
   }
 
   /** Where a `data` ref reaches a rule: its type and the index of the operand after it; undefined when not certain. */
