@@ -144,7 +144,7 @@ export class Compiler {
     }
     checkRecursion(root, errors);
     throwIfErrors(errors);
-    checkTypes(rules, root, (name) => this.builtins.resolve(name)?.args.length, errors);
+    checkTypes(rules, root, errors);
     throwIfErrors(errors);
 
     const prepared: PreparedRule[] = [];

@@ -7,7 +7,25 @@
 import type { Rng } from './corpus.js';
 
 const SCALARS = ['1', '2.5', '-3', '"a"', '"abc"', '""', 'true', 'false', 'null'];
-const OTHERS = ['input.a', 'input.s', '[1, 2]', '{"k": 1}', '{1}', 'r_num', 'r_str', 'r_bool', 'obj'];
+const OTHERS = ['input.a', 'input.s', '[1, 2]', '{"k": 1}', '{1}', 'r_num', 'r_str', 'r_bool', 'obj', 'r_two', 'r_mixed', 'arr[0]', 'obj.b.k'];
+/** Values of a local compared with `==` (OPA's match error when no value fits both sides). */
+const VALUES = [
+  ...SCALARS,
+  '[1, 2]',
+  '["a"]',
+  '{"k": 1}',
+  '{1}',
+  '[]',
+  'input.a',
+  'r_num',
+  'r_two',
+  'r_mixed',
+  'obj.b',
+  '[y | y := 1]',
+  '{y | y := "a"}',
+  'count([1])',
+  'upper("a")',
+];
 const CALLS: Array<[string, number]> = [
   ['plus', 2],
   ['minus', 2],
@@ -74,6 +92,11 @@ function body(rng: Rng): string {
     lines.push(`x := ${rng.pick(SCALARS)}`);
     locals.push('x');
   }
+  if (rng.chance(0.25)) {
+    lines.push(`c := ${rng.pick(VALUES)}`);
+    if (rng.chance(0.5)) locals.push('c');
+    else lines.push(rng.chance(0.5) ? `c == ${rng.pick(VALUES)}` : `c[0] == ${rng.pick(SCALARS)}`);
+  }
   if (rng.chance(0.15)) {
     lines.push(`l := {"a": 1, "b": {"k": 2}}`);
     lines.push(rng.chance(0.5) ? key(rng, 'l') : key(rng, 'l.b'));
@@ -101,7 +124,10 @@ function body(rng: Rng): string {
   return lines.map((l) => `\t${l}`).join('\n');
 }
 
-/** A module of one or two rules over constants `r_num`, `r_str`, `r_bool` and the object rule `obj`. */
+/**
+ * A module of one or two rules over constants `r_num`, `r_str`, `r_bool`, the object rule `obj`, the array rule
+ * `arr` and rules of several definitions (`r_two`: numbers, `r_mixed`: a number or a string).
+ */
 export function typeModule(rng: Rng): string {
   const rules = Array.from({ length: rng.int(2) + 1 }, (_, i) => `q${i} if {\n${body(rng)}\n}`);
   return `package p
@@ -110,6 +136,11 @@ r_num := 1
 r_str := "s"
 r_bool := true
 obj := {"a": 1, "b": {"k": 2}}
+arr := [1, "a"]
+r_two := 1 if input.x
+r_two := 2 if input.y
+default r_mixed := "s"
+r_mixed := 1 if input.x
 
 ${rules.join('\n\n')}
 `;

@@ -1,0 +1,536 @@
+/**
+ * Type inference over compiled rule bodies as OPA's checker does it
+ * (`v1/ast/check.go`, `v1/ast/env.go`): each expression in order, a var typed
+ * by its first binding (`unify1` without union), `=` unifying both sides
+ * (`unify2`), a builtin's arguments unified with its declaration, refs
+ * checked key by key (`checkRef`/`checkRefLeaf`), comprehension bodies in a
+ * nested scope. Whatever is not modelled here types the vars it binds
+ * `UNKNOWN` (see rego-type.ts), so a finding is only made where OPA's is
+ * certain to be the same.
+ */
+import { type Body, type Expr, refName, type RefTerm, type Rule, type Term } from '../ast.js';
+import { builtinDecl } from './builtin-decls.js';
+import {
+  ANY,
+  arrayOf,
+  BOOLEAN,
+  fits,
+  hasNil,
+  keysOf,
+  type MaybeType,
+  NULL,
+  NUMBER,
+  objectOf,
+  or,
+  type RegoType,
+  selectKey,
+  STRING,
+  type TypeKey,
+  uncertain,
+  UNKNOWN,
+  valuesOf,
+} from './rego-type.js';
+import type { RuleNode } from './rule-tree.js';
+import { exprVars, forEachSubTerm, termVars } from './walk.js';
+
+/** A ref that reads what its container never has. `at` is the index of the operand at fault. */
+export type RefProblem =
+  | { kind: 'unsupported'; ref: RefTerm; at: number; have: RegoType }
+  | { kind: 'invalid'; ref: RefTerm; at: number; haveType?: RegoType; want: MaybeType; oneOf: string[] };
+
+export type Finding =
+  | { kind: 'ref'; problem: RefProblem }
+  | { kind: 'args'; name: string; want: string; have: MaybeType[]; expr: Expr }
+  | { kind: 'match'; left: MaybeType; right: MaybeType; expr: Expr };
+
+class Scope {
+  private readonly vars = new Map<string, RegoType>();
+  constructor(private readonly parent?: Scope) {}
+
+  get(name: string): RegoType | undefined {
+    return this.vars.get(name) ?? this.parent?.get(name);
+  }
+
+  set(name: string, t: RegoType): void {
+    this.vars.set(name, t);
+  }
+}
+
+function constantKey(t: Term): TypeKey | undefined {
+  if (t.type === 'string') return { kind: 'string', value: t.value };
+  if (t.type === 'number') return typeof t.value === 'number' ? { kind: 'number', value: t.value } : undefined;
+  if (t.type === 'boolean') return { kind: 'other', type: BOOLEAN };
+  if (t.type === 'null') return { kind: 'other', type: NULL };
+  return undefined;
+}
+
+function isComposite(t: Term): boolean {
+  return t.type === 'array' || t.type === 'object' || t.type === 'set';
+}
+
+/** The string keys of an object type (or of an `any` of objects), sorted: OPA's `want (one of)`. */
+function oneOf(t: RegoType): string[] {
+  const keys = new Set<string>();
+  if (t.kind === 'object') t.props.forEach(([k]) => keys.add(k));
+  if (t.kind === 'any') for (const m of t.of) if (m.kind === 'object') m.props.forEach(([k]) => keys.add(k));
+  return [...keys].sort();
+}
+
+/** Types the bodies of one rule definition, or of a comprehension inside one. */
+export class BodyTyper {
+  readonly findings: Finding[] = [];
+  private readonly closureTypes = new Map<Term, RegoType>();
+
+  constructor(
+    private readonly rules: RuleTypes,
+    private readonly scope: Scope = new Scope(),
+  ) {}
+
+  body(b: Body): void {
+    for (const e of b) this.expr(e);
+  }
+
+  /** The type of a term after the expressions typed so far (undefined: OPA's nil). */
+  typeOf(t: Term): MaybeType {
+    switch (t.type) {
+      case 'null':
+        return NULL;
+      case 'boolean':
+        return BOOLEAN;
+      case 'number':
+        return NUMBER;
+      case 'string':
+        return STRING;
+      case 'var':
+        if (t.name === 'input') return this.scope.get(t.name) ?? ANY;
+        if (t.name === 'data') return UNKNOWN;
+        return this.scope.get(t.name);
+      // Empty literals are typed as OPA types them: `array[any]`, `set[any]`, `object[any: any]`.
+      case 'array':
+        return t.items.length === 0 ? arrayOf([], ANY) : arrayOf(t.items.map((x) => this.typeOf(x)));
+      case 'set':
+        return { kind: 'set', of: t.items.length === 0 ? ANY : t.items.reduce<MaybeType>((acc, x) => or(acc, this.typeOf(x)), undefined) };
+      case 'object': {
+        if (t.entries.length === 0) return objectOf([], { key: ANY, value: ANY });
+        const props: Array<[string, MaybeType]> = [];
+        for (const [k, v] of t.entries) {
+          if (k.type !== 'string' || props.some(([p]) => p === k.value)) return UNKNOWN;
+          props.push([k.value, this.typeOf(v)]);
+        }
+        return objectOf(props);
+      }
+      case 'ref':
+        return this.refType(t);
+      case 'arraycomp':
+      case 'setcomp':
+      case 'objectcomp':
+        return this.closureTypes.get(t) ?? UNKNOWN;
+      default:
+        return UNKNOWN;
+    }
+  }
+
+  private refType(ref: RefTerm): MaybeType {
+    const head = ref.terms[0];
+    if (head?.type !== 'var') return UNKNOWN;
+    let t: MaybeType;
+    let at = 1;
+    if (head.name === 'data') {
+      const r = this.rules.dataRef(ref);
+      if (r === undefined) return UNKNOWN;
+      [t, at] = [r.type, r.at];
+    } else t = this.typeOf(head);
+    for (; at < ref.terms.length && t !== undefined; at++) {
+      if (uncertain(t)) return UNKNOWN;
+      const op = ref.terms[at] as Term;
+      const key = constantKey(op);
+      t = key === undefined ? valuesOf(t) : selectKey(t, key);
+    }
+    return t;
+  }
+
+  /** Types the vars of `e` UNKNOWN: what it binds is not modelled. */
+  private forget(e: Expr | Term, all: boolean): void {
+    const vars = new Set<string>();
+    if ('kind' in e) exprVars(e, vars, { skipClosures: true });
+    else termVars(e, vars, { skipClosures: true });
+    for (const v of vars) if (all || this.scope.get(v) === undefined) this.scope.set(v, UNKNOWN);
+  }
+
+  private expr(e: Expr): void {
+    if (e.with.length > 0 || e.kind === 'some' || e.kind === 'every' || e.kind === 'notbody') {
+      this.forget(e, true);
+      return;
+    }
+    const before = this.findings.length;
+    const terms = e.kind === 'call' ? e.args : [e.term];
+    for (const t of terms) this.closures(t);
+    for (const t of terms) this.refs(t);
+    const f = e.kind === 'call' ? this.call(e) : undefined;
+    if (f === undefined) return;
+    const nil = f.kind === 'match' ? hasNil(f.left) || hasNil(f.right) : f.kind === 'args' && f.have.some(hasNil);
+    if (this.findings.length > before && nil) return;
+    this.findings.push(f);
+  }
+
+  /** Checks the comprehensions of a term in a nested scope (OPA's checkClosures) and keeps their types. */
+  private closures(t: Term): void {
+    if (t.type === 'arraycomp' || t.type === 'setcomp' || t.type === 'objectcomp') {
+      const inner = new BodyTyper(this.rules, new Scope(this.scope));
+      inner.body(t.body);
+      this.findings.push(...inner.findings);
+      let type: RegoType = UNKNOWN;
+      if (inner.findings.length === 0) {
+        if (t.type === 'arraycomp') type = arrayOf([], inner.typeOf(t.term));
+        else if (t.type === 'setcomp') type = { kind: 'set', of: inner.typeOf(t.term) };
+        else type = objectOf([], { key: inner.typeOf(t.key), value: inner.typeOf(t.value) });
+      }
+      this.closureTypes.set(t, type);
+      return;
+    }
+    forEachChild(t, (c) => this.closures(c));
+  }
+
+  /** OPA's ref checker over the refs of a term (outer refs first). */
+  private refs(t: Term): void {
+    if (t.type === 'arraycomp' || t.type === 'setcomp' || t.type === 'objectcomp') return;
+    if (t.type === 'ref') this.checkRef(t);
+    forEachChild(t, (c) => this.refs(c));
+  }
+
+  private checkRef(ref: RefTerm): void {
+    const head = ref.terms[0];
+    if (head?.type !== 'var') return this.forget(ref, false);
+    if (head.name === 'input' && this.scope.get('input') === undefined) return this.checkLeaf(ref, ANY, 1);
+    if (head.name === 'data') {
+      const r = this.rules.dataRef(ref);
+      if (r === undefined) return this.forget(ref, false);
+      return this.checkLeaf(ref, r.type, r.at);
+    }
+    const t = this.scope.get(head.name);
+    if (t === undefined) return this.forget(ref, false);
+    this.checkLeaf(ref, t, 1);
+  }
+
+  /** OPA's checkRefLeaf: each operand from `at` against the type it reads into. */
+  private checkLeaf(ref: RefTerm, t: RegoType, at: number): void {
+    const rest = (i: number): void => ref.terms.slice(i).forEach((x) => this.forget(x, false));
+    for (let i = at; i < ref.terms.length; i++) {
+      if (uncertain(t)) return rest(i);
+      const op = ref.terms[i] as Term;
+      const keys = keysOf(t);
+      if (keys === undefined) {
+        this.findings.push({ kind: 'ref', problem: { kind: 'unsupported', ref, at: i, have: t } });
+        return rest(i);
+      }
+      const key = constantKey(op);
+      if (key !== undefined) {
+        const child = selectKey(t, key);
+        if (child === undefined) {
+          this.findings.push({ kind: 'ref', problem: { kind: 'invalid', ref, at: i, want: keys, oneOf: oneOf(t) } });
+          return rest(i);
+        }
+        t = child;
+        continue;
+      }
+      if (op.type === 'var') {
+        const exist = this.scope.get(op.name);
+        if (exist === undefined) this.scope.set(op.name, keys);
+        else if (!fits(exist, keys)) {
+          if (!uncertain(exist)) this.findings.push({ kind: 'ref', problem: { kind: 'invalid', ref, at: i, haveType: exist, want: keys, oneOf: oneOf(t) } });
+          return rest(i + 1);
+        }
+      } else if (isComposite(op)) {
+        if (!this.unify1(op, keys, false)) return rest(i + 1);
+      } else return rest(i);
+      const values = valuesOf(t);
+      if (values === undefined) return rest(i + 1);
+      t = values;
+    }
+  }
+
+  private call(e: Extract<Expr, { kind: 'call' }>): Finding | undefined {
+    const name = refName(e.op);
+    const head = e.op.terms[0];
+    if (head?.type === 'var' && head.name === 'data') return this.userCall(e);
+    if (name === undefined || head?.type !== 'var') return this.forgetArgs(e);
+    if (name === 'eq' && e.args.length === 2) return this.unify2(e, e.args[0] as Term, e.args[1] as Term);
+    const decl = builtinDecl(name);
+    const n = decl === undefined ? 0 : decl.types.length - 1;
+    if (decl === undefined || (e.args.length !== n && e.args.length !== n + 1)) return this.forgetArgs(e);
+    for (let i = 0; i < e.args.length; i++) {
+      if (this.unify1(e.args[i] as Term, decl.types[i] as RegoType, false)) continue;
+      const have = e.args.map((a) => this.typeOf(a));
+      if (have.some(uncertain)) return this.forgetArgs(e);
+      return { kind: 'args', name, want: decl.want, have, expr: e };
+    }
+    return undefined;
+  }
+
+  /**
+   * A call of a user function: its output var takes the function's result type (the union of its definitions'),
+   * as OPA binds it; the arguments' types are not checked (their vars are forgotten).
+   */
+  private userCall(e: Extract<Expr, { kind: 'call' }>): undefined {
+    const fn = this.rules.functionType(e.op);
+    if (fn === undefined || e.args.length !== fn.arity + 1) return this.forgetArgs(e);
+    const out = e.args[fn.arity] as Term;
+    this.forgetArgs({ ...e, args: e.args.slice(0, fn.arity) });
+    if (out.type === 'var' && this.scope.get(out.name) === undefined) this.scope.set(out.name, fn.result);
+    else this.forget(out, false);
+    return undefined;
+  }
+
+  /** Types the vars of function arguments `any` where the body did not bind them (OPA's checkRule). */
+  argsAsAny(args: Term[]): void {
+    const vars = new Set<string>();
+    for (const a of args) termVars(a, vars, { skipClosures: true });
+    for (const v of vars) if (this.scope.get(v) === undefined) this.scope.set(v, ANY);
+  }
+
+  private forgetArgs(e: Extract<Expr, { kind: 'call' }>): undefined {
+    for (const a of e.args) this.forget(a, isComposite(a));
+    return undefined;
+  }
+
+  /** OPA's unify2: `a = b`, a match error when no value fits both. */
+  private unify2(e: Expr, a: Term, b: Term): Finding | undefined {
+    const left = this.typeOf(a);
+    const right = this.typeOf(b);
+    if (uncertain(left) || uncertain(right)) {
+      this.forget(a, false);
+      this.forget(b, false);
+      return undefined;
+    }
+    return this.unify2Terms(a, left, b, right) ? undefined : { kind: 'match', left, right, expr: e };
+  }
+
+  private unify2Terms(a: Term, left: MaybeType, b: Term, right: MaybeType): boolean {
+    const nilA = hasNil(left);
+    const nilB = hasNil(right);
+    if (nilA && !nilB) return this.unify1(a, right as RegoType, false);
+    if (nilB && !nilA) return this.unify1(b, left as RegoType, false);
+    if (!nilA && !nilB) return fits(left, right);
+    if (a.type === 'array' && b.type === 'array') {
+      if (a.items.length !== b.items.length) return false;
+      return a.items.every((x, i) => {
+        const y = b.items[i] as Term;
+        return this.unify2Terms(x, this.typeOf(x), y, this.typeOf(y));
+      });
+    }
+    if (a.type === 'object' && b.type === 'object') {
+      if (a.entries.length !== b.entries.length) return false;
+      for (const [k, v] of a.entries) {
+        const w = b.entries.find(([k2]) => sameConstant(k, k2));
+        if (w === undefined) return false;
+        if (!this.unify2Terms(v, this.typeOf(v), w[1], this.typeOf(w[1]))) return false;
+      }
+      return true;
+    }
+    const [x, y] = a.type === 'var' ? [a, b] : [b, a];
+    if (x.type === 'var' && (y.type === 'var' || y.type === 'array' || y.type === 'object')) {
+      return this.unify1(y, ANY, false) && this.unify1(x, this.typeOf(y) ?? ANY, false);
+    }
+    return false;
+  }
+
+  /** OPA's unify1: a term against a type, binding its vars (with `union`, widening bound ones). */
+  private unify1(t: Term, type: RegoType, union: boolean): boolean {
+    if (type.kind === 'unknown') {
+      this.forget(t, union);
+      return true;
+    }
+    switch (t.type) {
+      case 'array':
+        if (type.kind === 'array') {
+          if (t.items.length !== type.items.length && type.of === undefined) return false;
+          return t.items.every((x, i) => {
+            const s = selectKey(type, { kind: 'number', value: i });
+            return s !== undefined && this.unify1(x, s, union);
+          });
+        }
+        return this.unify1Any(t, type, t.items);
+      case 'object':
+        if (type.kind === 'object') {
+          if (t.entries.length !== type.props.length && type.dyn === undefined) return false;
+          for (const [k, v] of t.entries) {
+            const key = constantKey(k);
+            if (key === undefined) {
+              if (k.type !== 'var') this.forget(k, true);
+              this.unify1(v, ANY, union);
+              continue;
+            }
+            const s = selectKey(type, key);
+            if (s === undefined || !this.unify1(v, s, union)) return false;
+          }
+          return true;
+        }
+        return this.unify1Any(
+          t,
+          type,
+          t.entries.map(([, v]) => v),
+        );
+      case 'set':
+        if (type.kind === 'set') {
+          const of = valuesOf(type);
+          return t.items.every((x) => of !== undefined && this.unify1(x, of, union));
+        }
+        return this.unify1Any(t, type, t.items);
+      case 'var': {
+        const exist = this.scope.get(t.name) ?? (t.name === 'input' ? ANY : undefined);
+        if (!union) {
+          if (exist !== undefined) return fits(exist, type);
+          this.scope.set(t.name, type);
+        } else this.scope.set(t.name, or(exist, type) as RegoType);
+        return true;
+      }
+      default:
+        return fits(this.typeOf(t), type);
+    }
+  }
+
+  /** A composite literal against `any` (of some types): each member tried, with union. */
+  private unify1Any(t: Term, type: RegoType, members: Term[]): boolean {
+    if (type.kind !== 'any') return false;
+    if (type.of.length === 0) {
+      if (t.type === 'object') t.entries.forEach(([k]) => this.forget(k, true));
+      members.forEach((m) => this.unify1(m, ANY, true));
+      return true;
+    }
+    let ok = false;
+    for (const m of type.of) ok = this.unify1(t, m, true) || ok;
+    return ok;
+  }
+}
+
+function sameConstant(a: Term, b: Term): boolean {
+  if (a.type !== b.type) return false;
+  if (a.type === 'string' && b.type === 'string') return a.value === b.value;
+  if (a.type === 'number' && b.type === 'number') return typeof a.value === 'number' && a.value === b.value;
+  if (a.type === 'boolean' && b.type === 'boolean') return a.value === b.value;
+  return a.type === 'null';
+}
+
+/** The direct sub-terms of a term, a ref's operands (and head) included. */
+function forEachChild(t: Term, f: (t: Term) => void): void {
+  if (t.type === 'ref') t.terms.forEach(f);
+  else forEachSubTerm(t, f);
+}
+
+interface Typed {
+  findings: Finding[];
+  value: MaybeType;
+  /** For a function: whether every argument is a var typed `any` (so OPA's unification of a call's arguments cannot fail). */
+  argsAny?: boolean;
+}
+
+/** The rules' types, each rule definition typed once (in dependency order, as OPA's checker sorts them). */
+export class RuleTypes {
+  private readonly byRule = new Map<Rule, Typed | 'pending'>();
+  private readonly byNode = new Map<RuleNode, RegoType>();
+  private readonly byFunction = new Map<RuleNode, { arity: number; result: RegoType } | 'uncertain'>();
+
+  constructor(private readonly root: RuleNode) {}
+
+  /** The findings of one rule definition (one `else` link). */
+  check(rule: Rule): Finding[] {
+    return this.typed(rule).findings;
+  }
+
+  private typed(rule: Rule): Typed {
+    const done = this.byRule.get(rule);
+    if (done === 'pending') return { findings: [], value: UNKNOWN };
+    if (done !== undefined) return done;
+    this.byRule.set(rule, 'pending');
+    const typer = new BodyTyper(this);
+    typer.body(rule.body);
+    const h = rule.head;
+    let value: MaybeType = UNKNOWN;
+    if (h.args === undefined && h.key !== undefined && h.value === undefined) value = { kind: 'set', of: typer.typeOf(h.key) };
+    else if (h.args === undefined && h.key === undefined) value = h.value === undefined ? BOOLEAN : typer.typeOf(h.value);
+    let argsAny: boolean | undefined;
+    if (h.args !== undefined) {
+      typer.argsAsAny(h.args);
+      value = h.value === undefined ? BOOLEAN : typer.typeOf(h.value);
+      argsAny = h.args.every((a) => {
+        const t = a.type === 'var' ? typer.typeOf(a) : undefined;
+        return t?.kind === 'any' && t.of.length === 0;
+      });
+    }
+    const result = { findings: typer.findings, value, ...(argsAny === undefined ? {} : { argsAny }) };
+    this.byRule.set(rule, result);
+    return result;
+  }
+
+  /**
+   * The type of a rule node: the union of its definitions' value types (`else` links and the default
+   * included; `any` when one has a type error, as OPA types it), UNKNOWN where it is not modelled
+   * (functions, ref heads, a node with rules below it).
+   */
+  private nodeType(node: RuleNode): RegoType {
+    const done = this.byNode.get(node);
+    if (done !== undefined) return done;
+    this.byNode.set(node, UNKNOWN);
+    const defs = [...node.rules, ...node.defaults];
+    let type: MaybeType = undefined;
+    let certain = node.children.size === 0 && defs.length > 0;
+    for (const d of certain ? defs : []) {
+      if (d.kind === 'function' || d.suffix.length > 0) certain = false;
+      for (let r: Rule | undefined = d.rule; r !== undefined && certain; r = r.else) {
+        const t = this.typed(r);
+        if (t.findings.length > 0) type = or(type, ANY);
+        else if (t.value === undefined) certain = false;
+        else type = or(type, t.value);
+      }
+    }
+    const result = certain && type !== undefined ? type : UNKNOWN;
+    this.byNode.set(node, result);
+    return result;
+  }
+
+  /**
+   * A user function's arity and result type: the union of its definitions' results (`else` links and a default
+   * included); undefined when not certain: a definition with a type error (OPA types the function `any` and then
+   * does not bind a call's output at all), or an argument the body types (a call may then fail OPA's argument
+   * check, which leaves the output unbound).
+   */
+  functionType(op: RefTerm): { arity: number; result: RegoType } | undefined {
+    let node: RuleNode | undefined = this.root;
+    for (const t of op.terms.slice(1)) {
+      if (t.type !== 'string' || node === undefined) return undefined;
+      node = node.child(t.value);
+    }
+    if (node === undefined || !node.isFunction || node.children.size > 0) return undefined;
+    const done = this.byFunction.get(node);
+    if (done !== undefined) return done === 'uncertain' ? undefined : done;
+    this.byFunction.set(node, 'uncertain');
+    const defs = [...node.rules, ...node.defaults];
+    const arity = defs[0]?.rule.head.args?.length;
+    let result: MaybeType = undefined;
+    for (const d of defs) {
+      for (let r: Rule | undefined = d.rule; r !== undefined; r = r.else) {
+        const t = this.typed(r);
+        // Only where every argument is `any`: a call whose arguments OPA refuses leaves its output unbound.
+        if (d.kind !== 'function' || r.head.args?.length !== arity || t.findings.length > 0 || t.value === undefined || t.argsAny !== true) return undefined;
+        result = or(result, t.value);
+      }
+    }
+    if (arity === undefined || result === undefined || uncertain(result)) return undefined;
+    const type = { arity, result };
+    this.byFunction.set(node, type);
+    return type;
+  }
+
+  /** Where a `data` ref reaches a rule: its type and the index of the operand after it; undefined when not certain. */
+  dataRef(ref: RefTerm): { type: RegoType; at: number } | undefined {
+    let node: RuleNode | undefined = this.root;
+    for (let i = 1; i < ref.terms.length; i++) {
+      const t = ref.terms[i] as Term;
+      if (t.type !== 'string') return undefined;
+      node = node.child(t.value);
+      if (node === undefined) return undefined;
+      if (node.hasRules) return { type: this.nodeType(node), at: i + 1 };
+    }
+    return undefined;
+  }
+}
