@@ -23,6 +23,13 @@ export function lineAt(text: string, offset: number): number {
   return line;
 }
 
+/** 0-based line of go-yaml's stream-end token: its scanner forces a line break after a last line that has none. */
+function streamEndLine(text: string): number {
+  const last = text.charCodeAt(text.length - 1);
+  const broken = text.length === 0 || last === 0x0a || last === 0x0d || last === 0x85 || last === 0x2028 || last === 0x2029;
+  return lineAt(text, text.length) + (broken ? 0 : 1);
+}
+
 /** `yaml: line N: problem` as go-yaml's `parser.fail` words it. */
 export function goYamlText(stage: Stage, line0: number, problem: string): string {
   const line = stage === 'scanner' && line0 !== 0 ? line0 + 1 : line0;
@@ -137,7 +144,9 @@ export function goYamlError(text: string, err: YAMLError): string {
   const at = text.slice(offset);
   if (/^Missing closing ["']quote/.test(msg)) return goYamlText('scanner', lineAt(text, text.length), 'found unexpected end of stream');
   const flow = /^Flow (?:sequence|map).* must .*end with an? ([\]}])$/.exec(msg);
-  if (flow !== null) return goYamlText('parser', line0, `did not find expected ',' or '${flow[1]}'`);
+  // A flow left open with nothing after it but plain content (no `:`, no closing bracket) runs to the end of the text,
+  // and go-yaml's parser stops at its stream-end token; otherwise at the token the package stopped at.
+  if (flow !== null) return goYamlText('parser', /^[^:\]}]*$/.test(at) ? streamEndLine(text) : line0, `did not find expected ',' or '${flow[1]}'`);
   if (err.code === 'TAB_AS_INDENT' || (err.code === 'BAD_SCALAR_START' && /^[@`]/.test(at))) {
     return goYamlText('scanner', line0, 'found character that cannot start any token');
   }
