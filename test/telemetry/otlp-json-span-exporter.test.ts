@@ -9,12 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inSpan } from '../../runtime/core/telemetry/tracing.js';
 import { createOtlpJsonSpanExporter } from '../../runtime/telemetry/otlp-json-span-exporter.js';
@@ -22,6 +18,7 @@ import { startTelemetry } from '../../runtime/telemetry/start-telemetry.js';
 import { startTraceReceiver } from '../../runtime/telemetry/trace-receiver.js';
 import { TraceStore } from '../../runtime/telemetry/trace-store.js';
 import { waitFor } from '../support/net.js';
+import { exportWith, spansWithNaN } from '../support/otel-spans.js';
 
 interface Received {
   path: string;
@@ -46,29 +43,6 @@ async function recordingBackend(): Promise<{ url: string; received: Received[]; 
     received,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-}
-
-function exportWith(exporter: SpanExporter, spans: ReadableSpan[]): Promise<ExportResult> {
-  return new Promise((resolve) => exporter.export(spans, resolve));
-}
-
-/** Finished spans from the real SDK, one with NaN and ±Infinity attributes among good ones. */
-function spansWithNaN(): ReadableSpan[] {
-  const memory = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'nan-svc' }),
-    spanProcessors: [new SimpleSpanProcessor(memory)],
-  });
-  const tracer = provider.getTracer('test');
-  const parent = tracer.startSpan('score', {
-    kind: SpanKind.SERVER,
-    attributes: { 'score.value': Number.NaN, 'score.max': Number.POSITIVE_INFINITY, 'score.name': 'cosine', 'score.k': 5, 'score.ratio': 0.5 },
-  });
-  parent.addEvent('scored', { nan: Number.NaN, ok: 'yes' });
-  parent.setStatus({ code: SpanStatusCode.OK });
-  tracer.startSpan('child', { attributes: { list: [1, Number.NaN, 3] } }, trace.setSpan(ROOT_CONTEXT, parent)).end();
-  parent.end();
-  return memory.getFinishedSpans();
 }
 
 let root: string;
@@ -112,62 +86,6 @@ describe('createOtlpJsonSpanExporter', () => {
       await exporter.shutdown();
     } finally {
       await new Promise((resolve) => refusing.close(resolve));
-    }
-  });
-});
-
-describe('the local receiver', () => {
-  it('keeps a batch in which an attribute is NaN or Infinity (written as null), losing only those attributes', async () => {
-    const store = new TraceStore({ root: join(root, 'nan') });
-    const receiver = await startTraceReceiver({ store });
-    try {
-      const spans = spansWithNaN();
-      // The SDK's own serializer writes NaN as null: that body is what a receiver gets.
-      expect(Buffer.from(JsonTraceSerializer.serializeRequest(spans)!).toString()).toContain('"score.value","value":{"doubleValue":null}');
-      const exporter = createOtlpJsonSpanExporter({ url: receiver.tracesUrl, headers: {} });
-      expect(await exportWith(exporter, spans)).toEqual({ code: ExportResultCode.SUCCESS });
-      await exporter.shutdown();
-      const stored = store.read();
-      expect(stored.map((span) => span.name).sort()).toEqual(['child', 'score']);
-      const score = stored.find((span) => span.name === 'score')!;
-      expect(score.attributes).toEqual({ 'score.name': 'cosine', 'score.k': 5, 'score.ratio': 0.5 });
-      expect(score.events).toEqual([expect.objectContaining({ name: 'scored', attributes: { ok: 'yes' } })]);
-      expect(stored.find((span) => span.name === 'child')!.attributes).toEqual({ list: [1, 3] });
-      // The protobuf JSON mapping's spellings are kept by name (JSON has no number for them).
-      const posted = await fetch(receiver.tracesUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          resourceSpans: [
-            {
-              scopeSpans: [
-                {
-                  spans: [
-                    {
-                      traceId: 'ab'.repeat(16),
-                      spanId: 'cd'.repeat(8),
-                      name: 'spelled',
-                      startTimeUnixNano: '1700000000000000000',
-                      endTimeUnixNano: '1700000000000000001',
-                      attributes: [
-                        { key: 'nan', value: { doubleValue: 'NaN' } },
-                        { key: 'inf', value: { doubleValue: '-Infinity' } },
-                        { key: 'junk', value: { intValue: 'twelve' } },
-                        { key: 'wrongType', value: { stringValue: 5 } },
-                        { key: 'big', value: { intValue: '12' } },
-                      ],
-                    },
-                  ],
-                },
-              ],
-            },
-          ],
-        }),
-      });
-      expect(posted.status).toBe(200);
-      expect(store.read().find((span) => span.name === 'spelled')!.attributes).toEqual({ nan: 'NaN', inf: '-Infinity', big: 12 });
-    } finally {
-      await receiver.close();
     }
   });
 });

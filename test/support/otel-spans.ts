@@ -1,0 +1,28 @@
+/** Finished spans from the real OpenTelemetry SDK for the telemetry tests, and an export as a promise. */
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { ExportResult } from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+
+export function exportWith(exporter: SpanExporter, spans: ReadableSpan[]): Promise<ExportResult> {
+  return new Promise((resolve) => exporter.export(spans, resolve));
+}
+
+/** Finished spans from the real SDK, one with NaN and ±Infinity attributes among good ones. */
+export function spansWithNaN(): ReadableSpan[] {
+  const memory = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'nan-svc' }),
+    spanProcessors: [new SimpleSpanProcessor(memory)],
+  });
+  const tracer = provider.getTracer('test');
+  const parent = tracer.startSpan('score', {
+    kind: SpanKind.SERVER,
+    attributes: { 'score.value': Number.NaN, 'score.max': Number.POSITIVE_INFINITY, 'score.name': 'cosine', 'score.k': 5, 'score.ratio': 0.5 },
+  });
+  parent.addEvent('scored', { nan: Number.NaN, ok: 'yes' });
+  parent.setStatus({ code: SpanStatusCode.OK });
+  tracer.startSpan('child', { attributes: { list: [1, Number.NaN, 3] } }, trace.setSpan(ROOT_CONTEXT, parent)).end();
+  parent.end();
+  return memory.getFinishedSpans();
+}
