@@ -125,17 +125,22 @@ function ask(served: Served, message: string): Promise<unknown> {
   });
 }
 
-/** Bytes the server's heap allocates per request, over `ALLOC_REQUESTS` requests. */
-async function allocationsPerRequest(served: Served, headers: Record<string, string>): Promise<number> {
-  await ask(served, 'alloc-start');
-  const r = await autocannon({
+/** `POST /stream` under load from CONNECTIONS connections, for a number of requests or of seconds. */
+function postStreams(served: Served, headers: Record<string, string>, limit: { amount: number } | { duration: number }) {
+  return autocannon({
     url: `http://127.0.0.1:${served.port}/stream`,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: BODY,
     connections: CONNECTIONS,
-    amount: ALLOC_REQUESTS,
+    ...limit,
   });
+}
+
+/** Bytes the server's heap allocates per request, over `ALLOC_REQUESTS` requests. */
+async function allocationsPerRequest(served: Served, headers: Record<string, string>): Promise<number> {
+  await ask(served, 'alloc-start');
+  const r = await postStreams(served, headers, { amount: ALLOC_REQUESTS });
   const { allocated } = (await ask(served, 'alloc-stop')) as { allocated: number };
   if (r.errors + r.non2xx > 0) throw new Error(`${r.errors + r.non2xx} requests to port ${served.port} failed while counting allocations`);
   return allocated / r.requests.total;
@@ -159,14 +164,7 @@ interface Run {
 
 async function load(served: Served, headers: Record<string, string>, seconds: number): Promise<Run> {
   const cpu0 = cpuSeconds(served.child.pid);
-  const r = await autocannon({
-    url: `http://127.0.0.1:${served.port}/stream`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: BODY,
-    connections: CONNECTIONS,
-    duration: seconds,
-  });
+  const r = await postStreams(served, headers, { duration: seconds });
   const cpu = cpuSeconds(served.child.pid) - cpu0;
   return { perSecond: r.requests.average, p99: r.latency.p99, cpuUsPerRequest: (cpu * 1e6) / Math.max(1, r.requests.total), errors: r.errors + r.non2xx };
 }

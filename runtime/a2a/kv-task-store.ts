@@ -2,6 +2,7 @@ import { Task, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk
 import { resolveUserScope, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import type { Redis } from 'ioredis';
 import { CONFIG_DEFAULTS } from '../core/config.js';
+import { isPlainObject, parseJsonOrUndefined } from '../core/json.js';
 import { closeKvClient, kvCall } from '../core/kv-client.js';
 import { checkTtlSeconds } from '../sessions/ttl-seconds.js';
 import { listTaskPage } from './task-list-page.js';
@@ -125,13 +126,8 @@ function scope(context: ServerCallContext): string {
 
 /** A stored task, or `undefined` when the value is corrupt or belongs to another id. */
 function decodeTask(raw: string, taskId: string): Task | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const value = parseJsonOrUndefined(raw);
+  if (!isPlainObject(value)) return undefined;
   try {
     const task = Task.fromJSON(value);
     return task.id === taskId ? task : undefined;

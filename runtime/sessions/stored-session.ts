@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isPlainObject, parseJsonOrUndefined } from '../core/json.js';
 import type { Session } from './session-store.js';
 
 /** A session as the kv store keeps it, JSON in one Redis string: the wire shape {@link parseStoredSession} checks. */
@@ -17,14 +18,9 @@ export const StoredSessionSchema = z.object({
  * record. The tests hold the two to the same answers on hostile records.
  */
 export function parseStoredSession(raw: string): Session | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { contextId, createdAt, expiresAt } = value as Record<string, unknown>;
+  const value = parseJsonOrUndefined(raw);
+  if (!isPlainObject(value)) return undefined;
+  const { contextId, createdAt, expiresAt } = value;
   if (typeof contextId !== 'string' || typeof createdAt !== 'number' || typeof expiresAt !== 'number') return undefined;
   if (!Number.isFinite(createdAt) || !Number.isFinite(expiresAt)) return undefined;
   return { contextId, createdAt, expiresAt };
