@@ -349,15 +349,17 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
   // How OPA's tester runs a v1 unit's tests: the modules with the runner's rewrites (a duplicate test renamed, as OPA's
   // RewriteDuplicateTestNames does; a parameterised test's case-listing rule appended, where OPA's tester injects
   // `internal.test_case`), so OPA is asked the same paths and its values judged as `opa test` judges them.
+  // A v0 unit is planned on its --v0-v1 rewrite (OPA reads v1 text), so its duplicate tests are asked of OPA too.
   let plan: ReturnType<typeof planPolicyTests> | undefined;
-  if (!unit.v0) {
-    try {
-      plan = planPolicyTests(files.modules);
-    } catch (error) {
-      f.differences.push(`${unit.name}: the tests cannot be planned for OPA (asked as written): ${(error as Error).message.split('\n')[0]}`);
-    }
+  try {
+    const v1 = unit.v0
+      ? files.modules.map(({ regoVersion: _v0, ...m }) => ({ ...m, source: formatRego({ source: m.source, file: m.id, v0ToV1: true }) }))
+      : files.modules;
+    plan = planPolicyTests(v1);
+  } catch (error) {
+    f.differences.push(`${unit.name}: the tests cannot be planned for OPA (asked as written): ${(error as Error).message.split('\n')[0]}`);
   }
-  // OPA reads v1 text: the v0 files through our --v0-v1 rewrite.
+  // OPA reads v1 text: the v0 files through our --v0-v1 rewrite (the plan's sources, or file by file without a plan).
   const opaModules: Array<[string, string]> = [];
   if (plan !== undefined) for (const m of plan.sources) opaModules.push([m.file, m.source]);
   else
