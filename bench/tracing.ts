@@ -23,7 +23,13 @@
  * exporting every span as above), CPU time per run, interleaved rounds.
  *
  *   npm run bench:tracing   (BENCH_SECONDS=3 BENCH_ROUNDS=6 BENCH_CONNECTIONS=16 BENCH_HOP_CALLS=100 by default;
- *                            BENCH_TRACES_SAMPLER=always_off: the SDK loaded but nothing recorded)
+ *                            BENCH_TRACES_SAMPLER=always_off: the SDK loaded but nothing recorded;
+ *                            BENCH_TRACES_SAMPLER=parentbased_traceidratio BENCH_TRACES_SAMPLER_ARG=0.1: one request in ten)
+ *
+ * Last, the floor: the same 4 spans through the official SDK alone (started and
+ * ended with explicit parents, dropped by the exporter: none of the toolkit's
+ * code, no context manager, nothing encoded), as a share of the task's CPU with
+ * tracing off. No cost of tracing these spans can go below it.
  *
  * Prints figures; asserts nothing.
  */
@@ -49,6 +55,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const HOP_CALLS = Number(process.env.BENCH_HOP_CALLS ?? 100);
 /** `always_off` measures the SDK's presence without recording or exporting (where the cost is). */
 const SAMPLER = process.env.BENCH_TRACES_SAMPLER ?? 'always_on';
+/** OTEL_TRACES_SAMPLER_ARG for the samplers that take one (a ratio). */
+const SAMPLER_ARG = process.env.BENCH_TRACES_SAMPLER_ARG;
 const PLANNER_CARD = fileURLToPath(new URL('../../agent_cards/planner.json', import.meta.url));
 /** The target: tracing costs at most 10% on the hot path. */
 const TARGET = 0.1;
@@ -102,16 +110,52 @@ async function runTasks(): Promise<void> {
   process.send?.((cpu.user + cpu.system) / TASK_RUNS, () => process.exit(0));
 }
 
-/** CPU µs per in-process task run in a child process with `env` (no OTEL_* variable: no SDK). */
-function taskRunCpu(env: Record<string, string>): Promise<number> {
+/**
+ * Child mode `sdk-floor`: what the official SDK alone costs for the same 4 spans, none of the toolkit's code
+ * involved: a router span, a task span and two step spans started with explicit parents (no context manager),
+ * each with one attribute, ended, and handed to a BatchSpanProcessor whose exporter drops them (nothing encoded,
+ * nothing sent). Sends the CPU µs per run to the parent: the floor under any cost the toolkit's tracing can reach.
+ */
+async function runSdkFloor(): Promise<void> {
+  const [{ BasicTracerProvider, BatchSpanProcessor }, { context, trace }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/api'),
+  ]);
+  const exporter = { export: (_spans: unknown, done: (result: { code: number }) => void) => done({ code: 0 }), shutdown: async () => {} };
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, { maxQueueSize: 65_536, scheduledDelayMillis: 50 })] });
+  const tracer = provider.getTracer('floor');
+  const runs = (count: number) => {
+    for (let i = 0; i < count; i++) {
+      const router = tracer.startSpan('task route_to_task', { attributes: { 'task.name': 'route_to_task' } }, context.active());
+      const inRouter = trace.setSpan(context.active(), router);
+      const task = tracer.startSpan('task echo', { attributes: { 'task.name': 'echo' } }, inRouter);
+      const inTask = trace.setSpan(inRouter, task);
+      tracer.startSpan('step a', { attributes: { 'step.name': 'a' } }, inTask).end();
+      tracer.startSpan('step b', { attributes: { 'step.name': 'b' } }, inTask).end();
+      task.end();
+      router.end();
+    }
+  };
+  runs(TASK_RUNS / 2);
+  await provider.forceFlush();
+  const cpu0 = process.cpuUsage();
+  runs(TASK_RUNS);
+  await provider.forceFlush();
+  const cpu = process.cpuUsage(cpu0);
+  await provider.shutdown();
+  process.send?.((cpu.user + cpu.system) / TASK_RUNS, () => process.exit(0));
+}
+
+/** CPU µs per in-process task run (or, with `mode` `sdk-floor`, per run of the SDK alone) in a child process with `env` (no OTEL_* variable: no SDK). */
+function taskRunCpu(env: Record<string, string>, mode: 'task-runs' | 'sdk-floor' = 'task-runs'): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['task-runs'], {
+    const child = fork(fileURLToPath(import.meta.url), [mode], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'error', ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child.once('message', (us) => resolve(Number(us)));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`the task-runs child exited with ${String(code)}`))));
+    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`the ${mode} child exited with ${String(code)}`))));
   });
 }
 
@@ -169,9 +213,15 @@ function costLine(label: string, ratios: number[], kind: 'cost' | 'loss'): strin
 async function main(): Promise<void> {
   if (process.argv[2] === 'collector') return runCollector();
   if (process.argv[2] === 'task-runs') return runTasks();
+  if (process.argv[2] === 'sdk-floor') return runSdkFloor();
   const collector = await startCollector();
   // Every span exported, as a user's backend would get them: the standard variables only, every request sampled.
-  const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: SAMPLER };
+  const tracing = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_TRACES_SAMPLER: SAMPLER,
+    ...(SAMPLER_ARG === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: SAMPLER_ARG }),
+  };
   const secret = generateSecret();
   const keysJson = JSON.stringify({ keys: [{ id: 'planner-1', agent: 'planner', secret }] });
   const keys = new KeyRing([createSigningKey({ id: 'planner-1', agent: 'planner', secret: decodeSecret(secret)! })]);
@@ -192,7 +242,7 @@ async function main(): Promise<void> {
     const call = (side: 'off' | 'on') => () => hop(planner, executors[side].card, { validator, keys });
 
     console.log(
-      `tracing cost: tracing off vs on (OTLP/HTTP to a local collector, sampler ${SAMPLER}), ${ROUNDS} interleaved rounds (node ${process.version}, load average ${loadavg()
+      `tracing cost: tracing off vs on (OTLP/HTTP to a local collector, sampler ${SAMPLER}${SAMPLER_ARG === undefined ? '' : ` ${SAMPLER_ARG}`}), ${ROUNDS} interleaved rounds (node ${process.version}, load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')})`,
     );
@@ -250,6 +300,17 @@ async function main(): Promise<void> {
       costLine(
         '  task cpu added by tracing',
         tasks.map((r) => r.on / r.off),
+        'cost',
+      ),
+    );
+    // The floor: the SDK alone for the same 4 spans, in the rounds of the task's off side (same process shape).
+    const floor = await interleaved((side) => (side === 'off' ? taskRunCpu({}) : taskRunCpu({}, 'sdk-floor')));
+    console.log(`the SDK alone: the same 4 spans started and ended by the official SDK, dropped by the exporter (no toolkit code, no context manager)`);
+    console.log(`  cpu ${median(floor.map((r) => r.on)).toFixed(1)} µs per 4 spans, the task off ${median(floor.map((r) => r.off)).toFixed(1)} µs/run`);
+    console.log(
+      costLine(
+        '  floor of the task cpu tracing can add',
+        floor.map((r) => 1 + r.on / r.off),
         'cost',
       ),
     );

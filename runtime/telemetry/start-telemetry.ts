@@ -85,7 +85,9 @@ async function startTracing(config: TelemetryConfig, resource: Resource): Promis
   // Only calls made within a span are traced: background polls (bundle followers, health probes) would each start a trace of their own.
   const undici = new UndiciInstrumentation({ requireParentforSpans: true });
   undici.enable();
-  setTracingEnabled(true);
+  // The SDK reads OTEL_TRACES_SAMPLER itself, and telemetryConfig has let through only the six samplers that
+  // never sample the child of a local span they left out: work under such a span can skip its own spans.
+  setTracingEnabled(true, { unsampledParentsHaveUnsampledChildren: true });
   return async () => {
     setTracingEnabled(false);
     undici.disable();

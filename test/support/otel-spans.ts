@@ -2,7 +2,24 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+
+/** Hands each ended span to `exporter` at once, as SimpleSpanProcessor does but without its promises (which tests counting promises would include). */
+export function exportingAtOnce(exporter: SpanExporter): SpanProcessor {
+  return {
+    onStart: () => undefined,
+    onEnd: (span) => exporter.export([span], () => undefined),
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  };
+}
 
 export function exportWith(exporter: SpanExporter, spans: ReadableSpan[]): Promise<ExportResult> {
   return new Promise((resolve) => exporter.export(spans, resolve));

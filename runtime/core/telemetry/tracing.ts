@@ -5,6 +5,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Span,
@@ -15,6 +16,8 @@ import {
 export const TRACER_NAME = 'framework_core';
 
 let enabled = false;
+/** Whether the registered provider's sampler never samples the child of a local parent it did not sample (see `setTracingEnabled`). */
+let unsampledParentsHaveUnsampledChildren = false;
 /** The toolkit's tracer, looked up once per registered provider (the provider's lookup builds a key string and a map lookup per call). */
 let tracer: Tracer | undefined;
 
@@ -27,10 +30,31 @@ export function tracingEnabled(): boolean {
   return enabled;
 }
 
-/** Called by the SDK bootstrap once a tracer provider is registered (and with false when it shuts down). */
-export function setTracingEnabled(value: boolean): void {
+/**
+ * Called by the SDK bootstrap once a tracer provider is registered (and with false when it shuts down).
+ *
+ * `unsampledParentsHaveUnsampledChildren`: the provider's sampler never samples a span whose parent is a
+ * local span it did not sample. True of the six samplers `OTEL_TRACES_SAMPLER` may name here (`always_off`;
+ * the `parentbased_*` ones, whose local-parent-not-sampled rule is always off; `traceidratio`, which decides
+ * by the trace id, the parent's own), so `startTelemetry` says so; not of every sampler a library user could
+ * register. With it, work under an unsampled span starts no span of its own and enters no context: the SDK
+ * would hand it a span recording nothing, and entering its context costs a context-manager run (and with it
+ * every promise hook). What is recorded and exported is the same; only the span id in an outgoing
+ * `traceparent` of an unsampled trace is the unsampled ancestor's.
+ */
+export function setTracingEnabled(value: boolean, options: { unsampledParentsHaveUnsampledChildren?: boolean } = {}): void {
   enabled = value;
+  unsampledParentsHaveUnsampledChildren = value && options.unsampledParentsHaveUnsampledChildren === true;
   tracer = undefined;
+}
+
+/** True when a span started under `parent` could only record nothing: its parent is a local span the sampler left out. */
+function underUnsampledParent(parent: Context): boolean {
+  if (!unsampledParentsHaveUnsampledChildren) return false;
+  const span = trace.getSpan(parent);
+  if (span === undefined || span.isRecording()) return false;
+  const ids = span.spanContext();
+  return !ids.isRemote && (ids.traceFlags & TraceFlags.SAMPLED) === 0 && isSpanContextValid(ids);
 }
 
 /** The toolkit's tracer (`framework_core`) from the registered provider. */
@@ -49,6 +73,7 @@ export function toolkitTracer(): Tracer {
  * context.with(active, () => work(span));
  */
 export function beginSpan(name: string, options: SpanOptions, parent: Context = context.active()): { span: Span; active: Context } {
+  if (underUnsampledParent(parent)) return { span: NO_SPAN, active: parent };
   const span = toolkitTracer().startSpan(
     name,
     { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
@@ -76,6 +101,7 @@ export interface SpanOptions {
 export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
   if (!enabled) return work(NO_SPAN);
   const { span, active } = beginSpan(name, options);
+  if (span === NO_SPAN) return work(NO_SPAN);
   // Chained with then, not an async function and an await: under the AsyncLocalStorage context
   // manager every promise runs a hook, so each one saved is paid for by every span.
   let running: Promise<T>;
@@ -123,6 +149,7 @@ export function spanOverStream<T>(name: string, options: SpanOptions, open: (spa
  */
 export function spanIterator<T>(name: string, options: SpanOptions, open: (span: Span) => AsyncIterator<T>): AsyncIterableIterator<T> {
   const { span, active } = beginSpan(name, options);
+  if (span === NO_SPAN) return iterableIterator(open(NO_SPAN));
   let inner: AsyncIterator<T>;
   try {
     inner = context.with(active, open, undefined, span);
@@ -144,13 +171,25 @@ export function spanScope(name: string, options: SpanOptions): { call<R>(work: (
   const { span, active } = beginSpan(name, options);
   let ended = false;
   return {
-    call: (work) => context.with(active, work),
+    call: span === NO_SPAN ? (work) => work() : (work) => context.with(active, work),
     end: (failure) => {
       if (ended) return;
       ended = true;
       if (failure) failSpan(span, failure.error);
       span.end();
     },
+  };
+}
+
+/** `inner` as an iterable iterator, its own methods called as they are. */
+function iterableIterator<T>(inner: AsyncIterator<T>): AsyncIterableIterator<T> {
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next: () => inner.next(),
+    return: async (value?: unknown) => (await inner.return?.(value)) ?? { done: true, value: undefined },
+    throw: (error: unknown) => (inner.throw ? inner.throw(error) : Promise.reject(error as Error)),
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import { createHook } from 'node:async_hooks';
 import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentResponse } from '../../../runtime/core/agent-response.js';
@@ -16,16 +16,11 @@ import { UnknownTaskError } from '../../../runtime/core/errors/unknown-task-erro
 import { FrameworkCore } from '../../../runtime/core/framework-core.js';
 import { inSpan, setTracingEnabled, spanIterator, spanOverStream, traceparentOf } from '../../../runtime/core/telemetry/tracing.js';
 import { createHelloAgent } from '../../../runtime/examples/hello-agent.js';
+import { exportingAtOnce } from '../../support/otel-spans.js';
 
 const exporter = new InMemorySpanExporter();
-/** Hands each ended span to the exporter at once, as SimpleSpanProcessor does but without its promises (which the promise count below would include). */
-const exportAtOnce: SpanProcessor = {
-  onStart: () => undefined,
-  onEnd: (span) => exporter.export([span], () => undefined),
-  forceFlush: () => Promise.resolve(),
-  shutdown: () => Promise.resolve(),
-};
-const provider = new NodeTracerProvider({ spanProcessors: [exportAtOnce] });
+// Each ended span exported at once, without SimpleSpanProcessor's promises (which the promise count below would include).
+const provider = new NodeTracerProvider({ spanProcessors: [exportingAtOnce(exporter)] });
 
 beforeAll(() => {
   provider.register();
