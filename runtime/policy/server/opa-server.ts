@@ -134,15 +134,22 @@ interface RequestOptions {
   metrics: boolean;
   /** `?instrument`: the timers, the handler's included. */
   instrument: boolean;
+  /** `?provenance`: the server's version and the policies' revision beside the result (Data API decisions). */
+  provenance: boolean;
 }
 
 /** A request with no query string. */
-const PLAIN_REQUEST: RequestOptions = { strict: false, pretty: false, metrics: false, instrument: false };
+const PLAIN_REQUEST: RequestOptions = { strict: false, pretty: false, metrics: false, instrument: false, provenance: false };
 
-/** A flag parameter: present, and not `false`. */
+/**
+ * A boolean parameter as OPA's server reads one (`getBoolParam`): present with no value (`?pretty`) is true,
+ * otherwise true when any of its values is `true` in any case (`?pretty=TRUE`); `?pretty=1` is false.
+ */
 function flag(c: Context, name: string): boolean {
-  const value = c.req.query(name);
-  return value !== undefined && value !== 'false';
+  const values = c.req.queries(name);
+  if (values === undefined) return false;
+  if (values.length === 1 && values[0] === '') return true;
+  return values.some((value) => value.toLowerCase() === 'true');
 }
 
 function requestOptions(c: Context): RequestOptions {
@@ -152,8 +159,9 @@ function requestOptions(c: Context): RequestOptions {
     ...(explain === undefined ? {} : { explain }),
     strict: c.req.query('strict-builtin-errors') === 'true',
     pretty: flag(c, 'pretty'),
-    metrics: c.req.query('metrics') !== undefined,
+    metrics: flag(c, 'metrics'),
     instrument: flag(c, 'instrument'),
+    provenance: flag(c, 'provenance'),
   };
 }
 
@@ -565,6 +573,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
       if (decisionId) parts.push(`"decision_id":${JSON.stringify(decisionId)}`);
       const metrics = metricsOf(q, evalNs, started);
       if (metrics) parts.push(`"metrics":${JSON.stringify(metrics)}`);
+      if (q.provenance) parts.push(`"provenance":${JSON.stringify(provenance())}`);
       if (json !== undefined) parts.push(`"result":${json}`);
       if (trace && explain) parts.push(`"explanation":${stringifyJson(explanationJson({ events: trace.events, mode: explain, pretty: q.pretty }))}`);
       return okAnswer(`{${parts.join(',')}}`, q);
@@ -581,6 +590,20 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   /** A JSON response, indented under `?pretty`. */
   // stringifyJson: the policy list's `ast` keeps number literals a double cannot hold exactly.
   const respond = (c: Context, body: unknown): Response => answerResponse(okAnswer(stringifyJson(body), requestOptions(c)));
+
+  /**
+   * `?provenance` on a Data API decision, in OPA's shape (`ProvenanceV1`): this server's name where OPA gives its
+   * version (as `labels.version` in /v1/status and /v1/config; its build commit, time and host are not recorded, so
+   * empty, as in an OPA built without them), and the revision of the policies the decision read, as the one bundle
+   * this server has (`/v1/status` names it `policies` too).
+   */
+  const provenance = () => ({
+    version: 'framework_core',
+    build_commit: '',
+    build_timestamp: '',
+    build_hostname: '',
+    bundles: { policies: { revision: store.revision ?? '' } },
+  });
 
   /** `?metrics` (and `?instrument`, which implies it): OPA's timer names, in ns. */
   const metricsOf = (q: RequestOptions, evalNs: number, started: bigint): Record<string, number> | undefined => {

@@ -127,6 +127,27 @@ describe('query parameters', () => {
     expect(instrumented.json.result).toBe(true);
     expect(Object.keys(instrumented.json.metrics).sort()).toEqual(['timer_rego_query_eval_ns', 'timer_server_handler_ns']);
   });
+
+  it('?provenance adds OPA’s provenance object: the server and the revision of the policies the decision read', async () => {
+    const revision = (await req('GET', '/v1/status', undefined, readOnly)).json.result.bundles.policies.active_revision as string;
+    expect(revision).toMatch(/^[0-9a-f]{64}$/);
+    const expected = { version: 'framework_core', build_commit: '', build_timestamp: '', build_hostname: '', bundles: { policies: { revision } } };
+    const got = await req('GET', '/v1/data/limits/max?provenance', undefined, readOnly);
+    expect(got.json).toEqual({ provenance: expected, result: 3 });
+    const posted = await req('POST', '/v1/data/example/allow?provenance=true', '{"input": {"user": "admin"}}', readOnly);
+    expect(posted.json).toEqual({ provenance: expected, result: true });
+    // An undefined document still carries it, as in OPA.
+    expect((await req('GET', '/v1/data/limits/nothing?provenance', undefined, readOnly)).json).toEqual({ provenance: expected });
+  });
+
+  it('reads boolean parameters as OPA does: present without a value or `true` in any case; anything else is false', async () => {
+    expect((await req('GET', '/v1/data/limits/max?pretty=TRUE', undefined, readOnly)).text).toBe('{\n  "result": 3\n}');
+    expect((await req('GET', '/v1/data/limits/max?pretty=1', undefined, readOnly)).text).toBe('{"result":3}');
+    expect((await req('GET', '/v1/data/limits/max?pretty=false&pretty=true', undefined, readOnly)).text).toBe('{\n  "result": 3\n}');
+    expect((await req('GET', '/v1/data/limits/max?metrics=false', undefined, readOnly)).json).toEqual({ result: 3 });
+    expect(Object.keys((await req('GET', '/v1/data/limits/max?metrics', undefined, readOnly)).json.metrics)).toEqual(['timer_rego_query_eval_ns']);
+    expect((await req('GET', '/v1/data/limits/max?provenance=no', undefined, readOnly)).json).toEqual({ result: 3 });
+  });
 });
 
 describe('?explain (the evaluation trace, as OPA gives it)', () => {
