@@ -13,15 +13,19 @@
  * kind (`invalid_type`, `required`, `number_gte`, ...). The common schema
  * mistakes are reported with gojsonschema's words; others with ajv's.
  *
- * Differences: OPA lists several errors in a random order (Go map order);
- * here they come in ajv's order. For a failed anyOf/oneOf only the
- * combinator error is listed (gojsonschema adds the errors of the
- * closest-matching branch). Remote `$ref`s are not fetched (an error).
+ * ajv says whether a document is valid; the errors of one it refuses are
+ * listed as gojsonschema lists them (`json-schema-go-errors.ts`: its walk
+ * order, the closest branch of a failed anyOf/oneOf/contains, allOf's and
+ * if/then's own errors), ajv's reworded where that walk does not follow the
+ * schema. Differences: where gojsonschema walks a Go map (an object's
+ * properties, pattern properties, dependencies) its order is random; here it
+ * is the schema's or the document's. Remote `$ref`s are not fetched (an error).
  */
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { RegoObject, type Value } from '../value.js';
 import { parseJSON, stringifyJSON } from '../value-json.js';
+import { type GoSchemaError, goSchemaErrors, goTypeList, UnfollowedSchema } from './json-schema-go-errors.js';
 import { type BuiltinDefinition, BuiltinError, operandTypeError } from './registry.js';
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
@@ -169,11 +173,17 @@ function normalize(s: Json, top: boolean): Json {
   return out;
 }
 
-const compiled = new Map<string, ValidateFunction>();
+/** A compiled schema: ajv's validator, and the schema as it was compiled (for gojsonschema's error walk). */
+interface CompiledSchema {
+  validate: ValidateFunction;
+  schema: Json;
+}
+
+const compiled = new Map<string, CompiledSchema>();
 const CACHE_MAX = 256;
 
 /** Parses (string) and compiles a schema; throws gojsonschema's message when it is invalid. */
-function compileSchema(arg: Value | undefined, pos: number): ValidateFunction {
+function compileSchema(arg: Value | undefined, pos: number): CompiledSchema {
   const key = typeof arg === 'string' ? arg : arg instanceof RegoObject ? stringifyJSON(arg) : null;
   if (key === null) throw operandTypeError(pos, arg ?? null, 'object', 'string');
   const hit = compiled.get(key);
@@ -185,15 +195,49 @@ function compileSchema(arg: Value | undefined, pos: number): ValidateFunction {
     throw new BuiltinError('invalid JSON string');
   }
   checkSchema(schema, schema);
-  let fn: ValidateFunction;
+  const normalized = normalize(schema, true);
+  let entry: CompiledSchema;
   try {
-    fn = ajv().compile(normalize(schema, true) as object);
+    entry = { validate: ajv().compile(normalized as object), schema: normalized };
   } catch (e) {
     throw new BuiltinError(e instanceof Error ? e.message : String(e));
   }
   if (compiled.size >= CACHE_MAX) compiled.delete(compiled.keys().next().value as string);
-  compiled.set(key, fn);
-  return fn;
+  compiled.set(key, entry);
+  return entry;
+}
+
+/** Whether a string is of `format` by the validator's own checker (unknown formats, and values other than strings, hold). */
+function formatHolds(format: string, value: unknown): boolean {
+  if (typeof value !== 'string') return true;
+  const known = (ajv().formats as Record<string, unknown>)[format];
+  const check = known instanceof RegExp || typeof known === 'function' ? known : isObj(known) ? (known['validate'] as unknown) : undefined;
+  if (check instanceof RegExp) return check.test(value);
+  return typeof check === 'function' ? (check as (text: string) => boolean)(value) !== false : true;
+}
+
+/**
+ * The errors of a document ajv refused, as gojsonschema lists them (`json-schema-go-errors.ts`); ajv's own list,
+ * reworded, where that walk does not follow the schema or finds nothing wrong (the two validators then disagree).
+ */
+function documentErrors(entry: CompiledSchema, data: unknown): RegoObject[] {
+  let errors: GoSchemaError[] = [];
+  try {
+    errors = goSchemaErrors({ root: entry.schema, formatHolds }, data);
+  } catch (e) {
+    if (!(e instanceof UnfollowedSchema)) throw e;
+  }
+  if (errors.length === 0) return matchErrors(entry.validate.errors ?? []);
+  return errors.map(({ type, desc, field }) => errorObject(type, desc, field));
+}
+
+function errorObject(type: string, desc: string, f: string): RegoObject {
+  return RegoObject.fromEntries([
+    ['error', `${f}: ${desc}`],
+    ['type', type],
+    ['field', f],
+    ['desc', desc],
+  ]);
 }
 
 function field(instancePath: string): string {
@@ -218,7 +262,7 @@ function describe(e: ErrorObject, f: string): [string, string, string] {
   const n = (x: unknown) => String(x);
   switch (e.keyword) {
     case 'type': {
-      const want = Array.isArray(p['type']) ? (p['type'] as string[]).join(',') : n(p['type']);
+      const want = Array.isArray(p['type']) ? goTypeList(p['type'] as string[]) : n(p['type']);
       return ['invalid_type', `Invalid type. Expected: ${want}, given: ${goType(e.data)}`, f];
     }
     case 'required':
@@ -294,14 +338,7 @@ function matchErrors(errors: readonly ErrorObject[]): RegoObject[] {
     if (e.keyword === 'propertyNames' && errors.some((x) => x !== e && x.schemaPath.startsWith(e.schemaPath + '/'))) continue;
     const f = field(e.instancePath);
     const [type, desc] = describe(e, f);
-    out.push(
-      RegoObject.fromEntries([
-        ['error', `${f}: ${desc}`],
-        ['type', type],
-        ['field', f],
-        ['desc', desc],
-      ]),
-    );
+    out.push(errorObject(type, desc, f));
   }
   return out;
 }
@@ -339,9 +376,9 @@ export const jsonSchemaBuiltins: BuiltinDefinition[] = [
     result: 'array',
     impl: ([doc, schema]) => {
       const data = documentOf(doc);
-      const validate = compileSchema(schema, 2);
-      if (validate(data)) return [true, []];
-      return [false, matchErrors(validate.errors ?? [])];
+      const entry = compileSchema(schema, 2);
+      if (entry.validate(data)) return [true, []];
+      return [false, documentErrors(entry, data)];
     },
   },
 ];
