@@ -6,7 +6,9 @@
  * Written from the YAML 1.1 rules and go-yaml's behaviour; the parser that
  * reads these tokens is yaml-go-parser.ts.
  */
-import { GoYamlFault, type Mark } from './yaml-go-fault.js';
+import type { Mark } from './yaml-go-fault.js';
+import { scanBlockScalar, scanFlowScalar, scanPlainScalar } from './yaml-go-scalars.js';
+import { ch, GoYamlReader, isAlpha, isBlank, isBlankz, isBreak, isBreakz, isDigit, isHex } from './yaml-go-reader.js';
 
 export type TokenType =
   | 'STREAM_START'
@@ -53,39 +55,12 @@ interface SimpleKey {
   mark: Mark;
 }
 
-/** go-yaml's raw input buffer: the text is decoded (and its characters checked) 512 bytes at a time, when the scanner needs them. */
-const RAW_CHUNK = 512;
 const MAX_LEVEL = 10_000;
-
-const isBreak = (c: number): boolean => c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
-const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
-const isBlankz = (c: number): boolean => isBlank(c) || isBreak(c) || c === 0;
-const isBreakz = (c: number): boolean => isBreak(c) || c === 0;
-const isAlpha = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d;
-const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
-const isHex = (c: number): boolean => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-const ch = (s: string): number => s.charCodeAt(0);
-const readable = (c: number): boolean =>
-  c === 0x09 ||
-  c === 0x0a ||
-  c === 0x0d ||
-  (c >= 0x20 && c <= 0x7e) ||
-  c === 0x85 ||
-  (c >= 0xa0 && c <= 0xd7ff) ||
-  (c >= 0xe000 && c <= 0xfffd) ||
-  (c >= 0x10000 && c <= 0x10ffff);
-const utf8Width = (c: number): number => (c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4);
 /** Characters that end a plain scalar's first character check (go-yaml's indicator list). */
 const INDICATORS = new Set(Array.from('-?:,[]{}#&*!|>\'"%@`', ch));
 const URI_CHARS = new Set(Array.from(";/?:@&=+$,.!~*'()[]%", ch));
 
-export class GoYamlScanner {
-  private readonly cps: number[];
-  /** Characters decoded so far (go-yaml's reader works ahead in chunks). */
-  private decoded = 0;
-  private rawBytes = 0;
-  private pos = 0;
-  private readonly mark: Mark = { index: 0, line: 0, column: 0 };
+export class GoYamlScanner extends GoYamlReader {
   private readonly tokens: Token[] = [];
   private head = 0;
   private tokensParsed = 0;
@@ -98,10 +73,6 @@ export class GoYamlScanner {
   private readonly simpleKeys: SimpleKey[] = [];
   private readonly simpleKeysByToken = new Map<number, number>();
   private flowLevel = 0;
-
-  constructor(text: string) {
-    this.cps = Array.from(text === '' ? '\n' : text, (c) => c.codePointAt(0) as number);
-  }
 
   /** The next token without consuming it (go-yaml's peek_token). */
   peek(): Token {
@@ -119,76 +90,6 @@ export class GoYamlScanner {
 
   get ended(): boolean {
     return this.streamEndProduced;
-  }
-
-  // -- reader -------------------------------------------------------------
-
-  /** Makes `n` characters from the current one readable, as go-yaml's `cache`; decoding a control character is its reader error. */
-  private need(n: number): void {
-    while (this.decoded < this.pos + n && this.decoded < this.cps.length) {
-      const limit = this.rawBytes + RAW_CHUNK;
-      while (this.decoded < this.cps.length) {
-        const c = this.cps[this.decoded] as number;
-        const w = utf8Width(c);
-        if (this.rawBytes + w > limit) break;
-        if (!readable(c)) throw new GoYamlFault({ stage: 'reader', problem: 'control characters are not allowed' });
-        this.rawBytes += w;
-        this.decoded++;
-      }
-    }
-  }
-
-  /** The character `k` places ahead (0 past the end, as go-yaml pads its buffer). */
-  private at(k = 0): number {
-    return this.cps[this.pos + k] ?? 0;
-  }
-
-  private copyMark(): Mark {
-    return { ...this.mark };
-  }
-
-  private skip(): void {
-    this.mark.index++;
-    this.mark.column++;
-    this.pos++;
-  }
-
-  private skipLine(): void {
-    if (this.at() === 0x0d && this.at(1) === 0x0a) {
-      this.mark.index += 2;
-      this.pos += 2;
-    } else if (isBreak(this.at())) {
-      this.mark.index++;
-      this.pos++;
-    } else return;
-    this.mark.column = 0;
-    this.mark.line++;
-  }
-
-  private read(): string {
-    const s = String.fromCodePoint(this.at());
-    this.skip();
-    return s;
-  }
-
-  /** A line break as go-yaml keeps it in a scalar: CR LF, CR, LF and NEL as `\n`, LS and PS as themselves. */
-  private readLine(): string {
-    const c = this.at();
-    if (!isBreak(c)) return '';
-    let out = '\n';
-    if (c === 0x0d && this.at(1) === 0x0a) {
-      this.pos++;
-      this.mark.index++;
-    } else if (c === 0x2028 || c === 0x2029) out = String.fromCodePoint(c);
-    this.pos++;
-    this.mark.index++;
-    this.mark.column = 0;
-    this.mark.line++;
-    return out;
-  }
-
-  private scannerError(context: Mark, problem: string): never {
-    throw new GoYamlFault({ stage: 'scanner', problem, problemMark: this.copyMark(), contextMark: context });
   }
 
   // -- token queue ----------------------------------------------------------
@@ -224,7 +125,7 @@ export class GoYamlScanner {
     this.unrollIndent(this.mark.column);
     this.need(4);
     const c = this.at();
-    if (c === 0 && this.pos >= this.cps.length) return this.fetchStreamEnd();
+    if (this.atEnd()) return this.fetchStreamEnd();
     const col0 = this.mark.column === 0;
     if (col0 && c === ch('%')) return this.fetchDirective();
     if (col0 && isBlankz(this.at(3))) {
@@ -442,19 +343,21 @@ export class GoYamlScanner {
   private fetchBlockScalar(literal: boolean): void {
     this.removeSimpleKey();
     this.simpleKeyAllowed = true;
-    this.insertToken(-1, this.scanBlockScalar(literal));
+    this.insertToken(-1, scanBlockScalar(this, literal, this.indent));
   }
 
   private fetchFlowScalar(single: boolean): void {
     this.saveSimpleKey();
     this.simpleKeyAllowed = false;
-    this.insertToken(-1, this.scanFlowScalar(single));
+    this.insertToken(-1, scanFlowScalar(this, single));
   }
 
   private fetchPlainScalar(): void {
     this.saveSimpleKey();
     this.simpleKeyAllowed = false;
-    this.insertToken(-1, this.scanPlainScalar());
+    const { token, simpleKeyAllowed } = scanPlainScalar(this, this.indent, this.flowLevel);
+    if (simpleKeyAllowed) this.simpleKeyAllowed = true;
+    this.insertToken(-1, token);
   }
 
   /** Whitespace, comments and line breaks up to the next token; a tab may not indent a block line. */
@@ -523,22 +426,6 @@ export class GoYamlScanner {
       this.skipLine();
     }
     return token;
-  }
-
-  private skipBlanks(): void {
-    this.need(1);
-    while (isBlank(this.at())) {
-      this.skip();
-      this.need(1);
-    }
-  }
-
-  private skipComment(): void {
-    if (this.at() !== ch('#')) return;
-    while (!isBreakz(this.at())) {
-      this.skip();
-      this.need(1);
-    }
   }
 
   private versionNumber(start: Mark): number {
@@ -626,258 +513,5 @@ export class GoYamlScanner {
       width--;
     }
     return Buffer.from(bytes).toString('utf8');
-  }
-
-  private scanBlockScalar(literal: boolean): Token {
-    const start = this.copyMark();
-    this.skip();
-    this.need(1);
-    let chomping = 0;
-    let increment = 0;
-    const chomp = (): void => {
-      if (this.at() === ch('+') || this.at() === ch('-')) {
-        chomping = this.at() === ch('+') ? 1 : -1;
-        this.skip();
-        this.need(1);
-      }
-    };
-    const digit = (): void => {
-      if (!isDigit(this.at())) return;
-      if (this.at() === ch('0')) this.scannerError(start, 'found an indentation indicator equal to 0');
-      increment = this.at() - 0x30;
-      this.skip();
-      this.need(1);
-    };
-    if (this.at() === ch('+') || this.at() === ch('-')) {
-      chomp();
-      digit();
-    } else if (isDigit(this.at())) {
-      digit();
-      chomp();
-    }
-    this.skipBlanks();
-    this.skipComment();
-    if (!isBreakz(this.at())) this.scannerError(start, 'did not find expected comment or line break');
-    if (isBreak(this.at())) {
-      this.need(2);
-      this.skipLine();
-    }
-    let end = this.copyMark();
-    let indent = increment > 0 ? (this.indent >= 0 ? this.indent + increment : increment) : 0;
-    let s = '';
-    let leadingBreak = '';
-    let trailingBreaks = '';
-    const breaks = (): void => {
-      end = this.copyMark();
-      let maxIndent = 0;
-      for (;;) {
-        this.need(1);
-        while ((indent === 0 || this.mark.column < indent) && this.at() === 0x20) {
-          this.skip();
-          this.need(1);
-        }
-        if (this.mark.column > maxIndent) maxIndent = this.mark.column;
-        if ((indent === 0 || this.mark.column < indent) && this.at() === 0x09) {
-          this.scannerError(start, 'found a tab character where an indentation space is expected');
-        }
-        if (!isBreak(this.at())) break;
-        this.need(2);
-        trailingBreaks += this.readLine();
-        end = this.copyMark();
-      }
-      if (indent === 0) indent = Math.max(maxIndent, this.indent + 1, 1);
-    };
-    breaks();
-    this.need(1);
-    let leadingBlank = false;
-    while (this.mark.column === indent && !this.atEnd()) {
-      const trailingBlank = isBlank(this.at());
-      if (!literal && !leadingBlank && !trailingBlank && leadingBreak.startsWith('\n')) {
-        if (trailingBreaks === '') s += ' ';
-      } else s += leadingBreak;
-      s += trailingBreaks;
-      trailingBreaks = '';
-      leadingBlank = isBlank(this.at());
-      while (!isBreakz(this.at())) {
-        s += this.read();
-        this.need(1);
-      }
-      this.need(2);
-      leadingBreak = this.readLine();
-      breaks();
-    }
-    if (chomping !== -1) s += leadingBreak;
-    if (chomping === 1) s += trailingBreaks;
-    return { type: 'SCALAR', start, end, value: s, style: literal ? 'BLOCK_LITERAL' : 'BLOCK_FOLDED' };
-  }
-
-  private documentIndicatorHere(): boolean {
-    const c = this.at();
-    return this.mark.column === 0 && (c === ch('-') || c === ch('.')) && this.at(1) === c && this.at(2) === c && isBlankz(this.at(3));
-  }
-
-  private atEnd(): boolean {
-    return this.pos >= this.cps.length;
-  }
-
-  private scanFlowScalar(single: boolean): Token {
-    const start = this.copyMark();
-    this.skip();
-    let s = '';
-    let leadingBreak = '';
-    let trailingBreaks = '';
-    let whitespaces = '';
-    for (;;) {
-      this.need(4);
-      if (this.documentIndicatorHere()) this.scannerError(start, 'found unexpected document indicator');
-      if (this.atEnd()) this.scannerError(start, 'found unexpected end of stream');
-      let leadingBlanks = false;
-      while (!isBlankz(this.at())) {
-        const c = this.at();
-        if (single && c === ch("'") && this.at(1) === ch("'")) {
-          s += "'";
-          this.skip();
-          this.skip();
-        } else if (c === (single ? ch("'") : ch('"'))) break;
-        else if (!single && c === ch('\\') && isBreak(this.at(1))) {
-          this.need(3);
-          this.skip();
-          this.skipLine();
-          leadingBlanks = true;
-          break;
-        } else if (!single && c === ch('\\')) s += this.scanEscape(start);
-        else s += this.read();
-        this.need(2);
-      }
-      this.need(1);
-      if (this.at() === (single ? ch("'") : ch('"'))) break;
-      while (isBlank(this.at()) || isBreak(this.at())) {
-        if (isBlank(this.at())) {
-          if (!leadingBlanks) whitespaces += this.read();
-          else this.skip();
-        } else {
-          this.need(2);
-          if (!leadingBlanks) {
-            whitespaces = '';
-            leadingBreak = this.readLine();
-            leadingBlanks = true;
-          } else trailingBreaks += this.readLine();
-        }
-        this.need(1);
-      }
-      if (leadingBlanks) {
-        if (leadingBreak.startsWith('\n')) s += trailingBreaks === '' ? ' ' : trailingBreaks;
-        else s += leadingBreak + trailingBreaks;
-        leadingBreak = '';
-        trailingBreaks = '';
-      } else {
-        s += whitespaces;
-        whitespaces = '';
-      }
-    }
-    this.skip();
-    return { type: 'SCALAR', start, end: this.copyMark(), value: s, style: single ? 'QUOTE_SINGLE' : 'QUOTE_DOUBLE' };
-  }
-
-  private scanEscape(start: Mark): string {
-    const simple: Record<string, string> = {
-      '0': '\0',
-      a: '\x07',
-      b: '\b',
-      t: '\t',
-      '\t': '\t',
-      n: '\n',
-      v: '\v',
-      f: '\f',
-      r: '\r',
-      e: '\x1b',
-      ' ': ' ',
-      '"': '"',
-      "'": "'",
-      '\\': '\\',
-      N: '\u0085',
-      _: '\u00a0',
-      L: '\u2028',
-      P: '\u2029',
-    };
-    const e = String.fromCodePoint(this.at(1));
-    const lengths: Record<string, number> = { x: 2, u: 4, U: 8 };
-    const codeLength = lengths[e] ?? 0;
-    const out = simple[e];
-    if (out === undefined && codeLength === 0) this.scannerError(start, 'found unknown escape character');
-    this.skip();
-    this.skip();
-    if (codeLength === 0) return out as string;
-    this.need(codeLength);
-    let value = 0;
-    for (let k = 0; k < codeLength; k++) {
-      if (!isHex(this.at(k))) this.scannerError(start, 'did not find expected hexdecimal number');
-      value = value * 16 + parseInt(String.fromCharCode(this.at(k)), 16);
-    }
-    if ((value >= 0xd800 && value <= 0xdfff) || value > 0x10ffff) this.scannerError(start, 'found invalid Unicode character escape code');
-    for (let k = 0; k < codeLength; k++) this.skip();
-    return String.fromCodePoint(value);
-  }
-
-  private scanPlainScalar(): Token {
-    let s = '';
-    let leadingBreak = '';
-    let trailingBreaks = '';
-    let whitespaces = '';
-    let leadingBlanks = false;
-    const indent = this.indent + 1;
-    const start = this.copyMark();
-    let end = this.copyMark();
-    for (;;) {
-      this.need(4);
-      if (this.documentIndicatorHere()) break;
-      if (this.at() === ch('#')) break;
-      while (!isBlankz(this.at())) {
-        const c = this.at();
-        if (
-          (c === ch(':') && isBlankz(this.at(1))) ||
-          (this.flowLevel > 0 && (c === ch(',') || c === ch('?') || c === ch('[') || c === ch(']') || c === ch('{') || c === ch('}')))
-        ) {
-          break;
-        }
-        if (leadingBlanks || whitespaces !== '') {
-          if (leadingBlanks) {
-            if (leadingBreak.startsWith('\n')) s += trailingBreaks === '' ? ' ' : trailingBreaks;
-            else s += leadingBreak + trailingBreaks;
-            trailingBreaks = '';
-            leadingBreak = '';
-            leadingBlanks = false;
-          } else {
-            s += whitespaces;
-            whitespaces = '';
-          }
-        }
-        s += this.read();
-        end = this.copyMark();
-        this.need(2);
-      }
-      if (!(isBlank(this.at()) || isBreak(this.at()))) break;
-      this.need(1);
-      while (isBlank(this.at()) || isBreak(this.at())) {
-        if (isBlank(this.at())) {
-          if (leadingBlanks && this.mark.column < indent && this.at() === 0x09) {
-            this.scannerError(start, 'found a tab character that violates indentation');
-          }
-          if (!leadingBlanks) whitespaces += this.read();
-          else this.skip();
-        } else {
-          this.need(2);
-          if (!leadingBlanks) {
-            whitespaces = '';
-            leadingBreak = this.readLine();
-            leadingBlanks = true;
-          } else trailingBreaks += this.readLine();
-        }
-        this.need(1);
-      }
-      if (this.flowLevel === 0 && this.mark.column < indent) break;
-    }
-    if (leadingBlanks) this.simpleKeyAllowed = true;
-    return { type: 'SCALAR', start, end, value: s, style: 'PLAIN' };
   }
 }

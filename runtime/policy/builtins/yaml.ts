@@ -323,10 +323,16 @@ function parseYaml(text: string): Node | null | undefined {
 }
 
 export function unmarshalYaml(text: string): Value {
-  const root = parseYaml(text);
-  if (root === undefined) return null;
-  const reader = new YamlReader();
-  return reader.finish(reader.value(root));
+  try {
+    const root = parseYaml(text);
+    if (root === undefined) return null;
+    const reader = new YamlReader();
+    return reader.finish(reader.value(root));
+  } catch (e) {
+    // Collections nested some thousands deep exhaust the stack here, where go-yaml (growing Go stacks) reads on: refused, and said so.
+    if (e instanceof RangeError) throw yamlError('collections nested too deeply for this reader (a limit of ours, not of go-yaml)');
+    throw e;
+  }
 }
 
 // ---------------------------------------------------------------------------

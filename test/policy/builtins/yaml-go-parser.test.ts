@@ -98,6 +98,12 @@ describe('yaml.unmarshal as go-yaml v2 scans and parses', () => {
     for (const [text, answer] of OPA) expect(call(yamlBuiltins, 'yaml.is_valid', [text]), text).toBe('value' in answer);
   });
 
+  it('refuses collections nested deeper than this reader goes, saying so, instead of failing with a stack overflow', () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    expect(ours(deep)).toEqual({ error: 'yaml: collections nested too deeply for this reader (a limit of ours, not of go-yaml)' });
+    expect(call(yamlBuiltins, 'yaml.is_valid', [deep])).toBe(false);
+  });
+
   const pylib = oracleDir();
   it.skipIf(pylib === undefined)('records OPA v1.20.2 answers (checked against the oracle)', () => {
     const line = JSON.stringify({
