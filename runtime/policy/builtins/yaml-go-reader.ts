@@ -36,9 +36,23 @@ export class GoYamlReader {
   private pos = 0;
   readonly mark: Mark = { index: 0, line: 0, column: 0 };
 
+  /**
+   * go-yaml's buffer starts with a byte-order mark after the one its reader drops: it then skips one character at the
+   * start of every line it scans for a token (it looks for the mark at the buffer's start, not at the line's).
+   */
+  readonly bomAtStart: boolean;
+
   constructor(text: string) {
-    // go-yaml reads an empty text as one line break.
-    this.cps = Array.from(text === '' ? '\n' : text, (c) => c.codePointAt(0) as number);
+    // go-yaml reads an empty text as one line break, and drops a leading byte-order mark (its bytes still count as read).
+    const bom = text.charCodeAt(0) === 0xfeff;
+    if (bom) this.rawBytes = 3;
+    const body = bom ? text.slice(1) : text;
+    // A lone surrogate is what Go's JSON decoder made U+FFFD of before the text reached go-yaml.
+    this.cps = Array.from(body === '' && !bom ? '\n' : body, (c) => {
+      const cp = c.codePointAt(0) as number;
+      return cp >= 0xd800 && cp <= 0xdfff ? 0xfffd : cp;
+    });
+    this.bomAtStart = this.cps[0] === 0xfeff;
   }
 
   /** Makes `n` characters from the current one readable, as go-yaml's `cache`; decoding a control character is its reader error. */

@@ -364,7 +364,7 @@ export class GoYamlScanner extends GoYamlReader {
   private scanToNextToken(): void {
     for (;;) {
       this.need(1);
-      if (this.mark.column === 0 && this.at() === 0xfeff) this.skip();
+      if (this.mark.column === 0 && this.bomAtStart) this.skip();
       this.need(1);
       while (this.at() === 0x20 || ((this.flowLevel > 0 || !this.simpleKeyAllowed) && this.at() === 0x09)) {
         this.skip();

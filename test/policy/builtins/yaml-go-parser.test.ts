@@ -76,6 +76,15 @@ const OPA: Array<[string, Answer]> = [
   ['a: !x!y 1\n', { error: 'yaml: found undefined tag handle' }],
   ['--- |\n  a\n--- x', { value: 'a\n' }],
   ['9223372036854775808: v\n', { error: 'unsupported map key of type: uint64, key: 0x8000000000000000, value: "v"' }],
+  // A byte-order mark: the leading one dropped, one more at the start makes go-yaml skip a character at each line's start.
+  ['\ufeff\ufeffa: 1\nb: 2\n', { error: 'yaml: line 1: did not find expected key' }],
+  ['a: 1\n\ufeffb: 2\n', { value: { a: 1, '\ufeffb': 2 } }],
+  ['x:\n\ufeff  y: 1\n', { value: { x: null, '\ufeff  y': 1 } }],
+  ['\ufeffa: 1\n', { value: { a: 1 } }],
+  // A lone surrogate reaches go-yaml as U+FFFD (Go's JSON decoder); CR LF and LS are line breaks.
+  ['a: "\ud83d"\n', { value: { a: '\ufffd' } }],
+  ['a: 1\r\nb:\r\n  - x\r\n c: 2\r\n', { error: 'yaml: line 3: did not find expected key' }],
+  ['a:\u2028  b: 1\u2028', { value: { a: { b: 1 } } }],
   [FAR_AFTER_END, { value: { a: 1 } }],
   [IN_LAST_SCALAR, { error: 'yaml: control characters are not allowed' }],
 ];
