@@ -26,6 +26,9 @@ const FAR_AFTER_END = `a: 1\n...\n${'#'.repeat(600)}\n\u0001`;
 /** The same character inside the first document's last scalar: read, and refused. */
 const IN_LAST_SCALAR = `- a\n- b\n${'x'.repeat(700)}\u0001`;
 
+/** A simple key longer than go-yaml's 1,024 characters is no key: the `:` after it is refused. */
+const LONG_KEY = `x:\n  ${'a'.repeat(1030)}: v\n`;
+
 const OPA: Array<[string, Answer]> = [
   ['[-]', { value: ['-'] }],
   [': v', { error: 'yaml: did not find expected key' }],
@@ -85,6 +88,7 @@ const OPA: Array<[string, Answer]> = [
   ['a: "\ud83d"\n', { value: { a: '\ufffd' } }],
   ['a: 1\r\nb:\r\n  - x\r\n c: 2\r\n', { error: 'yaml: line 3: did not find expected key' }],
   ['a:\u2028  b: 1\u2028', { value: { a: { b: 1 } } }],
+  [LONG_KEY, { error: 'yaml: line 2: mapping values are not allowed in this context' }],
   [FAR_AFTER_END, { value: { a: 1 } }],
   [IN_LAST_SCALAR, { error: 'yaml: control characters are not allowed' }],
 ];
