@@ -131,6 +131,9 @@ function resolvePlain(s: string): Resolved {
 
 const TAG = 'tag:yaml.org,2002:';
 
+/** Our refusal of collections nested deeper than this reader goes (go-yaml, on growing Go stacks, reads on). */
+const TOO_DEEP = 'collections nested too deeply for this reader (a limit of ours, not of go-yaml)';
+
 function yamlError(message: string): BuiltinError {
   return new BuiltinError(`yaml: ${message}`);
 }
@@ -172,7 +175,8 @@ class YamlReader {
   }
 
   value(node: Node | null): Value {
-    if (--this.budget < 0 || this.depth > 2000) throw yamlError('document contains excessive aliasing');
+    if (--this.budget < 0) throw yamlError('document contains excessive aliasing');
+    if (this.depth > 2000) throw yamlError(TOO_DEEP);
     if (node === null) return null;
     this.depth++;
     try {
@@ -330,7 +334,7 @@ export function unmarshalYaml(text: string): Value {
     return reader.finish(reader.value(root));
   } catch (e) {
     // Collections nested some thousands deep exhaust the stack here, where go-yaml (growing Go stacks) reads on: refused, and said so.
-    if (e instanceof RangeError) throw yamlError('collections nested too deeply for this reader (a limit of ours, not of go-yaml)');
+    if (e instanceof RangeError) throw yamlError(TOO_DEEP);
     throw e;
   }
 }

@@ -115,6 +115,8 @@ describe('yaml.unmarshal as go-yaml v2 scans and parses', () => {
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     expect(ours(deep)).toEqual({ error: 'yaml: collections nested too deeply for this reader (a limit of ours, not of go-yaml)' });
     expect(call(yamlBuiltins, 'yaml.is_valid', [deep])).toBe(false);
+    // Deep enough for the converter's own limit, not for the stack: the same refusal.
+    expect(ours(`${'- '.repeat(2500)}a`)).toEqual({ error: 'yaml: collections nested too deeply for this reader (a limit of ours, not of go-yaml)' });
   });
 
   const pylib = oracleDir();
