@@ -1,11 +1,13 @@
 /**
  * YAML builtins: yaml.marshal, yaml.unmarshal, yaml.is_valid, as OPA runs
  * them through go-yaml v2 and sigs.k8s.io/yaml:
- * - read with YAML 1.1 scalar resolution: `yes`/`on` are booleans, `0x1F`
- *   and `0777` integers, timestamps stay strings, and keys become strings;
+ * - read by go-yaml's scanner and parser (yaml-go-parser.ts: its first
+ *   document only, its refusals in its words), then with YAML 1.1 scalar
+ *   resolution: `yes`/`on` are booleans, `0x1F` and `0777` integers,
+ *   timestamps stay strings, and keys become strings;
  * - written in go-yaml v2's style: block collections, sequences not
  *   indented under a key, keys in natural order, go-yaml's quoting rules and
- *   line folding at 80 columns. Error messages of the YAML parser differ.
+ *   line folding at 80 columns.
  */
 import type { Node } from 'yaml';
 import { parseNumberText } from '../value-json.js';
