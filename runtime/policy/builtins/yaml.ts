@@ -169,10 +169,11 @@ class YamlReader {
     const want = tag.slice(TAG.length);
     if (want === 'str') return { kind: 'str', v: text };
     if (want === 'binary') return { kind: 'str', v: Buffer.from(text, 'base64').toString('utf8') };
+    // go-yaml resolves only these tags; a scalar with any other (`!!seq`, `!!foo`) stays its text.
+    if (!['null', 'bool', 'int', 'float', 'timestamp'].includes(want)) return { kind: 'str', v: text };
     const r = resolvePlain(text);
     if (r.kind === want) return r;
     if (want === 'float' && r.kind === 'int') return { kind: 'float', v: Number(r.v) };
-    if (!['null', 'bool', 'int', 'float', 'timestamp'].includes(want)) return r;
     throw yamlError(`cannot decode !!${r.kind === 'timestamp' ? 'timestamp' : r.kind} \`${text}\` as a !!${want}`);
   }
 

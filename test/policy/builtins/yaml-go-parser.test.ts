@@ -88,6 +88,10 @@ const OPA: Array<[string, Answer]> = [
   ['a: "\ud83d"\n', { value: { a: '\ufffd' } }],
   ['a: 1\r\nb:\r\n  - x\r\n c: 2\r\n', { error: 'yaml: line 3: did not find expected key' }],
   ['a:\u2028  b: 1\u2028', { value: { a: { b: 1 } } }],
+  // A tag go-yaml does not resolve leaves a scalar its text; an empty node with a tag is the empty text.
+  ['!!A 1', { value: '1' }],
+  ['a: !!foo true\n', { value: { a: 'true' } }],
+  ['!!map', { value: '' }],
   [LONG_KEY, { error: 'yaml: line 2: mapping values are not allowed in this context' }],
   [FAR_AFTER_END, { value: { a: 1 } }],
   [IN_LAST_SCALAR, { error: 'yaml: control characters are not allowed' }],
