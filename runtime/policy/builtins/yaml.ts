@@ -1,20 +1,23 @@
 /**
  * YAML builtins: yaml.marshal, yaml.unmarshal, yaml.is_valid, as OPA runs
  * them through go-yaml v2 and sigs.k8s.io/yaml:
- * - read with YAML 1.1 scalar resolution: `yes`/`on` are booleans, `0x1F`
- *   and `0777` integers, timestamps stay strings, and keys become strings;
+ * - read by go-yaml's scanner and parser (yaml-go-parser.ts: its first
+ *   document only, its refusals in its words), then with YAML 1.1 scalar
+ *   resolution: `yes`/`on` are booleans, `0x1F` and `0777` integers,
+ *   timestamps stay strings, and keys become strings;
  * - written in go-yaml v2's style: block collections, sequences not
  *   indented under a key, keys in natural order, go-yaml's quoting rules and
- *   line folding at 80 columns. Error messages of the YAML parser differ.
+ *   line folding at 80 columns.
  */
-import type { Document, Node, YAMLError } from 'yaml';
+import type { Node } from 'yaml';
 import { parseNumberText } from '../value-json.js';
 import { yamlLibrary } from '../yaml-library.js';
 import { bigNum, RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
 import { jsonEntries } from '../value-gojson.js';
 import { asString, BuiltinError, type BuiltinDefinition } from './registry.js';
 import { goSharpV, type GoScalar, type GoValueContext } from './yaml-go-values.js';
-import { directiveProblem, escapeProblem, goYamlError, readerProblem } from './yaml-go-errors.js';
+import { GoYamlFault } from './yaml-go-fault.js';
+import { aliasTarget, composeFirstDocument } from './yaml-go-parser.js';
 
 // ---------------------------------------------------------------------------
 // Go number formatting, for YAML
@@ -66,6 +69,7 @@ for (const [ws, v] of [
 const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
+const INT64_MAX = 2n ** 63n - 1n;
 
 /** A scalar as go-yaml resolves it. */
 type Resolved = GoScalar;
@@ -129,8 +133,17 @@ function resolvePlain(s: string): Resolved {
 
 const TAG = 'tag:yaml.org,2002:';
 
+/** Our refusal of collections nested deeper than this reader goes (go-yaml, on growing Go stacks, reads on). */
+const TOO_DEEP = 'collections nested too deeply for this reader (a limit of ours, not of go-yaml)';
+
 function yamlError(message: string): BuiltinError {
   return new BuiltinError(`yaml: ${message}`);
+}
+
+/** A map key sigs.k8s.io/yaml refuses: Go's type and `%+#v` of it. */
+interface BadKey {
+  type: string;
+  text: string;
 }
 
 /** Converts a YAML node to a Rego value as OPA sees it after the YAML → JSON round trip. */
@@ -139,11 +152,10 @@ class YamlReader {
   private depth = 0;
   /** Anchored nodes being converted, to catch aliases that refer to themselves. */
   private readonly expanding = new Set<Node>();
-  /** encoding/json's error for the first `.inf` / `.nan` read. */
-  private unsupported: string | undefined;
-  /** Maps that had a null key, with that key's value. */
-  private readonly nullKeyed = new Map<RegoObject, Node | null>();
-  constructor(private readonly doc: Document.Parsed) {}
+  /** Stand-ins for the `.inf` / `.nan` values read, with encoding/json's error for each (see finish). */
+  private readonly unsupported = new Map<RegoObject, string>();
+  /** Maps that had a key sigs.k8s.io/yaml cannot write in JSON (null, a uint64), with that key and its value. */
+  private readonly badKeyed = new Map<RegoObject, { key: BadKey; node: Node | null }>();
 
   scalar(node: Node): Resolved {
     if (!yamlLibrary().isScalar(node)) throw yamlError('cannot use a collection here');
@@ -157,15 +169,17 @@ class YamlReader {
     const want = tag.slice(TAG.length);
     if (want === 'str') return { kind: 'str', v: text };
     if (want === 'binary') return { kind: 'str', v: Buffer.from(text, 'base64').toString('utf8') };
+    // go-yaml resolves only these tags; a scalar with any other (`!!seq`, `!!foo`) stays its text.
+    if (!['null', 'bool', 'int', 'float', 'timestamp'].includes(want)) return { kind: 'str', v: text };
     const r = resolvePlain(text);
     if (r.kind === want) return r;
     if (want === 'float' && r.kind === 'int') return { kind: 'float', v: Number(r.v) };
-    if (!['null', 'bool', 'int', 'float', 'timestamp'].includes(want)) return r;
     throw yamlError(`cannot decode !!${r.kind === 'timestamp' ? 'timestamp' : r.kind} \`${text}\` as a !!${want}`);
   }
 
   value(node: Node | null): Value {
-    if (--this.budget < 0 || this.depth > 2000) throw yamlError('document contains excessive aliasing');
+    if (--this.budget < 0) throw yamlError('document contains excessive aliasing');
+    if (this.depth > 2000) throw yamlError(TOO_DEEP);
     if (node === null) return null;
     this.depth++;
     try {
@@ -178,7 +192,7 @@ class YamlReader {
   /** The node an alias stands for; an alias inside its own anchor is an error, as in go-yaml. */
   private resolve(node: Node | null): Node | null {
     if (!yamlLibrary().isAlias(node)) return node;
-    const target = node.resolve(this.doc) ?? null;
+    const target = aliasTarget(node) ?? null;
     if (target !== null && this.expanding.has(target)) throw yamlError(`anchor '${node.source}' value contains itself`);
     return target;
   }
@@ -207,8 +221,9 @@ class YamlReader {
       case 'float':
         // encoding/json refuses it after sigs.k8s.io/yaml has converted the whole tree (see finish).
         if (!Number.isFinite(r.v)) {
-          this.unsupported ??= `json: unsupported value: ${formatFloatG(r.v, 64)}`;
-          return null;
+          const standIn = new RegoObject();
+          this.unsupported.set(standIn, `json: unsupported value: ${formatFloatG(r.v, 64)}`);
+          return standIn;
         }
         // Go writes the float64 as its shortest decimal text, which OPA reads exactly.
         return parseNumberText(String(r.v));
@@ -220,50 +235,64 @@ class YamlReader {
   /** Map entries in order; `<<` merges a map (or a list of maps, the first winning) at its place. */
   private mergeInto(out: RegoObject, node: Node | null): void {
     // go-yaml checks what an alias stands for before following it.
-    const aliased = yamlLibrary().isAlias(node) ? (node.resolve(this.doc) ?? null) : node;
+    const aliased = yamlLibrary().isAlias(node) ? (aliasTarget(node) ?? null) : node;
     if (!yamlLibrary().isMap(aliased)) throw yamlError('map merge requires map or sequence of maps as the value');
     const target = this.resolve(node);
     if (!yamlLibrary().isMap(target)) throw yamlError('map merge requires map or sequence of maps as the value');
     for (const pair of target.items) {
       const key = pair.key as Node | null;
       if (yamlLibrary().isScalar(key) && key.type === 'PLAIN' && key.tag === undefined && key.value === '<<') {
-        const src = this.resolve(pair.value as Node | null);
+        // go-yaml merges the items of a sequence written here (not of an alias to one), the last first.
+        const src = pair.value as Node | null;
         if (yamlLibrary().isSeq(src)) for (const item of [...src.items].reverse()) this.mergeInto(out, item as Node);
         else this.mergeInto(out, src);
         continue;
       }
       const k = this.key(key);
       const v = this.value(pair.value as Node | null);
-      // go-yaml keeps a null key; sigs.k8s.io/yaml refuses it when it converts the whole tree to JSON (see checkNullKeys).
-      if (k === null) this.nullKeyed.set(out, pair.value as Node | null);
-      else out.set(k, v);
+      // go-yaml keeps a null or uint64 key; sigs.k8s.io/yaml refuses it when it converts the whole tree to JSON (see checkBadKeys).
+      if (typeof k === 'string') out.set(k, v);
+      else this.badKeyed.set(out, { key: k, node: pair.value as Node | null });
     }
   }
 
-  /** sigs.k8s.io/yaml's refusal of a null key in a map that is still in the decoded tree (a later duplicate key drops it). */
+  /** sigs.k8s.io/yaml's refusal of a null or uint64 key in a map that is still in the decoded tree (a later duplicate key drops it). */
   finish(v: Value): Value {
-    this.checkNullKeys(v);
-    if (this.unsupported !== undefined) throw new BuiltinError(this.unsupported);
+    this.checkBadKeys(v);
+    this.checkUnsupported(v);
     return v;
   }
 
-  private checkNullKeys(v: Value): void {
-    if (this.nullKeyed.size === 0) return;
-    if (Array.isArray(v)) for (const x of v) this.checkNullKeys(x);
+  /** encoding/json's refusal of the first `.inf` / `.nan` left in the tree (a later duplicate key drops one), in its order: sorted keys. */
+  private checkUnsupported(v: Value): void {
+    if (this.unsupported.size === 0) return;
+    if (Array.isArray(v)) for (const x of v) this.checkUnsupported(x);
     if (!(v instanceof RegoObject)) return;
-    const node = this.nullKeyed.get(v);
-    if (node !== undefined) throw new BuiltinError(`unsupported map key of type: %!s(<nil>), key: <nil>, value: ${goSharpV(node, this.go)}`);
-    for (const [, x] of v.entries()) this.checkNullKeys(x);
+    const error = this.unsupported.get(v);
+    if (error !== undefined) throw new BuiltinError(error);
+    const entries = [...v.entries()].sort(([a], [b]) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+    for (const [, x] of entries) this.checkUnsupported(x);
+  }
+
+  private checkBadKeys(v: Value): void {
+    if (this.badKeyed.size === 0) return;
+    if (Array.isArray(v)) for (const x of v) this.checkBadKeys(x);
+    if (!(v instanceof RegoObject)) return;
+    const bad = this.badKeyed.get(v);
+    if (bad !== undefined) {
+      throw new BuiltinError(`unsupported map key of type: ${bad.key.type}, key: ${bad.key.text}, value: ${goSharpV(bad.node, this.go)}`);
+    }
+    for (const [, x] of v.entries()) this.checkBadKeys(x);
   }
 
   private readonly go: GoValueContext = {
     scalar: (n) => this.scalar(n),
-    target: (n) => (yamlLibrary().isAlias(n) ? (n.resolve(this.doc) ?? null) : n),
+    target: (n) => (yamlLibrary().isAlias(n) ? (aliasTarget(n) ?? null) : n),
     formatFloat: (x) => formatFloatG(x, 64),
   };
 
-  /** A key as sigs.k8s.io/yaml writes it in JSON; null for a null key; a collection is go-yaml's `invalid map key`. */
-  private key(node: Node | null): string | null {
+  /** A key as sigs.k8s.io/yaml writes it in JSON, or one it refuses (null, a uint64); a collection is go-yaml's `invalid map key`. */
+  private key(node: Node | null): string | BadKey {
     const target = this.resolve(node);
     if (yamlLibrary().isCollection(target)) throw yamlError(`invalid map key: ${goSharpV(target, this.go)}`);
     const k = target === null ? ({ kind: 'null' } as const) : this.scalar(target);
@@ -272,7 +301,8 @@ class YamlReader {
       case 'timestamp':
         return k.v;
       case 'int':
-        return k.v.toString();
+        // go-yaml decodes an integer past int64 as a uint64, a key type sigs.k8s.io/yaml does not take.
+        return k.v > INT64_MAX ? { type: 'uint64', text: `0x${k.v.toString(16)}` } : k.v.toString();
       case 'bool':
         return k.v ? 'true' : 'false';
       case 'float': {
@@ -280,66 +310,36 @@ class YamlReader {
         return s === '+Inf' ? '.inf' : s === '-Inf' ? '-.inf' : s === 'NaN' ? '.nan' : s;
       }
       default:
-        return null;
+        return { type: '%!s(<nil>)', text: '<nil>' };
     }
   }
 }
 
 /**
- * The first document of a YAML stream, as go-yaml's `Unmarshal` reads it: the
- * documents after it are not parsed, so their faults are not errors. Of the
- * faults in the first, the earliest in the text is reported, worded as
- * go-yaml words it (see yaml-go-errors.ts).
+ * The first document of a YAML stream, as go-yaml's `Unmarshal` reads it
+ * (yaml-go-parser.ts): the text after it is not parsed, so its faults are
+ * not errors; a fault go-yaml sees is refused in go-yaml's words.
  */
-function parseYaml(text: string): Document.Parsed | undefined {
-  const reader = readerProblem(text);
-  if (reader !== undefined) throw new BuiltinError(reader);
-  const docs = yamlLibrary().parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false });
-  const doc = Array.isArray(docs) ? docs[0] : undefined;
-  // A directive's fault comes first at its offset: go-yaml scans the directive before anything else there.
-  const directive = directiveProblem(text, (doc?.contents as Node | null | undefined)?.range?.[0] ?? text.length);
-  if (doc === undefined) {
-    if (directive !== undefined) throw new BuiltinError(directive.message);
-    return undefined;
+function parseYaml(text: string): Node | null | undefined {
+  try {
+    return composeFirstDocument(text);
+  } catch (e) {
+    if (e instanceof GoYamlFault) throw new BuiltinError(e.message);
+    throw e;
   }
-  const faults: Array<{ offset: number; message: string }> = directive === undefined ? [] : [directive];
-  const err = doc.errors[0];
-  if (err !== undefined && !pastRootNode(text, doc, err)) faults.push({ offset: err.pos[0], message: goYamlError(text, err) });
-  const escape = escapeProblem(text, doc);
-  if (escape !== undefined) faults.push(escape);
-  // go-yaml composes nodes as it parses: an alias to no anchor before it fails there.
-  yamlLibrary().visit(doc, {
-    Alias(_, node) {
-      if (node.resolve(doc) === undefined) faults.push({ offset: node.range?.[0] ?? 0, message: `yaml: unknown anchor '${node.source}' referenced` });
-    },
-  });
-  faults.sort((a, b) => a.offset - b.offset);
-  if (faults[0] !== undefined) throw new BuiltinError(faults[0].message);
-  return doc;
-}
-
-/**
- * go-yaml reads one node and looks at one token after it: past a flow
- * collection or a quoted scalar at the root, text that would be a fault of
- * the stream (`"a",`) is not read, unless that token cannot be scanned.
- */
-function pastRootNode(text: string, doc: Document.Parsed, err: YAMLError): boolean {
-  const root = doc.contents as Node | null;
-  const end = root?.range?.[1];
-  if (root === null || end === undefined || err.pos[0] < end) return false;
-  const y = yamlLibrary();
-  const last = text.charAt(end - 1);
-  const closed =
-    (y.isCollection(root) && root.flow === true && (last === ']' || last === '}')) ||
-    (y.isScalar(root) && ((root.type === 'QUOTE_DOUBLE' && last === '"') || (root.type === 'QUOTE_SINGLE' && last === "'")));
-  return closed && !/^Missing closing/.test(err.message);
 }
 
 export function unmarshalYaml(text: string): Value {
-  const doc = parseYaml(text);
-  if (doc === undefined) return null;
-  const reader = new YamlReader(doc);
-  return reader.finish(reader.value(doc.contents as Node | null));
+  try {
+    const root = parseYaml(text);
+    if (root === undefined) return null;
+    const reader = new YamlReader();
+    return reader.finish(reader.value(root));
+  } catch (e) {
+    // Collections nested some thousands deep exhaust the stack here, where go-yaml (growing Go stacks) reads on: refused, and said so.
+    if (e instanceof RangeError) throw yamlError(TOO_DEEP);
+    throw e;
+  }
 }
 
 // ---------------------------------------------------------------------------

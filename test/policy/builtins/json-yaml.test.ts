@@ -259,7 +259,8 @@ describe('yaml.is_valid', () => {
     expect(j('yaml.is_valid', 'foo:\n - qux: bar\n - baz: 2')).toBe(true);
     expect(j('yaml.is_valid', 'foo:\n - qux: bar\n - baz: {')).toBe(false);
     expect(j('yaml.is_valid', '{"json": "ok"}')).toBe(true);
-    expect(j('yaml.is_valid', '  test:\ntest1: hello\n')).toBe(false);
+    // go-yaml's first document ends at the top-level line: OPA v1.20.2 answers true (a later OPA's conformance case expects false).
+    expect(j('yaml.is_valid', '  test:\ntest1: hello\n')).toBe(true);
     expect(j('yaml.is_valid', 'a: 1\n---\n\tb: 2\n')).toBe(true);
     expect(j('yaml.is_valid', 'a: *x\n')).toBe(false);
     expect(j('yaml.is_valid', '~: 1\n')).toBe(false);

@@ -205,7 +205,7 @@ export function brokenYaml(rng: Rng): string {
   }
 }
 
-function scalarText(rng: Rng): string {
+export function scalarText(rng: Rng): string {
   const s = rng.pick(SCALARS);
   switch (rng.int(4)) {
     case 0:
