@@ -1,5 +1,3 @@
-import type { Command } from '@oclif/core';
-
 /** `host:port`, `:port` or `port`; undefined when it is none of those. */
 export function parseAddr(addr: string): { host: string; port: number } | undefined {
   const match = /^(?:\[?([^\]]*?)\]?:)?(\d{1,5})$/.exec(addr.trim());
@@ -10,13 +8,29 @@ export function parseAddr(addr: string): { host: string; port: number } | undefi
 }
 
 /**
+ * What a `serve` command's body needs of the command running it: an oclif
+ * command has all of it, and so has the lean start of `cli/serve-lean.ts`,
+ * which runs the body without loading the rest of oclif.
+ */
+export interface ServeIo {
+  /** Whether output is JSON (`--json`). */
+  jsonEnabled(): boolean;
+  /** A line on standard output, silent under --json. */
+  log(message: string): void;
+  /** A line on standard error. */
+  logToStderr(message: string): void;
+  /** Stops the command with oclif's error (`exit` 2 for bad arguments). */
+  error(message: string, options: { exit: number; code?: string }): never;
+}
+
+/**
  * The tail of every `serve` command: announce the address (one JSON line
  * under --json), wait for SIGINT/SIGTERM, close, and return the result
  * oclif prints. Signal handlers go in before the announcement, because a
  * supervisor may signal as soon as it reads the address.
  */
 export async function serveUntilStopped(
-  command: Command,
+  command: ServeIo,
   server: { url: string; close(): Promise<void> },
   message: string,
 ): Promise<{ url: string; stopped: true }> {

@@ -5,6 +5,7 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../support/cli.js';
+import { RECORD_LOADS } from '../support/load-recorder.js';
 import { REPO_ROOT } from '../support/processes.js';
 
 /**
@@ -27,27 +28,6 @@ import { REPO_ROOT } from '../support/processes.js';
  * shows the recorder sees what a real run imports after parsing.
  * Run `npm run build` first.
  */
-const LOADS_HOOK = `data:text/javascript,${encodeURIComponent(
-  `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  if (resolved.url.startsWith('file:')) appendFileSync(process.env.FRAMEWORK_LOADS_FILE, resolved.url + '\\n');
-  return resolved;
-}`,
-)}`;
-const RECORD_LOADS = `data:text/javascript,${encodeURIComponent(
-  `import Module, { register } from 'node:module';
-import { appendFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-register(${JSON.stringify(LOADS_HOOK)});
-for (const extension of ['.js', '.cjs', '.json']) {
-  const compile = Module._extensions[extension];
-  Module._extensions[extension] = function (module, filename) {
-    appendFileSync(process.env.FRAMEWORK_LOADS_FILE, pathToFileURL(filename).href + '\\n');
-    return compile.call(this, module, filename);
-  };
-}`,
-)}`;
 
 /** Our modules outside the bundle a command may load before its arguments are parsed. */
 const MAX_OWN_MODULES = 8;

@@ -1,8 +1,5 @@
-import { Args, Flags } from '@oclif/core';
-import { FrameworkError } from '../../../runtime/core/framework-error.js';
-import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
 import { PolicyCommand } from '../../policy-command.js';
-import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
+import { policyServeArgs, policyServeFlags, servePolicies } from '../../serve/policy.js';
 
 export default class PolicyServe extends PolicyCommand {
   static override description =
@@ -17,84 +14,12 @@ export default class PolicyServe extends PolicyCommand {
   /** `{"event":"listening"}` first, the result when stopped: one JSON document per line. */
   static override jsonLines = true;
 
-  static override args = {
-    dir: Args.directory({ description: 'policy directory', default: 'policies', exists: true }),
-  };
+  static override args = policyServeArgs;
 
-  static override flags = {
-    addr: Flags.string({ char: 'a', description: 'address to listen on, host:port', default: '127.0.0.1:8181' }),
-    'allow-writes': Flags.boolean({ description: 'enable PUT/DELETE /v1/policies/<id> and PUT/PATCH/DELETE /v1/data/<path>', default: false }),
-    'decision-log': Flags.string({ description: 'append one JSON line per decision to this file (- for standard output)' }),
-    mask: Flags.string({ description: 'input field to erase from decision logs, e.g. /input/password (repeatable)', multiple: true, multipleNonGreedy: true }),
-    'eval-timeout': Flags.integer({
-      description: 'evaluation budget in milliseconds: a decision still running after it is stopped and answered 500 eval_cancel_error',
-      default: 5000,
-      min: 1,
-    }),
-    workers: Flags.integer({
-      description: 'worker threads for decisions too costly for the event loop (0: evaluate all on the event loop)',
-      default: 2,
-      min: 0,
-      max: 64,
-    }),
-    watch: Flags.boolean({ description: 'reload when policy files change', default: true, allowNo: true }),
-    'recheck-interval': Flags.integer({
-      description: 'while watching, hash the policy files this often (ms) and reload when they changed, in case a change went unreported',
-      default: 2000,
-      min: 50,
-    }),
-    'allow-remote': Flags.boolean({
-      description:
-        'listen on an address beyond loopback (0.0.0.0, a LAN address): refused without this flag, since whoever reaches the server can ask it for decisions',
-      default: false,
-    }),
-    'v0-compatible': Flags.boolean({
-      description:
-        "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
-      default: false,
-      env: 'FRAMEWORK_POLICY_V0_COMPATIBLE',
-    }),
-    'allow-query-network': Flags.boolean({
-      description: 'let ad-hoc queries (/v1/query) call http.send and net.lookup_ip_addr; off by default, as an OPA capabilities file would have it',
-      default: false,
-    }),
-  };
+  static override flags = policyServeFlags;
 
   async run(): Promise<{ url: string; stopped: true }> {
     const { args, flags } = await this.parse(PolicyServe);
-    // Loaded once the arguments are known good: a mistyped flag does not wait for it.
-    const [{ startPolicyServer }, { createLogger }] = await Promise.all([
-      import('../../../runtime/policy/server/start-policy-server.js'),
-      import('../../../runtime/core/logger.js'),
-    ]);
-    const addr = parseAddr(flags.addr);
-    if (!addr) this.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:8181).`, { exit: 2 });
-    let server;
-    try {
-      server = await startPolicyServer({
-        dir: args.dir,
-        host: addr.host,
-        port: addr.port,
-        logger: createLogger({ name: 'policy', level: 'info' }),
-        watch: flags.watch,
-        recheckMs: flags['recheck-interval'],
-        allowRemote: flags['allow-remote'],
-        allowQueryNetwork: flags['allow-query-network'],
-        allowWrites: flags['allow-writes'],
-        ...(flags['decision-log'] ? { decisionLog: flags['decision-log'] } : {}),
-        mask: flags.mask ?? [],
-        evalTimeoutMs: flags['eval-timeout'],
-        workers: flags.workers,
-        v0Compatible: flags['v0-compatible'],
-      });
-    } catch (error) {
-      if (error instanceof PolicyLoadError) {
-        this.failToCompile(error, 'the policies do not compile; fix the errors above.');
-      }
-      if (error instanceof TypeError && /mask path/.test(error.message)) this.error(error.message, { exit: 2, code: 'invalid_arguments' });
-      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
-      throw error;
-    }
-    return serveUntilStopped(this, server, `Policy engine serving ${args.dir} on ${server.url}`);
+    return servePolicies(this, { args, flags });
   }
 }

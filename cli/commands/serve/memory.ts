@@ -1,9 +1,5 @@
-import { resolve } from 'node:path';
-import { Flags } from '@oclif/core';
 import { JsonCommand } from '../../json-command.js';
-import { FrameworkError } from '../../../runtime/core/framework-error.js';
-import type { MemoryConfig } from '../../../runtime/memory/memory-config.js';
-import { parseAddr, serveUntilStopped } from '../../serve-until-stopped.js';
+import { memoryFlags, serveMemory } from '../../serve/memory.js';
 
 export default class ServeMemory extends JsonCommand {
   static override description =
@@ -21,75 +17,10 @@ export default class ServeMemory extends JsonCommand {
   /** `{"event":"listening"}` first, the result when stopped: one JSON document per line. */
   static override jsonLines = true;
 
-  static override flags = {
-    addr: Flags.string({ char: 'a', description: 'address to listen on, host:port (default: MEMORY_HOST:MEMORY_PORT, else 127.0.0.1:8000)' }),
-    'kv-url': Flags.string({ description: 'Redis holding the memories (default: KV_URL, else redis://127.0.0.1:6379)' }),
-    'ollama-host': Flags.string({ description: 'model runtime that embeds, Ollama API (default: OLLAMA_HOST, else http://127.0.0.1:11434)' }),
-  };
+  static override flags = memoryFlags;
 
   async run(): Promise<{ url: string; stopped: true }> {
     const { flags } = await this.parse(ServeMemory);
-    // Loaded once the arguments are known good: a mistyped flag does not wait for it.
-    const [{ startMemoryService }, { redactUrl }, { createLogger }, { loadMemoryConfig }, { projectKeyPrefix, projectRootOf }] = await Promise.all([
-      import('../../../runtime/memory/start-memory-service.js'),
-      import('../../../runtime/core/kv-client.js'),
-      import('../../../runtime/core/logger.js'),
-      import('../../../runtime/memory/memory-config.js'),
-      import('../../../runtime/supervisor/project-key-prefix.js'),
-    ]);
-    if (flags['kv-url'] !== undefined && !hasProtocol(flags['kv-url'], ['redis:', 'rediss:'])) {
-      this.error(`--kv-url ${JSON.stringify(flags['kv-url'])} is not a redis:// URL (for example redis://127.0.0.1:6379).`, { exit: 2 });
-    }
-    if (flags['ollama-host'] !== undefined && !hasProtocol(flags['ollama-host'], ['http:', 'https:'])) {
-      this.error(`--ollama-host ${JSON.stringify(flags['ollama-host'])} is not an http(s) URL (for example http://127.0.0.1:11434).`, { exit: 2 });
-    }
-    let addr: { host: string; port: number } | undefined;
-    if (flags.addr !== undefined) {
-      addr = parseAddr(flags.addr);
-      if (!addr) this.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:8000).`, { exit: 2 });
-    }
-    let config: MemoryConfig;
-    try {
-      config = loadMemoryConfig({ env: process.env });
-    } catch (error) {
-      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
-      throw error;
-    }
-    const kvUrl = flags['kv-url'] ?? config.kvUrl;
-    // In a project folder the default prefix is the project's own (as `up` gives it), so projects sharing a Redis stay apart.
-    const root = process.env.KV_PREFIX ? undefined : projectRootOf(process.cwd());
-    const ollamaHost = flags['ollama-host'] ?? config.ollamaHost;
-    let service;
-    try {
-      service = await startMemoryService({
-        host: addr?.host ?? config.host,
-        port: addr?.port ?? config.port,
-        kvUrl,
-        ollamaHost,
-        ...(root === undefined ? {} : { keyPrefix: projectKeyPrefix({ root }) }),
-        // The copy of the long-term memories is saved under the project for a fast restart (issue 23).
-        indexDir: resolve(config.indexDir ?? MEMORY_INDEX_DIR_DEFAULT),
-        logger: createLogger({ name: 'memory', level: config.logLevel }),
-      });
-    } catch (error) {
-      if (FrameworkError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
-      throw error;
-    }
-    return serveUntilStopped(
-      this,
-      service,
-      `Memory service listening on ${service.url}, over ${redactUrl(kvUrl)}, embedding with ${config.embeddingModel} at ${ollamaHost}`,
-    );
-  }
-}
-
-/** Where `serve memory` saves the long-term memories' in-process copy unless MEMORY_INDEX_DIR says otherwise. */
-const MEMORY_INDEX_DIR_DEFAULT = '.framework/memory';
-
-function hasProtocol(value: string, protocols: readonly string[]): boolean {
-  try {
-    return protocols.includes(new URL(value).protocol);
-  } catch {
-    return false;
+    return serveMemory(this, flags);
   }
 }
