@@ -2,6 +2,8 @@ import { execute } from '@oclif/core';
 import { loadOptions } from './load-options.js';
 import { versionArgv } from './version-argv.js';
 
+export { codeCacheUse, writeCodeCaches } from './cached-script.js';
+
 /**
  * The binary: oclif with the arguments `versionArgv` gives. `cli/bin/run.js`
  * calls it with its own URL (the package root is two folders up), and

@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // Bundles the CLI's start into a few files, in place in dist/cli: the entry
-// (dist/cli/main.js), every command and hook, with @oclif/core and the CLI's
-// own modules they import, code-split so that one shared chunk holds oclif.
-// oclif's index alone is about 220 CommonJS files, and resolving, reading and
-// compiling them one by one is most of a command's cold start. Everything
+// (dist/cli/main.js), every command and hook, with the CLI's own modules they
+// import, code-split into shared chunks, and @oclif/core apart, as one
+// CommonJS file (dist/cli/oclif-core.cjs) that cli/cached-script.ts runs
+// through V8's code cache (written by scripts/cli-code-cache.mjs at the end of
+// the build). oclif's index alone is about 220 CommonJS files, and resolving,
+// reading and compiling them one by one was most of a command's cold start;
+// compiling the one bundle was then a third of what is left. Everything
 // outside dist/cli (the runtime, other packages) stays an import, so it loads
 // from its own file as before, and only when a command imports it.
 // Run by `npm run build` after tsc (it rewrites tsc's output, so it runs once per tsc), before the manifest.
 import { build } from 'esbuild';
+import ts from 'typescript';
 import { createRequire } from 'node:module';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -17,8 +21,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const cliDir = join(root, 'dist/cli');
 const distDir = join(root, 'dist');
 const chunkDir = join(cliDir, 'chunks');
-// The packages bundled with the entry: oclif and what it needs to start.
+// The packages bundled: oclif and what it needs to start (into oclif-core.cjs).
 const BUNDLED = new Set(['@oclif/core']);
+// The ES module every import of @oclif/core in the bundle goes to: it runs oclif-core.cjs through the code cache.
+const OCLIF_SHIM = join(cliDir, 'oclif-core.js');
+const OCLIF_CJS = join(cliDir, 'oclif-core.cjs');
 // What oclif requires only to run TypeScript sources in development (never here): left to Node.
 const NEVER_BUNDLED = new Set(['typescript', 'ts-node', 'tsx', 'pnpapi']);
 // Our modules outside dist/cli are imported by a placeholder path, made relative to each output file once written:
@@ -46,6 +53,10 @@ const externals = {
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point' || args.path.startsWith('node:')) return undefined;
+      if (BUNDLED.has(packageName(args.path))) {
+        if (args.path !== '@oclif/core') throw new Error(`bundle-cli: ${args.importer} imports ${args.path}; only @oclif/core's index is in oclif-core.cjs`);
+        return { path: OCLIF_SHIM };
+      }
       if (NEVER_BUNDLED.has(packageName(args.path))) return { path: args.path, external: true };
       if (inNodeModules(args.importer)) return undefined; // inside a bundled package (or plugin command): bundle what it needs
       if (args.path.startsWith('.')) {
@@ -54,7 +65,7 @@ const externals = {
         if (!target.startsWith(distDir + sep)) throw new Error(`bundle-cli: ${args.importer} imports ${args.path}, outside dist`);
         return { path: DIST + relative(distDir, target).split(sep).join('/'), external: true };
       }
-      return BUNDLED.has(packageName(args.path)) ? undefined : { path: args.path, external: true };
+      return { path: args.path, external: true };
     });
   },
 };
@@ -65,17 +76,71 @@ const require = createRequire(import.meta.url);
 const pluginCommand = (pkg, id) => join(dirname(require.resolve(pkg)), 'commands', `${id}.js`); // from the package's lib/index.js
 const PLUGIN_COMMANDS = { 'commands/help': pluginCommand('@oclif/plugin-help', 'help') };
 
+/**
+ * `source` with each `import(x)` written `__cachedScriptImport(x)`: a script
+ * run by vm.Script can import only through a callback (Node 20 allows one only
+ * with --experimental-vm-modules, or its main loader with an experimental
+ * warning on standard error), so cli/cached-script.ts passes the bundle a
+ * function that imports from an ES module. The calls are found by TypeScript's
+ * parser, so a string that reads `import(` stays as it is. That function
+ * resolves a relative specifier from its own file, so one is refused here.
+ */
+function withImportsThroughLoader(source) {
+  const file = ts.createSourceFile('oclif-core.cjs', source, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  const starts = [];
+  const visit = (node) => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [specifier, ...rest] = node.arguments;
+      if (rest.length > 0 || (ts.isStringLiteralLike(specifier) && specifier.text.startsWith('.')))
+        throw new Error(`bundle-cli: oclif-core.cjs has an import() the loader cannot make: ${node.getText(file)}`);
+      starts.push(node.expression.getStart(file));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  let out = source;
+  for (const start of starts.sort((a, b) => b - a)) out = `${out.slice(0, start)}__cachedScriptImport${out.slice(start + 'import'.length)}`;
+  return out;
+}
+
 const BANNER = "import { createRequire as __frameworkCreateRequire } from 'node:module'; const require = __frameworkCreateRequire(import.meta.url);";
 if (readFileSync(join(cliDir, 'main.js'), 'utf8').startsWith(BANNER)) {
   console.error('bundle-cli: dist/cli is bundled already; run tsc first (npm run build)');
   process.exit(1);
 }
 rmSync(chunkDir, { recursive: true, force: true });
+// oclif as one CommonJS file, and the ES module that exports its names from cli/cached-script.ts's run of it.
+const oclifCjs = await build({
+  entryPoints: ['@oclif/core'],
+  outfile: OCLIF_CJS,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: [...NEVER_BUNDLED],
+  legalComments: 'none',
+  logLevel: 'warning',
+  write: false,
+});
+writeFileSync(OCLIF_CJS, withImportsThroughLoader(oclifCjs.outputFiles[0].text));
+const oclifNames = Object.keys(require('@oclif/core')).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+writeFileSync(
+  OCLIF_SHIM,
+  [
+    "import { fileURLToPath } from 'node:url';",
+    "import { loadCachedScript } from './cached-script.js';",
+    // A placeholder path, as for imports: this module lands in a chunk, made relative to it once written.
+    `const oclif = loadCachedScript({ file: fileURLToPath(new URL('${DIST}cli/oclif-core.cjs', import.meta.url)) });`,
+    `export const { ${oclifNames.join(', ')} } = oclif;`,
+    '',
+  ].join('\n'),
+);
 const outName = (file) => relative(cliDir, file).replace(/\.js$/, '');
 const entryPoints = Object.fromEntries([
   ...[join(cliDir, 'main.js'), ...jsFiles(join(cliDir, 'commands')), ...jsFiles(join(cliDir, 'hooks'))].map((file) => [outName(file), file]),
   ...Object.entries(PLUGIN_COMMANDS),
 ]);
+
 const result = await build({
   entryPoints,
   outdir: cliDir,
