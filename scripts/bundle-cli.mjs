@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // Bundles the CLI's start into a few files, in place in dist/cli: the entry
 // (dist/cli/main.js), every command and hook, with the CLI's own modules they
-// import, code-split into shared chunks, and @oclif/core apart, as one
-// CommonJS file (dist/cli/oclif-core.cjs) that cli/cached-script.ts runs
-// through V8's code cache (written by scripts/cli-code-cache.mjs at the end of
-// the build). oclif's index alone is about 220 CommonJS files, and resolving,
-// reading and compiling them one by one was most of a command's cold start;
-// compiling the one bundle was then a third of what is left. Everything
-// outside dist/cli (the runtime, other packages) stays an import, so it loads
-// from its own file as before, and only when a command imports it.
+// import, code-split into shared chunks; and apart, as CommonJS files under
+// dist/cli/cached/ that cli/cached-script.ts runs through V8's code cache
+// (written by scripts/cli-code-cache.mjs at the end of the build), @oclif/core
+// and what the real runs that need no service load: the policy engine of
+// `policy eval` and `policy check` (cli/policy-engine.ts), `status`'s readers
+// (cli/stack-state.ts) and `model list`'s store (cli/model-listing.ts), both
+// with zod. oclif's index alone is about 220 CommonJS files, the engine about
+// 100 ES modules, zod about 100: resolving, reading and compiling them one by
+// one was most of a command's cold start. Everything else outside dist/cli (the
+// runtime, other packages) stays an import, so it loads from its own file as
+// before, and only when a command imports it.
 // Run by `npm run build` after tsc (it rewrites tsc's output, so it runs once per tsc), before the manifest.
 import { build } from 'esbuild';
 import ts from 'typescript';
@@ -21,11 +24,19 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const cliDir = join(root, 'dist/cli');
 const distDir = join(root, 'dist');
 const chunkDir = join(cliDir, 'chunks');
-// The packages bundled: oclif and what it needs to start (into oclif-core.cjs).
-const BUNDLED = new Set(['@oclif/core']);
-// The ES module every import of @oclif/core in the bundle goes to: it runs oclif-core.cjs through the code cache.
-const OCLIF_SHIM = join(cliDir, 'oclif-core.js');
-const OCLIF_CJS = join(cliDir, 'oclif-core.cjs');
+// What runs through the code cache: each entry bundled (with the packages it imports) into dist/cli/cached/<name>.cjs, and every
+// import of it in the CLI's bundle made an import of dist/cli/cached/<name>.js, an ES module that runs the CommonJS file and exports its names.
+const cachedDir = join(cliDir, 'cached');
+const CACHED = [
+  { name: 'oclif-core', entry: '@oclif/core' },
+  { name: 'policy-engine', entry: join(cliDir, 'policy-engine.js') },
+  { name: 'stack-state', entry: join(cliDir, 'stack-state.js') },
+  { name: 'model-listing', entry: join(cliDir, 'model-listing.js') },
+];
+const shimOf = (entry) => {
+  const cached = CACHED.find((c) => c.entry === entry);
+  return cached && join(cachedDir, `${cached.name}.js`);
+};
 // What oclif requires only to run TypeScript sources in development (never here): left to Node.
 const NEVER_BUNDLED = new Set(['typescript', 'ts-node', 'tsx', 'pnpapi']);
 // Our modules outside dist/cli are imported by a placeholder path, made relative to each output file once written:
@@ -47,25 +58,26 @@ function packageName(specifier) {
 
 const inNodeModules = (path) => path.split(sep).includes('node_modules');
 
-/** What stays an import: our modules outside dist/cli, and packages other than oclif (and the packages oclif itself uses, which it brings). */
+/** What stays an import: our modules outside dist/cli, and packages; imports of a cached bundle's entry go to the module that runs it. */
 const externals = {
   name: 'externals',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point' || args.path.startsWith('node:')) return undefined;
-      if (BUNDLED.has(packageName(args.path))) {
-        if (args.path !== '@oclif/core') throw new Error(`bundle-cli: ${args.importer} imports ${args.path}; only @oclif/core's index is in oclif-core.cjs`);
-        return { path: OCLIF_SHIM };
+      if (packageName(args.path) === '@oclif/core') {
+        if (args.path !== '@oclif/core') throw new Error(`bundle-cli: ${args.importer} imports ${args.path}; only @oclif/core's index is bundled`);
+        return { path: shimOf(args.path) };
       }
       if (NEVER_BUNDLED.has(packageName(args.path))) return { path: args.path, external: true };
       if (inNodeModules(args.importer)) return undefined; // inside a bundled package (or plugin command): bundle what it needs
       if (args.path.startsWith('.')) {
         const target = resolve(args.resolveDir, args.path);
+        if (shimOf(target)) return { path: shimOf(target) };
         if (target.startsWith(cliDir + sep)) return undefined;
         if (!target.startsWith(distDir + sep)) throw new Error(`bundle-cli: ${args.importer} imports ${args.path}, outside dist`);
         return { path: DIST + relative(distDir, target).split(sep).join('/'), external: true };
       }
-      return { path: args.path, external: true };
+      return { path: args.path, external: true }; // a package
     });
   },
 };
@@ -85,14 +97,14 @@ const PLUGIN_COMMANDS = { 'commands/help': pluginCommand('@oclif/plugin-help', '
  * parser, so a string that reads `import(` stays as it is. That function
  * resolves a relative specifier from its own file, so one is refused here.
  */
-function withImportsThroughLoader(source) {
-  const file = ts.createSourceFile('oclif-core.cjs', source, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+function withImportsThroughLoader(source, name) {
+  const file = ts.createSourceFile(`${name}.cjs`, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
   const starts = [];
   const visit = (node) => {
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [specifier, ...rest] = node.arguments;
       if (rest.length > 0 || (ts.isStringLiteralLike(specifier) && specifier.text.startsWith('.')))
-        throw new Error(`bundle-cli: oclif-core.cjs has an import() the loader cannot make: ${node.getText(file)}`);
+        throw new Error(`bundle-cli: ${name}.cjs has an import() the loader cannot make: ${node.getText(file)}`);
       starts.push(node.expression.getStart(file));
     }
     ts.forEachChild(node, visit);
@@ -109,32 +121,44 @@ if (readFileSync(join(cliDir, 'main.js'), 'utf8').startsWith(BANNER)) {
   process.exit(1);
 }
 rmSync(chunkDir, { recursive: true, force: true });
-// oclif as one CommonJS file, and the ES module that exports its names from cli/cached-script.ts's run of it.
-const oclifCjs = await build({
-  entryPoints: ['@oclif/core'],
-  outfile: OCLIF_CJS,
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  external: [...NEVER_BUNDLED],
-  legalComments: 'none',
-  logLevel: 'warning',
-  write: false,
-});
-writeFileSync(OCLIF_CJS, withImportsThroughLoader(oclifCjs.outputFiles[0].text));
-const oclifNames = Object.keys(require('@oclif/core')).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
-writeFileSync(
-  OCLIF_SHIM,
-  [
-    "import { fileURLToPath } from 'node:url';",
-    "import { loadCachedScript } from './cached-script.js';",
-    // A placeholder path, as for imports: this module lands in a chunk, made relative to it once written.
-    `const oclif = loadCachedScript({ file: fileURLToPath(new URL('${DIST}cli/oclif-core.cjs', import.meta.url)) });`,
-    `export const { ${oclifNames.join(', ')} } = oclif;`,
-    '',
-  ].join('\n'),
-);
+// The cached bundles, and the ES modules that run them.
+rmSync(cachedDir, { recursive: true, force: true });
+for (const { name, entry } of CACHED) {
+  const file = join(cachedDir, `${name}.cjs`);
+  const bundled = await build({
+    entryPoints: [entry],
+    outfile: file,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: [...NEVER_BUNDLED],
+    // A module's own URL (createRequire(import.meta.url) finds packages from it) is the bundle's.
+    define: { 'import.meta.url': '__cachedScriptUrl' },
+    banner: { js: 'var __cachedScriptUrl = require("node:url").pathToFileURL(__filename).href;' },
+    logOverride: { 'empty-import-meta': 'error' },
+    legalComments: 'none',
+    logLevel: 'warning',
+    write: false,
+  });
+  const text = withImportsThroughLoader(bundled.outputFiles[0].text, name);
+  // A file found beside its module (new URL('./x', import.meta.url)) would be looked for beside the bundle.
+  if (/new URL\([^)]*__cachedScriptUrl/.test(text)) throw new Error(`bundle-cli: ${name} finds a file relative to one of its modules; it cannot be bundled`);
+  mkdirSync(cachedDir, { recursive: true });
+  writeFileSync(file, text);
+  const names = Object.keys(require(file)).filter((key) => key !== '__esModule' && /^[A-Za-z_$][\w$]*$/.test(key));
+  writeFileSync(
+    join(cachedDir, `${name}.js`),
+    [
+      "import { fileURLToPath } from 'node:url';",
+      "import { loadCachedScript } from '../cached-script.js';",
+      // A placeholder path, as for imports: this module lands in a chunk, made relative to it once written.
+      `const bundle = loadCachedScript({ file: fileURLToPath(new URL('${DIST}cli/cached/${name}.cjs', import.meta.url)) });`,
+      `export const { ${names.join(', ')} } = bundle;`,
+      '',
+    ].join('\n'),
+  );
+}
 const outName = (file) => relative(cliDir, file).replace(/\.js$/, '');
 const entryPoints = Object.fromEntries([
   ...[join(cliDir, 'main.js'), ...jsFiles(join(cliDir, 'commands')), ...jsFiles(join(cliDir, 'hooks'))].map((file) => [outName(file), file]),

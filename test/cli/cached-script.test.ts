@@ -94,24 +94,31 @@ describe('a bundle run through the code cache', () => {
     expect(load({ file: linked }).use[0]!.accepted).toBeUndefined();
   });
 
-  it('the build leaves a cache for this Node beside the CLI bundle, and a command start takes it', () => {
-    const bundle = join(REPO_ROOT, 'dist/cli/oclif-core.cjs');
-    expect(existsSync(codeCachePath(bundle)), 'run npm run build').toBe(true);
+  it('the build leaves a cache for this Node beside each CLI bundle, and command starts take them', () => {
+    const bundles = ['oclif-core', 'policy-engine', 'stack-state', 'model-listing'].map((name) => join(REPO_ROOT, `dist/cli/cached/${name}.cjs`));
+    for (const bundle of bundles) expect(existsSync(codeCachePath(bundle)), `${bundle}: run npm run build`).toBe(true);
     const main = pathToFileURL(join(REPO_ROOT, 'dist/cli/main.js')).href;
     const bin = pathToFileURL(join(REPO_ROOT, 'cli/bin/run.js')).href;
-    const child = spawnSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `const m = await import(${JSON.stringify(main)}); await m.main(['version'], ${JSON.stringify(bin)}); console.log(JSON.stringify(m.codeCacheUse()));`,
-      ],
-      { cwd: REPO_ROOT, encoding: 'utf8' },
-    );
-    expect(child.status, child.stderr).toBe(0);
-    expect(child.stderr).toBe('');
-    const [version, use] = child.stdout.trim().split('\n');
-    expect(version).toMatch(/^framework_core\/\S+ /);
-    expect(JSON.parse(use!)).toEqual([{ file: codeCachePath(bundle), accepted: true }]);
+    const run = (args: string[]) => {
+      const child = spawnSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const m = await import(${JSON.stringify(main)}); await m.main(${JSON.stringify(args)}, ${JSON.stringify(bin)}); console.log(JSON.stringify(m.codeCacheUse()));`,
+        ],
+        { cwd: REPO_ROOT, encoding: 'utf8' },
+      );
+      expect(child.status, child.stderr).toBe(0);
+      expect(child.stderr).toBe('');
+      const lines = child.stdout.trim().split('\n');
+      return { output: lines.slice(0, -1).join('\n'), use: JSON.parse(lines.at(-1)!) as unknown };
+    };
+    const version = run(['version']);
+    expect(version.output).toMatch(/^framework_core\/\S+ /);
+    expect(version.use).toEqual([{ file: codeCachePath(bundles[0]!), accepted: true }]);
+    const evaluated = run(['policy', 'eval', '-d', join(REPO_ROOT, 'policies'), 'data.a2a_access.allow']);
+    expect(JSON.parse(evaluated.output)).toEqual({ result: [{ expressions: [{ value: false, text: 'data.a2a_access.allow' }] }] });
+    expect(evaluated.use).toEqual(bundles.slice(0, 2).map((bundle) => ({ file: codeCachePath(bundle), accepted: true })));
   });
 });

@@ -88,7 +88,7 @@ export default class PolicyServe extends PolicyCommand {
         v0Compatible: flags['v0-compatible'],
       });
     } catch (error) {
-      if (error instanceof PolicyLoadError) {
+      if (PolicyLoadError.isInstance(error)) {
         this.failToCompile(error, 'the policies do not compile; fix the errors above.');
       }
       if (error instanceof TypeError && /mask path/.test(error.message)) this.error(error.message, { exit: 2, code: 'invalid_arguments' });
