@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codeCachePath } from '../../cli/cached-script.js';
+import { codeCachePath, loadCachedScript } from '../../cli/cached-script.js';
+import type * as PolicyEngine from '../../cli/policy-engine.js';
+import { PolicyLoadError } from '../../runtime/policy/server/policy-problem.js';
 import { REPO_ROOT } from '../support/processes.js';
 
 /**
- * The CLI's oclif bundle runs through V8's code cache (cli/cached-script.ts):
+ * The CLI's CommonJS bundles run through V8's code cache (cli/cached-script.ts):
  * each case is a fresh Node process, since what V8 accepts is decided when a
  * script compiles. A cache is used only when it is the bundle owner's and no
  * one else may write it; a bad or missing one changes nothing but the speed.
@@ -120,5 +122,21 @@ describe('a bundle run through the code cache', () => {
     const evaluated = run(['policy', 'eval', '-d', join(REPO_ROOT, 'policies'), 'data.a2a_access.allow']);
     expect(JSON.parse(evaluated.output)).toEqual({ result: [{ expressions: [{ value: false, text: 'data.a2a_access.allow' }] }] });
     expect(evaluated.use).toEqual(bundles.slice(0, 2).map((bundle) => ({ file: codeCachePath(bundle), accepted: true })));
+  });
+
+  it("the bundled engine's load errors are told apart from others by PolicyLoadError.isInstance, not instanceof", async () => {
+    const engine = loadCachedScript<typeof PolicyEngine>({ file: join(REPO_ROOT, 'dist/cli/cached/policy-engine.cjs') });
+    const policies = mkdtempSync(join(dir, 'policies-'));
+    writeFileSync(join(policies, 'bad.rego'), 'package bad\n\nallow if { x > 1 }\n');
+    const error = await engine.loadPolicySet([policies]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(PolicyLoadError); // another copy of the class
+    expect(PolicyLoadError.isInstance(error)).toBe(true);
+    expect((error as PolicyLoadError).problems).toEqual([expect.objectContaining({ code: 'rego_unsafe_var_error', file: 'bad.rego', row: 3 })]);
+    expect(PolicyLoadError.isInstance(new Error('other'))).toBe(false);
+    expect(PolicyLoadError.isInstance({ problems: [] })).toBe(false);
   });
 });
