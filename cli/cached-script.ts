@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
@@ -13,14 +14,17 @@ import { Script } from 'node:vm';
  *
  * The cache is only a speed-up: a missing one, one V8 rejects (other flags, a
  * changed bundle) or one that anyone but the bundle's owner could have written
- * is not used, and the bundle compiles as it would from `require`.
+ * is not used, and the bundle compiles as it would from `require`. A cache
+ * starts with the SHA-256 of the bundle it was made from and is used only for
+ * those bytes: V8's own check compares the source's length, not its text.
  *
  * A bundle's `import()` calls are written `__cachedScriptImport(...)` (the
  * build rewrites them): a vm.Script may import only through a callback, which
  * Node 20 refuses without `--experimental-vm-modules`. This module makes the
  * import, so a relative specifier would resolve from here (the build refuses one).
  */
-const loaded: { cachePath: string; script: Script }[] = [];
+const loaded: { cachePath: string; digest: Buffer; script: Script }[] = [];
+const DIGEST_BYTES = 32;
 
 const importModule = (specifier: string): Promise<unknown> => import(specifier);
 
@@ -29,8 +33,11 @@ export function codeCachePath(file: string): string {
   return `${file}.${process.versions.v8}-${process.arch}.v8cache`;
 }
 
-/** The cache's bytes, when the file is a regular file of the bundle's owner that no one else may write. */
-function readTrustedCache(options: { file: string; cachePath: string }): Buffer | undefined {
+/**
+ * V8's part of the cache, when the file is a regular file of the bundle's owner that no one else may
+ * write, made from the bundle whose SHA-256 is `digest`.
+ */
+function readTrustedCache(options: { file: string; cachePath: string; digest: Buffer }): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(options.cachePath, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -40,7 +47,8 @@ function readTrustedCache(options: { file: string; cachePath: string }): Buffer 
   try {
     const cache = fstatSync(fd);
     if (!cache.isFile() || cache.uid !== statSync(options.file).uid || (cache.mode & 0o022) !== 0) return undefined;
-    return readFileSync(fd);
+    const bytes = readFileSync(fd);
+    return options.digest.equals(bytes.subarray(0, DIGEST_BYTES)) ? bytes.subarray(DIGEST_BYTES) : undefined;
   } catch {
     return undefined;
   } finally {
@@ -59,13 +67,15 @@ function readTrustedCache(options: { file: string; cachePath: string }): Buffer 
 export function loadCachedScript<T>(options: { file: string }): T {
   const { file } = options;
   const cachePath = codeCachePath(file);
-  const source = readFileSync(file, 'utf8');
+  const bytes = readFileSync(file);
+  const digest = hash('sha256', bytes, 'buffer');
+  const source = bytes.toString('utf8');
   // Node's own CommonJS wrapper, on the first line so that line numbers stay the file's.
   const script = new Script(`(function (exports, require, module, __filename, __dirname, __cachedScriptImport) { ${source}\n})`, {
     filename: file,
-    cachedData: readTrustedCache({ file, cachePath }),
+    cachedData: readTrustedCache({ file, cachePath, digest }),
   });
-  loaded.push({ cachePath, script });
+  loaded.push({ cachePath, digest, script });
   const module = { exports: {} as unknown };
   const run = script.runInThisContext() as (
     exports: unknown,
@@ -93,9 +103,9 @@ export function codeCacheUse(): { file: string; accepted: boolean | undefined }[
  * `scripts/cli-code-cache.mjs`.
  */
 export function writeCodeCaches(): string[] {
-  return loaded.map(({ cachePath, script }) => {
+  return loaded.map(({ cachePath, digest, script }) => {
     const partial = `${cachePath}.${process.pid}.tmp`;
-    writeFileSync(partial, script.createCachedData(), { mode: 0o644 });
+    writeFileSync(partial, Buffer.concat([digest, script.createCachedData()]), { mode: 0o644 });
     renameSync(partial, cachePath);
     return cachePath;
   });

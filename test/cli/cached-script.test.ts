@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { hash } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,13 +69,23 @@ describe('a bundle run through the code cache', () => {
     expect(load({ file }).use).toEqual([{ file: codeCachePath(file), accepted: true }]);
   });
 
-  it('a cache V8 rejects (the bundle changed, or bytes that are no cache) is compiled past, with the same answers', () => {
+  it('a cache of another bundle is not used, and one V8 rejects is compiled past, with the same answers', () => {
     const file = bundleFile('changed');
     load({ file, write: true });
     writeFileSync(file, `${BUNDLE}exports.more = 1;\n`);
+    expect(load({ file })).toMatchObject({ answer: 42, use: [{ file: codeCachePath(file) }] });
+    expect(load({ file }).use[0]!.accepted).toBeUndefined();
+    // The right bundle's digest, then bytes that are no code cache: V8 says no.
+    writeFileSync(codeCachePath(file), Buffer.concat([hash('sha256', readFileSync(file), 'buffer'), Buffer.from('not a code cache')]));
     expect(load({ file })).toMatchObject({ answer: 42, use: [{ accepted: false }] });
-    writeFileSync(codeCachePath(file), 'not a code cache');
-    expect(load({ file })).toMatchObject({ answer: 42, use: [{ accepted: false }] });
+  });
+
+  it('a cache made from other bytes of the same length is not offered to V8 (which would take it)', () => {
+    const file = bundleFile('same-length');
+    load({ file, write: true });
+    writeFileSync(file, BUNDLE.replace('6 * 7', '6 * 8'));
+    expect(load({ file })).toMatchObject({ answer: 48, use: [{ file: codeCachePath(file) }] });
+    expect(load({ file }).use[0]!.accepted).toBeUndefined();
   });
 
   it('a cache others may write, or a link, is not read', () => {
