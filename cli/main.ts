@@ -3,6 +3,8 @@ import { loadOptions } from './load-options.js';
 import { serveLean } from './serve-lean.js';
 import { versionArgv } from './version-argv.js';
 
+export { codeCacheUse, writeCodeCaches } from './cached-script.js';
+
 /**
  * The binary: oclif with the arguments `versionArgv` gives. `cli/bin/run.js`
  * calls it with its own URL (the package root is two folders up), and

@@ -1,13 +1,20 @@
 #!/usr/bin/env node
 // Bundles the CLI's start into a few files, in place in dist/cli: the entry
-// (dist/cli/main.js), every command and hook, with @oclif/core and the CLI's
-// own modules they import, code-split so that one shared chunk holds oclif.
-// oclif's index alone is about 220 CommonJS files, and resolving, reading and
-// compiling them one by one is most of a command's cold start. Everything
-// outside dist/cli (the runtime, other packages) stays an import, so it loads
-// from its own file as before, and only when a command imports it.
+// (dist/cli/main.js), every command and hook, with the CLI's own modules they
+// import, code-split into shared chunks; and apart, as CommonJS files under
+// dist/cli/cached/ that cli/cached-script.ts runs through V8's code cache
+// (written by scripts/cli-code-cache.mjs at the end of the build), @oclif/core
+// and what the real runs that need no service load: the policy engine of
+// `policy eval` and `policy check` (cli/policy-engine.ts), `status`'s readers
+// (cli/stack-state.ts) and `model list`'s store (cli/model-listing.ts), both
+// with zod. oclif's index alone is about 220 CommonJS files, the engine about
+// 100 ES modules, zod about 100: resolving, reading and compiling them one by
+// one was most of a command's cold start. Everything else outside dist/cli (the
+// runtime, other packages) stays an import, so it loads from its own file as
+// before, and only when a command imports it.
 // Run by `npm run build` after tsc (it rewrites tsc's output, so it runs once per tsc), before the manifest.
 import { build } from 'esbuild';
+import ts from 'typescript';
 import { createRequire } from 'node:module';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -17,8 +24,19 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const cliDir = join(root, 'dist/cli');
 const distDir = join(root, 'dist');
 const chunkDir = join(cliDir, 'chunks');
-// The packages bundled with the entry: oclif and what it needs to start.
-const BUNDLED = new Set(['@oclif/core']);
+// What runs through the code cache: each entry bundled (with the packages it imports) into dist/cli/cached/<name>.cjs, and every
+// import of it in the CLI's bundle made an import of dist/cli/cached/<name>.js, an ES module that runs the CommonJS file and exports its names.
+const cachedDir = join(cliDir, 'cached');
+const CACHED = [
+  { name: 'oclif-core', entry: '@oclif/core' },
+  { name: 'policy-engine', entry: join(cliDir, 'policy-engine.js') },
+  { name: 'stack-state', entry: join(cliDir, 'stack-state.js') },
+  { name: 'model-listing', entry: join(cliDir, 'model-listing.js') },
+];
+const shimOf = (entry) => {
+  const cached = CACHED.find((c) => c.entry === entry);
+  return cached && join(cachedDir, `${cached.name}.js`);
+};
 // What oclif requires only to run TypeScript sources in development (never here): left to Node.
 const NEVER_BUNDLED = new Set(['typescript', 'ts-node', 'tsx', 'pnpapi']);
 // Our modules outside dist/cli are imported by a placeholder path, made relative to each output file once written:
@@ -38,23 +56,34 @@ function packageName(specifier) {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
+/** @oclif/core's subpaths the lean service start imports: bundled from the package, not run from the index's cached bundle. */
+const OCLIF_PARSER_PARTS = new Set(['@oclif/core/args', '@oclif/core/flags', '@oclif/core/parser']);
+
 const inNodeModules = (path) => path.split(sep).includes('node_modules');
 
-/** What stays an import: our modules outside dist/cli, and packages other than oclif (and the packages oclif itself uses, which it brings). */
+/** What stays an import: our modules outside dist/cli, and packages; imports of a cached bundle's entry go to the module that runs it. */
 const externals = {
   name: 'externals',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point' || args.path.startsWith('node:')) return undefined;
+      if (packageName(args.path) === '@oclif/core') {
+        // The index runs from its cached bundle; the parser's own parts (flags, args, parser), which a service's lean
+        // start (cli/serve-lean.ts) parses with and nothing else, are bundled into the chunks as they are.
+        if (OCLIF_PARSER_PARTS.has(args.path) || args.importer.includes(`${sep}node_modules${sep}@oclif${sep}core${sep}`)) return undefined;
+        if (args.path !== '@oclif/core') throw new Error(`bundle-cli: ${args.importer} imports ${args.path}; only @oclif/core's index and parser parts are bundled`);
+        return { path: shimOf(args.path) };
+      }
       if (NEVER_BUNDLED.has(packageName(args.path))) return { path: args.path, external: true };
       if (inNodeModules(args.importer)) return undefined; // inside a bundled package (or plugin command): bundle what it needs
       if (args.path.startsWith('.')) {
         const target = resolve(args.resolveDir, args.path);
+        if (shimOf(target)) return { path: shimOf(target) };
         if (target.startsWith(cliDir + sep)) return undefined;
         if (!target.startsWith(distDir + sep)) throw new Error(`bundle-cli: ${args.importer} imports ${args.path}, outside dist`);
         return { path: DIST + relative(distDir, target).split(sep).join('/'), external: true };
       }
-      return BUNDLED.has(packageName(args.path)) ? undefined : { path: args.path, external: true };
+      return { path: args.path, external: true }; // a package
     });
   },
 };
@@ -65,17 +94,83 @@ const require = createRequire(import.meta.url);
 const pluginCommand = (pkg, id) => join(dirname(require.resolve(pkg)), 'commands', `${id}.js`); // from the package's lib/index.js
 const PLUGIN_COMMANDS = { 'commands/help': pluginCommand('@oclif/plugin-help', 'help') };
 
+/**
+ * `source` with each `import(x)` written `__cachedScriptImport(x)`: a script
+ * run by vm.Script can import only through a callback (Node 20 allows one only
+ * with --experimental-vm-modules, or its main loader with an experimental
+ * warning on standard error), so cli/cached-script.ts passes the bundle a
+ * function that imports from an ES module. The calls are found by TypeScript's
+ * parser, so a string that reads `import(` stays as it is. That function
+ * resolves a relative specifier from its own file, so one is refused here.
+ */
+function withImportsThroughLoader(source, name) {
+  const file = ts.createSourceFile(`${name}.cjs`, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  const starts = [];
+  const visit = (node) => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [specifier, ...rest] = node.arguments;
+      if (rest.length > 0 || (ts.isStringLiteralLike(specifier) && specifier.text.startsWith('.')))
+        throw new Error(`bundle-cli: ${name}.cjs has an import() the loader cannot make: ${node.getText(file)}`);
+      starts.push(node.expression.getStart(file));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  let out = source;
+  for (const start of starts.sort((a, b) => b - a)) out = `${out.slice(0, start)}__cachedScriptImport${out.slice(start + 'import'.length)}`;
+  return out;
+}
+
 const BANNER = "import { createRequire as __frameworkCreateRequire } from 'node:module'; const require = __frameworkCreateRequire(import.meta.url);";
 if (readFileSync(join(cliDir, 'main.js'), 'utf8').startsWith(BANNER)) {
   console.error('bundle-cli: dist/cli is bundled already; run tsc first (npm run build)');
   process.exit(1);
 }
 rmSync(chunkDir, { recursive: true, force: true });
+// The cached bundles, and the ES modules that run them.
+rmSync(cachedDir, { recursive: true, force: true });
+for (const { name, entry } of CACHED) {
+  const file = join(cachedDir, `${name}.cjs`);
+  const bundled = await build({
+    entryPoints: [entry],
+    outfile: file,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: [...NEVER_BUNDLED],
+    // A module's own URL (createRequire(import.meta.url) finds packages from it) is the bundle's.
+    define: { 'import.meta.url': '__cachedScriptUrl' },
+    banner: { js: 'var __cachedScriptUrl = require("node:url").pathToFileURL(__filename).href;' },
+    logOverride: { 'empty-import-meta': 'error' },
+    legalComments: 'none',
+    logLevel: 'warning',
+    write: false,
+  });
+  const text = withImportsThroughLoader(bundled.outputFiles[0].text, name);
+  // A file found beside its module (new URL('./x', import.meta.url)) would be looked for beside the bundle.
+  if (/new URL\([^)]*__cachedScriptUrl/.test(text)) throw new Error(`bundle-cli: ${name} finds a file relative to one of its modules; it cannot be bundled`);
+  mkdirSync(cachedDir, { recursive: true });
+  writeFileSync(file, text);
+  const names = Object.keys(require(file)).filter((key) => key !== '__esModule' && /^[A-Za-z_$][\w$]*$/.test(key));
+  writeFileSync(
+    join(cachedDir, `${name}.js`),
+    [
+      "import { fileURLToPath } from 'node:url';",
+      "import { loadCachedScript } from '../cached-script.js';",
+      // A placeholder path, as for imports: this module lands in a chunk, made relative to it once written.
+      `const bundle = loadCachedScript({ file: fileURLToPath(new URL('${DIST}cli/cached/${name}.cjs', import.meta.url)) });`,
+      `export const { ${names.join(', ')} } = bundle;`,
+      '',
+    ].join('\n'),
+  );
+}
 const outName = (file) => relative(cliDir, file).replace(/\.js$/, '');
 const entryPoints = Object.fromEntries([
   ...[join(cliDir, 'main.js'), ...jsFiles(join(cliDir, 'commands')), ...jsFiles(join(cliDir, 'hooks'))].map((file) => [outName(file), file]),
   ...Object.entries(PLUGIN_COMMANDS),
 ]);
+
 const result = await build({
   entryPoints,
   outdir: cliDir,

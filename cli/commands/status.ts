@@ -23,12 +23,12 @@ export default class Status extends JsonCommand {
     const root = resolve(flags.dir ?? process.cwd());
     let status: StackStatus;
     try {
-      const { readContainerState } = await import('../../runtime/supervisor/container-state.js');
+      const { readContainerState, stackStatus } = await import('../stack-state.js');
       const containers = readContainerState({ root });
       // Docker's helpers (and execa) are loaded only for a stack of containers.
       status = containers
         ? await (await import('../../runtime/supervisor/compose-stack.js')).composeStatus({ root, state: containers })
-        : await (await import('../../runtime/supervisor/stack-status.js')).stackStatus({ root });
+        : await stackStatus({ root });
     } catch (error) {
       failWith(this, error);
     }

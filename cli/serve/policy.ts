@@ -82,7 +82,7 @@ export async function servePolicies(
       v0Compatible: flags['v0-compatible'],
     });
   } catch (error) {
-    if (error instanceof PolicyLoadError) {
+    if (PolicyLoadError.isInstance(error)) {
       failToCompile(io, error, 'the policies do not compile; fix the errors above.');
     }
     if (error instanceof TypeError && /mask path/.test(error.message)) io.error(error.message, { exit: 2, code: 'invalid_arguments' });

@@ -122,12 +122,30 @@ describe('every command parses before it imports what it runs', () => {
   });
 
   it('the recorder sees what a real run imports after parsing (ES modules and packages)', async () => {
-    const run = await runRecorded(['status', '--json', '--dir', dir]);
+    const run = await runRecorded(['down', '--json', '--dir', dir]);
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ services: [] });
-    expect(outside(run, ['own'])).toContain('dist/runtime/supervisor/stack-status.js');
+    expect(JSON.parse(run.stdout)).toEqual({ stopped: [], killed: [] });
+    expect(outside(run, ['own'])).toContain('dist/runtime/supervisor/stop-stack.js');
     expect(outside(run, ['package']).some((path) => path.includes('node_modules/zod/'))).toBe(true);
   }, 60_000);
+
+  it('status, model list, policy eval and policy check run their bundles through the code cache, not the modules they bundle', async () => {
+    const runs = await Promise.all([
+      runRecorded(['status', '--json', '--dir', dir]),
+      runRecorded(['model', 'list', '--json']),
+      runRecorded(['policy', 'eval', '-d', join(REPO_ROOT, 'policies'), 'data.a2a_access.allow']),
+      runRecorded(['policy', 'check', join(REPO_ROOT, 'policies')]),
+    ]);
+    for (const run of runs) {
+      // What the command module imports itself (text helpers, error classes) is all that loads as modules.
+      expect(run.code, run.stderr).toBe(0);
+      expect(outside(run, ['package', 'other'])).toEqual([]);
+      expect(outside(run, ['own']).length, outside(run, ['own']).join(', ')).toBeLessThanOrEqual(MAX_OWN_MODULES);
+    }
+    expect(JSON.parse(runs[0]!.stdout)).toMatchObject({ services: [] });
+    expect(runs[2]!.stdout).toContain('"value": false');
+    expect(runs[3]!.stdout).toBe('4 module(s) compiled without errors.\n');
+  }, 120_000);
 
   it('the recorder sees CommonJS files that packages require from each other', async () => {
     // yaml's entry is CommonJS and requires its own modules: those are seen by the CommonJS hook only.

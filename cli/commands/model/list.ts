@@ -10,7 +10,7 @@ export default class ModelList extends JsonCommand {
 
   async run(): Promise<{ dir: string; models: StoredModel[] }> {
     await this.parse(ModelList);
-    const { ModelStore, resolveModelsDir } = await import('../../../runtime/model/model-store.js');
+    const { ModelStore, resolveModelsDir } = await import('../../model-listing.js');
     const store = new ModelStore({ dir: resolveModelsDir() });
     const models = await store.list();
     if (models.length === 0) this.log(`No models in ${store.dir}. Pull one: framework-cli model pull smollm2`);

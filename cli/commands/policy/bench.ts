@@ -44,7 +44,7 @@ export default class PolicyBench extends PolicyCommand {
         ...(flags.count === undefined ? { timeMs: flags.benchtime } : { count: flags.count }),
       });
     } catch (error) {
-      if (error instanceof PolicyLoadError) this.failToCompile(error, 'nothing was measured: fix the errors above.');
+      if (PolicyLoadError.isInstance(error)) this.failToCompile(error, 'nothing was measured: fix the errors above.');
       if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });
       throw error;
     }

@@ -22,13 +22,13 @@ export default class PolicyCheck extends PolicyCommand {
   async run(): Promise<{ ok: boolean; modules: string[]; errors: PolicyProblem[] }> {
     const { args, flags } = await this.parse(PolicyCheck);
     try {
-      const { loadPolicySet } = await import('../../../runtime/policy/tools/load-policies.js');
+      const { loadPolicySet } = await import('../../policy-engine.js');
       const set = await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] });
       const modules = set.modules.map((m) => m.id);
       if (!this.jsonEnabled()) this.log(`${modules.length} module(s) compiled without errors.`);
       return { ok: true, modules, errors: [] };
     } catch (error) {
-      if (!(error instanceof PolicyLoadError)) throw error;
+      if (!PolicyLoadError.isInstance(error)) throw error;
       const problems = error.problems.map((p) => (p.file === undefined ? p : { ...p, file: `${args.dir.replace(/\/$/, '')}/${p.file}` }));
       if (!this.jsonEnabled()) {
         for (const problem of problems) this.logToStderr(formatProblem(problem));

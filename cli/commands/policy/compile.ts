@@ -64,7 +64,7 @@ export default class PolicyCompile extends PolicyCommand {
         ...(flags['mask-rule'] === undefined ? {} : { maskRule: flags['mask-rule'] }),
       });
     } catch (error) {
-      if (error instanceof PolicyLoadError) this.failToCompile(error, 'nothing was compiled: fix the errors above.');
+      if (PolicyLoadError.isInstance(error)) this.failToCompile(error, 'nothing was compiled: fix the errors above.');
       if (error instanceof FilterErrors)
         this.error(
           `${error.message}\nthe rule cannot become a filter for ${flags.target}: rewrite those expressions as comparisons of input.<table>.<column> with known values.`,

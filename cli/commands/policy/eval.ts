@@ -44,10 +44,7 @@ export default class PolicyEval extends PolicyCommand {
 
   async run(): Promise<EvalOutput> {
     const { args, flags } = await this.parse(PolicyEval);
-    const [{ evalQuery, evalQueryExplained }, { loadPolicySet, readInputFile }] = await Promise.all([
-      import('../../../runtime/policy/tools/eval-query.js'),
-      import('../../../runtime/policy/tools/load-policies.js'),
-    ]);
+    const { evalQuery, evalQueryExplained, loadPolicySet, readInputFile } = await import('../../policy-engine.js');
     let output: EvalOutput;
     let lines: string[] | undefined;
     try {
@@ -58,7 +55,7 @@ export default class PolicyEval extends PolicyCommand {
       if (explain === undefined) output = evalQuery(set.policy, args.query, options);
       else ({ output, lines } = evalQueryExplained(set.policy, args.query, { ...options, explain }));
     } catch (error) {
-      if (error instanceof PolicyLoadError) {
+      if (PolicyLoadError.isInstance(error)) {
         this.failToCompile(error, 'nothing was evaluated: fix the errors above.');
       }
       if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: error.code });

@@ -60,7 +60,7 @@ export default class PolicyTest extends PolicyCommand {
       });
     } catch (error) {
       if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: 'policy_compile_error' });
-      if (!(error instanceof PolicyLoadError)) throw error;
+      if (!PolicyLoadError.isInstance(error)) throw error;
       this.failToCompile(error, 'the policies do not compile; fix the errors above (see `framework-cli policy check`).');
     }
     const total = report.results.length;

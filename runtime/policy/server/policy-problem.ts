@@ -10,13 +10,24 @@ export interface PolicyProblem {
   col?: number;
 }
 
-/** The policies could not be loaded; `problems` lists each with its place. */
+const BRAND = Symbol.for('framework_core.PolicyLoadError');
+
+/**
+ * The policies could not be loaded; `problems` lists each with its place.
+ * `PolicyLoadError.isInstance(e)` survives a second copy of the engine in the
+ * process (the CLI's policy commands run a bundled one), where `instanceof` does not.
+ */
 export class PolicyLoadError extends Error {
   readonly problems: readonly PolicyProblem[];
+  readonly [BRAND] = true;
   constructor(problems: readonly PolicyProblem[]) {
     super(`${problems.length} problem(s) loading policies:\n${problems.map(formatProblem).join('\n')}`);
     this.name = 'PolicyLoadError';
     this.problems = problems;
+  }
+
+  static isInstance(value: unknown): value is PolicyLoadError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
   }
 }
 
