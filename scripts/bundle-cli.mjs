@@ -71,7 +71,8 @@ const externals = {
         // The index runs from its cached bundle; the parser's own parts (flags, args, parser), which a service's lean
         // start (cli/serve-lean.ts) parses with and nothing else, are bundled into the chunks as they are.
         if (OCLIF_PARSER_PARTS.has(args.path) || args.importer.includes(`${sep}node_modules${sep}@oclif${sep}core${sep}`)) return undefined;
-        if (args.path !== '@oclif/core') throw new Error(`bundle-cli: ${args.importer} imports ${args.path}; only @oclif/core's index and parser parts are bundled`);
+        if (args.path !== '@oclif/core')
+          throw new Error(`bundle-cli: ${args.importer} imports ${args.path}; only @oclif/core's index and parser parts are bundled`);
         return { path: shimOf(args.path) };
       }
       if (NEVER_BUNDLED.has(packageName(args.path))) return { path: args.path, external: true };
