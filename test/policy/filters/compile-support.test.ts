@@ -80,6 +80,8 @@ else := false if input.x.k
 
 pick := n if { some n in [1, 2]; input.x.a == n }
 else := 0
+fee(u) := n if { some n in [1, 2]; input.x.a == n; u != "ops" }
+else := 0
 `,
 };
 
@@ -112,6 +114,10 @@ const CASES: Case[] = [
   { query: 'data.pe.chain.ok' },
   { query: 'not data.pe.chain.ok' },
   { query: 'data.pe.chain.gold', disableInlining: ['data.pe.chain.gold'] },
+  { query: 'data.pe.chain.pick == 1' },
+  { query: 'data.pe.chain.pick == 0' },
+  { query: 'data.pe.chain.fee(input.user) == 2' },
+  { query: 'data.pe.chain.fee(input.user) == 0' },
 ];
 
 const USERS = ['admin', 'dev', 'ops'];
@@ -203,9 +209,15 @@ describe('POST /v1/compile with support modules', () => {
     expect(f.body.result.support.map(moduleText)).toEqual(['package partial.pe.chain\n\nlimit(u) = 10 if { eq(u, input.x.b) } else = 5 if { true }\n']);
   });
 
-  it('refuses (501) an else chain whose body has alternatives of different values, which would hide a conflict error', async () => {
+  it('saves an else link whose alternatives give different values as a helper rule the chain reads, keeping the conflict they raise', async () => {
     const r = await compile({ query: 'data.pe.chain.pick == 1', input: {}, unknowns: ['input.x'] });
-    expect(r).toMatchObject({ status: 501, body: { code: 'not_implemented', message: expect.stringContaining('rule data.pe.chain.pick has an `else`') } });
+    expect(r.status).toBe(200);
+    expect(r.body.result.support.map(moduleText)).toEqual([
+      'package partial.pe.chain\n\n' +
+        '__pick_0__ = 1 if { eq(input.x.a, 1) }\n' +
+        '__pick_0__ = 2 if { eq(input.x.a, 2) }\n' +
+        'pick = __localq0__ if { eq(__localq0__, data.partial.pe.chain.__pick_0__) } else = 0 if { true }\n',
+    ]);
   });
 
   it('answers ?metrics and ?instrument with timers, refuses ?explain and bad disableInlining with 400s', async () => {
