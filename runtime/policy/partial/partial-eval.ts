@@ -132,6 +132,16 @@ export class PartialEvaluator {
     this.data = options.data === undefined ? undefined : fromJS(options.data);
   }
 
+  /** @internal Whether base data (not rules) is stored at or under a data path. */
+  hasBaseData(path: readonly Value[]): boolean {
+    let v: Value | undefined = this.data;
+    for (const k of path) {
+      if (!(v instanceof RegoObject)) return false;
+      v = v.get(k);
+    }
+    return v !== undefined;
+  }
+
   /** The rule node at a data path (`["filters", "include"]`), if rules are defined there. */
   ruleNode(path: readonly string[]): RuleNode | undefined {
     let node: RuleNode | undefined = this.compiled.root;
@@ -480,8 +490,14 @@ class Run {
       if (node === undefined) return ref;
     }
     if (!node.hasRules) {
-      if (descendants(node).length === 0) return ref;
-      throw new PartialError('not_implemented', `the residual refers to ${refText(ref)}, a document holding rules; save one rule at a time`, ref.loc);
+      const rules = descendants(node);
+      if (rules.length === 0) return ref;
+      // A document holding rules is read from the support modules with every rule under it saved there. (OPA saves
+      // the ref as it is, which only the original policy answers.) Base data beside those rules would be missing.
+      if (this.pe.hasBaseData(node.path))
+        throw new PartialError('not_implemented', `the residual refers to ${refText(ref)}, a document holding both rules and base data`, ref.loc);
+      for (const d of rules) this.saveSupport(d);
+      return namespacedRef(ref);
     }
     this.saveSupport(node);
     return namespacedRef(ref);

@@ -57,6 +57,15 @@ ok if { input.x.a == 1; input.x.b == input.user }
 ok if input.x.c < 0
 deny if not ok
 `,
+  'docs.rego': `package pe.docs
+flags := data.pe.inline
+both if { flags.ok; not flags.deny }
+chained if data.pe.chain.pick > 0
+`,
+  'mixed.rego': `package pe.mixed
+ok if input.x.a > data.pe.mixed.limit
+`,
+  'data.json': '{"pe": {"mixed": {"limit": 1}}}',
   'chain.rego': `package pe.chain
 
 roles := ["admin", "dev"]
@@ -118,6 +127,10 @@ const CASES: Case[] = [
   { query: 'data.pe.chain.pick == 0' },
   { query: 'data.pe.chain.fee(input.user) == 2' },
   { query: 'data.pe.chain.fee(input.user) == 0' },
+  { query: 'data.pe.docs.both' },
+  { query: 'data.pe.docs.flags.deny' },
+  { query: 'data.pe.inline[k] == true' },
+  { query: 'count(data.pe.docs) > 2' },
 ];
 
 const USERS = ['admin', 'dev', 'ops'];
@@ -220,6 +233,20 @@ describe('POST /v1/compile with support modules', () => {
     ]);
   });
 
+  it('reads a document holding rules from the support modules, every rule under it saved; refuses one that also holds base data', async () => {
+    const r = await compile({ query: 'data.pe.docs.flags.deny', input: { user: 'dev' }, unknowns: ['input.x'] });
+    expect(r.status).toBe(200);
+    expect(r.body.result.support.map((m: unknown) => moduleText(m).split('\n')[0]).sort()).toEqual(['package partial.pe.docs', 'package partial.pe.inline']);
+    expect(moduleText(r.body.result.support.find((m: any) => m.package.path.length === 4 && m.package.path[3].value === 'docs'))).toContain(
+      'flags = __localq0__ if { eq(__localq0__, data.partial.pe.inline) }',
+    );
+    const mixed = await compile({ query: 'x = data.pe.mixed', input: {}, unknowns: ['input.x'] });
+    expect(mixed).toMatchObject({
+      status: 501,
+      body: { code: 'not_implemented', message: expect.stringContaining('data.pe.mixed, a document holding both rules and base data') },
+    });
+  });
+
   it('answers ?metrics and ?instrument with timers, refuses ?explain and bad disableInlining with 400s', async () => {
     const req = { query: 'data.pe.inline.ok', input: { user: 'dev' }, unknowns: ['input.x'] };
     const m = await compile(req, '?metrics');
@@ -258,7 +285,7 @@ describe('POST /v1/compile with support modules', () => {
     const rng = new Rng(35);
     const knownInputs = USERS.flatMap((user) => [0, 2].map((level) => ({ user, level })));
     const unknowns = Array.from({ length: 14 }, () => unknownPart(rng));
-    const full: Group = { modules: Object.entries(POLICIES), evals: [] };
+    const full: Group = { modules: Object.entries(POLICIES).filter(([file]) => file.endsWith('.rego')), evals: [] };
     const residualGroups: Group[] = [];
     const ourResidual: boolean[] = [];
     let saved = 0;
