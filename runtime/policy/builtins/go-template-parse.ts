@@ -194,13 +194,27 @@ function tokenize(s: string, base: number): Tok[] {
     } else if (/[-+0-9]/.test(c)) {
       const m = /^[-+]?(0[xX][0-9a-fA-F_]+|[0-9_]*\.?[0-9_]+([eE][-+]?[0-9]+)?)/.exec(s.slice(i));
       if (m === null || m[0] === '') throw new TemplateError(`template: template:1: bad number syntax: "${c}"`);
-      i += m[0].length;
-      const t = m[0].replace(/_/g, '');
+      let text = m[0];
+      // Go's lexer takes a `.` after the digits as the number's own (`1.` is 1.0) and refuses a letter right after it.
+      if (!/[.eExX]/.test(text) && s[i + text.length] === '.') text += '.';
+      // An exponent with no digits (`1e`, `1e+`) is lexed as part of the number, which the parser then refuses.
+      const bare = /^[eE][-+]?/.exec(s.slice(i + text.length));
+      if (!/[eExX]/.test(text) && bare !== null) {
+        text += bare[0];
+        const next = s[i + text.length];
+        if (next === undefined || !/[A-Za-z0-9_]/.test(next)) throw new TemplateError(`template: template:1: illegal number syntax: ${JSON.stringify(text)}`);
+      }
+      const after = s[i + text.length];
+      if (after !== undefined && /[A-Za-z0-9_]/.test(after))
+        throw new TemplateError(`template: template:1: bad number syntax: ${JSON.stringify(text + after)}`);
+      i += text.length;
+      const t = text.replace(/_/g, '');
       const v = /^[-+]?(0[xX]|[0-9]+$)/.test(t) ? goInt(t) : new GoFloat(Number(t));
       // Go's parser takes an integer beyond both int64 and uint64 for a float, and refuses it as one.
-      if (v instanceof GoInt && !/^[-+]?0[xX]/.test(t) && (v.v > UINT_MAX || v.v < -INT_MAX - 1n))
-        throw new TemplateError(`template: template:1: integer overflow: ${JSON.stringify(m[0])}`);
-      out.push({ k: 'op', o: { t: 'lit', v, pos, text: m[0], overflow: v instanceof GoInt && (v.v > INT_MAX || v.v < -INT_MAX - 1n) }, pos });
+      // A hex literal beyond both is no number at all to it.
+      if (v instanceof GoInt && (v.v > UINT_MAX || v.v < -INT_MAX - 1n))
+        throw new TemplateError(`template: template:1: ${/^[-+]?0[xX]/.test(t) ? 'illegal number syntax' : 'integer overflow'}: ${JSON.stringify(text)}`);
+      out.push({ k: 'op', o: { t: 'lit', v, pos, text, overflow: v instanceof GoInt && (v.v > INT_MAX || v.v < -INT_MAX - 1n) }, pos });
     } else if (/[A-Za-z_]/.test(c)) {
       const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(s.slice(i)) as RegExpExecArray;
       i += m[0].length;
@@ -238,13 +252,21 @@ function parsePipe(toks: Tok[]): Pipe {
   const cmds: Command[] = [];
   let cmd: Operand[] = [];
   let cmdPos = 0;
+  /** Go's parser refuses a field right after a literal, `nil` or `.` (`{{nil.x}}`: unexpected . after term "nil"). */
+  const term = (o: Operand): Operand => {
+    const next = toks[pos];
+    const plain = o.t === 'lit' || (o.t === 'field' && o.path.length === 0);
+    if (plain && next?.k === 'op' && next.o.t === 'field' && next.o.path.length > 0 && next.pos === o.pos + o.text.length)
+      throw new TemplateError(`template: template:1: unexpected . after term ${goQuote(o.text)}`);
+    return o;
+  };
   const operand = (): Operand => {
     const t = toks[pos++] as Tok;
     if (cmd.length === 0) cmdPos = t.pos;
-    if (t.k === 'op') return t.o;
+    if (t.k === 'op') return term(t.o);
     if (t.k === 'word') {
-      if (t.v === 'true' || t.v === 'false') return { t: 'lit', v: t.v === 'true', pos: t.pos, text: t.v };
-      if (t.v === 'nil') return { t: 'lit', v: null, pos: t.pos, text: t.v };
+      if (t.v === 'true' || t.v === 'false') return term({ t: 'lit', v: t.v === 'true', pos: t.pos, text: t.v });
+      if (t.v === 'nil') return term({ t: 'lit', v: null, pos: t.pos, text: t.v });
       // Go's parser knows every function name, so an unknown one fails before anything runs.
       if (!FUNCTIONS.has(t.v)) throw new TemplateError(`template: template:1: function "${t.v}" not defined`);
       return { t: 'ident', name: t.v, pos: t.pos, text: t.v };

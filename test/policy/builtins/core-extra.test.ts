@@ -83,6 +83,11 @@ describe('bits, graph, rand, http.send and render_template builtins', () => {
       ['{{call .s}}{{nosuch}}', 'template:1: function "nosuch" not defined'],
       ['a\n{{nosuch 1}}', 'template:2: function "nosuch" not defined'],
       ['{{99999999999999999999}}', 'template:1: integer overflow: "99999999999999999999"'],
+      ['{{0xFFFFFFFFFFFFFFFFFF}}', 'template:1: illegal number syntax: "0xFFFFFFFFFFFFFFFFFF"'],
+      ['{{nil.x}}', 'template:1: unexpected . after term "nil"'],
+      ['{{"a".x}}', 'template:1: unexpected . after term "\\"a\\""'],
+      ['{{1.x}}', 'template:1: bad number syntax: "1.x"'],
+      ['{{1e}}', 'template:1: illegal number syntax: "1e"'],
     ];
     expect(cases.map(([tpl]) => failure(tpl))).toEqual(cases.map(([, text]) => `template: ${text}`));
     // `and` and `or` stop at the first argument that decides, as Go's do.
