@@ -91,7 +91,11 @@ function walkExprTerms(e: Expr, f: (t: Term) => void): void {
       if (e.inDomain) term(e.inDomain);
       break;
   }
-  for (const w of e.with) term(w.value);
+  // A `with` target is a ref of the rule too: OPA's dependency graph counts it (`with data.p.a` in `a` is recursion).
+  for (const w of e.with) {
+    term(w.target);
+    term(w.value);
+  }
 }
 
 function ruleTerms(rule: Rule, f: (t: Term) => void): void {

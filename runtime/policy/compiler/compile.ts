@@ -260,13 +260,16 @@ export class Compiler {
     const head = t.terms[0] as Term;
     if (head.type === 'var' && head.name === 'input') return 'input';
     if (head.type === 'var' && head.name === 'data') {
-      const p = dataRefPrefix(t);
-      if (p === undefined || p.rest) return err('with keyword target must be a ground ref', 'rego_compile_error');
+      const p = dataRefPrefix(t) as { path: Value[]; rest: boolean };
+      // As OPA: the walk down the rule tree stops at the first var (`data.p[x]`); such a target is evaluated as a
+      // data path and fails there ("bad document path").
+      const last = t.terms.length - 2;
       let node: RuleNode | undefined = root;
-      for (let i = 0; i < p.path.length - 1 && node !== undefined; i++) {
+      for (let i = 0; i < Math.min(p.path.length, last) && node !== undefined; i++) {
         node = node.child(p.path[i] as Value);
         if (node !== undefined && node.hasRules) return err('with keyword cannot partially replace virtual document(s)', 'rego_compile_error');
       }
+      if (p.rest) return 'data';
       const target = root.find(p.path);
       if (target !== undefined && target.isFunction) return 'function';
       return 'data';

@@ -7,7 +7,7 @@
  * Errors mirror OPA: `var x assigned above`, `var x referenced above`,
  * `var x declared above`, `arg x redeclared`, `cannot assign to ...`.
  */
-import type { Body, Expr, Loc, Rule, Term, VarTerm } from '../ast.js';
+import type { Body, Expr, Loc, RefTerm, Rule, Term, VarTerm } from '../ast.js';
 import { mkRef, opRef } from '../ast.js';
 import { PolicyError } from '../errors.js';
 import { isOp } from './resolve.js';
@@ -143,7 +143,7 @@ export class LocalRewriter {
           return undefined;
         }
         const domain = this.term(e.inDomain, scopes, true);
-        const w = this.withs(e, scopes);
+        const w = this.withs(e, scopes, true);
         const value = this.declarePattern(e.inValue as Term, scopes);
         const key = e.inKey === undefined ? { type: 'var' as const, name: this.gen.temp(), loc: e.loc } : this.declarePattern(e.inKey, scopes);
         const ref = mkRef(domain.type === 'ref' ? [...domain.terms, key] : [domain, key], e.loc);
@@ -151,7 +151,7 @@ export class LocalRewriter {
       }
       case 'every': {
         const domain = this.term(e.domain, scopes, true);
-        const w = this.withs(e, scopes);
+        const w = this.withs(e, scopes, true);
         scopes.push();
         const key = e.key === undefined ? undefined : this.declarePattern(e.key, scopes);
         const value = this.declarePattern(e.value, scopes);
@@ -160,7 +160,7 @@ export class LocalRewriter {
         return key === undefined ? { ...e, domain, value, body, with: w } : { ...e, domain, key, value, body, with: w };
       }
       case 'notbody': {
-        const w = this.withs(e, scopes);
+        const w = this.withs(e, scopes, true);
         scopes.push();
         const body = this.body(e.body, scopes);
         scopes.pop();
@@ -173,20 +173,30 @@ export class LocalRewriter {
             return e;
           }
           const rhs = this.term(e.args[1] as Term, scopes, true);
-          const w = this.withs(e, scopes);
+          // OPA rewrites an assignment's operands and `with` values, not its `with` targets.
+          const w = this.withs(e, scopes, false);
           const lhs = this.assignTarget(e.args[0] as Term, scopes);
           return { ...e, op: opRef('eq', e.op.loc), args: [lhs, rhs], with: w };
         }
         const args = e.args.map((a) => this.term(a, scopes, true));
-        return { ...e, args, with: this.withs(e, scopes) };
+        return { ...e, args, with: this.withs(e, scopes, true) };
       }
       case 'term':
-        return { ...e, term: this.term(e.term, scopes, true), with: this.withs(e, scopes) };
+        return { ...e, term: this.term(e.term, scopes, true), with: this.withs(e, scopes, true) };
     }
   }
 
-  private withs(e: Expr, scopes: Scopes): Expr['with'] {
-    return e.with.map((w) => ({ ...w, value: this.term(w.value, scopes, true) }));
+  /** Rewrites `with` values and, unless `targets` is false, the vars inside ref targets (`input[x]`). */
+  private withs(e: Expr, scopes: Scopes, targets: boolean): Expr['with'] {
+    return e.with.map((w) => {
+      const target = targets && w.target.type === 'ref' ? this.targetRef(w.target, scopes) : w.target;
+      return { ...w, target, value: this.term(w.value, scopes, true) };
+    });
+  }
+
+  /** A `with` target's vars are rewritten as the body's, but `_` stays a plain var (OPA: `var _ is unsafe`). */
+  private targetRef(t: RefTerm, scopes: Scopes): RefTerm {
+    return { ...t, terms: t.terms.map((x, i) => (i === 0 || (x.type === 'var' && x.name === '_') ? x : this.term(x, scopes, true))) };
   }
 
   private declare(v: VarTerm, scopes: Scopes, occ: Occurrence): string {

@@ -7,7 +7,7 @@
 import type { Body, Expr, Loc, RefTerm, Term } from '../ast.js';
 import { refName } from '../ast.js';
 import { PolicyError } from '../errors.js';
-import { bodyVars, exprVars, termVars, forEachSubTerm } from './walk.js';
+import { bodyVars, exprVars, termVars, forEachSubTerm, withVars } from './walk.js';
 
 /** Number of declared arguments of a function (builtin or user), or -1 if unknown. */
 export type ArityFn = (op: RefTerm) => number;
@@ -263,19 +263,13 @@ export function isEq(e: Expr): boolean {
   return e.kind === 'call' && e.args.length === 2 && refName(e.op) === 'eq';
 }
 
-/** Vars of a `with` value; the head of a ref value (a function name) is not a var. */
-function withValueVars(t: Term, out: Set<string>): void {
-  if (t.type === 'ref') t.terms.slice(1).forEach((x) => termVars(x, out, SKIP));
-  else termVars(t, out, SKIP);
-}
-
 /** Vars an expression binds, given the vars already safe (OPA's outputVarsForExpr). */
 export function outputVars(e: Expr, safe: Set<string>, arity: ArityFn): Set<string> {
   const out = new Set<string>();
   if (e.negated || e.kind === 'notbody') return out;
   for (const w of e.with) {
     const vs = new Set<string>();
-    withValueVars(w.value, vs);
+    withVars(w, vs, SKIP);
     for (const v of vs) if (!safe.has(v)) return out;
   }
   switch (e.kind) {
@@ -589,7 +583,7 @@ function exprVarLoc(e: Expr, name: string): Loc | undefined {
       break;
   }
   for (const w of e.with) {
-    const l = varLoc(w.value, name);
+    const l = varLoc(w.value, name) ?? varLoc(w.target, name);
     if (l) return l;
   }
   return undefined;

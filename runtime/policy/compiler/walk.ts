@@ -2,7 +2,7 @@
  * Traversals over the AST: variable collection (with OPA's safety-check
  * options) and copying/mapping of terms and bodies.
  */
-import type { Body, Expr, Term, VarTerm } from '../ast.js';
+import type { Body, Expr, Term, VarTerm, With } from '../ast.js';
 
 export interface VarOptions {
   /** Do not descend into comprehension bodies or `every` bodies. */
@@ -74,10 +74,17 @@ export function exprVars(e: Expr, out: Set<string>, opts: VarOptions = {}): void
       if (!opts.skipClosures) bodyVars(e.body, out, opts);
       break;
   }
-  for (const w of e.with) {
-    if (w.value.type === 'ref') w.value.terms.slice(1).forEach((x) => termVars(x, out, opts));
-    else termVars(w.value, out, opts);
-  }
+  for (const w of e.with) withVars(w, out, opts);
+}
+
+/**
+ * Adds the vars of a `with` modifier: those of its value (the head of a ref value names a function, not a var) and
+ * those inside a ref target (`x` in `input[x]`), which OPA's safety check requires to be bound like any input.
+ */
+export function withVars(w: With, out: Set<string>, opts: VarOptions = {}): void {
+  if (w.value.type === 'ref') w.value.terms.slice(1).forEach((x) => termVars(x, out, opts));
+  else termVars(w.value, out, opts);
+  if (w.target.type === 'ref') w.target.terms.slice(1).forEach((x) => termVars(x, out, opts));
 }
 
 export function bodyVars(b: Body, out: Set<string>, opts: VarOptions = {}): void {

@@ -270,7 +270,7 @@ export class CodeGen {
         fn = tracedNot({ complement: child, node: this.exprNode(e), locals: this.locals(scope) });
       } else fn = tracedExpr({ inner: fn, node: this.exprNode(e), locals: this.locals(scope) });
     } else if (e.negated) fn = notExpr(fn);
-    if (e.with.length > 0) fn = withExpr(fn, this.withs(e.with, scope));
+    if (e.with.length > 0) fn = e.with.some(hasBadDocumentPath) ? badDocumentPath(e.loc) : withExpr(fn, this.withs(e.with, scope));
     const cov = this.coverage;
     if (cov !== undefined) {
       const inner = fn;
@@ -311,7 +311,7 @@ export class CodeGen {
       }
       if (head.type === 'var' && head.name === 'data') {
         const p = dataRefPrefix(t);
-        if (p === undefined || p.rest) throw unsupported('with target with variables', w.loc);
+        if (p === undefined || p.rest) throw unsupported('with target', w.loc);
         const node = this.root.find(p.path);
         if (node !== undefined && node.isFunction) return { kind: 'func', key: node.name, replacement: this.replacement(w.value), value };
         return { kind: 'data', path: p.path, value };
@@ -325,7 +325,7 @@ export class CodeGen {
   private constPath(terms: Term[], w: With): Value[] {
     return terms.map((x) => {
       const v = constantValue(x);
-      if (v === undefined) throw unsupported('with target with variables', w.loc);
+      if (v === undefined) throw unsupported('with target', w.loc);
       return v;
     });
   }
@@ -393,6 +393,24 @@ export class CodeGen {
       }
     }
   }
+}
+
+/**
+ * OPA merges each `input`/`data` target into the document as a path of strings; a target with any other key (a var,
+ * as in `input[x]`, or a number) fails with a conflict error when the expression is reached.
+ */
+function hasBadDocumentPath(w: With): boolean {
+  const t = w.target;
+  if (t.type !== 'ref') return false;
+  const head = t.terms[0] as Term;
+  if (head.type !== 'var' || (head.name !== 'input' && head.name !== 'data')) return false;
+  return t.terms.slice(1).some((x) => x.type !== 'string');
+}
+
+function badDocumentPath(loc: SourceLocation): ExprFn {
+  return () => {
+    throw new PolicyError({ code: 'eval_conflict_error', detail: 'bad document path', location: loc });
+  };
 }
 
 function isGeneratedTrue(e: Expr): boolean {

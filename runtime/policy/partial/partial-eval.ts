@@ -132,6 +132,16 @@ export class PartialEvaluator {
     this.data = options.data === undefined ? undefined : fromJS(options.data);
   }
 
+  /** @internal Whether base data (not rules) is stored at or under a data path. */
+  hasBaseData(path: readonly Value[]): boolean {
+    let v: Value | undefined = this.data;
+    for (const k of path) {
+      if (!(v instanceof RegoObject)) return false;
+      v = v.get(k);
+    }
+    return v !== undefined;
+  }
+
   /** The rule node at a data path (`["filters", "include"]`), if rules are defined there. */
   ruleNode(path: readonly string[]): RuleNode | undefined {
     let node: RuleNode | undefined = this.compiled.root;
@@ -480,8 +490,14 @@ class Run {
       if (node === undefined) return ref;
     }
     if (!node.hasRules) {
-      if (descendants(node).length === 0) return ref;
-      throw new PartialError('not_implemented', `the residual refers to ${refText(ref)}, a document holding rules; save one rule at a time`, ref.loc);
+      const rules = descendants(node);
+      if (rules.length === 0) return ref;
+      // A document holding rules is read from the support modules with every rule under it saved there. (OPA saves
+      // the ref as it is, which only the original policy answers.) Base data beside those rules would be missing.
+      if (this.pe.hasBaseData(node.path))
+        throw new PartialError('not_implemented', `the residual refers to ${refText(ref)}, a document holding both rules and base data`, ref.loc);
+      for (const d of rules) this.saveSupport(d);
+      return namespacedRef(ref);
     }
     this.saveSupport(node);
     return namespacedRef(ref);
@@ -528,18 +544,18 @@ class Run {
         continue;
       }
       const chain: SupportRule[] = [];
-      for (let l: Rule | undefined = r; l !== undefined; l = l.else) {
+      let linkNo = 0;
+      for (let l: Rule | undefined = r; l !== undefined; l = l.else, linkNo++) {
         const alts = link(l);
         if (alts.length === 0) continue;
-        // `v if A1 or A2 else …` is `v if A1 else v if A2 else …`; alternatives giving different values would be a
-        // conflict error in the rule itself, which a chain would hide, so those are refused.
+        // `v if A1 or A2 else …` is `v if A1 else v if A2 else …`. Alternatives giving different values are saved as
+        // a helper rule of their own (`__r_1__ = v1 if A1`, `__r_1__ = v2 if A2`), which raises the conflict error the
+        // rule would when two hold, and the chain's link reads it (`r = x if { x = data.partial.p.__r_1__ } else …`).
         const outputs = (a: SupportRule) => [...(a.args ?? []), ...(a.value !== undefined ? [a.value] : [])].map(termToString).join('\u0000');
-        if (alts.some((a) => outputs(a) !== outputs(alts[0] as SupportRule)))
-          throw new PartialError(
-            'not_implemented',
-            `rule ${node.name} has an \`else\` and a body whose alternatives give different values, which a support rule cannot keep as a conflict`,
-            l.loc,
-          );
+        if (alts.some((a) => outputs(a) !== outputs(alts[0] as SupportRule))) {
+          chain.push(this.helperLink(node, { rule: l, args: r.head.args, suffix: p.suffix, alts, linkNo }));
+          continue;
+        }
         const always = alts.findIndex((a) => a.body.length === 0);
         chain.push(...(always < 0 ? alts : alts.slice(0, always + 1)));
         if (always >= 0) break;
@@ -547,6 +563,33 @@ class Run {
       const first = chain.reduceRight<SupportRule | undefined>((next, l) => (next === undefined ? l : { ...l, else: next }), undefined);
       if (first !== undefined) support.add(node, first);
     }
+  }
+
+  /**
+   * An `else` link whose alternatives give different values, saved as the helper rule `__<name>_<link>__` beside the
+   * rule (one support rule per alternative, no `else`), and the chain's link that takes its value from the helper.
+   */
+  private helperLink(node: RuleNode, o: { rule: Rule; args: Term[] | undefined; suffix: Term[]; alts: SupportRule[]; linkNo: number }): SupportRule {
+    const support = this.support as SupportModules;
+    const name = `__${String(node.path[node.path.length - 1])}_${o.linkNo}__`;
+    for (const a of o.alts) support.addBeside(node, name, { ...a, default: false });
+    const loc = o.rule.loc;
+    const helper = namespacedRef(
+      mkRef(
+        [mkVar('data', loc), ...node.path.slice(0, -1).map((k): Term => ({ type: 'string', value: String(k), loc })), { type: 'string', value: name, loc }],
+        loc,
+      ),
+    );
+    const value = mkVar(`link$${o.linkNo}`, loc);
+    const read: Term = o.args === undefined ? helper : { type: 'call', op: helper, args: o.args, loc };
+    return {
+      default: false,
+      suffix: o.suffix,
+      ...(o.args !== undefined ? { args: o.args } : {}),
+      value,
+      body: [{ kind: 'call', op: opRef('eq', loc), args: [value, read], negated: false, with: [], loc }],
+      loc,
+    };
   }
 
   /** `data.p.r` (or `not data.p.r`) naming a rule that depends on unknowns: inlined. */

@@ -48,8 +48,12 @@ export class SupportModules {
 
   /** Adds one rule at the node's path (`data.p.r` goes to package `partial.p` as `r`). */
   add(node: RuleNode, rule: SupportRule): void {
+    this.addBeside(node, node.path.map((k) => String(k)).pop() as string, rule);
+  }
+
+  /** Adds one rule named `name` to the package the node's rules are saved in (a helper of theirs). */
+  addBeside(node: RuleNode, name: string, rule: SupportRule): void {
     const segments = node.path.map((k) => String(k));
-    const name = segments[segments.length - 1] as string;
     const pkg = [SUPPORT_NAMESPACE, ...segments.slice(0, -1)];
     const key = pkg.join('\u0000');
     let module = this.modules.get(key);

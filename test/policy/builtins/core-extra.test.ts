@@ -53,6 +53,47 @@ describe('bits, graph, rand, http.send and render_template builtins', () => {
     expect(render('{{range .a}}{{.}};{{end}}{{.z}}|{{print .z}}|{{eq .missing 1}}', { a: [null], z: null })).toBe('<undefined>;<undefined>|<nil>|false');
   });
 
+  it('words execution errors as Go does: line:byte column, the template running, the node as Go prints it (texts from OPA v1.20.2)', () => {
+    const v = { n: 1, s: 'str', b: true, z: null, a: [1, 'x', null, true], ss: ['a', 'b', 'c'], m: { k: 'v', n: 1 } };
+    const policy = 'package t\n\np := strings.render_template(input.t, input.v)\n';
+    const failure = (tpl: string) =>
+      errorOf(() => run(policy, 'x := data.t.p', { input: { t: tpl, v }, strictBuiltinErrors: true }))?.message.replace(/^.*render_template: /, '');
+    const cases: Array<[string, string]> = [
+      [
+        '{{eq .ss .m}}',
+        'template:1:2: executing "template" at <eq .ss .m>: error calling eq: non-comparable types [a b c]: []interface {}, map[string]interface {}: map[k:v n:1]',
+      ],
+      ['{{eq .m .m}}', 'template:1:2: executing "template" at <eq .m .m>: error calling eq: non-comparable type map[k:v n:1]: map[string]interface {}'],
+      ['{{define "x"}}{{len .}}{{end}}{{template "x" 1}}', 'template:1:16: executing "x" at <len .>: error calling len: len of type int'],
+      ['{{range .ss}}{{.x}}{{end}}', 'template:1:15: executing "template" at <.x>: can\'t evaluate field x in type interface {}'],
+      ['{{with .s}}{{.x}}{{end}}', 'template:1:13: executing "template" at <.x>: can\'t evaluate field x in type string'],
+      ['{{ .s | len | call }}', 'template:1:14: executing "template" at <call>: error calling call: non-function <int Value> of type int'],
+      ['{{printf (index .a 2)}}', 'template:1:19: executing "template" at <2>: invalid value; expected string'],
+      ['{{printf true}}', 'template:1:9: executing "template" at <true>: expected string; found true'],
+      ['héllo {{call .s}}', 'template:1:9: executing "template" at <call .s>: error calling call: non-function .s of type string'],
+      ['a\nb {{call .s}}', 'template:2:4: executing "template" at <call .s>: error calling call: non-function .s of type string'],
+      ['{{template "q" .}}', 'template:1:11: executing "template" at <{{template "q" .}}>: template "q" not defined'],
+      ['{{slice .s 0 .n}}', 'template:1:2: executing "template" at <slice .s 0 .n>: error calling slice: cannot index slice/array with type interface {}'],
+      ['{{index .ss 3}}', 'template:1:2: executing "template" at <index .ss 3>: error calling index: reflect: slice index out of range'],
+      ['{{len .z}}', 'template:1:2: executing "template" at <len .z>: error calling len: len of nil pointer'],
+      ['{{.z.x}}', 'template:1:4: executing "template" at <.z.x>: nil pointer evaluating interface {}.x'],
+      ['{{.a 1}}', 'template:1:2: executing "template" at <.a>: a is not a method but has arguments'],
+      ['{{"a" | len 1}}', 'template:1:8: executing "template" at <len>: wrong number of args for len: want 1 got 2'],
+      // Parse errors have no column; an unknown function is one, found before anything runs.
+      ['{{call .s}}{{nosuch}}', 'template:1: function "nosuch" not defined'],
+      ['a\n{{nosuch 1}}', 'template:2: function "nosuch" not defined'],
+      ['{{99999999999999999999}}', 'template:1: integer overflow: "99999999999999999999"'],
+      ['{{0xFFFFFFFFFFFFFFFFFF}}', 'template:1: illegal number syntax: "0xFFFFFFFFFFFFFFFFFF"'],
+      ['{{nil.x}}', 'template:1: unexpected . after term "nil"'],
+      ['{{"a".x}}', 'template:1: unexpected . after term "\\"a\\""'],
+      ['{{1.x}}', 'template:1: bad number syntax: "1.x"'],
+      ['{{1e}}', 'template:1: illegal number syntax: "1e"'],
+    ];
+    expect(cases.map(([tpl]) => failure(tpl))).toEqual(cases.map(([, text]) => `template: ${text}`));
+    // `and` and `or` stop at the first argument that decides, as Go's do.
+    expect(value(policy, 't.p', { t: '{{and false (call .s)}}|{{or 1 (call .s)}}|{{.missing.x}}', v })).toBe('false|1|<undefined>');
+  });
+
   it('fails a hostile template with the error Go gives or the evaluation budget, never a crash or a hang', () => {
     const policy = 'package t\n\np := strings.render_template(input.t, {})\n';
     const failure = (tpl: string, options = {}) => errorOf(() => run(policy, 'x := data.t.p', { ...options, input: { t: tpl }, strictBuiltinErrors: true }));

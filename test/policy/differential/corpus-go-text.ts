@@ -144,6 +144,8 @@ ${SLOTS.map((i) => `f${i} := sprintf(input.formats[${i}], input.args)`).join('\n
   },
   {
     name: 'render-template',
+    // Go's exec errors word for word: position, template, node (`template:1:9: executing "template" at <call .s>: …`).
+    exactErrors: true,
     modules: [
       [
         'render_template.rego',

@@ -130,4 +130,18 @@ import data.p.early as first
 same if first == early`,
     ['early', 'late', 'same'],
   ),
+  {
+    // `with` targets holding vars: OPA fails them ("bad document path") only when the expression is reached.
+    ...p(
+      'with-var-targets',
+      `bound if { input.n > 2; x := "k"; input[x] == 1 with input[x] as 1 }
+each := [v | some v in input.ss; count(v) > 3; input.a == 1 with input[v] as 2]
+neg if { is_string(input.s); not input.missing with data.q[input.s] as 1 }
+number_key if { input.flag == true; input.a == 1 with input[1] as 1 }
+ground := y if { y := input.s with input.s as "z" }
+keyed if { input.key == "a"; input.a == 2 with input[input.key] as 2 }`,
+      ['bound', 'each', 'neg', 'number_key', 'ground', 'keyed'],
+    ),
+    exactErrors: true,
+  },
 ];

@@ -57,6 +57,15 @@ ok if { input.x.a == 1; input.x.b == input.user }
 ok if input.x.c < 0
 deny if not ok
 `,
+  'docs.rego': `package pe.docs
+flags := data.pe.inline
+both if { flags.ok; not flags.deny }
+chained if data.pe.chain.pick > 0
+`,
+  'mixed.rego': `package pe.mixed
+ok if input.x.a > data.pe.mixed.limit
+`,
+  'data.json': '{"pe": {"mixed": {"limit": 1}}}',
   'chain.rego': `package pe.chain
 
 roles := ["admin", "dev"]
@@ -79,6 +88,8 @@ ok if input.x.c > 0
 else := false if input.x.k
 
 pick := n if { some n in [1, 2]; input.x.a == n }
+else := 0
+fee(u) := n if { some n in [1, 2]; input.x.a == n; u != "ops" }
 else := 0
 `,
 };
@@ -112,6 +123,14 @@ const CASES: Case[] = [
   { query: 'data.pe.chain.ok' },
   { query: 'not data.pe.chain.ok' },
   { query: 'data.pe.chain.gold', disableInlining: ['data.pe.chain.gold'] },
+  { query: 'data.pe.chain.pick == 1' },
+  { query: 'data.pe.chain.pick == 0' },
+  { query: 'data.pe.chain.fee(input.user) == 2' },
+  { query: 'data.pe.chain.fee(input.user) == 0' },
+  { query: 'data.pe.docs.both' },
+  { query: 'data.pe.docs.flags.deny' },
+  { query: 'data.pe.inline[k] == true' },
+  { query: 'count(data.pe.docs) > 2' },
 ];
 
 const USERS = ['admin', 'dev', 'ops'];
@@ -203,9 +222,29 @@ describe('POST /v1/compile with support modules', () => {
     expect(f.body.result.support.map(moduleText)).toEqual(['package partial.pe.chain\n\nlimit(u) = 10 if { eq(u, input.x.b) } else = 5 if { true }\n']);
   });
 
-  it('refuses (501) an else chain whose body has alternatives of different values, which would hide a conflict error', async () => {
+  it('saves an else link whose alternatives give different values as a helper rule the chain reads, keeping the conflict they raise', async () => {
     const r = await compile({ query: 'data.pe.chain.pick == 1', input: {}, unknowns: ['input.x'] });
-    expect(r).toMatchObject({ status: 501, body: { code: 'not_implemented', message: expect.stringContaining('rule data.pe.chain.pick has an `else`') } });
+    expect(r.status).toBe(200);
+    expect(r.body.result.support.map(moduleText)).toEqual([
+      'package partial.pe.chain\n\n' +
+        '__pick_0__ = 1 if { eq(input.x.a, 1) }\n' +
+        '__pick_0__ = 2 if { eq(input.x.a, 2) }\n' +
+        'pick = __localq0__ if { eq(__localq0__, data.partial.pe.chain.__pick_0__) } else = 0 if { true }\n',
+    ]);
+  });
+
+  it('reads a document holding rules from the support modules, every rule under it saved; refuses one that also holds base data', async () => {
+    const r = await compile({ query: 'data.pe.docs.flags.deny', input: { user: 'dev' }, unknowns: ['input.x'] });
+    expect(r.status).toBe(200);
+    expect(r.body.result.support.map((m: unknown) => moduleText(m).split('\n')[0]).sort()).toEqual(['package partial.pe.docs', 'package partial.pe.inline']);
+    expect(moduleText(r.body.result.support.find((m: any) => m.package.path.length === 4 && m.package.path[3].value === 'docs'))).toContain(
+      'flags = __localq0__ if { eq(__localq0__, data.partial.pe.inline) }',
+    );
+    const mixed = await compile({ query: 'x = data.pe.mixed', input: {}, unknowns: ['input.x'] });
+    expect(mixed).toMatchObject({
+      status: 501,
+      body: { code: 'not_implemented', message: expect.stringContaining('data.pe.mixed, a document holding both rules and base data') },
+    });
   });
 
   it('answers ?metrics and ?instrument with timers, refuses ?explain and bad disableInlining with 400s', async () => {
@@ -246,7 +285,7 @@ describe('POST /v1/compile with support modules', () => {
     const rng = new Rng(35);
     const knownInputs = USERS.flatMap((user) => [0, 2].map((level) => ({ user, level })));
     const unknowns = Array.from({ length: 14 }, () => unknownPart(rng));
-    const full: Group = { modules: Object.entries(POLICIES), evals: [] };
+    const full: Group = { modules: Object.entries(POLICIES).filter(([file]) => file.endsWith('.rego')), evals: [] };
     const residualGroups: Group[] = [];
     const ourResidual: boolean[] = [];
     let saved = 0;
