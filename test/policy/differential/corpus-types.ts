@@ -96,6 +96,17 @@ const CALLS: Array<[string, number]> = [
 const ALL_CALLS: Array<[string, number]> = OPA_BUILTIN_DECLS.filter(
   ([name]) => !/^(http\.send|net\.lookup_ip_addr|time\.now_ns|rand\.intn|uuid\.rfc4122|opa\.runtime|internal\.)/.test(name),
 ).map(([name]) => [name, (builtinDecl(name)?.types.length ?? 1) - 1]);
+/** The module's functions (see typeModule), whose bodies type their arguments, or not. */
+const FUNCTIONS: Array<[string, number]> = [
+  ['fn_num', 1],
+  ['fn_str', 1],
+  ['fn_any', 1],
+  ['fn_two', 1],
+  ['fn_obj', 1],
+  ['fn_pair', 1],
+  ['fn_const', 2],
+  ['fn_else', 1],
+];
 /** Uses of a builtin's output `y`: its result type meets another declaration, `==` or a ref. */
 const USES = ['upper(y)', 'y == 1', 'y == "a"', 'y == true', 'y == [1]', 'y[0]', 'y.k', 'count(y)', 'y + 1', 'concat(",", y)'];
 const KEYS = ['a', 'b', 'k', 'm', 'zz', 'z-z'];
@@ -173,7 +184,7 @@ function body(rng: Rng): string {
     lines.push(rng.chance(0.5) ? key(rng, 'l') : key(rng, 'l.b'));
   }
   if (rng.chance(0.2)) return [...lines, ...wellTyped(rng)].map((l) => `\t${l}`).join('\n');
-  const [name, n] = rng.pick(rng.chance(0.5) ? CALLS : ALL_CALLS);
+  const [name, n] = rng.pick(rng.pick([CALLS, CALLS, ALL_CALLS, ALL_CALLS, FUNCTIONS]));
   const literals = rng.pick([0, 0.3, 0.8]);
   const args = Array.from({ length: n }, () => arg(rng, locals, literals));
   switch (rng.int(4)) {
@@ -199,7 +210,8 @@ function body(rng: Rng): string {
 
 /**
  * A module of one or two rules over constants `r_num`, `r_str`, `r_bool`, the object rule `obj`, the array rule
- * `arr` and rules of several definitions (`r_two`: numbers, `r_mixed`: a number or a string).
+ * `arr`, rules of several definitions (`r_two`: numbers, `r_mixed`: a number or a string) and functions whose
+ * bodies type their arguments (`fn_num`: a number, `fn_pair`: an array of two numbers) or leave them `any`.
  */
 export function typeModule(rng: Rng): string {
   const rules = Array.from({ length: rng.int(2) + 1 }, (_, i) => `q${i} if {\n${body(rng)}\n}`);
@@ -214,6 +226,16 @@ r_two := 1 if input.x
 r_two := 2 if input.y
 default r_mixed := "s"
 r_mixed := 1 if input.x
+
+fn_num(x) := y if y := x + 1
+fn_str(x) := upper(x)
+fn_any(x) := [x]
+fn_two(x) := 1 if x == 1
+fn_two(x) := "s" if x == "a"
+fn_obj(o) := o.a
+fn_pair([a, b]) := a + b
+fn_const(x, "k") := x
+fn_else(x) := 1 if x > 1 else := "s"
 
 ${rules.join('\n\n')}
 `;
