@@ -172,6 +172,12 @@ describe('compile-time type errors, as OPA reports them', () => {
       'f(x) := 1 if x > 1 else := "s"\nq if { y := f(2); y == true }',
       'f(x) := y if { y := x + 1; upper("a", 2) }\nq if f("a")',
       'f(x) := [y | y := x[_]]\nq if { z := f(1); upper(z) }',
+      // A set literal is not nil for OPA's unification, and `{x}` of an unbound x is set[any] (Regal's with_location).
+      'f(x) := y if { y = {[x]}; upper(y) }',
+      'f(x) := y if { y = {x}; upper(y) }',
+      'f(x) := y if { y = {[x]}; x == 1; upper(x) }',
+      'f(l) := {{"l": l, "r": concat("", ["a"])}}\nq if { r := input.x; r == f({"c": 9}) }',
+      'f(l) := {{"l": l, "r": concat("", ["a"])}}\nq if { r := f(1); r == {{"l": 2, "r": "s"}} }',
     ];
     const sources = bodies.map((b) => `package p\n\n${b}\n`);
     const theirs = opa(sources);

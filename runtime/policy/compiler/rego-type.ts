@@ -56,16 +56,21 @@ export function uncertain(t: MaybeType): boolean {
   }
 }
 
-/** OPA's `types.Nil`: whether nil appears in `t`. */
-export function hasNil(t: MaybeType): boolean {
+/**
+ * OPA's `types.Nil` as OPA v1.20.2 answers: whether nil appears in `t`, a set's elements aside (`y = {[x]}`, `x`
+ * not bound, binds `y` to `set[array<???>]` with no match error; so `types.Nil` stops at a set). `deep` looks into
+ * sets too.
+ */
+export function hasNil(t: MaybeType, deep = false): boolean {
   if (t === undefined) return true;
+  const nil = (x: MaybeType): boolean => hasNil(x, deep);
   switch (t.kind) {
     case 'array':
-      return t.items.some(hasNil) || (t.of !== undefined && hasNil(t.of));
+      return t.items.some(nil) || (t.of !== undefined && nil(t.of));
     case 'object':
-      return t.props.some(([, v]) => hasNil(v)) || (t.dyn !== undefined && (hasNil(t.dyn.key) || hasNil(t.dyn.value)));
+      return t.props.some(([, v]) => nil(v)) || (t.dyn !== undefined && (nil(t.dyn.key) || nil(t.dyn.value)));
     case 'set':
-      return hasNil(t.of);
+      return deep && nil(t.of);
     default:
       return false;
   }

@@ -112,7 +112,8 @@ export class BodyTyper {
       case 'array':
         return t.items.length === 0 ? arrayOf([], ANY) : arrayOf(t.items.map((x) => this.typeOf(x)));
       case 'set':
-        return { kind: 'set', of: t.items.length === 0 ? ANY : t.items.reduce<MaybeType>((acc, x) => or(acc, this.typeOf(x)), undefined) };
+        // As OPA's GetByValue: the union of the elements' types, `any` when none has one (`{x}`, `x` not bound).
+        return { kind: 'set', of: t.items.reduce<MaybeType>((acc, x) => or(acc, this.typeOf(x)), undefined) ?? ANY };
       case 'object': {
         if (t.entries.length === 0) return objectOf([], { key: ANY, value: ANY });
         const props: Array<[string, MaybeType]> = [];
@@ -171,7 +172,7 @@ export class BodyTyper {
     for (const t of terms) this.refs(t);
     const f = e.kind === 'call' ? this.call(e) : undefined;
     if (f === undefined) return;
-    const nil = f.kind === 'match' ? hasNil(f.left) || hasNil(f.right) : f.kind === 'args' && f.have.some(hasNil);
+    const nil = f.kind === 'match' ? hasNil(f.left) || hasNil(f.right) : f.kind === 'args' && f.have.some((t) => hasNil(t));
     if (this.findings.length > before && nil) return;
     this.findings.push(f);
   }
@@ -427,6 +428,20 @@ function forEachChild(t: Term, f: (t: Term) => void): void {
   else forEachSubTerm(t, f);
 }
 
+/**
+ * The term a function's head value stands for: the compiler moves a value that needs evaluation into the body
+ * (`$t1 = {{"a": x, "b": $t2}}`), where OPA keeps it in the head and types it after the arguments are `any`.
+ */
+function movedHeadValue(rule: Rule, value: Term): Term {
+  if (value.type !== 'var' || !value.name.startsWith('$t')) return value;
+  for (const e of rule.body) {
+    if (e.kind !== 'call' || refName(e.op) !== 'eq' || e.args.length !== 2) continue;
+    const [a, b] = e.args as [Term, Term];
+    if (a.type === 'var' && a.name === value.name) return b;
+  }
+  return value;
+}
+
 interface Typed {
   findings: Finding[];
   value: MaybeType;
@@ -469,7 +484,7 @@ export class RuleTypes {
     let args: MaybeType[] | undefined;
     if (h.args !== undefined) {
       typer.argsAsAny(h.args);
-      value = h.value === undefined ? BOOLEAN : typer.typeOf(h.value);
+      value = h.value === undefined ? BOOLEAN : typer.typeOf(movedHeadValue(rule, h.value));
       args = h.args.map((a) => typer.typeOf(a));
     }
     const result = { findings: typer.findings, value, ...(args === undefined ? {} : { args }) };
@@ -531,8 +546,9 @@ export class RuleTypes {
         t.args.forEach((a, i) => (args[i] = or(args[i], a)));
       }
     }
+    // A type with nil inside (a head value `{{"a": x}}` moved into the body, typed before `x` is `any`) is not OPA's.
     const types = [...args, result];
-    if (!types.every((x): x is RegoType => x !== undefined && !uncertain(x))) return undefined;
+    if (!types.every((x): x is RegoType => !hasNil(x, true) && !uncertain(x))) return undefined;
     const type = { types, want: `(${types.map(printType).join(', ')})` };
     this.byFunction.set(node, type);
     return type;

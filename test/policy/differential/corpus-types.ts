@@ -106,6 +106,7 @@ const FUNCTIONS: Array<[string, number]> = [
   ['fn_pair', 1],
   ['fn_const', 2],
   ['fn_else', 1],
+  ['fn_set', 1],
 ];
 /** Uses of a builtin's output `y`: its result type meets another declaration, `==` or a ref. */
 const USES = ['upper(y)', 'y == 1', 'y == "a"', 'y == true', 'y == [1]', 'y[0]', 'y.k', 'count(y)', 'y + 1', 'concat(",", y)'];
@@ -211,10 +212,13 @@ function body(rng: Rng): string {
 /**
  * A module of one or two rules over constants `r_num`, `r_str`, `r_bool`, the object rule `obj`, the array rule
  * `arr`, rules of several definitions (`r_two`: numbers, `r_mixed`: a number or a string) and functions whose
- * bodies type their arguments (`fn_num`: a number, `fn_pair`: an array of two numbers) or leave them `any`.
+ * bodies type their arguments (`fn_num`: a number, `fn_pair`: an array of two numbers) or leave them `any`
+ * (`fn_set`: its value, with a call, typed after its argument is `any`).
  */
 export function typeModule(rng: Rng): string {
   const rules = Array.from({ length: rng.int(2) + 1 }, (_, i) => `q${i} if {\n${body(rng)}\n}`);
+  // fn_set only where called: main's checker before issue 35's refused every module that had it (a false refusal).
+  const fnSet = rules.some((r) => r.includes('fn_set(')) ? '\nfn_set(l) := {{"l": l, "r": concat("", ["a"])}}\n' : '';
   return `package p
 
 r_num := 1
@@ -236,7 +240,7 @@ fn_obj(o) := o.a
 fn_pair([a, b]) := a + b
 fn_const(x, "k") := x
 fn_else(x) := 1 if x > 1 else := "s"
-
+${fnSet}
 ${rules.join('\n\n')}
 `;
 }
