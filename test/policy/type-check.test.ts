@@ -172,6 +172,11 @@ describe('compile-time type errors, as OPA reports them', () => {
       'f(x) := 1 if x > 1 else := "s"\nq if { y := f(2); y == true }',
       'f(x) := y if { y := x + 1; upper("a", 2) }\nq if f("a")',
       'f(x) := [y | y := x[_]]\nq if { z := f(1); upper(z) }',
+      // A user function called with a wrong number of arguments, in OPA's words.
+      'f(x) := x\nq if f(1, 2, 3)',
+      'f(x) := x\nq if f()',
+      'f(x, y) := x\nq if { z := f(1) }',
+      'f(x) := x\nq := f(1, 2, 3)',
       // A set literal is not nil for OPA's unification, and `{x}` of an unbound x is set[any] (Regal's with_location).
       'f(x) := y if { y = {[x]}; upper(y) }',
       'f(x) := y if { y = {x}; upper(y) }',
