@@ -195,6 +195,16 @@ export function checkCalls(body: Body, root: RuleNode, builtins: BuiltinRegistry
         return;
       }
       arity = (node.rules[0] ?? node.defaults[0])?.rule.head.args?.length ?? 0;
+      // As OPA words a user function's wrong number of arguments, counted as written: a call the expander moved out
+      // of a term (`z := f(1)` is `f(1, $t)`) has its output last, a temp.
+      const last = 'args' in e ? (e.args as Term[])[nargs - 1] : undefined;
+      const termCall = last?.type === 'var' && last.name.startsWith('$t');
+      const given = termCall ? nargs - 1 : nargs;
+      if (termCall ? given !== arity : given < arity || given > arity + 1) {
+        const detail = `function ${label} has arity ${arity}, got ${given} argument${given === 1 ? '' : 's'}`;
+        errors.push(new PolicyError({ code: 'rego_type_error', detail, location: e.loc }));
+      }
+      return;
     } else {
       const def = name === undefined ? undefined : builtins.resolve(name);
       label = name ?? refToString(op);

@@ -56,16 +56,21 @@ export function uncertain(t: MaybeType): boolean {
   }
 }
 
-/** OPA's `types.Nil`: whether nil appears in `t`. */
-export function hasNil(t: MaybeType): boolean {
+/**
+ * OPA's `types.Nil` as OPA v1.20.2 answers: whether nil appears in `t`, a set's elements aside (`y = {[x]}`, `x`
+ * not bound, binds `y` to `set[array<???>]` with no match error; so `types.Nil` stops at a set). `deep` looks into
+ * sets too.
+ */
+export function hasNil(t: MaybeType, deep = false): boolean {
   if (t === undefined) return true;
+  const nil = (x: MaybeType): boolean => hasNil(x, deep);
   switch (t.kind) {
     case 'array':
-      return t.items.some(hasNil) || (t.of !== undefined && hasNil(t.of));
+      return t.items.some(nil) || (t.of !== undefined && nil(t.of));
     case 'object':
-      return t.props.some(([, v]) => hasNil(v)) || (t.dyn !== undefined && (hasNil(t.dyn.key) || hasNil(t.dyn.value)));
+      return t.props.some(([, v]) => nil(v)) || (t.dyn !== undefined && (nil(t.dyn.key) || nil(t.dyn.value)));
     case 'set':
-      return hasNil(t.of);
+      return deep && nil(t.of);
     default:
       return false;
   }
@@ -262,11 +267,21 @@ function fitsItems(a: Extract<RegoType, { kind: 'array' }>, b: Extract<RegoType,
   return a.items.every((t, i) => fits(t, selectKey(b, { kind: 'number', value: i })));
 }
 
+/**
+ * Each static key of `a` against what `b` has there. A key `b` never has is a mismatch only when neither object
+ * has dynamic keys, as OPA v1.20.2 answers: `object<a: number>` and `object<a: number, b: number>` do not unify,
+ * `object<a: number>` and `object<indent: string>[string: any]` do, and so do `object<a: number, b: string>` and
+ * `object[number: number]`.
+ */
 function fitsProps(a: Extract<RegoType, { kind: 'object' }>, b: Extract<RegoType, { kind: 'object' }>): boolean {
-  return a.props.every(([k, t]) => fits(t, selectKey(b, { kind: 'string', value: k })));
+  const open = a.dyn !== undefined || b.dyn !== undefined;
+  return a.props.every(([k, t]) => {
+    const other = selectKey(b, { kind: 'string', value: k });
+    return other === undefined ? open : fits(t, other);
+  });
 }
 
-/** Parses a type as OPA prints it in a builtin's declaration (`any<number, set[any]>`, `object[any: any]`). */
+/** Parses a type as OPA prints it in a builtin's declaration (`any<number, set[any]>`, `object<a: string>[any: any]`, `array<string, number>`). */
 export function parseType(text: string): RegoType {
   let i = 0;
   const eat = (s: string): boolean => {
@@ -286,12 +301,26 @@ export function parseType(text: string): RegoType {
     for (const s of [NULL, BOOLEAN, NUMBER, STRING]) if (eat(s.kind)) return s;
     if (eat('any<')) return { kind: 'any', of: list('>').sort(compareTypes) };
     if (eat('any')) return ANY;
-    if (eat('array[')) return arrayOf([], list(']')[0]);
+    if (eat('array')) {
+      const items = eat('<') ? list('>') : [];
+      return eat('[') ? arrayOf(items, list(']')[0]) : arrayOf(items);
+    }
     if (eat('set[')) return { kind: 'set', of: list(']')[0] };
-    if (eat('object[')) {
+    if (eat('object')) {
+      const props: Array<[string, RegoType]> = [];
+      if (eat('<')) {
+        do {
+          const m = /^(\w+): /.exec(text.slice(i));
+          if (m === null) throw new Error(`bad type text ${text} at ${i}`);
+          i += m[0].length;
+          props.push([m[1] as string, one()]);
+        } while (eat(', '));
+        if (!eat('>')) throw new Error(`bad type text ${text} at ${i}`);
+      }
+      if (!eat('[')) return objectOf(props);
       const key = one();
       if (!eat(': ')) throw new Error(`bad type text ${text} at ${i}`);
-      return objectOf([], { key, value: list(']')[0] });
+      return objectOf(props, { key, value: list(']')[0] });
     }
     throw new Error(`bad type text ${text} at ${i}`);
   };

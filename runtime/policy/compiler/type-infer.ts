@@ -8,11 +8,12 @@
  * `UNKNOWN` (see rego-type.ts), so a finding is only made where OPA's is
  * certain to be the same.
  */
-import { type Body, type Expr, refName, type RefTerm, type Rule, type Term } from '../ast.js';
+import { type Body, type Expr, refName, type RefTerm, refToString, type Rule, type Term } from '../ast.js';
 import { builtinDecl } from './builtin-decls.js';
 import {
   ANY,
   arrayOf,
+  printType,
   BOOLEAN,
   fits,
   hasNil,
@@ -84,6 +85,8 @@ export class BodyTyper {
   constructor(
     private readonly rules: RuleTypes,
     private readonly scope: Scope = new Scope(),
+    /** A function's argument vars: one not bound yet that heads a ref is typed `any`, as OPA's checkRef types it. */
+    private readonly args: ReadonlySet<string> = new Set(),
   ) {}
 
   body(b: Body): void {
@@ -109,7 +112,8 @@ export class BodyTyper {
       case 'array':
         return t.items.length === 0 ? arrayOf([], ANY) : arrayOf(t.items.map((x) => this.typeOf(x)));
       case 'set':
-        return { kind: 'set', of: t.items.length === 0 ? ANY : t.items.reduce<MaybeType>((acc, x) => or(acc, this.typeOf(x)), undefined) };
+        // As OPA's GetByValue: the union of the elements' types, `any` when none has one (`{x}`, `x` not bound).
+        return { kind: 'set', of: t.items.reduce<MaybeType>((acc, x) => or(acc, this.typeOf(x)), undefined) ?? ANY };
       case 'object': {
         if (t.entries.length === 0) return objectOf([], { key: ANY, value: ANY });
         const props: Array<[string, MaybeType]> = [];
@@ -168,7 +172,7 @@ export class BodyTyper {
     for (const t of terms) this.refs(t);
     const f = e.kind === 'call' ? this.call(e) : undefined;
     if (f === undefined) return;
-    const nil = f.kind === 'match' ? hasNil(f.left) || hasNil(f.right) : f.kind === 'args' && f.have.some(hasNil);
+    const nil = f.kind === 'match' ? hasNil(f.left) || hasNil(f.right) : f.kind === 'args' && f.have.some((t) => hasNil(t));
     if (this.findings.length > before && nil) return;
     this.findings.push(f);
   }
@@ -176,7 +180,7 @@ export class BodyTyper {
   /** Checks the comprehensions of a term in a nested scope (OPA's checkClosures) and keeps their types. */
   private closures(t: Term): void {
     if (t.type === 'arraycomp' || t.type === 'setcomp' || t.type === 'objectcomp') {
-      const inner = new BodyTyper(this.rules, new Scope(this.scope));
+      const inner = new BodyTyper(this.rules, new Scope(this.scope), this.args);
       inner.body(t.body);
       this.findings.push(...inner.findings);
       let type: RegoType = UNKNOWN;
@@ -208,6 +212,10 @@ export class BodyTyper {
       return this.checkLeaf(ref, r.type, r.at);
     }
     const t = this.scope.get(head.name);
+    if (t === undefined && this.args.has(head.name)) {
+      this.scope.set(head.name, ANY);
+      return this.checkLeaf(ref, ANY, 1);
+    }
     if (t === undefined) return this.forget(ref, false);
     this.checkLeaf(ref, t, 1);
   }
@@ -256,8 +264,14 @@ export class BodyTyper {
     if (name === undefined || head?.type !== 'var') return this.forgetArgs(e);
     if (name === 'eq' && e.args.length === 2) return this.unify2(e, e.args[0] as Term, e.args[1] as Term);
     const decl = builtinDecl(name);
-    const n = decl === undefined ? 0 : decl.types.length - 1;
-    if (decl === undefined || (e.args.length !== n && e.args.length !== n + 1)) return this.forgetArgs(e);
+    if (decl === undefined) return this.forgetArgs(e);
+    return this.unifyArgs(e, name, decl);
+  }
+
+  /** OPA's checkExprBuiltin: each argument (the output last) unified with the declaration's type, in order. */
+  private unifyArgs(e: Extract<Expr, { kind: 'call' }>, name: string, decl: { types: RegoType[]; want: string }): Finding | undefined {
+    const n = decl.types.length - 1;
+    if (e.args.length !== n && e.args.length !== n + 1) return this.forgetArgs(e);
     for (let i = 0; i < e.args.length; i++) {
       if (this.unify1(e.args[i] as Term, decl.types[i] as RegoType, false)) continue;
       const have = e.args.map((a) => this.typeOf(a));
@@ -268,17 +282,14 @@ export class BodyTyper {
   }
 
   /**
-   * A call of a user function: its output var takes the function's result type (the union of its definitions'),
-   * as OPA binds it; the arguments' types are not checked (their vars are forgotten).
+   * A call of a user function, checked as OPA checks it: its type is the union of its definitions' (each argument's
+   * type as the body left it, `any` where the body does not type it; the value's type), so an argument no definition
+   * takes is `data.p.f: invalid argument(s)`, and the output takes the result type.
    */
-  private userCall(e: Extract<Expr, { kind: 'call' }>): undefined {
+  private userCall(e: Extract<Expr, { kind: 'call' }>): Finding | undefined {
     const fn = this.rules.functionType(e.op);
-    if (fn === undefined || e.args.length !== fn.arity + 1) return this.forgetArgs(e);
-    const out = e.args[fn.arity] as Term;
-    this.forgetArgs({ ...e, args: e.args.slice(0, fn.arity) });
-    if (out.type === 'var' && this.scope.get(out.name) === undefined) this.scope.set(out.name, fn.result);
-    else this.forget(out, false);
-    return undefined;
+    if (fn === undefined) return this.forgetArgs(e);
+    return this.unifyArgs(e, refToString(e.op), fn);
   }
 
   /** Types the vars of function arguments `any` where the body did not bind them (OPA's checkRule). */
@@ -417,18 +428,38 @@ function forEachChild(t: Term, f: (t: Term) => void): void {
   else forEachSubTerm(t, f);
 }
 
+/**
+ * The term a function's head value stands for: the compiler moves a value that needs evaluation into the body
+ * (`$t1 = {{"a": x, "b": $t2}}`), where OPA keeps it in the head and types it after the arguments are `any`.
+ */
+function movedHeadValue(rule: Rule, value: Term): Term {
+  if (value.type !== 'var' || !value.name.startsWith('$t')) return value;
+  for (const e of rule.body) {
+    if (e.kind !== 'call' || refName(e.op) !== 'eq' || e.args.length !== 2) continue;
+    const [a, b] = e.args as [Term, Term];
+    if (a.type === 'var' && a.name === value.name) return b;
+  }
+  return value;
+}
+
 interface Typed {
   findings: Finding[];
   value: MaybeType;
-  /** For a function: whether every argument is a var typed `any` (so OPA's unification of a call's arguments cannot fail). */
-  argsAny?: boolean;
+  /** For a function: its arguments' types as its body left them (`any` where it does not type them). */
+  args?: MaybeType[];
+}
+
+/** A user function's type as OPA's checker has it: the arguments', then the result's, and OPA's text of it. */
+export interface FunctionType {
+  types: RegoType[];
+  want: string;
 }
 
 /** The rules' types, each rule definition typed once (in dependency order, as OPA's checker sorts them). */
 export class RuleTypes {
   private readonly byRule = new Map<Rule, Typed | 'pending'>();
   private readonly byNode = new Map<RuleNode, RegoType>();
-  private readonly byFunction = new Map<RuleNode, { arity: number; result: RegoType } | 'uncertain'>();
+  private readonly byFunction = new Map<RuleNode, FunctionType | 'uncertain'>();
 
   constructor(private readonly root: RuleNode) {}
 
@@ -442,22 +473,21 @@ export class RuleTypes {
     if (done === 'pending') return { findings: [], value: UNKNOWN };
     if (done !== undefined) return done;
     this.byRule.set(rule, 'pending');
-    const typer = new BodyTyper(this);
-    typer.body(rule.body);
     const h = rule.head;
+    const argVars = new Set<string>();
+    for (const a of h.args ?? []) termVars(a, argVars, { skipClosures: true });
+    const typer = new BodyTyper(this, undefined, argVars);
+    typer.body(rule.body);
     let value: MaybeType = UNKNOWN;
     if (h.args === undefined && h.key !== undefined && h.value === undefined) value = { kind: 'set', of: typer.typeOf(h.key) };
     else if (h.args === undefined && h.key === undefined) value = h.value === undefined ? BOOLEAN : typer.typeOf(h.value);
-    let argsAny: boolean | undefined;
+    let args: MaybeType[] | undefined;
     if (h.args !== undefined) {
       typer.argsAsAny(h.args);
-      value = h.value === undefined ? BOOLEAN : typer.typeOf(h.value);
-      argsAny = h.args.every((a) => {
-        const t = a.type === 'var' ? typer.typeOf(a) : undefined;
-        return t?.kind === 'any' && t.of.length === 0;
-      });
+      value = h.value === undefined ? BOOLEAN : typer.typeOf(movedHeadValue(rule, h.value));
+      args = h.args.map((a) => typer.typeOf(a));
     }
-    const result = { findings: typer.findings, value, ...(argsAny === undefined ? {} : { argsAny }) };
+    const result = { findings: typer.findings, value, ...(args === undefined ? {} : { args }) };
     this.byRule.set(rule, result);
     return result;
   }
@@ -489,12 +519,11 @@ export class RuleTypes {
   }
 
   /**
-   * A user function's arity and result type: the union of its definitions' results (`else` links and a default
-   * included); undefined when not certain: a definition with a type error (OPA types the function `any` and then
-   * does not bind a call's output at all), or an argument the body types (a call may then fail OPA's argument
-   * check, which leaves the output unbound).
+   * A user function's type: each argument's and the result's the union of its definitions' (`else` links and a
+   * default included), as OPA's `types.Or` unions two functions; undefined when not certain: a definition with a
+   * type error (OPA types the function `any`, and does not check or bind a call at all), or a type not inferred.
    */
-  functionType(op: RefTerm): { arity: number; result: RegoType } | undefined {
+  functionType(op: RefTerm): FunctionType | undefined {
     let node: RuleNode | undefined = this.root;
     for (const t of op.terms.slice(1)) {
       if (t.type !== 'string' || node === undefined) return undefined;
@@ -506,17 +535,21 @@ export class RuleTypes {
     this.byFunction.set(node, 'uncertain');
     const defs = [...node.rules, ...node.defaults];
     const arity = defs[0]?.rule.head.args?.length;
+    if (arity === undefined) return undefined;
     let result: MaybeType = undefined;
+    const args: MaybeType[] = Array.from({ length: arity }, () => undefined);
     for (const d of defs) {
       for (let r: Rule | undefined = d.rule; r !== undefined; r = r.else) {
         const t = this.typed(r);
-        // Only where every argument is `any`: a call whose arguments OPA refuses leaves its output unbound.
-        if (d.kind !== 'function' || r.head.args?.length !== arity || t.findings.length > 0 || t.value === undefined || t.argsAny !== true) return undefined;
+        if (d.kind !== 'function' || t.args?.length !== arity || t.findings.length > 0 || t.value === undefined) return undefined;
         result = or(result, t.value);
+        t.args.forEach((a, i) => (args[i] = or(args[i], a)));
       }
     }
-    if (arity === undefined || result === undefined || uncertain(result)) return undefined;
-    const type = { arity, result };
+    // A type with nil inside (a head value `{{"a": x}}` moved into the body, typed before `x` is `any`) is not OPA's.
+    const types = [...args, result];
+    if (!types.every((x): x is RegoType => !hasNil(x, true) && !uncertain(x))) return undefined;
+    const type = { types, want: `(${types.map(printType).join(', ')})` };
     this.byFunction.set(node, type);
     return type;
   }

@@ -6,12 +6,13 @@
  * builtin argument whose type the builtin does not take is "invalid
  * argument(s)", and a ref into a composite with a key it never has is
  * "undefined ref". Literals, composites, locals, `input` (typed `any`, as
- * OPA types it without a schema) and rules (the union of their definitions'
- * value types) are typed; see `type-infer.ts`.
+ * OPA types it without a schema), rules (the union of their definitions'
+ * value types), every builtin OPA declares and user functions (their
+ * arguments as their bodies type them) are typed; see `type-infer.ts`.
  *
  * The safety rule: nothing OPA accepts is refused. Where our inference is not
- * certain of OPA's type (a builtin not covered, a user function's result, an
- * expression with `with`, `some ... in`, `every`) the vars it binds are
+ * certain of OPA's type (a function with a type error, an expression with
+ * `with`, `some ... in`, `every`) the vars it binds are
  * typed {@link UNKNOWN}, which fits everything and silences any check it
  * reaches.
  */
