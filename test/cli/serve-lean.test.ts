@@ -21,6 +21,8 @@ import { REPO_ROOT } from '../support/processes.js';
 const OCLIF_START = { FRAMEWORK_CLI_UNUSED: '1' };
 /** The bundle's definition of oclif's Config module: in a loaded file, oclif's configuration was loaded. */
 const OCLIF_CONFIG = 'var require_config = __commonJS';
+/** oclif's index as the CLI runs it: a CommonJS bundle compiled through V8's code cache (scripts/bundle-cli.mjs, cli/cached-script.ts). */
+const OCLIF_INDEX = join(REPO_ROOT, 'dist', 'cli', 'cached', 'oclif-core.cjs');
 
 const dir = mkdtempSync(join(tmpdir(), 'serve-lean-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,7 +45,7 @@ async function run(args: (port: number) => string[], options: { oclif: boolean; 
     code: result.code,
     stdout: mask(result.stdout),
     stderr: mask(result.stderr),
-    oclifConfig: loaded.some((path) => readFileSync(path, 'utf8').includes(OCLIF_CONFIG)),
+    oclifConfig: loaded.some((path) => path === OCLIF_INDEX || readFileSync(path, 'utf8').includes(OCLIF_CONFIG)),
   };
 }
 

@@ -26,9 +26,9 @@ function evaluate(body: string, options: { input?: unknown; timeNs?: bigint; str
   return x === undefined ? undefined : toJS(x);
 }
 
-function strictError(body: string): PolicyError {
+function strictError(body: string, input?: unknown): PolicyError {
   try {
-    evaluate(body, { strict: true });
+    evaluate(body, { strict: true, ...(input === undefined ? {} : { input }) });
   } catch (e) {
     if (PolicyError.isInstance(e)) return e;
     throw e;
@@ -64,7 +64,8 @@ describe('builtin families in policies', () => {
     const e = strictError('p := time.parse_rfc3339_ns("1677-09-21T00:12:43.145224191Z")');
     expect(e.code).toBe('eval_builtin_error');
     expect(e.message).toContain('time.parse_rfc3339_ns: time outside of valid range');
-    const t = strictError('p := time.date(input.x)\nq := time.date("x")');
+    // An operand of the wrong type from the input (a literal one is OPA's compile-time rego_type_error).
+    const t = strictError('p := time.date(input.x)\nq := time.date(input.s)', { s: 'x' });
     expect(t.code).toBe('eval_type_error');
     expect(t.message).toContain('time.date: operand 1 must be either number (ns) or [number (ns), string (tz)] but got string');
   });
@@ -104,7 +105,7 @@ describe('builtin families in policies', () => {
     expect(n.message).toContain('net.cidr_merge: IPv6 invalid: needs prefix length');
     const s = strictError('p := semver.compare("1.0.0", "x")');
     expect(s.message).toContain('semver.compare: operand 2: string "x" is not a valid SemVer');
-    const c = strictError('p := crypto.md5(1)');
+    const c = strictError('p := crypto.md5(input.n)', { n: 1 });
     expect(c.code).toBe('eval_type_error');
     expect(c.message).toContain('crypto.md5: operand 1 must be string but got number');
   });
