@@ -5,7 +5,7 @@
  */
 import type { Mark } from './yaml-go-fault.js';
 import { ch, type GoYamlReader, isBlank, isBlankz, isBreak, isBreakz, isDigit, isHex } from './yaml-go-reader.js';
-import type { Token } from './yaml-go-scanner.js';
+import type { Token } from './yaml-go-token.js';
 
 /** A `|` or `>` scalar; `indent` is the scanner's block indentation (-1 at the top). */
 export function scanBlockScalar(r: GoYamlReader, literal: boolean, blockIndent: number): Token {
