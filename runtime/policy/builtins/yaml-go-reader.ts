@@ -131,6 +131,28 @@ export class GoYamlReader {
     }
   }
 
+  /** The run of characters go-yaml calls alphanumeric (`isAlpha`) from here, read; empty when there is none. */
+  readAlphas(): string {
+    let s = '';
+    this.need(1);
+    while (isAlpha(this.at())) {
+      s += this.read();
+      this.need(1);
+    }
+    return s;
+  }
+
+  /** The blanks, comment and line break that must end a directive or a block scalar's header, skipped; anything else there is go-yaml's error. */
+  endLine(start: Mark): void {
+    this.skipBlanks();
+    this.skipComment();
+    if (!isBreakz(this.at())) this.scannerError(start, 'did not find expected comment or line break');
+    if (isBreak(this.at())) {
+      this.need(2);
+      this.skipLine();
+    }
+  }
+
   skipComment(): void {
     if (this.at() !== ch('#')) return;
     while (!isBreakz(this.at())) {

@@ -35,13 +35,7 @@ export function scanBlockScalar(r: GoYamlReader, literal: boolean, blockIndent: 
     digit();
     chomp();
   }
-  r.skipBlanks();
-  r.skipComment();
-  if (!isBreakz(r.at())) r.scannerError(start, 'did not find expected comment or line break');
-  if (isBreak(r.at())) {
-    r.need(2);
-    r.skipLine();
-  }
+  r.endLine(start);
   let end = r.copyMark();
   let indent = increment > 0 ? (blockIndent >= 0 ? blockIndent + increment : increment) : 0;
   let s = '';

@@ -285,12 +285,7 @@ export class GoYamlScanner extends GoYamlReader {
     this.simpleKeyAllowed = false;
     const start = this.copyMark();
     this.skip();
-    this.need(1);
-    let name = '';
-    while (isAlpha(this.at())) {
-      name += this.read();
-      this.need(1);
-    }
+    const name = this.readAlphas();
     const end = this.copyMark();
     const c = this.at();
     if (name === '' || !(isBlankz(c) || [ch('?'), ch(':'), ch(','), ch(']'), ch('}'), ch('%'), ch('@'), ch('`')].includes(c))) {
@@ -353,12 +348,7 @@ export class GoYamlScanner extends GoYamlReader {
   private scanDirective(): Token {
     const start = this.copyMark();
     this.skip();
-    this.need(1);
-    let name = '';
-    while (isAlpha(this.at())) {
-      name += this.read();
-      this.need(1);
-    }
+    const name = this.readAlphas();
     if (name === '') this.scannerError(start, 'could not find expected directive name');
     if (!isBlankz(this.at())) this.scannerError(start, 'found unexpected non-alphabetical character');
     let token: Token;
@@ -382,14 +372,7 @@ export class GoYamlScanner extends GoYamlReader {
     } else {
       this.scannerError(start, 'found unknown directive name');
     }
-    this.need(1);
-    this.skipBlanks();
-    this.skipComment();
-    if (!isBreakz(this.at())) this.scannerError(start, 'did not find expected comment or line break');
-    if (isBreak(this.at())) {
-      this.need(2);
-      this.skipLine();
-    }
+    this.endLine(start);
     return token;
   }
 
@@ -436,11 +419,7 @@ export class GoYamlScanner extends GoYamlReader {
     this.need(1);
     if (this.at() !== ch('!')) this.scannerError(start, "did not find expected '!'");
     let s = this.read();
-    this.need(1);
-    while (isAlpha(this.at())) {
-      s += this.read();
-      this.need(1);
-    }
+    s += this.readAlphas();
     if (this.at() === ch('!')) s += this.read();
     else if (directive && s !== '!') this.scannerError(start, "did not find expected '!'");
     return s;
