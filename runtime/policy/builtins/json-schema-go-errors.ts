@@ -18,7 +18,7 @@
  * read), the caller keeps ajv's list.
  */
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 export interface GoSchemaError {
   /** gojsonschema's error kind (`invalid_type`, `number_any_of`, ...). */
@@ -36,7 +36,7 @@ interface Result {
   score: number;
 }
 
-function isObj(x: unknown): x is Record<string, Json> {
+export function isObj(x: unknown): x is Record<string, Json> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
@@ -52,7 +52,8 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function goType(v: unknown): string {
+/** gojsonschema's name of a decoded value's type: a whole number is `integer`. */
+export function goType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
@@ -96,16 +97,22 @@ function sub(walk: GoSchemaWalk, schema: Json, node: unknown, path: readonly str
   return result;
 }
 
-function resolveRef(walk: GoSchemaWalk, ref: string): Json {
-  if (!ref.startsWith('#')) throw new UnfollowedSchema(`$ref ${ref}`);
-  let at: Json = walk.root;
+/** What a local `$ref` (`#`, `#/definitions/x`: a JSON pointer) names in `root`, or the first key it does not find. */
+export function localRefTarget(root: Json, ref: string): { value: Json } | { missingKey: string } {
+  let at: Json = root;
   for (const raw of ref.slice(1).split('/').slice(1)) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     if (isObj(at) && key in at) at = at[key] as Json;
     else if (Array.isArray(at) && /^\d+$/.test(key) && Number(key) < at.length) at = at[Number(key)] as Json;
-    else throw new UnfollowedSchema(`$ref ${ref}`);
+    else return { missingKey: key };
   }
-  return at;
+  return { value: at };
+}
+
+function resolveRef(walk: GoSchemaWalk, ref: string): Json {
+  const target = ref.startsWith('#') ? localRefTarget(walk.root, ref) : undefined;
+  if (target === undefined || !('value' in target)) throw new UnfollowedSchema(`$ref ${ref}`);
+  return target.value;
 }
 
 function typesOf(s: Record<string, Json>): string[] | undefined {

@@ -25,7 +25,7 @@ import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { RegoObject, type Value } from '../value.js';
 import { parseJSON, stringifyJSON } from '../value-json.js';
-import { type GoSchemaError, goSchemaErrors, goTypeList, UnfollowedSchema } from './json-schema-go-errors.js';
+import { type GoSchemaError, goSchemaErrors, goType, goTypeList, isObj, type Json, localRefTarget, UnfollowedSchema } from './json-schema-go-errors.js';
 import { type BuiltinDefinition, BuiltinError, operandTypeError } from './registry.js';
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
@@ -52,12 +52,6 @@ const NUM_KEYWORDS = ['minimum', 'maximum', 'multipleOf'];
 const SCHEMA_LISTS = ['anyOf', 'allOf', 'oneOf'];
 const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs'];
 const SUBSCHEMAS = ['not', 'if', 'then', 'else', 'contains', 'propertyNames', 'additionalItems'];
-
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-
-function isObj(x: unknown): x is Record<string, Json> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
 
 /** gojsonschema's checks of a schema, with its messages (the common cases). */
 function checkSchema(s: Json, root: Json): void {
@@ -139,13 +133,8 @@ function checkSchema(s: Json, root: Json): void {
   const ref = s['$ref'];
   if (typeof ref === 'string') {
     if (!ref.startsWith('#')) throw new BuiltinError(`remote $ref ${JSON.stringify(ref)} is not fetched`);
-    let at: Json = root;
-    for (const raw of ref.slice(1).split('/').slice(1)) {
-      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-      if (isObj(at) && key in at) at = at[key] as Json;
-      else if (Array.isArray(at) && /^\d+$/.test(key) && Number(key) < at.length) at = at[Number(key)] as Json;
-      else throw new BuiltinError(`Object has no key '${key}'`);
-    }
+    const target = localRefTarget(root, ref);
+    if ('missingKey' in target) throw new BuiltinError(`Object has no key '${target.missingKey}'`);
   }
 }
 
@@ -247,13 +236,6 @@ function field(instancePath: string): string {
     .split('/')
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
     .join('.');
-}
-
-function goType(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
-  return typeof v;
 }
 
 /** gojsonschema's `{type, desc}` (and field) for one ajv error. */
