@@ -255,6 +255,43 @@ describe('framework-cli policy eval', () => {
     expect(bad.stderr).toMatch(/--explain=verbose.*off, notes, fails, full, debug/s);
   });
 
+  it('takes files as -d, as opa eval does: a .rego module and a JSON data document beside a directory', async () => {
+    const dir = tempDir({ 'p.rego': 'package p\n\nallow if data.limits.max > input.n\n', 'limits.json': '{"limits": {"max": 5}}', 'input.json': '{"n": 3}' });
+    const files = await runCliInProcess([
+      'policy',
+      'eval',
+      '-d',
+      join(dir, 'p.rego'),
+      '-d',
+      join(dir, 'limits.json'),
+      '-i',
+      join(dir, 'input.json'),
+      'data.p.allow',
+    ]);
+    expect(files.code).toBe(0);
+    expect(JSON.parse(files.stdout)).toEqual({ result: [{ expressions: [{ value: true, text: 'data.p.allow' }] }] });
+    const withDir = await runCliInProcess([
+      'policy',
+      'eval',
+      '-d',
+      'policies',
+      '-d',
+      join(dir, 'p.rego'),
+      '-d',
+      join(dir, 'limits.json'),
+      'x := data.p.allow with input.n as 9',
+    ]);
+    expect(JSON.parse(withDir.stdout)).toEqual({});
+    const check = await runCliInProcess(['policy', 'check', join(dir, 'p.rego'), '--json']);
+    expect(JSON.parse(check.stdout)).toEqual({ ok: true, modules: ['p.rego'], errors: [] });
+    const missing = await runCliInProcess(['policy', 'eval', '-d', join(dir, 'nope.rego'), 'x := 1']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain(`No file or directory found at ${join(dir, 'nope.rego')}`);
+    const text = await runCliInProcess(['policy', 'eval', '-d', join(dir, 'input.json'), '-d', join(tempDir({ 'n.txt': '' }), 'n.txt'), 'x := 1']);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain('not a policy (.rego) or data (.json, .yaml, .yml) file');
+  });
+
   it('explains a bad query or input file', async () => {
     const parse = await runCliInProcess(['policy', 'eval', '-d', 'policies', 'data.x[']);
     expect(parse.code).toBe(1);

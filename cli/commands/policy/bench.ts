@@ -3,6 +3,7 @@ import { PolicyError } from '../../../runtime/policy/errors.js';
 import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
 import type { BenchReport } from '../../../runtime/policy/tools/bench-query.js';
 import { PolicyCommand } from '../../policy-command.js';
+import { policyPathsFlag } from '../../policy-paths.js';
 
 export default class PolicyBench extends PolicyCommand {
   static override description =
@@ -23,7 +24,7 @@ export default class PolicyBench extends PolicyCommand {
         "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
       default: false,
     }),
-    data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),
+    data: policyPathsFlag(),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
     count: Flags.integer({ description: 'evaluations to time (default: as many as fit in --benchtime)', min: 1 }),
     benchtime: Flags.integer({ description: 'milliseconds to run when --count is not given', default: 1000, min: 1 }),

@@ -1,14 +1,18 @@
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { PolicyCommand } from '../../policy-command.js';
-import { Args, Flags } from '@oclif/core';
+import { policyPathArg } from '../../policy-paths.js';
+import { Flags } from '@oclif/core';
 import { formatProblem, PolicyLoadError, type PolicyProblem } from '../../../runtime/policy/server/policy-problem.js';
 
 export default class PolicyCheck extends PolicyCommand {
-  static override description = 'Parse and compile every .rego file (and data.json/data.yaml) in a directory; report errors as file:line:col.';
+  static override description =
+    'Parse and compile every .rego file (and data.json/data.yaml) in a directory, or one .rego file; report errors as file:line:col.';
 
   static override examples = ['<%= config.bin %> policy check policies', '<%= config.bin %> policy check services/guardian/opa/policies --json'];
 
   static override args = {
-    dir: Args.directory({ description: 'policy directory', required: true, exists: true }),
+    dir: policyPathArg({ description: 'policy directory, or one .rego file', required: true }),
   };
 
   static override flags = {
@@ -29,7 +33,9 @@ export default class PolicyCheck extends PolicyCommand {
       return { ok: true, modules, errors: [] };
     } catch (error) {
       if (!PolicyLoadError.isInstance(error)) throw error;
-      const problems = error.problems.map((p) => (p.file === undefined ? p : { ...p, file: `${args.dir.replace(/\/$/, '')}/${p.file}` }));
+      // Problems name files relative to the directory read (a file's directory, when one file was given).
+      const base = statSync(args.dir).isFile() ? dirname(args.dir) : args.dir.replace(/\/$/, '');
+      const problems = error.problems.map((p) => (p.file === undefined ? p : { ...p, file: `${base}/${p.file}` }));
       if (!this.jsonEnabled()) {
         for (const problem of problems) this.logToStderr(formatProblem(problem));
         this.logToStderr(`${problems.length} error(s).`);

@@ -1,4 +1,5 @@
 import { PolicyCommand } from '../../policy-command.js';
+import { policyPathsFlag } from '../../policy-paths.js';
 import { Args, Flags } from '@oclif/core';
 import { stringifyJson } from '../../../runtime/core/json-text.js';
 import { PolicyError } from '../../../runtime/policy/errors.js';
@@ -26,7 +27,7 @@ export default class PolicyCompile extends PolicyCommand {
   };
 
   static override flags = {
-    data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),
+    data: policyPathsFlag(),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
     unknowns: Flags.string({
       char: 'u',

@@ -1,4 +1,5 @@
 import { PolicyCommand } from '../../policy-command.js';
+import { policyPathsFlag } from '../../policy-paths.js';
 import { Args, Flags } from '@oclif/core';
 import { stringifyJson } from '../../../runtime/core/json-text.js';
 import { PolicyError } from '../../../runtime/policy/errors.js';
@@ -27,7 +28,7 @@ export default class PolicyEval extends PolicyCommand {
         "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
       default: false,
     }),
-    data: Flags.directory({ char: 'd', description: 'policy directory (repeatable)', required: true, multiple: true, multipleNonGreedy: true, exists: true }),
+    data: policyPathsFlag(),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
     'strict-builtin-errors': Flags.boolean({
       description: 'stop at a builtin\'s error (e.g. to_number("abc")) instead of treating the call as undefined, as opa eval --strict-builtin-errors',

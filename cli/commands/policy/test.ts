@@ -1,5 +1,6 @@
 import { PolicyCommand } from '../../policy-command.js';
-import { Args, Flags } from '@oclif/core';
+import { policyPathArg } from '../../policy-paths.js';
+import { Flags } from '@oclif/core';
 import { PolicyError } from '../../../runtime/policy/errors.js';
 import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
 import type { PolicyTestReport } from '../../../runtime/policy/tools/run-policy-tests.js';
@@ -20,7 +21,7 @@ export default class PolicyTest extends PolicyCommand {
   ];
 
   static override args = {
-    dir: Args.directory({ description: 'policy directory (modules and their tests)', required: true, exists: true }),
+    dir: policyPathArg({ description: 'policy directory (modules and their tests), or one .rego file', required: true }),
   };
 
   static override flags = {

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import type { RegoVersion } from '../parser.js';
 import { parseJSON, toJS } from '../value-json.js';
 import { unmarshalYaml } from '../builtins/yaml.js';
@@ -56,6 +56,34 @@ export async function readPolicyDirectory(root: string, options: ReadPolicyOptio
   out.modules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const version = (await manifestRegoVersion(root, out, hash)) ?? (options.v0Compatible === true ? 0 : undefined);
   if (version === 0) for (const m of out.modules) m.regoVersion = 0;
+  for (const problem of out.problems) hash.update(`problem\0${problem.file}\0${problem.message}\0`);
+  out.digest = hash.digest('hex');
+  return out;
+}
+
+/**
+ * Reads one file named on the command line, as OPA's loader reads `-d x.rego`
+ * or `-d data.json`: a `.rego` file is a module (its id is the file's name),
+ * a `.json`, `.yaml` or `.yml` file a base document at the root of `data`
+ * (an object), whatever its name; any other file is a problem.
+ */
+export async function readPolicyFile(path: string, options: ReadPolicyOptions = {}): Promise<PolicyFiles> {
+  const out: PolicyFiles = { modules: [], data: {}, problems: [] };
+  const hash = createHash('sha256');
+  const id = basename(path);
+  if (id.endsWith('.rego')) {
+    try {
+      const source = await readFile(path, 'utf8');
+      hash.update(`module\0${id}\0${source.length}\0${source}\0`);
+      out.modules.push({ id, path, source, ...(options.v0Compatible === true ? { regoVersion: 0 as const } : {}) });
+    } catch (error) {
+      out.problems.push({ file: id, message: `cannot read file: ${(error as Error).message}` });
+    }
+  } else if (/\.(json|ya?ml)$/.test(id)) {
+    await readDataFile({ root: dirname(path), dir: dirname(path), path, id, out, hash });
+  } else {
+    out.problems.push({ file: id, message: 'not a policy (.rego) or data (.json, .yaml, .yml) file' });
+  }
   for (const problem of out.problems) hash.update(`problem\0${problem.file}\0${problem.message}\0`);
   out.digest = hash.digest('hex');
   return out;
@@ -193,7 +221,7 @@ async function readDataFile(options: { root: string; dir: string; path: string; 
 }
 
 /** Merges `value` into `tree` at `path`; returns the conflicting path, if any. */
-function mergeAt(tree: Record<string, unknown>, path: readonly string[], value: unknown): string | undefined {
+export function mergeAt(tree: Record<string, unknown>, path: readonly string[], value: unknown): string | undefined {
   let node = tree;
   for (const [i, key] of path.entries()) {
     const last = i === path.length - 1;

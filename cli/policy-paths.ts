@@ -1,0 +1,27 @@
+import { statSync } from 'node:fs';
+import { Args, Flags } from '@oclif/core';
+
+/** A path that exists, file or directory: as oclif's own `exists` check, a missing one is a parse error naming it. */
+async function existingPath(input: string): Promise<string> {
+  try {
+    statSync(input);
+  } catch {
+    throw new Error(`No file or directory found at ${input}`);
+  }
+  return input;
+}
+
+const PATH_HELP = 'policy directory, or a .rego or JSON/YAML data file (as `opa eval -d`)';
+
+/** `-d` of `policy eval`, `bench` and `compile`: repeatable, directories and files alike. */
+export const policyPathsFlag = Flags.custom<string>({
+  char: 'd',
+  description: `${PATH_HELP}; repeatable`,
+  required: true,
+  multiple: true,
+  multipleNonGreedy: true,
+  parse: existingPath,
+});
+
+/** The one policy path of `policy check` and `policy test`. */
+export const policyPathArg = Args.custom<string>({ parse: existingPath });
