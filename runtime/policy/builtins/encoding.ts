@@ -22,10 +22,10 @@ export function goString(bytes: Uint8Array): string {
   while (i < bytes.length) {
     const b0 = bytes[i] as number;
     if (b0 < 0x80) {
-      // Copy the ASCII run in one go.
+      // Copy the ASCII run in one go (not by spreading it into arguments: a long run overflows the stack).
       let j = i + 1;
       while (j < bytes.length && (bytes[j] as number) < 0x80) j++;
-      out += String.fromCharCode(...bytes.subarray(i, j));
+      out += Buffer.from(bytes.buffer, bytes.byteOffset + i, j - i).toString('latin1');
       i = j;
       continue;
     }

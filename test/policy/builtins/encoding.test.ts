@@ -38,6 +38,12 @@ describe('base64', () => {
     expect(goString(Uint8Array.from([0xed, 0xa0, 0x80]))).toBe('\ufffd\ufffd\ufffd');
   });
 
+  it('decodes long payloads (a 300 kB ASCII run once overflowed the stack: the call was undefined)', () => {
+    const text = 'a'.repeat(300_000) + 'é';
+    expect(e('base64.decode', Buffer.from(text).toString('base64'))).toBe(text);
+    expect(goString(Uint8Array.from([0x78, 0xff, 0x79]).subarray(1))).toBe('\ufffdy');
+  });
+
   it('validates', () => {
     expect(e('base64.is_valid', 'dGhlcmU=')).toBe(true);
     expect(e('base64.is_valid', 'dGhlcmU')).toBe(false);
