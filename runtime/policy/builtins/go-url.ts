@@ -33,8 +33,10 @@ export type GoURLResult = { url: GoURL } | { error: string };
 /** A refusal inside the parse; `goParseURL` adds Go's `parse "<url>": ` lead. */
 class Refusal extends Error {}
 
-const toBytes = (s: string): string => Buffer.from(s, 'utf8').toString('latin1');
-const toText = (b: string): string => goString(Buffer.from(b, 'latin1'));
+// ASCII is its own UTF-8: only a text with other characters goes through a Buffer.
+const NOT_ASCII = /[^\x00-\x7f]/;
+const toBytes = (s: string): string => (NOT_ASCII.test(s) ? Buffer.from(s, 'utf8').toString('latin1') : s);
+const toText = (b: string): string => (NOT_ASCII.test(b) ? goString(Buffer.from(b, 'latin1')) : b);
 const quote = (b: string): string => goQuoteBytes(Buffer.from(b, 'latin1'));
 
 const isAlnum = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
@@ -56,6 +58,7 @@ const keptInHost = (c: number): boolean => isAlnum(c) || HOST_KEEPS.has(c);
 function unescape(s: string, mode: 'host' | 'zone' | 'other'): string {
   const hostLike = mode !== 'other';
   let out = '';
+  let copied = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c === 0x25) {
@@ -66,24 +69,30 @@ function unescape(s: string, mode: 'host' | 'zone' | 'other'): string {
       const v = parseInt(s.slice(i + 1, i + 3), 16);
       if (mode === 'host' && v < 0x80 && escape !== '%25') throw new Refusal(`invalid URL escape ${quote(escape)}`);
       if (mode === 'zone' && escape !== '%25' && v !== 0x20 && !keptInHost(v)) throw new Refusal(`invalid URL escape ${quote(escape)}`);
-      out += String.fromCharCode(v);
+      out += s.slice(copied, i) + String.fromCharCode(v);
       i += 2;
-    } else {
-      if (hostLike && c < 0x80 && !keptInHost(c)) throw new Refusal(`invalid character ${quote(s[i] as string)} in host name`);
-      out += s[i];
+      copied = i + 1;
+    } else if (hostLike && c < 0x80 && !keptInHost(c)) {
+      throw new Refusal(`invalid character ${quote(s[i] as string)} in host name`);
     }
   }
-  return out;
+  return copied === 0 ? s : out + s.slice(copied);
 }
 
-/** Go's `escape(path, encodePath)`: what `url.URL` would write for a decoded path. */
-function escapePath(path: string): string {
-  let out = '';
+/** Whether Go's `escape(path, encodePath)` of a decoded path writes `written`: then Go keeps no RawPath. */
+function escapesTo(path: string, written: string): boolean {
+  let j = 0;
   for (let i = 0; i < path.length; i++) {
     const c = path.charCodeAt(i);
-    out += isAlnum(c) || PATH_KEEPS.has(c) ? path[i] : `%${c.toString(16).toUpperCase().padStart(2, '0')}`;
+    if (isAlnum(c) || PATH_KEEPS.has(c)) {
+      if (written.charCodeAt(j) !== c) return false;
+      j += 1;
+    } else {
+      if (written.slice(j, j + 3) !== `%${c.toString(16).toUpperCase().padStart(2, '0')}`) return false;
+      j += 3;
+    }
   }
-  return out;
+  return j === written.length;
 }
 
 /** `""` or `:` and digits only. */
@@ -205,7 +214,7 @@ function parseBeforeFragment(raw: string): Omit<GoURL, 'fragment'> {
   }
   url.path = unescape(rest, 'other');
   // Go keeps the written path only when its own escaping of the decoded one differs.
-  if (escapePath(url.path) !== rest) url.rawPath = rest;
+  if (!escapesTo(url.path, rest)) url.rawPath = rest;
   return url;
 }
 

@@ -142,6 +142,12 @@ describe('uri.parse', () => {
     expect(host('fe80::1%25en 0')).toBe('invalid character " " in host name');
   });
 
+  it('reads long texts', () => {
+    const path = `/${'a'.repeat(1_000_000)}`;
+    expect(parse(`http://x${path}`).path).toBe(path);
+    expect(parse(`/${'é%41'.repeat(100_000)}`).path).toBe(`/${'éA'.repeat(100_000)}`);
+  });
+
   it('takes only strings', () => {
     const e = callError(uriBuiltins, 'uri.parse', [1]);
     expect(e.kind).toBe('type');
