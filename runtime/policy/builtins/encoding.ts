@@ -15,38 +15,54 @@ import { goJSONKey } from '../value-gojson.js';
 
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 
+/** The code point of the UTF-8 sequence at `i`, or -1 where Go's `utf8.DecodeRune` finds an invalid byte (width 1). */
+function decodeRune(bytes: Uint8Array, i: number): number {
+  const b0 = bytes[i] as number;
+  if (b0 < 0x80) return b0;
+  const n = b0 >= 0xf0 ? 4 : b0 >= 0xe0 ? 3 : b0 >= 0xc0 ? 2 : 0;
+  let cp = n === 4 ? b0 & 0x07 : n === 3 ? b0 & 0x0f : b0 & 0x1f;
+  if (n === 0 || b0 > 0xf4 || b0 < 0xc2 || i + n > bytes.length) return -1;
+  for (let k = 1; k < n; k++) {
+    const b = bytes[i + k] as number;
+    if ((b & 0xc0) !== 0x80) return -1;
+    cp = (cp << 6) | (b & 0x3f);
+  }
+  if ((n === 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n === 4 && (cp < 0x10000 || cp > 0x10ffff))) return -1;
+  return cp;
+}
+
+/** Bytes the rune at hand takes; an invalid byte (-1) takes one. */
+const runeWidth = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
+
 /** Decodes UTF-8 as Go does: each byte of an invalid sequence becomes U+FFFD. */
 export function goString(bytes: Uint8Array): string {
   let out = '';
   let i = 0;
   while (i < bytes.length) {
-    const b0 = bytes[i] as number;
-    if (b0 < 0x80) {
-      // Copy the ASCII run in one go.
+    if ((bytes[i] as number) < 0x80) {
+      // Copy the ASCII run in one go (not by spreading it into arguments: a long run overflows the stack).
       let j = i + 1;
       while (j < bytes.length && (bytes[j] as number) < 0x80) j++;
-      out += String.fromCharCode(...bytes.subarray(i, j));
+      out += Buffer.from(bytes.buffer, bytes.byteOffset + i, j - i).toString('latin1');
       i = j;
       continue;
     }
-    const n = b0 >= 0xf0 ? 4 : b0 >= 0xe0 ? 3 : b0 >= 0xc0 ? 2 : 0;
-    let cp = n === 4 ? b0 & 0x07 : n === 3 ? b0 & 0x0f : b0 & 0x1f;
-    let ok = n > 0 && b0 <= 0xf4 && b0 >= 0xc2 && i + n <= bytes.length;
-    for (let k = 1; ok && k < n; k++) {
-      const b = bytes[i + k] as number;
-      if ((b & 0xc0) !== 0x80) ok = false;
-      else cp = (cp << 6) | (b & 0x3f);
-    }
-    if (ok && ((n === 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n === 4 && (cp < 0x10000 || cp > 0x10ffff)))) ok = false;
-    if (ok) {
-      out += String.fromCodePoint(cp);
-      i += n;
-    } else {
-      out += '\ufffd';
-      i++;
-    }
+    const cp = decodeRune(bytes, i);
+    out += cp < 0 ? '\ufffd' : String.fromCodePoint(cp);
+    i += runeWidth(cp);
   }
   return out;
+}
+
+/** Go's `strconv.Quote` of a byte string: valid UTF-8 as `goQuote` prints it, each invalid byte as `\xNN`. */
+export function goQuoteBytes(bytes: Uint8Array): string {
+  let out = '"';
+  for (let i = 0; i < bytes.length;) {
+    const cp = decodeRune(bytes, i);
+    out += cp < 0 ? `\\x${(bytes[i] as number).toString(16).padStart(2, '0')}` : goQuote(String.fromCodePoint(cp)).slice(1, -1);
+    i += runeWidth(cp);
+  }
+  return `${out}"`;
 }
 
 const STD_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -157,8 +173,8 @@ function queryUnescape(s: string): string {
     const c = src[i] as number;
     if (c === 0x25) {
       if (i + 2 >= src.length || !isHex(src[i + 1]) || !isHex(src[i + 2])) {
-        const bad = goString(src.subarray(i, Math.min(i + 3, src.length)));
-        throw new BuiltinError(`invalid URL escape ${goQuote(bad)}`);
+        // Go quotes the three bytes, which may cut a character: `"%a\xe6"`.
+        throw new BuiltinError(`invalid URL escape ${goQuoteBytes(src.subarray(i, Math.min(i + 3, src.length)))}`);
       }
       out.push(parseInt(String.fromCharCode(src[i + 1] as number, src[i + 2] as number), 16));
       i += 2;

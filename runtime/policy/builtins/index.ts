@@ -37,6 +37,7 @@ import { stringBuiltins } from './strings.js';
 import { timeBuiltins } from './time.js';
 import { typeBuiltins } from './types.js';
 import { unitsBuiltins } from './units.js';
+import { uriBuiltins } from './uri.js';
 import { uuidBuiltins } from './uuid.js';
 import { walkBuiltins } from './walk.js';
 
@@ -62,6 +63,7 @@ export const builtinFamilies: ReadonlyArray<readonly BuiltinDefinition[]> = [
   regexBuiltins,
   globBuiltins,
   encodingBuiltins,
+  uriBuiltins,
   jsonBuiltins,
   yamlBuiltins,
   cryptoBuiltins,

@@ -33,9 +33,9 @@ strings.render_template/2 strings.replace_n/2 strings.reverse/1 strings.split_n/
 time.add_date/4 time.clock/1 time.date/1 time.diff/2 time.format/1 time.now_ns/0
 time.parse_duration_ns/1 time.parse_ns/2 time.parse_rfc3339_ns/1 time.weekday/1 to_number/1 trace/1
 trim/2 trim_left/2 trim_prefix/2 trim_right/2 trim_space/1 trim_suffix/2 type_name/1 union/1
-units.parse/1 units.parse_bytes/1 upper/1 urlquery.decode/1 urlquery.decode_object/1 urlquery.encode/1
-urlquery.encode_object/1 uuid.parse/1 uuid.rfc4122/1 walk/1 yaml.is_valid/1 yaml.marshal/1
-yaml.unmarshal/1`;
+units.parse/1 units.parse_bytes/1 upper/1 uri.is_valid/1 uri.parse/1 urlquery.decode/1
+urlquery.decode_object/1 urlquery.encode/1 urlquery.encode_object/1 uuid.parse/1 uuid.rfc4122/1 walk/1
+yaml.is_valid/1 yaml.marshal/1 yaml.unmarshal/1`;
 
 export const OPA_BUILTIN_ARITY: ReadonlyMap<string, number> = new Map(
   SPEC.split(/\s+/)

@@ -2,9 +2,10 @@
  * IP addresses and networks with the semantics of Go's `net` package as OPA
  * uses it: an IP is 4 or 16 bytes (IPv4 parsed from text is 16 bytes,
  * IPv4-mapped), a network is an address plus a 4- or 16-byte mask, parsing
- * is `netip`'s (no leading zeros in IPv4 fields, no zones), and addresses
- * print as `net.IP.String` does (IPv4-mapped addresses in dotted form,
- * RFC 5952 IPv6).
+ * is `netip.ParseAddr`'s with its reasons for refusing a text (no leading
+ * zeros in IPv4 fields; a zone only where `uri.parse` reads a bracketed host,
+ * never in `net.*`), and addresses print as `net.IP.String` does
+ * (IPv4-mapped addresses in dotted form, RFC 5952 IPv6).
  */
 import { BuiltinError } from './registry.js';
 
@@ -18,28 +19,43 @@ export interface IPNet {
 // ---------------------------------------------------------------------------
 // Parsing (netip.ParseAddr, net.ParseIP, net.ParseCIDR)
 
-function parseIPv4Fields(s: string): number[] | null {
+/**
+ * Why netip.ParseAddr refused a text: Go's reason, and the rest of the text
+ * where it stopped when Go names it (`ParseAddr("::g"): each colon-separated
+ * field must have at least one digit (at "g")`).
+ */
+export interface AddrError {
+  msg: string;
+  at: string;
+}
+
+/** netip.ParseAddr's answer: the 16-byte form, whether the text was dotted IPv4, and the zone (`%en0`); or why not. */
+export type ParsedAddr = { ip: IP; is4: boolean; zone: string } | { error: AddrError };
+
+const refused = (msg: string, at = ''): AddrError => ({ msg, at });
+
+function parseIPv4Fields(s: string): number[] | AddrError {
   const fields: number[] = [];
   let val = 0;
   let digits = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c >= 48 && c <= 57) {
-      if (digits === 1 && val === 0) return null; // leading zero
+      if (digits === 1 && val === 0) return refused('IPv4 field has octet with leading zero');
       val = val * 10 + (c - 48);
       digits++;
-      if (val > 255) return null;
+      if (val > 255) return refused('IPv4 field has value >255');
     } else if (c === 46) {
-      if (i === 0 || i === s.length - 1 || s[i - 1] === '.') return null;
-      if (fields.length === 3) return null;
+      if (i === 0 || i === s.length - 1 || s[i - 1] === '.') return refused('IPv4 field must have at least one digit', s.slice(i));
+      if (fields.length === 3) return refused('IPv4 address too long');
       fields.push(val);
       val = 0;
       digits = 0;
     } else {
-      return null;
+      return refused('unexpected character', s.slice(i));
     }
   }
-  if (fields.length < 3) return null;
+  if (fields.length < 3) return refused('IPv4 address too short');
   fields.push(val);
   return fields;
 }
@@ -50,15 +66,17 @@ function hexDigit(c: string | undefined): number {
   return Number.isNaN(v) ? -1 : v;
 }
 
-function parseIPv6(s: string): IP | null {
-  if (s.includes('%')) return null; // zones are never accepted here
+function parseIPv6(s: string): { ip: IP; zone: string } | AddrError {
+  const percent = s.indexOf('%');
+  const zone = percent < 0 ? '' : s.slice(percent + 1);
+  if (percent >= 0 && zone === '') return refused('zone must be a non-empty string');
   const ip = new Uint8Array(16);
   let ellipsis = -1;
-  let rest = s;
+  let rest = percent < 0 ? s : s.slice(0, percent);
   if (rest.startsWith('::')) {
     ellipsis = 0;
     rest = rest.slice(2);
-    if (rest === '') return ip;
+    if (rest === '') return { ip, zone };
   }
   let i = 0;
   while (i < 16) {
@@ -67,16 +85,16 @@ function parseIPv6(s: string): IP | null {
     for (; off < rest.length; off++) {
       const h = hexDigit(rest[off]);
       if (h < 0) break;
-      if (off > 3) return null; // more than 4 digits in a group
+      if (off > 3) return refused('each group must have 4 or less digits', rest);
       acc = acc * 16 + h;
     }
-    if (off === 0) return null;
+    if (off === 0) return refused('each colon-separated field must have at least one digit', rest);
     if (rest[off] === '.') {
       // Trailing embedded IPv4 address.
-      if (ellipsis < 0 && i !== 12) return null;
-      if (i + 4 > 16) return null;
+      if (ellipsis < 0 && i !== 12) return refused('embedded IPv4 address must replace the final 2 fields of the address', rest);
+      if (i + 4 > 16) return refused('too many hex fields to fit an embedded IPv4 at the end of the address', rest);
       const v4 = parseIPv4Fields(rest);
-      if (v4 === null) return null;
+      if (!Array.isArray(v4)) return v4;
       ip.set(v4, i);
       i += 4;
       rest = '';
@@ -87,25 +105,26 @@ function parseIPv6(s: string): IP | null {
     i += 2;
     rest = rest.slice(off);
     if (rest === '') break;
-    if (rest[0] !== ':' || rest.length === 1) return null;
+    if (rest[0] !== ':') return refused('unexpected character, want colon', rest);
+    if (rest.length === 1) return refused('colon must be followed by more characters', rest);
     rest = rest.slice(1);
     if (rest[0] === ':') {
-      if (ellipsis >= 0) return null; // multiple ::
+      if (ellipsis >= 0) return refused('multiple :: in address', rest);
       ellipsis = i;
       rest = rest.slice(1);
       if (rest === '') break;
     }
   }
-  if (rest !== '') return null;
+  if (rest !== '') return refused('trailing garbage after address', rest);
   if (i < 16) {
-    if (ellipsis < 0) return null;
+    if (ellipsis < 0) return refused('address string too short');
     const n = 16 - i;
     for (let j = i - 1; j >= ellipsis; j--) ip[j + n] = ip[j] as number;
     ip.fill(0, ellipsis, ellipsis + n);
   } else if (ellipsis >= 0) {
-    return null; // :: must stand for at least one group
+    return refused('the :: must expand to at least one field of zeros');
   }
-  return ip;
+  return { ip, zone };
 }
 
 const V4_IN_V6 = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
@@ -114,25 +133,31 @@ function v4Mapped(fields: number[]): IP {
   return Uint8Array.from([...V4_IN_V6, ...fields]);
 }
 
-/** netip.ParseAddr: the 16-byte form and whether the text was dotted IPv4. */
-function parseAddr(s: string): { ip: IP; is4: boolean } | null {
+/** netip.ParseAddr: the first `.`, `:` or `%` decides IPv4, IPv6 or a zone without an address. */
+export function parseAddr(s: string): ParsedAddr {
   for (const c of s) {
     if (c === '.') {
       const f = parseIPv4Fields(s);
-      return f === null ? null : { ip: v4Mapped(f), is4: true };
+      return Array.isArray(f) ? { ip: v4Mapped(f), is4: true, zone: '' } : { error: f };
     }
     if (c === ':') {
-      const ip = parseIPv6(s);
-      return ip === null ? null : { ip, is4: false };
+      const r = parseIPv6(s);
+      return 'ip' in r ? { ip: r.ip, is4: false, zone: r.zone } : { error: r };
     }
-    if (c === '%') return null;
+    if (c === '%') return { error: refused('missing IPv6 address') };
   }
-  return null;
+  return { error: refused('unable to parse IP') };
+}
+
+/** An address as net.ParseIP and net.ParseCIDR take it: parsed, and without a zone. */
+function plainAddr(s: string): { ip: IP; is4: boolean } | null {
+  const r = parseAddr(s);
+  return 'ip' in r && r.zone === '' ? r : null;
 }
 
 /** net.ParseIP: 16 bytes, or null. */
 export function parseIP(s: string): IP | null {
-  return parseAddr(s)?.ip ?? null;
+  return plainAddr(s)?.ip ?? null;
 }
 
 export function cidrMask(ones: number, bits: number): IP {
@@ -148,7 +173,7 @@ export function cidrMask(ones: number, bits: number): IP {
 export function parseCIDR(s: string): { ip: IP; net: IPNet } | null {
   const slash = s.indexOf('/');
   if (slash < 0) return null;
-  const addr = parseAddr(s.slice(0, slash));
+  const addr = plainAddr(s.slice(0, slash));
   const prefix = s.slice(slash + 1);
   if (addr === null || !/^\d+$/.test(prefix)) return null;
   const ones = prefix.length > 7 ? Infinity : Number(prefix);

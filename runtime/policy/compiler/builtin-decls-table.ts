@@ -195,6 +195,8 @@ export const OPA_BUILTIN_DECLS: ReadonlyArray<readonly [name: string, want: stri
   ['units.parse', '(x: string, y: number)'],
   ['units.parse_bytes', '(x: string, y: number)'],
   ['upper', '(x: string, y: string)'],
+  ['uri.is_valid', '(uri: string, result: boolean)'],
+  ['uri.parse', '(uri: string, output: object[string: string])'],
   ['urlquery.decode', '(x: string, y: string)'],
   ['urlquery.decode_object', '(x: string, object: object[string: array[string]])'],
   ['urlquery.encode', '(x: string, y: string)'],

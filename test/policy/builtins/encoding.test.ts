@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodingBuiltins, goString } from '../../../runtime/policy/builtins/encoding.js';
+import { encodingBuiltins, goQuoteBytes, goString } from '../../../runtime/policy/builtins/encoding.js';
 import { createDefaultRegistry } from '../../../runtime/policy/builtins/index.js';
 import { compilePolicy } from '../../../runtime/policy/engine.js';
 import { fromJS, toJS } from '../../../runtime/policy/value-json.js';
@@ -36,6 +36,16 @@ describe('base64', () => {
     expect(goString(Uint8Array.from([0x61, 0xe2, 0x82, 0x41]))).toBe('a\ufffd\ufffdA');
     expect(goString(Uint8Array.from([0xf0, 0x9f, 0x98, 0x80]))).toBe('😀');
     expect(goString(Uint8Array.from([0xed, 0xa0, 0x80]))).toBe('\ufffd\ufffd\ufffd');
+  });
+
+  it("quotes byte strings as Go's strconv.Quote: invalid bytes as \\xNN, unprintable characters escaped", () => {
+    expect(goQuoteBytes(Uint8Array.from([0x61, 0xff, 0xc2, 0xad, 0x0a, 0x22, 0xc3, 0xa9, 0xe6, 0x97]))).toBe('"a\\xff\\u00ad\\n\\"é\\xe6\\x97"');
+  });
+
+  it('decodes long payloads (a 300 kB ASCII run once overflowed the stack: the call was undefined)', () => {
+    const text = 'a'.repeat(300_000) + 'é';
+    expect(e('base64.decode', Buffer.from(text).toString('base64'))).toBe(text);
+    expect(goString(Uint8Array.from([0x78, 0xff, 0x79]).subarray(1))).toBe('\ufffdy');
   });
 
   it('validates', () => {
@@ -88,6 +98,10 @@ describe('urlquery', () => {
     expect(err('urlquery.decode', 'a%zzb')).toBe('invalid URL escape "%zz"');
     expect(err('urlquery.decode', 'a%4')).toBe('invalid URL escape "%4"');
     expect(err('urlquery.decode', '%')).toBe('invalid URL escape "%"');
+    // Go quotes the escape's three bytes, a cut character included (OPA v1.20.2's texts).
+    expect(err('urlquery.decode', '%a日')).toBe('invalid URL escape "%a\\xe6"');
+    expect(err('urlquery.decode', '%é')).toBe('invalid URL escape "%é"');
+    expect(err('urlquery.decode_object', 'a=%a日')).toBe('invalid URL escape "%a\\xe6"');
   });
 
   it('encodes objects with sorted keys, repeating a key for each value', () => {
