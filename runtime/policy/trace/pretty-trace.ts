@@ -6,6 +6,7 @@
  * the column's width is counted in UTF-8 bytes and filled in characters, and
  * long file names are shortened with `...` (see {@link fileAliases}).
  */
+import { goQuote } from '../value-format.js';
 import { fileAliases } from './file-aliases.js';
 import type { TraceEvent } from './trace-event.js';
 
@@ -36,13 +37,9 @@ function locationText(e: TraceEvent, aliases: ReadonlyMap<string, string>): stri
 function eventText(e: TraceEvent, depth: number): string {
   const spaces = e.op === 'Enter' || (e.op === 'Redo' && e.node?.type !== 'expr') ? depth : depth + 1;
   const pad = spaces > 1 ? '| '.repeat(spaces - 1) : '';
+  // Go's `%q`.
   if (e.op === 'Note') return `${pad}Note ${goQuote(e.message ?? '')}`;
   const node = e.node;
   const details = node === undefined ? '' : node.type === 'rule' ? node.path : node.text;
   return `${pad}${e.op} ${details}${e.message ? ` ${e.message}` : ''}`;
-}
-
-/** Go's `%q` for the strings a note holds (JSON escaping agrees with it on printable text). */
-function goQuote(s: string): string {
-  return JSON.stringify(s);
 }
