@@ -138,11 +138,185 @@ describe("framework-cli policy test, as OPA's tester runs and lists tests", () =
       '  y: FAIL',
       '    1: PASS',
       '    2: FAIL',
+      // -v: OPA's FAILURES section, each failed test again with the trace of its failed expressions (each PrettyTrace
+      // sized on its own lines: widest location + 4, then a space), a parameterised test's failed cases by lineage.
+      '-'.repeat(80),
+      'FAILURES',
+      '-'.repeat(80),
+      'data.p_test.test_dup#01: FAIL (T)',
+      '',
+      '  query:1           Enter data.p_test["test_dup#01"] = _',
+      '  p_test.rego:7     | Enter data.p_test["test_dup#01"]',
+      '  p_test.rego:7     | | Fail data.p_test.x = 2',
+      '  query:1           | Fail data.p_test["test_dup#01"] = _',
+      '',
+      'data.p_test.test_cases: FAIL (T)',
+      '',
+      '  query:1            Enter data.p_test.test_cases = _',
+      '  p_test.rego:13     | Redo data.p_test.test_cases',
+      '  p_test.rego:15     | | Fail tc.v = data.p_test.x',
+      '',
+      '  two: FAIL',
+      '',
+      'data.p_test.test_nested: FAIL (T)',
+      '',
+      '  query:1            Enter data.p_test.test_nested = _',
+      '  p_test.rego:18     | Redo data.p_test.test_nested',
+      '  p_test.rego:21     | | Fail b = 1',
+      '  p_test.rego:18     | Redo data.p_test.test_nested',
+      '  p_test.rego:21     | | Fail b = 1',
+      '',
+      '  x: FAIL',
+      '    2: FAIL',
+      '  y: FAIL',
+      '    2: FAIL',
+      '',
       '-'.repeat(80),
       'PASS: 6/11',
       'FAIL: 4/11',
       'SKIPPED: 1/11',
     ]);
+  });
+
+  const TRACED = {
+    'p.rego': 'package p\n\ndeny if input.run.workspace.auto_apply\n',
+    'p_test.rego': [
+      'package p_test',
+      '',
+      'import data.p',
+      '',
+      'test_ok if {',
+      '\tprint("fine")',
+      '\tnot p.deny with input as {"run": {"workspace": {"auto_apply": false}}}',
+      '}',
+      '',
+      'test_auto_apply if {',
+      '\tprint("checking", input.run)',
+      '\ttrace("no auto apply")',
+      '\tnot p.deny with input as {"run": {"workspace": {"auto_apply": true}}}',
+      '}',
+      '',
+      'test_value := 7',
+      '',
+    ].join('\n'),
+  };
+  const timeless = (text: string) =>
+    text
+      .replace(/\(\d+(\.\d+)?(ns|µs|ms|s)\)/g, '(T)')
+      .trimEnd()
+      .split('\n');
+
+  it('prints what a shown test printed, and with -v the trace of each failed test after the list (FAILURES), as opa test -v', async () => {
+    const dir = tempDir(TRACED);
+    const verbose = await runCliInProcess(['policy', 'test', dir, '-v']);
+    expect(verbose.code).toBe(2);
+    expect(timeless(verbose.stdout)).toEqual([
+      'p_test.rego:5:',
+      'data.p_test.test_ok: PASS (T)',
+      '',
+      '  fine',
+      '',
+      'p_test.rego:10:',
+      'data.p_test.test_auto_apply: FAIL (T)',
+      '',
+      // print() of an undefined argument: <undefined>, as OPA's print hook writes it.
+      '  checking <undefined>',
+      '',
+      'p_test.rego:16:',
+      'data.p_test.test_value: FAIL (T)',
+      '-'.repeat(80),
+      'FAILURES',
+      '-'.repeat(80),
+      'data.p_test.test_auto_apply: FAIL (T)',
+      '',
+      // Without --explain, -v keeps the Fail and Note events, each after the Enter events that led to it.
+      '  query:1            Enter data.p_test.test_auto_apply = _',
+      '  p_test.rego:10     | Enter data.p_test.test_auto_apply',
+      // print's argument input.run is undefined: the comprehension OPA wraps it in fails.
+      '  p_test.rego:11     | | Enter __local2__ = input.run',
+      '  p_test.rego:11     | | | Fail __local2__ = input.run',
+      '  p_test.rego:12     | | Note "no auto apply"',
+      '  p_test.rego:13     | | Fail not data.p.deny with input as {"run": {"workspace": {"auto_apply": true}}}',
+      '  query:1            | Fail data.p_test.test_auto_apply = _',
+      '',
+      // A test whose value is not true fails with no Fail event: an empty trace.
+      'data.p_test.test_value: FAIL (T)',
+      '',
+      '',
+      '-'.repeat(80),
+      'PASS: 1/3',
+      'FAIL: 2/3',
+    ]);
+    // Without -v: no FAILURES section, a passing test's output is not shown, a failing one's is.
+    const plain = await runCliInProcess(['policy', 'test', dir]);
+    expect(timeless(plain.stdout)).toEqual([
+      'p_test.rego:10:',
+      'data.p_test.test_auto_apply: FAIL (T)',
+      '',
+      '  checking <undefined>',
+      '',
+      'p_test.rego:16:',
+      'data.p_test.test_value: FAIL (T)',
+      '-'.repeat(80),
+      'PASS: 1/3',
+      'FAIL: 2/3',
+    ]);
+  });
+
+  it('--explain picks the events of the trace (notes, fails, full) and implies -v, as opa test --explain', async () => {
+    const dir = tempDir(TRACED);
+    const failures = (stdout: string) => {
+      const lines = timeless(stdout);
+      return lines.slice(lines.indexOf('FAILURES') + 2, lines.indexOf('data.p_test.test_value: FAIL (T)', lines.indexOf('FAILURES')));
+    };
+    const notes = await runCliInProcess(['policy', 'test', dir, '--explain=notes']);
+    expect(notes.stdout).toContain('data.p_test.test_ok: PASS');
+    expect(failures(notes.stdout)).toEqual([
+      'data.p_test.test_auto_apply: FAIL (T)',
+      '',
+      '  query:1            Enter data.p_test.test_auto_apply = _',
+      '  p_test.rego:10     | Enter data.p_test.test_auto_apply',
+      '  p_test.rego:12     | | Note "no auto apply"',
+      '',
+    ]);
+    const fails = failures((await runCliInProcess(['policy', 'test', dir, '--explain', 'fails'])).stdout);
+    expect(fails.filter((l) => l.includes('Note'))).toEqual([]);
+    expect(fails.filter((l) => l.includes('Fail'))).toHaveLength(3);
+    const full = failures((await runCliInProcess(['policy', 'test', dir, '--explain=full'])).stdout);
+    expect(full).toContain('  p_test.rego:12     | | Eval trace("no auto apply")');
+    expect(full).toContain('  p.rego:3           | | | | Eval input.run.workspace.auto_apply');
+    const bad = await runCliInProcess(['policy', 'test', dir, '--explain=off']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--explain=off.*notes, fails, full, debug/s);
+  });
+
+  it('keeps print output in the JSON report (base64, as Go writes []byte) and traces failed tests for --json', async () => {
+    const dir = tempDir(TRACED);
+    const json = JSON.parse((await runCliInProcess(['policy', 'test', dir, '--format', 'json', '-v'])).stdout) as Array<Record<string, unknown>>;
+    expect(json.map((r) => [r['name'], r['output']])).toEqual([
+      ['test_ok', Buffer.from('fine\n').toString('base64')],
+      ['test_auto_apply', Buffer.from('checking <undefined>\n').toString('base64')],
+      ['test_value', undefined],
+    ]);
+    expect(Object.keys(json[1] as object)).toEqual(['location', 'package', 'name', 'output', 'duration', 'fail']);
+    const report = JSON.parse((await runCliInProcess(['policy', 'test', dir, '--json', '-v'])).stdout) as {
+      results: Array<{ name: string; output?: string; trace?: string[] }>;
+    };
+    expect(report.results.map((r) => [r.name, r.trace?.length])).toEqual([
+      ['data.p_test.test_ok', undefined],
+      ['data.p_test.test_auto_apply', 7],
+      ['data.p_test.test_value', 0],
+    ]);
+  });
+
+  it('shows what the policies wrote escaped (a note as Go quotes it), and the same text from the built CLI as a child process', async () => {
+    const dir = tempDir({ 'e_test.rego': 'package e_test\n\ntest_escape if {\n\tprint("\\u001b[2Jgone")\n\ttrace("\\u001b]0;title\\u0007")\n\tfalse\n}\n' });
+    const child = await runCli(['policy', 'test', dir, '-v']);
+    expect(child.code).toBe(2);
+    expect(child.stdout).not.toContain('\u001b');
+    expect(child.stdout).toContain('  \\x1b[2Jgone');
+    expect(timeless(child.stdout)).toEqual(timeless((await runCliInProcess(['policy', 'test', dir, '-v'])).stdout));
+    expect(timeless(child.stdout)).toContain('  e_test.rego:5     | | Note "\\x1b]0;title\\a"');
   });
 
   it('shows only what did not pass without -v; a skipped test alone exits 2, or 0 with -z', async () => {

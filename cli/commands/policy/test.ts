@@ -3,7 +3,8 @@ import { policyPathArg } from '../../policy-paths.js';
 import { Flags } from '@oclif/core';
 import { PolicyError } from '../../../runtime/policy/errors.js';
 import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
-import type { PolicyTestReport } from '../../../runtime/policy/tools/run-policy-tests.js';
+import type { PolicyTestReport, TestTraceFilter } from '../../../runtime/policy/tools/run-policy-tests.js';
+import { EXPLAIN_MODES, type ExplainMode, explainEvents, failsAndNotes } from '../../../runtime/policy/trace/lineage.js';
 import { remoteText } from '../../remote-text.js';
 import { terminalJson } from '../../../runtime/core/terminal-text.js';
 
@@ -15,6 +16,7 @@ export default class PolicyTest extends PolicyCommand {
   static override examples = [
     '<%= config.bin %> policy test policies',
     '<%= config.bin %> policy test policies -v --run trading',
+    '<%= config.bin %> policy test policies --explain=notes',
     '<%= config.bin %> policy test policies --format json',
     '<%= config.bin %> policy test policies --json',
     '<%= config.bin %> policy test policies --coverage',
@@ -30,7 +32,17 @@ export default class PolicyTest extends PolicyCommand {
         "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
       default: false,
     }),
-    verbose: Flags.boolean({ char: 'v', description: 'list every test with its time', default: false }),
+    verbose: Flags.boolean({
+      char: 'v',
+      description: 'list every test with its time, then each failed test with the trace of its failed expressions and notes (FAILURES)',
+      default: false,
+    }),
+    explain: Flags.string({
+      description:
+        "which events of a failed test's trace -v shows, as `opa test --explain`: fails (failed expressions), notes (trace() notes), " +
+        'full or debug (every event); implies -v',
+      options: [...EXPLAIN_MODES],
+    }),
     coverage: Flags.boolean({ char: 'c', description: "report test coverage (OPA's JSON coverage report) instead of the test list", default: false }),
     run: Flags.string({ char: 'r', description: 'only tests whose full name (data.pkg.test_x) matches this regular expression' }),
     format: Flags.string({ char: 'f', description: "output format: pretty, or json (OPA's JSON test report)", options: ['pretty', 'json'], default: 'pretty' }),
@@ -53,11 +65,18 @@ export default class PolicyTest extends PolicyCommand {
       import('../../../runtime/policy/tools/run-policy-tests.js'),
       import('../../../runtime/policy/tools/test-report.js'),
     ]);
+    // As `opa test`: --explain turns on -v, and coverage turns tracing off. Failed tests are traced for the text
+    // report and --json only (OPA's JSON report holds its Go trace events, which this one leaves out).
+    const mode = EXPLAIN_MODES.find((m) => m === flags.explain);
+    const verbose = flags.verbose || mode !== undefined;
+    const traced = verbose && !flags.coverage && (flags.format === 'pretty' || this.jsonEnabled());
+    const explain = traced ? traceFilter(mode) : undefined;
     let report: PolicyTestReport;
     try {
       report = runPolicyTests(await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] }), {
         ...(filter ? { filter } : {}),
         coverage: flags.coverage,
+        ...(explain === undefined ? {} : { explain }),
       });
     } catch (error) {
       if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: 'policy_compile_error' });
@@ -72,9 +91,7 @@ export default class PolicyTest extends PolicyCommand {
       this.log(terminalJson(jsonReport(report), 2));
     } else if (!this.jsonEnabled()) {
       if (total === 0) this.log('no tests found (test rules are named test_*)');
-      else
-        for (const line of prettyReport(report, { verbose: flags.verbose, detail: (r) => (r.detail === undefined ? undefined : remoteText(r.detail)) }))
-          this.log(line);
+      else for (const line of prettyReport(report, { verbose, clean: (text) => remoteText(text) })) this.log(line);
     }
     // As `opa test`: 2 when a test failed, errored or (without -z) was skipped; 1 when none ran and --fail-on-empty.
     const skippedFail = report.skipped > 0 && !flags['exit-zero-on-skipped'];
@@ -85,4 +102,9 @@ export default class PolicyTest extends PolicyCommand {
     }
     return report;
   }
+}
+
+/** The events of a failed test's trace shown: `opa test -v` keeps the failed expressions and the notes, `--explain` picks its mode's. */
+function traceFilter(mode: ExplainMode | undefined): TestTraceFilter {
+  return mode === undefined ? failsAndNotes : (events) => explainEvents({ events, mode });
 }

@@ -2,7 +2,7 @@ import { parseModuleWithSource } from '../parser.js';
 import { PolicyError } from '../errors.js';
 import type { Module, Rule, Term } from '../ast.js';
 import { exprVars, termVars } from '../compiler/walk.js';
-import { formatValue } from '../value-format.js';
+import { formatValue, goQuote } from '../value-format.js';
 import { goJSON } from '../value-gojson.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import type { PolicySet } from '../server/policy-set.js';
@@ -10,6 +10,9 @@ import { compilePolicy, type CompiledPolicy } from '../engine.js';
 import type { ModuleSource } from '../compiler/compile.js';
 import { coverageReport, type CoverageReport } from './test-coverage.js';
 import { lineStarts } from '../source-lines.js';
+import type { TraceEvent } from '../trace/trace-event.js';
+import { MAX_TRACE_EVENTS, TraceRecorder } from '../trace/trace-recorder.js';
+import { prettyTrace } from '../trace/pretty-trace.js';
 
 /** One case of a parameterised test (`test_x[name] if ...`), as OPA's tester lists it. */
 export interface PolicyTestCase {
@@ -37,7 +40,17 @@ export interface PolicyTestResult {
   durationNs: number;
   /** The cases of a parameterised test, each passed or failed. */
   cases?: PolicyTestCase[];
+  /** What the test printed with `print()`, a line per message (OPA's tester captures it for every test it runs). */
+  output?: string;
+  /** With `explain`, for a failed test: its evaluation explained, as OPA's PrettyTraceWithLocation lines. */
+  trace?: string[];
 }
+
+/** The events of a failed test's trace to show (OPA's explain modes: `explainEvents`, or `failsAndNotes` for `opa test -v`). */
+export type TestTraceFilter = (events: readonly TraceEvent[]) => TraceEvent[];
+
+/** Print output kept per test, in UTF-16 code units: past it the rest is dropped, a line saying so in its place. */
+export const MAX_TEST_OUTPUT = 1 << 20;
 
 export interface PolicyTestReport {
   results: PolicyTestResult[];
@@ -171,8 +184,11 @@ export function planPolicyTests(modules: readonly PolicySet['modules'][number][]
  * a generated rule collects the case names the body reached). Tests run in
  * file order. As in `opa test`, a builtin error is not an error of the test:
  * the expression is undefined (other evaluation errors, e.g. conflicts, are).
+ * What a test prints is kept in its result. With `explain`, a test that
+ * failed is evaluated once more, traced (as `opa test -v` shows it; passing
+ * tests are never traced), at the same evaluation time as its run.
  */
-export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; coverage?: boolean } = {}): PolicyTestReport {
+export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; coverage?: boolean; explain?: TestTraceFilter } = {}): PolicyTestReport {
   const results: PolicyTestResult[] = [];
   const hits = new Set<string>();
   const { parsed, found, sources, rewritten } = prepareTests(set.modules);
@@ -193,6 +209,8 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
       continue;
     }
     const started = process.hrtime.bigint();
+    const timeNs = BigInt(Date.now()) * 1_000_000n;
+    const output = new PrintCapture();
     let outcome: PolicyTestResult['outcome'] = 'pass';
     let detail: string | undefined;
     let errorCode: string | undefined;
@@ -200,12 +218,12 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
     try {
       // Not strict: `opa test` never raises builtin errors (its runner's RaiseBuiltinErrors is off), so a builtin
       // error makes its expression undefined and the test goes on, failing or passing as its other literals decide.
-      const value = policy.evaluate(t.evalPath, undefined, { strictBuiltinErrors: false });
+      const value = policy.evaluate(t.evalPath, undefined, { strictBuiltinErrors: false, timeNs, print: (m) => output.add(m) });
       if (value === undefined) {
         outcome = 'fail';
         detail = 'undefined';
       } else if (t.casesPath !== undefined) {
-        const reached = policy.evaluate(t.casesPath, undefined, { strictBuiltinErrors: false });
+        const reached = policy.evaluate(t.casesPath, undefined, { strictBuiltinErrors: false, timeNs });
         cases = caseResults(value, reached);
         if (cases.some((c) => c.fail)) outcome = 'fail';
       } else if (value !== true) {
@@ -218,16 +236,55 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
       detail = error.message;
       errorCode = error.code;
     }
+    const durationNs = Number(process.hrtime.bigint() - started);
+    const trace = outcome === 'fail' && options.explain !== undefined ? explainTest({ policy, test: t, timeNs, filter: options.explain }) : undefined;
     results.push({
       ...base,
       outcome,
       ...(detail === undefined ? {} : { detail }),
       ...(errorCode === undefined ? {} : { errorCode }),
-      durationNs: Number(process.hrtime.bigint() - started),
+      durationNs,
       ...(cases === undefined ? {} : { cases }),
+      ...(output.text === '' ? {} : { output: output.text }),
+      ...(trace === undefined ? {} : { trace }),
     });
   }
   return { results, ...tally(results), ...(options.coverage ? { coverage: coverageReport(parsed, hits) } : {}) };
+}
+
+/** A test's print output as OPA's print hook writes it (each message and a newline), up to {@link MAX_TEST_OUTPUT}. */
+class PrintCapture {
+  text = '';
+
+  add(message: string): void {
+    if (this.text.length >= MAX_TEST_OUTPUT) return;
+    const line = `${message}\n`;
+    this.text += this.text.length + line.length <= MAX_TEST_OUTPUT ? line : `(print output cut at ${MAX_TEST_OUTPUT} characters)\n`;
+  }
+}
+
+/**
+ * The trace of a failed test, as `opa test` records it: the query
+ * `data.pkg.test_x = _` evaluated by the policy compiled for tracing. A
+ * renamed duplicate is shown by OPA's name for it (`data.pkg["test_x#01"]`).
+ * An evaluation that passes {@link MAX_TRACE_EVENTS} events stops there; what
+ * was recorded is shown, a line saying it was cut last.
+ */
+function explainTest(options: { policy: CompiledPolicy; test: FoundTest; timeNs: bigint; filter: TestTraceFilter }): string[] {
+  const { policy, test, timeNs, filter } = options;
+  const trace = new TraceRecorder();
+  let cut = false;
+  try {
+    policy.traced().evaluate(test.evalPath, undefined, { strictBuiltinErrors: false, timeNs, trace });
+  } catch (error) {
+    if (!PolicyError.isInstance(error)) throw error;
+    cut = trace.events.length >= MAX_TRACE_EVENTS;
+  }
+  let lines = prettyTrace(filter(trace.events));
+  const renamed = test.evalPath[test.evalPath.length - 1] as string;
+  const shown = test.display[test.display.length - 1] as string;
+  if (renamed !== shown) lines = lines.map((line) => line.split(`.${renamed}`).join(`[${goQuote(shown)}]`));
+  return cut ? [...lines, `(trace cut at ${MAX_TRACE_EVENTS} events)`] : lines;
 }
 
 /** OPA's counts: skipped and errors per test; passes and failures per leaf case of a parameterised test. */

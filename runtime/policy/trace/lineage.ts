@@ -27,6 +27,11 @@ export function explainEvents(options: { events: readonly TraceEvent[]; mode: Ex
   }
 }
 
+/** What `opa test -v` shows of a failed test's trace when no `--explain` mode is given: Fail and Note events with their lineage. */
+export function failsAndNotes(events: readonly TraceEvent[]): TraceEvent[] {
+  return filterWithLineage(events, (e) => e.op === 'Fail' || e.op === 'Note');
+}
+
 /**
  * OPA's `lineage.Filter`: each kept event comes after the path of the latest
  * rule/body `Enter` or `Redo` of its query, of that query's parent, and so

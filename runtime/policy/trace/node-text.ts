@@ -7,6 +7,14 @@
 import type { Body, Expr, Rule, Term } from '../ast.js';
 import { refName } from '../ast.js';
 import type { VarGen } from '../compiler/locals.js';
+import { termVars } from '../compiler/walk.js';
+import { goQuote } from '../value-format.js';
+
+function isGround(t: Term): boolean {
+  const vars = new Set<string>();
+  termVars(t, vars);
+  return vars.size === 0;
+}
 
 export class NodeText {
   constructor(private readonly gen: VarGen) {}
@@ -67,9 +75,14 @@ export class NodeText {
     return s;
   }
 
-  /** `data.p.allow`: the rule's package path followed by its head ref (OPA's `Rule.Path()`). */
+  /**
+   * `data.p.allow`: the rule's package path followed by the ground prefix of
+   * its head ref, as OPA's `Rule.Path()` (`test_x[name] if …` is `data.p.test_x`).
+   */
   rulePath(r: Rule): string {
-    return `${this.ref(r.module.package.path.terms)}${this.ref(r.head.ref).replace(/^([^.[]+)/, '.$1')}`;
+    const end = r.head.ref.findIndex((t, i) => i > 0 && !isGround(t));
+    const ground = end < 0 ? r.head.ref : r.head.ref.slice(0, end);
+    return `${this.ref(r.module.package.path.terms)}${this.ref(ground).replace(/^([^.[]+)/, '.$1')}`;
   }
 
   term(t: Term): string {
@@ -81,7 +94,7 @@ export class NodeText {
       case 'number':
         return String(t.value);
       case 'string':
-        return JSON.stringify(t.value);
+        return goQuote(t.value);
       case 'var':
         return this.varName(t.name);
       case 'ref':

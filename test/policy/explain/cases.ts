@@ -62,6 +62,27 @@ limits[k] := v if {
 }
 `;
 
+/** A policy and its tests: what `policy test -v` traces is the test's document, as `opa test` queries it. */
+const TESTED = `package p
+
+deny if input.run.workspace.auto_apply
+`;
+
+const TESTS = `package p_test
+
+import data.p
+
+test_with if {
+	trace("checking")
+	not p.deny with input as {"run": {"workspace": {"auto_apply": true}}}
+}
+
+test_cases[tc.note] if {
+	some tc in [{"note": "one", "v": 1}, {"note": "two", "v": 2}]
+	tc.v == 1
+}
+`;
+
 /** Why the full traces of `every` differ (the lineages and rule events still agree). */
 const EVERY =
   'OPA rewrites `every x in <domain>` into `__localN__ = <domain>; every ... in __localN__` and evaluates `__localN__[k] = x` per member: ' +
@@ -80,4 +101,6 @@ export const CASES: Array<TraceCase & { fullDiffers?: string }> = [
   { name: 'else chain to the last', modules: { 'p.rego': DEFAULTS }, path: 'p.bucket', input: { level: 9 } },
   { name: 'with', modules: { 'p.rego': DEFAULTS }, path: 'p.scaled', input: { level: 1 } },
   { name: 'partial object', modules: { 'p.rego': DEFAULTS }, path: 'p.limits', input: { limits: { a: 1, b: 0, c: 2 } } },
+  { name: 'a failing test with `with` and a note', modules: { 'p.rego': TESTED, 'p_test.rego': TESTS }, path: 'p_test.test_with' },
+  { name: 'a parameterised test with a failing case', modules: { 'p.rego': TESTED, 'p_test.rego': TESTS }, path: 'p_test.test_cases' },
 ];
