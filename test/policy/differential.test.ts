@@ -21,12 +21,21 @@ import { NUMBER_TEMPLATES } from './differential/corpus-numbers.js';
 import { GO_TEXT_TEMPLATES } from './differential/corpus-go-text.js';
 import { LANGUAGE_TEMPLATES } from './differential/corpus-language.js';
 import { YAML_TEMPLATES } from './differential/corpus-yaml.js';
+import { QUERY_TYPE_TEMPLATES } from './differential/corpus-query-types.js';
 import { buildBatch, oracleDir, runDifferential } from './differential/differ.js';
 import { compilePolicy } from '../../runtime/policy/engine.js';
 import { parseJSON } from '../../runtime/policy/value-json.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const TEMPLATES = [...BASE_TEMPLATES, ...NUMBER_TEMPLATES, ...NEGATION_TEMPLATES, ...GO_TEXT_TEMPLATES, ...LANGUAGE_TEMPLATES, ...YAML_TEMPLATES];
+const TEMPLATES = [
+  ...BASE_TEMPLATES,
+  ...NUMBER_TEMPLATES,
+  ...NEGATION_TEMPLATES,
+  ...GO_TEXT_TEMPLATES,
+  ...LANGUAGE_TEMPLATES,
+  ...YAML_TEMPLATES,
+  ...QUERY_TYPE_TEMPLATES,
+];
 const known = JSON.parse(readFileSync(join(here, 'differential', 'known-differences.json'), 'utf8')) as Record<string, string>;
 const pylib = oracleDir();
 const inCI = process.env.CI === 'true';

@@ -41,7 +41,7 @@ export type RefProblem =
 
 export type Finding =
   | { kind: 'ref'; problem: RefProblem }
-  | { kind: 'args'; name: string; want: string; have: MaybeType[]; expr: Expr }
+  | { kind: 'args'; name: string; want: string; have: MaybeType[]; expr: Expr; arity: number }
   | { kind: 'match'; left: MaybeType; right: MaybeType; expr: Expr };
 
 class Scope {
@@ -180,19 +180,22 @@ export class BodyTyper {
   /** Checks the comprehensions of a term in a nested scope (OPA's checkClosures) and keeps their types. */
   private closures(t: Term): void {
     if (t.type === 'arraycomp' || t.type === 'setcomp' || t.type === 'objectcomp') {
-      const inner = new BodyTyper(this.rules, new Scope(this.scope), this.args);
-      inner.body(t.body);
-      this.findings.push(...inner.findings);
-      let type: RegoType = UNKNOWN;
-      if (inner.findings.length === 0) {
-        if (t.type === 'arraycomp') type = arrayOf([], inner.typeOf(t.term));
-        else if (t.type === 'setcomp') type = { kind: 'set', of: inner.typeOf(t.term) };
-        else type = objectOf([], { key: inner.typeOf(t.key), value: inner.typeOf(t.value) });
-      }
-      this.closureTypes.set(t, type);
+      const { type, findings } = this.closureType(t);
+      this.findings.push(...findings);
+      this.closureTypes.set(t, findings.length === 0 ? (type as RegoType) : UNKNOWN);
       return;
     }
     forEachChild(t, (c) => this.closures(c));
+  }
+
+  /** A comprehension's type, its body typed in a nested scope; with type errors, OPA's TypeEnv has none for it (nil). */
+  closureType(t: Extract<Term, { type: 'arraycomp' | 'setcomp' | 'objectcomp' }>): { type: MaybeType; findings: Finding[] } {
+    const inner = new BodyTyper(this.rules, new Scope(this.scope), this.args);
+    inner.body(t.body);
+    if (inner.findings.length > 0) return { type: undefined, findings: inner.findings };
+    if (t.type === 'arraycomp') return { type: arrayOf([], inner.typeOf(t.term)), findings: [] };
+    if (t.type === 'setcomp') return { type: { kind: 'set', of: inner.typeOf(t.term) }, findings: [] };
+    return { type: objectOf([], { key: inner.typeOf(t.key), value: inner.typeOf(t.value) }), findings: [] };
   }
 
   /** OPA's ref checker over the refs of a term (outer refs first). */
@@ -276,7 +279,7 @@ export class BodyTyper {
       if (this.unify1(e.args[i] as Term, decl.types[i] as RegoType, false)) continue;
       const have = e.args.map((a) => this.typeOf(a));
       if (have.some(uncertain)) return this.forgetArgs(e);
-      return { kind: 'args', name, want: decl.want, have, expr: e };
+      return { kind: 'args', name, want: decl.want, have, expr: e, arity: n };
     }
     return undefined;
   }
@@ -554,14 +557,17 @@ export class RuleTypes {
     return type;
   }
 
-  /** Where a `data` ref reaches a rule: its type and the index of the operand after it; undefined when not certain. */
+  /**
+   * Where a `data` ref reaches a rule: its type and the index of the operand after it; `any` where it leaves the
+   * rules (base data, typed `any` as OPA types what no rule defines); undefined when not certain.
+   */
   dataRef(ref: RefTerm): { type: RegoType; at: number } | undefined {
     let node: RuleNode | undefined = this.root;
     for (let i = 1; i < ref.terms.length; i++) {
       const t = ref.terms[i] as Term;
       if (t.type !== 'string') return undefined;
       node = node.child(t.value);
-      if (node === undefined) return undefined;
+      if (node === undefined) return { type: ANY, at: i + 1 };
       if (node.hasRules) return { type: this.nodeType(node), at: i + 1 };
     }
     return undefined;

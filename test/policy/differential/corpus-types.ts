@@ -2,7 +2,8 @@
  * Generated modules for the compile-time type check (issue 35): builtin calls
  * with literals, typed locals, rule constants, `input` refs and composites as
  * arguments, and refs into object rules and object locals with keys they have
- * and keys they never have. About half of them carry a type error OPA reports.
+ * and keys they never have, and calls with an operand too few or too many.
+ * About half of them carry a type error OPA reports.
  */
 import { builtinDecl } from '../../../runtime/policy/compiler/builtin-decls.js';
 import { OPA_BUILTIN_DECLS } from '../../../runtime/policy/compiler/builtin-decls-table.js';
@@ -187,7 +188,9 @@ function body(rng: Rng): string {
   if (rng.chance(0.2)) return [...lines, ...wellTyped(rng)].map((l) => `\t${l}`).join('\n');
   const [name, n] = rng.pick(rng.pick([CALLS, CALLS, ALL_CALLS, ALL_CALLS, FUNCTIONS]));
   const literals = rng.pick([0, 0.3, 0.8]);
-  const args = Array.from({ length: n }, () => arg(rng, locals, literals));
+  // One call in ten with an operand too few or too many (OPA's `arity mismatch`, or an argument taken as the output).
+  const count = rng.chance(0.1) ? Math.max(0, n + rng.pick([-1, 1, 2])) : n;
+  const args = Array.from({ length: count }, () => arg(rng, locals, literals));
   switch (rng.int(4)) {
     case 0:
       lines.push(`${name}(${args.join(', ')})`);
@@ -198,9 +201,9 @@ function body(rng: Rng): string {
       break;
     case 2:
       lines.push(
-        n === 2 && ['plus', 'minus', 'mul', 'div', 'rem'].includes(name)
+        args.length === 2 && ['plus', 'minus', 'mul', 'div', 'rem'].includes(name)
           ? `y := ${args[0]} ${{ plus: '+', minus: '-', mul: '*', div: '/', rem: '%' }[name as 'plus']} ${args[1]}`
-          : `${name}(${args.join(', ')}, out)`,
+          : `${name}(${[...args, 'out'].join(', ')})`,
       );
       break;
     default:
