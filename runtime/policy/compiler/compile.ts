@@ -171,7 +171,7 @@ export class Compiler {
     throwIfErrors(errors);
     const res = this.safetyChecker(root).check(b, new Set(['data', 'input']));
     throwIfErrors(res.errors);
-    checkQueryTypes(res.body, ruleTypes, errors);
+    checkQueryTypes(rewriteDynamics(res.body, this.gen, { keepEqual: true }), ruleTypes, errors);
     throwIfErrors(errors);
     return rewriteDynamics(res.body, this.gen);
   }

@@ -8,11 +8,12 @@
  * "undefined ref". Literals, composites, locals, `input` (typed `any`, as
  * OPA types it without a schema), rules (the union of their definitions'
  * value types), every builtin OPA declares and user functions (their
- * arguments as their bodies type them) are typed; see `type-infer.ts`.
+ * arguments as their bodies type them) are typed, under `with` as well (see
+ * `with-types.ts`); see `type-infer.ts`.
  *
  * The safety rule: nothing OPA accepts is refused. Where our inference is not
- * certain of OPA's type (a function with a type error, an expression with
- * `with`, `some ... in`, `every`) the vars it binds are
+ * certain of OPA's type (a function with a type error, a `with` replacing
+ * what it cannot type, `some ... in`, `every`) the vars it binds are
  * typed {@link UNKNOWN}, which fits everything and silences any check it
  * reaches.
  */
@@ -98,7 +99,20 @@ function matchError(left: RegoType | undefined, right: RegoType | undefined, e: 
 }
 
 function findingError(f: Finding): PolicyError | undefined {
-  return f.kind === 'ref' ? refError(f.problem) : f.kind === 'args' ? argError(f.name, f.want, f.have, f.expr) : matchError(f.left, f.right, f.expr);
+  switch (f.kind) {
+    case 'ref':
+      return refError(f.problem);
+    case 'args':
+      return argError(f.name, f.want, f.have, f.expr);
+    case 'match':
+      return matchError(f.left, f.right, f.expr);
+    case 'with':
+      return new PolicyError({
+        code: 'rego_type_error',
+        detail: `${f.name}: arity mismatch\n\thave: (${f.have.map(printType).join(', ')})\n\twant: ${f.want}`,
+        location: f.loc,
+      });
+  }
 }
 
 /** OPA's certain type errors in compiled rules (see the file's comment for what is covered). */
@@ -114,8 +128,8 @@ export function checkTypes(rules: readonly Rule[], ruleTypes: RuleTypes, errors:
 }
 
 /**
- * OPA's certain type errors in a query, typed against the compiled rules as OPA's query compiler types it: before
- * `==` becomes `=` (a query has no RewriteEquals stage, so `x == "a"` is the builtin `equal`, no match error), and
+ * OPA's certain type errors in a query, typed against the compiled rules as OPA's query compiler types it: `==` left
+ * the builtin `equal` (a query has no RewriteEquals stage, so `x == "a"` is no match error; see rewriteDynamics), and
  * with the output OPA's rego package adds to a call written with no output (`upper(x)` is `upper(x, $c)`, capturing
  * its value), which an argument error then lists as `???`.
  */

@@ -4,8 +4,9 @@
  * `arity mismatch`, its `have:` listing the operands' types) and with
  * arguments of types a builtin does not take (`invalid argument(s)`), typed
  * against rules of known types, as a term (`x = f(a)`), as an expression
- * (`x = 1; f(a)`), assigned and inside a comprehension. Compile errors are
- * compared word for word, their location included.
+ * (`x = 1; f(a)`), assigned, inside a comprehension, and under `with` (a
+ * function replaced by another whose arguments do not unify is refused).
+ * Compile errors are compared word for word, their location included.
  */
 import { builtinDecl } from '../../../runtime/policy/compiler/builtin-decls.js';
 import { Rng, type Template } from './corpus.js';
@@ -82,17 +83,39 @@ fn_any(x) := [x]
 fn_two(a, b) := concat(a, b)
 `;
 
-function call(rng: Rng, extra: number[]): string {
-  const [name, arity] = rng.chance(0.25)
-    ? rng.pick(FUNCTIONS)
-    : ((n: string): [string, number] => [n, (builtinDecl(n)?.types.length ?? 1) - 1])(rng.pick(BUILTINS));
+function callee(rng: Rng): [name: string, arity: number] {
+  if (rng.chance(0.25)) return rng.pick(FUNCTIONS);
+  const name = rng.pick(BUILTINS);
+  return [name, (builtinDecl(name)?.types.length ?? 1) - 1];
+}
+
+function call(rng: Rng, extra: number[], [name, arity] = callee(rng)): string {
   const count = Math.max(0, arity + rng.pick(extra));
   return `${name}(${Array.from({ length: count }, () => rng.pick(OPERANDS)).join(', ')})`;
 }
 
-/** One query after `x = `: a call as a term, as an expression (with or without its output), assigned, or in a comprehension. */
+/** A `with` on a call of `name`: the function replaced by another (OPA checks their arguments unify), or a value; a rule or `input` replaced. */
+function withClause(rng: Rng, name: string): string {
+  const replacement = rng.pick([...BUILTINS.slice(0, 12), ...FUNCTIONS.map(([f]) => f), '1', '"s"']);
+  return rng.pick([
+    `${name} as ${replacement}`,
+    `${name} as ${replacement}`,
+    `data.p.r_num as ${rng.pick(OPERANDS.slice(0, 10))}`,
+    `data.p.obj as ${rng.pick(['{"b": 1}', '1', '{"a": "s"}'])}`,
+    `input as ${rng.pick(OPERANDS.slice(0, 10))}`,
+  ]);
+}
+
+/**
+ * One query after `x = `: a call as a term, as an expression (with or without its output), assigned, in a
+ * comprehension, or under a `with`.
+ */
 function query(rng: Rng): string {
-  switch (rng.int(4)) {
+  switch (rng.int(5)) {
+    case 4: {
+      const fn = callee(rng);
+      return `1; y := ${call(rng, [0], fn)} with ${withClause(rng, fn[0])}`;
+    }
     case 0:
       return call(rng, [-1, 0, 0, 1]);
     case 1:
@@ -110,7 +133,7 @@ export const QUERY_TYPE_TEMPLATES: Template[] = [
   {
     name: 'query-types',
     modules: [['p.rego', MODULE]],
-    rules: Array.from({ length: 90 }, () => query(rng)),
+    rules: Array.from({ length: 120 }, () => query(rng)),
     inputs: () => '{"a": 1}',
     exactCompileErrors: true,
   },

@@ -2,7 +2,8 @@
  * Generated modules for the compile-time type check (issue 35): builtin calls
  * with literals, typed locals, rule constants, `input` refs and composites as
  * arguments, and refs into object rules and object locals with keys they have
- * and keys they never have, and calls with an operand too few or too many.
+ * and keys they never have, calls with an operand too few or too many, and
+ * `with` replacing `input`, a rule or the called function.
  * About half of them carry a type error OPA reports.
  */
 import { builtinDecl } from '../../../runtime/policy/compiler/builtin-decls.js';
@@ -209,7 +210,28 @@ function body(rng: Rng): string {
     default:
       if (rng.chance(0.5)) lines.push(rng.chance(0.5) ? key(rng, 'obj') : key(rng, 'obj.b'));
   }
+  // One body in five with a `with` on one of its expressions.
+  if (rng.chance(0.2)) {
+    const i = rng.int(lines.length);
+    lines[i] += ` with ${withClause(rng, name)}`;
+  }
   return lines.map((l) => `\t${l}`).join('\n');
+}
+
+/** Replacements of a function: builtins and user functions of other arities and argument types, and values. */
+const REPLACEMENTS = ['upper', 'count', 'plus', 'concat', 'fn_num', 'fn_any', 'fn_pair', 'fn_const', '1', '"s"'];
+
+/** A `with`: `input` or a rule replaced by a value (a rule is then typed as its own type or the value's), or the called function replaced. */
+function withClause(rng: Rng, called: string): string {
+  switch (rng.int(3)) {
+    case 0:
+      return `input as ${rng.pick(VALUES)}`;
+    case 1:
+      return `data.p.${rng.pick(['r_num', 'r_str', 'obj', 'r_two', 'arr'])} as ${rng.pick(VALUES)}`;
+    default:
+      // `contains` is a keyword too: `with contains as` is a parse error (worded apart from OPA's, not the type check's).
+      return `${called === 'contains' ? 'upper' : called} as ${rng.pick(REPLACEMENTS)}`;
+  }
 }
 
 /**
