@@ -139,6 +139,13 @@ describe('compile errors', () => {
     );
   });
 
+  it('reports an unsafe var at the expression where it is unsafe, as OPA locates it (not at the var)', () => {
+    const e = errorOf(() => compilePolicy({ modules: { 'x.rego': 'package t\n\nq if {\n\tcount(\n\t\ty)\n}\n' } }));
+    expect(e?.message).toBe('x.rego:4: rego_unsafe_var_error: var y is unsafe');
+    const q = errorOf(() => compilePolicy({ modules: { 'x.rego': 'package t\n' } }).query('x = y'));
+    expect(q?.message).toBe('2 errors occurred:\n1:1: rego_unsafe_var_error: var x is unsafe\n1:1: rego_unsafe_var_error: var y is unsafe');
+  });
+
   it('reports undefined functions', () => {
     const e = errorOf(() => compilePolicy({ modules: { 'x.rego': 'package t\n\np := nope(1)\n' } }));
     expect(e?.code).toBe('rego_type_error');
