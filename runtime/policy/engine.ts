@@ -158,7 +158,7 @@ export class CompiledPolicy {
 
   /** Compiles a query (a Rego body such as `data.a.allow = x; x == true`). */
   prepare(query: string, options?: { traceText?: string }): PreparedQuery {
-    const body = this.compiler.compileQuery(parseQuery(query, 'query'));
+    const body = this.compiler.compileQuery(parseQuery(query, ''));
     return new PreparedQuery(this, this.codegen.compileQuery(body, options?.traceText));
   }
 
@@ -201,7 +201,7 @@ export class CompiledPolicy {
     const segs = pathSegments(path);
     const ref = `data${segs.map((s) => `[${JSON.stringify(s)}]`).join('')}`;
     const text = `${['data', ...segs].map((s, i) => (i === 0 || /^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? (i === 0 ? s : `.${s}`) : `[${JSON.stringify(s)}]`)).join('')} = _`;
-    const body = this.compiler.compileQuery(parseQuery(`${ref} = __result__`, 'query'));
+    const body = this.compiler.compileQuery(parseQuery(`${ref} = __result__`, ''));
     const q = new PreparedQuery(this, this.codegen.compileQuery(body, text));
     const inputValue = options.inputValue ?? (input === undefined ? undefined : fromJS(input));
     const rows = q.run({ ...options, ...(inputValue === undefined ? {} : { inputValue }) });

@@ -131,10 +131,19 @@ describe('compile errors', () => {
     expect(e?.message).toContain('rule data.t.p is recursive: data.t.p -> data.t.q -> data.t.p');
   });
 
-  it('reports builtin arity errors as type errors', () => {
+  it('reports builtin arity errors as type errors, in OPA v1.20.2’s words', () => {
     const e = errorOf(() => compilePolicy({ modules: { 'x.rego': 'package t\n\np := count([1], [2], 3)\n' } }));
     expect(e?.code).toBe('rego_type_error');
-    expect(e?.message).toContain('count: too many arguments');
+    expect(e?.message).toBe(
+      'x.rego:3: rego_type_error: count: arity mismatch\n\thave: (array<number>, array<number>, number, ???)\n\twant: (collection: any<string, array[any], object[any: any], set[any]>)',
+    );
+  });
+
+  it('reports an unsafe var at the expression where it is unsafe, as OPA locates it (not at the var)', () => {
+    const e = errorOf(() => compilePolicy({ modules: { 'x.rego': 'package t\n\nq if {\n\tcount(\n\t\ty)\n}\n' } }));
+    expect(e?.message).toBe('x.rego:4: rego_unsafe_var_error: var y is unsafe');
+    const q = errorOf(() => compilePolicy({ modules: { 'x.rego': 'package t\n' } }).query('x = y'));
+    expect(q?.message).toBe('2 errors occurred:\n1:1: rego_unsafe_var_error: var x is unsafe\n1:1: rego_unsafe_var_error: var y is unsafe');
   });
 
   it('reports undefined functions', () => {

@@ -111,6 +111,35 @@ describe('compile-time type errors, as OPA reports them', () => {
     expect(e('q if { x := 1; count([x]); upper(x) }')).toBeUndefined();
   });
 
+  it('type-checks a query against the compiled rules, as OPA’s query compiler does', () => {
+    const policy = compilePolicy({ modules: [{ file: 'p.rego', source: 'package p\n\nr := {"a": 1}\nf(x) := x + 1\n' }] });
+    const refusal = (query: string): string | undefined => {
+      try {
+        policy.query(query);
+        return undefined;
+      } catch (e) {
+        if (!PolicyError.isInstance(e)) throw e;
+        return e.message;
+      }
+    };
+    // A query's errors are located at row:col (a query has no file).
+    expect(refusal('x := data.p.r + 1')).toBe(
+      '1:6: rego_type_error: plus: invalid argument(s)\n\thave: (object<a: number>, number, ???)\n\twant: (x: number, y: number, z: number)',
+    );
+    expect(refusal('x = data.p.r.b')).toBe(
+      '1:5: rego_type_error: undefined ref: data.p.r.b\n\tdata.p.r.b\n\t         ^\n\t         have: "b"\n\t         want (one of): ["a"]',
+    );
+    // OPA's rego package gives a call written without its output one, which the error lists.
+    expect(refusal('x = 1; upper(data.p.r)')).toBe(
+      '1:8: rego_type_error: upper: invalid argument(s)\n\thave: (object<a: number>, ???)\n\twant: (x: string, y: string)',
+    );
+    // A user function's wrong arity is worded with its type, which the query's check has.
+    expect(refusal('x = data.p.f(1, 2)')).toBe('1:5: rego_type_error: data.p.f: arity mismatch\n\thave: (number, number, ???)\n\twant: (number)');
+    // `==` stays the builtin `equal` in a query (no RewriteEquals stage): no match error.
+    expect(refusal('y = data.p.r; y == "a"')).toBeUndefined();
+    expect(refusal('y = data.p.r; y = "a"')).toBe('1:15: rego_type_error: match error\n\tleft  : object<a: number>\n\tright : string');
+  });
+
   it.skipIf(pylib === undefined)('agrees with OPA on hand-written modules: what it refuses, and in which words', () => {
     const bodies = [
       'q if { x := 1; x = input.b; upper(x) }',
@@ -177,6 +206,33 @@ describe('compile-time type errors, as OPA reports them', () => {
       'f(x) := x\nq if f()',
       'f(x, y) := x\nq if { z := f(1) }',
       'f(x) := x\nq := f(1, 2, 3)',
+      // Wrong numbers of operands: a builtin's `arity mismatch` lists the operands' types (a var's is `???`, a ref's `any`).
+      'q if count([1], [2], 3)',
+      'q if { y := count() }',
+      'q if { y := upper("a", "b") }',
+      'q if { x := 1; count([x], {"a": x}, {x}, input.a) }',
+      'r := {"a": 1}\nq if { count(r, {input.x: 3}, [y | y := 1], {y: 1 | y := "a"}) }',
+      'f(x) := x\nq if f(count([1]))',
+      'q if plus(1, count([1]))',
+      // Under `with`: the expression is typed as any other; a function replaced by one whose arguments do not unify
+      // with its own is refused at the `with`; a replaced rule reads as its own type or the value's.
+      'q if { x := 1 with input as 2; upper(x) }',
+      'q if { upper(1) with input as {} }',
+      'q if { upper("a") with upper as f }\nf(x) := x + 1',
+      'q if { upper("a") with upper as g }\ng(x) := 1',
+      'q if { upper("a") with upper as g }\ng(x, y) := 1',
+      'q if { upper("a") with upper as plus }',
+      'q if { count("a") with count as upper }',
+      'q if { x := upper("a") with upper as count; x == 1 }',
+      'q if { x := f(1) with f as "s"; upper(x) }\nf(x) := x + 1',
+      'q if { data.p.f("a") with data.p.f as upper }\nf(x) := x + 1',
+      'r := 1\nq if { upper(r) with data.p.r as "a" }',
+      'r := 1\nq if { upper(r) with data.p.r as [1] }',
+      'r := 1\nq if { x := r with data.p.r as "a"; x == true }',
+      'r := 1\nq if { upper(r) with data.p.r as "a"; upper(r) }',
+      'o := {"a": 1}\nq if { o.b with data.p.o as {"b": 1} }',
+      'o := {"a": 1}\nq if { o.b with data.p.o as {"c": 1} }',
+      'q if { upper(data.x.y) with data.x.y as 1 }',
       // A set literal is not nil for OPA's unification, and `{x}` of an unbound x is set[any] (Regal's with_location).
       'f(x) := y if { y = {[x]}; upper(y) }',
       'f(x) := y if { y = {x}; upper(y) }',

@@ -11,10 +11,12 @@ export interface BuiltinDecl {
   types: RegoType[];
   /** OPA's declaration as its error prints it. */
   want: string;
+  /** The arguments alone, as OPA's `arity mismatch` error prints them: `(collection: any<...>)`. */
+  wantArgs: string;
 }
 
-/** Splits `(x: number, y: any<number, string>)` into its types (commas inside `<>` and `[]` kept; a type may be unnamed). */
-function declTypes(want: string): RegoType[] {
+/** Splits `(x: number, y: any<number, string>)` into its parts (commas inside `<>` and `[]` kept). */
+function declParts(want: string): string[] {
   const inner = want.slice(1, -1);
   const parts: string[] = [];
   let depth = 0;
@@ -29,10 +31,17 @@ function declTypes(want: string): RegoType[] {
     }
   }
   if (inner !== '') parts.push(inner.slice(start));
-  return parts.map((p) => parseType(p.replace(/^[^<>[\]]+?: /, '')));
+  return parts;
 }
 
-const DECLS = new Map<string, BuiltinDecl>(OPA_BUILTIN_DECLS.map(([name, want]) => [name, { types: declTypes(want), want }]));
+/** A declaration's types, each part's name (if any) dropped. */
+function decl(want: string): BuiltinDecl {
+  const parts = declParts(want);
+  const types = parts.map((p) => parseType(p.replace(/^[^<>[\]]+?: /, '')));
+  return { types, want, wantArgs: `(${parts.slice(0, -1).join(', ')})` };
+}
+
+const DECLS = new Map<string, BuiltinDecl>(OPA_BUILTIN_DECLS.map(([name, want]) => [name, decl(want)]));
 
 /** OPA's declaration of a builtin the checker covers, or undefined. */
 export function builtinDecl(name: string): BuiltinDecl | undefined {

@@ -4,12 +4,16 @@
  * (`rego_type_error`), and `with` targets.
  */
 import type { Body, Expr, RefTerm, Rule, Term } from '../ast.js';
-import { refName, refToString } from '../ast.js';
+import { mkVar, refName, refToString } from '../ast.js';
 import type { BuiltinRegistry } from '../builtins/registry.js';
 import { PolicyError } from '../errors.js';
 import type { Value } from '../value.js';
+import { arityMismatchError } from './arity-error.js';
+import { builtinDecl } from './builtin-decls.js';
 import { constantValue } from './constant.js';
+import { printType } from './rego-type.js';
 import type { RuleNode } from './rule-tree.js';
+import type { RuleTypes } from './type-infer.js';
 
 /** Path of a `data` ref while its operands are constants; `rest` is true when a non-constant operand follows. */
 export function dataRefPrefix(ref: RefTerm): { path: Value[]; rest: boolean } | undefined {
@@ -172,16 +176,30 @@ export function checkRecursion(root: RuleNode, errors: PolicyError[]): void {
   for (const n of deps.keys()) if (!state.has(n)) visit(n);
 }
 
-/** Checks that every call names a known function with a valid number of arguments. */
-export function checkCalls(body: Body, root: RuleNode, builtins: BuiltinRegistry, errors: PolicyError[]): void {
-  const check = (op: RefTerm, nargs: number, e: { loc: Expr['loc'] }): void => {
+export interface CallCheck {
+  root: RuleNode;
+  builtins: BuiltinRegistry;
+  errors: PolicyError[];
+  /** The compiled rules' types, when a query is checked: OPA then words a user function's wrong arity with its type. */
+  rules?: RuleTypes;
+}
+
+/**
+ * Checks that every call names a known function with a valid number of operands, counted as OPA counts them: a call
+ * the expander moved out of a term (`y := f(1)` is `f(1, $t)`, `generated`) has its output and takes exactly one
+ * operand more than the function's arguments; a call written as an expression takes its arguments, with or without
+ * an output.
+ */
+export function checkCalls(body: Body, c: CallCheck): void {
+  const { root, builtins, errors } = c;
+  const check = (op: RefTerm, operands: Term[], e: { loc: Expr['loc']; generated?: boolean }): void => {
+    const nargs = operands.length;
+    const fits = (arity: number): boolean => (e.generated === true ? nargs === arity + 1 : nargs === arity || nargs === arity + 1);
     const name = refName(op);
-    let arity: number;
-    let label: string;
     const head = op.terms[0];
     if (head !== undefined && head.type === 'var' && head.name === 'data') {
       const node = functionNode(root, op);
-      label = refToString(op);
+      const label = refToString(op);
       if (node === undefined) {
         const p = dataRefPrefix(op);
         const n = p !== undefined && !p.rest ? root.find(p.path) : undefined;
@@ -194,37 +212,44 @@ export function checkCalls(body: Body, root: RuleNode, builtins: BuiltinRegistry
         }
         return;
       }
-      arity = (node.rules[0] ?? node.defaults[0])?.rule.head.args?.length ?? 0;
-      // As OPA words a user function's wrong number of arguments, counted as written: a call the expander moved out
-      // of a term (`z := f(1)` is `f(1, $t)`) has its output last, a temp.
-      const last = 'args' in e ? (e.args as Term[])[nargs - 1] : undefined;
-      const termCall = last?.type === 'var' && last.name.startsWith('$t');
-      const given = termCall ? nargs - 1 : nargs;
-      if (termCall ? given !== arity : given < arity || given > arity + 1) {
-        const detail = `function ${label} has arity ${arity}, got ${given} argument${given === 1 ? '' : 's'}`;
-        errors.push(new PolicyError({ code: 'rego_type_error', detail, location: e.loc }));
+      const arity = (node.rules[0] ?? node.defaults[0])?.rule.head.args?.length ?? 0;
+      if (fits(arity)) return;
+      if (c.rules !== undefined) {
+        // A query's check has the function's type: its arguments as the bodies type them (`any` where we are not certain).
+        const fn = c.rules.functionType(op);
+        const want = `(${(fn?.types.slice(0, -1).map(printType) ?? Array.from({ length: arity }, () => 'any')).join(', ')})`;
+        errors.push(arityMismatchError({ label, want, operands, loc: e.loc, rules: c.rules }));
+        return;
       }
+      const given = e.generated === true ? nargs - 1 : nargs;
+      const detail = `function ${label} has arity ${arity}, got ${given} argument${given === 1 ? '' : 's'}`;
+      errors.push(new PolicyError({ code: 'rego_type_error', detail, location: e.loc }));
       return;
-    } else {
-      const def = name === undefined ? undefined : builtins.resolve(name);
-      label = name ?? refToString(op);
-      if (def === undefined) {
-        errors.push(new PolicyError({ code: 'rego_type_error', detail: `undefined function ${label}`, location: e.loc }));
-        return;
-      }
-      arity = def.args.length;
-      if (def.result === undefined && nargs > arity) {
-        errors.push(new PolicyError({ code: 'rego_type_error', detail: `${label}: too many arguments`, location: e.loc }));
-        return;
-      }
     }
+    const def = name === undefined ? undefined : builtins.resolve(name);
+    const label = name ?? refToString(op);
+    if (def === undefined) {
+      errors.push(new PolicyError({ code: 'rego_type_error', detail: `undefined function ${label}`, location: e.loc }));
+      return;
+    }
+    const decl = builtinDecl(label);
+    if (decl !== undefined) {
+      if (!fits(decl.types.length - 1))
+        errors.push(arityMismatchError({ label, want: decl.wantArgs, operands, loc: e.loc, ...(c.rules ? { rules: c.rules } : {}) }));
+      return;
+    }
+    // A builtin OPA does not declare: ours alone, worded our way.
+    const arity = def.args.length;
     if (nargs < arity) errors.push(new PolicyError({ code: 'rego_type_error', detail: `${label}: too few arguments`, location: e.loc }));
-    else if (nargs > arity + 1) errors.push(new PolicyError({ code: 'rego_type_error', detail: `${label}: too many arguments`, location: e.loc }));
+    else if (nargs > arity + (def.result === undefined ? 0 : 1)) {
+      errors.push(new PolicyError({ code: 'rego_type_error', detail: `${label}: too many arguments`, location: e.loc }));
+    }
   };
   const visitTerm = (t: Term): void => {
     switch (t.type) {
       case 'call':
-        check(t.op, t.args.length, t);
+        // A call left in a term has its output added when evaluated, as one the expander moved out.
+        check(t.op, [...t.args, mkVar('$out', t.loc)], { loc: t.loc, generated: true });
         t.args.forEach(visitTerm);
         break;
       case 'ref':
@@ -259,7 +284,7 @@ export function checkCalls(body: Body, root: RuleNode, builtins: BuiltinRegistry
       switch (e.kind) {
         case 'call': {
           const n = refName(e.op);
-          if (n !== 'eq' && n !== 'assign') check(e.op, e.args.length, e);
+          if (n !== 'eq' && n !== 'assign') check(e.op, e.args, e);
           e.args.forEach(visitTerm);
           break;
         }

@@ -18,7 +18,8 @@ import { LocalRewriter, VarGen } from './locals.js';
 import { resolveModules, resolveQuery } from './resolve.js';
 import { buildRuleTree, type PreparedRule, type RuleNode } from './rule-tree.js';
 import { SafetyChecker } from './safety.js';
-import { checkTypes } from './types.js';
+import { RuleTypes } from './type-infer.js';
+import { checkQueryTypes, checkTypes } from './types.js';
 import { isConstantTerm, termVars } from './walk.js';
 
 export interface ModuleSource {
@@ -73,6 +74,8 @@ function genEq(lhs: Term, rhs: Term): Expr {
 export class Compiler {
   readonly gen = new VarGen();
   root: RuleNode | undefined;
+  /** The compiled rules' types, which a query is checked against. */
+  private ruleTypes: RuleTypes | undefined;
 
   constructor(readonly builtins: BuiltinRegistry) {}
 
@@ -117,7 +120,7 @@ export class Compiler {
     throwIfErrors(errors);
 
     for (const r of rules) {
-      for (let b: Rule | undefined = r; b !== undefined; b = b.else) checkCalls(b.body, root, this.builtins, errors);
+      for (let b: Rule | undefined = r; b !== undefined; b = b.else) checkCalls(b.body, { root, builtins: this.builtins, errors });
     }
     throwIfErrors(errors);
 
@@ -144,7 +147,8 @@ export class Compiler {
     }
     checkRecursion(root, errors);
     throwIfErrors(errors);
-    checkTypes(rules, root, errors);
+    this.ruleTypes = new RuleTypes(root);
+    checkTypes(rules, this.ruleTypes, errors);
     throwIfErrors(errors);
 
     const prepared: PreparedRule[] = [];
@@ -155,17 +159,20 @@ export class Compiler {
   /** Compiles a query body against the compiled modules' rule tree. */
   compileQuery(body: Body): Body {
     const root = this.root;
-    if (root === undefined) throw new Error('compileModules must run first');
+    const ruleTypes = this.ruleTypes;
+    if (root === undefined || ruleTypes === undefined) throw new Error('compileModules must run first');
     const errors: PolicyError[] = [];
     const locals = new LocalRewriter(this.gen);
     let b = locals.rewriteQuery(resolveQuery(body));
     throwIfErrors(locals.errors);
     b = new Expander(this.gen, false).body(rewritePrint(b, this.gen));
     b = this.rewriteWiths(b, errors);
-    checkCalls(b, root, this.builtins, errors);
+    checkCalls(b, { root, builtins: this.builtins, errors, rules: ruleTypes });
     throwIfErrors(errors);
     const res = this.safetyChecker(root).check(b, new Set(['data', 'input']));
     throwIfErrors(res.errors);
+    checkQueryTypes(rewriteDynamics(res.body, this.gen, { keepEqual: true }), ruleTypes, errors);
+    throwIfErrors(errors);
     return rewriteDynamics(res.body, this.gen);
   }
 

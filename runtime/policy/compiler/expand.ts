@@ -145,13 +145,18 @@ export class Expander {
 
 // ---------------------------------------------------------------------------
 
+export interface DynamicsOptions {
+  /** Leaves `a == b` the builtin `equal` (its operands in place): a query as OPA's query compiler types it (no RewriteEquals stage). */
+  keepEqual?: boolean;
+}
+
 /**
  * Moves refs and comprehensions out of call arguments (after safety
  * reordering). The operands of `=` and `==` are left in place, only the
  * dynamic parts of their refs move, as in OPA: `not input.a == 1` holds when
  * `input.a` is undefined, while `not startswith(input.a, "x")` is undefined.
  */
-export function rewriteDynamics(body: Body, gen: VarGen): Body {
+export function rewriteDynamics(body: Body, gen: VarGen, options: DynamicsOptions = {}): Body {
   const out: Body = [];
   for (const e of body) {
     switch (e.kind) {
@@ -161,22 +166,22 @@ export function rewriteDynamics(body: Body, gen: VarGen): Body {
           // OPA's RewriteEquals turns a safe `a == b` into the unification `a = b` before this stage, so its operands
           // keep their refs in place: hoisting them would make `not input.a == 1` undefined, not true, without
           // `input.a`. As a unification it also evaluates a ref operand first (`foo == input.foos[foo]` binds `foo`).
-          const args = e.args.map((a) => dynInTerm(a, out, e, gen));
-          out.push({ ...e, op: name === 'eq' ? e.op : opRef('eq', e.op.loc), args });
+          const args = e.args.map((a) => dynInTerm(a, out, e, gen, options));
+          out.push({ ...e, op: name === 'eq' || options.keepEqual === true ? e.op : opRef('eq', e.op.loc), args });
         } else {
-          const args = e.args.map((a) => dynOne(a, out, e, gen));
+          const args = e.args.map((a) => dynOne(a, out, e, gen, options));
           out.push({ ...e, args });
         }
         break;
       }
       case 'term':
-        out.push({ ...e, term: dynInTerm(e.term, out, e, gen) });
+        out.push({ ...e, term: dynInTerm(e.term, out, e, gen, options) });
         break;
       case 'every':
-        out.push({ ...e, body: rewriteDynamics(e.body, gen) });
+        out.push({ ...e, body: rewriteDynamics(e.body, gen, options) });
         break;
       case 'notbody':
-        out.push({ ...e, body: rewriteDynamics(e.body, gen) });
+        out.push({ ...e, body: rewriteDynamics(e.body, gen, options) });
         break;
       default:
         out.push(e);
@@ -185,38 +190,38 @@ export function rewriteDynamics(body: Body, gen: VarGen): Body {
   return out;
 }
 
-function dynInTerm(t: Term, out: Body, orig: Expr, gen: VarGen): Term {
+function dynInTerm(t: Term, out: Body, orig: Expr, gen: VarGen, options: DynamicsOptions): Term {
   switch (t.type) {
     case 'ref':
-      return { ...t, terms: t.terms.map((x, i) => (i === 0 ? x : dynOne(x, out, orig, gen))) };
+      return { ...t, terms: t.terms.map((x, i) => (i === 0 ? x : dynOne(x, out, orig, gen, options))) };
     case 'arraycomp':
     case 'setcomp':
     case 'objectcomp':
-      return { ...t, body: rewriteDynamics(t.body, gen) } as Term;
+      return { ...t, body: rewriteDynamics(t.body, gen, options) } as Term;
     default:
-      return dynOne(t, out, orig, gen);
+      return dynOne(t, out, orig, gen, options);
   }
 }
 
-function dynOne(t: Term, out: Body, orig: Expr, gen: VarGen): Term {
+function dynOne(t: Term, out: Body, orig: Expr, gen: VarGen, options: DynamicsOptions): Term {
   switch (t.type) {
     case 'ref': {
-      const terms = t.terms.map((x, i) => (i === 0 ? x : dynOne(x, out, orig, gen)));
+      const terms = t.terms.map((x, i) => (i === 0 ? x : dynOne(x, out, orig, gen, options)));
       const v = mkVar(gen.temp(), t.loc);
       out.push(eqExpr(v, { ...t, terms } as RefTerm, t.loc, orig.with));
       return v;
     }
     case 'array':
-      return { ...t, items: t.items.map((x) => dynOne(x, out, orig, gen)) };
+      return { ...t, items: t.items.map((x) => dynOne(x, out, orig, gen, options)) };
     case 'set':
-      return { ...t, items: t.items.map((x) => dynOne(x, out, orig, gen)) };
+      return { ...t, items: t.items.map((x) => dynOne(x, out, orig, gen, options)) };
     case 'object':
-      return { ...t, entries: t.entries.map(([k, v]) => [dynOne(k, out, orig, gen), dynOne(v, out, orig, gen)] as [Term, Term]) };
+      return { ...t, entries: t.entries.map(([k, v]) => [dynOne(k, out, orig, gen, options), dynOne(v, out, orig, gen, options)] as [Term, Term]) };
     case 'arraycomp':
     case 'setcomp':
     case 'objectcomp': {
       const v = mkVar(gen.temp(), t.loc);
-      out.push(eqExpr(v, { ...t, body: rewriteDynamics(t.body, gen) } as Term, t.loc, orig.with));
+      out.push(eqExpr(v, { ...t, body: rewriteDynamics(t.body, gen, options) } as Term, t.loc, orig.with));
       return v;
     }
     default:

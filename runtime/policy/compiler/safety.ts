@@ -515,17 +515,22 @@ export class SafetyChecker {
     if (unsafe.size === 0) return;
     const before = errors.length;
     const genExprs: Expr[] = [];
+    // As OPA's unsafeVars.Vars: a var is reported once, at the first (by location) expression where it is unsafe.
+    const at = new Map<string, Loc>();
     for (const [e, vars] of unsafe) {
       let hasGenerated = false;
-      for (const v of [...vars].sort()) {
-        const orig = this.originalName(v);
-        if (this.isGenerated(v) && orig === v) {
+      for (const v of vars) {
+        if (this.isGenerated(v) && this.originalName(v) === v) {
           hasGenerated = true;
           continue;
         }
-        errors.push(new PolicyError({ code: 'rego_unsafe_var_error', detail: `var ${orig} is unsafe`, location: exprVarLoc(e, v) ?? e.loc }));
+        const seen = at.get(v);
+        if (seen === undefined || e.loc.row < seen.row || (e.loc.row === seen.row && e.loc.col < seen.col)) at.set(v, e.loc);
       }
       if (hasGenerated) genExprs.push(e);
+    }
+    for (const [v, loc] of [...at].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      errors.push(new PolicyError({ code: 'rego_unsafe_var_error', detail: `var ${this.originalName(v)} is unsafe`, location: loc }));
     }
     if (errors.length === before) {
       for (const e of genExprs) errors.push(new PolicyError({ code: 'rego_unsafe_var_error', detail: 'expression is unsafe', location: e.loc }));
@@ -565,26 +570,4 @@ function varLoc(t: Term, name: string): Loc | undefined {
     default:
       return undefined;
   }
-}
-
-function exprVarLoc(e: Expr, name: string): Loc | undefined {
-  switch (e.kind) {
-    case 'term':
-      return varLoc(e.term, name);
-    case 'call':
-      for (const a of e.args) {
-        const l = varLoc(a, name);
-        if (l) return l;
-      }
-      break;
-    case 'every':
-      return varLoc(e.domain, name);
-    default:
-      break;
-  }
-  for (const w of e.with) {
-    const l = varLoc(w.value, name) ?? varLoc(w.target, name);
-    if (l) return l;
-  }
-  return undefined;
 }

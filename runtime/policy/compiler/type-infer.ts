@@ -33,6 +33,7 @@ import {
 } from './rego-type.js';
 import type { RuleNode } from './rule-tree.js';
 import { exprVars, forEachSubTerm, termVars } from './walk.js';
+import { type DataTarget, type WithFinding, type WithTypes, withTypes } from './with-types.js';
 
 /** A ref that reads what its container never has. `at` is the index of the operand at fault. */
 export type RefProblem =
@@ -40,8 +41,9 @@ export type RefProblem =
   | { kind: 'invalid'; ref: RefTerm; at: number; haveType?: RegoType; want: MaybeType; oneOf: string[] };
 
 export type Finding =
+  | WithFinding
   | { kind: 'ref'; problem: RefProblem }
-  | { kind: 'args'; name: string; want: string; have: MaybeType[]; expr: Expr }
+  | { kind: 'args'; name: string; want: string; have: MaybeType[]; expr: Expr; arity: number }
   | { kind: 'match'; left: MaybeType; right: MaybeType; expr: Expr };
 
 class Scope {
@@ -81,6 +83,8 @@ function oneOf(t: RegoType): string[] {
 export class BodyTyper {
   readonly findings: Finding[] = [];
   private readonly closureTypes = new Map<Term, RegoType>();
+  /** The rules the expression being typed reads replaced by its `with`s, with their types there (see with-types.ts). */
+  private withData: WithTypes['data'] = [];
 
   constructor(
     private readonly rules: RuleTypes,
@@ -140,7 +144,7 @@ export class BodyTyper {
     let t: MaybeType;
     let at = 1;
     if (head.name === 'data') {
-      const r = this.rules.dataRef(ref);
+      const r = this.dataRef(ref);
       if (r === undefined) return UNKNOWN;
       [t, at] = [r.type, r.at];
     } else t = this.typeOf(head);
@@ -161,15 +165,45 @@ export class BodyTyper {
     for (const v of vars) if (all || this.scope.get(v) === undefined) this.scope.set(v, UNKNOWN);
   }
 
+  /** A `data` ref's rule type, or the type a `with` of the expression gives the rule it replaces. */
+  private dataRef(ref: RefTerm): { type: RegoType; at: number } | undefined {
+    for (const w of this.withData) {
+      if (w.path.length >= ref.terms.length) continue;
+      const named = w.path.every((k, i) => {
+        const t = ref.terms[i + 1];
+        return t?.type === 'string' && t.value === k;
+      });
+      if (named) return { type: w.type, at: w.path.length + 1 };
+    }
+    return this.rules.dataRef(ref);
+  }
+
   private expr(e: Expr): void {
-    if (e.with.length > 0 || e.kind === 'some' || e.kind === 'every' || e.kind === 'notbody') {
+    if (e.kind === 'some' || e.kind === 'every' || e.kind === 'notbody') {
       this.forget(e, true);
       return;
     }
+    if (e.with.length === 0) return this.typeExpr(e, undefined);
+    const withs = withTypes(e.with, { typeOf: (t) => this.typeOf(t), dataTarget: (ref) => this.rules.dataTarget(ref) });
+    if (withs === undefined) return this.forget(e, true);
+    this.withData = withs.data;
+    try {
+      this.typeExpr(e, withs.finding);
+    } finally {
+      this.withData = [];
+    }
+  }
+
+  /** Types one expression; a refused `with` (OPA's checkExprWith) is reported after its refs, in place of its call. */
+  private typeExpr(e: Extract<Expr, { kind: 'call' | 'term' }>, refusedWith: WithFinding | undefined): void {
     const before = this.findings.length;
     const terms = e.kind === 'call' ? e.args : [e.term];
     for (const t of terms) this.closures(t);
     for (const t of terms) this.refs(t);
+    if (refusedWith !== undefined) {
+      this.findings.push(refusedWith);
+      return this.forget(e, true);
+    }
     const f = e.kind === 'call' ? this.call(e) : undefined;
     if (f === undefined) return;
     const nil = f.kind === 'match' ? hasNil(f.left) || hasNil(f.right) : f.kind === 'args' && f.have.some((t) => hasNil(t));
@@ -180,19 +214,23 @@ export class BodyTyper {
   /** Checks the comprehensions of a term in a nested scope (OPA's checkClosures) and keeps their types. */
   private closures(t: Term): void {
     if (t.type === 'arraycomp' || t.type === 'setcomp' || t.type === 'objectcomp') {
-      const inner = new BodyTyper(this.rules, new Scope(this.scope), this.args);
-      inner.body(t.body);
-      this.findings.push(...inner.findings);
-      let type: RegoType = UNKNOWN;
-      if (inner.findings.length === 0) {
-        if (t.type === 'arraycomp') type = arrayOf([], inner.typeOf(t.term));
-        else if (t.type === 'setcomp') type = { kind: 'set', of: inner.typeOf(t.term) };
-        else type = objectOf([], { key: inner.typeOf(t.key), value: inner.typeOf(t.value) });
-      }
-      this.closureTypes.set(t, type);
+      const { type, findings } = this.closureType(t);
+      this.findings.push(...findings);
+      this.closureTypes.set(t, findings.length === 0 ? (type as RegoType) : UNKNOWN);
       return;
     }
     forEachChild(t, (c) => this.closures(c));
+  }
+
+  /** A comprehension's type, its body typed in a nested scope; with type errors, OPA's TypeEnv has none for it (nil). */
+  closureType(t: Extract<Term, { type: 'arraycomp' | 'setcomp' | 'objectcomp' }>): { type: MaybeType; findings: Finding[] } {
+    const inner = new BodyTyper(this.rules, new Scope(this.scope), this.args);
+    inner.withData = this.withData;
+    inner.body(t.body);
+    if (inner.findings.length > 0) return { type: undefined, findings: inner.findings };
+    if (t.type === 'arraycomp') return { type: arrayOf([], inner.typeOf(t.term)), findings: [] };
+    if (t.type === 'setcomp') return { type: { kind: 'set', of: inner.typeOf(t.term) }, findings: [] };
+    return { type: objectOf([], { key: inner.typeOf(t.key), value: inner.typeOf(t.value) }), findings: [] };
   }
 
   /** OPA's ref checker over the refs of a term (outer refs first). */
@@ -207,7 +245,7 @@ export class BodyTyper {
     if (head?.type !== 'var') return this.forget(ref, false);
     if (head.name === 'input' && this.scope.get('input') === undefined) return this.checkLeaf(ref, ANY, 1);
     if (head.name === 'data') {
-      const r = this.rules.dataRef(ref);
+      const r = this.dataRef(ref);
       if (r === undefined) return this.forget(ref, false);
       return this.checkLeaf(ref, r.type, r.at);
     }
@@ -276,7 +314,7 @@ export class BodyTyper {
       if (this.unify1(e.args[i] as Term, decl.types[i] as RegoType, false)) continue;
       const have = e.args.map((a) => this.typeOf(a));
       if (have.some(uncertain)) return this.forgetArgs(e);
-      return { kind: 'args', name, want: decl.want, have, expr: e };
+      return { kind: 'args', name, want: decl.want, have, expr: e, arity: n };
     }
     return undefined;
   }
@@ -554,14 +592,31 @@ export class RuleTypes {
     return type;
   }
 
-  /** Where a `data` ref reaches a rule: its type and the index of the operand after it; undefined when not certain. */
+  /** What a `data` ref names (a function, one rule, data no rule defines); undefined when not certain. */
+  dataTarget(ref: RefTerm): DataTarget | undefined {
+    let node: RuleNode = this.root;
+    for (const t of ref.terms.slice(1)) {
+      if (t.type !== 'string') return undefined;
+      const child = node.child(t.value);
+      if (child === undefined) return node.hasRules ? undefined : { kind: 'base' };
+      node = child;
+    }
+    if (node.children.size > 0) return undefined;
+    if (node.isFunction) return { kind: 'function', args: this.functionType(ref)?.types.slice(0, -1) };
+    return node.hasRules ? { kind: 'rule' } : undefined;
+  }
+
+  /**
+   * Where a `data` ref reaches a rule: its type and the index of the operand after it; `any` where it leaves the
+   * rules (base data, typed `any` as OPA types what no rule defines); undefined when not certain.
+   */
   dataRef(ref: RefTerm): { type: RegoType; at: number } | undefined {
     let node: RuleNode | undefined = this.root;
     for (let i = 1; i < ref.terms.length; i++) {
       const t = ref.terms[i] as Term;
       if (t.type !== 'string') return undefined;
       node = node.child(t.value);
-      if (node === undefined) return undefined;
+      if (node === undefined) return { type: ANY, at: i + 1 };
       if (node.hasRules) return { type: this.nodeType(node), at: i + 1 };
     }
     return undefined;

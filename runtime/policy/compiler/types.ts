@@ -8,20 +8,20 @@
  * "undefined ref". Literals, composites, locals, `input` (typed `any`, as
  * OPA types it without a schema), rules (the union of their definitions'
  * value types), every builtin OPA declares and user functions (their
- * arguments as their bodies type them) are typed; see `type-infer.ts`.
+ * arguments as their bodies type them) are typed, under `with` as well (see
+ * `with-types.ts`); see `type-infer.ts`.
  *
  * The safety rule: nothing OPA accepts is refused. Where our inference is not
- * certain of OPA's type (a function with a type error, an expression with
- * `with`, `some ... in`, `every`) the vars it binds are
+ * certain of OPA's type (a function with a type error, a `with` replacing
+ * what it cannot type, `some ... in`, `every`) the vars it binds are
  * typed {@link UNKNOWN}, which fits everything and silences any check it
  * reaches.
  */
-import type { Expr, RefTerm, Rule, Term } from '../ast.js';
+import type { Body, Expr, RefTerm, Rule, Term } from '../ast.js';
 import { PolicyError } from '../errors.js';
 import { builtinDecl } from './builtin-decls.js';
 import { printType, type RegoType } from './rego-type.js';
-import type { RuleNode } from './rule-tree.js';
-import { type RefProblem, RuleTypes } from './type-infer.js';
+import { BodyTyper, type Finding, type RefProblem, type RuleTypes } from './type-infer.js';
 
 /**
  * Whether a builtin's result type is `any` in OPA's declaration (`json.unmarshal`, `max`), or not (`upper`:
@@ -98,16 +98,48 @@ function matchError(left: RegoType | undefined, right: RegoType | undefined, e: 
   return new PolicyError({ code: 'rego_type_error', detail: `match error\n\tleft  : ${printType(left)}\n\tright : ${printType(right)}`, location: e.loc });
 }
 
+function findingError(f: Finding): PolicyError | undefined {
+  switch (f.kind) {
+    case 'ref':
+      return refError(f.problem);
+    case 'args':
+      return argError(f.name, f.want, f.have, f.expr);
+    case 'match':
+      return matchError(f.left, f.right, f.expr);
+    case 'with':
+      return new PolicyError({
+        code: 'rego_type_error',
+        detail: `${f.name}: arity mismatch\n\thave: (${f.have.map(printType).join(', ')})\n\twant: ${f.want}`,
+        location: f.loc,
+      });
+  }
+}
+
 /** OPA's certain type errors in compiled rules (see the file's comment for what is covered). */
-export function checkTypes(rules: readonly Rule[], root: RuleNode, errors: PolicyError[]): void {
-  const ruleTypes = new RuleTypes(root);
+export function checkTypes(rules: readonly Rule[], ruleTypes: RuleTypes, errors: PolicyError[]): void {
   for (const r of rules) {
     for (let b: Rule | undefined = r; b !== undefined; b = b.else) {
-      const found = ruleTypes.check(b);
-      for (const f of found) {
-        const err = f.kind === 'ref' ? refError(f.problem) : f.kind === 'args' ? argError(f.name, f.want, f.have, f.expr) : matchError(f.left, f.right, f.expr);
+      for (const f of ruleTypes.check(b)) {
+        const err = findingError(f);
         if (err !== undefined) errors.push(err);
       }
     }
+  }
+}
+
+/**
+ * OPA's certain type errors in a query, typed against the compiled rules as OPA's query compiler types it: `==` left
+ * the builtin `equal` (a query has no RewriteEquals stage, so `x == "a"` is no match error; see rewriteDynamics), and
+ * with the output OPA's rego package adds to a call written with no output (`upper(x)` is `upper(x, $c)`, capturing
+ * its value), which an argument error then lists as `???`.
+ */
+export function checkQueryTypes(body: Body, ruleTypes: RuleTypes, errors: PolicyError[]): void {
+  const typer = new BodyTyper(ruleTypes);
+  typer.body(body);
+  const top = new Set<Expr>(body);
+  for (const f of typer.findings) {
+    const captured = f.kind === 'args' && top.has(f.expr) && f.expr.kind === 'call' && f.expr.generated !== true && f.have.length === f.arity;
+    const err = findingError(captured ? { ...f, have: [...f.have, undefined] } : f);
+    if (err !== undefined) errors.push(err);
   }
 }

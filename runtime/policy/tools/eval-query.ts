@@ -58,7 +58,7 @@ export function evalQueryExplained(policy: CompiledPolicy, query: string, option
 }
 
 function run(policy: CompiledPolicy, query: string, options: EvalQueryOptions, fresh: (() => TraceRecorder) | undefined): EvalOutput {
-  const body = parseQuery(query, 'query');
+  const body = parseQuery(query, '');
   const run = (text: string): Bindings[] =>
     policy.query(text, {
       ...(options.input === undefined ? {} : { inputValue: options.input }),

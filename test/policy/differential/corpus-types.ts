@@ -2,7 +2,9 @@
  * Generated modules for the compile-time type check (issue 35): builtin calls
  * with literals, typed locals, rule constants, `input` refs and composites as
  * arguments, and refs into object rules and object locals with keys they have
- * and keys they never have. About half of them carry a type error OPA reports.
+ * and keys they never have, calls with an operand too few or too many, and
+ * `with` replacing `input`, a rule or the called function.
+ * About half of them carry a type error OPA reports.
  */
 import { builtinDecl } from '../../../runtime/policy/compiler/builtin-decls.js';
 import { OPA_BUILTIN_DECLS } from '../../../runtime/policy/compiler/builtin-decls-table.js';
@@ -187,7 +189,9 @@ function body(rng: Rng): string {
   if (rng.chance(0.2)) return [...lines, ...wellTyped(rng)].map((l) => `\t${l}`).join('\n');
   const [name, n] = rng.pick(rng.pick([CALLS, CALLS, ALL_CALLS, ALL_CALLS, FUNCTIONS]));
   const literals = rng.pick([0, 0.3, 0.8]);
-  const args = Array.from({ length: n }, () => arg(rng, locals, literals));
+  // One call in ten with an operand too few or too many (OPA's `arity mismatch`, or an argument taken as the output).
+  const count = rng.chance(0.1) ? Math.max(0, n + rng.pick([-1, 1, 2])) : n;
+  const args = Array.from({ length: count }, () => arg(rng, locals, literals));
   switch (rng.int(4)) {
     case 0:
       lines.push(`${name}(${args.join(', ')})`);
@@ -198,15 +202,36 @@ function body(rng: Rng): string {
       break;
     case 2:
       lines.push(
-        n === 2 && ['plus', 'minus', 'mul', 'div', 'rem'].includes(name)
+        args.length === 2 && ['plus', 'minus', 'mul', 'div', 'rem'].includes(name)
           ? `y := ${args[0]} ${{ plus: '+', minus: '-', mul: '*', div: '/', rem: '%' }[name as 'plus']} ${args[1]}`
-          : `${name}(${args.join(', ')}, out)`,
+          : `${name}(${[...args, 'out'].join(', ')})`,
       );
       break;
     default:
       if (rng.chance(0.5)) lines.push(rng.chance(0.5) ? key(rng, 'obj') : key(rng, 'obj.b'));
   }
+  // One body in five with a `with` on one of its expressions.
+  if (rng.chance(0.2)) {
+    const i = rng.int(lines.length);
+    lines[i] += ` with ${withClause(rng, name)}`;
+  }
   return lines.map((l) => `\t${l}`).join('\n');
+}
+
+/** Replacements of a function: builtins and user functions of other arities and argument types, and values. */
+const REPLACEMENTS = ['upper', 'count', 'plus', 'concat', 'fn_num', 'fn_any', 'fn_pair', 'fn_const', '1', '"s"'];
+
+/** A `with`: `input` or a rule replaced by a value (a rule is then typed as its own type or the value's), or the called function replaced. */
+function withClause(rng: Rng, called: string): string {
+  switch (rng.int(3)) {
+    case 0:
+      return `input as ${rng.pick(VALUES)}`;
+    case 1:
+      return `data.p.${rng.pick(['r_num', 'r_str', 'obj', 'r_two', 'arr'])} as ${rng.pick(VALUES)}`;
+    default:
+      // `contains` is a keyword too: `with contains as` is a parse error (worded apart from OPA's, not the type check's).
+      return `${called === 'contains' ? 'upper' : called} as ${rng.pick(REPLACEMENTS)}`;
+  }
 }
 
 /**

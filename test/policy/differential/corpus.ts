@@ -19,6 +19,8 @@ export interface Template {
   inputs?: (rng: Rng) => string;
   /** Two errors agree only when OPA's message is ours word for word (e.g. go-yaml's texts); default: any two errors agree. */
   exactErrors?: boolean;
+  /** Two errors agree when either is a compile error (`rego_*`) only when worded alike, location included. */
+  exactCompileErrors?: boolean;
 }
 
 /** Mulberry32: small, fast, seeded. */

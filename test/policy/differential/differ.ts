@@ -86,10 +86,15 @@ function ourAnswer(policy: CompiledPolicy | PolicyError, query: string, input: s
 /** An error's text without OPA's `file:row: code: ` lead, as both engines word the rest. */
 const errorText = (message: string): string => message.replace(/^(?:[^\s:]+:\d+: )?(?:[a-z_]+_error: )?/, '');
 
-function agree(a: Answer, b: Answer, exactErrors: boolean): boolean {
+/** A compile error's text without the leads OPA's envelope adds (`bundle activation failed: `, `1 error occurred: `). */
+const compileText = (message: string): string => message.replace(/^bundle activation failed: /, '').replace(/^1 error occurred: /, '');
+
+function agree(a: Answer, b: Answer, t: Template): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === 'value' && b.kind === 'value') return equal(a.value, b.value);
-  if (exactErrors && a.kind === 'error' && b.kind === 'error') return errorText(a.message) === errorText(b.message);
+  if (a.kind !== 'error' || b.kind !== 'error') return true;
+  if (t.exactErrors === true) return errorText(a.message) === errorText(b.message);
+  if (t.exactCompileErrors === true && (a.code.startsWith('rego_') || b.code.startsWith('rego_'))) return compileText(a.message) === compileText(b.message);
   return true;
 }
 
@@ -164,7 +169,7 @@ export function runDifferential(templates: readonly Template[], batch: readonly 
     }
     const ours = ourAnswer(policy, `${QUERY_VAR} = ${e.rule}`, e.input);
     const opa = opaAnswer(out[i]!);
-    if (agree(opa, ours, byName.get(e.template)!.exactErrors === true)) {
+    if (agree(opa, ours, byName.get(e.template)!)) {
       report.agreed++;
       if (opa.kind === 'error' && ours.kind === 'error' && !opa.message.includes(ours.message.replace(/^[^:]*: /, ''))) report.errorWording++;
     } else report.disagreements.push({ ...e, opa: describe(opa), ours: describe(ours) });
