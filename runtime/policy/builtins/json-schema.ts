@@ -26,7 +26,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { RegoObject, type Value } from '../value.js';
 import { parseJSON, stringifyJSON } from '../value-json.js';
 import { type GoSchemaError, goSchemaErrors, goType, goTypeList, isObj, type Json, localRefTarget, UnfollowedSchema } from './json-schema-go-errors.js';
-import { type BuiltinDefinition, BuiltinError, operandTypeError } from './registry.js';
+import { type BuiltinDefinition, BuiltinError } from './registry.js';
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
 const require = createRequire(import.meta.url);
@@ -172,9 +172,14 @@ const compiled = new Map<string, CompiledSchema>();
 const CACHE_MAX = 256;
 
 /** Parses (string) and compiles a schema; throws gojsonschema's message when it is invalid. */
-function compileSchema(arg: Value | undefined, pos: number): CompiledSchema {
+/** What OPA v1.20.2 answers for a schema or document that is neither text nor an object (an array document is read). */
+const WRONG_TYPE = 'wrong type, expected string or object';
+
+function compileSchema(arg: Value | undefined): CompiledSchema {
+  // gojsonschema's loader refusals, as OPA passes them on (verify_schema answers them as `[false, "jsonschema: …"]`).
+  if (Array.isArray(arg)) throw new BuiltinError('schema is invalid');
   const key = typeof arg === 'string' ? arg : arg instanceof RegoObject ? stringifyJSON(arg) : null;
-  if (key === null) throw operandTypeError(pos, arg ?? null, 'object', 'string');
+  if (key === null) throw new BuiltinError(WRONG_TYPE);
   const hit = compiled.get(key);
   if (hit !== undefined) return hit;
   let schema: Json;
@@ -334,7 +339,7 @@ function documentOf(v: Value | undefined): unknown {
     }
   }
   if (v instanceof RegoObject || Array.isArray(v)) return JSON.parse(stringifyJSON(v)) as unknown;
-  throw operandTypeError(1, v ?? null, 'object', 'string');
+  throw new BuiltinError(WRONG_TYPE);
 }
 
 export const jsonSchemaBuiltins: BuiltinDefinition[] = [
@@ -344,7 +349,7 @@ export const jsonSchemaBuiltins: BuiltinDefinition[] = [
     result: 'array',
     impl: ([schema]) => {
       try {
-        compileSchema(schema, 1);
+        compileSchema(schema);
         return [true, null];
       } catch (e) {
         if (e instanceof BuiltinError && e.kind === 'builtin') return [false, `jsonschema: ${e.message}`];
@@ -358,7 +363,7 @@ export const jsonSchemaBuiltins: BuiltinDefinition[] = [
     result: 'array',
     impl: ([doc, schema]) => {
       const data = documentOf(doc);
-      const entry = compileSchema(schema, 2);
+      const entry = compileSchema(schema);
       if (entry.validate(data)) return [true, []];
       return [false, documentErrors(entry, data)];
     },
