@@ -5,6 +5,8 @@ import { versionArgv } from './version-argv.js';
 
 export { codeCacheUse, writeCodeCaches } from './cached-script.js';
 
+type Oclif = Awaited<ReturnType<typeof loadOclif>>;
+
 /**
  * The binary: oclif with the arguments `versionArgv` gives. `cli/bin/run.js`
  * calls it with its own URL (the package root is two folders up), and
@@ -17,6 +19,34 @@ export { codeCacheUse, writeCodeCaches } from './cached-script.js';
 export async function main(argv: readonly string[], dir: string): Promise<void> {
   const args = versionArgv(argv);
   if (await serveLean({ args, binUrl: dir })) return;
-  const { execute } = await loadOclif();
-  await execute({ args, loadOptions: loadOptions({ binUrl: dir, args }) });
+  const oclif = await loadOclif();
+  // oclif's `execute`: run, then flush, or its error handler (behind ours).
+  try {
+    await oclif.run(args, loadOptions({ binUrl: dir, args }));
+  } catch (error) {
+    await handleError({ oclif, args, error });
+    return;
+  }
+  void oclif.flush(); // as execute: not awaited
+}
+
+/**
+ * What no command's `catch` answered: an error of a hook (the prerun hook's
+ * refusal of an OTEL_* variable), of a command that is not a JsonCommand
+ * (`help`, `autocomplete`). Under --json it is the JSON error document every
+ * command prints, on standard output, with the exit code it asks for;
+ * otherwise, and for an exit that was already answered (the command_not_found
+ * hook's), oclif's own handler prints and exits as it always did.
+ */
+async function handleError(options: { oclif: Oclif; args: readonly string[]; error: unknown }): Promise<void> {
+  const { oclif, error } = options;
+  const { jsonErrorDocument, jsonRequested } = await import('./json-error.js');
+  if (error instanceof oclif.Errors.ExitError || !jsonRequested({ argv: options.args, env: process.env })) {
+    await oclif.handle(error as Error);
+    return;
+  }
+  const { terminalJson } = await import('../runtime/core/terminal-text.js');
+  const document = jsonErrorDocument(error);
+  oclif.ux.stdout(terminalJson(document, 2));
+  await oclif.handle(new oclif.Errors.ExitError(document.error.exit));
 }
