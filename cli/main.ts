@@ -1,6 +1,5 @@
 import { loadOclif } from './load-oclif.js';
 import { loadOptions } from './load-options.js';
-import { serveLean } from './serve-lean.js';
 import { versionArgv } from './version-argv.js';
 
 export { codeCacheUse, writeCodeCaches } from './cached-script.js';
@@ -13,12 +12,16 @@ type Oclif = Awaited<ReturnType<typeof loadOclif>>;
  * `loadOptions` gives oclif the root, its package.json and, for a command
  * of ours, no plugins to look up. A service command starts through
  * `serveLean` instead, which leaves the rest of oclif unloaded while the
- * service runs. Bundled with @oclif/core and the commands at build
+ * service runs (and is itself loaded only for words that may name one).
+ * Bundled with @oclif/core and the commands at build
  * (scripts/bundle-cli.mjs); oclif's index is loaded only when it runs.
  */
 export async function main(argv: readonly string[], dir: string): Promise<void> {
   const args = versionArgv(argv);
-  if (await serveLean({ args, binUrl: dir })) return;
+  if (mayStartLean(args)) {
+    const { serveLean } = await import('./serve-lean.js');
+    if (await serveLean({ args, binUrl: dir })) return;
+  }
   const oclif = await loadOclif();
   // oclif's `execute`: run, then flush, or its error handler (behind ours).
   try {
@@ -28,6 +31,17 @@ export async function main(argv: readonly string[], dir: string): Promise<void> 
     return;
   }
   void oclif.flush(); // as execute: not awaited
+}
+
+/**
+ * Whether the words may start a service lean: every service command with a
+ * lean start is `serve <service>` or `<topic> serve`; serveLean tells them
+ * apart. Any other command starts without serveLean's module, which brings
+ * oclif's parser, flags and errors as ES modules beside the copies in
+ * oclif's code-cached bundle (a tenth of a command's start).
+ */
+function mayStartLean(args: readonly string[]): boolean {
+  return args[0] === 'serve' || args[1] === 'serve';
 }
 
 /**
