@@ -33,7 +33,7 @@ function declTypes(want: string): RegoType[] {
 }
 
 const WANTS = new Map<string, string>(OPA_BUILTIN_DECLS);
-/** The declarations parsed so far: a policy calls a few of the 181, and parsing them all took a tenth of `policy eval`'s compile. */
+/** The declarations parsed so far: a policy calls a few of the 181, and parsing all of them at the engine's load was about 8 ms of a `policy eval` start. */
 const parsed = new Map<string, BuiltinDecl>();
 
 /** OPA's declaration of a builtin the checker covers, or undefined. */
