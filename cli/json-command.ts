@@ -1,12 +1,7 @@
 import { Command, ux, type Interfaces } from '@oclif/core';
-import { FrameworkError } from '../runtime/core/framework-error.js';
 import { terminalJson } from '../runtime/core/terminal-text.js';
+import { errorExitCode, jsonErrorDocument, type JsonErrorDocument } from './json-error.js';
 import { remoteText } from './remote-text.js';
-
-/** The one JSON document a failed command prints under `--json`. */
-export interface JsonErrorDocument {
-  error: { code: string; message: string; exit: number; [field: string]: unknown };
-}
 
 /**
  * Base of every command: `--json` on, and an error under `--json` is one
@@ -45,38 +40,13 @@ export abstract class JsonCommand extends Command {
   protected override async catch(err: Interfaces.CommandError): Promise<unknown> {
     // A flag value oclif could not parse (`-d` naming no directory) is a bad argument: exit 2, like the parser's own errors.
     if (/^Parsing --/.test(err.message)) Object.assign(err, { oclif: { ...(err as { oclif?: object }).oclif, exit: 2 } });
-    if (this.jsonEnabled() && process.exitCode === undefined) process.exitCode = exitCode(err);
+    if (this.jsonEnabled() && process.exitCode === undefined) process.exitCode = errorExitCode(err);
     // An error's message can carry remote text (an agent's error, a service's last log lines): shown, never interpreted.
     if (!this.jsonEnabled() && typeof err.message === 'string') err.message = remoteText(err.message, { stream: process.stderr });
     return super.catch(err);
   }
 
   protected override toErrorJson(err: unknown): JsonErrorDocument {
-    // Our errors' own fields (a SupervisorError's `service`, `lastLines`) stay; oclif's internals do not.
-    const own = FrameworkError.isInstance(err) ? { ...err } : {};
-    return { error: { ...own, code: errorCode(err), message: errorMessage(err), exit: exitCode(err) } };
+    return jsonErrorDocument(err);
   }
-}
-
-/** The error's own code (`this.error(..., { code })`, a FrameworkError); `invalid_arguments` for a parse error. */
-function errorCode(err: unknown): string {
-  if (FrameworkError.isInstance(err)) return err.code;
-  if (typeof err === 'object' && err !== null) {
-    const { code, parse } = err as { code?: unknown; parse?: unknown };
-    if (typeof code === 'string' && code !== '') return code;
-    if (parse !== undefined) return 'invalid_arguments';
-    if (exitCode(err) === 2) return 'invalid_arguments';
-  }
-  return 'command_failed';
-}
-
-function errorMessage(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  // oclif appends a pointer to --help for the terminal; the JSON consumer has the message.
-  return message.replace(/\nSee more help with --help$/, '');
-}
-
-function exitCode(err: unknown): number {
-  const exit = (err as { oclif?: { exit?: unknown } } | undefined)?.oclif?.exit;
-  return typeof exit === 'number' ? exit : 1;
 }

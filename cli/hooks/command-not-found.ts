@@ -1,4 +1,6 @@
 import type { Hook, Interfaces } from '@oclif/core';
+import { terminalJson } from '../../runtime/core/terminal-text.js';
+import { jsonRequested } from '../json-error.js';
 import { VERSION_FLAGS } from '../version-argv.js';
 
 /**
@@ -12,10 +14,10 @@ import { VERSION_FLAGS } from '../version-argv.js';
 const hook: Hook.CommandNotFound = async function (options) {
   const { config } = options;
   const argv = options.argv ?? [];
-  const json = argv.includes('--json') || options.id === '--json';
   const problem = describe({ config, id: options.id, argv });
-  if (json) {
-    process.stdout.write(`${JSON.stringify({ error: { ...problem, exit: 2 } }, null, 2)}\n`);
+  // The id is the first word typed (`--json` itself when it comes first).
+  if (jsonRequested({ argv: [options.id, ...argv], env: process.env })) {
+    process.stdout.write(`${terminalJson({ error: { ...problem, exit: 2 } }, 2)}\n`);
     this.exit(2);
     return;
   }
