@@ -4,6 +4,7 @@
  * messages (`Name "foo"`, `<EOF>`, `{`), and positions counted in Unicode code
  * points with 1-based lines and columns. Comments are skipped.
  */
+import { goQuote } from '../value-format.js';
 
 export type TokenKind =
   | 'Invalid'
@@ -67,25 +68,6 @@ export interface Token {
 /** `Name "foo"` for a token with text, else the kind alone (Go's `strconv.Quote` for the text). */
 export function tokenText(t: Token): string {
   return t.value !== '' ? `${KIND_TEXT[t.kind]} ${goQuote(t.value)}` : KIND_TEXT[t.kind];
-}
-
-/** Go's `strconv.Quote` for the strings a GraphQL token can hold. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\b') out += '\\b';
-    else if (ch === '\f') out += '\\f';
-    else if (ch === '\v') out += '\\v';
-    else if (ch === '\x07') out += '\\a';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
 }
 
 /** A lexing or parsing error at a 1-based line and column. */

@@ -19,7 +19,8 @@ import {
   VALUE_KIND,
   type ValueKind,
 } from './graphql-ast.js';
-import { GraphQLSyntaxError, goQuote, kindText, Lexer, type Token, type TokenKind, tokenText } from './graphql-lexer.js';
+import { GraphQLSyntaxError, kindText, Lexer, type Token, type TokenKind, tokenText } from './graphql-lexer.js';
+import { goQuote } from '../value-format.js';
 
 /** The shared parser state and gqlparser's query grammar; graphql-parser-schema.ts adds the schema grammar. */
 export class Parser {

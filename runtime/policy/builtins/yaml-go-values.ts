@@ -7,6 +7,7 @@
  */
 import type { Node } from 'yaml';
 import { yamlLibrary } from '../yaml-library.js';
+import { goQuote } from '../value-format.js';
 
 /** A scalar as go-yaml resolves it (see yaml.ts). */
 export type GoScalar =
@@ -22,27 +23,6 @@ export interface GoValueContext {
   /** The node an alias stands for. */
   target(node: Node | null): Node | null;
   formatFloat(x: number): string;
-}
-
-/** Go's `strconv.Quote`: printable Unicode kept, the rest escaped. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (c === 0x07) out += '\\a';
-    else if (c === 0x08) out += '\\b';
-    else if (c === 0x0c) out += '\\f';
-    else if (c === 0x0a) out += '\\n';
-    else if (c === 0x0d) out += '\\r';
-    else if (c === 0x09) out += '\\t';
-    else if (c === 0x0b) out += '\\v';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (/[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch) || c === 0x20) out += ch;
-    else if (c <= 0xffff) out += `\\u${c.toString(16).padStart(4, '0')}`;
-    else out += `\\U${c.toString(16).padStart(8, '0')}`;
-  }
-  return `${out}"`;
 }
 
 type GoValue =
