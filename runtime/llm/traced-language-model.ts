@@ -1,5 +1,5 @@
-import { SpanKind, type Span } from '@opentelemetry/api';
-import { inSpan, spanOverStream, tracingEnabled } from '../core/telemetry/tracing.js';
+import type { Span } from '@opentelemetry/api';
+import { inSpan, SPAN_KIND, spanOverStream, tracingEnabled } from '../core/telemetry/tracing.js';
 import type { ChatRequest, ChatResult, ChatStreamEvent, ChatUsage, LanguageModel } from './language-model.js';
 
 /**
@@ -17,7 +17,7 @@ export function tracedLanguageModel(model: LanguageModel): LanguageModel {
     ...(request.temperature === undefined ? {} : { 'gen_ai.request.temperature': request.temperature }),
     ...(request.tools?.length ? { 'gen_ai.request.tool_count': request.tools.length } : {}),
   });
-  const options = (request: ChatRequest) => ({ kind: SpanKind.CLIENT, attributes: attributes(request) });
+  const options = (request: ChatRequest) => ({ kind: SPAN_KIND.CLIENT, attributes: attributes(request) });
   const traced: LanguageModel = {
     provider: model.provider,
     baseUrl: model.baseUrl,

@@ -1,6 +1,5 @@
-import { SpanKind } from '@opentelemetry/api';
 import { gauge } from '../core/telemetry/service-metrics.js';
-import { inSpan } from '../core/telemetry/tracing.js';
+import { inSpan, SPAN_KIND } from '../core/telemetry/tracing.js';
 import type { MemoryStore } from './memory-store.js';
 
 /** The operations on long-term records that get a span: reads of many, writes, searches and deletions. */
@@ -31,7 +30,7 @@ export function tracedMemoryStore(store: MemoryStore): MemoryStore {
       const method = value as (...args: unknown[]) => unknown;
       if (typeof property !== 'string' || !TRACED.has(property)) return method.bind(target);
       return (...args: unknown[]) =>
-        inSpan(`memory.${property}`, { kind: SpanKind.CLIENT, attributes: { 'db.operation.name': property } }, () =>
+        inSpan(`memory.${property}`, { kind: SPAN_KIND.CLIENT, attributes: { 'db.operation.name': property } }, () =>
           Promise.resolve(method.apply(target, args)),
         );
     },

@@ -1,6 +1,5 @@
-import { SpanKind } from '@opentelemetry/api';
 import { gauge, histogram } from '../core/telemetry/service-metrics.js';
-import { inSpan } from '../core/telemetry/tracing.js';
+import { inSpan, SPAN_KIND } from '../core/telemetry/tracing.js';
 import type { CollectionName, VectorStore } from './vector-store.js';
 
 const searchSeconds = histogram('vector_search_duration_seconds', 'Nearest-neighbour searches of the vector store, by store kind.', {
@@ -34,7 +33,7 @@ export function tracedVectorStore(store: VectorStore): VectorStore {
     },
     search: (collection, vector, options) => {
       const attributes = { 'db.system.name': store.kind, 'db.operation.name': 'search', 'db.collection.name': collection, 'vector.k': options.limit };
-      return inSpan(`search ${collection}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      return inSpan(`search ${collection}`, { kind: SPAN_KIND.CLIENT, attributes }, async (span) => {
         const end = searchSeconds.startTimer({ store: store.kind });
         try {
           const hits = await store.search(collection, vector, options);

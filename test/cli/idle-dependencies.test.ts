@@ -139,6 +139,7 @@ describe('an idle service does not hold what only some requests need', () => {
     expect(idle).toContain('ioredis'); // its store
     expect(idle).not.toContain('@modelcontextprotocol/sdk');
     expect(idle).not.toContain('ajv');
+    expect(idle).not.toContain('@opentelemetry/api'); // tracing is off
 
     expect((await mcpInitialize(memory.url)).status).toBe(200);
     const afterMcp = await loadedPackages(memory);
@@ -152,7 +153,8 @@ describe('an idle service does not hold what only some requests need', () => {
     const query = await fetch(`${agent.url}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"hello"}' });
     expect(query.status).toBe(200);
     const idle = await loadedPackages(agent);
-    expect(idle).toContain('@opentelemetry/api'); // the report itself works (a CommonJS package every service loads)
+    expect(idle).toContain('@hono/node-server'); // the report itself works
+    expect(idle).not.toContain('@opentelemetry/api'); // tracing is off: the instrumentation loads no API
     expect(idle).not.toContain('ioredis');
     expect(idle).not.toContain('prom-client');
 

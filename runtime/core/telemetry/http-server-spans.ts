@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_PORT, ATTR_URL_PATH } from './http-attribute-names.js';
 import { routeLabel } from './route-label.js';
 import { DurationHistogram } from './duration-histogram.js';
 import { plainMetric } from './service-metrics.js';
-import { beginSpan, traceparentOf, tracingEnabled } from './tracing.js';
+import { beginSpan, openTelemetryApi, SPAN_KIND, traceparentOf, tracingEnabled } from './tracing.js';
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -70,12 +70,13 @@ export function traceRequests(listener: Listener, options: { countRequests: bool
       listener(request, response);
       return;
     }
+    const { context, propagation, ROOT_CONTEXT } = openTelemetryApi();
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const path = (request.url ?? '/').split('?', 1)[0] as string;
     const { span, active } = beginSpan(
       method,
       {
-        kind: SpanKind.SERVER,
+        kind: SPAN_KIND.SERVER,
         attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_URL_PATH]: path, [ATTR_SERVER_PORT]: request.socket.localPort ?? 0 },
       },
       parent,
@@ -97,7 +98,7 @@ function endServerSpan(span: Span, method: string, route: string, response: Serv
   span.updateName(`${method} ${route}`);
   span.setAttribute(ATTR_HTTP_ROUTE, route);
   span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
-  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  if (status >= 500) span.setStatus({ code: openTelemetryApi().SpanStatusCode.ERROR });
   // A response cut off before it was complete (the client went away mid-stream).
   if (!response.writableFinished) span.setAttribute('http.response.aborted', true);
   span.end();

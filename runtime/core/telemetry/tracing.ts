@@ -1,19 +1,27 @@
-import {
-  context,
-  INVALID_SPAN_CONTEXT,
-  isSpanContextValid,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  TraceFlags,
-  type Attributes,
-  type Context,
-  type Span,
-  type Tracer,
-} from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanKind, Tracer } from '@opentelemetry/api';
 
 /** The instrumentation scope of every span the toolkit makes. */
 export const TRACER_NAME = 'framework_core';
+
+/**
+ * The OpenTelemetry API, loaded when tracing is first turned on: about 80
+ * CommonJS modules that a service with tracing off never needs, and that
+ * stayed in its idle memory (issue 40). Required, not imported, so the
+ * functions below stay synchronous; it is the copy the SDK's bootstrap loaded
+ * (one CommonJS cache), and copies share their providers through the API's
+ * global registry anyway.
+ */
+let api: typeof OpenTelemetryApi | undefined;
+
+/** The OpenTelemetry API (loaded on first call). For instrumentation that runs only while tracing is on. */
+export function openTelemetryApi(): typeof OpenTelemetryApi {
+  return (api ??= createRequire(import.meta.url)('@opentelemetry/api') as typeof OpenTelemetryApi);
+}
+
+/** `SpanKind`'s values (the OpenTelemetry specification's), for code that names a span's kind without loading the API. */
+export const SPAN_KIND = { INTERNAL: 0, SERVER: 1, CLIENT: 2 } as const satisfies Record<string, SpanKind>;
 
 let enabled = false;
 /** Whether the registered provider's sampler never samples the child of a local parent it did not sample (see `setTracingEnabled`). */
@@ -43,6 +51,7 @@ export function tracingEnabled(): boolean {
  * `traceparent` of an unsampled trace is the unsampled ancestor's.
  */
 export function setTracingEnabled(value: boolean, options: { unsampledParentsHaveUnsampledChildren?: boolean } = {}): void {
+  if (value) openTelemetryApi();
   enabled = value;
   unsampledParentsHaveUnsampledChildren = value && options.unsampledParentsHaveUnsampledChildren === true;
   tracer = undefined;
@@ -51,6 +60,7 @@ export function setTracingEnabled(value: boolean, options: { unsampledParentsHav
 /** True when a span started under `parent` could only record nothing: its parent is a local span the sampler left out. */
 function underUnsampledParent(parent: Context): boolean {
   if (!unsampledParentsHaveUnsampledChildren) return false;
+  const { trace, TraceFlags, isSpanContextValid } = openTelemetryApi();
   const span = trace.getSpan(parent);
   if (span === undefined || span.isRecording()) return false;
   const ids = span.spanContext();
@@ -59,7 +69,7 @@ function underUnsampledParent(parent: Context): boolean {
 
 /** The toolkit's tracer (`framework_core`) from the registered provider. */
 export function toolkitTracer(): Tracer {
-  return (tracer ??= trace.getTracer(TRACER_NAME));
+  return (tracer ??= openTelemetryApi().trace.getTracer(TRACER_NAME));
 }
 
 /**
@@ -72,18 +82,37 @@ export function toolkitTracer(): Tracer {
  * const { span, active } = beginSpan('task echo', { attributes });
  * context.with(active, () => work(span));
  */
-export function beginSpan(name: string, options: SpanOptions, parent: Context = context.active()): { span: Span; active: Context } {
+export function beginSpan(name: string, options: SpanOptions, parent: Context = openTelemetryApi().context.active()): { span: Span; active: Context } {
   if (underUnsampledParent(parent)) return { span: NO_SPAN, active: parent };
   const span = toolkitTracer().startSpan(
     name,
-    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
+    { kind: options.kind ?? SPAN_KIND.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
     parent,
   );
-  return { span, active: trace.setSpan(parent, span) };
+  return { span, active: openTelemetryApi().trace.setSpan(parent, span) };
 }
 
-/** A span that records nothing: what instrumented code gets while tracing is off. */
-export const NO_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+/** The span context that names no trace (the API's `INVALID_SPAN_CONTEXT`). */
+const INVALID_SPAN_CONTEXT = Object.freeze({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 });
+
+/**
+ * A span that records nothing: what instrumented code gets while tracing is
+ * off. As the API's `NonRecordingSpan` of `INVALID_SPAN_CONTEXT` behaves,
+ * without loading the API.
+ */
+export const NO_SPAN: Span = Object.freeze({
+  spanContext: () => INVALID_SPAN_CONTEXT,
+  setAttribute: () => NO_SPAN,
+  setAttributes: () => NO_SPAN,
+  addEvent: () => NO_SPAN,
+  addLink: () => NO_SPAN,
+  addLinks: () => NO_SPAN,
+  setStatus: () => NO_SPAN,
+  updateName: () => NO_SPAN,
+  end: () => {},
+  isRecording: () => false,
+  recordException: () => {},
+});
 
 export interface SpanOptions {
   kind?: SpanKind;
@@ -106,7 +135,7 @@ export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span)
   // manager every promise runs a hook, so each one saved is paid for by every span.
   let running: Promise<T>;
   try {
-    running = context.with(active, work, undefined, span);
+    running = openTelemetryApi().context.with(active, work, undefined, span);
   } catch (error) {
     failSpan(span, error);
     span.end();
@@ -152,7 +181,7 @@ export function spanIterator<T>(name: string, options: SpanOptions, open: (span:
   if (span === NO_SPAN) return iterableIterator(open(NO_SPAN));
   let inner: AsyncIterator<T>;
   try {
-    inner = context.with(active, open, undefined, span);
+    inner = openTelemetryApi().context.with(active, open, undefined, span);
   } catch (error) {
     failSpan(span, error);
     span.end();
@@ -171,7 +200,7 @@ export function spanScope(name: string, options: SpanOptions): { call<R>(work: (
   const { span, active } = beginSpan(name, options);
   let ended = false;
   return {
-    call: span === NO_SPAN ? (work) => work() : (work) => context.with(active, work),
+    call: span === NO_SPAN ? (work) => work() : (work) => openTelemetryApi().context.with(active, work),
     end: (failure) => {
       if (ended) return;
       ended = true;
@@ -212,7 +241,7 @@ class SpanIterator<T> implements AsyncIterableIterator<T> {
   next(): Promise<IteratorResult<T>> {
     let pending: Promise<IteratorResult<T>>;
     try {
-      pending = context.with(this.active, this.inner.next, this.inner);
+      pending = openTelemetryApi().context.with(this.active, this.inner.next, this.inner);
     } catch (error) {
       return Promise.reject(this.#failed(error));
     }
@@ -252,12 +281,13 @@ class SpanIterator<T> implements AsyncIterableIterator<T> {
 export function failSpan(span: Span, error: unknown): void {
   if (!span.isRecording()) return;
   if (error instanceof Error) span.recordException(error);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  span.setStatus({ code: openTelemetryApi().SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
 }
 
 /** `trace_id` and `span_id` of the active span, for a log line or an audit record; undefined outside a span. */
 export function activeTraceIds(): { trace_id: string; span_id: string } | undefined {
   if (!enabled) return undefined;
+  const { trace, context, isSpanContextValid } = openTelemetryApi();
   const span = trace.getSpan(context.active());
   if (!span) return undefined;
   const ids = span.spanContext();
@@ -270,14 +300,16 @@ export function activeTraceIds(): { trace_id: string; span_id: string } | undefi
  * undefined for a span that names no trace (`NO_SPAN`).
  */
 export function traceparentOf(span: Span): string | undefined {
+  if (span === NO_SPAN) return undefined;
   const ids = span.spanContext();
-  if (!isSpanContextValid(ids)) return undefined;
+  if (!openTelemetryApi().isSpanContextValid(ids)) return undefined;
   return `00-${ids.traceId}-${ids.spanId}-${(ids.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
 /** Sets attributes on the active span (the request's server span, usually); nothing while tracing is off or outside a span. */
 export function annotateActiveSpan(attributes: Attributes): void {
   if (!enabled) return;
+  const { trace, context } = openTelemetryApi();
   trace.getSpan(context.active())?.setAttributes(attributes);
 }
 
@@ -287,5 +319,7 @@ export function annotateActiveSpan(attributes: Attributes): void {
  * request would otherwise be lost. With tracing off, `callback` itself.
  */
 export function bindActiveContext<F extends (...args: never[]) => unknown>(callback: F): F {
-  return enabled ? context.bind(context.active(), callback) : callback;
+  if (!enabled) return callback;
+  const { context } = openTelemetryApi();
+  return context.bind(context.active(), callback);
 }
