@@ -24,17 +24,46 @@ const NEEDS_PLUGINS = new Set(['help', 'version']);
  * await execute({ args, loadOptions: loadOptions({ binUrl: import.meta.url, args }) });
  */
 export function loadOptions(options: { binUrl: string; args: readonly string[] }): Interfaces.LoadOptions {
-  const root = fileURLToPath(new URL('../..', options.binUrl));
+  const root = packageRoot(options.binUrl);
   const pjson = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as Interfaces.PJSON;
-  let manifest: ManifestCommands | undefined;
-  try {
-    manifest = JSON.parse(readFileSync(`${root}/oclif.manifest.json`, 'utf8')) as ManifestCommands;
-  } catch {
-    // No manifest (a tree built without it): oclif finds the commands itself, with every plugin.
-  }
+  const manifest = readManifest(root);
   const id = manifest && ownCommandId({ args: options.args, manifest });
   if (id === undefined || NEEDS_PLUGINS.has(id)) return { root, pjson };
   return { root, pjson: { ...pjson, oclif: { ...pjson.oclif, plugins: [] } } };
+}
+
+function packageRoot(binUrl: string): string {
+  return fileURLToPath(new URL('../..', binUrl));
+}
+
+/** The manifest, or undefined in a tree built without it (oclif then finds the commands itself, with every plugin). */
+function readManifest(root: string): ManifestCommands | undefined {
+  try {
+    return JSON.parse(readFileSync(`${root}/oclif.manifest.json`, 'utf8')) as ManifestCommands;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * When the words name a topic of ours and nothing more (`policy --json`), the
+ * topic and its commands (oclif answers that with the topic's help text,
+ * which a `--json` caller cannot read); undefined otherwise.
+ *
+ * @example
+ * topicAlone({ binUrl, args: ['policy', '--json'] }); // { topic: 'policy', commands: ['policy bench', 'policy check', …] }
+ */
+export function topicAlone(options: { binUrl: string; args: readonly string[] }): { topic: string; commands: string[] } | undefined {
+  const manifest = readManifest(packageRoot(options.binUrl));
+  if (manifest === undefined) return undefined;
+  const words = options.args.filter((arg) => !arg.startsWith('-'));
+  const topic = words.join(':');
+  if (topic === '' || manifest.commands[topic] !== undefined) return undefined;
+  const commands = Object.keys(manifest.commands)
+    .filter((id) => id.startsWith(`${topic}:`))
+    .map((id) => id.replaceAll(':', ' '))
+    .sort();
+  return commands.length === 0 ? undefined : { topic: topic.replaceAll(':', ' '), commands };
 }
 
 /**

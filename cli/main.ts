@@ -22,6 +22,9 @@ export async function main(argv: readonly string[], dir: string): Promise<void> 
     const { serveLean } = await import('./serve-lean.js');
     if (await serveLean({ args, binUrl: dir })) return;
   }
+  if (args.includes('--json') || process.env.FRAMEWORK_CLI_CONTENT_TYPE !== undefined) {
+    if (await refuseTopicAlone(args, dir)) return;
+  }
   const oclif = await loadOclif();
   // oclif's `execute`: run, then flush, or its error handler (behind ours).
   try {
@@ -31,6 +34,24 @@ export async function main(argv: readonly string[], dir: string): Promise<void> 
     return;
   }
   void oclif.flush(); // as execute: not awaited
+}
+
+/**
+ * A topic typed alone with --json (`policy --json`): oclif would print the
+ * topic's help as text; a JSON caller gets the error document every command
+ * prints, naming the topic's commands, and exit 2.
+ */
+async function refuseTopicAlone(args: readonly string[], dir: string): Promise<boolean> {
+  const { jsonRequested } = await import('./json-error.js');
+  if (!jsonRequested({ argv: args, env: process.env })) return false;
+  const { topicAlone } = await import('./load-options.js');
+  const found = topicAlone({ binUrl: dir, args });
+  if (found === undefined) return false;
+  const { terminalJson } = await import('../runtime/core/terminal-text.js');
+  const message = `"${found.topic}" is a topic, not a command: name one of ${found.commands.join(', ')}`;
+  process.stdout.write(`${terminalJson({ error: { code: 'invalid_arguments', message, exit: 2 } }, 2)}\n`);
+  process.exitCode = 2;
+  return true;
 }
 
 /**

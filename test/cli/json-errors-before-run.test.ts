@@ -70,6 +70,20 @@ describe('errors before a command runs, under --json', () => {
     expect(errorDocument(noValue)).toEqual({ error: { code: 'invalid_arguments', message: 'Flag --dir expects a value', exit: 2 } });
   });
 
+  it('a topic typed alone is an error document naming its commands, exit 2 (its help text without --json)', async () => {
+    const json = await runCli(['a2a', 'card', '--json']);
+    expect(json.code).toBe(2);
+    expect(errorDocument(json)).toEqual({
+      error: { code: 'invalid_arguments', message: '"a2a card" is a topic, not a command: name one of a2a card sign, a2a card verify', exit: 2 },
+    });
+    const env = await runCli(['policy'], { env: { FRAMEWORK_CLI_CONTENT_TYPE: 'json' } });
+    expect(env.code).toBe(2);
+    expect(errorDocument(env)).toMatchObject({ error: { message: expect.stringMatching(/^"policy" is a topic, not a command: name one of policy bench, /) } });
+    const text = await runCli(['policy']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^Check, test, evaluate and serve Rego policies/);
+  });
+
   it('--json after -- is an argument, not a request for JSON', async () => {
     const result = await runCli(['no-such-command', '--', '--json']);
     expect(result.code).toBe(2);
