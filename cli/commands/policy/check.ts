@@ -34,7 +34,7 @@ export default class PolicyCheck extends PolicyCommand {
     } catch (error) {
       if (!PolicyLoadError.isInstance(error)) throw error;
       // Problems name files relative to the directory read (a file's directory, when one file was given).
-      const base = statSync(args.dir).isFile() ? dirname(args.dir) : args.dir.replace(/\/$/, '');
+      const base = statSync(args.dir, { throwIfNoEntry: false })?.isFile() === true ? dirname(args.dir) : args.dir.replace(/\/$/, '');
       const problems = error.problems.map((p) => (p.file === undefined ? p : { ...p, file: `${base}/${p.file}` }));
       if (!this.jsonEnabled()) {
         for (const problem of problems) this.logToStderr(formatProblem(problem));
