@@ -185,6 +185,11 @@ export function floatText(x: BigFloat): string {
   const d = shortest(x);
   if (d.d === '') return sign + '0';
   if (isIntFloat(x)) return sign + d.d + '0'.repeat(Math.max(0, d.exp - d.d.length));
+  return gText(sign, d);
+}
+
+/** `Text('g', -1)`: the shortest digits, in exponent form when the exponent is below -4 or from 6. */
+function gText(sign: string, d: Digits): string {
   const e = d.exp - 1;
   if (e < -4 || e >= 6) {
     const mant = d.d.length > 1 ? d.d[0] + '.' + d.d.slice(1) : d.d;
@@ -193,4 +198,29 @@ export function floatText(x: BigFloat): string {
   }
   if (d.exp <= 0) return `${sign}0.${'0'.repeat(-d.exp)}${d.d}`;
   return d.exp >= d.d.length ? sign + d.d + '0'.repeat(d.exp - d.d.length) : `${sign}${d.d.slice(0, d.exp)}.${d.d.slice(d.exp)}`;
+}
+
+/**
+ * `new(big.Float).SetRat(r)` printed by `%v` (`Text('g', -1)`), for the
+ * decimal `m * 10^e`: SetRat's precision is the larger of the reduced
+ * numerator's and denominator's bit lengths, and at least 64. How
+ * gojsonschema prints a schema's bound in an error (`1e+06`, `2.5`).
+ */
+export function ratFloatText(d: Dec): string {
+  const neg = d.m < 0n;
+  const m = neg ? -d.m : d.m;
+  if (m === 0n) return '0';
+  let num = d.e >= 0 ? m * 10n ** BigInt(d.e) : m;
+  let den = d.e >= 0 ? 1n : 10n ** BigInt(-d.e);
+  const g = gcd(num, den);
+  num /= g;
+  den /= g;
+  const x = floatOfDec(d, Math.max(bitLen(num), bitLen(den), DEFAULT_PREC));
+  const digits = shortest(x);
+  return digits.d === '' ? '0' : gText(neg ? '-' : '', digits);
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
 }

@@ -12,13 +12,108 @@
  * walk below keeps that score exactly as the Go walk does, so the same branch
  * is chosen (the first of equal scores).
  *
- * This walk only lists errors. Whether the document is valid is ajv's answer;
- * when the two disagree, or the schema uses what this walk does not follow
- * (a `$ref` that is not a local JSON pointer, a pattern JavaScript cannot
- * read), the caller keeps ajv's list.
+ * The walk also decides whether the document is valid (no error), as
+ * gojsonschema does, draft by draft: `const`, `contains` and `propertyNames`
+ * from draft 6, `if`/`then`/`else` from draft 7 (all of them in gojsonschema's
+ * hybrid mode), a `$ref` beside other keywords reads the reference alone, and
+ * `additionalItems` beside an empty `items` list checks nothing. Where the
+ * schema uses what this walk does not follow (a `$ref` that is not a local
+ * JSON pointer, a pattern JavaScript cannot read) it throws
+ * `UnfollowedSchema`, and the caller asks ajv.
  */
 
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+import { ratFloatText } from '../bigfloat.js';
+import { compareDec, type Dec, decOf, RegoDecimal, RegoNumText } from '../decimal.js';
+import { compareStrings, RegoSet, type Value } from '../value.js';
+import { goJSONKey, goJSONString } from '../value-gojson.js';
+import { BuiltinError } from './registry.js';
+
+/**
+ * A JSON value as gojsonschema holds it: numbers exactly as written
+ * (its `json.Number`, read as a `big.Rat`), so `9007199254740993`, `1e400`
+ * and `-1e-400` compare as what they are: a JS number when the double is
+ * the number, a bigint or a `RegoDecimal` when it is not.
+ */
+export type Json = null | boolean | JsonNumber | string | Json[] | { [k: string]: Json };
+export type JsonNumber = number | bigint | RegoDecimal;
+
+/** Whether a JSON value is a number (of any of its three forms). */
+export function isJsonNumber(x: unknown): x is JsonNumber {
+  return typeof x === 'number' || typeof x === 'bigint' || x instanceof RegoDecimal;
+}
+
+/** The JSON value of a Rego value, numbers kept exact (a set as its sorted array, keys as OPA writes them). */
+export function jsonOf(v: Value): Json {
+  // A number written otherwise than its value prints (`1.0`, `1e3`) is its value; one beyond a double keeps its text (for Go's error).
+  if (v instanceof RegoNumText) return typeof v.value === 'number' ? v.value : v;
+  if (v === null || typeof v !== 'object' || v instanceof RegoDecimal) return v;
+  if (Array.isArray(v)) return v.map(jsonOf);
+  if (v instanceof RegoSet) return v.values().map(jsonOf);
+  const out: { [k: string]: Json } = {};
+  for (const [k, val] of v.entries()) out[goJSONKey(k)] = jsonOf(val);
+  return out;
+}
+
+/** The same value with every number a double: for ajv, which knows no other numbers. */
+export function doublesOf(v: Json): unknown {
+  if (isJsonNumber(v)) return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : v.toNumber();
+  if (Array.isArray(v)) return v.map(doublesOf);
+  if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, doublesOf(x)]));
+  return v;
+}
+
+/**
+ * gojsonschema's `marshalWithoutNumber`, how it compares and prints `const`,
+ * `enum` and unique items: the value decoded into Go's `float64`s and encoded
+ * again (object keys sorted, `-0` kept, Go's escapes). A number beyond a
+ * double cannot be decoded so: Go's error, which OPA v1.20.2 raises for a
+ * schema's `const`/`enum` (for a document's number it panics; here it is the
+ * same error).
+ */
+export function goJsonText(v: unknown): string {
+  if (isJsonNumber(v)) {
+    const d = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : v.toNumber();
+    if (!Number.isFinite(d)) throw new BuiltinError(`json: cannot unmarshal number ${String(v)} into Go value of type float64`);
+    return Object.is(d, -0) ? '-0' : JSON.stringify(d);
+  }
+  if (typeof v === 'string') return goJSONString(v);
+  if (Array.isArray(v)) return `[${v.map(goJsonText).join(',')}]`;
+  if (isObj(v)) {
+    return `{${Object.keys(v)
+      .sort(compareStrings)
+      .map((k) => `${goJSONString(k)}:${goJsonText(v[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** `x` as `m * 10^e`, exactly. */
+function decOfJson(x: JsonNumber): Dec {
+  return decOf(x);
+}
+
+/** Whether a number is whole: gojsonschema's `checkJSONInteger` (`1.0` and `1e400` are integers). */
+function isWhole(x: JsonNumber): boolean {
+  return typeof x === 'number' ? Number.isInteger(x) : typeof x === 'bigint' || decOfJson(x).e >= 0;
+}
+
+/** Whether `x / d` is whole, exactly (gojsonschema's `big.Rat` quotient). */
+function isMultiple(x: JsonNumber, d: JsonNumber): boolean {
+  const a = decOfJson(x);
+  const b = decOfJson(d);
+  if (b.m === 0n) return false;
+  const k = a.e - b.e;
+  return k >= 0 ? (a.m * 10n ** BigInt(k)) % b.m === 0n : a.m % (b.m * 10n ** BigInt(-k)) === 0n;
+}
+
+/** A schema's number as gojsonschema prints it in an error: `big.Float.SetRat`'s `%v` (`1e+06`, `2.5`, `9.007199254740993e+15`). */
+function numberText(x: JsonNumber): string {
+  return ratFloatText(decOfJson(x));
+}
+
+/** A JSON-schema draft as gojsonschema numbers them; `HYBRID` (its default) reads every draft's keywords. */
+export const HYBRID = 2_147_483_647;
+export type Draft = 4 | 6 | 7 | typeof HYBRID;
 
 export interface GoSchemaError {
   /** gojsonschema's error kind (`invalid_type`, `number_any_of`, ...). */
@@ -37,26 +132,14 @@ interface Result {
 }
 
 export function isObj(x: unknown): x is Record<string, Json> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
-
-/** Go's `json.Marshal` of a decoded value: object keys sorted, numbers as float64 print them. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isObj(v)) {
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v);
+  return typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof RegoDecimal);
 }
 
 /** gojsonschema's name of a decoded value's type: a whole number is `integer`. */
 export function goType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  if (isJsonNumber(v)) return isWhole(v) ? 'integer' : 'number';
   return typeof v;
 }
 
@@ -70,6 +153,8 @@ const fieldOf = (path: readonly string[]): string => (path.length === 0 ? '(Root
 export interface GoSchemaWalk {
   /** The root schema (after draft-04 bounds are rewritten), for local `$ref`s. */
   root: Json;
+  /** The draft whose keywords apply (`schemaDraft` of the root). */
+  draft: Draft;
   /** Whether `value` is of `format` (only formats the validator knows fail). */
   formatHolds(format: string, value: unknown): boolean;
 }
@@ -140,7 +225,7 @@ function recursive(walk: GoSchemaWalk, schema: Json, node: unknown, result: Resu
     return;
   }
   validateSchema(walk, schema, node, result, path);
-  if (typeof node === 'number') {
+  if (isJsonNumber(node)) {
     validateNumber(schema, node, result, path);
     validateCommon(walk, schema, node, result, path);
   } else if (Array.isArray(node)) {
@@ -221,7 +306,7 @@ function validateSchema(walk: GoSchemaWalk, schema: Record<string, Json>, node: 
       } else recursive(walk, dependency, node, result, path);
     }
   }
-  if (schema['if'] !== undefined) {
+  if (walk.draft >= 7 && schema['if'] !== undefined) {
     const holds = sub(walk, schema['if'], node, path).errors.length === 0;
     const branch = holds ? schema['then'] : schema['else'];
     if (branch !== undefined) {
@@ -238,12 +323,13 @@ function validateSchema(walk: GoSchemaWalk, schema: Record<string, Json>, node: 
 
 function validateCommon(walk: GoSchemaWalk, schema: Record<string, Json>, node: unknown, result: Result, path: readonly string[]): void {
   const field = fieldOf(path);
-  if (schema['const'] !== undefined && canonical(node) !== canonical(schema['const'])) {
-    add(result, path, 'const', `${field} does not match: ${JSON.stringify(schema['const'])}`);
+  if (walk.draft >= 6 && schema['const'] !== undefined && goJsonText(node) !== goJsonText(schema['const'])) {
+    add(result, path, 'const', `${field} does not match: ${goJsonText(schema['const'])}`);
   }
   const allowed = schema['enum'];
-  if (Array.isArray(allowed) && allowed.length > 0 && !allowed.some((x) => canonical(x) === canonical(node))) {
-    add(result, path, 'enum', `${field} must be one of the following: ${allowed.map((x) => JSON.stringify(x)).join(', ')}`);
+  // An empty enum allows nothing (gojsonschema tells it from an absent one).
+  if (Array.isArray(allowed) && !allowed.some((x) => goJsonText(x) === goJsonText(node))) {
+    add(result, path, 'enum', `${field} must be one of the following: ${allowed.map(goJsonText).join(', ')}`);
   }
   const format = schema['format'];
   if (typeof format === 'string' && format !== '' && !walk.formatHolds(format, node)) add(result, path, 'format', `Does not match format '${format}'`);
@@ -253,8 +339,9 @@ function validateCommon(walk: GoSchemaWalk, schema: Record<string, Json>, node: 
 function validateArray(walk: GoSchemaWalk, schema: Record<string, Json>, node: unknown[], result: Result, path: readonly string[]): void {
   const items = schema['items'];
   if (Array.isArray(items)) {
+    // An empty list is no list to gojsonschema: additionalItems then checks nothing.
     for (let i = 0; i < items.length && i < node.length; i++) merge(result, sub(walk, items[i] as Json, node[i], [...path, String(i)]));
-    if (items.length < node.length) {
+    if (items.length > 0 && items.length < node.length) {
       const extra = schema['additionalItems'];
       if (extra === false) add(result, path, 'array_no_additional_items', 'No additional items allowed on array');
       else if (isObj(extra)) for (let i = items.length; i < node.length; i++) merge(result, sub(walk, extra, node[i], [...path, String(i)]));
@@ -269,14 +356,14 @@ function validateArray(walk: GoSchemaWalk, schema: Record<string, Json>, node: u
   if (schema['uniqueItems'] === true) {
     const seen = new Map<string, number>();
     node.forEach((item, j) => {
-      const key = canonical(item);
+      const key = goJsonText(item);
       const i = seen.get(key);
       if (i !== undefined) add(result, path, 'unique', `array items[${i},${j}] must be unique`);
       seen.set(key, j);
     });
   }
   const contains = schema['contains'];
-  if (contains !== undefined) {
+  if (walk.draft >= 6 && contains !== undefined) {
     let best: Result | undefined;
     let matched = false;
     for (let i = 0; i < node.length; i++) {
@@ -323,7 +410,7 @@ function validateObject(walk: GoSchemaWalk, schema: Record<string, Json>, node: 
     else if (isObj(additional)) merge(result, sub(walk, additional, node[key], [...path, key]));
   }
   const names = schema['propertyNames'];
-  if (names !== undefined) {
+  if (walk.draft >= 6 && names !== undefined) {
     for (const key of Object.keys(node)) {
       const r = sub(walk, names, key, path);
       if (r.errors.length > 0) {
@@ -346,17 +433,22 @@ function validateString(schema: Record<string, Json>, node: string, result: Resu
   result.score++;
 }
 
-function validateNumber(schema: Record<string, Json>, node: number, result: Result, path: readonly string[]): void {
-  const multipleOf = schema['multipleOf'];
-  if (typeof multipleOf === 'number' && !Number.isInteger(node / multipleOf)) add(result, path, 'multiple_of', `Must be a multiple of ${multipleOf}`);
-  const max = schema['maximum'];
-  if (typeof max === 'number' && node > max) add(result, path, 'number_lte', `Must be less than or equal to ${max}`);
-  const exMax = schema['exclusiveMaximum'];
-  if (typeof exMax === 'number' && node >= exMax) add(result, path, 'number_lt', `Must be less than ${exMax}`);
-  const min = schema['minimum'];
-  if (typeof min === 'number' && node < min) add(result, path, 'number_gte', `Must be greater than or equal to ${min}`);
-  const exMin = schema['exclusiveMinimum'];
-  if (typeof exMin === 'number' && node <= exMin) add(result, path, 'number_gt', `Must be greater than ${exMin}`);
+function validateNumber(schema: Record<string, Json>, node: JsonNumber, result: Result, path: readonly string[]): void {
+  const bound = (key: string): JsonNumber | undefined => {
+    const v = schema[key];
+    return isJsonNumber(v) ? v : undefined;
+  };
+  const cmp = (limit: JsonNumber) => compareDec(decOfJson(node), decOfJson(limit));
+  const multipleOf = bound('multipleOf');
+  if (multipleOf !== undefined && !isMultiple(node, multipleOf)) add(result, path, 'multiple_of', `Must be a multiple of ${numberText(multipleOf)}`);
+  const max = bound('maximum');
+  if (max !== undefined && cmp(max) > 0) add(result, path, 'number_lte', `Must be less than or equal to ${numberText(max)}`);
+  const exMax = bound('exclusiveMaximum');
+  if (exMax !== undefined && cmp(exMax) >= 0) add(result, path, 'number_lt', `Must be less than ${numberText(exMax)}`);
+  const min = bound('minimum');
+  if (min !== undefined && cmp(min) < 0) add(result, path, 'number_gte', `Must be greater than or equal to ${numberText(min)}`);
+  const exMin = bound('exclusiveMinimum');
+  if (exMin !== undefined && cmp(exMin) <= 0) add(result, path, 'number_gt', `Must be greater than ${numberText(exMin)}`);
   result.score++;
 }
 

@@ -1,31 +1,51 @@
 /**
- * json.verify_schema / json.match_schema, validated with ajv.
+ * json.verify_schema / json.match_schema, as OPA's gojsonschema reads and
+ * applies a schema.
  *
- * OPA validates with gojsonschema (drafts 4, 6 and 7, mixed: "hybrid"
- * mode). Here ajv (draft-07 vocabulary) does the validation; draft-04's
- * boolean `exclusiveMinimum`/`exclusiveMaximum` are rewritten to the
- * draft-06+ numeric form first, and `$schema` is ignored, as gojsonschema
- * accepts 2019-09/2020-12 URIs without applying their new keywords.
+ * gojsonschema reads drafts 4, 6 and 7, and by default a "hybrid" of them;
+ * the root's `$schema` picks one (`schemaDraft`). `checkSchema` refuses what
+ * its parser refuses, in its words (the common cases); draft-04's boolean
+ * `exclusiveMinimum`/`exclusiveMaximum` are rewritten to the draft-06 numbers
+ * (in schema positions only). Whether a document matches, and its errors, come
+ * from a walk that follows gojsonschema's (`json-schema-go-errors.ts`: its
+ * order, the closest branch of a failed anyOf/oneOf/contains, allOf's and
+ * if/then's own errors, the keywords of the schema's draft). ajv decides only
+ * where that walk cannot follow the schema (a pattern JavaScript cannot read);
+ * until 4 Dec it decided every document, and differed from OPA where ajv and
+ * gojsonschema disagree (a `$ref` beside other keywords, draft-04 schemas
+ * using later keywords, `additionalItems` beside `items: []`) or where ajv is
+ * wrong (8.17.1: an empty array against `contains` inside `anyOf` under
+ * `items` passed after a non-empty one).
+ *
  * Result shapes and messages are gojsonschema's: `[true, null]` /
  * `[false, "jsonschema: <why>"]` for verify_schema, `[ok, [{error, type,
  * field, desc}]]` for match_schema, where `field` is the dotted path of the
  * value (`(Root)` for the document itself) and `type` gojsonschema's error
- * kind (`invalid_type`, `required`, `number_gte`, ...). The common schema
- * mistakes are reported with gojsonschema's words; others with ajv's.
- *
- * ajv says whether a document is valid; the errors of one it refuses are
- * listed as gojsonschema lists them (`json-schema-go-errors.ts`: its walk
- * order, the closest branch of a failed anyOf/oneOf/contains, allOf's and
- * if/then's own errors), ajv's reworded where that walk does not follow the
- * schema. Differences: where gojsonschema walks a Go map (an object's
- * properties, pattern properties, dependencies) its order is random; here it
- * is the schema's or the document's. Remote `$ref`s are not fetched (an error).
+ * kind (`invalid_type`, `required`, `number_gte`, ...). Differences: where
+ * gojsonschema walks a Go map (an object's properties, pattern properties,
+ * dependencies) its order is random; here it is the schema's or the
+ * document's. Remote `$ref`s are not fetched (an error).
  */
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { RegoObject, type Value } from '../value.js';
 import { parseJSON, stringifyJSON } from '../value-json.js';
-import { type GoSchemaError, goSchemaErrors, goType, goTypeList, isObj, type Json, localRefTarget, UnfollowedSchema } from './json-schema-go-errors.js';
+import { decOf } from '../decimal.js';
+import {
+  type Draft,
+  goJsonText,
+  doublesOf,
+  goSchemaErrors,
+  goType,
+  goTypeList,
+  HYBRID,
+  isJsonNumber,
+  isObj,
+  type Json,
+  jsonOf,
+  localRefTarget,
+  UnfollowedSchema,
+} from './json-schema-go-errors.js';
 import { type BuiltinDefinition, BuiltinError } from './registry.js';
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
@@ -47,105 +67,227 @@ function ajv(): Ajv {
 }
 
 const PRIMITIVES = ['array', 'boolean', 'integer', 'number', 'null', 'object', 'string'];
-const INT_KEYWORDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties'];
-const NUM_KEYWORDS = ['minimum', 'maximum', 'multipleOf'];
-const SCHEMA_LISTS = ['anyOf', 'allOf', 'oneOf'];
-const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs'];
-const SUBSCHEMAS = ['not', 'if', 'then', 'else', 'contains', 'propertyNames', 'additionalItems'];
 
-/** gojsonschema's checks of a schema, with its messages (the common cases). */
-function checkSchema(s: Json, root: Json): void {
-  if (typeof s === 'boolean') return;
-  if (!isObj(s)) throw new BuiltinError('schema is invalid');
-  const t = s['type'];
-  if (t !== undefined) {
-    const ts = typeof t === 'string' ? [t] : Array.isArray(t) && t.every((x) => typeof x === 'string') ? (t as string[]) : null;
-    if (ts === null) throw new BuiltinError('Invalid type. Expected: type, given: string/Array Of Strings');
-    const seen = new Set<string>();
-    for (const x of ts) {
-      if (!PRIMITIVES.includes(x)) {
-        throw new BuiltinError(`has a primitive type that is NOT VALID -- given: /${x}/ Expected valid values are:[${PRIMITIVES.join(' ')}]`);
-      }
-      if (seen.has(x)) throw new BuiltinError(`${x} type is duplicated`);
-      seen.add(x);
+/**
+ * gojsonschema's checks of a schema as its parser makes them, keyword by
+ * keyword in its order (so the first of several mistakes is the one named),
+ * in its words, for `draft`'s keywords. `refs` holds the `$ref`s already
+ * met: gojsonschema parses each referenced schema once.
+ */
+function checkSchema(s: Json, root: Json, draft: Draft, refs = new Set<string>()): void {
+  if (typeof s === 'boolean' && draft >= 6) return;
+  // gojsonschema's loader refuses a root that is no schema; its parser words a nested one (a draft-04 `true`) so.
+  if (!isObj(s)) throw new BuiltinError(s === root ? 'schema is invalid' : 'Expected: Valid Schema, given: Invalid JSON');
+  if (s === root && s['$schema'] !== undefined && typeof s['$schema'] !== 'string') throw new BuiltinError('$schema must be of type string');
+  const idKey = draft === 4 || (draft === HYBRID && s['id'] !== undefined) ? 'id' : '$id';
+  stringKeyword(s, idKey);
+  const definitions = s['definitions'];
+  if (definitions !== undefined) {
+    const refused = 'Invalid type. Expected: Array Of Schemas, given: definitions';
+    if (!isObj(definitions)) throw new BuiltinError(refused);
+    for (const d of Object.values(definitions)) {
+      if (!isObj(d) && typeof d !== 'boolean') throw new BuiltinError(refused);
+      checkSchema(d, root, draft, refs);
     }
   }
-  for (const k of INT_KEYWORDS) {
-    const v = s[k];
-    if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isInteger(v)) throw new BuiltinError(`${k} must be of an integer`);
-    if (v < 0) throw new BuiltinError(`${k} must be greater than or equal to 0`);
+  stringKeyword(s, 'title');
+  stringKeyword(s, 'description');
+  const ref = stringKeyword(s, '$ref');
+  if (ref !== undefined) {
+    if (!ref.startsWith('#')) throw new BuiltinError(`remote $ref ${JSON.stringify(ref)} is not fetched`);
+    const target = localRefTarget(root, ref);
+    if ('missingKey' in target) throw new BuiltinError(`Object has no key '${target.missingKey}'`);
+    // The first time gojsonschema meets a reference it parses the schema referred to, and not the keywords
+    // beside the `$ref`; a reference met again is taken from its pool, and the parse goes on through them.
+    if (!refs.has(ref)) {
+      refs.add(ref);
+      checkSchema(target.value, root, draft, refs);
+      return;
+    }
   }
-  for (const k of NUM_KEYWORDS) {
-    const v = s[k];
-    if (v !== undefined && typeof v !== 'number') throw new BuiltinError(`${k} must be of a Number`);
+  checkTypes(s['type']);
+  const sub = (v: Json) => checkSchema(v, root, draft, refs);
+  const properties = s['properties'];
+  if (properties !== undefined) {
+    if (!isObj(properties)) throw new BuiltinError('Properties must be of type object');
+    Object.values(properties).forEach(sub);
   }
-  if (typeof s['multipleOf'] === 'number' && s['multipleOf'] <= 0) throw new BuiltinError('multipleOf must be strictly greater than 0');
-  const req = s['required'];
-  if (req !== undefined) {
-    if (!Array.isArray(req)) throw new BuiltinError('required must be of an array');
-    if (!req.every((x) => typeof x === 'string')) throw new BuiltinError('Invalid type. Expected: string, given: required');
+  const ap = s['additionalProperties'];
+  if (ap !== undefined) {
+    if (!isObj(ap) && typeof ap !== 'boolean') throw new BuiltinError('Invalid type. Expected: boolean/Valid Schema, given: additionalProperties');
+    if (isObj(ap)) sub(ap);
   }
-  const en = s['enum'];
-  if (en !== undefined) {
-    if (!Array.isArray(en)) throw new BuiltinError('enum must be of an array');
-    const keys = en.map((x) => JSON.stringify(x));
-    if (new Set(keys).size !== keys.length) throw new BuiltinError('enum items must be unique');
+  const patterns = s['patternProperties'];
+  if (patterns !== undefined) {
+    if (!isObj(patterns)) throw new BuiltinError('Invalid type. Expected: Valid Schema, given: patternProperties');
+    Object.values(patterns).forEach(sub);
   }
-  const pattern = s['pattern'];
+  const names = s['propertyNames'];
+  if (names !== undefined && draft >= 6) {
+    // (sic: gojsonschema names patternProperties here)
+    if (!isObj(names) && typeof names !== 'boolean') throw new BuiltinError('Invalid type. Expected: Valid Schema, given: patternProperties');
+    sub(names);
+  }
+  checkDependencies(s['dependencies'], sub);
+  const items = s['items'];
+  if (items !== undefined) {
+    const refused = 'Invalid type. Expected: Valid Schema/Array Of Schemas, given: items';
+    for (const item of Array.isArray(items) ? items : [items]) {
+      if (!isObj(item) && typeof item !== 'boolean') throw new BuiltinError(refused);
+      sub(item);
+    }
+  }
+  const additionalItems = s['additionalItems'];
+  if (additionalItems !== undefined) {
+    // true/false is a setting in every draft, not a boolean schema.
+    if (!isObj(additionalItems) && typeof additionalItems !== 'boolean')
+      throw new BuiltinError('Invalid type. Expected: boolean/Valid Schema, given: additionalItems');
+    if (isObj(additionalItems)) sub(additionalItems);
+  }
+  const multipleOf = s['multipleOf'];
+  if (multipleOf !== undefined && !isJsonNumber(multipleOf)) throw new BuiltinError('Invalid type. Expected: Number, given: multipleOf');
+  if (isJsonNumber(multipleOf) && decOf(multipleOf).m <= 0n) throw new BuiltinError('multipleOf must be strictly greater than 0');
+  for (const [bound, ex] of [
+    ['minimum', 'exclusiveMinimum'],
+    ['maximum', 'exclusiveMaximum'],
+  ] as const) {
+    if (s[bound] !== undefined && !isJsonNumber(s[bound])) throw new BuiltinError(`${bound} must be of a Number`);
+    checkExclusiveBound(s, bound, ex, draft);
+  }
+  checkCounts(s, 'minLength', 'maxLength', 'minLength cannot be greater than maxLength');
+  const pattern = stringKeyword(s, 'pattern');
   if (pattern !== undefined) {
     try {
-      if (typeof pattern !== 'string') throw new Error('not a string');
       new RegExp(pattern, 'u');
     } catch {
       throw new BuiltinError('pattern must be a valid regex');
     }
   }
-  for (const k of SCHEMA_MAPS) {
-    const v = s[k];
-    if (v === undefined) continue;
-    if (!isObj(v)) throw new BuiltinError(`${k === 'properties' ? 'Properties' : k} must be of type object`);
-    for (const sub of Object.values(v)) checkSchema(sub, root);
+  stringKeyword(s, 'format');
+  checkCounts(s, 'minProperties', 'maxProperties', 'minProperties cannot be greater than maxProperties');
+  const req = s['required'];
+  if (req !== undefined) {
+    if (!Array.isArray(req)) throw new BuiltinError('required must be of an array');
+    if (!req.every((x) => typeof x === 'string')) throw new BuiltinError('Invalid type. Expected: string, given: required');
+    if (new Set(req).size !== req.length) throw new BuiltinError('required items must be unique');
   }
-  for (const k of SCHEMA_LISTS) {
+  checkCounts(s, 'minItems', 'maxItems');
+  if (s['uniqueItems'] !== undefined && typeof s['uniqueItems'] !== 'boolean') throw new BuiltinError('uniqueItems must be of a boolean');
+  if (s['contains'] !== undefined && draft >= 6) sub(s['contains']);
+  // gojsonschema keeps `const` and `enum` as Go's JSON text of float64s: a number beyond a double is refused.
+  if (s['const'] !== undefined && draft >= 6) goJsonText(s['const']);
+  const en = s['enum'];
+  if (en !== undefined) {
+    if (!Array.isArray(en)) throw new BuiltinError('enum must be of an array');
+    const keys = en.map(goJsonText);
+    if (new Set(keys).size !== keys.length) throw new BuiltinError('enum items must be unique');
+  }
+  for (const k of ['oneOf', 'anyOf', 'allOf']) {
     const v = s[k];
     if (v === undefined) continue;
     if (!Array.isArray(v)) throw new BuiltinError(`${k} must be of an array`);
-    for (const sub of v) checkSchema(sub, root);
+    v.forEach(sub);
   }
-  for (const k of SUBSCHEMAS) {
+  for (const k of draft >= 7 ? ['not', 'if', 'then', 'else'] : ['not']) {
     const v = s[k];
     if (v === undefined) continue;
     if (!isObj(v) && typeof v !== 'boolean') throw new BuiltinError(`${k} must be of an object`);
-    checkSchema(v, root);
-  }
-  const items = s['items'];
-  if (items !== undefined) {
-    if (Array.isArray(items)) for (const sub of items) checkSchema(sub, root);
-    else if (isObj(items) || typeof items === 'boolean') checkSchema(items, root);
-    else throw new BuiltinError('Invalid type. Expected: Valid Schema/Array Of Schemas, given: items');
-  }
-  const ap = s['additionalProperties'];
-  if (ap !== undefined) {
-    if (!isObj(ap) && typeof ap !== 'boolean') throw new BuiltinError('Invalid type. Expected: boolean/Valid Schema, given: additionalProperties');
-    checkSchema(ap, root);
-  }
-  const ref = s['$ref'];
-  if (typeof ref === 'string') {
-    if (!ref.startsWith('#')) throw new BuiltinError(`remote $ref ${JSON.stringify(ref)} is not fetched`);
-    const target = localRefTarget(root, ref);
-    if ('missingKey' in target) throw new BuiltinError(`Object has no key '${target.missingKey}'`);
+    sub(v);
   }
 }
 
-/** Draft-04 → draft-07: boolean exclusiveMinimum/Maximum become numbers. */
+/** A keyword whose value must be text (gojsonschema's `getString`): the text, or undefined when absent. */
+function stringKeyword(s: Record<string, Json>, key: string): string | undefined {
+  const v = s[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new BuiltinError(`Invalid type. Expected: string, given: ${key}`);
+  return v;
+}
+
+function checkTypes(t: Json | undefined): void {
+  if (t === undefined) return;
+  const ts = typeof t === 'string' ? [t] : Array.isArray(t) && t.every((x) => typeof x === 'string') ? (t as string[]) : null;
+  if (ts === null) throw new BuiltinError('Invalid type. Expected: type, given: string/Array Of Strings');
+  const seen = new Set<string>();
+  for (const x of ts) {
+    if (!PRIMITIVES.includes(x)) {
+      throw new BuiltinError(`has a primitive type that is NOT VALID -- given: /${x}/ Expected valid values are:[${PRIMITIVES.join(' ')}]`);
+    }
+    if (seen.has(x)) throw new BuiltinError(`${x} type is duplicated`);
+    seen.add(x);
+  }
+}
+
+/** A pair of counts (non-negative integers); `message` when the low one may not exceed the high one. */
+function checkCounts(s: Record<string, Json>, low: string, high: string, message?: string): void {
+  for (const k of [low, high]) {
+    const v = s[k];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v)) throw new BuiltinError(`${k} must be of an integer`);
+    if (v < 0) throw new BuiltinError(`${k} must be greater than or equal to 0`);
+  }
+  const [l, h] = [s[low], s[high]];
+  if (message !== undefined && typeof l === 'number' && typeof h === 'number' && l > h) throw new BuiltinError(message);
+}
+
+/** `dependencies`: a map of names to a schema or a list of names. */
+function checkDependencies(deps: Json | undefined, sub: (v: Json) => void): void {
+  if (deps === undefined) return;
+  if (!isObj(deps)) throw new BuiltinError('dependencies must be of type object');
+  const refused = 'Dependency must be of type Schema Or Array Of Strings';
+  for (const v of Object.values(deps)) {
+    if (Array.isArray(v)) {
+      if (!v.every((x) => typeof x === 'string')) throw new BuiltinError(refused);
+    } else if (isObj(v) || typeof v === 'boolean') sub(v);
+    else throw new BuiltinError(refused);
+  }
+}
+
+/**
+ * gojsonschema's reading of `exclusiveMinimum`/`exclusiveMaximum`: a boolean
+ * beside its bound in draft 4, a number from draft 6, either in hybrid mode.
+ */
+function checkExclusiveBound(s: Record<string, Json>, bound: string, ex: string, draft: Draft): void {
+  const v = s[ex];
+  if (v === undefined) return;
+  const wanted = draft === 4 ? 'boolean' : draft === HYBRID ? 'boolean/number' : 'number';
+  if (!wanted.split('/').includes(isJsonNumber(v) ? 'number' : typeof v)) throw new BuiltinError(`Invalid type. Expected: ${wanted}, given: ${ex}`);
+  if (typeof v === 'boolean' && s[bound] === undefined) throw new BuiltinError(`${ex} cannot be used without ${bound}`);
+}
+
+/**
+ * The JSON-schema draft gojsonschema reads a schema with: the root's `$schema`
+ * when it names draft 4, 6 or 7 (an empty fragment ignored, as its
+ * `gojsonreference` prints the URI), else its "hybrid" mode, which reads the
+ * keywords of every draft and a boolean or numeric `exclusiveMinimum`.
+ */
+export function schemaDraft(root: Json): Draft {
+  const uri = isObj(root) ? root['$schema'] : undefined;
+  if (typeof uri !== 'string') return HYBRID;
+  const m = /^http:\/\/json-schema\.org\/draft-0([467])\/schema#?$/.exec(uri);
+  return m === null ? HYBRID : (Number(m[1]) as Draft);
+}
+
+/** Keywords whose value is a map of names to schemas (`dependencies`: or to lists of names). */
+const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs', 'dependencies'];
+/** Keywords whose value is data or a scalar setting, never a schema to rewrite. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'required', 'type', '$ref', '$schema', '$id', 'id']);
+
+/**
+ * Draft-04's (and hybrid mode's) boolean exclusiveMinimum/Maximum become the
+ * draft-06 numbers, in schema positions only: a property named
+ * `exclusiveMinimum` under `properties` is a name, not a keyword, and its
+ * schema (`true`, `false`) must stay. `$schema` at the root is dropped for ajv.
+ */
 function normalize(s: Json, top: boolean): Json {
   if (Array.isArray(s)) return s.map((x) => normalize(x, false));
   if (!isObj(s)) return s;
   const out: Record<string, Json> = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === '$schema' && top) continue;
-    if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') out[k] = v;
+    if (DATA_KEYWORDS.has(k)) out[k] = v;
+    else if (SCHEMA_MAPS.includes(k) && isObj(v))
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, Array.isArray(sub) ? sub : normalize(sub, false)]));
     else out[k] = normalize(v, false);
   }
   for (const [bound, ex] of [
@@ -153,7 +295,7 @@ function normalize(s: Json, top: boolean): Json {
     ['maximum', 'exclusiveMaximum'],
   ] as const) {
     if (typeof out[ex] === 'boolean') {
-      if (out[ex] === true && typeof out[bound] === 'number') {
+      if (out[ex] === true && isJsonNumber(out[bound])) {
         out[ex] = out[bound];
         delete out[bound];
       } else delete out[ex];
@@ -162,19 +304,20 @@ function normalize(s: Json, top: boolean): Json {
   return out;
 }
 
-/** A compiled schema: ajv's validator, and the schema as it was compiled (for gojsonschema's error walk). */
+/** A checked schema: as the walk reads it (draft-04 bounds rewritten), its draft, and ajv's validator once one was needed. */
 interface CompiledSchema {
-  validate: ValidateFunction;
   schema: Json;
+  draft: Draft;
+  validate?: ValidateFunction;
 }
 
 const compiled = new Map<string, CompiledSchema>();
 const CACHE_MAX = 256;
 
-/** Parses (string) and compiles a schema; throws gojsonschema's message when it is invalid. */
 /** What OPA v1.20.2 answers for a schema or document that is neither text nor an object (an array document is read). */
 const WRONG_TYPE = 'wrong type, expected string or object';
 
+/** Parses (string) and checks a schema; throws gojsonschema's message when it is invalid. */
 function compileSchema(arg: Value | undefined): CompiledSchema {
   // gojsonschema's loader refusals, as OPA passes them on (verify_schema answers them as `[false, "jsonschema: …"]`).
   if (Array.isArray(arg)) throw new BuiltinError('schema is invalid');
@@ -184,21 +327,27 @@ function compileSchema(arg: Value | undefined): CompiledSchema {
   if (hit !== undefined) return hit;
   let schema: Json;
   try {
-    schema = JSON.parse(key) as Json;
+    schema = jsonOf(typeof arg === 'string' ? parseJSON(arg) : (arg as Value));
   } catch {
     throw new BuiltinError('invalid JSON string');
   }
-  checkSchema(schema, schema);
-  const normalized = normalize(schema, true);
-  let entry: CompiledSchema;
-  try {
-    entry = { validate: ajv().compile(normalized as object), schema: normalized };
-  } catch (e) {
-    throw new BuiltinError(e instanceof Error ? e.message : String(e));
-  }
+  const draft = schemaDraft(schema);
+  checkSchema(schema, schema, draft);
+  const entry: CompiledSchema = { schema: normalize(schema, true), draft };
   if (compiled.size >= CACHE_MAX) compiled.delete(compiled.keys().next().value as string);
   compiled.set(key, entry);
   return entry;
+}
+
+/** ajv's validator of a schema, for what gojsonschema's walk does not follow (compiled on first need). */
+function ajvValidator(entry: CompiledSchema): ValidateFunction {
+  if (entry.validate !== undefined) return entry.validate;
+  try {
+    entry.validate = ajv().compile(doublesOf(entry.schema) as object);
+  } catch (e) {
+    throw new BuiltinError(e instanceof Error ? e.message : String(e));
+  }
+  return entry.validate;
 }
 
 /** Whether a string is of `format` by the validator's own checker (unknown formats, and values other than strings, hold). */
@@ -211,18 +360,20 @@ function formatHolds(format: string, value: unknown): boolean {
 }
 
 /**
- * The errors of a document ajv refused, as gojsonschema lists them (`json-schema-go-errors.ts`); ajv's own list,
- * reworded, where that walk does not follow the schema or finds nothing wrong (the two validators then disagree).
+ * `[valid, errors]` for a document: gojsonschema's walk decides and lists
+ * (`json-schema-go-errors.ts`); ajv decides, its errors reworded, where the
+ * walk does not follow the schema (a remote `$ref`, a pattern JavaScript
+ * cannot read).
  */
-function documentErrors(entry: CompiledSchema, data: unknown): RegoObject[] {
-  let errors: GoSchemaError[] = [];
+function matchDocument(entry: CompiledSchema, data: Json): [boolean, RegoObject[]] {
   try {
-    errors = goSchemaErrors({ root: entry.schema, formatHolds }, data);
+    const errors = goSchemaErrors({ root: entry.schema, draft: entry.draft, formatHolds }, data);
+    return [errors.length === 0, errors.map(({ type, desc, field }) => errorObject(type, desc, field))];
   } catch (e) {
     if (!(e instanceof UnfollowedSchema)) throw e;
   }
-  if (errors.length === 0) return matchErrors(entry.validate.errors ?? []);
-  return errors.map(({ type, desc, field }) => errorObject(type, desc, field));
+  const validate = ajvValidator(entry);
+  return validate(doublesOf(data)) ? [true, []] : [false, matchErrors(validate.errors ?? [])];
 }
 
 function errorObject(type: string, desc: string, f: string): RegoObject {
@@ -330,15 +481,16 @@ function matchErrors(errors: readonly ErrorObject[]): RegoObject[] {
   return out;
 }
 
-function documentOf(v: Value | undefined): unknown {
+/** The document to check, numbers kept exact (gojsonschema reads them as `json.Number`). */
+function documentOf(v: Value | undefined): Json {
   if (typeof v === 'string') {
     try {
-      return JSON.parse(stringifyJSON(parseJSON(v))) as unknown;
+      return jsonOf(parseJSON(v));
     } catch {
       throw new BuiltinError('invalid JSON string');
     }
   }
-  if (v instanceof RegoObject || Array.isArray(v)) return JSON.parse(stringifyJSON(v)) as unknown;
+  if (v instanceof RegoObject || Array.isArray(v)) return jsonOf(v);
   throw new BuiltinError(WRONG_TYPE);
 }
 
@@ -363,9 +515,7 @@ export const jsonSchemaBuiltins: BuiltinDefinition[] = [
     result: 'array',
     impl: ([doc, schema]) => {
       const data = documentOf(doc);
-      const entry = compileSchema(schema);
-      if (entry.validate(data)) return [true, []];
-      return [false, documentErrors(entry, data)];
+      return matchDocument(compileSchema(schema), data);
     },
   },
 ];

@@ -185,3 +185,96 @@ describe('json.match_schema errors as gojsonschema lists them', () => {
     ]);
   });
 });
+
+describe('json.match_schema decides as gojsonschema does, draft by draft', () => {
+  // Each expectation is OPA v1.20.2's answer to the same call (recorded from the real OPA); the
+  // `json-schema` template of the differential test compares thousands of generated ones.
+  const match = (doc: unknown, schema: unknown) => q('x := json.match_schema(input.d, input.s)', { d: doc, s: schema });
+  const fails = (doc: unknown, schema: unknown) => qError('x := json.match_schema(input.d, input.s)', { d: doc, s: schema });
+  const D4 = 'http://json-schema.org/draft-04/schema#';
+
+  it('refuses an empty array against contains after a matching one (ajv 8.17 accepted it: its loop flag leaked between items)', () => {
+    expect(match([['a'], []], { items: { anyOf: [{ contains: { type: 'string' } }] } })).toEqual([
+      false,
+      [err('1', 'number_any_of', 'Must validate at least one schema (anyOf)'), err('1', 'contains', 'At least one of the items must match')],
+    ]);
+  });
+
+  it('reads a property named like a keyword as a name: its boolean schema stays (it was rewritten away as a draft-04 bound)', () => {
+    expect(match({ exclusiveMaximum: 1 }, { properties: { exclusiveMaximum: false } })).toEqual([
+      false,
+      [err('exclusiveMaximum', 'false', 'False always fails validation')],
+    ]);
+    expect(match({ exclusiveMinimum: 1 }, { properties: { exclusiveMinimum: true }, additionalProperties: false })).toEqual([true, []]);
+  });
+
+  it("applies only the keywords of the schema's draft: no const or contains in draft 4, no if/then/else in draft 6", () => {
+    expect(match({ v: '' }, { $schema: D4, properties: { v: { const: '12' } } })).toEqual([true, []]);
+    expect(match({ v: [1] }, { $schema: D4, properties: { v: { contains: { type: 'string' } } } })).toEqual([true, []]);
+    const draft6 = 'http://json-schema.org/draft-06/schema#';
+    expect(match({ v: 1 }, { $schema: draft6, properties: { v: { if: { type: 'integer' }, then: { minimum: 5 } } } })).toEqual([true, []]);
+    expect(match({ v: 5 }, { $schema: D4, properties: { v: { minimum: 5, exclusiveMinimum: true } } })).toEqual([
+      false,
+      [err('v', 'number_gt', 'Must be greater than 5')],
+    ]);
+    expect(match({ v: [1] }, { $schema: D4, properties: { v: { items: [{ type: 'integer' }], additionalItems: true } }, additionalProperties: true })).toEqual([
+      true,
+      [],
+    ]);
+  });
+
+  it('reads a $ref alone, not the keywords beside it; an empty items list leaves additionalItems unchecked', () => {
+    expect(match({ v: 'é' }, { properties: { v: { $ref: '#/definitions/d', type: 'integer' } }, definitions: { d: { maxLength: 2 } } })).toEqual([true, []]);
+    expect(match([1, 2], { items: [], additionalItems: false })).toEqual([true, []]);
+  });
+
+  it("refuses the schemas gojsonschema's parser refuses, in its words", () => {
+    const refused = (schema: unknown) => fails({}, schema).replace(/^.*json\.match_schema: /, '');
+    expect(refused({ minProperties: 2, maxProperties: 1 })).toBe('minProperties cannot be greater than maxProperties');
+    expect(refused({ minLength: 2, maxLength: 1 })).toBe('minLength cannot be greater than maxLength');
+    expect(refused({ $schema: 'http://json-schema.org/draft-07/schema#', minimum: 1, exclusiveMinimum: true })).toBe(
+      'Invalid type. Expected: number, given: exclusiveMinimum',
+    );
+    expect(refused({ exclusiveMinimum: true })).toBe('exclusiveMinimum cannot be used without minimum');
+    expect(refused({ $schema: D4, minimum: 1, exclusiveMinimum: 1 })).toBe('Invalid type. Expected: boolean, given: exclusiveMinimum');
+    expect(refused({ required: ['a', 'a'] })).toBe('required items must be unique');
+    expect(refused({ uniqueItems: 1 })).toBe('uniqueItems must be of a boolean');
+    expect(refused({ $schema: D4, properties: { v: true } })).toBe('Expected: Valid Schema, given: Invalid JSON');
+  });
+});
+
+describe('json.match_schema reads numbers exactly, as gojsonschema (big.Rat) does', () => {
+  // OPA v1.20.2's answers (recorded). The document and the schema are JSON text, so the numbers keep their digits.
+  const match = (doc: string, schema: string) => q(`x := json.match_schema(${JSON.stringify(doc)}, ${JSON.stringify(schema)})`);
+  const fails = (doc: string, schema: string) =>
+    qError(`x := json.match_schema(${JSON.stringify(doc)}, ${JSON.stringify(schema)})`).replace(/^.*json\.match_schema: /, '');
+
+  it('compares numbers beyond a double, or below its precision, by their value (doubles let all three through)', () => {
+    expect(match('{"v":-1e-400}', '{"properties":{"v":{"minimum":0}}}')).toEqual([false, [err('v', 'number_gte', 'Must be greater than or equal to 0')]]);
+    expect(match('{"v":9007199254740993}', '{"properties":{"v":{"maximum":9007199254740992}}}')).toEqual([
+      false,
+      [err('v', 'number_lte', 'Must be less than or equal to 9.007199254740992e+15')],
+    ]);
+    expect(match('{"v":1e308}', '{"properties":{"v":{"multipleOf":3}}}')).toEqual([false, [err('v', 'multiple_of', 'Must be a multiple of 3')]]);
+  });
+
+  it('divides exactly for multipleOf, and takes 1e400 as an integer', () => {
+    expect(match('{"v":0.3}', '{"properties":{"v":{"multipleOf":0.1}}}')).toEqual([true, []]);
+    expect(match('{"v":1e400}', '{"properties":{"v":{"type":"integer"}}}')).toEqual([true, []]);
+    expect(match('{"v":10}', '{"properties":{"v":{"maximum":1e400}}}')).toEqual([true, []]);
+  });
+
+  it("prints a bound as Go prints the big.Float (1e+06), compares const and enum as Go's float64 JSON (-0 is not 0)", () => {
+    expect(match('{"v":2000000}', '{"properties":{"v":{"maximum":1000000}}}')).toEqual([
+      false,
+      [err('v', 'number_lte', 'Must be less than or equal to 1e+06')],
+    ]);
+    expect(match('{"v":-1e-400}', '{"properties":{"v":{"enum":[0]}}}')).toEqual([false, [err('v', 'enum', 'v must be one of the following: 0')]]);
+    expect(match('{"v":9007199254740993}', '{"properties":{"v":{"enum":[9007199254740992]}}}')).toEqual([true, []]);
+  });
+
+  it("refuses a const or enum number beyond a double with Go's decoding error", () => {
+    expect(fails('{}', '{"enum":[1e400]}')).toBe('json: cannot unmarshal number 1e400 into Go value of type float64');
+    expect(fails('{}', '{"const":-1e400}')).toBe('json: cannot unmarshal number -1e400 into Go value of type float64');
+  });
+});
