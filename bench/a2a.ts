@@ -13,13 +13,22 @@
  *      as (a) − (c);
  *  (d) `agentConnection`, strict and signed as (a), but both sides decide in
  *      process from the Guardian's signed policy bundle (A2A_DECISIONS=local)
- *      and ship their decisions to it in the background: no policy round trip.
+ *      and ship their decisions to it in the background: no policy round trip;
+ *  (e)  (d) with `stream: false`: one blocking `SendMessage` answered in one
+ *      JSON document, the transport of (b), for a caller that wants only the
+ *      outcome (the planner's delegated steps).
+ *
+ * BENCH_A2A_BEFORE=<another build's dist> (e.g. /work/base/dist) adds (d) as
+ * that build makes it (its `agentConnection` and validator in this process,
+ * its executor from its own CLI) to the same interleaved rounds, so a change
+ * is measured before and after under the same load.
  *
  * Then decision-log delivery: BENCH_A2A_LOGS events (a third of them denials)
  * shipped to a Guardian as fast as the shipper batches them (events/s), and
  * the same across a Guardian restart in the middle (denials lost: must be 0).
  *
  *   npm run bench:a2a        (BENCH_A2A_CALLS=300 BENCH_A2A_WARMUP=30 BENCH_A2A_ROUNDS=10 BENCH_A2A_LOGS=20000 by default;
+ *                             BENCH_A2A_BEFORE=<dist> adds the other build's (d);
  *                             BENCH_A2A_LOGS=0 skips the decision-log figures; BENCH_A2A_PROFILE=<dir> has the executors
  *                             write CPU profiles there)
  *
@@ -56,6 +65,7 @@ const CALLS = Number(process.env.BENCH_A2A_CALLS ?? 300);
 const WARMUP = Number(process.env.BENCH_A2A_WARMUP ?? 30);
 const ROUNDS = Number(process.env.BENCH_A2A_ROUNDS ?? 10);
 const LOGS = Number(process.env.BENCH_A2A_LOGS ?? 20_000);
+const BEFORE = process.env.BENCH_A2A_BEFORE;
 const POLICIES = fileURLToPath(new URL('../../policies', import.meta.url));
 const PLANNER_CARD = fileURLToPath(new URL('../../agent_cards/planner.json', import.meta.url));
 
@@ -153,10 +163,10 @@ function roundRatio(x: Figures, y: Figures): { median: number; low: number; high
 }
 
 /** The example executor in a process of its own (see `startExecutor`), with its pid for the CPU figures. */
-async function executor(env: Record<string, string>): Promise<{ card: AgentCard; pid: number | undefined; close(): Promise<void> }> {
+async function executor(env: Record<string, string>, cli?: string): Promise<{ card: AgentCard; pid: number | undefined; close(): Promise<void> }> {
   // BENCH_A2A_PROFILE=<dir>: each executor writes a V8 CPU profile there when it stops (the caller: run node with --cpu-prof).
   const execArgv = process.env.BENCH_A2A_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_A2A_PROFILE}`] : [];
-  const started = await startExecutor(env, { execArgv });
+  const started = await startExecutor(env, { execArgv, ...(cli === undefined ? {} : { cli }) });
   return { card: started.card, pid: started.service.process.pid, close: started.close };
 }
 
@@ -224,25 +234,31 @@ async function main(): Promise<void> {
       keys,
     });
     const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({})] }).createFromAgentCard(open.card);
+    const before = BEFORE === undefined ? undefined : await beforeHop(BEFORE, { keysJson, guardianUrl: guardian.url, planner });
+    if (before) closers.push(() => before.close());
 
     console.log(
       `A2A hop: executor example task, ${CALLS} sequential calls after ${WARMUP} warm-up in ${ROUNDS} interleaved rounds, executors in their own processes (node ${process.version}, load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')})`,
     );
-    const [a, b, bStream, c, d] = (await measureAll([
+    const [a, b, bStream, c, d, e, dBefore] = (await measureAll([
       { call: () => hop(planner, checked.card, { validator: strict, keys }), peerPid: checked.pid },
       { call: () => plainSend(client), peerPid: open.pid },
       { call: () => plainStream(client), peerPid: open.pid },
       { call: () => hop(planner, signedOnly.card, { validator: disabled, keys }), peerPid: signedOnly.pid },
       { call: () => hop(planner, local.card, { validator: strictLocal, keys }), peerPid: local.pid },
-    ])) as [Figures, Figures, Figures, Figures, Figures];
+      { call: () => hop(planner, local.card, { validator: strictLocal, keys, stream: false }), peerPid: local.pid },
+      ...(before ? [before.variant] : []),
+    ])) as [Figures, Figures, Figures, Figures, Figures, Figures, Figures | undefined];
 
     console.log(row('(a)  agentConnection, strict via Guardian, signed', a));
     console.log(row('(b)  SDK sendMessage, no validation, unsigned', b));
     console.log(row("(b') SDK sendMessageStream, no validation, unsigned", bStream));
     console.log(row('(c)  agentConnection, validation disabled, signed', c));
     console.log(row('(d)  agentConnection, strict from local bundle, signed', d));
+    console.log(row('(e)  (d) with stream: false (one blocking SendMessage)', e));
+    if (dBefore) console.log(row(`(d)  as the build at ${BEFORE} makes it`, dBefore));
     const ratio = (x: Figures, y: Figures) => {
       const r = roundRatio(x, y);
       return `p50 ×${r.median.toFixed(2)} (median of ${ROUNDS} rounds, ${r.low.toFixed(2)}-${r.high.toFixed(2)}), calls/s ×${(x.perSecond / y.perSecond).toFixed(2)}`;
@@ -251,17 +267,30 @@ async function main(): Promise<void> {
     console.log(`overhead (c)/(b):   ${ratio(c, b)}`);
     console.log(`overhead (a)/(b'):  ${ratio(a, bStream)}   (same streaming transport)`);
     console.log(`overhead (d)/(b'):  ${ratio(d, bStream)}   (same streaming transport)`);
-    const target = roundRatio(d, b).median;
-    console.log(
-      `issue 40 row: signed + strict hop from the local bundle across processes, (d)/(b) p50 ×${target.toFixed(2)} (target ≤ ×1.3: ${target <= 1.3 ? 'met' : 'MISSED'}); ` +
-        `(d) p50 ${d.p50.toFixed(2)} ms (target ≤ 1.0 ms on a quiet machine: ${d.p50 <= 1 ? 'met' : 'MISSED'}; load average ${loadavg()[0]!.toFixed(1)})`,
-    );
+    console.log(`overhead (e)/(b):   ${ratio(e, b)}   (same blocking transport)`);
+    if (dBefore) console.log(`after/before (d):   ${ratio(d, dBefore)}`);
+    // The issue's row: the signed + strict hop against the plain SDK send, each over the same transport.
+    const row40 = (label: string, x: Figures, y: Figures) => {
+      const target = roundRatio(x, y).median;
+      console.log(
+        `issue 40 row, ${label}: signed + strict hop from the local bundle across processes p50 ×${target.toFixed(2)} (target ≤ ×1.3: ${target <= 1.3 ? 'met' : 'MISSED'}); ` +
+          `p50 ${x.p50.toFixed(2)} ms (target ≤ 1.0 ms on a quiet machine: ${x.p50 <= 1 ? 'met' : 'MISSED'}; load average ${loadavg()[0]!.toFixed(1)})`,
+      );
+    };
+    row40('(e)/(b), blocking send', e, b);
+    row40("(d)/(b'), streaming", d, bStream);
+    row40('(d)/(b), streaming against blocking', d, b);
     // CPU per hop (both ends) moves far less with the machine's load than latency does: at load 20 a p50 is mostly waiting for a core.
     const hopCpu = (f: Figures) => f.cpuMs + f.peerCpuMs;
-    console.log(
-      `CPU per hop, caller + executor: (d) ${hopCpu(d).toFixed(2)} ms against (b) ${hopCpu(b).toFixed(2)} ms: ×${(hopCpu(d) / hopCpu(b)).toFixed(2)} ` +
-        `(caller ${d.cpuMs.toFixed(2)} against ${b.cpuMs.toFixed(2)}, executor ${d.peerCpuMs.toFixed(2)} against ${b.peerCpuMs.toFixed(2)})`,
-    );
+    const cpuRow = (label: string, x: Figures, y: Figures) =>
+      console.log(
+        `CPU per hop, caller + executor: ${label} ${hopCpu(x).toFixed(2)} ms against ${hopCpu(y).toFixed(2)} ms: ×${(hopCpu(x) / hopCpu(y)).toFixed(2)} ` +
+          `(caller ${x.cpuMs.toFixed(2)} against ${y.cpuMs.toFixed(2)}, executor ${x.peerCpuMs.toFixed(2)} against ${y.peerCpuMs.toFixed(2)})`,
+      );
+    cpuRow('(e)/(b)', e, b);
+    cpuRow("(d)/(b')", d, bStream);
+    cpuRow('(d)/(b)', d, b);
+    if (dBefore) cpuRow('(d) after/before', d, dBefore);
     console.log(`policy round trips (a)−(c): ${(a.p50 - c.p50).toFixed(2)} ms p50 per call (two Guardian → policy engine decisions)`);
     console.log(
       `local decisions (d)−(c): ${(d.p50 - c.p50).toFixed(2)} ms p50, ${(d.cpuMs + d.peerCpuMs - c.cpuMs - c.peerCpuMs).toFixed(2)} ms cpu per call (two in-process a2a_access evaluations + decision logs)`,
@@ -275,6 +304,35 @@ async function main(): Promise<void> {
   } finally {
     for (const close of closers.reverse()) await close();
   }
+}
+
+/**
+ * (d) as another build makes it: that build's `agentConnection` and validator (loaded from `dist`, deciding from
+ * the same Guardian's bundle) calling that build's executor, started from its own CLI with (d)'s environment.
+ */
+async function beforeHop(
+  dist: string,
+  options: { keysJson: string; guardianUrl: string; planner: AgentCard },
+): Promise<{ variant: Variant; close(): Promise<void> }> {
+  const load = <T>(path: string) => import(`${dist}/${path}`) as Promise<T>;
+  const [hopModule, validatorModule, configModule, ringModule, keyModule] = await Promise.all([
+    load<typeof import('./support/a2a-hop.js')>('bench/support/a2a-hop.js'),
+    load<typeof import('../runtime/a2a/validator.js')>('runtime/a2a/validator.js'),
+    load<typeof import('../runtime/core/config.js')>('runtime/core/config.js'),
+    load<typeof import('../runtime/a2a/signing/key-ring.js')>('runtime/a2a/signing/key-ring.js'),
+    load<typeof import('../runtime/a2a/signing/signing-key.js')>('runtime/a2a/signing/signing-key.js'),
+  ]);
+  const parsed = JSON.parse(options.keysJson) as { keys: Array<{ id: string; agent: string; secret: string }> };
+  const keys = new ringModule.KeyRing(
+    parsed.keys.map((k) => keyModule.createSigningKey({ id: k.id, agent: k.agent, secret: keyModule.decodeSecret(k.secret)! })),
+  );
+  const env = { GUARDIAN_URL: options.guardianUrl, A2A_VALIDATION_MODE: 'strict', A2A_DECISIONS: 'local' };
+  const validator = validatorModule.createValidator(configModule.loadA2AConfig({ env }), { keys });
+  const started = await executor({ A2A_KEYS: options.keysJson, ...env }, `${dist}/../cli/bin/run.js`);
+  return {
+    variant: { call: () => hopModule.hop(options.planner, started.card, { validator, keys }), peerPid: started.pid },
+    close: started.close,
+  };
 }
 
 /** One decision-log event; every third a denial. */

@@ -91,6 +91,18 @@ export function chunksFromStream(event: StreamResponse): A2AChunk[] {
   return chunk === undefined ? [] : [chunk];
 }
 
+/**
+ * The chunks of a blocking send's answer (`agentConnection` with `stream:
+ * false`), in the order a stream brings the same responses: a message is one
+ * `message` chunk; a task gives one `artifact` chunk per artifact, then the
+ * task in its final state with its status message (the input-required
+ * prompt, the failure text), as a stream's last status update carries it.
+ */
+export function chunksFromResult(result: Message | Task): A2AChunk[] {
+  if ('messageId' in result) return [fromMessage({ kind: 'message', taskId: result.taskId, contextId: result.contextId }, result)];
+  return [...result.artifacts.map((artifact) => chunkFromArtifact({ taskId: result.id, contextId: result.contextId, artifact })), chunkFromTask(result)];
+}
+
 function chunkFromArtifact(options: { taskId: string; contextId: string; artifact: Artifact | undefined }): A2AChunk {
   const { taskId, contextId, artifact } = options;
   const parts = artifact?.parts ?? [];

@@ -8,7 +8,7 @@ import { FrameworkError } from '../core/framework-error.js';
 import { PermissionError } from './errors/permission-error.js';
 import { SignatureError } from './errors/signature-error.js';
 import type { Logger } from '../core/logger.js';
-import { chunksFromStream, type A2AChunk } from './a2a-chunk.js';
+import { chunksFromResult, chunksFromStream, type A2AChunk } from './a2a-chunk.js';
 import { userMessage } from './a2a-parts.js';
 import { signingFetch } from './signing-fetch.js';
 import { traceContextInterceptor } from './grpc-trace-context.js';
@@ -30,6 +30,19 @@ export interface AgentConnectionOptions {
   keyId?: string;
   /** Bindings to call over, most preferred first (A2A_PREFERRED_TRANSPORTS); after them, the target card's order. */
   preferredTransports?: readonly string[];
+  /**
+   * Whether the answer streams. `true` (the default): `SendStreamingMessage`
+   * over SSE, every event a chunk as it arrives (progress, prompts, results).
+   * `false`: one blocking `SendMessage`, answered in one JSON document when
+   * the task ends or waits for input; the chunks are then the task's
+   * artifacts followed by the task in its final state, which
+   * `A2AResponse.fromResults` reads as it reads a stream's. For a caller
+   * that wants only the outcome: both ends skip the SSE framing and the
+   * client its event parsing. The answer is silent until the task ends, so
+   * a task that runs longer than the client's silence limit (5 minutes)
+   * fails where a stream's keep-alives would have kept the call open.
+   */
+  stream?: boolean;
   /** Where configuration is read; default `process.env`. */
   env?: Env;
   logger?: Logger;
@@ -37,7 +50,8 @@ export interface AgentConnectionOptions {
 
 /**
  * Calls `target` on behalf of `source` over A2A and yields the answer's
- * chunks as they stream in. Before sending, it (1) asks the validator
+ * chunks as they stream in (or, with `stream: false`, all at once when the
+ * task ends). Before sending, it (1) asks the validator
  * whether `source` may talk to `target` and throws `PermissionError` with
  * the reason when not, then (2) signs the request with the source agent's
  * HMAC key. A payload string is sent as text, an object as a data part;
@@ -86,8 +100,14 @@ export async function* agentConnection(
   for (const [index, binding] of bindings.entries()) {
     const client = await clientFor(sourceCard.name, targetCard, key, binding);
     let started = false;
+    const callOptions = options.signal ? { signal: options.signal } : {};
     try {
-      for await (const event of client.sendMessageStream(request, options.signal ? { signal: options.signal } : {})) {
+      if (options.stream === false) {
+        // A failure is thrown before anything is yielded: the fallback below still needs `unreached` (nothing sent).
+        yield* chunksFromResult(await client.sendMessage(request, callOptions));
+        return;
+      }
+      for await (const event of client.sendMessageStream(request, callOptions)) {
         started = true;
         yield* chunksFromStream(event);
       }

@@ -19,7 +19,7 @@ export {
   type AgentCardMeta,
 } from './agent-card.js';
 export { agentConnection, type AgentConnectionOptions } from './agent-connection.js';
-export { chunkFromStream, chunksFromStream, chunkFromTask, isFinalState, type A2AChunk, type A2ATaskState } from './a2a-chunk.js';
+export { chunkFromStream, chunksFromResult, chunksFromStream, chunkFromTask, isFinalState, type A2AChunk, type A2ATaskState } from './a2a-chunk.js';
 export { A2AResponse, NO_RESPONSE } from './a2a-response.js';
 export { AgentInteractionFlow, InteractionFlowNode, NODE_LABEL_LENGTH, type FlowChunk } from './interaction-flow.js';
 export { waitForAgent } from './wait-for-agent.js';

@@ -163,6 +163,42 @@ describe('the A2A gRPC binding (A2A_GRPC_PORT)', () => {
     expect(probe.calls.slice(before).map((call) => call.query)).toEqual(['result fallback']);
   });
 
+  it('stream: false is one blocking SendMessage over each binding: the same chunks, signed, a server denial still PermissionError', async () => {
+    // The caller's own check allows everything here, so that the server's guard is the one that refuses.
+    const allowAll = { mode: 'strict', validateA2AAccess: async () => [true, ''] } as never;
+    for (const binding of ['GRPC', 'HTTP+JSON', 'JSONRPC']) {
+      const before = probe.calls.length;
+      const chunks = await collect(agentConnection(caller('orchestrator'), only(binding), 'stream blocking', { env, stream: false }));
+      expect(
+        chunks.map((chunk) => [chunk.kind, chunk.artifactName ?? chunk.state]),
+        binding,
+      ).toEqual([
+        ['artifact', 'text'],
+        ['artifact', 'result'],
+        ['task', 'completed'],
+      ]);
+      expect(chunks[1]?.data, binding).toEqual({ outcome: 'streamed', n: 3 });
+      expect(
+        probe.calls.slice(before).map((call) => call.query),
+        binding,
+      ).toEqual(['stream blocking']);
+      const error = await collect(agentConnection(caller('planner'), only(binding), 'result denied', { env, stream: false, validator: allowAll })).catch(
+        (e: unknown) => e,
+      );
+      expect(error, binding).toBeInstanceOf(PermissionError);
+      expect(probe.calls.length, binding).toBe(before + 1);
+    }
+    // A dead first binding falls through to the next as a streamed call does (nothing was sent over it).
+    const target = {
+      ...served,
+      supportedInterfaces: [{ ...only('GRPC').supportedInterfaces[0]!, url: `127.0.0.1:${await freePort()}` }, ...only('JSONRPC').supportedInterfaces],
+    };
+    const before = probe.calls.length;
+    const chunks = await collect(agentConnection(caller('orchestrator'), target, 'result blocking fallback', { env, stream: false }));
+    expect(chunks.find((chunk) => chunk.kind === 'artifact')?.data).toEqual({ outcome: 'done', n: 42 });
+    expect(probe.calls.slice(before).map((call) => call.query)).toEqual(['result blocking fallback']);
+  });
+
   it('refuses an unsigned call (UNAUTHENTICATED) and a signed call the policy denies (PERMISSION_DENIED); neither runs', async () => {
     const before = probe.calls.length;
     const unsigned = (await grpcSend(undefined, 'result unsigned').catch((e: unknown) => e)) as { status?: number; message: string };

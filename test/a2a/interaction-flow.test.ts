@@ -5,6 +5,7 @@ import { cardFromConfig } from '../../runtime/a2a/agent-card.js';
 import { agentConnection } from '../../runtime/a2a/agent-connection.js';
 import { AgentInteractionFlow, InteractionFlowNode, NODE_LABEL_LENGTH, type FlowChunk } from '../../runtime/a2a/interaction-flow.js';
 import { PermissionError } from '../../runtime/a2a/errors/permission-error.js';
+import { SignatureError } from '../../runtime/a2a/errors/signature-error.js';
 import type { RunningAgent } from '../../runtime/agent/run-agent.js';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
 import { collect, makeKeys, probeAgent, runProbe, scratchDir, startStack, writeCard, type Probe } from './support.js';
@@ -153,5 +154,69 @@ describe('AgentInteractionFlow.runWorkflow', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('agentConnection with stream: false (one blocking SendMessage)', () => {
+  const outcomeOf = async (task: string, stream: boolean) =>
+    A2AResponse.outcome(
+      A2AResponse.fromResults(await collect(agentConnection(card('orchestrator'), target, task, { env, contextId: 'blocking-ctx', stream }))),
+    );
+
+  it('yields the final task after its artifacts, and the target runs the message once with its context', async () => {
+    const before = probe.calls.length;
+    const chunks = await collect(agentConnection(card('orchestrator'), target, 'stream this', { env, contextId: 'blocking-ctx', stream: false }));
+    expect(chunks.map((c) => [c.kind, c.state ?? c.artifactName, c.text ?? c.data])).toEqual([
+      ['artifact', 'text', 'half way'],
+      ['artifact', 'result', { outcome: 'streamed', n: 3 }],
+      ['task', 'completed', undefined],
+    ]);
+    expect(new Set(chunks.map((c) => c.contextId))).toEqual(new Set(['blocking-ctx']));
+    expect(probe.calls.slice(before)).toEqual([{ query: 'stream this', contextId: 'blocking-ctx' }]);
+  });
+
+  it('gives the outcome the stream gives: a result, a text, an input-required prompt, a failure', async () => {
+    for (const task of ['result now', 'stream again', 'ask first', 'fail hard']) {
+      const [streamed, blocking] = [await outcomeOf(task, true), await outcomeOf(task, false)];
+      expect({ task, outcome: blocking }).toEqual({ task, outcome: streamed });
+    }
+    // The values themselves, so two equally wrong answers cannot pass.
+    expect(await outcomeOf('result now', false)).toBe('done');
+    expect(await outcomeOf('ask first', false)).toBe('Approve the plan?');
+    expect(await outcomeOf('fail hard', false)).toBe('the thing broke');
+  });
+
+  it('carries the prompt and its action type of a task that waits for input', async () => {
+    const chunks = await collect(agentConnection(card('orchestrator'), target, 'ask now', { env, stream: false }));
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]).toMatchObject({ kind: 'task', state: 'input_required', text: 'Approve the plan?', actionType: 'plan_confirmation' });
+  });
+
+  it('is refused before anything is sent when the policy denies the pair', async () => {
+    const before = probe.calls.length;
+    const error = await collect(agentConnection(card('planner'), target, 'result', { env, stream: false })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PermissionError);
+    expect((error as PermissionError).reason).toBe('no policy rule allows this agent pair');
+    expect(probe.calls.length).toBe(before);
+  });
+
+  it('is signed: a key the target does not know is refused with SignatureError and nothing runs', async () => {
+    const before = probe.calls.length;
+    const stranger = makeKeys(['orchestrator']);
+    const error = await collect(agentConnection(card('orchestrator'), target, 'result', { env: { ...env, A2A_KEYS: stranger.json }, stream: false })).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SignatureError);
+    expect(probe.calls.length).toBe(before);
+  });
+
+  it('stops waiting when its signal fires while the target still works', async () => {
+    const before = probe.slowSignals.length;
+    const controller = new AbortController();
+    const call = collect(agentConnection(card('orchestrator'), target, 'slow job', { env, stream: false, signal: controller.signal })).catch((e: unknown) => e);
+    while (probe.slowSignals.length === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    const error = await call;
+    expect((error as Error).name).toBe('AbortError');
   });
 });

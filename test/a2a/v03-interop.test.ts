@@ -174,4 +174,15 @@ describe('calling a v0.3 peer (an agent on an older SDK)', () => {
     expect(chunks.at(-1)).toMatchObject({ state: 'completed', text: 'old peer got: hello old friend' });
     expect(methods).toEqual(['0.3 message/stream']);
   });
+
+  it('with stream: false sends v0.3 message/send and ends on the final task, as the stream did', async () => {
+    const port = (peer.address() as AddressInfo).port;
+    const peerFile = await writeCard(scratch.dir, 'oldpeer', { url: `http://127.0.0.1:${port}/`, protocolVersion: '0.3.0' });
+    const [peerCard] = await loadAgentCard(peerFile);
+    const [source] = await loadAgentCard(await writeCard(scratch.dir, 'caller'));
+    const before = methods.length;
+    const chunks = await collect(agentConnection(source, peerCard, 'hello again', { env: { A2A_VALIDATION_MODE: 'disabled' }, stream: false }));
+    expect(chunks.at(-1)).toMatchObject({ kind: 'task', state: 'completed', text: 'old peer got: hello again' });
+    expect(methods.slice(before)).toEqual(['0.3 message/send']);
+  });
 });

@@ -231,6 +231,18 @@ describe('policy checks at the executor and at the caller', () => {
     expect(chunks.at(-1)).toMatchObject({ kind: 'status', state: 'completed' });
   });
 
+  it('agentConnection with stream: false gets the same outcome from the executor process, checked there as a streamed call is', async () => {
+    const text = 'Send the invitations (one blocking send)';
+    const chunks: A2AChunk[] = [];
+    const env = { A2A_KEYS_FILE: workspace.keysFile, GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict' };
+    for await (const chunk of agentConnection(plannerCard, executorCard, text, { env, stream: false })) chunks.push(chunk);
+    expect(A2AResponse.outcome(A2AResponse.fromResults(chunks))).toBe(`Done: ${text}`);
+    expect(chunks.at(-1)).toMatchObject({ kind: 'task', state: 'completed' });
+    // The executor verified the signature and asked the Guardian about this very message (its audit line names it by digest).
+    const audit = await auditLinesWhere(executor, (line) => line.message_sha256 === messageDigest(text));
+    expect(audit).toEqual([expect.objectContaining({ source: 'planner', target: 'executor', decision: 'allowed', checked_by: 'server' })]);
+  });
+
   it('agentConnection signing with a secret the executor does not share throws SignatureError (its 401)', async () => {
     const env = { GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict' };
     const run = async () => {
