@@ -22,7 +22,7 @@ export function kvGetTarget(url: string): KvGetTarget | undefined {
   } catch {
     return undefined;
   }
-  if (parsed.protocol !== 'redis:' || parsed.search !== '' || parsed.hash !== '' || parsed.hostname === '') return undefined;
+  if (parsed.protocol !== 'redis:' || parsed.search !== '' || parsed.hash !== '' || parsed.hostname === '' || parsed.port === '0') return undefined;
   const dbText = parsed.pathname.replace(/^\//, '');
   if (dbText !== '' && !/^\d{1,5}$/.test(dbText)) return undefined;
   let username: string;
@@ -110,7 +110,12 @@ export class KvGetConnection {
     if (this.#closed) return Promise.reject(new Error('The connection is closed.'));
     if (!this.#socket) {
       if (Date.now() < this.#retryAt) return Promise.reject(this.#lastError ?? new Error('Redis is unreachable.'));
-      this.#connect();
+      try {
+        this.#connect();
+      } catch (error) {
+        this.#drop(error instanceof Error ? error : new Error(String(error)), true);
+        return Promise.reject(this.#lastError);
+      }
     }
     this.#watch();
     return new Promise<Reply>((resolve, reject) => {

@@ -72,6 +72,7 @@ describe('kvGetTarget', () => {
       'rediss://cache:6379', // TLS
       'redis://cache:6379?db=2', // options ioredis reads from the query
       'redis://cache/x', // not a database number
+      'redis://cache:0', // no port to connect to
       'redis://user@cache', // a user without a password
       'redis://:%E0%A4%A@cache', // a password that does not decode
       'unix:///tmp/redis.sock',
