@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../core/random-uuid.js';
 import type { Hono } from 'hono';
 import type { AgentResponse } from '../core/agent-response.js';
 import type { FrameworkCore } from '../core/framework-core.js';
@@ -31,7 +31,7 @@ export function createMinimalFrontDoor(options: MinimalFrontDoorOptions): Hono {
   app.post('/stream', async (c) => {
     const body = await readQueryRequest(c, maxBytes);
     const abort = clientAbort(c);
-    const responses = runTaskForTransport({ core: options.core, query: body.query, contextId: randomUUID(), oneShot: true, abort, logger });
+    const responses = runTaskForTransport({ core: options.core, query: body.query, contextId: randomUuid(), oneShot: true, abort, logger });
     return sseResponse(c, { events: responses, encode: toMinimalEvent, abort, keepAliveMs: options.keepAliveMs });
   });
   return app;

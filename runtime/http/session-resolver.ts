@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../core/random-uuid.js';
 import { SessionInvalidError } from '../sessions/errors/session-invalid-error.js';
 import type { Session, SessionStore } from '../sessions/session-store.js';
 
@@ -28,7 +28,7 @@ export async function resolveRequestSession(store: SessionStore, authorization: 
  */
 export function requestSession(store: SessionStore, authorization: string | null | undefined): RequestSession | Promise<RequestSession> {
   if (authorization === null || authorization === undefined || authorization.trim() === '') {
-    return { contextId: randomUUID(), anonymous: true };
+    return { contextId: randomUuid(), anonymous: true };
   }
   const match = BEARER.exec(authorization);
   if (!match?.[1]) {

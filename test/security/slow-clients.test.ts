@@ -87,6 +87,35 @@ describe('slow clients', () => {
     expect(text.match(/^data: \d$/gm)).toHaveLength(6);
   });
 
+  it('closes a connection that carries nothing for the idle time, and never one that keeps sending', async () => {
+    const app = new Hono();
+    app.get('/hang', () => new Promise<Response>(() => undefined)); // an answer that never comes
+    app.get('/drip', (c) =>
+      streamSSE(c, async (stream) => {
+        for (let i = 0; i < 10; i++) {
+          await stream.writeSSE({ data: String(i) });
+          await stream.sleep(200);
+        }
+      }),
+    );
+    const idle = await listen(app, { host: '127.0.0.1', port: 0, limits: { idleTimeoutMs: 800 } });
+    try {
+      // Two seconds of bytes every 200 ms: more than twice the idle time, not cut.
+      const dripped = await (await fetch(`${idle.url}/drip`)).text();
+      expect(dripped.match(/^data: \d$/gm)).toHaveLength(10);
+
+      const socket = await new Promise<Socket>((resolve, reject) => {
+        const made = connect({ host: '127.0.0.1', port: idle.port }, () => resolve(made));
+        made.once('error', reject);
+      });
+      socket.write('GET /hang HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(await closed(socket, 400)).toBe('still open');
+      expect(await closed(socket, 15_000)).toBe('');
+    } finally {
+      await idle.close();
+    }
+  });
+
   it('closes connections past the per-client cap at once, and accepts again when one closes', async () => {
     const held = await Promise.all([open(), open(), open()]);
     const extra = await open();

@@ -6,7 +6,11 @@ export { freePort } from './net.js';
 export class RedisProcess {
   #child: ChildProcess | undefined;
 
-  constructor(readonly port: number) {}
+  /** `args`: further `redis-server` options, such as `['--requirepass', 'secret']`. */
+  constructor(
+    readonly port: number,
+    readonly args: readonly string[] = [],
+  ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
@@ -15,7 +19,7 @@ export class RedisProcess {
   /** Starts the server and resolves once it accepts connections. */
   async start(): Promise<void> {
     if (this.#child) throw new Error('redis-server is already running');
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.args], {
       shell: false,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },

@@ -4,6 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { FrameworkError } from '../framework-error.js';
 import { traceRequests } from '../telemetry/http-server-spans.js';
+import { closeIdleConnections } from './idle-connections.js';
 
 export interface Listening {
   readonly server: Server;
@@ -107,7 +108,6 @@ export function listen(
     // Covers receiving the request only; a response streams for as long as it needs.
     server.requestTimeout = Math.max(limits.bodyTimeoutMs, limits.headersTimeoutMs);
     server.keepAliveTimeout = 5_000;
-    server.setTimeout(limits.idleTimeoutMs, (socket: Socket) => socket.destroy());
     const perClient = new Map<string, number>();
     server.on('connection', (socket: Socket) => {
       const address = socket.remoteAddress ?? 'unknown';
@@ -123,6 +123,8 @@ export function listen(
         else perClient.set(address, left);
       });
     });
+    // After the cap above, which may already have closed the connection.
+    closeIdleConnections(server, limits.idleTimeoutMs);
     const onError = (error: NodeJS.ErrnoException) => {
       server.close();
       if (error.code === 'EADDRINUSE') {
