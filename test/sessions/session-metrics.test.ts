@@ -7,6 +7,7 @@ import { KvSessionStore } from '../../runtime/sessions/kv-session-store.js';
 import { WAITING_CONTEXT_KEYS } from '../../runtime/sessions/pending-waits.js';
 import type { SessionStore } from '../../runtime/sessions/session-store.js';
 import { PENDING_TOOL_APPROVAL_KEY } from '../../runtime/tools/tool-approval.js';
+import { freePort, RedisProcess } from '../support/redis-process.js';
 import { redisScope, REDIS_URL } from '../support/redis-scope.js';
 
 const { prefix, track } = redisScope();
@@ -61,18 +62,27 @@ describe('sessions_active on /metrics', () => {
   });
 
   it('kv: resolving a bearer token is one GET, and a session start one transaction', async () => {
-    const store = track(new KvSessionStore({ url: REDIS_URL, ttlSeconds: 60, keyPrefix: `${prefix}monitor:` }));
-    const { token } = await store.start();
-    const monitor = await new Redis(REDIS_URL).monitor();
+    // A Redis of its own: on the shared one, other test files' commands can reach MONITOR's connection in the same
+    // read as its OK, which ioredis (5.x) then takes for a reply no command asked for ("Command queue state error").
+    const server = new RedisProcess(await freePort());
+    await server.start();
+    const store = track(new KvSessionStore({ url: server.url, ttlSeconds: 60, keyPrefix: `${prefix}monitor:` }));
     const commands: { args: string[]; source: string }[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => commands.push({ args, source }));
     try {
-      await new Redis(REDIS_URL).quit(); // a round trip on another connection, so MONITOR is attached before what follows
-      await store.resolve(token);
-      await store.start();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const { token } = await store.start();
+      const monitor = await new Redis(server.url).monitor();
+      monitor.on('monitor', (_time: string, args: string[], source: string) => commands.push({ args, source }));
+      try {
+        await new Redis(server.url).quit(); // a round trip on another connection, so MONITOR is attached before what follows
+        await store.resolve(token);
+        await store.start();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      } finally {
+        monitor.disconnect();
+      }
     } finally {
-      monitor.disconnect();
+      await store.close();
+      await server.kill();
     }
     // The store's connections are the ones that sent commands on its keys (the shared Redis has other clients):
     // its session reader for the bearer lookup, its client for the rest.
