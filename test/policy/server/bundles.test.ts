@@ -7,6 +7,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { CompactSign, importPKCS8 } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readBundleArchive, type BundleLimits } from '../../../runtime/policy/server/bundle-archive.js';
+import { canonicalJson } from '../../../runtime/policy/server/bundle-signature.js';
 import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
 import { startPolicyServer, type RunningPolicyServer, type StartPolicyServerOptions } from '../../../runtime/policy/server/start-policy-server.js';
 import { tarGz, type TarEntry } from '../../support/tar.js';
@@ -378,5 +379,24 @@ describe('signed bundles (--verification-key)', () => {
     const pkcs8 = rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     await importPKCS8(pkcs8, 'RS256');
     expect(await decide({ bundles: [withReadme], verification: { key: pkcs8, excludeFiles: ['docs/*'] } })).toEqual({ result: true });
+  });
+});
+
+describe("the digest input of a structured file (OPA's bundle/hash.go)", () => {
+  it('sorts keys by bytes, keeps number literals as written, writes strings as Go without HTML escaping', () => {
+    // The inputs of OPA's own TestHashFile: a json.Number literal kept whole, HTML characters left alone.
+    expect(
+      canonicalJson('{"key2": {"c": 123.45678911111111111111111111111111111111111111111111111, "b": 1, "a": 0}, "key1": ["element1", "element2"]}', 'x'),
+    ).toBe('{"key1":["element1","element2"],"key2":{"a":0,"b":1,"c":123.45678911111111111111111111111111111111111111111111111}}');
+    expect(canonicalJson('"<foo></foo> & \\u003c"', 'x')).toBe('"<foo></foo> & <"');
+    expect(canonicalJson('["$", "α", "©", "™", 1e400, -0.0]', 'x')).toBe('["$","α","©","™",1e400,-0.0]');
+    // Go's encoder: \b and \f short (Go 1.22+), other controls as \u00xx, U+2028/2029 escaped, a lone surrogate U+FFFD.
+    expect(canonicalJson('"\\b\\f\\u0001\\u2028\\ud800\\/"', 'x')).toBe('"\\b\\f\\u0001\\u2028\uFFFD/"');
+    // Byte order of UTF-8, not UTF-16: U+FF61 sorts before U+1F600 in Go, after it in JavaScript's default sort.
+    expect(canonicalJson('{"\uD83D\uDE00": 1, "\uFF61": 2, "Z": 3, "a": 4}', 'x')).toBe('{"Z":3,"a":4,"\uFF61":2,"\uD83D\uDE00":1}');
+    // The last of duplicate keys wins, as Go's map decoding keeps it.
+    expect(canonicalJson('{"a": 1, "a": 2}', 'x')).toBe('{"a":2}');
+    expect(() => canonicalJson('{"a": 1,}', 'data.json')).toThrow(/^data\.json: not JSON/);
+    expect(() => canonicalJson('[1] x', 'data.json')).toThrow(/trailing characters/);
   });
 });
