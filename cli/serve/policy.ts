@@ -7,6 +7,7 @@ import { parseAddr, serveUntilStopped, type ServeIo } from '../serve-until-stopp
 import type { Interfaces } from '@oclif/core';
 import { failToCompile } from '../fail-to-compile.js';
 import { SIGNING_ALGORITHMS } from '../../runtime/policy/server/signing-algorithms.js';
+import type { RemoteBundleConfig } from '../../runtime/policy/server/bundle-config.js';
 
 /** The argument of `policy serve` (its command and its lean start share it). */
 export const policyServeArgs = {
@@ -54,6 +55,12 @@ export const policyServeFlags = {
     multiple: true,
     multipleNonGreedy: true,
   }),
+  'config-file': Flags.file({
+    char: 'c',
+    description:
+      "OPA's configuration file (YAML or JSON): its services and bundles are downloaded and polled (ETag, min/max delay), signing keys from its keys section",
+    exists: true,
+  }),
   'verification-key': Flags.string({
     description: 'verify bundle signatures (.signatures.json) with this HMAC secret, or PEM public key, or the path of a file holding either',
   }),
@@ -88,15 +95,26 @@ export async function servePolicies(
   const addr = parseAddr(flags.addr);
   if (!addr) io.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:8181).`, { exit: 2 });
   const bundles = flags.bundle ?? [];
-  const dir = args.dir ?? (bundles.length === 0 ? 'policies' : undefined);
+  const configFile = flags['config-file'];
+  const dir = args.dir ?? (bundles.length === 0 && configFile === undefined ? 'policies' : undefined);
   if (dir !== undefined && !existsSync(dir)) io.error(`No directory found at ${dir}`, { exit: 2 });
   const verifying = flags['verification-key'] !== undefined;
   if (!verifying && (flags.scope !== undefined || flags['exclude-files-verify'] !== undefined)) {
     io.error('--scope and --exclude-files-verify take effect only with --verification-key', { exit: 2, code: 'invalid_arguments' });
   }
+  let remoteBundles: RemoteBundleConfig[] = [];
+  if (configFile !== undefined) {
+    const { readBundleConfig } = await import('../../runtime/policy/server/bundle-config.js');
+    try {
+      remoteBundles = readBundleConfig(configFile);
+    } catch (error) {
+      io.error((error as Error).message, { exit: 1, code: 'invalid_config' });
+    }
+  }
   let server;
   try {
     server = await startPolicyServer({
+      remoteBundles,
       ...(dir === undefined ? {} : { dir }),
       bundles,
       ...(verifying
@@ -132,6 +150,10 @@ export async function servePolicies(
     if (FrameworkError.isInstance(error)) io.error(error.message, { exit: 1, code: error.code });
     throw error;
   }
-  const served = [...(dir === undefined ? [] : [dir]), ...bundles.map((b) => `bundle ${b}`)].join(', ');
+  const served = [
+    ...(dir === undefined ? [] : [dir]),
+    ...bundles.map((b) => `bundle ${b}`),
+    ...remoteBundles.map((b) => `bundle ${b.name} from ${b.url}`),
+  ].join(', ');
   return serveUntilStopped(io, server, `Policy engine serving ${served} on ${server.url}`);
 }

@@ -362,9 +362,21 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   const bundlesStatus = (): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     if (store.dir !== undefined) out.policies = bundleStatus('policies', store.revision ?? '');
-    for (const bundle of store.bundles) out[bundle.name] = bundleStatus(bundle.name, bundle.revision);
+    for (const source of store.sources) {
+      const active = store.bundles.find((b) => b.name === source.name);
+      const error = source.lastError;
+      out[source.name] = {
+        ...bundleStatus(source.name, active?.revision ?? ''),
+        ...(active ? {} : { active_revision: '', activated: false }),
+        // A download refused (forged, unreadable, not compiling) while the active bundle keeps serving.
+        ...(error ? { code: 'bundle_error', message: error.message, last_error_at: error.at.toISOString() } : {}),
+      };
+    }
     return out;
   };
+
+  /** Configured bundles not activated yet (a download that has not arrived or was refused): `/health?bundles` is 500 until none is. */
+  const notActivated = (): string[] => store.sources.filter((s) => !store.bundles.some((b) => b.name === s.name)).map((s) => s.name);
 
   app.get('/v1/status', (c) =>
     respond(c, {
@@ -383,6 +395,10 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
       return opaError(500, { code: 'unhealthy', message: 'no policies are loaded', errors: (status?.problems ?? []).map(problemJson) });
     }
     if (c.req.query('bundles') === undefined) return c.json({});
+    const pending = notActivated();
+    if (pending.length > 0) {
+      return answerResponse(errorAnswer(500, { code: 'unhealthy', message: `bundles not activated yet: ${pending.join(', ')}`, bundles: bundlesStatus() }));
+    }
     if (status && !status.ok) {
       return answerResponse(
         errorAnswer(500, {

@@ -4,6 +4,7 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import { BadRequestError } from '../../core/errors/bad-request-error.js';
 import { parseModule } from '../parser.js';
 import { bundleWriteRefusal, crossBundleProblems, loadBundle, type BundleInfo, type LoadBundleOptions } from './bundle.js';
+import type { BundleSource } from './bundle-download.js';
 import { applyDataOp, checkDataConflicts, DataWriteError, type DataOp } from './data-writes.js';
 import { mergeAt, policyDirectories, readPolicyDirectory, type PolicyFiles } from './policy-files.js';
 import { compilePolicySet, formatProblem, PolicyLoadError, type PolicyProblem, type PolicySet } from './policy-set.js';
@@ -15,6 +16,8 @@ export interface PolicyStoreOptions {
   bundles?: readonly string[];
   /** How the bundles are read: signature verification, size limits. */
   bundleOptions?: Omit<LoadBundleOptions, 'v0Compatible'>;
+  /** Bundles from elsewhere (downloads), served beside the ones read from paths. */
+  sources?: readonly BundleSource[];
   logger?: Logger;
   /** Quiet time after a change before reloading; default 100 ms. */
   debounceMs?: number;
@@ -48,13 +51,12 @@ export interface LoadFailure {
  * in `status`. Modules written through the API live in an overlay that wins
  * over files with the same id.
  */
-/** Everything read for one load: the files and the bundles they came from. */
-type ReadFiles = PolicyFiles & { bundles: BundleInfo[] };
+/** Everything read for one load: the files, the bundles they came from, and the bundles not activated yet. */
+type ReadFiles = PolicyFiles & { bundles: BundleInfo[]; pending: string[] };
 
 export class PolicyStore {
   readonly dir: string | undefined;
-  readonly #bundlePaths: readonly string[];
-  readonly #bundleOptions: Omit<LoadBundleOptions, 'v0Compatible'>;
+  readonly #sources: BundleSource[];
   /** The bundles of the set being served (their manifests' revisions and roots). */
   #bundles: BundleInfo[] = [];
   #current: PolicySet | undefined;
@@ -81,8 +83,14 @@ export class PolicyStore {
 
   constructor(options: PolicyStoreOptions) {
     this.dir = options.dir;
-    this.#bundlePaths = options.bundles ?? [];
-    this.#bundleOptions = options.bundleOptions ?? {};
+    const bundleOptions = options.bundleOptions ?? {};
+    this.#sources = [
+      ...(options.bundles ?? []).map((path) => ({
+        name: path.replace(/\/+$/, '') || path,
+        load: () => loadBundle(path, { ...bundleOptions, v0Compatible: this.#v0 }),
+      })),
+      ...(options.sources ?? []),
+    ];
     this.#logger = options.logger ?? silentLogger;
     this.#debounceMs = options.debounceMs ?? 100;
     this.#recheckMs = options.recheckMs ?? 2000;
@@ -99,6 +107,11 @@ export class PolicyStore {
   /** The bundles being served, in the order given; empty when only a directory is served. */
   get bundles(): readonly BundleInfo[] {
     return this.#bundles;
+  }
+
+  /** Every configured bundle source (paths and downloads), activated or not. */
+  get sources(): readonly BundleSource[] {
+    return this.#sources;
   }
 
   get status(): LoadStatus | undefined {
@@ -328,12 +341,14 @@ export class PolicyStore {
    * overlap refused as OPA refuses them.
    */
   async #read(): Promise<ReadFiles> {
-    const [dir, ...bundles] = await Promise.all([
+    const [dir, ...loaded] = await Promise.all([
       this.dir === undefined ? undefined : readPolicyDirectory(this.dir, { v0Compatible: this.#v0 }),
-      ...this.#bundlePaths.map((path) => loadBundle(path, { ...this.#bundleOptions, v0Compatible: this.#v0 })),
+      ...this.#sources.map((source) => source.load()),
     ]);
-    if (bundles.length === 0) return { ...(dir ?? { modules: [], data: {}, problems: [], digest: '' }), bundles: [] };
-    const merged: ReadFiles = { modules: [], data: {}, problems: [], bundles: bundles.map((b) => b.info) };
+    const pending = this.#sources.filter((_, i) => loaded[i] === undefined).map((source) => source.name);
+    const bundles = loaded.filter((b) => b !== undefined);
+    if (bundles.length === 0) return { ...(dir ?? { modules: [], data: {}, problems: [], digest: '' }), bundles: [], pending };
+    const merged: ReadFiles = { modules: [], data: {}, problems: [], bundles: bundles.map((b) => b.info), pending };
     const hash = createHash('sha256');
     for (const [files, source] of [...(dir ? [[dir, this.dir] as const] : []), ...bundles.map((b) => [b.files, b.info.name] as const)]) {
       hash.update(`${source}\0${files.digest ?? ''}\0`);
