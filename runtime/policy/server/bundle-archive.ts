@@ -52,7 +52,16 @@ export async function readBundleEntries(path: string, limits: BundleLimits = DEF
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
     throw new BundleReadError(`cannot read bundle ${path}: ${error.code === 'ENOENT' ? 'no such file or directory' : error.message}`);
   });
-  const entries = info.isDirectory() ? await readBundleDirectory(path, limits) : readBundleArchive(await readArchiveFile(path, info.size, limits), limits);
+  let entries: BundleEntry[];
+  try {
+    entries = info.isDirectory() ? await readBundleDirectory(path, limits) : readBundleArchive(await readArchiveFile(path, info.size, limits), limits);
+  } catch (error) {
+    // A file or folder that cannot be read (permissions, removed while read) is the bundle's problem, not a crash.
+    if ((error as NodeJS.ErrnoException).code !== undefined && !(error instanceof BundleReadError)) {
+      throw new BundleReadError(`cannot read bundle ${path}: ${(error as Error).message}`);
+    }
+    throw error;
+  }
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return entries;
 }
