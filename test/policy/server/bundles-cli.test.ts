@@ -64,7 +64,7 @@ describe('framework-cli policy serve --bundle', () => {
     expect(await exited).toBe(0);
   });
 
-  it('refuses to start on a signed bundle without a key, and on --scope without --verification-key', async () => {
+  it('refuses to start on a signed bundle without a key, a configuration file it would not follow, and --scope without --verification-key', async () => {
     const archive = await signedArchive();
     const unkeyed = await runCli(['policy', 'serve', '--bundle', archive, '--addr', '127.0.0.1:0', '--no-watch']);
     expect(unkeyed.code).toBe(1);
@@ -72,6 +72,11 @@ describe('framework-cli policy serve --bundle', () => {
     const wrongAlg = await runCli(['policy', 'serve', '--bundle', archive, '--verification-key', keyFile, '--signing-alg', 'HS256', '--addr', '127.0.0.1:0']);
     expect(wrongAlg.code).toBe(1);
     expect(plainError(wrongAlg.stderr)).toContain('takes a shared secret, but the verification key is a PEM key');
+    const config = join(work, 'opa.yaml');
+    writeFileSync(config, 'services:\n  s: {url: "http://127.0.0.1:1"}\nbundles:\n  b: {service: s}\ndecision_logs: {console: true}\n');
+    const unsupported = await runCli(['policy', 'serve', '--config-file', config, '--addr', '127.0.0.1:0']);
+    expect(unsupported.code).toBe(1);
+    expect(plainError(unsupported.stderr)).toContain('the configuration\'s "decision_logs" section is not supported here (services, bundles, keys)');
     const scope = await runCli(['policy', 'serve', '--bundle', archive, '--scope', 'x', '--addr', '127.0.0.1:0']);
     expect(scope.code).toBe(2);
     expect(plainError(scope.stderr)).toContain('--scope and --exclude-files-verify take effect only with --verification-key');
