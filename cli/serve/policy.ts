@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
@@ -5,10 +6,13 @@ import { PolicyLoadError } from '../../runtime/policy/server/policy-problem.js';
 import { parseAddr, serveUntilStopped, type ServeIo } from '../serve-until-stopped.js';
 import type { Interfaces } from '@oclif/core';
 import { failToCompile } from '../fail-to-compile.js';
+import { SIGNING_ALGORITHMS } from '../../runtime/policy/server/signing-algorithms.js';
+import type { RemoteBundleConfig } from '../../runtime/policy/server/bundle-config.js';
 
 /** The argument of `policy serve` (its command and its lean start share it). */
 export const policyServeArgs = {
-  dir: Args.directory({ description: 'policy directory', default: 'policies', exists: true }),
+  // No default here: with --bundle alone nothing else is served (without either, `policies` is).
+  dir: Args.directory({ description: 'policy directory (default: policies, unless --bundle is given)', exists: true }),
 };
 
 /** The flags of `policy serve` (its command and its lean start share them). */
@@ -45,6 +49,33 @@ export const policyServeFlags = {
     default: false,
     env: 'FRAMEWORK_POLICY_V0_COMPATIBLE',
   }),
+  bundle: Flags.string({
+    char: 'b',
+    description: "serve an OPA bundle, a directory or .tar.gz file (OPA's --bundle; repeatable): its .manifest roots, revision and signature as OPA reads them",
+    multiple: true,
+    multipleNonGreedy: true,
+  }),
+  'config-file': Flags.file({
+    char: 'c',
+    description:
+      "OPA's configuration file (YAML or JSON): its services and bundles are downloaded and polled (ETag, min/max delay), signing keys from its keys section",
+    exists: true,
+  }),
+  'verification-key': Flags.string({
+    description: 'verify bundle signatures (.signatures.json) with this HMAC secret, or PEM public key, or the path of a file holding either',
+  }),
+  'verification-key-id': Flags.string({ description: 'the id of the verification key (a bundle JWT names it as its kid)', default: 'default' }),
+  'signing-alg': Flags.string({
+    description: 'the algorithm bundle signatures must use',
+    default: 'RS256',
+    options: [...SIGNING_ALGORITHMS],
+  }),
+  scope: Flags.string({ description: 'the scope bundle signatures must name' }),
+  'exclude-files-verify': Flags.string({
+    description: 'a bundle file (glob pattern) left out of signature verification (repeatable)',
+    multiple: true,
+    multipleNonGreedy: true,
+  }),
   'allow-query-network': Flags.boolean({
     description: 'let ad-hoc queries (/v1/query) call http.send and net.lookup_ip_addr; off by default, as an OPA capabilities file would have it',
     default: false,
@@ -63,10 +94,40 @@ export async function servePolicies(
   ]);
   const addr = parseAddr(flags.addr);
   if (!addr) io.error(`--addr ${JSON.stringify(flags.addr)} is not host:port (for example 127.0.0.1:8181).`, { exit: 2 });
+  const bundles = flags.bundle ?? [];
+  const configFile = flags['config-file'];
+  const dir = args.dir ?? (bundles.length === 0 && configFile === undefined ? 'policies' : undefined);
+  if (dir !== undefined && !existsSync(dir)) io.error(`No directory found at ${dir}`, { exit: 2 });
+  const verifying = flags['verification-key'] !== undefined;
+  if (!verifying && (flags.scope !== undefined || flags['exclude-files-verify'] !== undefined)) {
+    io.error('--scope and --exclude-files-verify take effect only with --verification-key', { exit: 2, code: 'invalid_arguments' });
+  }
+  let remoteBundles: RemoteBundleConfig[] = [];
+  if (configFile !== undefined) {
+    const { readBundleConfig } = await import('../../runtime/policy/server/bundle-config.js');
+    try {
+      remoteBundles = readBundleConfig(configFile);
+    } catch (error) {
+      io.error((error as Error).message, { exit: 1, code: 'invalid_config' });
+    }
+  }
   let server;
   try {
     server = await startPolicyServer({
-      dir: args.dir,
+      remoteBundles,
+      ...(dir === undefined ? {} : { dir }),
+      bundles,
+      ...(verifying
+        ? {
+            verification: {
+              key: flags['verification-key'] as string,
+              keyId: flags['verification-key-id'],
+              algorithm: flags['signing-alg'],
+              ...(flags.scope === undefined ? {} : { scope: flags.scope }),
+              excludeFiles: flags['exclude-files-verify'] ?? [],
+            },
+          }
+        : {}),
       host: addr.host,
       port: addr.port,
       logger: createLogger({ name: 'policy', level: 'info' }),
@@ -89,5 +150,10 @@ export async function servePolicies(
     if (FrameworkError.isInstance(error)) io.error(error.message, { exit: 1, code: error.code });
     throw error;
   }
-  return serveUntilStopped(io, server, `Policy engine serving ${args.dir} on ${server.url}`);
+  const served = [
+    ...(dir === undefined ? [] : [dir]),
+    ...bundles.map((b) => `bundle ${b}`),
+    ...remoteBundles.map((b) => `bundle ${b.name} from ${b.url}`),
+  ].join(', ');
+  return serveUntilStopped(io, server, `Policy engine serving ${served} on ${server.url}`);
 }

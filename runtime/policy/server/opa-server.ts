@@ -340,13 +340,13 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
         headers: { 'Content-Type': decisionRegistry().contentType },
       }),
   );
-  /** The policy set's revision and reload history, as /v1/status and /health?bundles show them. */
-  const bundleStatus = (): Record<string, unknown> => {
+  /** One bundle's revision and the reload history, as /v1/status and /health?bundles show them. */
+  const bundleStatus = (name: string, revision: string): Record<string, unknown> => {
     const status = store.status;
     const failure = store.lastFailure;
     return {
-      name: 'policies',
-      active_revision: store.revision ?? '',
+      name,
+      active_revision: revision,
       generation: store.current?.generation ?? 0,
       last_successful_activation: store.current?.loadedAt.toISOString(),
       ...(status ? { last_reload: { at: status.at.toISOString(), ok: status.ok } } : {}),
@@ -355,12 +355,35 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     };
   };
 
+  /**
+   * Every bundle by name, as OPA's status lists them: the policy directory as `policies` (its revision a digest of
+   * the files read), each `--bundle` under the path it was given, with its manifest's revision.
+   */
+  const bundlesStatus = (): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    if (store.dir !== undefined) out.policies = bundleStatus('policies', store.revision ?? '');
+    for (const source of store.sources) {
+      const active = store.bundles.find((b) => b.name === source.name);
+      const error = source.lastError;
+      out[source.name] = {
+        ...bundleStatus(source.name, active?.revision ?? ''),
+        ...(active ? {} : { active_revision: '', activated: false }),
+        // A download refused (forged, unreadable, not compiling) while the active bundle keeps serving.
+        ...(error ? { code: 'bundle_error', message: error.message, last_error_at: error.at.toISOString() } : {}),
+      };
+    }
+    return out;
+  };
+
+  /** Configured bundles not activated yet (a download that has not arrived or was refused): `/health?bundles` is 500 until none is. */
+  const notActivated = (): string[] => store.sources.filter((s) => !store.bundles.some((b) => b.name === s.name)).map((s) => s.name);
+
   app.get('/v1/status', (c) =>
     respond(c, {
       result: {
         labels: { id: serverId, version: 'framework_core' },
         plugins: { server: { state: store.current ? 'OK' : 'NOT_READY' } },
-        bundles: { policies: bundleStatus() },
+        bundles: bundlesStatus(),
         metrics: { decisions: { ...counts } },
       },
     }),
@@ -372,18 +395,22 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
       return opaError(500, { code: 'unhealthy', message: 'no policies are loaded', errors: (status?.problems ?? []).map(problemJson) });
     }
     if (c.req.query('bundles') === undefined) return c.json({});
+    const pending = notActivated();
+    if (pending.length > 0) {
+      return answerResponse(errorAnswer(500, { code: 'unhealthy', message: `bundles not activated yet: ${pending.join(', ')}`, bundles: bundlesStatus() }));
+    }
     if (status && !status.ok) {
       return answerResponse(
         errorAnswer(500, {
           code: 'unhealthy',
           message: `the latest reload failed; still serving the policies loaded at ${store.current.loadedAt.toISOString()} (revision ${store.revision ?? ''})`,
           errors: status.problems.map(problemJson),
-          bundles: { policies: bundleStatus() },
+          bundles: bundlesStatus(),
         }),
       );
     }
     // OPA answers {} here; the revision and reload history are added beside it for operators.
-    return c.json({ bundles: { policies: bundleStatus() } });
+    return c.json({ bundles: bundlesStatus() });
   });
 
   // OPA's custom health checks: GET /health/<name> is healthy when data.system.health.<name> is true.
@@ -594,16 +621,15 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   /**
    * `?provenance` on a Data API decision, in OPA's shape (`ProvenanceV1`): this server's name where OPA gives its
    * version (as `labels.version` in /v1/status and /v1/config; its build commit, time and host are not recorded, so
-   * empty, as in an OPA built without them), and the revision of the policies the decision read, as the one bundle
-   * this server has (`/v1/status` names it `policies` too).
+   * empty, as in an OPA built without them), and the revision of each bundle the decision read: the policy
+   * directory as `policies` (`/v1/status` names it so too), each `--bundle` by its path with its manifest's revision.
    */
-  const provenance = () => ({
-    version: 'framework_core',
-    build_commit: '',
-    build_timestamp: '',
-    build_hostname: '',
-    bundles: { policies: { revision: store.revision ?? '' } },
-  });
+  const provenance = () => {
+    const bundles: Record<string, { revision: string }> = {};
+    if (store.dir !== undefined) bundles.policies = { revision: store.revision ?? '' };
+    for (const bundle of store.bundles) bundles[bundle.name] = { revision: bundle.revision };
+    return { version: 'framework_core', build_commit: '', build_timestamp: '', build_hostname: '', bundles };
+  };
 
   /** `?metrics` (and `?instrument`, which implies it): OPA's timer names, in ns. */
   const metricsOf = (q: RequestOptions, evalNs: number, started: bigint): Record<string, number> | undefined => {

@@ -1,12 +1,23 @@
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import { applyDataOp, checkDataConflicts, type DataOp } from './data-writes.js';
-import { policyDirectories, readPolicyDirectory, type PolicyFiles } from './policy-files.js';
+import { BadRequestError } from '../../core/errors/bad-request-error.js';
+import { parseModule } from '../parser.js';
+import { bundleWriteRefusal, crossBundleProblems, loadBundle, type BundleInfo, type LoadBundleOptions } from './bundle.js';
+import type { BundleSource } from './bundle-download.js';
+import { applyDataOp, checkDataConflicts, DataWriteError, type DataOp } from './data-writes.js';
+import { mergeAt, policyDirectories, readPolicyDirectory, type PolicyFiles } from './policy-files.js';
 import { compilePolicySet, formatProblem, PolicyLoadError, type PolicyProblem, type PolicySet } from './policy-set.js';
 
 export interface PolicyStoreOptions {
-  dir: string;
+  /** A policy directory served as it is (absent when only bundles are served). */
+  dir?: string;
+  /** OPA bundles (directories or `.tar.gz` files) served beside it, as `opa run --bundle` serves them. */
+  bundles?: readonly string[];
+  /** How the bundles are read: signature verification, size limits. */
+  bundleOptions?: Omit<LoadBundleOptions, 'v0Compatible'>;
+  /** Bundles from elsewhere (downloads), served beside the ones read from paths. */
+  sources?: readonly BundleSource[];
   logger?: Logger;
   /** Quiet time after a change before reloading; default 100 ms. */
   debounceMs?: number;
@@ -40,8 +51,14 @@ export interface LoadFailure {
  * in `status`. Modules written through the API live in an overlay that wins
  * over files with the same id.
  */
+/** Everything read for one load: the files, the bundles they came from, and the bundles not activated yet. */
+type ReadFiles = PolicyFiles & { bundles: BundleInfo[]; pending: string[] };
+
 export class PolicyStore {
-  readonly dir: string;
+  readonly dir: string | undefined;
+  readonly #sources: BundleSource[];
+  /** The bundles of the set being served (their manifests' revisions and roots). */
+  #bundles: BundleInfo[] = [];
   #current: PolicySet | undefined;
   #status: LoadStatus | undefined;
   #overlay = new Map<string, string | null>();
@@ -66,6 +83,14 @@ export class PolicyStore {
 
   constructor(options: PolicyStoreOptions) {
     this.dir = options.dir;
+    const bundleOptions = options.bundleOptions ?? {};
+    this.#sources = [
+      ...(options.bundles ?? []).map((path) => ({
+        name: path.replace(/\/+$/, '') || path,
+        load: () => loadBundle(path, { ...bundleOptions, v0Compatible: this.#v0 }),
+      })),
+      ...(options.sources ?? []),
+    ];
     this.#logger = options.logger ?? silentLogger;
     this.#debounceMs = options.debounceMs ?? 100;
     this.#recheckMs = options.recheckMs ?? 2000;
@@ -77,6 +102,16 @@ export class PolicyStore {
   /** The set being served; undefined until the first successful load. */
   get current(): PolicySet | undefined {
     return this.#current;
+  }
+
+  /** The bundles being served, in the order given; empty when only a directory is served. */
+  get bundles(): readonly BundleInfo[] {
+    return this.#bundles;
+  }
+
+  /** Every configured bundle source (paths and downloads), activated or not. */
+  get sources(): readonly BundleSource[] {
+    return this.#sources;
   }
 
   get status(): LoadStatus | undefined {
@@ -153,7 +188,8 @@ export class PolicyStore {
 
   /** Watches each directory of the tree that is not watched yet, and stops watching those gone. */
   async #syncWatchers(): Promise<void> {
-    const dirs = new Set(await policyDirectories(this.dir));
+    // Bundles are not watched by events (an archive is one file, often replaced whole): the recheck reads them.
+    const dirs = new Set(this.dir === undefined ? [] : await policyDirectories(this.dir));
     if (!this.#watching) return;
     for (const [dir, watcher] of this.#watchers) {
       if (!dirs.has(dir)) {
@@ -184,12 +220,37 @@ export class PolicyStore {
    * `PolicyLoadError` and keeps the old set when the result does not compile.
    */
   async putModule(id: string, source: string): Promise<void> {
+    this.#checkModuleScope(id, source);
     await this.#tryOverlay(id, source);
+  }
+
+  /**
+   * OPA's scope checks for a policy written through the API while bundles are
+   * served: neither the module replaced (or deleted) nor the new one may
+   * have a package under a bundle's root (a 400 in OPA's words).
+   */
+  #checkModuleScope(id: string, source: string | null): void {
+    if (this.#bundles.length === 0) return;
+    const existing = this.#current?.modules.find((m) => m.id === id);
+    for (const module of [existing, source === null ? undefined : { id, source, regoVersion: this.#v0 ? (0 as const) : undefined }]) {
+      if (module === undefined) continue;
+      let path: string[];
+      try {
+        path = parseModule(module.source, module.id, module.regoVersion ?? 1)
+          .package.path.terms.slice(1)
+          .map((t) => (t.type === 'string' ? t.value : ''));
+      } catch {
+        continue; // the compiler reports it
+      }
+      const refusal = bundleWriteRefusal(this.#bundles, path);
+      if (refusal !== undefined) throw new BadRequestError({ code: 'invalid_request', message: refusal });
+    }
   }
 
   /** Removes a module (DELETE /v1/policies/{id}); false when there was none. */
   async deleteModule(id: string): Promise<boolean> {
     if (!this.#current?.modules.some((m) => m.id === id)) return false;
+    this.#checkModuleScope(id, null);
     await this.#tryOverlay(id, null);
     return true;
   }
@@ -201,7 +262,12 @@ export class PolicyStore {
    * way nothing changes.
    */
   async writeData(ops: DataOp[], create: boolean): Promise<void> {
-    const read = await readPolicyDirectory(this.dir, { v0Compatible: this.#v0 });
+    // As OPA: no write at, under or above a bundle's root (400, before anything is applied).
+    for (const op of ops) {
+      const refusal = bundleWriteRefusal(this.#bundles, op.path);
+      if (refusal !== undefined) throw new DataWriteError(400, refusal);
+    }
+    const read = await this.#read();
     const files = this.#withOverlay(read);
     // Applied to a copy first, strictly: a write that does not apply is refused here.
     let data = structuredClone(files.data);
@@ -209,7 +275,7 @@ export class PolicyStore {
     checkDataConflicts(files.modules, data);
     this.#dataWrites.push({ ops, create });
     try {
-      this.#swap(compilePolicySet({ ...files, data }), read.digest);
+      this.#swap(compilePolicySet({ ...files, data }), read);
     } catch (error) {
       this.#dataWrites.pop();
       throw error;
@@ -229,8 +295,8 @@ export class PolicyStore {
     const before = this.#overlay.get(id);
     this.#overlay.set(id, source);
     try {
-      const read = await readPolicyDirectory(this.dir, { v0Compatible: this.#v0 });
-      this.#swap(compilePolicySet(this.#withOverlay(read)), read.digest);
+      const read = await this.#read();
+      this.#swap(compilePolicySet(this.#withOverlay(read)), read);
     } catch (error) {
       // Not compiled: the overlay goes back to what it was; the old set keeps serving.
       if (had) this.#overlay.set(id, before ?? null);
@@ -240,11 +306,11 @@ export class PolicyStore {
   }
 
   async #loadOnce(force: boolean): Promise<boolean> {
-    const files = await readPolicyDirectory(this.dir, { v0Compatible: this.#v0 });
+    const files = await this.#read();
     if (!force && files.digest === this.#lastDigest) return this.#status?.ok ?? false;
     this.#lastDigest = files.digest;
     try {
-      this.#swap(compilePolicySet(this.#withOverlay(files)), files.digest);
+      this.#swap(compilePolicySet(this.#withOverlay(files)), files);
       return true;
     } catch (error) {
       if (!(error instanceof PolicyLoadError)) throw error;
@@ -256,11 +322,46 @@ export class PolicyStore {
     }
   }
 
-  #swap(set: PolicySet, digest: string | undefined): void {
+  #swap(set: PolicySet, read: ReadFiles): void {
     this.#current = set;
+    this.#bundles = read.bundles;
     this.#status = { ok: true, at: set.loadedAt, problems: [] };
-    this.#revision = this.#revisionOf(digest ?? '');
-    this.#logger.info('policies loaded', { dir: this.dir, modules: set.modules.length, revision: this.#revision });
+    this.#revision = this.#revisionOf(read.digest ?? '');
+    this.#logger.info('policies loaded', {
+      ...(this.dir === undefined ? {} : { dir: this.dir }),
+      ...(read.bundles.length === 0 ? {} : { bundles: read.bundles.map((b) => ({ name: b.name, revision: b.revision })) }),
+      modules: set.modules.length,
+      revision: this.#revision,
+    });
+  }
+
+  /**
+   * Reads the directory and every bundle, whole: their modules side by side,
+   * their data merged (the same leaf twice is a problem), bundles whose roots
+   * overlap refused as OPA refuses them.
+   */
+  async #read(): Promise<ReadFiles> {
+    const [dir, ...loaded] = await Promise.all([
+      this.dir === undefined ? undefined : readPolicyDirectory(this.dir, { v0Compatible: this.#v0 }),
+      ...this.#sources.map((source) => source.load()),
+    ]);
+    const pending = this.#sources.filter((_, i) => loaded[i] === undefined).map((source) => source.name);
+    const bundles = loaded.filter((b) => b !== undefined);
+    if (bundles.length === 0) return { ...(dir ?? { modules: [], data: {}, problems: [], digest: '' }), bundles: [], pending };
+    const merged: ReadFiles = { modules: [], data: {}, problems: [], bundles: bundles.map((b) => b.info), pending };
+    const hash = createHash('sha256');
+    for (const [files, source] of [...(dir ? [[dir, this.dir] as const] : []), ...bundles.map((b) => [b.files, b.info.name] as const)]) {
+      hash.update(`${source}\0${files.digest ?? ''}\0`);
+      merged.modules.push(...files.modules);
+      merged.problems.push(...files.problems);
+      const conflict = mergeAt(merged.data, [], files.data);
+      if (conflict !== undefined) merged.problems.push({ file: source ?? '', message: `data.${conflict} is defined in more than one bundle or directory` });
+    }
+    merged.problems.push(...crossBundleProblems(merged.bundles));
+    merged.modules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const problem of merged.problems) hash.update(`problem\0${problem.file}\0${problem.message}\0`);
+    merged.digest = hash.digest('hex');
+    return merged;
   }
 
   /** The files' digest, combined with the API's writes when there are any. */

@@ -1,8 +1,8 @@
 /**
  * Request and response encodings of the policy server, as OPA's: request
  * bodies may be gzip-compressed (`Content-Encoding: gzip`, decompressed
- * within the body limit, so a gzip bomb is refused with 413 after at most
- * that many bytes) and YAML (`Content-Type: application/x-yaml`); answers
+ * within the body limit, so a gzip bomb is refused with OPA's 400 after at
+ * most that many bytes) and YAML (`Content-Type: application/x-yaml`); answers
  * of at least {@link GZIP_MIN_LENGTH} bytes are gzip-compressed for a client
  * that accepts it (OPA's `server.encoding.gzip.min_length`).
  */
@@ -17,8 +17,12 @@ export const GZIP_MIN_LENGTH = 1024;
 /** OPA's default `server.encoding.gzip.compression_level`. */
 const GZIP_LEVEL = 9;
 
-function tooLarge(maxBytes: number): BadRequestError {
-  return new BadRequestError({ code: 'payload_too_large', message: `The request body is larger than the limit of ${maxBytes} bytes (after decompression).` });
+/**
+ * OPA's answer to a gzip body that inflates past its limit (`util.ReadMaybeCompressedBody`'s error under the
+ * handler's prefix): a 400, not a 413, whatever the limit.
+ */
+function inflatesTooLarge(): BadRequestError {
+  return new BadRequestError({ code: 'invalid_request', message: 'could not decompress the body: gzip payload too large' });
 }
 
 /** True when the request's body needs decoding here (the direct route leaves such requests to the app). */
@@ -33,8 +37,8 @@ export function isYaml(contentType: string | undefined): boolean {
 
 /**
  * The body of a gzip-compressed request as text: the compressed bytes are
- * read within `maxBytes`, and so is their decompressed form (413 past it,
- * without inflating more than `maxBytes + 1` bytes). Another encoding is a 400.
+ * read within `maxBytes`, and so is their decompressed form (OPA's 400
+ * `gzip payload too large` past it, without inflating more than `maxBytes` bytes). Another encoding is a 400.
  */
 export async function readEncodedBody(c: Context, maxBytes: number): Promise<string> {
   const encoding = (c.req.header('content-encoding') ?? '').trim().toLowerCase();
@@ -48,7 +52,7 @@ export async function readEncodedBody(c: Context, maxBytes: number): Promise<str
   try {
     return gunzipSync(compressed, { maxOutputLength: maxBytes }).toString('utf8');
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxBytes);
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw inflatesTooLarge();
     throw new BadRequestError({ code: 'invalid_request', message: `the gzip-compressed body could not be decompressed: ${(error as Error).message}` });
   }
 }

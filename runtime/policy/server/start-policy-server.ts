@@ -8,9 +8,23 @@ import { createPolicyServer } from './opa-server.js';
 import { PolicyLoadError } from './policy-set.js';
 import { PolicyStore } from './policy-store.js';
 import { DEFAULT_PORTS } from '../../core/defaults.js';
+import { ConfigError } from '../../core/errors/config-error.js';
+import type { BundleLimits } from './bundle-archive.js';
+import { BundleSignatureError, verificationKey, type BundleVerification, type VerificationKey } from './bundle-signature.js';
+import type { RemoteBundleConfig } from './bundle-config.js';
+import { BundleDownloader } from './bundle-download.js';
 
 export interface StartPolicyServerOptions {
-  dir: string;
+  /** A policy directory; optional when `bundles` are given. */
+  dir?: string;
+  /** OPA bundles (directories or `.tar.gz` files) to serve, as `opa run --bundle` serves them. */
+  bundles?: readonly string[];
+  /** Verify the bundles' signatures (`.signatures.json`) with this key; without it a signed bundle is refused. */
+  verification?: BundleVerification;
+  /** Bounds the bundles are read within (defaults: DEFAULT_BUNDLE_LIMITS). */
+  bundleLimits?: BundleLimits;
+  /** Bundles to download from bundle servers and poll (OPA's `services` and `bundles`; see `readBundleConfig`). */
+  remoteBundles?: readonly RemoteBundleConfig[];
   host?: string;
   /** Listen on a host beyond loopback (`0.0.0.0`, a LAN address); refused otherwise (`ConfigError`). */
   allowRemote?: boolean;
@@ -50,8 +64,32 @@ export interface RunningPolicyServer {
 export async function startPolicyServer(options: StartPolicyServerOptions): Promise<RunningPolicyServer> {
   const host = options.host ?? '127.0.0.1';
   checkLoopbackListen({ service: 'The policy server', host, allowRemote: options.allowRemote ?? false, option: '--allow-remote' });
-  const store = new PolicyStore({
-    dir: options.dir,
+  if (options.dir === undefined && (options.bundles ?? []).length === 0 && (options.remoteBundles ?? []).length === 0) {
+    throw new ConfigError({ context: 'The policy server has nothing to serve', issues: [{ variable: 'dir', message: 'give a policy directory or --bundle' }] });
+  }
+  let verification: VerificationKey | undefined;
+  const downloaders: BundleDownloader[] = [];
+  try {
+    verification = options.verification === undefined ? undefined : verificationKey(options.verification);
+    for (const remote of options.remoteBundles ?? []) {
+      downloaders.push(
+        new BundleDownloader(remote, {
+          activate: () => store.reload(),
+          v0Compatible: options.v0Compatible === true,
+          ...(options.bundleLimits ? { limits: options.bundleLimits } : {}),
+          ...(options.logger ? { logger: options.logger } : {}),
+        }),
+      );
+    }
+  } catch (error) {
+    if (!(error instanceof BundleSignatureError)) throw error;
+    throw new ConfigError({ context: 'The bundle verification key cannot be used', issues: [{ variable: '--verification-key', message: error.message }] });
+  }
+  const store: PolicyStore = new PolicyStore({
+    sources: downloaders,
+    ...(options.dir === undefined ? {} : { dir: options.dir }),
+    bundles: options.bundles ?? [],
+    bundleOptions: { ...(verification ? { verification } : {}), ...(options.bundleLimits ? { limits: options.bundleLimits } : {}) },
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.recheckMs === undefined ? {} : { recheckMs: options.recheckMs }),
     v0Compatible: options.v0Compatible === true,
@@ -85,11 +123,13 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
     throw error;
   }
   if (options.watch ?? true) store.watch();
+  for (const downloader of downloaders) downloader.start();
   return {
     url: listening.url,
     port: listening.port,
     store,
     async close() {
+      for (const downloader of downloaders) downloader.stop();
       store.close();
       await listening.close();
       await app.close();

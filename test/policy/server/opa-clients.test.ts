@@ -103,12 +103,15 @@ describe('request bodies as OPA reads them', () => {
     );
     expect(JSON.parse(both.body.toString('utf8'))).toEqual({});
   });
-  it('refuses a gzip bomb with 413 once it inflates past the body limit, and a body that is not gzip with 400', async () => {
+  it("refuses a gzip bomb with OPA's 400 once it inflates past the body limit, and a body that is not gzip with 400", async () => {
     const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20)); // 64 MiB of spaces in about 64 KiB
     expect(bomb.length).toBeLessThan(1024 * 1024);
     const res = await raw('POST', '/v1/data/example/allow', { 'Content-Encoding': 'gzip' }, bomb);
-    expect(res.status).toBe(413);
-    expect(JSON.parse(res.body.toString('utf8'))).toMatchObject({ code: 'invalid_parameter' });
+    // OPA (util.ReadMaybeCompressedBody under v1DataPost) answers 400 with this text, not 413.
+    expect([res.status, JSON.parse(res.body.toString('utf8'))]).toEqual([
+      400,
+      { code: 'invalid_parameter', message: 'could not decompress the body: gzip payload too large' },
+    ]);
     const broken = await raw('POST', '/v1/data/example/allow', { 'Content-Encoding': 'gzip' }, '{"input": {}}');
     expect(broken.status).toBe(400);
     const other = await raw('POST', '/v1/data/example/allow', { 'Content-Encoding': 'br' }, '{}');

@@ -1,0 +1,151 @@
+/**
+ * Bundles downloaded from a bundle server, as OPA's bundle plugin polls
+ * them: every `min_delay_seconds` to `max_delay_seconds` (a random delay
+ * between, so servers are not hit in step), with `If-None-Match` and the
+ * last ETag (a 304 changes nothing). A download is activated only whole:
+ * read within bounds, verified when signing is configured, free of root
+ * problems, and compiled with everything else; otherwise the active bundle
+ * keeps serving and the error is kept for /v1/status and /health?bundles.
+ */
+import { silentLogger, type Logger } from '../../core/logger.js';
+import { BundleReadError, DEFAULT_BUNDLE_LIMITS, readBundleArchive, type BundleLimits } from './bundle-archive.js';
+import type { RemoteBundleConfig } from './bundle-config.js';
+import { BundleSignatureError, verificationKey, type VerificationKey } from './bundle-signature.js';
+import { bundleFromEntries, type LoadedBundle } from './bundle.js';
+
+/** Where the policy store finds a bundle to serve. */
+export interface BundleSource {
+  readonly name: string;
+  /** The bundle to serve now; undefined while none was activated (the first download has not arrived). */
+  load(): Promise<LoadedBundle | undefined>;
+  /** The latest download or activation that failed, kept until one succeeds. */
+  readonly lastError?: { at: Date; message: string } | undefined;
+}
+
+export interface BundleDownloaderOptions {
+  /** Compiles the served set again (with this bundle's new candidate); resolves to whether it now serves. */
+  activate: () => Promise<boolean>;
+  v0Compatible?: boolean;
+  limits?: BundleLimits;
+  logger?: Logger;
+  /** A download slower than this is abandoned (default 30 s). */
+  timeoutMs?: number;
+}
+
+export class BundleDownloader implements BundleSource {
+  readonly name: string;
+  readonly #config: RemoteBundleConfig;
+  readonly #options: BundleDownloaderOptions;
+  readonly #verification: VerificationKey | undefined;
+  readonly #limits: BundleLimits;
+  readonly #logger: Logger;
+  #active: LoadedBundle | undefined;
+  #etag: string | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  lastError: { at: Date; message: string } | undefined;
+  lastSuccessfulDownload: Date | undefined;
+
+  constructor(config: RemoteBundleConfig, options: BundleDownloaderOptions) {
+    this.name = config.name;
+    this.#config = config;
+    this.#options = options;
+    // A key that cannot be used is a start-up error, not a refusal of every download.
+    this.#verification = config.verification ? verificationKey(config.verification) : undefined;
+    this.#limits = options.limits ?? DEFAULT_BUNDLE_LIMITS;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  load(): Promise<LoadedBundle | undefined> {
+    return Promise.resolve(this.#active);
+  }
+
+  /** Polls now and then every min..max delay until stopped. */
+  start(): void {
+    const next = () => {
+      if (this.#stopped) return;
+      const { minDelaySeconds: min, maxDelaySeconds: max } = this.#config;
+      this.#timer = setTimeout(() => void this.poll().finally(next), (min + Math.random() * (max - min)) * 1000);
+      this.#timer.unref();
+    };
+    void this.poll().finally(next);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
+
+  /** One download: true when a new bundle was activated, false when nothing changed or it was refused (see `lastError`). */
+  async poll(): Promise<boolean> {
+    let bytes: Buffer;
+    let etag: string | null;
+    try {
+      const res = await fetch(this.#config.url, {
+        headers: { ...this.#config.headers, ...(this.#etag === undefined ? {} : { 'If-None-Match': this.#etag }) },
+        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 30_000),
+        redirect: 'follow',
+      });
+      if (res.status === 304) {
+        await res.body?.cancel();
+        return false;
+      }
+      if (res.status !== 200) {
+        await res.body?.cancel();
+        return this.#refuse(`bundle server answered ${res.status} for ${this.#config.url}`);
+      }
+      etag = res.headers.get('etag');
+      bytes = await readLimited(res, this.#limits.maxArchiveBytes);
+    } catch (error) {
+      return this.#refuse(`bundle download from ${this.#config.url} failed: ${(error as Error).message}`);
+    }
+    let candidate: LoadedBundle;
+    try {
+      candidate = await bundleFromEntries(this.name, readBundleArchive(bytes, this.#limits), {
+        ...(this.#verification ? { verification: this.#verification } : {}),
+        v0Compatible: this.#options.v0Compatible === true,
+      });
+    } catch (error) {
+      if (error instanceof BundleReadError || error instanceof BundleSignatureError) return this.#refuse(error.message);
+      throw error;
+    }
+    if (candidate.files.problems.length > 0) return this.#refuse(candidate.files.problems.map((p) => `${p.file}: ${p.message}`).join('; '));
+    const previous = this.#active;
+    this.#active = candidate;
+    if (!(await this.#options.activate())) {
+      // The set did not compile with it: the active bundle stays (the store keeps serving the last good set meanwhile).
+      this.#active = previous;
+      await this.#options.activate();
+      return this.#refuse('the downloaded bundle does not compile with the other policies; see the policy server log');
+    }
+    this.#etag = etag ?? undefined;
+    this.lastError = undefined;
+    this.lastSuccessfulDownload = new Date();
+    this.#logger.info('bundle activated', { bundle: this.name, revision: candidate.info.revision });
+    return true;
+  }
+
+  #refuse(message: string): false {
+    this.lastError = { at: new Date(), message };
+    this.#logger.warn('bundle not activated; the active one keeps serving', { bundle: this.name, error: message });
+    return false;
+  }
+}
+
+/** A response body read whole within `maxBytes` (a larger one is abandoned as it arrives, not after). */
+async function readLimited(res: Response, maxBytes: number): Promise<Buffer> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) {
+    await res.body?.cancel();
+    throw new Error(`the bundle is ${declared} bytes, more than the limit of ${maxBytes}`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  if (res.body === null) return Buffer.alloc(0);
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    total += chunk.length;
+    if (total > maxBytes) throw new Error(`the bundle is more than the limit of ${maxBytes} bytes`);
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}

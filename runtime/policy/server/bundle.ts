@@ -1,0 +1,263 @@
+/**
+ * OPA bundles as `opa run --server --bundle` loads them (`bundle/bundle.go`):
+ * `.rego` files are modules, `data.json` / `data.yaml` / `data.yml` base
+ * documents at their directory's path, and `.manifest` names the bundle's
+ * `revision`, the `roots` it owns (modules and data outside them refused
+ * with OPA's messages), its `rego_version` and `metadata`. A signed bundle
+ * is verified before anything of it is read (see bundle-signature.ts).
+ */
+import { createHash } from 'node:crypto';
+import { parseModule, type RegoVersion } from '../parser.js';
+import { unmarshalYaml } from '../builtins/yaml.js';
+import { parseJSON, toJS } from '../value-json.js';
+import { BundleReadError, DEFAULT_BUNDLE_LIMITS, readBundleEntries, type BundleEntry, type BundleLimits } from './bundle-archive.js';
+import { BundleSignatureError, verifyBundle, type VerificationKey } from './bundle-signature.js';
+import { mergeAt, type FileProblem, type PolicyFiles, type PolicySource } from './policy-files.js';
+
+/** What a loaded bundle declares: its name (the path given, as OPA names `-b` bundles) and manifest. */
+export interface BundleInfo {
+  name: string;
+  revision: string;
+  /** The roots it owns, trimmed of `/` (`[""]`, everything, when the manifest names none). */
+  roots: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** A bundle read: its modules, data and problems (as a policy directory's), and what its manifest declares. */
+export interface LoadedBundle {
+  files: PolicyFiles;
+  info: BundleInfo;
+}
+
+export interface LoadBundleOptions {
+  /** Read the modules as Rego v0 unless the manifest names a `rego_version`. */
+  v0Compatible?: boolean;
+  /** Verify `.signatures.json` with this key; without it a signed bundle is refused, as OPA refuses one. */
+  verification?: VerificationKey;
+  limits?: BundleLimits;
+}
+
+/** Reads a bundle directory or `.tar.gz` file; what is wrong with it comes back as problems (a broken reload keeps the last good set). */
+export async function loadBundle(path: string, options: LoadBundleOptions = {}): Promise<LoadedBundle> {
+  const name = path.replace(/\/+$/, '') || path;
+  const fail = (message: string): LoadedBundle => {
+    const files: PolicyFiles = { modules: [], data: {}, problems: [{ file: name, message }] };
+    files.digest = createHash('sha256').update(`problem\0${name}\0${message}`).digest('hex');
+    return { files, info: { name, revision: '', roots: [''] } };
+  };
+  let entries: BundleEntry[];
+  try {
+    entries = await readBundleEntries(path, options.limits ?? DEFAULT_BUNDLE_LIMITS);
+  } catch (error) {
+    if (error instanceof BundleReadError) return fail(error.message);
+    throw error;
+  }
+  return bundleFromEntries(name, entries, options).catch((error: unknown) => {
+    if (error instanceof BundleSignatureError) return fail(error.message);
+    throw error;
+  });
+}
+
+/** A bundle from its files (read from a directory, an archive or a download). */
+export async function bundleFromEntries(name: string, all: readonly BundleEntry[], options: LoadBundleOptions = {}): Promise<LoadedBundle> {
+  const signatures = all.find((e) => e.path === '.signatures.json');
+  const entries = all.filter((e) => e !== signatures);
+  if (options.verification) await verifyBundle(entries, signatures, options.verification);
+  else if (signatures !== undefined) throw new BundleSignatureError('verification key not provided');
+
+  const hash = createHash('sha256');
+  for (const e of all) hash.update(`${e.path}\0${e.bytes.length}\0`).update(e.bytes);
+  const files: PolicyFiles = { modules: [], data: {}, problems: [], digest: hash.digest('hex') };
+  const problem = (file: string, message: string) => files.problems.push({ file, message });
+
+  const manifest = readManifest(
+    entries.find((e) => e.path === '.manifest'),
+    problem,
+  );
+  const version: RegoVersion | undefined = manifest.regoVersion ?? (options.v0Compatible === true ? 0 : undefined);
+  for (const entry of entries) {
+    const base = entry.path.slice(entry.path.lastIndexOf('/') + 1);
+    const id = `${name}/${entry.path}`;
+    if (entry.path.endsWith('.rego')) {
+      files.modules.push({ id, path: id, source: entry.bytes.toString('utf8'), ...(version === 0 ? { regoVersion: 0 as const } : {}) });
+    } else if (base === 'data.json' || base === 'data.yaml' || base === 'data.yml') {
+      readData(entry, id, base, files, problem);
+    }
+  }
+  const roots = manifest.roots;
+  checkRoots(roots, files.modules, files.data, problem);
+  files.modules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return {
+    files,
+    info: { name, revision: manifest.revision, roots, ...(manifest.metadata === undefined ? {} : { metadata: manifest.metadata }) },
+  };
+}
+
+interface Manifest {
+  revision: string;
+  roots: string[];
+  regoVersion?: RegoVersion;
+  metadata?: Record<string, unknown>;
+}
+
+function readManifest(entry: BundleEntry | undefined, problem: (file: string, message: string) => void): Manifest {
+  const manifest: Manifest = { revision: '', roots: [''] };
+  if (entry === undefined) return manifest;
+  let m: unknown;
+  try {
+    m = JSON.parse(entry.bytes.toString('utf8'));
+  } catch (error) {
+    problem('.manifest', `bundle load failed on manifest decode: ${(error as Error).message}`);
+    return manifest;
+  }
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) {
+    problem('.manifest', 'bundle load failed on manifest decode: the manifest must be a JSON object');
+    return manifest;
+  }
+  const fields = m as Record<string, unknown>;
+  if (fields.revision !== undefined) {
+    if (typeof fields.revision === 'string') manifest.revision = fields.revision;
+    else problem('.manifest', 'bundle load failed on manifest decode: revision must be a string');
+  }
+  if (fields.roots !== undefined && fields.roots !== null) {
+    if (Array.isArray(fields.roots) && fields.roots.every((r) => typeof r === 'string')) {
+      // As OPA: no leading or trailing slash.
+      manifest.roots = (fields.roots as string[]).map((r) => r.replace(/^\/+|\/+$/g, ''));
+    } else problem('.manifest', 'bundle load failed on manifest decode: roots must be an array of strings');
+  }
+  if (fields.rego_version !== undefined) {
+    if (fields.rego_version === 0 || fields.rego_version === 1) manifest.regoVersion = fields.rego_version;
+    else problem('.manifest', `rego_version must be 0 or 1, got ${JSON.stringify(fields.rego_version)}`);
+  }
+  if (fields.file_rego_versions !== undefined) {
+    problem('.manifest', 'file_rego_versions in a bundle manifest is not supported; set rego_version for the whole bundle');
+  }
+  if (fields.wasm !== undefined) problem('.manifest', 'wasm modules in a bundle are not supported');
+  if (fields.metadata !== undefined && fields.metadata !== null) {
+    if (typeof fields.metadata === 'object' && !Array.isArray(fields.metadata)) manifest.metadata = fields.metadata as Record<string, unknown>;
+    else problem('.manifest', 'bundle load failed on manifest decode: metadata must be an object');
+  }
+  return manifest;
+}
+
+function readData(entry: BundleEntry, id: string, base: string, files: PolicyFiles, problem: (file: string, message: string) => void): void {
+  let value: unknown;
+  try {
+    const text = entry.bytes.toString('utf8');
+    value = toJS(base === 'data.json' ? parseJSON(text) : unmarshalYaml(text));
+  } catch (error) {
+    problem(id, `bundle load failed on ${id}: ${(error as Error).message}`);
+    return;
+  }
+  const segments = entry.path.split('/').slice(0, -1);
+  if (segments.length === 0 && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    problem(id, `bundle load failed on ${entry.path}: root value must be object`);
+    return;
+  }
+  const conflict = mergeAt(files.data, segments, value);
+  if (conflict !== undefined) problem(id, `bundle load failed on ${entry.path}: data at ${conflict} is defined twice`);
+}
+
+/** Go's `%v` of a string slice, as OPA's messages print the roots: `[a b/c]`. */
+export function goStrings(values: readonly string[]): string {
+  return `[${values.join(' ')}]`;
+}
+
+/** Whether `root` contains `path` (both `/`-separated; the empty root contains everything), as OPA's `RootPathsContain`. */
+export function rootContains(root: string, path: string): boolean {
+  if (root === '') return true;
+  const r = root.split('/');
+  const p = path.split('/');
+  return r.length <= p.length && r.every((s, i) => s === p[i]);
+}
+
+export function rootsOverlap(a: string, b: string): boolean {
+  return rootContains(a, b) || rootContains(b, a);
+}
+
+/** OPA's `validateAndInjectDefaults`: no two roots overlap, and every module's package and every data path lies under one. */
+function checkRoots(
+  roots: readonly string[],
+  modules: readonly PolicySource[],
+  data: Record<string, unknown>,
+  problem: (file: string, message: string) => void,
+): void {
+  for (let i = 0; i < roots.length; i++) {
+    for (let j = i + 1; j < roots.length; j++) {
+      if (rootsOverlap(roots[i] as string, roots[j] as string)) {
+        problem('.manifest', `manifest has overlapped roots: '${roots[i]}' and '${roots[j]}'`);
+        return;
+      }
+    }
+  }
+  if (roots.includes('')) return;
+  for (const module of modules) {
+    const pkg = packagePath(module);
+    // A module that does not parse is reported by the compiler, with its location.
+    if (pkg === undefined) continue;
+    if (!roots.some((root) => rootContains(root, pkg.path))) {
+      problem(module.id, `manifest roots ${goStrings(roots)} do not permit '${pkg.text}' in module '${module.id}'`);
+    }
+  }
+  const walk = (node: unknown, path: string): void => {
+    if (roots.some((root) => rootContains(root, path))) return;
+    const isObject = typeof node === 'object' && node !== null && !Array.isArray(node);
+    // An object on the way down to a root is walked into; anything else here lies outside every root.
+    if (isObject && roots.some((root) => path === '' || rootContains(path, root))) {
+      for (const [key, child] of Object.entries(node as Record<string, unknown>)) walk(child, path === '' ? key : `${path}/${key}`);
+      return;
+    }
+    problem('data', `manifest roots ${goStrings(roots)} do not permit data at path '/${path}' (hint: check bundle directory structure)`);
+  };
+  walk(data, '');
+}
+
+/** A module's package as a root path (`a/b`) and as OPA prints it (`package a.b`); undefined when it does not parse. */
+function packagePath(module: PolicySource): { path: string; text: string } | undefined {
+  let terms;
+  try {
+    terms = parseModule(module.source, module.id, module.regoVersion ?? 1).package.path.terms.slice(1);
+  } catch {
+    return undefined;
+  }
+  const keys = terms.map((t) => (t.type === 'string' ? t.value : undefined));
+  if (keys.some((k) => k === undefined)) return undefined;
+  const text = (keys as string[]).map((k, i) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `${i === 0 ? '' : '.'}${k}` : `[${JSON.stringify(k)}]`)).join('');
+  return { path: (keys as string[]).join('/'), text: `package ${text}` };
+}
+
+/** Bundles' problems with each other: OPA refuses two bundles whose roots overlap. */
+export function crossBundleProblems(bundles: readonly BundleInfo[]): FileProblem[] {
+  const clashing = new Set<string>();
+  for (let i = 0; i < bundles.length; i++) {
+    for (let j = i + 1; j < bundles.length; j++) {
+      const a = bundles[i] as BundleInfo;
+      const b = bundles[j] as BundleInfo;
+      if (a.roots.some((ra) => b.roots.some((rb) => rootsOverlap(ra, rb)))) {
+        clashing.add(a.name);
+        clashing.add(b.name);
+      }
+    }
+  }
+  if (clashing.size === 0) return [];
+  return [{ file: [...clashing].sort()[0] as string, message: `detected overlapping roots in bundle manifest with: ${goStrings([...clashing].sort())}` }];
+}
+
+/**
+ * OPA's scope check for a write through the API (`checkPathScope`): the
+ * message of the 400 when `path` (a data path, or a package's path) lies
+ * under, or above, a bundle's root; undefined when the write is free.
+ */
+export function bundleWriteRefusal(bundles: readonly BundleInfo[], path: readonly string[]): string | undefined {
+  if (bundles.length === 0) return undefined;
+  const spath = path.join('/');
+  if (spath === '') return "can't write to document root with bundle roots configured";
+  for (const bundle of bundles) {
+    for (const root of bundle.roots) {
+      if (root === '') return `all paths owned by bundle ${JSON.stringify(bundle.name)}`;
+      const r = root.split('/');
+      if (path.every((s, i) => i >= r.length || s === r[i])) return `path ${spath} is owned by bundle ${JSON.stringify(bundle.name)}`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CompactSign } from 'jose';
+import { createHash } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { plainError, runCli } from '../../support/cli.js';
+import { freePort, waitFor } from '../../support/net.js';
+import { CLI, REPO_ROOT } from '../../support/processes.js';
+import { tarGz } from '../../support/tar.js';
+
+// `framework-cli policy serve --bundle` as a child process, with OPA's signing flags.
+
+const work = mkdtempSync(join(tmpdir(), 'fw-bundles-cli-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const FILES: Record<string, string> = {
+  '.manifest': '{"revision":"cli-1","roots":["authz"]}',
+  'authz/policy.rego': 'package authz\n\ndefault allow := false\n\nallow if input.user == "alice"\n',
+};
+const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const keyFile = join(work, 'public.pem');
+writeFileSync(keyFile, rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString());
+
+async function signedArchive(): Promise<string> {
+  // The manifest is written in canonical form already, so its digest is that of its bytes.
+  const files = Object.entries(FILES).map(([name, content]) => ({ name, hash: createHash('sha256').update(content).digest('hex'), algorithm: 'SHA-256' }));
+  const token = await new CompactSign(new TextEncoder().encode(JSON.stringify({ files }))).setProtectedHeader({ alg: 'RS256' }).sign(rsa.privateKey);
+  const path = join(work, 'signed.tar.gz');
+  const entries = Object.entries({ ...FILES, '.signatures.json': JSON.stringify({ signatures: [token] }) }).map(([name, content]) => ({ name, content }));
+  writeFileSync(path, tarGz(entries));
+  return path;
+}
+
+describe('framework-cli policy serve --bundle', () => {
+  it('serves a signed .tar.gz bundle verified with --verification-key, its revision in /v1/status, and stops on SIGTERM', async () => {
+    const archive = await signedArchive();
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [CLI, 'policy', 'serve', '--bundle', archive, '--verification-key', keyFile, '--addr', `127.0.0.1:${port}`, '--no-watch', '--workers', '0', '--json'],
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    try {
+      await waitFor(async () => {
+        if (child.exitCode !== null) throw new Error(`policy serve exited early: ${stderr}`);
+        return stdout.includes('\n');
+      }, 'the listening line');
+      const url = `http://127.0.0.1:${port}`;
+      const decision = await fetch(`${url}/v1/data/authz/allow`, { method: 'POST', body: '{"input": {"user": "alice"}}' });
+      expect(await decision.json()).toEqual({ result: true });
+      const status = (await (await fetch(`${url}/v1/status`)).json()) as { result: { bundles: Record<string, { active_revision: string }> } };
+      expect(status.result.bundles[archive]?.active_revision).toBe('cli-1');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it('refuses to start on a signed bundle without a key, a configuration file it would not follow, and --scope without --verification-key', async () => {
+    const archive = await signedArchive();
+    const unkeyed = await runCli(['policy', 'serve', '--bundle', archive, '--addr', '127.0.0.1:0', '--no-watch']);
+    expect(unkeyed.code).toBe(1);
+    expect(plainError(unkeyed.stderr)).toContain('verification key not provided');
+    const wrongAlg = await runCli(['policy', 'serve', '--bundle', archive, '--verification-key', keyFile, '--signing-alg', 'HS256', '--addr', '127.0.0.1:0']);
+    expect(wrongAlg.code).toBe(1);
+    expect(plainError(wrongAlg.stderr)).toContain('takes a shared secret, but the verification key is a PEM key');
+    const config = join(work, 'opa.yaml');
+    writeFileSync(config, 'services:\n  s: {url: "http://127.0.0.1:1"}\nbundles:\n  b: {service: s}\ndecision_logs: {console: true}\n');
+    const unsupported = await runCli(['policy', 'serve', '--config-file', config, '--addr', '127.0.0.1:0']);
+    expect(unsupported.code).toBe(1);
+    expect(plainError(unsupported.stderr)).toContain('the configuration\'s "decision_logs" section is not supported here (services, bundles, keys)');
+    const scope = await runCli(['policy', 'serve', '--bundle', archive, '--scope', 'x', '--addr', '127.0.0.1:0']);
+    expect(scope.code).toBe(2);
+    expect(plainError(scope.stderr)).toContain('--scope and --exclude-files-verify take effect only with --verification-key');
+  });
+});
