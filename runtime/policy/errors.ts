@@ -36,9 +36,30 @@ export interface PolicyErrorOptions {
   cause?: unknown;
 }
 
-function prefix(loc: SourceLocation | undefined): string {
+/**
+ * The source text of query terms and expressions, by their location (set by
+ * the query parser): beside the location rather than in it, so locations keep
+ * one shape and their JSON stays OPA's (which leaves `Text` out).
+ */
+const SOURCE_TEXTS = new WeakMap<SourceLocation, string>();
+
+/** A copy of `loc` that carries `text`, the source of the node it locates. */
+export function withSourceText(loc: SourceLocation, text: string): SourceLocation {
+  const out = { file: loc.file, row: loc.row, col: loc.col };
+  SOURCE_TEXTS.set(out, text);
+  return out;
+}
+
+/**
+ * The lead of a message, as OPA's `Location.String()` writes it for an
+ * evaluation error (`file:row`, else the node's source text, else `row:col`);
+ * compile errors keep `row:col` in a query, as OPA's `ast.Error` does.
+ */
+function prefix(loc: SourceLocation | undefined, code: PolicyErrorCode): string {
   if (loc === undefined) return '';
-  return loc.file !== '' ? `${loc.file}:${loc.row}: ` : `${loc.row}:${loc.col}: `;
+  if (loc.file !== '') return `${loc.file}:${loc.row}: `;
+  const text = code.startsWith('eval_') ? SOURCE_TEXTS.get(loc) : undefined;
+  return text !== undefined && text !== '' ? `${text}: ` : `${loc.row}:${loc.col}: `;
 }
 
 /**
@@ -54,7 +75,7 @@ export class PolicyError extends Error {
 
   constructor(options: PolicyErrorOptions) {
     const errors = options.errors ?? [];
-    const own = `${prefix(options.location)}${options.code}: ${options.detail}`;
+    const own = `${prefix(options.location, options.code)}${options.code}: ${options.detail}`;
     const message = errors.length > 1 ? `${errors.length} errors occurred:\n${errors.map((e) => e.message).join('\n')}` : own;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PolicyError';
