@@ -37,17 +37,42 @@ export interface PolicyErrorOptions {
 }
 
 /**
- * The source text of query terms and expressions, by their location (set by
- * the query parser): beside the location rather than in it, so locations keep
- * one shape and their JSON stays OPA's (which leaves `Text` out).
+ * The location of a term or expression of an ad-hoc query, which also knows
+ * the source text the parser consumed for it (OPA's `Location.Text`). The
+ * text and what finds it are private fields, so the location reads, copies
+ * and serialises as a plain `{file, row, col}` (OPA's JSON leaves `Text` out).
  */
-const SOURCE_TEXTS = new WeakMap<SourceLocation, string>();
+export class QueryLocation implements SourceLocation {
+  readonly file: string;
+  readonly row: number;
+  readonly col: number;
+  readonly #source: string;
+  #start: number;
+  #end: number;
+  /** The node this location was made for: a location shared by a node built from it is not widened by the other's span. */
+  readonly #owner: object;
 
-/** A copy of `loc` that carries `text`, the source of the node it locates. */
-export function withSourceText(loc: SourceLocation, text: string): SourceLocation {
-  const out = { file: loc.file, row: loc.row, col: loc.col };
-  SOURCE_TEXTS.set(out, text);
-  return out;
+  constructor(options: { at: SourceLocation; source: string; start: number; end: number; owner: object }) {
+    this.file = options.at.file;
+    this.row = options.at.row;
+    this.col = options.at.col;
+    this.#source = options.source;
+    this.#start = options.start;
+    this.#end = options.end;
+    this.#owner = options.owner;
+  }
+
+  /** Takes the span of `owner` again, when the location is its own (a term returned by several parser methods: the outermost wins). */
+  respan(owner: object, start: number, end: number): boolean {
+    if (this.#owner !== owner) return false;
+    this.#start = start;
+    this.#end = end;
+    return true;
+  }
+
+  get text(): string {
+    return this.#source.slice(this.#start, this.#end);
+  }
 }
 
 /**
@@ -58,7 +83,7 @@ export function withSourceText(loc: SourceLocation, text: string): SourceLocatio
 function prefix(loc: SourceLocation | undefined, code: PolicyErrorCode): string {
   if (loc === undefined) return '';
   if (loc.file !== '') return `${loc.file}:${loc.row}: `;
-  const text = code.startsWith('eval_') ? SOURCE_TEXTS.get(loc) : undefined;
+  const text = code.startsWith('eval_') && loc instanceof QueryLocation ? loc.text : undefined;
   return text !== undefined && text !== '' ? `${text}: ` : `${loc.row}:${loc.col}: `;
 }
 

@@ -3,7 +3,7 @@
  * kept in a side table so the AST the evaluator uses stays as it is; for an
  * ad-hoc query, as the source text OPA labels its evaluation errors with.
  */
-import { withSourceText } from './errors.js';
+import { QueryLocation, type SourceLocation } from './errors.js';
 
 /** Source offsets `[start, end)` of parsed nodes, kept beside the AST. */
 export type SpanTable = WeakMap<object, { start: number; end: number }>;
@@ -55,15 +55,18 @@ export function recordSpans(options: SpanSource & { spans: SpanTable }): void {
 }
 
 /**
- * Gives each term and expression a location of its own that carries its
+ * Gives each term and expression a location of its own that knows its
  * source text, as OPA's parser keeps `Location.Text`: an evaluation error
  * in a query is labelled by it (`1 / 0: eval_builtin_error: …`). The last
  * span wins, so a term in parentheses reads with them (`(1 / 0)`), as in OPA.
+ * The text is sliced only when an error asks for it.
  */
 export function recordSourceTexts(options: SpanSource & { source: string }): void {
   const { source } = options;
   wrapSpanned(options, (node, start, end) => {
     const n = node as { loc?: unknown };
-    if (typeof n.loc === 'object' && n.loc !== null) n.loc = withSourceText(n.loc as Parameters<typeof withSourceText>[0], source.slice(start, end));
+    if (typeof n.loc !== 'object' || n.loc === null) return;
+    if (n.loc instanceof QueryLocation && n.loc.respan(node, start, end)) return;
+    n.loc = new QueryLocation({ at: n.loc as SourceLocation, source, start, end, owner: node });
   });
 }

@@ -97,7 +97,8 @@ export class TermParser {
     this.orKeyword = options.orKeyword === true;
     this.spans = options.spans;
     if (this.spans !== undefined) recordSpans({ parser: this, spans: this.spans, start: () => this.tok.offset, end: () => this.prevEnd() });
-    if (options.sourceTexts !== undefined) recordSourceTexts({ parser: this, source: options.sourceTexts, start: () => this.tok.offset, end: () => this.prevEnd() });
+    if (options.sourceTexts !== undefined)
+      recordSourceTexts({ parser: this, source: options.sourceTexts, start: () => this.tok.offset, end: () => this.prevEnd() });
   }
 
   protected readonly spans: SpanTable | undefined;

@@ -22,7 +22,11 @@ const pylib = oracleDir();
 function opaAnswers(queries: readonly string[]): string[] {
   const python = process.env.FRAMEWORK_OPA_PYTHON ?? 'python3';
   const group = { modules: [['p.rego', QUERY_ERRORS_MODULE]], data: '{}', evals: queries.map((query) => ({ query, input: QUERY_ERRORS_INPUT })) };
-  const proc = spawnSync(python, [join(here, 'differential', 'opa_oracle.py'), pylib as string], { input: JSON.stringify(group) + '\n', encoding: 'utf8', maxBuffer: 1 << 28 });
+  const proc = spawnSync(python, [join(here, 'differential', 'opa_oracle.py'), pylib as string], {
+    input: JSON.stringify(group) + '\n',
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   if (proc.status !== 0) throw new Error(`opa_oracle.py exited with ${proc.status}: ${proc.stderr}`);
   return proc.stdout
     .split('\n')
