@@ -23,5 +23,13 @@ export const policyPathsFlag = Flags.custom<string>({
   parse: existingPath,
 });
 
-/** The one policy path of `policy check` and `policy test`. */
+/** The one policy path of `policy check`, the first of `policy test`'s. */
 export const policyPathArg = Args.custom<string>({ parse: existingPath });
+
+/**
+ * The paths of a command that takes as many as given (oclif's argv, whose
+ * first only went through the argument's parse), each checked as it was.
+ */
+export async function existingPaths(argv: readonly string[]): Promise<string[]> {
+  return Promise.all(argv.map(existingPath));
+}

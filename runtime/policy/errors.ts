@@ -36,9 +36,55 @@ export interface PolicyErrorOptions {
   cause?: unknown;
 }
 
-function prefix(loc: SourceLocation | undefined): string {
+/**
+ * The location of a term or expression of an ad-hoc query, which also knows
+ * the source text the parser consumed for it (OPA's `Location.Text`). The
+ * text and what finds it are private fields, so the location reads, copies
+ * and serialises as a plain `{file, row, col}` (OPA's JSON leaves `Text` out).
+ */
+export class QueryLocation implements SourceLocation {
+  readonly file: string;
+  readonly row: number;
+  readonly col: number;
+  readonly #source: string;
+  #start: number;
+  #end: number;
+  /** The node this location was made for: a location shared by a node built from it is not widened by the other's span. */
+  readonly #owner: object;
+
+  constructor(options: { at: SourceLocation; source: string; start: number; end: number; owner: object }) {
+    this.file = options.at.file;
+    this.row = options.at.row;
+    this.col = options.at.col;
+    this.#source = options.source;
+    this.#start = options.start;
+    this.#end = options.end;
+    this.#owner = options.owner;
+  }
+
+  /** Takes the span of `owner` again, when the location is its own (a term returned by several parser methods: the outermost wins). */
+  respan(owner: object, start: number, end: number): boolean {
+    if (this.#owner !== owner) return false;
+    this.#start = start;
+    this.#end = end;
+    return true;
+  }
+
+  get text(): string {
+    return this.#source.slice(this.#start, this.#end);
+  }
+}
+
+/**
+ * The lead of a message, as OPA's `Location.String()` writes it for an
+ * evaluation error (`file:row`, else the node's source text, else `row:col`);
+ * compile errors keep `row:col` in a query, as OPA's `ast.Error` does.
+ */
+function prefix(loc: SourceLocation | undefined, code: PolicyErrorCode): string {
   if (loc === undefined) return '';
-  return loc.file !== '' ? `${loc.file}:${loc.row}: ` : `${loc.row}:${loc.col}: `;
+  if (loc.file !== '') return `${loc.file}:${loc.row}: `;
+  const text = code.startsWith('eval_') && loc instanceof QueryLocation ? loc.text : undefined;
+  return text !== undefined && text !== '' ? `${text}: ` : `${loc.row}:${loc.col}: `;
 }
 
 /**
@@ -54,7 +100,7 @@ export class PolicyError extends Error {
 
   constructor(options: PolicyErrorOptions) {
     const errors = options.errors ?? [];
-    const own = `${prefix(options.location)}${options.code}: ${options.detail}`;
+    const own = `${prefix(options.location, options.code)}${options.code}: ${options.detail}`;
     const message = errors.length > 1 ? `${errors.length} errors occurred:\n${errors.map((e) => e.message).join('\n')}` : own;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PolicyError';

@@ -26,7 +26,7 @@ import { PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
 import { ExactDigits, parseNumberLiteral } from './value-json.js';
-import { recordSpans, type SpanTable } from './parser-spans.js';
+import { recordSourceTexts, recordSpans, type SpanTable } from './parser-spans.js';
 
 export type { SpanTable } from './parser-spans.js';
 
@@ -74,6 +74,8 @@ export interface ParserOptions {
    * is recorded here (for the formatter). The AST itself stays unchanged.
    */
   spans?: SpanTable;
+  /** The text parsed: when given (an ad-hoc query), each term and expression's location carries its source text. */
+  sourceTexts?: string;
 }
 
 export class TermParser {
@@ -95,6 +97,8 @@ export class TermParser {
     this.orKeyword = options.orKeyword === true;
     this.spans = options.spans;
     if (this.spans !== undefined) recordSpans({ parser: this, spans: this.spans, start: () => this.tok.offset, end: () => this.prevEnd() });
+    if (options.sourceTexts !== undefined)
+      recordSourceTexts({ parser: this, source: options.sourceTexts, start: () => this.tok.offset, end: () => this.prevEnd() });
   }
 
   protected readonly spans: SpanTable | undefined;

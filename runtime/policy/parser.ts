@@ -333,7 +333,7 @@ class QueryParser extends TermParser {
 export function parseQuery(source: string, file = ''): Body {
   const toks = tokenize(source, file);
   if (toks.length === 1) throw new PolicyError({ code: 'rego_parse_error', detail: 'empty query', location: { file, row: 1, col: 1 } });
-  return new QueryParser(toks, file).query();
+  return new QueryParser(toks, file, { sourceTexts: source }).query();
 }
 
 /** Parses a single term (e.g. an input value written in Rego syntax). */

@@ -290,7 +290,7 @@ describe("framework-cli policy test, as OPA's tester runs and lists tests", () =
     expect(bad.stderr).toMatch(/--explain=off.*notes, fails, full, debug/s);
   });
 
-  it('keeps print output in the JSON report (base64, as Go writes []byte) and traces failed tests for --json', async () => {
+  it("keeps print output in the JSON report (base64, as Go writes []byte), each test's trace events in OPA's shape with -v, failed tests' trace lines for --json", async () => {
     const dir = tempDir(TRACED);
     const json = JSON.parse((await runCliInProcess(['policy', 'test', dir, '--format', 'json', '-v'])).stdout) as Array<Record<string, unknown>>;
     expect(json.map((r) => [r['name'], r['output']])).toEqual([
@@ -298,7 +298,7 @@ describe("framework-cli policy test, as OPA's tester runs and lists tests", () =
       ['test_auto_apply', Buffer.from('checking <undefined>\n').toString('base64')],
       ['test_value', undefined],
     ]);
-    expect(Object.keys(json[1] as object)).toEqual(['location', 'package', 'name', 'output', 'duration', 'fail']);
+    expect(Object.keys(json[1] as object)).toEqual(['location', 'package', 'name', 'trace', 'output', 'duration', 'fail']);
     const report = JSON.parse((await runCliInProcess(['policy', 'test', dir, '--json', '-v'])).stdout) as {
       results: Array<{ name: string; output?: string; trace?: string[] }>;
     };
@@ -307,6 +307,42 @@ describe("framework-cli policy test, as OPA's tester runs and lists tests", () =
       ['data.p_test.test_auto_apply', 7],
       ['data.p_test.test_value', 0],
     ]);
+    // As OPA's JSONReporter: every test traced under -v (a passing one too: the expressions that failed on its way),
+    // the events those lines print, an empty trace left out.
+    type GoEvent = { Op: string; Node: unknown; Location: { file: string; row: number } | null; Message: string };
+    const events = json.map((r) => r['trace'] as GoEvent[] | undefined);
+    const opsOfLines = (report.results[1]?.trace ?? []).map((line) => /\s(Enter|Exit|Eval|Fail|Redo|Note) /.exec(line)?.[1]);
+    expect(events[1]?.map((e) => e.Op)).toEqual(opsOfLines);
+    expect(events[1]?.find((e) => e.Op === 'Note')).toMatchObject({ Node: null, Message: 'no auto apply', Location: { file: 'p_test.rego', row: 12 } });
+    expect(events[0]?.some((e) => e.Op === 'Fail')).toBe(true);
+    expect(events[2]).toBeUndefined();
+    // Without -v no test is traced.
+    const quiet = JSON.parse((await runCliInProcess(['policy', 'test', dir, '--format', 'json'])).stdout) as Array<Record<string, unknown>>;
+    expect(quiet.map((r) => r['trace'])).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('takes several paths as opa test does: files and directories mixed, their data merged deep, a file reached twice loaded once', async () => {
+    const policy = tempDir({ 'p.rego': 'package p\n\nlimit := data.cfg.limit\n\nname := data.cfg.name\n' });
+    const tests = tempDir({
+      'p_test.rego': 'package p_test\n\ntest_limit if data.p.limit == 3\n\ntest_name if data.p.name == "n"\n',
+      'data.json': '{"cfg": {"limit": 3}}',
+    });
+    const names = tempDir({ 'names.json': '{"cfg": {"name": "n"}}' });
+    const run = await runCliInProcess(['policy', 'test', join(policy, 'p.rego'), tests, join(names, 'names.json'), join(tests, 'p_test.rego'), '-v']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('data.p_test.test_limit: PASS');
+    expect(run.stdout).toContain('data.p_test.test_name: PASS');
+    expect(run.stdout).not.toContain('#01');
+    expect(run.stdout).toMatch(/PASS: 2\/2/);
+    // The same leaf from two paths is a conflict, as OPA's loader refuses to merge it; a missing path is named.
+    const clash = tempDir({ 'data.json': '{"cfg": {"limit": 4}}' });
+    const conflict = await runCliInProcess(['policy', 'test', policy, tests, clash]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain('data.cfg.limit');
+    const missing = await runCliInProcess(['policy', 'test', policy, join(tests, 'nothing.rego')]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain(join(tests, 'nothing.rego'));
   });
 
   it('shows what the policies wrote escaped (a note as Go quotes it), and the same text from the built CLI as a child process', async () => {

@@ -214,6 +214,12 @@ describe('compile-time type errors, as OPA reports them', () => {
       'r := {"a": 1}\nq if { count(r, {input.x: 3}, [y | y := 1], {y: 1 | y := "a"}) }',
       'f(x) := x\nq if f(count([1]))',
       'q if plus(1, count([1]))',
+      // Constant keys of every kind are static properties, printed as Go's %v of their JSON.
+      'q if count({{1}: 2}, 1)',
+      'q if count({[1, "a"]: 2, "k": 1}, 1)',
+      'q if count({{"b": [1, {2, 1}], "a": null}: 1}, 1)',
+      'q if count({{1: 2}: 1}, 1)',
+      'q if count({true: 2, null: 1}, 1)',
       // Under `with`: the expression is typed as any other; a function replaced by one whose arguments do not unify
       // with its own is refused at the `with`; a replaced rule reads as its own type or the value's.
       'q if { x := 1 with input as 2; upper(x) }',

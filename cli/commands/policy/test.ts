@@ -1,5 +1,5 @@
 import { PolicyCommand } from '../../policy-command.js';
-import { policyPathArg } from '../../policy-paths.js';
+import { existingPaths, policyPathArg } from '../../policy-paths.js';
 import { Flags } from '@oclif/core';
 import { PolicyError } from '../../../runtime/policy/errors.js';
 import { PolicyLoadError } from '../../../runtime/policy/server/policy-problem.js';
@@ -10,20 +10,27 @@ import { terminalJson } from '../../../runtime/core/terminal-text.js';
 
 export default class PolicyTest extends PolicyCommand {
   static override description =
-    'Run every test_* rule in a policy directory, like `opa test`: a test passes when it is true; todo_test_* rules are skipped, ' +
+    'Run every test_* rule in policy directories and files, like `opa test`: a test passes when it is true; todo_test_* rules are skipped, ' +
     'a name defined twice runs twice (the second as test_x#01), test_x[case] rules list each case. Exits 2 when a test does not pass.';
 
   static override examples = [
     '<%= config.bin %> policy test policies',
     '<%= config.bin %> policy test policies -v --run trading',
+    '<%= config.bin %> policy test policies/authz.rego policies/authz_test.rego data.json',
     '<%= config.bin %> policy test policies --explain=notes',
     '<%= config.bin %> policy test policies --format json',
     '<%= config.bin %> policy test policies --json',
     '<%= config.bin %> policy test policies --coverage',
   ];
 
+  // Several paths, as `opa test`: the rest of argv (each checked by policyPathArg's parse).
+  static override strict = false;
+
   static override args = {
-    dir: policyPathArg({ description: 'policy directory (modules and their tests), or one .rego file', required: true }),
+    paths: policyPathArg({
+      description: 'policy directories (modules, their tests and data) or .rego/data files, as many as wanted: their modules and data are loaded together',
+      required: true,
+    }),
   };
 
   static override flags = {
@@ -51,7 +58,8 @@ export default class PolicyTest extends PolicyCommand {
   };
 
   async run(): Promise<PolicyTestReport> {
-    const { args, flags } = await this.parse(PolicyTest);
+    const { argv, flags } = await this.parse(PolicyTest);
+    const paths = await existingPaths(argv as string[]);
     let filter: RegExp | undefined;
     if (flags.run !== undefined) {
       try {
@@ -65,18 +73,20 @@ export default class PolicyTest extends PolicyCommand {
       import('../../../runtime/policy/tools/run-policy-tests.js'),
       import('../../../runtime/policy/tools/test-report.js'),
     ]);
-    // As `opa test`: --explain turns on -v, and coverage turns tracing off. Failed tests are traced for the text
-    // report and --json only (OPA's JSON report holds its Go trace events, which this one leaves out).
+    // As `opa test`: --explain turns on -v, and coverage turns tracing off. The text report and --json show failed
+    // tests' traces; OPA's JSON report (--format json) carries every test's events, passing ones included.
     const mode = EXPLAIN_MODES.find((m) => m === flags.explain);
     const verbose = flags.verbose || mode !== undefined;
-    const traced = verbose && !flags.coverage && (flags.format === 'pretty' || this.jsonEnabled());
+    const traced = verbose && !flags.coverage;
     const explain = traced ? traceFilter(mode) : undefined;
+    const traceAll = traced && flags.format === 'json' && !this.jsonEnabled();
     let report: PolicyTestReport;
     try {
-      report = runPolicyTests(await loadPolicySet([args.dir], { v0Compatible: flags['v0-compatible'] }), {
+      report = runPolicyTests(await loadPolicySet(paths, { v0Compatible: flags['v0-compatible'] }), {
         ...(filter ? { filter } : {}),
         coverage: flags.coverage,
         ...(explain === undefined ? {} : { explain }),
+        traceAll,
       });
     } catch (error) {
       if (PolicyError.isInstance(error)) this.error(error.message, { exit: 1, code: 'policy_compile_error' });
@@ -100,7 +110,8 @@ export default class PolicyTest extends PolicyCommand {
       this.logToStderr('no tests were run');
       process.exitCode = 1;
     }
-    return report;
+    // --json's document: the events (AST nodes) were for OPA's JSON report only; its lines are in `trace`.
+    return { ...report, results: report.results.map(({ traceEvents: _events, ...r }) => r) };
   }
 }
 

@@ -17,6 +17,8 @@ import type { Loc, Term } from '../ast.js';
 import { PolicyError } from '../errors.js';
 import { ANY, arrayOf, type MaybeType, objectOf, or, printType, type RegoType } from './rego-type.js';
 import { RuleNode } from './rule-tree.js';
+import { RegoObject, RegoSet, type Value } from '../value.js';
+import { constantValue } from './constant.js';
 import { BodyTyper, RuleTypes } from './type-infer.js';
 
 /** No rule types: what a module's check sees, before rules are typed. */
@@ -35,9 +37,9 @@ function operandType(t: Term, typer: BodyTyper): MaybeType {
       const props: Array<[string, MaybeType]> = [];
       let dyn: { key: MaybeType; value: MaybeType } | undefined;
       for (const [k, v] of t.entries) {
-        if (k.type === 'string') props.push([k.value, operandType(v, typer)]);
-        else if (k.type === 'null') props.push(['null', operandType(v, typer)]);
-        else if (k.type === 'number' || k.type === 'boolean') props.push([String(k.value), operandType(v, typer)]);
+        const constant = constantValue(k);
+        const text = constant === undefined ? undefined : goPrint(constant);
+        if (text !== undefined) props.push([text, operandType(v, typer)]);
         else dyn = { key: operandType(k, typer), value: operandType(v, typer) };
       }
       return objectOf(props, props.length === 0 && dyn === undefined ? { key: ANY, value: ANY } : dyn);
@@ -51,6 +53,31 @@ function operandType(t: Term, typer: BodyTyper): MaybeType {
     default:
       return typer.typeOf(t);
   }
+}
+
+/**
+ * A constant key as OPA prints its static property: Go's `%v` of the key's JSON (`ast.JSON`): `<nil>`, `true`, `1`,
+ * a string unquoted, an array or set as `[1 a]` (a set sorted), an object as `map[a:1]` (keys sorted, a number key
+ * as its text). An object with another key that is not a string is left dynamic (undefined): not compared with OPA.
+ */
+function goPrint(v: Value): string | undefined {
+  if (v === null) return '<nil>';
+  if (typeof v === 'string') return v;
+  if (typeof v !== 'object') return String(v);
+  if (Array.isArray(v) || v instanceof RegoSet) {
+    const items = (Array.isArray(v) ? v : v.values()).map(goPrint);
+    return items.includes(undefined) ? undefined : `[${items.join(' ')}]`;
+  }
+  if (!(v instanceof RegoObject)) return String(v);
+  const entries: Array<[string, string | undefined]> = [];
+  for (const [k, x] of v.entries()) {
+    // A number key is written as its text in the JSON, as OPA's {{1: 2}: 1} prints map[1:2].
+    if (typeof k !== 'string' && (k === null || typeof k === 'object' || typeof k === 'boolean')) return undefined;
+    entries.push([String(k), goPrint(x)]);
+  }
+  if (entries.some(([, x]) => x === undefined)) return undefined;
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `map[${entries.map(([k, x]) => `${k}:${x}`).join(' ')}]`;
 }
 
 /** `t` with what our inference was not certain of printed as `any` (what OPA has where no rule type narrows it). */

@@ -37,7 +37,8 @@ export function explanationJson(options: { events: readonly TraceEvent[]; mode: 
   }));
 }
 
-function nodeJson(node: TraceNode): unknown {
+/** A trace node as OPA AST JSON: a rule, a body (its expressions) or an expression. */
+export function nodeJson(node: TraceNode): unknown {
   switch (node.type) {
     case 'rule':
       return ruleJson(node.rule);

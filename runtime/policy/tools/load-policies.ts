@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { unmarshalYaml } from '../builtins/yaml.js';
 import { parseJSON } from '../value-json.js';
 import type { Value } from '../value.js';
-import { mergeAt, readPolicyDirectory, readPolicyFile, type PolicyFiles, type ReadPolicyOptions } from '../server/policy-files.js';
+import { mergeAt, readPolicyDirectory, readPolicyFile, type PolicyFiles, type PolicySource, type ReadPolicyOptions } from '../server/policy-files.js';
 import { compilePolicySet, PolicyLoadError, type PolicySet } from '../server/policy-set.js';
 
 /**
@@ -20,13 +20,20 @@ export async function readPolicyDirectories(paths: readonly string[], options: R
   const read = await Promise.all(paths.map(async (path) => ({ path, ...(await readPolicyPath(path, options)) })));
   if (read.length === 1) return (read[0] as (typeof read)[number]).files;
   const merged: PolicyFiles = { modules: [], data: {}, problems: [] };
+  // As OPA's loader keys modules by file path, a file reached twice (`dir dir/a.rego`, `a.rego ./a.rego`) is one module.
+  const modules = new Map<string, PolicySource>();
   for (const { files, prefix, path } of read) {
-    merged.modules.push(...files.modules.map((m) => ({ ...m, id: join(prefix, m.id) })));
+    for (const m of files.modules) {
+      const id = join(prefix, m.id);
+      modules.delete(id);
+      modules.set(id, { ...m, id });
+    }
     merged.problems.push(...files.problems.map((p) => ({ ...p, file: join(prefix, p.file) })));
     // Deep, as OPA merges the data of several paths: only the same leaf twice is a conflict.
     const conflict = mergeAt(merged.data, [], files.data);
     if (conflict !== undefined) merged.problems.push({ file: path, message: `data.${conflict} is defined in more than one of the paths given` });
   }
+  merged.modules = [...modules.values()];
   return merged;
 }
 

@@ -44,6 +44,8 @@ export interface PolicyTestResult {
   output?: string;
   /** With `explain`, for a failed test: its evaluation explained, as OPA's PrettyTraceWithLocation lines. */
   trace?: string[];
+  /** The events those lines show (for OPA's JSON report), kept for passing tests too with `traceAll`. */
+  traceEvents?: TraceEvent[];
 }
 
 /** The events of a failed test's trace to show (OPA's explain modes: `explainEvents`, or `failsAndNotes` for `opa test -v`). */
@@ -186,9 +188,12 @@ export function planPolicyTests(modules: readonly PolicySet['modules'][number][]
  * the expression is undefined (other evaluation errors, e.g. conflicts, are).
  * What a test prints is kept in its result. With `explain`, a test that
  * failed is evaluated once more, traced (as `opa test -v` shows it; passing
- * tests are never traced), at the same evaluation time as its run.
+ * tests only with `traceAll`, for OPA's JSON report), at the same evaluation time as its run.
  */
-export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; coverage?: boolean; explain?: TestTraceFilter } = {}): PolicyTestReport {
+export function runPolicyTests(
+  set: PolicySet,
+  options: { filter?: RegExp; coverage?: boolean; explain?: TestTraceFilter; traceAll?: boolean } = {},
+): PolicyTestReport {
   const results: PolicyTestResult[] = [];
   const hits = new Set<string>();
   const { parsed, found, sources, rewritten } = prepareTests(set.modules);
@@ -237,7 +242,10 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
       errorCode = error.code;
     }
     const durationNs = Number(process.hrtime.bigint() - started);
-    const trace = outcome === 'fail' && options.explain !== undefined ? explainTest({ policy, test: t, timeNs, filter: options.explain }) : undefined;
+    // OPA traces every test when asked, and its JSON report carries each one's events; its text report shows failed ones only.
+    const traced = options.explain !== undefined && (outcome === 'fail' || options.traceAll === true);
+    const explained = traced ? explainTest({ policy, test: t, timeNs, filter: options.explain as TestTraceFilter }) : undefined;
+    const trace = outcome === 'fail' ? explained?.lines : undefined;
     results.push({
       ...base,
       outcome,
@@ -247,6 +255,7 @@ export function runPolicyTests(set: PolicySet, options: { filter?: RegExp; cover
       ...(cases === undefined ? {} : { cases }),
       ...(output.text === '' ? {} : { output: output.text }),
       ...(trace === undefined ? {} : { trace }),
+      ...(explained === undefined || explained.events.length === 0 ? {} : { traceEvents: explained.events }),
     });
   }
   return { results, ...tally(results), ...(options.coverage ? { coverage: coverageReport(parsed, hits) } : {}) };
@@ -270,7 +279,7 @@ class PrintCapture {
  * An evaluation that passes {@link MAX_TRACE_EVENTS} events stops there; what
  * was recorded is shown, a line saying it was cut last.
  */
-function explainTest(options: { policy: CompiledPolicy; test: FoundTest; timeNs: bigint; filter: TestTraceFilter }): string[] {
+function explainTest(options: { policy: CompiledPolicy; test: FoundTest; timeNs: bigint; filter: TestTraceFilter }): { lines: string[]; events: TraceEvent[] } {
   const { policy, test, timeNs, filter } = options;
   const trace = new TraceRecorder();
   let cut = false;
@@ -280,11 +289,12 @@ function explainTest(options: { policy: CompiledPolicy; test: FoundTest; timeNs:
     if (!PolicyError.isInstance(error)) throw error;
     cut = trace.events.length >= MAX_TRACE_EVENTS;
   }
-  let lines = prettyTrace(filter(trace.events));
+  const events = filter(trace.events);
+  let lines = prettyTrace(events);
   const renamed = test.evalPath[test.evalPath.length - 1] as string;
   const shown = test.display[test.display.length - 1] as string;
   if (renamed !== shown) lines = lines.map((line) => line.split(`.${renamed}`).join(`[${goQuote(shown)}]`));
-  return cut ? [...lines, `(trace cut at ${MAX_TRACE_EVENTS} events)`] : lines;
+  return { lines: cut ? [...lines, `(trace cut at ${MAX_TRACE_EVENTS} events)`] : lines, events };
 }
 
 /** OPA's counts: skipped and errors per test; passes and failures per leaf case of a parameterised test. */

@@ -5,6 +5,7 @@
  * section with traces, then the PASS/FAIL/SKIPPED/ERROR counts) and the JSON
  * array of `--format=json`.
  */
+import { goTraceEvents } from '../trace/go-event-json.js';
 import type { PolicyTestCase, PolicyTestReport, PolicyTestResult } from './run-policy-tests.js';
 
 /** A duration as Go's `time.Duration.String()` writes it (`0s`, `512ns`, `1.5µs`, `2.25ms`, `1.000001s`). */
@@ -122,7 +123,7 @@ function subResultsJson(cases: readonly PolicyTestCase[]): Record<string, unknow
   return out;
 }
 
-/** OPA's JSONReporter: one object per test, in OPA's field order (without `trace`: see docs/policy.md). */
+/** OPA's JSONReporter: one object per test, in OPA's field order; `trace` holds the test's events as OPA's Go events marshal. */
 export function jsonReport(report: PolicyTestReport): unknown[] {
   return report.results.map((r) => ({
     ...(r.outcome === 'error' ? { error: { code: r.errorCode ?? 'eval_error', message: r.detail ?? '' } } : {}),
@@ -130,6 +131,7 @@ export function jsonReport(report: PolicyTestReport): unknown[] {
     ...(r.cases !== undefined && r.cases.length > 0 ? { sub_results: subResultsJson(r.cases) } : {}),
     package: r.package,
     name: r.rule,
+    ...(r.traceEvents === undefined ? {} : { trace: goTraceEvents(r.traceEvents) }),
     // A Go []byte: base64.
     ...(r.output === undefined ? {} : { output: Buffer.from(r.output).toString('base64') }),
     duration: r.durationNs,
