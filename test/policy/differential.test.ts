@@ -23,6 +23,7 @@ import { LANGUAGE_TEMPLATES } from './differential/corpus-language.js';
 import { YAML_TEMPLATES } from './differential/corpus-yaml.js';
 import { URI_TEMPLATES } from './differential/corpus-uri.js';
 import { QUERY_TYPE_TEMPLATES } from './differential/corpus-query-types.js';
+import { GRAPHQL_TEMPLATES } from './differential/corpus-graphql.js';
 import { buildBatch, oracleDir, runDifferential } from './differential/differ.js';
 import { compilePolicy } from '../../runtime/policy/engine.js';
 import { parseJSON } from '../../runtime/policy/value-json.js';
@@ -37,6 +38,7 @@ const TEMPLATES = [
   ...YAML_TEMPLATES,
   ...URI_TEMPLATES,
   ...QUERY_TYPE_TEMPLATES,
+  ...GRAPHQL_TEMPLATES,
 ];
 const known = JSON.parse(readFileSync(join(here, 'differential', 'known-differences.json'), 'utf8')) as Record<string, string>;
 const pylib = oracleDir();

@@ -1,7 +1,8 @@
 /**
  * A measurement, not a check: generated GraphQL queries that break several
  * validation rules (corpus-graphql.ts) through graphql.parse in OPA v1.20.2
- * (the oracle) and here, as text and as AST objects. Counts the queries OPA
+ * (the oracle) and here, as text and as AST objects (queries with no
+ * misplaced directive: see multiErrorQuery). Counts the queries OPA
  * refuses with more than one error, and among them those whose first error
  * and whose whole message are OPA's. Skipped unless GQL_MEASURE names
  * `seed:count`, e.g.
@@ -24,7 +25,7 @@ import { oracleDir } from './differ.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const spec = process.env.GQL_MEASURE;
 const pylib = oracleDir();
-const MODULE = 'package p\n\npp := graphql.parse(input.q, input.s)\npp_ast := graphql.parse(graphql.parse_query(input.q), input.s)\n';
+const MODULE = 'package p\n\npp := graphql.parse(input.q, input.s)\npp_ast := graphql.parse(graphql.parse_query(input.qa), input.s)\n';
 
 /** The builtin's message without the `file:row: eval_builtin_error: graphql.parse: ` lead; '' when there was no error. */
 const strip = (m: string) => m.replace(/^[^:]*:\d+: [a-z_]+: graphql\.parse: /, '');
@@ -32,7 +33,7 @@ const strip = (m: string) => m.replace(/^[^:]*:\d+: [a-z_]+: graphql\.parse: /, 
 it.skipIf(spec === undefined || pylib === undefined)('measures graphql.parse error lists against OPA (GQL_MEASURE=seed:count)', () => {
   const [seed = 5, count = 300] = (spec ?? '').split(':').map(Number);
   const rng = new Rng(seed);
-  const inputs = Array.from({ length: count }, () => JSON.stringify({ q: multiErrorQuery(rng), s: GRAPHQL_SCHEMA }));
+  const inputs = Array.from({ length: count }, () => JSON.stringify({ q: multiErrorQuery(rng), qa: multiErrorQuery(rng, true), s: GRAPHQL_SCHEMA }));
   const policy = compilePolicy({ modules: [{ file: 'p.rego', source: MODULE }] });
   for (const rule of ['pp', 'pp_ast']) {
     const line = JSON.stringify({ modules: [['p.rego', MODULE]], data: '{}', evals: inputs.map((input) => ({ query: `x = data.p.${rule}`, input })) });
@@ -67,7 +68,8 @@ it.skipIf(spec === undefined || pylib === undefined)('measures graphql.parse err
       // OPA v1.20.2 dereferences a nil position for a misplaced directive in a query given as an AST object.
       if (theirs.includes('nil pointer dereference')) opaPanics++;
       else if (theirs === ours) allSame++;
-      else if (shown.length < 4) shown.push(`  ${JSON.parse(input).q}\n    OPA  ${JSON.stringify(theirs)}\n    ours ${JSON.stringify(ours)}`);
+      else if (shown.length < 4)
+        shown.push(`  ${JSON.parse(input)[rule === 'pp' ? 'q' : 'qa']}\n    OPA  ${JSON.stringify(theirs)}\n    ours ${JSON.stringify(ours)}`);
       if (theirs === '') return;
       refused++;
       if (!/\ninput:/.test(theirs)) return;
