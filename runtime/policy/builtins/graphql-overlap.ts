@@ -91,11 +91,21 @@ class Checker {
   /** Fragments already compared with the current set of fields. */
   private comparedFragments = new Set<string>();
 
+  /** Each selection set collected once: gqlparser collects again at every comparison, with the same result (the document does not change while it is checked). */
+  private readonly collected = new Map<GqlSelection[], Collected>();
+
   constructor(private readonly w: Walker) {}
+
+  private collect(set: GqlSelection[] | null): Collected {
+    if (set === null) return collect(null);
+    let c = this.collected.get(set);
+    if (c === undefined) this.collected.set(set, (c = collect(set)));
+    return c;
+  }
 
   withinSelectionSet(set: GqlSelection[] | null): Conflict[] {
     if (set === null || set.length === 0) return [];
-    const { fields, spreads } = collect(set);
+    const { fields, spreads } = this.collect(set);
     const out: Conflict[] = [];
     this.within(out, fields);
     this.comparedFragments = new Set();
@@ -135,7 +145,7 @@ class Checker {
     this.comparedFragments.add(spread.Name);
     const frag = this.w.selection(spread).fragment;
     if (frag === null) return;
-    const b = collect(frag.SelectionSet);
+    const b = this.collect(frag.SelectionSet);
     if (sameFields(fields, b.fields)) return;
     this.between(out, exclusive, fields, b.fields);
     for (const inner of b.spreads) {
@@ -168,8 +178,8 @@ class Checker {
       const fa = this.w.selection(a).fragment;
       const fb = this.w.selection(b).fragment;
       if (fa === null || fb === null) return;
-      const ca = collect(fa.SelectionSet);
-      const cb = collect(fb.SelectionSet);
+      const ca = this.collect(fa.SelectionSet);
+      const cb = this.collect(fb.SelectionSet);
       this.between(out, exclusive, ca.fields, cb.fields);
       for (const s of cb.spreads) check(a, s);
       for (const s of ca.spreads) check(s, b);
@@ -179,8 +189,8 @@ class Checker {
 
   private betweenSubSelections(exclusive: boolean, setA: GqlSelection[] | null, setB: GqlSelection[] | null): Conflict[] {
     const out: Conflict[] = [];
-    const a = collect(setA);
-    const b = collect(setB);
+    const a = this.collect(setA);
+    const b = this.collect(setB);
     this.between(out, exclusive, a.fields, b.fields);
     for (const s of b.spreads) {
       this.comparedFragments = new Set();
