@@ -12,6 +12,7 @@ import { overlappingFieldsCanBeMerged } from './graphql-overlap.js';
 import { quotedOrList, suggestionList, suggestQuoted, suggestUnquoted } from './graphql-suggest.js';
 import type { Walker } from './graphql-walk.js';
 import { goQuote } from '../value-format.js';
+import { GraphQLSyntaxError } from './graphql-lexer.js';
 
 /** One validation error: gqlparser's message and the positions it names (the first is printed). */
 export interface GqlError {
@@ -210,6 +211,8 @@ const knownFragmentNames: Rule = (w, report) => {
 
 const knownRootType: Rule = (w, report) => {
   w.onOperation.push((op) => {
+    // Only a query given as an AST object can name another operation type; gqlparser panics on it, and OPA's call fails.
+    if (!['', 'query', 'mutation', 'subscription'].includes(op.Operation)) throw new GraphQLSyntaxError(`got unknown operation type "${op.Operation}"`, 0, 0);
     const root = op.Operation === 'mutation' ? w.schema.mutation : op.Operation === 'subscription' ? w.schema.subscription : w.schema.query;
     if (root === null) report(`Schema does not support operation type "${op.Operation}"`, op.pos);
   });

@@ -238,6 +238,12 @@ describe('graphql.is_valid, parse_and_verify and parse', () => {
     expect(g('graphql.parse_and_verify', q, schema)).toEqual([false, {}, {}]);
   });
 
+  it('refuses an AST object naming an operation type that does not exist (OPA v1.20.2 panics on it)', () => {
+    const q = fromJS({ Operations: [{ Operation: 'foo', SelectionSet: [{ Alias: 'hero', Name: 'hero', SelectionSet: [{ Alias: 'id', Name: 'id' }] }] }] });
+    expect(err('graphql.parse', q, SCHEMA).message).toBe('got unknown operation type "foo"');
+    expect(g('graphql.is_valid', q, SCHEMA)).toBe(false);
+  });
+
   it('answers the same again from its caches (same text, same verdict and AST)', () => {
     for (let i = 0; i < 3; i++) {
       expect(g('graphql.is_valid', '{ hero { id } }', SCHEMA)).toBe(true);
