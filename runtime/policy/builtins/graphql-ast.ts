@@ -44,6 +44,8 @@ export interface GqlValue {
 export interface GqlChildValue {
   Name: string;
   Value: GqlValue | null;
+  /** An object field's name (list elements have none), where validation errors about the field point. */
+  pos?: Pos;
 }
 
 export interface GqlArgument {

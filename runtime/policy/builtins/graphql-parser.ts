@@ -136,9 +136,10 @@ export class Parser {
           if (list) {
             children.push({ Name: '', Value: this.valueLiteral(isConst) });
           } else {
+            const fieldPos = this.pos();
             const name = this.name();
             this.expect('Colon');
-            children.push({ Name: name, Value: this.valueLiteral(isConst) });
+            children.push({ Name: name, Value: this.valueLiteral(isConst), pos: fieldPos });
           }
         });
         return {

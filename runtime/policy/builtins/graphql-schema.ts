@@ -65,6 +65,24 @@ export const PRELUDE_TYPES = new Set([
   '__DirectiveLocation',
 ]);
 
+const namedType = (name: string, nonNull: boolean): GqlType => ({ NamedType: name, Elem: null, NonNull: nonNull });
+const fieldDefinition = (name: string, type: GqlType, args: GqlArgumentDefinition[] | null): GqlFieldDefinition => ({
+  Description: '',
+  Name: name,
+  DefaultValue: null,
+  Type: type,
+  Directives: null,
+  Arguments: args,
+});
+
+/** `__schema: __Schema!` and `__type(name: String!): __Type`, as gqlparser adds them to the query root. */
+const INTROSPECTION_FIELDS: readonly GqlFieldDefinition[] = [
+  fieldDefinition('__schema', namedType('__Schema', true), null),
+  fieldDefinition('__type', namedType('__Type', false), [
+    { Description: '', Name: 'name', DefaultValue: null, Type: namedType('String', true), Directives: null },
+  ]),
+];
+
 /** A loaded schema: every type after extensions, directives and root types. */
 export interface GqlSchema {
   types: Map<string, GqlDefinition>;
@@ -182,6 +200,8 @@ export function loadGraphQLSchema(doc: GqlSchemaDocument): GqlSchema {
     schema.mutation ??= schema.types.get('Mutation') ?? null;
     schema.subscription ??= schema.types.get('Subscription') ?? null;
   }
+  // gqlparser answers introspection through two fields it adds to the query root (after the checks above, so they never clash).
+  if (schema.query !== null) schema.query.Fields = [...(schema.query.Fields ?? []), ...INTROSPECTION_FIELDS];
   return schema;
 }
 

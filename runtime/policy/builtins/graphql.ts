@@ -129,13 +129,17 @@ function loadSchema(doc: GqlSchemaDocument): GqlSchema {
   }
 }
 
-/** OPA splits gqlparser's error list text at its first three colons and trims the trailing ".\n". */
+/**
+ * OPA splits gqlparser's error list text at its first three colons (file, line, column) and trims a trailing ".\n";
+ * a list whose first error has no position (a query given as an AST object) comes whole after `GraphQL parse error: `.
+ */
 function validate(schema: GqlSchema, q: Query): void {
   try {
     validateGraphQLQuery(schema, q.doc, q.text);
   } catch (e) {
     if (e instanceof GraphQLValidationError) {
-      const text = `${e.message}\n`;
+      const text = e.message;
+      if (!e.located) throw new BuiltinError(`GraphQL parse error: ${text}`);
       const parts = text.split(':');
       const msg = parts.slice(3).join(':').replace(/^ +/, '');
       throw new BuiltinError(`${msg.endsWith('.\n') ? msg.slice(0, -2) : msg} in GraphQL string at location ${parts[1]}:${parts[2]}`);

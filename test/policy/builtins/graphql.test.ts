@@ -181,6 +181,69 @@ describe('graphql.is_valid, parse_and_verify and parse', () => {
     expect(err('graphql.parse', 1, SCHEMA)).toMatchObject({ kind: 'type', message: 'operand 0 must be one of {string, object} but got number' });
   });
 
+  // The expected texts below are OPA v1.20.2's answers to the same calls.
+  it("lists several errors in gqlparser's walk and rule order, each at its position", () => {
+    const q =
+      'query Q($u: Int) {\n  hero(episode: MARS) { nope name name: id }\n  droid { ...F }\n}\nfragment F on Droid { primaryFunction }\nfragment G on Character { id }';
+    expect(err('graphql.parse', q, SCHEMA).message).toBe(
+      'Value "MARS" does not exist in "Episode" enum.\n' +
+        'input:2:25: Cannot query field "nope" on type "Character". Did you mean "name"?\n' +
+        'input:2:35: Fields "name" conflict because "name" and "id" are different fields. Use different aliases on the fields to fetch both if this was intentional.\n' +
+        'input:3:3: Field "droid" argument "id" of type "ID!" is required, but it was not provided.\n' +
+        'input:1:9: Variable "$u" is never used in operation "Q".\n' +
+        'input:6:1: Fragment "G" is never used in GraphQL string at location 2:17',
+    );
+    expect(err('graphql.parse', '{ hero(episode: "JEDI", episode: 1.5) { ... on Episode { id } } }', SCHEMA).message).toBe(
+      'Enum "Episode" cannot represent non-enum value: "JEDI". Did you mean the enum value "JEDI"?\n' +
+        'input:1:34: Enum "Episode" cannot represent non-enum value: 1.5.\n' +
+        'input:1:58: Cannot query field "id" on type "Episode".\n' +
+        'input:1:45: Fragment cannot condition on non composite type "Episode".\n' +
+        'input:1:25: There can be only one argument named "episode" in GraphQL string at location 1:18',
+    );
+  });
+
+  it('prints the whole list after "GraphQL parse error: " for a query given as an AST object (it has no positions)', () => {
+    const q = fromJS(
+      g(
+        'graphql.parse_query',
+        'query Q($u: Int) {\n  hero(episode: MARS) { nope name name: id }\n  droid { ...F }\n}\nfragment F on Droid { primaryFunction }\nfragment G on Character { id }',
+      ),
+    );
+    // A fragment spread read back from an AST object is a field (gqlparser decodes every selection as one), so F is unused.
+    expect(err('graphql.parse', q, SCHEMA).message).toBe(
+      'GraphQL parse error: input: Value "MARS" does not exist in "Episode" enum.\n' +
+        'input: Cannot query field "nope" on type "Character". Did you mean "name"?\n' +
+        'input: Fields "name" conflict because "name" and "id" are different fields. Use different aliases on the fields to fetch both if this was intentional.\n' +
+        'input: Cannot query field "F" on type "Droid".\n' +
+        'input: Field "droid" argument "id" of type "ID!" is required, but it was not provided.\n' +
+        'input: Variable "$u" is never used in operation "Q".\n' +
+        'input: Fragment "F" is never used.\n' +
+        'input: Fragment "G" is never used.\n',
+    );
+  });
+
+  it('answers introspection through the query root, within three levels of type lists', () => {
+    expect(g('graphql.is_valid', '{ __schema { types { name } } __type(name: "Droid") { name } }', SCHEMA)).toBe(true);
+    expect(err('graphql.parse', '{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }', SCHEMA).message).toBe(
+      'Maximum introspection depth exceeded\n in GraphQL string at location 1:3',
+    );
+  });
+
+  it('refuses a query whose fragments make the overlapping-fields check endless (OPA v1.20.2 dies of a stack overflow on it)', () => {
+    const schema =
+      'type Query { hero: Character } interface Character { name: String friends: [Character] } type Droid implements Character { name: String friends: [Character] }';
+    const q = '{ hero { ...F ...F } } fragment F on Character { friends { friends { ...F name } ...F } }';
+    expect(err('graphql.parse', q, schema).message).toBe('query cannot be validated: its fragments spread within themselves without end');
+    expect(g('graphql.is_valid', q, schema)).toBe(false);
+    expect(g('graphql.parse_and_verify', q, schema)).toEqual([false, {}, {}]);
+  });
+
+  it('refuses an AST object naming an operation type that does not exist (OPA v1.20.2 panics on it)', () => {
+    const q = fromJS({ Operations: [{ Operation: 'foo', SelectionSet: [{ Alias: 'hero', Name: 'hero', SelectionSet: [{ Alias: 'id', Name: 'id' }] }] }] });
+    expect(err('graphql.parse', q, SCHEMA).message).toBe('got unknown operation type "foo"');
+    expect(g('graphql.is_valid', q, SCHEMA)).toBe(false);
+  });
+
   it('answers the same again from its caches (same text, same verdict and AST)', () => {
     for (let i = 0; i < 3; i++) {
       expect(g('graphql.is_valid', '{ hero { id } }', SCHEMA)).toBe(true);

@@ -659,7 +659,8 @@ v_ast := graphql.is_valid(graphql.parse_query(input.q), graphql.parse_schema(inp
 sv_ast := graphql.schema_is_valid(graphql.parse_schema(input.s))
 pv_ast := graphql.parse_and_verify(graphql.parse_query(input.q), input.s)`,
     ['pq', 'ps', 'v', 'sv', 'pv', 'pp', 'v_ast', 'sv_ast', 'pv_ast'],
-    { inputs: graphqlInput },
+    // Syntax, schema and validation errors are worded as OPA words them, word for word.
+    { inputs: graphqlInput, exactErrors: true },
   ),
 );
 
