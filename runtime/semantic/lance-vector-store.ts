@@ -7,7 +7,17 @@ import { idWhere, sqlString } from './lance-filter.js';
 import { CollectionMirror, unitVector, type MirroredRecord } from './collection-mirror.js';
 import { HnswVectorIndex } from '../core/vectors/hnsw-vector-index.js';
 import { loadLanceDb } from './lance-runtime.js';
-import { lanceSchema, recordsToArrow, rowMetadata, rowToStored, rowVector, vectorDimensions, type LanceRow } from './lance-rows.js';
+import {
+  LANCE_COLUMNS,
+  LANCE_TEXT_COLUMNS,
+  lanceSchema,
+  recordsToArrow,
+  rowMetadata,
+  rowToStored,
+  rowVector,
+  vectorDimensions,
+  type LanceRow,
+} from './lance-rows.js';
 import { readSavedMirror, restoreMirror, saveMirror } from './mirror-file.js';
 import { VectorStoreUnavailableError } from './vector-store-unavailable-error.js';
 import {
@@ -358,10 +368,9 @@ function unavailable(options: { dir: string; detail: string; cause?: unknown }):
  */
 async function readTable(options: { table: Table; dimensions: number; vectors: boolean }): Promise<{ records: MirroredRecord[]; units: Float32Array }> {
   const { table, dimensions } = options;
-  const columns = ['id', 'content', 'uri', 'metadata_json', 'metadata_tags'];
   const data = await table
     .query()
-    .select(options.vectors ? ['vector', ...columns] : columns)
+    .select(options.vectors ? [...LANCE_COLUMNS] : LANCE_TEXT_COLUMNS)
     .toArrow();
   // With vectors: all unit vectors in one buffer, row by row as kept.
   const units = new Float32Array(options.vectors ? data.numRows * dimensions : 0);
