@@ -391,7 +391,13 @@ async function readTable(options: { table: Table; dimensions: number; vectors: b
         if (!writeUnit(values, (vectorData.offset + i) * dimensions, dimensions, units, records.length * dimensions)) continue;
       }
       seen.add(id);
-      const row: LanceRow = { metadata_json: metadata?.get(i), metadata_tags: tags?.get(i) };
+      // The tags (a list per row, the dearest column to decode) are read only when rowMetadata falls back to them.
+      const row: LanceRow = {
+        metadata_json: metadata?.get(i),
+        get metadata_tags(): unknown {
+          return tags?.get(i);
+        },
+      };
       records.push({ id, content: textOf(contents?.get(i)), metadata: rowMetadata({ row }), uri: textOf(uris?.get(i)) });
     }
   }

@@ -381,4 +381,29 @@ describe('LanceVectorStore', () => {
       fields: { reason: expect.stringContaining('format 2') },
     });
   });
+
+  it('takes the metadata of a row whose JSON is unusable from its tags, whether the mirror is rebuilt or loaded', async () => {
+    store = await LanceVectorStore.open({ dir });
+    const vectors = [unit([1, 0.1, 0]), unit([0.9, 0.2, 0.1]), unit([0, 1, 0])];
+    await store.upsert(
+      'documents',
+      vectors.map((vector, i) => doc({ id: `d${i}`, vector, metadata: { shard: String(i % 2), lang: 'en' } })),
+    );
+    await store.close();
+    // Written by something else: d1's JSON is broken, its tags hold the truth.
+    const db = await connect(dir);
+    const table = await db.openTable('documents');
+    await table.update({ where: "id = 'd1'", values: { metadata_json: '{not json' } });
+    table.close();
+    db.close();
+    for (const expected of ['built', 'loaded'] as const) {
+      const logger = recordingLogger();
+      store = await LanceVectorStore.open({ dir, logger });
+      expect(logger.entries.find((e) => e.message === 'lancedb collection mirrored')?.fields).toMatchObject({ records: 3, index: expected });
+      const hits = await store.search('documents', vectors[0]!, { limit: 5, filter: { shard: '1', lang: 'en' } });
+      expect(hits.map((hit) => [hit.id, hit.metadata])).toEqual([['d1', { shard: '1', lang: 'en' }]]);
+      await store.close();
+      store = undefined;
+    }
+  });
 });
