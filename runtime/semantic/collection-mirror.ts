@@ -85,8 +85,9 @@ export class CollectionMirror {
    * again: `records` by id, and `readRows` writes the saved unit vectors,
    * row by label, into the view it is given (`ids.length` rows of the
    * index's dimensions; straight into the slab when its rows lie end to
-   * end). An empty mirror only. Throws when a label's id has no record or two labels name one id, or what `readRows` throws:
-   * the mirror is then unusable (build another).
+   * end). An empty mirror only. Throws when a label's id has no record or
+   * two labels name one id, or what `readRows` throws: the mirror is then
+   * unusable (build another).
    */
   restore(options: { ids: ReadonlyArray<string | null>; records: ReadonlyMap<string, MirroredRecord>; readRows: (rows: Float32Array) => void }): void {
     const { ids, records } = options;

@@ -364,7 +364,8 @@ function unavailable(options: { dir: string; detail: string; cause?: unknown }):
  * The table's records, the first of a repeated id winning (a table written
  * by something else), and with `vectors` their unit vectors (`units`, row
  * after row in the records' order), leaving out rows without a valid one.
- * Without `vectors` the vector column is not read (a third of the time at 100k).
+ * Without `vectors` the vector column is not read (at 100k: 0.15 s of CPU
+ * instead of 0.44 s, before the vectors are normalised and copied).
  */
 async function readTable(options: { table: Table; dimensions: number; vectors: boolean }): Promise<{ records: MirroredRecord[]; units: Float32Array }> {
   const { table, dimensions } = options;
