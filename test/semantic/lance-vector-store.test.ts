@@ -38,6 +38,10 @@ function unit(vector: number[]): number[] {
   return vector.map((x) => x / norm);
 }
 
+function cosine(a: number[], b: number[]): number {
+  return a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+}
+
 function recordingLogger(): Logger & { messages: string[]; entries: Array<{ message: string; fields: Record<string, unknown> | undefined }> } {
   const messages: string[] = [];
   const entries: Array<{ message: string; fields: Record<string, unknown> | undefined }> = [];
@@ -336,8 +340,15 @@ describe('LanceVectorStore', () => {
       const logger = recordingLogger();
       store = await LanceVectorStore.open({ dir, logger });
       expect(logger.entries.find((e) => e.message === 'lancedb collection mirrored')?.fields).toMatchObject({ records: 599, index: expected });
-      for (const i of [0, 1, 8, 299, 599])
-        expect((await store.search('documents', vectors[i]!, { limit: 1 }))[0]).toMatchObject({ id: `d${i}`, score: expect.closeTo(1, 5) });
+      // Every hit's score is its own vector's cosine with the query (the vectors file put each vector at its label), and a stored
+      // vector finds itself (the graph walk of a two-thread build may miss one in a hundred: four of five are asked).
+      let found = 0;
+      for (const i of [0, 1, 8, 299, 599]) {
+        const hits = await store.search('documents', vectors[i]!, { limit: 3 });
+        for (const hit of hits) expect(hit.score).toBeCloseTo(cosine(vectors[Number(hit.id.slice(1))]!, vectors[i]!), 5);
+        if (hits[0]?.id === `d${i}`) found++;
+      }
+      expect(found).toBeGreaterThanOrEqual(4);
       expect((await store.search('documents', vectors[7]!, { limit: 600 })).map((hit) => hit.id)).not.toContain('d7');
       const filtered = await store.search('documents', vectors[4]!, { limit: 5, filter: { shard: '1' } });
       expect(filtered[0]?.id).toBe('d4');
