@@ -81,28 +81,51 @@ export class CollectionMirror {
 
   /**
    * Takes back records under the labels they had when the index was saved
-   * (`ids[label]`), without adding them to the index again: `records[p]`
-   * has its unit vector at row `p` of `vectors`, and `positions` maps ids to `p`.
+   * (`ids[label]`; null: a free label), without adding them to the index
+   * again: `records` by id, and `readRows` writes the saved unit vectors,
+   * row by label, into the view it is given (`ids.length` rows of the
+   * index's dimensions; straight into the slab when its rows lie end to
+   * end). An empty mirror only. Throws when a label's id has no record or
+   * two labels name one id, or what `readRows` throws: the mirror is then
+   * unusable (build another).
    */
-  restore(options: {
-    ids: ReadonlyArray<string | null>;
-    records: readonly MirroredRecord[];
-    positions: ReadonlyMap<string, number>;
-    vectors: Float32Array;
-  }): void {
-    this.#grow(options.ids.length);
-    options.ids.forEach((id, label) => {
-      const position = id === null ? undefined : options.positions.get(id);
-      if (position === undefined) {
+  restore(options: { ids: ReadonlyArray<string | null>; records: ReadonlyMap<string, MirroredRecord>; readRows: (rows: Float32Array) => void }): void {
+    const { ids, records } = options;
+    if (this.#records.length > 0) throw new Error('restore fills an empty mirror only');
+    this.#grow(ids.length);
+    const rows = this.#vectors.contiguousRows(ids.length);
+    if (rows) options.readRows(rows);
+    else {
+      const copy = new Float32Array(ids.length * this.#dim);
+      options.readRows(copy);
+      this.#vectors.setRows(copy, ids.length);
+    }
+    ids.forEach((id, label) => {
+      if (id === null) {
         this.#free.push(label);
         return;
       }
-      const record = options.records[position]!;
+      const record = records.get(id);
+      if (record === undefined) throw new RangeError(`label ${label} names "${id}", which is not among the records`);
+      if (this.#labels.has(id)) throw new RangeError(`labels ${this.#labels.get(id)} and ${label} both name "${id}"`);
       this.#records[label] = record;
       this.#labels.set(record.id, label);
       this.#tag(label, record, +1);
-      this.#vectors.set(label, options.vectors.subarray(position * this.#dim, (position + 1) * this.#dim));
     });
+  }
+
+  /**
+   * Every label's unit vector, row after row (`labelIds().length` rows; the
+   * rows of free labels hold whatever they last held): a view of the slab
+   * when its rows lie end to end, which the next write invalidates, else a copy.
+   */
+  vectorRows(): Float32Array {
+    const count = this.#records.length;
+    const rows = this.#vectors.contiguousRows(count);
+    if (rows) return rows;
+    const copy = new Float32Array(count * this.#dim);
+    for (let label = 0; label < count; label++) copy.set(this.#vectors.row(label), label * this.#dim);
+    return copy;
   }
 
   remove(ids: readonly string[]): void {

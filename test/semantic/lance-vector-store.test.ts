@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@lancedb/lancedb';
@@ -36,6 +36,10 @@ function doc(options: { id: string; vector: number[]; content?: string; metadata
 function unit(vector: number[]): number[] {
   const norm = Math.hypot(...vector);
   return vector.map((x) => x / norm);
+}
+
+function cosine(a: number[], b: number[]): number {
+  return a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 }
 
 function recordingLogger(): Logger & { messages: string[]; entries: Array<{ message: string; fields: Record<string, unknown> | undefined }> } {
@@ -307,5 +311,110 @@ describe('LanceVectorStore', () => {
     store = await LanceVectorStore.open({ dir, logger });
     expect(logger.entries.find((e) => e.message === 'lancedb collection mirrored')?.fields).toMatchObject({ records: 2_000, index: 'built' });
     expect((await store.search('documents', extra, { limit: 1 }))[0]?.id).toBe('outsider');
+  });
+
+  it('loads the saved graph and vectors only when their files match the manifest; a damaged, cut or missing file is rebuilt with a warning naming why', async () => {
+    const random = prng(11);
+    const vectors = Array.from({ length: 600 }, () => unit(Array.from({ length: 16 }, () => random() - 0.5)));
+    store = await LanceVectorStore.open({ dir });
+    await store.upsert(
+      'documents',
+      vectors.map((vector, i) => doc({ id: `d${i}`, vector, metadata: { shard: String(i % 3) } })),
+    );
+    await store.delete('documents', ['d7']); // a free label in the saved files
+    await store.close();
+    store = undefined;
+    const files = ['documents.hnsw', 'documents.vectors', 'documents.hnsw.json'];
+    for (const file of files) await copyFile(join(dir, file), join(dir, `${file}.good`));
+    const restoreGood = async () => {
+      for (const file of files) await copyFile(join(dir, `${file}.good`), join(dir, file));
+    };
+    const flipByte = async (file: string, at: (size: number) => number) => {
+      const bytes = await readFile(join(dir, file));
+      const i = at(bytes.byteLength);
+      bytes[i] = bytes[i]! ^ 0x40;
+      await writeFile(join(dir, file), bytes);
+    };
+    /** Opens the store, checks how its mirror was made and that it answers like an exact search (the nearest of a few stored vectors is itself, d7 is gone). */
+    const reopen = async (expected: 'loaded' | 'built') => {
+      const logger = recordingLogger();
+      store = await LanceVectorStore.open({ dir, logger });
+      expect(logger.entries.find((e) => e.message === 'lancedb collection mirrored')?.fields).toMatchObject({ records: 599, index: expected });
+      // Every hit's score is its own vector's cosine with the query (the vectors file put each vector at its label), and a stored
+      // vector finds itself (the graph walk of a two-thread build may miss one in a hundred: four of five are asked).
+      let found = 0;
+      for (const i of [0, 1, 8, 299, 599]) {
+        const hits = await store.search('documents', vectors[i]!, { limit: 3 });
+        for (const hit of hits) expect(hit.score).toBeCloseTo(cosine(vectors[Number(hit.id.slice(1))]!, vectors[i]!), 5);
+        if (hits[0]?.id === `d${i}`) found++;
+      }
+      expect(found).toBeGreaterThanOrEqual(4);
+      expect((await store.search('documents', vectors[7]!, { limit: 600 })).map((hit) => hit.id)).not.toContain('d7');
+      const filtered = await store.search('documents', vectors[4]!, { limit: 5, filter: { shard: '1' } });
+      expect(filtered[0]?.id).toBe('d4');
+      expect(filtered.every((hit) => hit.metadata.shard === '1')).toBe(true);
+      await store.close();
+      store = undefined;
+      return logger.entries.filter((e) => e.message.startsWith('saved vector index'));
+    };
+
+    expect(await reopen('loaded')).toEqual([]);
+    const damages: Array<{ damage: () => Promise<unknown>; reason: RegExp }> = [
+      { damage: () => truncate(join(dir, 'documents.vectors'), 5_000), reason: /vectors file does not match the manifest/ },
+      { damage: () => flipByte('documents.vectors', (size) => size - 3), reason: /vectors file does not match the manifest/ },
+      { damage: () => flipByte('documents.hnsw', (size) => Math.floor(size / 2)), reason: /index file does not match the manifest/ },
+      { damage: () => truncate(join(dir, 'documents.hnsw'), 100), reason: /index file does not match the manifest/ },
+      { damage: () => rm(join(dir, 'documents.vectors')), reason: /could not be read \(ENOENT/ },
+      { damage: () => writeFile(join(dir, 'documents.hnsw.json'), '{"format":3,'), reason: /manifest is unreadable/ },
+    ];
+    for (const { damage, reason } of damages) {
+      await restoreGood();
+      await damage();
+      const warnings = await reopen('built');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({
+        message: 'saved vector index not loaded; rebuilding it from the table',
+        fields: { collection: 'documents', reason: expect.stringMatching(reason) },
+      });
+      // The rebuild saved whole files again.
+      expect(await reopen('loaded')).toEqual([]);
+    }
+
+    // A manifest of the format before (no vectors file) is rebuilt without a warning, with an info line saying why.
+    await restoreGood();
+    const manifest = JSON.parse(await readFile(join(dir, 'documents.hnsw.json'), 'utf8')) as Record<string, unknown>;
+    await writeFile(join(dir, 'documents.hnsw.json'), JSON.stringify({ ...manifest, format: 2, files: undefined }));
+    const logger = recordingLogger();
+    store = await LanceVectorStore.open({ dir, logger });
+    expect(logger.entries.find((e) => e.message === 'lancedb collection mirrored')?.fields).toMatchObject({ index: 'built' });
+    expect(logger.entries.find((e) => e.message.startsWith('saved vector index'))).toMatchObject({
+      message: 'saved vector index out of date; rebuilding it from the table',
+      fields: { reason: expect.stringContaining('format 2') },
+    });
+  });
+
+  it('takes the metadata of a row whose JSON is unusable from its tags, whether the mirror is rebuilt or loaded', async () => {
+    store = await LanceVectorStore.open({ dir });
+    const vectors = [unit([1, 0.1, 0]), unit([0.9, 0.2, 0.1]), unit([0, 1, 0])];
+    await store.upsert(
+      'documents',
+      vectors.map((vector, i) => doc({ id: `d${i}`, vector, metadata: { shard: String(i % 2), lang: 'en' } })),
+    );
+    await store.close();
+    // Written by something else: d1's JSON is broken, its tags hold the truth.
+    const db = await connect(dir);
+    const table = await db.openTable('documents');
+    await table.update({ where: "id = 'd1'", values: { metadata_json: '{not json' } });
+    table.close();
+    db.close();
+    for (const expected of ['built', 'loaded'] as const) {
+      const logger = recordingLogger();
+      store = await LanceVectorStore.open({ dir, logger });
+      expect(logger.entries.find((e) => e.message === 'lancedb collection mirrored')?.fields).toMatchObject({ records: 3, index: expected });
+      const hits = await store.search('documents', vectors[0]!, { limit: 5, filter: { shard: '1', lang: 'en' } });
+      expect(hits.map((hit) => [hit.id, hit.metadata])).toEqual([['d1', { shard: '1', lang: 'en' }]]);
+      await store.close();
+      store = undefined;
+    }
   });
 });
