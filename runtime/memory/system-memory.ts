@@ -325,7 +325,7 @@ export class SystemMemory {
     const softened = results.total === 0 ? softenedQuery(query) : undefined;
     if (softened) results = await this.#search(softened);
     // As AMS: the records of a recency-ranked page were accessed (rate-limited, in the background).
-    if (query.recency && !query.recency.serverSide && results.memories.length > 0) this.#touchInBackground(results.memories.map((m) => m.id));
+    if (query.recency && !query.recency.serverSide && results.memories.length > 0) this.#touchInBackground(results.memories);
     return optimized === undefined ? results : { ...results, query_optimized: optimized };
   }
 
@@ -342,10 +342,18 @@ export class SystemMemory {
     };
   }
 
-  /** AMS's `update_last_accessed`: at most once per 15 minutes per record; failures are logged, never the search's. */
-  #touchInBackground(ids: string[]): void {
+  /**
+   * AMS's `update_last_accessed`: at most once per 15 minutes per record; failures are logged, never the search's.
+   * The hits show when their records were last accessed as the search saw them: when every one is within the
+   * interval (the usual case for repeated searches) the store is not called at all; it checks again for the rest.
+   */
+  #touchInBackground(hits: readonly MemoryRecordResult[]): void {
+    const now = this.#now();
+    const at = now.getTime();
+    const ids = hits.filter((hit) => !(at - Date.parse(hit.last_accessed) < TOUCH_INTERVAL_MS)).map((hit) => hit.id);
+    if (ids.length === 0) return;
     const run = this.store
-      .touchRecords({ ids, at: this.#now().toISOString(), minIntervalMs: TOUCH_INTERVAL_MS })
+      .touchRecords({ ids, at: now.toISOString(), minIntervalMs: TOUCH_INTERVAL_MS })
       .then(() => undefined)
       .catch((error: unknown) => this.#logger.warn('last_accessed not updated after a search', { count: ids.length, ...errorFields(error) }));
     this.#extracting.add(run);
