@@ -18,6 +18,8 @@ const RENEW_MS = 500;
 const LEASE_MARGIN_MS = 300;
 /** How long a first write waits for the subscription (see `listening`). */
 const FIRST_SUBSCRIBE_WAIT_MS = 2000;
+/** Replicas whose last answer a writer remembers before it forgets them all. */
+const MAX_REMEMBERED_REPLICAS = 1000;
 /** Added to a writer's wait for a silent replica's lease to run out. */
 const EXPIRY_GRACE_MS = 20;
 
@@ -256,7 +258,7 @@ export class ChangeNotices {
     this.#closed = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    for (const wait of [...this.#waits]) wait.done();
+    // Writes still waiting for answers keep waiting (at most a lease): they are not acknowledged early.
     const subscriber = this.#subscriber;
     this.#subscriber = undefined;
     this.#drop();
@@ -273,7 +275,8 @@ export class ChangeNotices {
 
   #renew(): void {
     if (this.#closed || this.#subscriber?.status !== 'ready') return;
-    const token = `${this.#nextToken++}`;
+    // Not guessable: a renewal message is trusted only with its token.
+    const token = `${this.#nextToken++}.${randomUUID()}`;
     this.#renewals.set(token, performance.now());
     const { keys } = this.options;
     this.options
@@ -320,6 +323,8 @@ export class ChangeNotices {
 
   #answered(reader: string, change: KnownChange): void {
     if (!Number.isSafeInteger(change.ver)) return;
+    // The replicas that ever answered, bounded (ids of processes gone since are forgotten).
+    if (this.#acks.size >= MAX_REMEMBERED_REPLICAS && !this.#acks.has(reader)) this.#acks.clear();
     const before = this.#acks.get(reader);
     if (!before || before.epoch !== change.epoch || before.ver < change.ver) this.#acks.set(reader, change);
     for (const wait of [...this.#waits]) {
