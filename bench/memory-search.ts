@@ -36,6 +36,8 @@ const QUERIES = 200;
 const ROUNDS = Number(process.env.BENCH_MEMORY_SEARCH_ROUNDS ?? 6);
 const KV_URL = process.env.KV_URL ?? 'redis://127.0.0.1:6379';
 const SEED = 20_260_215;
+/** HTTP searches per build and round: /proc counts CPU in 10 ms ticks, so a round needs a few hundred ms of it. */
+const HTTP_SEARCHES = 1000;
 const CLOCK_TICK_US = 1_000_000 / 100; // /proc reports CPU in clock ticks (USER_HZ, 100 on Linux)
 
 /** The data set, the same in every process (seeded). */
@@ -89,7 +91,7 @@ async function child(): Promise<void> {
   const service = await startMemoryService({ port: 0, kvUrl: KV_URL, keyPrefix: prefix, embedder, env: {}, logger: silentLogger, kvCommandTimeoutMs: 30_000 });
   for (let at = 0; at < N; at += 500) {
     const memories = Array.from({ length: Math.min(500, N - at) }, (_, j) => ({ id: `m${at + j}`, text: `memory ${at + j}`, namespace: `ns${(at + j) % 10}` }));
-    await service.memory.createMemories({ memories, deduplicate: true } as Parameters<typeof service.memory.createMemories>[0]);
+    await post(`${service.url}/v1/long-term-memory/`, { memories });
   }
   await service.indexed();
   // Every record touched once (AMS's last_accessed, rate-limited to once per 15 minutes): the rounds see the steady state.
@@ -201,10 +203,10 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? builds.map((_, i) => i) : builds.map((_, i) => i).reverse();
       await overHttp(bare, '/', 20);
-      bareRounds.push(await overHttp(bare, '/', QUERIES));
+      bareRounds.push(await overHttp(bare, '/', HTTP_SEARCHES));
       for (const i of order) {
         await overHttp(services[i]!, '/v1/long-term-memory/search', 20);
-        figures[i]!.http.push(await overHttp(services[i]!, '/v1/long-term-memory/search', QUERIES));
+        figures[i]!.http.push(await overHttp(services[i]!, '/v1/long-term-memory/search', HTTP_SEARCHES));
         const reply = await services[i]!.ask({ kind: 'in-process', times: QUERIES * 5 });
         if (reply.kind !== 'in-process') throw new Error(`unexpected reply ${reply.kind}`);
         figures[i]!.inProcess.push({ p50Ms: reply.p50Ms, cpuUs: reply.cpuUs });
