@@ -9,6 +9,7 @@ import type { Logger } from '../core/logger.js';
 import { recordFilter } from './memory-filters.js';
 import { dedupeHash, memoryKeys, type DocumentKind, type MemoryKeys } from './memory-keys.js';
 import { MemoryRecordSchema, type MemoryRecord } from './memory-records.js';
+import { ChangeNotices, defineChangeNoticeScripts } from './change-notices.js';
 import { defineMemoryScripts, parseDeleteReply, parsePutReply, queueDelete, queuePut, queueTouch, runPipeline } from './memory-scripts.js';
 import type { MemoryStore, RecordToStore, StoredOutcome, StoreSearch } from './memory-store.js';
 import { findSessions, listSessions, queueIndexSession, queueUnindexSession, type IndexedSession } from './session-index.js';
@@ -63,6 +64,7 @@ export class KvMemoryStore implements MemoryStore {
   readonly #client: Redis;
   readonly #keys: MemoryKeys;
   readonly #cache: SyncedVectorCache;
+  readonly #notices: ChangeNotices;
   readonly #logLength: number;
 
   constructor(options: KvMemoryStoreOptions) {
@@ -79,7 +81,11 @@ export class KvMemoryStore implements MemoryStore {
       },
     });
     defineMemoryScripts(this.#client);
+    defineChangeNoticeScripts(this.#client);
+    this.#notices = new ChangeNotices({ url: options.url, keys: this.#keys, call: (call) => this.#call(call), logger: options.logger });
+    this.#notices.start();
     this.#cache = new SyncedVectorCache({
+      notices: this.#notices,
       keys: this.#keys,
       embeddingModel: options.embeddingModel,
       call: (call) => this.#call(call),
@@ -184,6 +190,7 @@ export class KvMemoryStore implements MemoryStore {
     }
     const epoch = randomUUID();
     const keys = this.#keys;
+    await this.#notices.listening();
     const replies = await this.#call((c) => {
       const pipeline = c.pipeline();
       for (const { record, vector, hash } of prepared) {
@@ -207,8 +214,11 @@ export class KvMemoryStore implements MemoryStore {
           ],
         );
       }
+      this.#notices.queueNotify(pipeline);
       return runPipeline(pipeline);
     });
+    // Acknowledged only once every replica knows of it (see change-notices.ts).
+    await this.#notices.settle(replies.at(-1));
     return prepared.map(({ record, vector }, i): StoredOutcome => {
       const [error, raw] = replies[i] ?? [new Error('no reply'), undefined];
       if (error) throw error;
@@ -260,14 +270,17 @@ export class KvMemoryStore implements MemoryStore {
     if (unique.length === 0) return 0;
     const keys = this.#keys;
     const epoch = randomUUID();
+    await this.#notices.listening();
     const replies = await this.#call((c) => {
       const pipeline = c.pipeline();
       for (const id of unique)
         queueDelete(pipeline, [keys.record(id), keys.meta, keys.log, keys.ids, keys.owners], [id, epoch, this.#logLength, keys.dedupePrefix]);
+      this.#notices.queueNotify(pipeline);
       return runPipeline(pipeline);
     });
+    await this.#notices.settle(replies.at(-1));
     let deleted = 0;
-    for (const [error, raw] of replies) {
+    for (const [error, raw] of replies.slice(0, unique.length)) {
       if (error) throw error;
       const change = parseDeleteReply(raw);
       if (change === undefined) continue;
@@ -321,13 +334,16 @@ export class KvMemoryStore implements MemoryStore {
     });
     if (due.length === 0) return 0;
     const epoch = randomUUID();
+    await this.#notices.listening();
     const replies = await this.#call((c) => {
       const pipeline = c.pipeline();
       for (const { id, before, after } of due) queueTouch(pipeline, [keys.record(id), keys.meta, keys.log], [id, before, after, epoch, this.#logLength]);
+      this.#notices.queueNotify(pipeline);
       return runPipeline(pipeline);
     });
+    await this.#notices.settle(replies.at(-1));
     let touched = 0;
-    replies.forEach(([error, raw], i) => {
+    replies.slice(0, due.length).forEach(([error, raw], i) => {
       if (error) throw error;
       const change = parseDeleteReply(raw);
       if (change === undefined) return;
@@ -371,6 +387,7 @@ export class KvMemoryStore implements MemoryStore {
 
   async close(): Promise<void> {
     this.#cache.close();
+    await this.#notices.close();
     await closeKvClient(this.#client);
   }
 

@@ -15,6 +15,12 @@ export interface MemoryKeys {
   readonly meta: string;
   /** Stream of changes `{v, op: put|del, id}`, trimmed; replicas follow it to keep their caches. */
   readonly log: string;
+  /** Hash: replica id → expiry (ms, Redis's clock) of its read lease (see change-notices.ts). */
+  readonly readers: string;
+  /** Pub/sub channel of the change notices writers publish (see change-notices.ts). */
+  readonly changes: string;
+  /** Pub/sub channel of one replica: its lease renewals and the answers to its notices. */
+  replicaChannel(id: string): string;
   /** String (JSON) of one session's working memory; a token's sessions (token mode) live apart from every other token's. */
   working(ref: SessionRef): string;
   /** Sorted set of every session `[namespace, user, session]` of one owner (none: no token) by first write (see session-index.ts). */
@@ -56,6 +62,9 @@ export function memoryKeys(prefix: string): MemoryKeys {
     ids: `${base}ids`,
     meta: `${base}meta`,
     log: `${base}log`,
+    readers: `${base}readers`,
+    changes: `${base}changes`,
+    replicaChannel: (id) => `${base}changes:${part(id)}`,
     working: (ref) => `${base}wm${mark(ref.owner)}:${part(ref.namespace)}:${part(ref.userId)}:${part(ref.sessionId)}`,
     sessionIndex: (owner) => `${base}wm-index${mark(owner)}`,
     sessionScopes: (sessionId, owner) => `${base}wm-sid${mark(owner)}:${part(sessionId)}`,

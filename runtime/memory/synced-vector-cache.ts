@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../core/logger.js';
 import type { MemoryKeys } from './memory-keys.js';
 import { MemoryRecordSchema, type MemoryRecord } from './memory-records.js';
 import { runPipeline, type AppliedChange } from './memory-scripts.js';
+import { NO_EPOCH, type ChangeNotices } from './change-notices.js';
 import { VectorCache, type CacheSearch, type ScoredRecord } from './vector-cache.js';
 import { readSnapshot, writeSnapshot } from './vector-cache-snapshot.js';
 
@@ -52,8 +53,9 @@ export function decodeStored(doc: Buffer | null | undefined, vec: Buffer | null 
 
 /**
  * A `VectorCache` kept equal to the records in Redis, also when other
- * replicas write. Before each search it reads the store's change counter
- * (`meta`: one HMGET): unchanged means the cache is current; ahead means it
+ * replicas write. Before a search it needs the store's change counter:
+ * from the change notices while its read lease holds (no Redis call; see
+ * change-notices.ts), else read from `meta` (one HMGET). Unchanged means the cache is current; ahead means it
  * reads the changes since its last one from the change stream and applies
  * them; anything else (a new `epoch` because Redis came back empty or was
  * flushed, a counter behind ours because Redis came back from an older
@@ -88,6 +90,13 @@ export class SyncedVectorCache {
       call: <T>(call: (client: Redis) => Promise<T>) => Promise<T>;
       location: string;
       logger?: Logger;
+      /**
+       * The read lease and change notices of this replica: while the lease
+       * holds and no notice is ahead of the cache, a search asks Redis
+       * nothing (see change-notices.ts). Without it every search reads the
+       * change counter.
+       */
+      notices?: ChangeNotices;
       /**
        * Where this copy is saved and read back at the next start (see
        * vector-cache-snapshot.ts): `dir` and this store's `name`. Without it
@@ -198,14 +207,17 @@ export class SyncedVectorCache {
   }
 
   /**
-   * Searches the cache as Redis holds it now. Once loaded and idle, the
-   * change counter is asked for first and the cache searched while its answer
+   * Searches the cache as Redis holds it now. While this replica's read
+   * lease holds and no change notice is ahead of the cache (see
+   * change-notices.ts), the cache is searched with no Redis call. Else, once
+   * loaded and idle, the change counter is asked for first and the cache searched while its answer
    * travels (the round trip hidden behind the search); the answer is served
    * only when the counter shows the cache was current, else the cache syncs
    * and searches again. The same guarantee as syncing first: every change
    * acknowledged before the call is in the answer.
    */
   async search(search: CacheSearch): Promise<{ hits: ScoredRecord[]; total: number }> {
+    if (this.#loaded && this.#running === undefined && this.#current()) return this.#cache.search(search);
     if (!this.#loaded || this.#running !== undefined) {
       await this.sync();
       return this.#cache.search(search);
@@ -273,6 +285,12 @@ export class SyncedVectorCache {
         },
       ],
     });
+  }
+
+  /** The lease holds and no change is known beyond the cache's: it is what Redis holds now. */
+  #current(): boolean {
+    const known = this.options.notices?.current();
+    return known !== undefined && known.epoch === (this.#epoch ?? NO_EPOCH) && known.ver <= this.#ver;
   }
 
   #isNext(change: AppliedChange): boolean {
