@@ -202,6 +202,9 @@ describe('an idle service does not hold what only some requests need', () => {
     const metrics = await fetch(`${policy.url}/metrics`).then((r) => r.text());
     expect(metrics).toContain('policy_decisions_total{where="in_process"}');
     const used = await loadedPackages(policy);
-    for (const name of ['yaml', 'ajv', 'prom-client']) expect(used).toContain(name);
+    for (const name of ['yaml', 'prom-client']) expect(used).toContain(name);
+    // A schema is checked by gojsonschema's walk (json-schema-go-errors.ts): ajv is loaded only for a `format`
+    // or a schema that walk cannot follow, and this one has neither.
+    expect(used).not.toContain('ajv');
   }, 120_000);
 });
