@@ -9,8 +9,7 @@
  */
 import type { GqlField, GqlFragmentSpread, GqlSelection, GqlType, GqlValue, Pos } from './graphql-ast.js';
 import { isField, isInlineFragment, typeString } from './graphql-ast.js';
-import type { Report, Rule } from './graphql-rules.js';
-import type { Walker } from './graphql-walk.js';
+import type { Report, Rule, Walker } from './graphql-walk.js';
 
 interface Conflict {
   responseName: string;

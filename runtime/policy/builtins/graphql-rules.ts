@@ -10,7 +10,7 @@ import type { GqlDefinition, GqlField, GqlSelection, GqlType, GqlValue, Pos } fr
 import { isField, isInlineFragment, typeName, typeString, VALUE_KIND } from './graphql-ast.js';
 import { overlappingFieldsCanBeMerged } from './graphql-overlap.js';
 import { quotedOrList, suggestionList, suggestQuoted, suggestUnquoted } from './graphql-suggest.js';
-import type { Walker } from './graphql-walk.js';
+import type { Report, Rule, Walker } from './graphql-walk.js';
 import { goQuote } from '../value-format.js';
 import { GraphQLSyntaxError } from './graphql-lexer.js';
 
@@ -19,9 +19,6 @@ export interface GqlError {
   message: string;
   locations: Pos[];
 }
-
-export type Report = (message: string, ...at: Array<Pos | undefined>) => void;
-export type Rule = (w: Walker, report: Report) => void;
 
 /** A value as gqlparser's `Value.String()` prints it in messages. */
 export function valueText(v: GqlValue | null): string {

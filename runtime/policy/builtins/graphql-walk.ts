@@ -28,6 +28,7 @@ import type {
   GqlType,
   GqlValue,
   GqlVariableDefinition,
+  Pos,
 } from './graphql-ast.js';
 import { isField, isInlineFragment, typeName, VALUE_KIND } from './graphql-ast.js';
 import type { GqlSchema } from './graphql-schema.js';
@@ -56,6 +57,11 @@ export interface DirectiveFacts {
 }
 
 type Listener<T> = (node: T) => void;
+
+/** How a rule reports an error: gqlparser's message and the positions it names (the first is printed). */
+export type Report = (message: string, ...at: Array<Pos | undefined>) => void;
+/** A validation rule: it registers its callbacks on the walker, and reports through `report`. */
+export type Rule = (w: Walker, report: Report) => void;
 
 /** One validation's walk: the events rules listen to and the facts they read. */
 export class Walker {
