@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { HnswVectorIndex } from '../core/vectors/hnsw-vector-index.js';
+import { fileCheck, FileCheckSchema, fileMatches, readFully } from '../core/file-check.js';
 import type { MemoryRecord } from './memory-records.js';
 import { decodeColumns, encodeColumns, memoryRecords, type Column } from './snapshot-columns.js';
 import { VectorCache } from './vector-cache.js';
@@ -43,8 +44,6 @@ export interface SnapshotPosition {
 
 /** The format written and read; a snapshot of any other is ignored. */
 export const SNAPSHOT_FORMAT = 4;
-
-const FileCheckSchema = z.object({ bytes: z.number().int().min(0), crc32: z.number().int().min(0) });
 
 const HeaderSchema = z.object({
   format: z.literal(SNAPSHOT_FORMAT),
@@ -256,49 +255,6 @@ function slotted(options: {
   }
   if (row !== rows.length) throw new RangeError('more records than slots');
   return { records, owners };
-}
-
-/** Reads `into.byteLength` bytes at `position`; a short file is an error. */
-function readFully(fd: number, into: Uint8Array, position: number): void {
-  let done = 0;
-  while (done < into.byteLength) {
-    const read = readSync(fd, into, done, into.byteLength - done, position + done);
-    if (read === 0) throw new RangeError('the data file ended early');
-    done += read;
-  }
-}
-
-/** Whether the file at `path` has the size and CRC-32 expected, read in chunks (no copy of a large file kept). */
-function fileMatches(path: string, expected: { bytes: number; crc32: number }): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    if (fstatSync(fd).size !== expected.bytes) return false;
-    const chunk = Buffer.allocUnsafe(Math.min(8 << 20, Math.max(expected.bytes, 1)));
-    let crc = 0;
-    for (let position = 0; position < expected.bytes;) {
-      const read = readSync(fd, chunk, 0, Math.min(chunk.byteLength, expected.bytes - position), position);
-      if (read === 0) return false;
-      crc = crc32(chunk.subarray(0, read), crc);
-      position += read;
-    }
-    return crc === expected.crc32;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The size and CRC-32 of the file at `path`, read in chunks. */
-function fileCheck(path: string): { bytes: number; crc32: number } {
-  const fd = openSync(path, 'r');
-  try {
-    const chunk = Buffer.allocUnsafe(8 << 20);
-    let crc = 0;
-    let bytes = 0;
-    for (let read; (read = readSync(fd, chunk, 0, chunk.byteLength, bytes)) > 0; bytes += read) crc = crc32(chunk.subarray(0, read), crc);
-    return { bytes, crc32: crc };
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function matches(bytes: Uint8Array, expected: { bytes: number; crc32: number }): boolean {

@@ -1,7 +1,8 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { HnswVectorIndex } from '../core/vectors/hnsw-vector-index.js';
+import { fileCheck, FileCheckSchema, fileMatches, readFully } from '../core/file-check.js';
 import { CollectionMirror, type MirroredRecord } from './collection-mirror.js';
 
 /**
@@ -29,9 +30,6 @@ import { CollectionMirror, type MirroredRecord } from './collection-mirror.js';
 
 /** The format written and read; a manifest of any other (format 2 had no vectors file) is rebuilt. */
 export const MIRROR_FORMAT = 3;
-
-const FileCheckSchema = z.object({ bytes: z.number().int().min(0), crc32: z.number().int().min(0) });
-type FileCheck = z.infer<typeof FileCheckSchema>;
 
 const MirrorManifestSchema = z.object({
   format: z.literal(MIRROR_FORMAT),
@@ -176,38 +174,7 @@ function readVectors(path: string, rows: Float32Array, manifest: MirrorManifest)
   }
 }
 
-/** Reads `into.byteLength` bytes at `position`; a short file is an error. */
-function readFully(fd: number, into: Uint8Array, position: number): void {
-  let done = 0;
-  while (done < into.byteLength) {
-    const read = readSync(fd, into, done, into.byteLength - done, position + done);
-    if (read === 0) throw new RangeError('a file ended early');
-    done += read;
-  }
-}
-
 function writeFully(fd: number, bytes: Uint8Array): void {
   let done = 0;
   while (done < bytes.byteLength) done += writeSync(fd, bytes, done, bytes.byteLength - done);
-}
-
-/** Whether the file at `path` has the size and CRC-32 expected (a file of another size is not read). */
-function fileMatches(path: string, expected: FileCheck): boolean {
-  if (statSync(path).size !== expected.bytes) return false;
-  const found = fileCheck(path);
-  return found.bytes === expected.bytes && found.crc32 === expected.crc32;
-}
-
-/** The size and CRC-32 of the file at `path`, read in chunks (no copy of a large file kept). */
-function fileCheck(path: string): FileCheck {
-  const fd = openSync(path, 'r');
-  try {
-    const chunk = Buffer.allocUnsafe(8 << 20);
-    let crc = 0;
-    let bytes = 0;
-    for (let read; (read = readSync(fd, chunk, 0, chunk.byteLength, bytes)) > 0; bytes += read) crc = crc32(chunk.subarray(0, read), crc);
-    return { bytes, crc32: crc };
-  } finally {
-    closeSync(fd);
-  }
 }
