@@ -4,38 +4,24 @@
  * div: divide by zero`), one raised inside a module's rule by `file:row`. 849 queries
  * (816 generated and 33 written out in `differential/corpus-query-errors.ts`) are compared word for word with a real OPA (FRAMEWORK_OPA_PYLIB).
  */
-import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compilePolicy, type CompiledPolicy } from '../../runtime/policy/engine.js';
 import { PolicyError } from '../../runtime/policy/errors.js';
 import { parseJSON, stringifyJSON } from '../../runtime/policy/value-json.js';
 import type { Value } from '../../runtime/policy/value.js';
 import { QUERY_ERRORS_INPUT, QUERY_ERRORS_MODULE, queryErrorCases } from './differential/corpus-query-errors.js';
-import { oracleDir } from './differential/differ.js';
+import { askOracle, oracleDir } from './differential/differ.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const pylib = oracleDir();
 
 /** OPA's answer to each query: its error message, or the bindings as JSON. */
 function opaAnswers(queries: readonly string[]): string[] {
-  const python = process.env.FRAMEWORK_OPA_PYTHON ?? 'python3';
-  const group = { modules: [['p.rego', QUERY_ERRORS_MODULE]], data: '{}', evals: queries.map((query) => ({ query, input: QUERY_ERRORS_INPUT })) };
-  const proc = spawnSync(python, [join(here, 'differential', 'opa_oracle.py'), pylib as string], {
-    input: JSON.stringify(group) + '\n',
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
+  const group = { modules: [['p.rego', QUERY_ERRORS_MODULE] as const], evals: queries.map((query) => ({ query, input: QUERY_ERRORS_INPUT })) };
+  return askOracle([group], pylib as string).map((l) => {
+    const env = JSON.parse(l) as { error?: { message: string }; result?: Array<{ bindings: unknown }> | null };
+    if (env.error !== undefined) return `error: ${env.error.message.replace(/^1 error occurred: /, '')}`;
+    return (env.result ?? []).map((r) => stringifyJSON(parseJSON(JSON.stringify(r.bindings ?? {})))).join(' | ') || 'undefined';
   });
-  if (proc.status !== 0) throw new Error(`opa_oracle.py exited with ${proc.status}: ${proc.stderr}`);
-  return proc.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => {
-      const env = JSON.parse(l) as { error?: { message: string }; result?: Array<{ bindings: unknown }> | null };
-      if (env.error !== undefined) return `error: ${env.error.message.replace(/^1 error occurred: /, '')}`;
-      return (env.result ?? []).map((r) => stringifyJSON(parseJSON(JSON.stringify(r.bindings ?? {})))).join(' | ') || 'undefined';
-    });
 }
 
 /**

@@ -5,18 +5,15 @@
  * where both refuse it, the errors read the same. Modules OPA refuses and we
  * accept are the checks not covered (counted, and printed).
  */
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compilePolicy } from '../../runtime/policy/engine.js';
 import { PolicyError } from '../../runtime/policy/errors.js';
 import { Rng } from './differential/corpus.js';
 import { typeModule } from './differential/corpus-types.js';
-import { oracleDir } from './differential/differ.js';
+import { askOracle, oracleDir } from './differential/differ.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const pylib = oracleDir();
 /** The generated corpus: TYPE_CHECK_SEED / TYPE_CHECK_MODULES pick another seed or size (default seed 35, 400 modules). */
 const SEED = Number(process.env.TYPE_CHECK_SEED ?? 35);
@@ -43,22 +40,12 @@ function ours(source: string): string | undefined {
  * the module compiled, so it reads as undefined.
  */
 function opa(sources: string[]): Array<string | undefined> {
-  const python = process.env.FRAMEWORK_OPA_PYTHON ?? 'python3';
-  const lines = sources.map((s) => JSON.stringify({ modules: [['p.rego', s]], data: '{}', evals: [{ query: 'data.p', input: '{}' }] }));
-  const proc = spawnSync(python, [join(here, 'differential', 'opa_oracle.py'), pylib as string], {
-    input: lines.join('\n') + '\n',
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
+  const groups = sources.map((s) => ({ modules: [['p.rego', s] as const], evals: [{ query: 'data.p', input: '{}' }] }));
+  return askOracle(groups, pylib as string).map((l) => {
+    const env = JSON.parse(l) as { error?: { message: string } };
+    const message = env.error?.message.replace(/^bundle activation failed: /, '').replace(/^1 error occurred: /, '');
+    return message === undefined || /^(p\.rego:\d+: )?eval_/.test(message) ? undefined : message;
   });
-  if (proc.status !== 0) throw new Error(`opa_oracle.py exited with ${proc.status}: ${proc.stderr}`);
-  return proc.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => {
-      const env = JSON.parse(l) as { error?: { message: string } };
-      const message = env.error?.message.replace(/^bundle activation failed: /, '').replace(/^1 error occurred: /, '');
-      return message === undefined || /^(p\.rego:\d+: )?eval_/.test(message) ? undefined : message;
-    });
 }
 
 /** The errors of one compile error text (`N errors occurred:` then one per `file:row:` line). */

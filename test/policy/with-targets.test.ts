@@ -4,16 +4,12 @@
  * replacement of a rule) is refused here in its words, and what it evaluates (a target such as `input[x]` with `x`
  * bound, which OPA cannot merge into the document: `eval_conflict_error: bad document path`) answers the same.
  */
-import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compilePolicy } from '../../runtime/policy/engine.js';
 import { PolicyError } from '../../runtime/policy/errors.js';
 import { parseJSON, stringifyJSON } from '../../runtime/policy/value-json.js';
-import { oracleDir } from './differential/differ.js';
+import { askOracle, oracleDir } from './differential/differ.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const pylib = oracleDir();
 const INPUT = '{"k": 1, "s": "k", "arr": [1, 2]}';
 
@@ -68,19 +64,13 @@ function errorText(message: string): string {
 }
 
 function opaAnswers(sources: string[]): string[] {
-  const python = process.env.FRAMEWORK_OPA_PYTHON ?? 'python3';
-  const lines = sources.map((s) => JSON.stringify({ modules: [['p.rego', s]], data: '{}', evals: [{ query: 'x = data.p.a', input: INPUT }] }));
-  const proc = spawnSync(python, [join(here, 'differential', 'opa_oracle.py'), pylib as string], { input: lines.join('\n') + '\n', encoding: 'utf8' });
-  if (proc.status !== 0) throw new Error(`opa_oracle.py exited with ${proc.status}: ${proc.stderr}`);
-  return proc.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => {
-      const env = JSON.parse(l) as { error?: { message: string }; result?: Array<{ bindings: { x: unknown } }> | null };
-      if (env.error !== undefined) return errorText(env.error.message);
-      const first = env.result?.[0];
-      return first === undefined ? 'undefined' : stringifyJSON(parseJSON(JSON.stringify(first.bindings.x)));
-    });
+  const groups = sources.map((s) => ({ modules: [['p.rego', s] as const], evals: [{ query: 'x = data.p.a', input: INPUT }] }));
+  return askOracle(groups, pylib as string).map((l) => {
+    const env = JSON.parse(l) as { error?: { message: string }; result?: Array<{ bindings: { x: unknown } }> | null };
+    if (env.error !== undefined) return errorText(env.error.message);
+    const first = env.result?.[0];
+    return first === undefined ? 'undefined' : stringifyJSON(parseJSON(JSON.stringify(first.bindings.x)));
+  });
 }
 
 function ourAnswer(source: string): string {

@@ -6,20 +6,15 @@
  * below is OPA v1.20.2's; with the oracle (FRAMEWORK_OPA_PYLIB) the table is
  * checked against it too, so it cannot drift from OPA.
  */
-import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { yamlBuiltins } from '../../../runtime/policy/builtins/yaml.js';
 import { toJS } from '../../../runtime/policy/value-json.js';
-import { oracleDir } from '../differential/differ.js';
+import { askOracle, oracleDir } from '../differential/differ.js';
 import { BuiltinError } from '../../../runtime/policy/builtins/registry.js';
 import type { Value } from '../../../runtime/policy/value.js';
 import { call } from './builtin-test-kit.js';
 
 type Answer = { value: unknown } | { error: string };
-
-const here = dirname(fileURLToPath(import.meta.url));
 
 /** Text after go-yaml's first document, past the 512 bytes its reader decodes at once: not read, so its control character passes. */
 const FAR_AFTER_END = `a: 1\n...\n${'#'.repeat(600)}\n\u0001`;
@@ -125,24 +120,15 @@ describe('yaml.unmarshal as go-yaml v2 scans and parses', () => {
 
   const pylib = oracleDir();
   it.skipIf(pylib === undefined)('records OPA v1.20.2 answers (checked against the oracle)', () => {
-    const line = JSON.stringify({
-      modules: [['m.rego', 'package p\n\nv := yaml.unmarshal(input.s)\n']],
-      data: '{}',
+    const group = {
+      modules: [['m.rego', 'package p\n\nv := yaml.unmarshal(input.s)\n'] as const],
       evals: OPA.map(([s]) => ({ query: 'x = data.p.v', input: JSON.stringify({ s }) })),
+    };
+    const answers = askOracle([group], pylib as string).map((l): Answer => {
+      const env = JSON.parse(l) as { error?: { message: string }; result?: Array<{ bindings: { x: unknown } }> };
+      if (env.error !== undefined) return { error: env.error.message.replace(/^[\s\S]*?yaml\.unmarshal: /, '') };
+      return { value: env.result?.[0]?.bindings.x };
     });
-    const proc = spawnSync(process.env.FRAMEWORK_OPA_PYTHON ?? 'python3', [join(here, '..', 'differential', 'opa_oracle.py'), pylib as string], {
-      input: `${line}\n`,
-      encoding: 'utf8',
-      maxBuffer: 1 << 26,
-    });
-    const answers = proc.stdout
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l): Answer => {
-        const env = JSON.parse(l) as { error?: { message: string }; result?: Array<{ bindings: { x: unknown } }> };
-        if (env.error !== undefined) return { error: env.error.message.replace(/^[\s\S]*?yaml\.unmarshal: /, '') };
-        return { value: env.result?.[0]?.bindings.x };
-      });
     expect(answers).toEqual(OPA.map(([, a]) => a));
   });
 });

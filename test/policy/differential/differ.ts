@@ -46,6 +46,34 @@ export function oracleDir(): string | undefined {
   return existsSync(join(dir, 'opa_bindings', 'libopabridge.so')) ? dir : undefined;
 }
 
+/** What opa_oracle.py evaluates: modules (file, source), base data as JSON text, and queries over inputs (JSON text). */
+export interface OracleGroup {
+  modules: ReadonlyArray<readonly [string, string]>;
+  data?: string;
+  evals: ReadonlyArray<{ query: string; input: string | null }>;
+}
+
+/**
+ * Asks the real OPA v1.20.2 (opa_oracle.py over the wheel in `pylib`) to
+ * evaluate every query of every group: one JSON line per evaluation, in
+ * order (`{"result": …}` or `{"error": {code, message}}`). Throws when the
+ * oracle fails or answers fewer evaluations than it was asked.
+ */
+export function askOracle(groups: readonly OracleGroup[], pylib: string): string[] {
+  const text = groups.map((g) => JSON.stringify({ modules: g.modules, data: g.data ?? '{}', evals: g.evals })).join('\n') + '\n';
+  if (process.env.DIFF_DUMP !== undefined) writeFileSync(process.env.DIFF_DUMP, text);
+  const proc = spawnSync(process.env.FRAMEWORK_OPA_PYTHON ?? 'python3', [join(here, 'opa_oracle.py'), pylib], {
+    input: text,
+    maxBuffer: 1 << 30,
+    encoding: 'utf8',
+  });
+  if (proc.status !== 0) throw new Error(`opa_oracle.py exited with ${proc.status}: ${proc.stderr.slice(0, 4000)}`);
+  const out = proc.stdout.split('\n').filter((l) => l !== '');
+  const asked = groups.reduce((n, g) => n + g.evals.length, 0);
+  if (out.length !== asked) throw new Error(`opa_oracle.py answered ${out.length} of ${asked} evaluations: ${proc.stderr.slice(0, 4000)}`);
+  return out;
+}
+
 const QUERY_VAR = 'x';
 
 function describe(a: Answer): string {
@@ -127,30 +155,15 @@ export function runDifferential(templates: readonly Template[], batch: readonly 
     g.push(e);
   }
   const ordered: Evaluation[] = [];
-  const lines: string[] = [];
+  const oracleGroups: OracleGroup[] = [];
   for (const [name, evals] of groups) {
     const t = byName.get(name)!;
-    lines.push(
-      JSON.stringify({
-        modules: t.modules,
-        data: t.data ?? '{}',
-        evals: evals.map((e) => ({ query: `${QUERY_VAR} = ${e.rule}`, input: e.input })),
-      }),
-    );
+    oracleGroups.push({ modules: t.modules, data: t.data ?? '{}', evals: evals.map((e) => ({ query: `${QUERY_VAR} = ${e.rule}`, input: e.input })) });
     ordered.push(...evals);
   }
-  if (process.env.DIFF_DUMP !== undefined) writeFileSync(process.env.DIFF_DUMP, lines.join('\n') + '\n');
-  const python = process.env.FRAMEWORK_OPA_PYTHON ?? 'python3';
   const t0 = process.hrtime.bigint();
-  const proc = spawnSync(python, [join(here, 'opa_oracle.py'), pylib], {
-    input: lines.join('\n') + '\n',
-    maxBuffer: 1 << 30,
-    encoding: 'utf8',
-  });
+  const out = askOracle(oracleGroups, pylib);
   const opaSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  if (proc.status !== 0) throw new Error(`opa_oracle.py exited with ${proc.status}: ${proc.stderr}`);
-  const out = proc.stdout.split('\n').filter((l) => l !== '');
-  if (out.length !== ordered.length) throw new Error(`opa_oracle.py answered ${out.length} of ${ordered.length} evaluations: ${proc.stderr}`);
 
   const t1 = process.hrtime.bigint();
   const policies = new Map<string, CompiledPolicy | PolicyError>();

@@ -11,18 +11,14 @@
  *
  * Prints the counts and the first few differences; asserts nothing.
  */
-import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { it } from 'vitest';
 import { compilePolicy } from '../../../runtime/policy/engine.js';
 import { PolicyError } from '../../../runtime/policy/errors.js';
 import { parseJSON } from '../../../runtime/policy/value-json.js';
 import { Rng } from './corpus.js';
 import { GRAPHQL_SCHEMA, multiErrorQuery } from './corpus-graphql.js';
-import { oracleDir } from './differ.js';
+import { askOracle, oracleDir } from './differ.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const spec = process.env.GQL_MEASURE;
 const pylib = oracleDir();
 const MODULE = 'package p\n\npp := graphql.parse(input.q, input.s)\npp_ast := graphql.parse(graphql.parse_query(input.qa), input.s)\n';
@@ -36,20 +32,11 @@ it.skipIf(spec === undefined || pylib === undefined)('measures graphql.parse err
   const inputs = Array.from({ length: count }, () => JSON.stringify({ q: multiErrorQuery(rng), qa: multiErrorQuery(rng, true), s: GRAPHQL_SCHEMA }));
   const policy = compilePolicy({ modules: [{ file: 'p.rego', source: MODULE }] });
   for (const rule of ['pp', 'pp_ast']) {
-    const line = JSON.stringify({ modules: [['p.rego', MODULE]], data: '{}', evals: inputs.map((input) => ({ query: `x = data.p.${rule}`, input })) });
-    const proc = spawnSync(process.env.FRAMEWORK_OPA_PYTHON ?? 'python3', [join(here, 'opa_oracle.py'), pylib as string], {
-      input: `${line}\n`,
-      encoding: 'utf8',
-      maxBuffer: 1 << 30,
+    const group = { modules: [['p.rego', MODULE] as const], evals: inputs.map((input) => ({ query: `x = data.p.${rule}`, input })) };
+    const opa = askOracle([group], pylib as string).map((l) => {
+      const env = JSON.parse(l) as { error?: { message: string } };
+      return env.error === undefined ? '' : strip(env.error.message);
     });
-    if (proc.status !== 0) throw new Error(`opa_oracle.py exited with ${proc.status}: ${proc.stderr.slice(0, 2000)}`);
-    const opa = proc.stdout
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => {
-        const env = JSON.parse(l) as { error?: { message: string } };
-        return env.error === undefined ? '' : strip(env.error.message);
-      });
     let refused = 0;
     let multi = 0;
     let firstSame = 0;

@@ -7,19 +7,16 @@
  * our engine and evaluated with the unknown part bound in many ways: both
  * must hold exactly when OPA's full policy holds for the whole input.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compilePolicy } from '../../../runtime/policy/engine.js';
 import { startPolicyServer, type RunningPolicyServer } from '../../../runtime/policy/server/start-policy-server.js';
 import { Rng } from '../differential/corpus.js';
-import { oracleDir } from '../differential/differ.js';
+import { askOracle, oracleDir } from '../differential/differ.js';
 import { moduleText, residualText } from './rego-from-ast.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const pylib = oracleDir();
 
 const POLICIES: Record<string, string> = {
@@ -154,23 +151,12 @@ interface Group {
 
 /** One line per eval: does OPA's query have a result? (errors are reported as such). */
 function opaHolds(groups: Group[]): Array<boolean | string> {
-  const python = process.env.FRAMEWORK_OPA_PYTHON ?? 'python3';
-  const lines = groups.map((g) => JSON.stringify({ modules: g.modules, data: '{}', evals: g.evals }));
-  const proc = spawnSync(python, [join(here, '..', 'differential', 'opa_oracle.py'), pylib as string], {
-    input: lines.join('\n') + '\n',
-    maxBuffer: 1 << 28,
-    encoding: 'utf8',
+  return askOracle(groups, pylib as string).map((l) => {
+    const env = JSON.parse(l) as { result?: Array<{ expressions: Array<{ value: unknown }> }>; error?: { code: string; message: string } };
+    if (env.error) return `${env.error.code}: ${env.error.message}`;
+    // OPA's rego API keeps a query's false expression values: the query holds when some result has none.
+    return (env.result ?? []).some((r) => r.expressions.every((e) => e.value !== false));
   });
-  if (proc.status !== 0) throw new Error(`opa_oracle.py exited with ${proc.status}: ${proc.stderr}`);
-  return proc.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => {
-      const env = JSON.parse(l) as { result?: Array<{ expressions: Array<{ value: unknown }> }>; error?: { code: string; message: string } };
-      if (env.error) return `${env.error.code}: ${env.error.message}`;
-      // OPA's rego API keeps a query's false expression values: the query holds when some result has none.
-      return (env.result ?? []).some((r) => r.expressions.every((e) => e.value !== false));
-    });
 }
 
 let dir: string;
