@@ -15,7 +15,6 @@
  * ranking's, not the model's. Prints figures; asserts nothing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import type { Embedder } from '../runtime/llm/embedder.js';
 import { CreateMemoriesRequestSchema } from '../runtime/memory/memory-responses.js';
 import { KvMemoryStore } from '../runtime/memory/kv-memory-store.js';
@@ -23,6 +22,7 @@ import { SearchRequestSchema } from '../runtime/memory/memory-search.js';
 import { SystemMemory } from '../runtime/memory/system-memory.js';
 import { WorkingMemoryUpdateSchema } from '../runtime/memory/working-memory.js';
 import { percentile } from './support/clustered-vectors.js';
+import { deletePrefix } from './support/redis-prefix.js';
 
 const KV_URL = process.env.KV_URL ?? 'redis://127.0.0.1:6379';
 const SIZES = (process.env.BENCH_MEMORY_MODES_SIZES ?? '1000,10000').split(',').map(Number);
@@ -107,14 +107,7 @@ async function main(): Promise<void> {
       );
     } finally {
       await store.close();
-      const redis = new Redis(KV_URL);
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        if (keys.length > 0) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-      redis.disconnect();
+      await deletePrefix(KV_URL, prefix);
     }
   }
 }

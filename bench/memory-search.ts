@@ -243,17 +243,8 @@ async function main(): Promise<void> {
   } finally {
     for (const service of services) await service.ask({ kind: 'close' }).catch(() => undefined);
     for (const proc of [...services, ...(bare ? [bare] : [])]) proc.process.kill();
-    const { Redis } = await import('ioredis');
-    const redis = new Redis(KV_URL);
-    for (const prefix of prefixes) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length > 0) await redis.unlink(...keys);
-      } while (cursor !== '0');
-    }
-    redis.disconnect();
+    const { deletePrefix } = await import('./support/redis-prefix.js');
+    for (const prefix of prefixes) await deletePrefix(KV_URL, prefix);
   }
 }
 

@@ -44,7 +44,6 @@ import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { silentLogger } from '../runtime/core/logger.js';
 import { KvMemoryStore } from '../runtime/memory/kv-memory-store.js';
 import { startMemoryService, type RunningMemoryService } from '../runtime/memory/start-memory-service.js';
@@ -55,6 +54,7 @@ import type { Embedder } from '../runtime/llm/embedder.js';
 import { clusteredVectors, exactTopK, normalise, percentile } from './support/clustered-vectors.js';
 import { faissFigures, faissSetting } from './support/faiss.js';
 import { median, ratioSummary, targetMark } from './support/ratios.js';
+import { deletePrefix } from './support/redis-prefix.js';
 
 const DIM = 384;
 const CENTROIDS = 200;
@@ -74,7 +74,7 @@ const tempDirs = new Set<string>();
 async function cleanUpAndExit(code: number, why: string): Promise<never> {
   console.log(`\n${why}: removing the bench's keys and files`);
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-  await Promise.race([Promise.all([...prefixes].map((prefix) => deletePrefix(prefix))), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  await Promise.race([Promise.all([...prefixes].map((prefix) => deletePrefix(KV_URL, prefix))), new Promise((resolve) => setTimeout(resolve, 10_000))]);
   process.exit(code);
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUpAndExit(130, signal));
@@ -156,20 +156,6 @@ async function serveBareJson(answer: unknown): Promise<{ url: string; close(): P
         server.closeAllConnections();
       }),
   };
-}
-
-async function deletePrefix(prefix: string): Promise<void> {
-  const redis = new Redis(KV_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }
 
 const recallOf = (found: Array<{ id: string }>, expected: number[]) => {
@@ -339,7 +325,7 @@ async function run(n: number): Promise<void> {
     line('RSS growth of the service process', `${rssPer100k.toFixed(0).padStart(8)} MB per 100k memories (records, vectors, HNSW graph)`);
   } finally {
     await service.close();
-    await deletePrefix(prefix);
+    await deletePrefix(KV_URL, prefix);
     prefixes.delete(prefix);
     rmSync(dir, { recursive: true, force: true });
     tempDirs.delete(dir);
@@ -390,7 +376,7 @@ async function runRealModel(): Promise<void> {
   } finally {
     await service?.close();
     await model.close();
-    await deletePrefix(prefix);
+    await deletePrefix(KV_URL, prefix);
     prefixes.delete(prefix);
   }
 }
