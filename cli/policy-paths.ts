@@ -13,11 +13,10 @@ async function existingPath(input: string): Promise<string> {
 
 const PATH_HELP = 'policy directory, or a .rego or JSON/YAML data file (as `opa eval -d`)';
 
-/** `-d` of `policy eval`, `bench` and `compile`: repeatable, directories and files alike. */
+/** `-d` of `policy eval`, `bench` and `compile`: repeatable, directories and files alike; optional, as `opa eval -d` is (no path: no modules, no data). */
 export const policyPathsFlag = Flags.custom<string>({
   char: 'd',
   description: `${PATH_HELP}; repeatable`,
-  required: true,
   multiple: true,
   multipleNonGreedy: true,
   parse: existingPath,

@@ -427,6 +427,12 @@ describe('framework-cli policy eval', () => {
     expect(JSON.parse(undefinedQuery.stdout)).toEqual({});
   });
 
+  it('evaluates without -d, as opa eval does (no modules, no data)', async () => {
+    const alone = await runCliInProcess(['policy', 'eval', 'x := 1 + 2; y := count(data)', '--json']);
+    expect(alone.code).toBe(0);
+    expect(JSON.parse(alone.stdout)).toEqual({ result: [{ bindings: { x: 3, y: 0 } }] });
+  });
+
   it('treats a builtin error as undefined unless --strict-builtin-errors, as opa eval does', async () => {
     const dir = tempDir({ 't.rego': ['package t', '', 'x := to_number("abc")', '', 'y := 1', ''].join('\n') });
     const lenient = await runCliInProcess(['policy', 'eval', '-d', dir, 'data.t']);

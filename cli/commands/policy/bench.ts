@@ -38,7 +38,7 @@ export default class PolicyBench extends PolicyCommand {
     ]);
     let report: BenchReport;
     try {
-      const set = await loadPolicySet(flags.data, { v0Compatible: flags['v0-compatible'] });
+      const set = await loadPolicySet(flags.data ?? [], { v0Compatible: flags['v0-compatible'] });
       const input = flags.input === undefined ? undefined : await readInputFile(flags.input);
       report = benchQuery(set.policy, args.query, {
         ...(input === undefined ? {} : { input }),

@@ -50,7 +50,7 @@ export default class PolicyCompile extends PolicyCommand {
     ]);
     let filter: Filter | undefined;
     try {
-      const set = await loadPolicySet(flags.data);
+      const set = await loadPolicySet(flags.data ?? []);
       const input = flags.input === undefined ? undefined : await readInputFile(flags.input);
       const compiler = new FilterCompiler(
         set.modules.map((m) => ({ file: m.id, source: m.source })),

@@ -49,7 +49,7 @@ export default class PolicyEval extends PolicyCommand {
     let output: EvalOutput;
     let lines: string[] | undefined;
     try {
-      const set = await loadPolicySet(flags.data, { v0Compatible: flags['v0-compatible'] });
+      const set = await loadPolicySet(flags.data ?? [], { v0Compatible: flags['v0-compatible'] });
       const input = flags.input === undefined ? undefined : await readInputFile(flags.input);
       const explain = EXPLAIN_MODES.find((m) => m === flags.explain);
       const options = { ...(input === undefined ? {} : { input }), strictBuiltinErrors: flags['strict-builtin-errors'] };
