@@ -112,7 +112,9 @@ describe('http.send', () => {
   });
 
   it('reports a refused connection as an error, or as a response with raise_error: false', () => {
-    expect(sendError('{"method": "get", "url": "http://127.0.0.1:1/"}')).toMatch(/http.send: Get "http:\/\/127.0.0.1:1\/": .*ECONNREFUSED/);
+    expect(sendError('{"method": "get", "url": "http://127.0.0.1:1/"}')).toContain(
+      `http.send: Get "http://127.0.0.1:1/": dial tcp 127.0.0.1:1: connect: connection refused`,
+    );
     const r = send('{"method": "get", "url": "http://127.0.0.1:1/", "raise_error": false}') as Record<string, unknown>;
     expect(r['status_code']).toBe(0);
     expect((r['error'] as Record<string, unknown>)['code']).toBe('eval_http_send_network_error');
