@@ -14,7 +14,7 @@ import { mountUpkeepRoutes } from './memory-upkeep-routes.js';
 import { MemoryPromptRequestSchema } from './memory-prompt.js';
 import { IdentifierSchema, ScopeSchema } from './memory-records.js';
 import { CreateMemoriesRequestSchema } from './memory-responses.js';
-import { SearchRequestSchema } from './memory-search.js';
+import { plainSearchRequest, SearchRequestSchema } from './memory-search.js';
 import type { SystemMemory } from './system-memory.js';
 import { WorkingMemoryUpdateSchema } from './working-memory.js';
 
@@ -164,7 +164,9 @@ export function createMemoryService(options: MemoryServiceOptions): Hono {
   }
   app.post('/v1/long-term-memory/search', async (c) => {
     const { optimize_query: optimizeQuery } = query(c, OptimizeQuerySchema);
-    const { query_optimized: optimized, ...results } = await memory.search(await body(c, SearchRequestSchema, 'search'), { optimizeQuery, access: access(c) });
+    const raw = await readJsonBody(c, { maxBytes, wellFormedText: true });
+    const search = plainSearchRequest(raw) ?? parseRequest({ schema: SearchRequestSchema, raw, what: 'search' });
+    const { query_optimized: optimized, ...results } = await memory.search(search, { optimizeQuery, access: access(c) });
     // Says whether optimize_query rewrote the text (not for keyword/hybrid, as AMS, nor without a language model).
     if (optimizeQuery) c.header('X-Query-Optimized', optimized ? 'true' : 'false; this search mode or server does not rewrite queries');
     return c.json(results);

@@ -4,7 +4,7 @@ import { writeNodeError, writeNodeJson } from '../core/server/node-answer.js';
 import { parseRequest } from '../core/server/parse-request.js';
 import { checkJsonContentType, parseJsonBodyText, receiveNodeBody } from '../core/server/read-json-body.js';
 import { MEMORY_AUTH_CHALLENGE, memoryUnauthorized, type MemoryTokenCheck } from './memory-auth.js';
-import { SearchRequestSchema } from './memory-search.js';
+import { plainSearchRequest, SearchRequestSchema } from './memory-search.js';
 import type { SystemMemory } from './system-memory.js';
 
 export interface DirectMemorySearchOptions {
@@ -45,7 +45,8 @@ export function directMemorySearch(options: DirectMemorySearchOptions): DirectHa
       }
       try {
         checkJsonContentType(request.headers['content-type']);
-        const search = parseRequest({ schema: SearchRequestSchema, raw: parseJsonBodyText(text, { wellFormedText: true }), what: 'search' });
+        const raw = parseJsonBodyText(text, { wellFormedText: true });
+        const search = plainSearchRequest(raw) ?? parseRequest({ schema: SearchRequestSchema, raw, what: 'search' });
         memory.search(search, { optimizeQuery: false, access: { owner, namespace: undefined, userId: undefined } }).then(
           ({ query_optimized: _optimized, ...results }) => writeNodeJson(response, 200, results),
           (thrown: unknown) => fail(response, thrown),

@@ -317,7 +317,7 @@ export class SystemMemory {
     request: SearchRequest,
     options: { optimizeQuery?: boolean; access?: MemoryAccess } = {},
   ): Promise<MemoryRecordResults & { query_optimized?: boolean }> {
-    let query: MemoryQuery = { ...memoryQuery(request), owner: options.access?.owner };
+    let query: MemoryQuery = memoryQuery(request, { owner: options.access?.owner });
     let optimized: boolean | undefined;
     if (options.optimizeQuery) ({ query, applied: optimized } = await this.#optimize(query));
     let results = await this.#search(query);
