@@ -101,7 +101,7 @@ export class BundleDownloader implements BundleSource {
     }
     let candidate: LoadedBundle;
     try {
-      candidate = await bundleFromEntries(this.name, readBundleArchive(bytes, this.#limits), {
+      candidate = await bundleFromEntries(this.name, await readBundleArchive(bytes, this.#limits), {
         ...(this.#verification ? { verification: this.#verification } : {}),
         v0Compatible: this.#options.v0Compatible === true,
       });

@@ -65,8 +65,10 @@ export async function bundleFromEntries(name: string, all: readonly BundleEntry[
   if (options.verification) await verifyBundle(entries, signatures, options.verification);
   else if (signatures !== undefined) throw new BundleSignatureError('verification key not provided');
 
+  // The digest tells a changed bundle from the one served; a file the bundle does not load (a blob beside the
+  // policies) changes nothing served, and hashing hundreds of MiB of it would hold the event loop.
   const hash = createHash('sha256');
-  for (const e of all) hash.update(`${e.path}\0${e.bytes.length}\0`).update(e.bytes);
+  for (const e of all) if (isLoaded(e.path)) hash.update(`${e.path}\0${e.bytes.length}\0`).update(e.bytes);
   const files: PolicyFiles = { modules: [], data: {}, problems: [], digest: hash.digest('hex') };
   const problem = (file: string, message: string) => files.problems.push({ file, message });
 
@@ -91,6 +93,12 @@ export async function bundleFromEntries(name: string, all: readonly BundleEntry[
     files,
     info: { name, revision: manifest.revision, roots, ...(manifest.metadata === undefined ? {} : { metadata: manifest.metadata }) },
   };
+}
+
+/** Whether a bundle file is read (modules, data, manifest, signatures); others are carried but not loaded. */
+function isLoaded(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  return path.endsWith('.rego') || path === '.manifest' || path === '.signatures.json' || ['data.json', 'data.yaml', 'data.yml', 'patch.json'].includes(base);
 }
 
 interface Manifest {

@@ -17,7 +17,7 @@ import type { QueryOptions } from '../engine.js';
 import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
 import { htmlSafeJSON } from '../value-gojson.js';
 import { unmarshalYaml } from '../builtins/yaml.js';
-import { acceptsGzip, encodeAnswer, isYaml, needsDecoding, readEncodedBody } from './request-encoding.js';
+import { acceptsGzip, compressesAnswer, gzipAnswer, isYaml, needsDecoding, readEncodedBody } from './request-encoding.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import type { DecisionLog } from './decision-log.js';
 import type { ExplainMode } from '../trace/lineage.js';
@@ -323,7 +323,9 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     const accept = c.req.header('accept-encoding');
     const res = c.res;
     if (!acceptsGzip(accept) || res.body === null || res.headers.has('content-encoding')) return;
-    const { body, gzip } = encodeAnswer(await res.text(), accept);
+    const text = await res.text();
+    const gzip = compressesAnswer(text, accept);
+    const body = gzip ? await gzipAnswer(text) : text;
     const headers = new Headers(res.headers);
     headers.append('Vary', 'Accept-Encoding');
     headers.delete('content-length');
@@ -669,9 +671,8 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     if (needsDecoding(request.headers['content-encoding'], request.headers['content-type'])) return false;
     const accept = request.headers['accept-encoding'];
     const started = performance.now();
-    const send = (answer: Answer): void => {
+    const write = (answer: Answer, body: string | Buffer, gzip: boolean): void => {
       try {
-        const { body, gzip } = encodeAnswer(htmlSafeJSON(answer.text), accept);
         const headers = ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body))];
         if (acceptsGzip(accept)) headers.push('Vary', 'Accept-Encoding');
         if (gzip) headers.push('Content-Encoding', 'gzip');
@@ -682,6 +683,21 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
         logger.error('policy answer could not be written', { path: url, ...errorFields(thrown) });
         response.destroy();
       }
+    };
+    // Most answers are short and go out as they are, in this turn; a long one for a gzip client is compressed off the loop.
+    const send = (answer: Answer): void => {
+      const fail = (thrown: unknown): void => {
+        logger.error('policy answer could not be written', { path: url, ...errorFields(thrown) });
+        response.destroy();
+      };
+      let text: string;
+      try {
+        text = htmlSafeJSON(answer.text);
+      } catch (thrown) {
+        return fail(thrown);
+      }
+      if (!compressesAnswer(text, accept)) return write(answer, text, false);
+      gzipAnswer(text).then((body) => write(answer, body, true), fail);
     };
     receiveNodeBody(request, response, maxBytes, (error, text) => {
       let answer: Answer | Promise<Answer>;
