@@ -6,12 +6,15 @@
  * read within bounds, verified when signing is configured, free of root
  * problems, and compiled with everything else; otherwise the active bundle
  * keeps serving and the error is kept for /v1/status and /health?bundles.
+ * A delta bundle (`patch.json`) patches the active bundle's data instead.
  */
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { BundleReadError, DEFAULT_BUNDLE_LIMITS, readBundleArchive, type BundleLimits } from './bundle-archive.js';
 import type { RemoteBundleConfig } from './bundle-config.js';
 import { BundleSignatureError, verificationKey, type VerificationKey } from './bundle-signature.js';
 import { bundleFromEntries, type LoadedBundle } from './bundle.js';
+import { DeltaBundleError } from './bundle-delta.js';
+import { applyDelta } from './delta-activation.js';
 
 /** Where the policy store finds a bundle to serve. */
 export interface BundleSource {
@@ -111,6 +114,15 @@ export class BundleDownloader implements BundleSource {
     }
     if (candidate.files.problems.length > 0) return this.#refuse(candidate.files.problems.map((p) => `${p.file}: ${p.message}`).join('; '));
     const previous = this.#active;
+    if (candidate.delta !== undefined) {
+      // A delta bundle patches the active bundle's data (a copy: the active one serves until the result compiles).
+      try {
+        candidate = applyDelta(this.name, previous, candidate, candidate.delta);
+      } catch (error) {
+        if (error instanceof DeltaBundleError) return this.#refuse(error.message);
+        throw error;
+      }
+    }
     this.#active = candidate;
     if (!(await this.#options.activate())) {
       // The set did not compile with it: the active bundle stays (the store keeps serving the last good set meanwhile).
@@ -121,7 +133,7 @@ export class BundleDownloader implements BundleSource {
     this.#etag = etag ?? undefined;
     this.lastError = undefined;
     this.lastSuccessfulDownload = new Date();
-    this.#logger.info('bundle activated', { bundle: this.name, revision: candidate.info.revision });
+    this.#logger.info('bundle activated', { bundle: this.name, revision: candidate.info.revision, type: candidate.info.type ?? 'snapshot' });
     return true;
   }
 

@@ -369,7 +369,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
       const error = source.lastError;
       out[source.name] = {
         ...bundleStatus(source.name, active?.revision ?? ''),
-        ...(active ? {} : { active_revision: '', activated: false }),
+        ...(active ? { type: active.type ?? 'snapshot' } : { active_revision: '', activated: false }),
         // A download refused (forged, unreadable, not compiling) while the active bundle keeps serving.
         ...(error ? { code: 'bundle_error', message: error.message, last_error_at: error.at.toISOString() } : {}),
       };
