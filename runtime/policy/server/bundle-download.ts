@@ -33,6 +33,8 @@ export interface BundleDownloaderOptions {
   logger?: Logger;
   /** A download slower than this is abandoned (default 30 s). */
   timeoutMs?: number;
+  /** Called after a download was activated or refused (not after a 304): the status changed. */
+  onStatusChange?: () => void;
 }
 
 export class BundleDownloader implements BundleSource {
@@ -134,12 +136,14 @@ export class BundleDownloader implements BundleSource {
     this.lastError = undefined;
     this.lastSuccessfulDownload = new Date();
     this.#logger.info('bundle activated', { bundle: this.name, revision: candidate.info.revision, type: candidate.info.type ?? 'snapshot' });
+    this.#options.onStatusChange?.();
     return true;
   }
 
   #refuse(message: string): false {
     this.lastError = { at: new Date(), message };
     this.#logger.warn('bundle not activated; the active one keeps serving', { bundle: this.name, error: message });
+    this.#options.onStatusChange?.();
     return false;
   }
 }

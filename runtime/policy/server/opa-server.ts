@@ -71,7 +71,12 @@ export const EXPLAIN_NETWORK_REFUSED =
   "an explained decision (?explain) is evaluated on the server's event loop, which must not wait for the network; ask without ?explain";
 
 /** The policy server's app: serve it with `listen(app, { direct: app.direct })`; `close()` stops its worker threads. */
-export type PolicyServerApp = Hono & { close(): Promise<void>; direct: DirectHandler };
+export type PolicyServerApp = Hono & {
+  close(): Promise<void>;
+  direct: DirectHandler;
+  /** What `GET /v1/status` answers as its `result` (and a status upload sends). */
+  status(): Record<string, unknown>;
+};
 
 /** The default decision `POST /` answers, as in OPA (`--set=default_decision=...`). */
 const DEFAULT_DECISION = ['system', 'main'];
@@ -380,16 +385,13 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   /** Configured bundles not activated yet (a download that has not arrived or was refused): `/health?bundles` is 500 until none is. */
   const notActivated = (): string[] => store.sources.filter((s) => !store.bundles.some((b) => b.name === s.name)).map((s) => s.name);
 
-  app.get('/v1/status', (c) =>
-    respond(c, {
-      result: {
-        labels: { id: serverId, version: 'framework_core' },
-        plugins: { server: { state: store.current ? 'OK' : 'NOT_READY' } },
-        bundles: bundlesStatus(),
-        metrics: { decisions: { ...counts } },
-      },
-    }),
-  );
+  app.status = () => ({
+    labels: { id: serverId, version: 'framework_core' },
+    plugins: { server: { state: store.current ? 'OK' : 'NOT_READY' } },
+    bundles: bundlesStatus(),
+    metrics: { decisions: { ...counts } },
+  });
+  app.get('/v1/status', (c) => respond(c, { result: app.status() }));
 
   app.get('/health', (c) => {
     const status = store.status;

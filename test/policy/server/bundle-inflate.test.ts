@@ -22,7 +22,7 @@ describe('a large bundle archive', () => {
       ...[1, 2, 3].map((i) => ({ name: `blobs/blob-${i}.bin`, content: Buffer.alloc(60 * MiB) })),
     ]);
     const events: string[] = [];
-    bundleServer = createServer((req, res) => {
+    bundleServer = createServer((_req, res) => {
       res.once('finish', () => events.push('bundle sent'));
       res.writeHead(200, { ETag: '"big"' }).end(archive);
     });
