@@ -82,6 +82,7 @@ describe('delta bundles (patch.json) from a bundle server', () => {
           { op: 'remove', path: '/authz/users/bob' },
           { op: 'upsert', path: '/authz/limits/-', value: 3 },
           { op: 'upsert', path: 'authz/a~1b~0c', value: true }, // no leading slash, and JSON pointer escapes
+          { op: 'upsert', path: '/authz/__proto__/polluted', value: 1 }, // a key like any other, not the object's prototype
         ]),
       );
       await waitFor(async () => (await status()).active_revision === 'rev-2', 'rev-2 activated');
@@ -92,6 +93,7 @@ describe('delta bundles (patch.json) from a bundle server', () => {
         teams: { platform: { lead: 'carol' } },
         limits: [1, 2, 3],
         'a/b~c': true,
+        ['__proto__']: { polluted: 1 },
       });
       // The policy of rev-1 still serves, over the patched data.
       const decide = async (user: string) =>
@@ -107,6 +109,11 @@ describe('delta bundles (patch.json) from a bundle server', () => {
       await refusedWith(
         delta('rev-3', [{ op: 'remove', path: '/authz/users/nobody' }]),
         'storage_not_found_error: /authz/users/nobody: document does not exist',
+      );
+      // A key every object inherits is not there either.
+      await refusedWith(
+        delta('rev-3', [{ op: 'remove', path: '/authz/users/toString' }]),
+        'storage_not_found_error: /authz/users/toString: document does not exist',
       );
       await refusedWith(
         delta('rev-3', [{ op: 'replace', path: '/authz/nothing/here', value: 1 }]),
