@@ -21,6 +21,9 @@ export interface DecisionUploaderOptions {
   console?: (line: string) => void;
 }
 
+/** How long the upload on stop may take. */
+const STOP_TIMEOUT_MS = 5000;
+
 function gzipText(text: string): Promise<Buffer> {
   return new Promise((resolve, reject) => gzip(text, (error, out) => (error ? reject(error) : resolve(out))));
 }
@@ -111,7 +114,8 @@ export class DecisionUploader {
           method: 'POST',
           headers: { ...this.#config.headers, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
           body: new Uint8Array(chunk.body),
-          signal: AbortSignal.timeout(this.#timeoutMs),
+          // On stop the last upload gets a few seconds, not the whole timeout: a dead service does not hold a shutdown.
+          signal: AbortSignal.timeout(this.#stopped ? Math.min(STOP_TIMEOUT_MS, this.#timeoutMs) : this.#timeoutMs),
         });
         await res.body?.cancel();
         if (res.status < 200 || res.status >= 300) throw new Error(`the log service answered ${res.status}`);
