@@ -7,7 +7,7 @@ import { parseAddr, serveUntilStopped, type ServeIo } from '../serve-until-stopp
 import type { Interfaces } from '@oclif/core';
 import { failToCompile } from '../fail-to-compile.js';
 import { SIGNING_ALGORITHMS } from '../../runtime/policy/server/signing-algorithms.js';
-import type { RemoteBundleConfig } from '../../runtime/policy/server/bundle-config.js';
+import type { ServerConfig } from '../../runtime/policy/server/bundle-config.js';
 
 /** The argument of `policy serve` (its command and its lean start share it). */
 export const policyServeArgs = {
@@ -58,7 +58,7 @@ export const policyServeFlags = {
   'config-file': Flags.file({
     char: 'c',
     description:
-      "OPA's configuration file (YAML or JSON): its services and bundles are downloaded and polled (ETag, min/max delay), signing keys from its keys section",
+      "OPA's configuration file (YAML or JSON): its services and bundles are downloaded and polled (ETag, min/max delay), signing keys from its keys section, decision events and status uploaded as its decision_logs and status sections say",
     exists: true,
   }),
   'verification-key': Flags.string({
@@ -102,11 +102,11 @@ export async function servePolicies(
   if (!verifying && (flags.scope !== undefined || flags['exclude-files-verify'] !== undefined)) {
     io.error('--scope and --exclude-files-verify take effect only with --verification-key', { exit: 2, code: 'invalid_arguments' });
   }
-  let remoteBundles: RemoteBundleConfig[] = [];
+  let config: ServerConfig = { bundles: [] };
   if (configFile !== undefined) {
-    const { readBundleConfig } = await import('../../runtime/policy/server/bundle-config.js');
+    const { readServerConfig } = await import('../../runtime/policy/server/bundle-config.js');
     try {
-      remoteBundles = readBundleConfig(configFile);
+      config = readServerConfig(configFile);
     } catch (error) {
       io.error((error as Error).message, { exit: 1, code: 'invalid_config' });
     }
@@ -114,7 +114,9 @@ export async function servePolicies(
   let server;
   try {
     server = await startPolicyServer({
-      remoteBundles,
+      remoteBundles: config.bundles,
+      ...(config.decisionLogs ? { decisionUpload: config.decisionLogs } : {}),
+      ...(config.status ? { statusUpload: config.status } : {}),
       ...(dir === undefined ? {} : { dir }),
       bundles,
       ...(verifying
@@ -153,7 +155,7 @@ export async function servePolicies(
   const served = [
     ...(dir === undefined ? [] : [dir]),
     ...bundles.map((b) => `bundle ${b}`),
-    ...remoteBundles.map((b) => `bundle ${b.name} from ${b.url}`),
+    ...config.bundles.map((b) => `bundle ${b.name} from ${b.url}`),
   ].join(', ');
   return serveUntilStopped(io, server, `Policy engine serving ${served} on ${server.url}`);
 }

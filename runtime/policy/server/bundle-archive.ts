@@ -3,11 +3,12 @@
  * within fixed bounds: an archive that inflates past its limit (a gzip
  * bomb), an entry path that climbs out of the bundle (`../`), a link, a
  * device or an oversized entry is refused with a message naming it, before
- * anything is loaded.
+ * anything is loaded. An archive inflates off the event loop (see
+ * gunzip-within.ts), so the server answers while a large bundle is read.
  */
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipWithin, InflateLimitError } from './gunzip-within.js';
 
 /** One file of a bundle: its path inside the bundle (`a/b/policy.rego`, `/`-separated, no leading slash) and bytes. */
 export interface BundleEntry {
@@ -54,7 +55,7 @@ export async function readBundleEntries(path: string, limits: BundleLimits = DEF
   });
   let entries: BundleEntry[];
   try {
-    entries = info.isDirectory() ? await readBundleDirectory(path, limits) : readBundleArchive(await readArchiveFile(path, info.size, limits), limits);
+    entries = info.isDirectory() ? await readBundleDirectory(path, limits) : await readBundleArchive(await readArchiveFile(path, info.size, limits), limits);
   } catch (error) {
     // A file or folder that cannot be read (permissions, removed while read) is the bundle's problem, not a crash.
     if ((error as NodeJS.ErrnoException).code !== undefined && !(error instanceof BundleReadError)) {
@@ -76,12 +77,12 @@ async function readArchiveFile(path: string, size: number, limits: BundleLimits)
  * are skipped, PAX and GNU long-name headers read, and anything else (links,
  * devices, FIFOs) refused, as is a path with a `..` segment.
  */
-export function readBundleArchive(gzipped: Buffer, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): BundleEntry[] {
+export async function readBundleArchive(gzipped: Buffer, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Promise<BundleEntry[]> {
   let tar: Buffer;
   try {
-    tar = gunzipSync(gzipped, { maxOutputLength: limits.maxTotalBytes });
+    tar = await gunzipWithin(gzipped, limits.maxTotalBytes);
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+    if (error instanceof InflateLimitError) {
       throw new BundleReadError(`bundle archive inflates past the limit of ${limits.maxTotalBytes} bytes`);
     }
     throw new BundleReadError(`bundle archive is not gzip-compressed data: ${(error as Error).message}`);
@@ -128,7 +129,8 @@ export function readBundleArchive(gzipped: Buffer, limits: BundleLimits = DEFAUL
     total += size;
     if (total > limits.maxTotalBytes) throw new BundleReadError(`bundle files total more than the limit of ${limits.maxTotalBytes} bytes`);
     if (entries.length >= limits.maxFiles) throw new BundleReadError(`bundle holds more than ${limits.maxFiles} files`);
-    entries.push({ path, bytes: Buffer.from(data) });
+    // A view, not a copy: the inflated tar is dropped with the entries once the bundle is read.
+    entries.push({ path, bytes: data });
   }
   return entries;
 }

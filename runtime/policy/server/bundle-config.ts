@@ -1,9 +1,9 @@
 /**
- * The part of OPA's configuration file (`opa run --config-file`) that names
- * bundles to download: `services` (a URL, optionally a bearer token),
- * `bundles` (service, resource, polling delays, signing) and `keys`. Any
- * other section, or a field this server would ignore, is refused rather
- * than silently dropped.
+ * The part of OPA's configuration file (`opa run --config-file`) this server
+ * follows: `services` (a URL, optionally a bearer token), `bundles` (service,
+ * resource, polling delays, signing), `keys`, `decision_logs` (uploads of
+ * decision events) and `status` (uploads of the status). Any other section,
+ * or a field this server would ignore, is refused rather than silently dropped.
  */
 import { readFileSync } from 'node:fs';
 import { unmarshalYaml } from '../builtins/yaml.js';
@@ -26,24 +26,64 @@ export class BundleConfigError extends Error {
   override readonly name = 'BundleConfigError';
 }
 
-const KNOWN_SECTIONS = new Set(['services', 'bundles', 'keys', 'labels']);
+/** Where decision events go (OPA's `decision_logs`): uploaded to a service, and/or printed (`console`). */
+export interface DecisionUploadConfig {
+  /** `<service url>/<resource>` (OPA's default resource `/logs`); absent when only `console` is on. */
+  url?: string;
+  headers: Record<string, string>;
+  /** Write each event to standard output as well. */
+  console: boolean;
+  minDelaySeconds: number;
+  maxDelaySeconds: number;
+  /** Largest gzip-compressed upload (OPA's default 32768). */
+  uploadSizeLimitBytes: number;
+  /** Events kept while uploads fail or wait; the oldest are dropped past it (OPA's event buffer default 10000). */
+  bufferSizeLimitEvents: number;
+  /** Bytes of events kept (OPA's size buffer `buffer_size_limit_bytes`); unbounded when absent. */
+  bufferSizeLimitBytes?: number;
+}
 
-/** Reads OPA's configuration file (YAML or JSON) and returns the bundles it names. */
-export function readBundleConfig(path: string): RemoteBundleConfig[] {
+/** Where status reports go (OPA's `status`): `<service url>/status`, and/or printed (`console`). */
+export interface StatusUploadConfig {
+  url?: string;
+  headers: Record<string, string>;
+  console: boolean;
+}
+
+/** What a configuration file asks of the server. */
+export interface ServerConfig {
+  bundles: RemoteBundleConfig[];
+  decisionLogs?: DecisionUploadConfig;
+  status?: StatusUploadConfig;
+}
+
+const KNOWN_SECTIONS = new Set(['services', 'bundles', 'keys', 'labels', 'decision_logs', 'status']);
+
+/** Reads OPA's configuration file (YAML or JSON) and returns what it configures. */
+export function readServerConfig(path: string): ServerConfig {
   let config: unknown;
   try {
     config = toJS(unmarshalYaml(readFileSync(path, 'utf8')));
   } catch (error) {
     throw new BundleConfigError(`cannot read the configuration file ${path}: ${(error as Error).message}`);
   }
-  return bundleConfigOf(config);
+  return serverConfigOf(config);
+}
+
+/** Reads OPA's configuration file and returns the bundles it names. */
+export function readBundleConfig(path: string): RemoteBundleConfig[] {
+  return readServerConfig(path).bundles;
 }
 
 export function bundleConfigOf(config: unknown): RemoteBundleConfig[] {
+  return serverConfigOf(config).bundles;
+}
+
+export function serverConfigOf(config: unknown): ServerConfig {
   const root = object(config, 'the configuration');
   for (const key of Object.keys(root)) {
     if (!KNOWN_SECTIONS.has(key))
-      throw new BundleConfigError(`the configuration's ${JSON.stringify(key)} section is not supported here (services, bundles, keys)`);
+      throw new BundleConfigError(`the configuration's ${JSON.stringify(key)} section is not supported here (services, bundles, keys, decision_logs, status)`);
   }
   const services = new Map<string, { url: string; headers: Record<string, string> }>();
   const rawServices = root.services ?? {};
@@ -68,7 +108,7 @@ export function bundleConfigOf(config: unknown): RemoteBundleConfig[] {
     services.set(name, { url: url.replace(/\/+$/, ''), headers });
   }
   const keys = object(root.keys ?? {}, 'keys');
-  return Object.entries(object(root.bundles ?? {}, 'bundles')).map(([name, raw]) => {
+  const bundles = Object.entries(object(root.bundles ?? {}, 'bundles')).map(([name, raw]): RemoteBundleConfig => {
     const bundle = object(raw, `bundles.${name}`);
     const serviceName = typeof bundle.service === 'string' ? bundle.service : services.size === 1 ? [...services.keys()][0] : undefined;
     const service = serviceName === undefined ? undefined : services.get(serviceName);
@@ -107,6 +147,65 @@ export function bundleConfigOf(config: unknown): RemoteBundleConfig[] {
       ...(verification ? { verification } : {}),
     };
   });
+  const decisionLogs = root.decision_logs === undefined || root.decision_logs === null ? undefined : decisionLogsOf(root.decision_logs, services);
+  const status = root.status === undefined || root.status === null ? undefined : statusOf(root.status, services);
+  return { bundles, ...(decisionLogs ? { decisionLogs } : {}), ...(status ? { status } : {}) };
+}
+
+type Services = ReadonlyMap<string, { url: string; headers: Record<string, string> }>;
+
+/** The service a `decision_logs` or `status` section uploads to: the one named, or the only one; none with `console` alone. */
+function uploadTarget(
+  section: Record<string, unknown>,
+  what: string,
+  services: Services,
+  defaultResource: string,
+): { url?: string; headers: Record<string, string>; console: boolean } {
+  const toConsole = section.console ?? false;
+  if (typeof toConsole !== 'boolean') throw new BundleConfigError(`${what}.console must be true or false`);
+  for (const key of ['plugin', 'partition_name', 'trigger', 'prometheus', 'mask_decision', 'drop_decision', 'request_context', 'ndbuiltin_cache']) {
+    if (section[key] !== undefined) throw new BundleConfigError(`${what}.${key} is not supported here`);
+  }
+  const named = section.service;
+  if (named !== undefined && typeof named !== 'string') throw new BundleConfigError(`${what}.service must be a string`);
+  // As OPA: without a service named, `console: true` prints only; otherwise the (only) service is used.
+  const serviceName = named ?? (toConsole || services.size !== 1 ? undefined : [...services.keys()][0]);
+  if (serviceName === undefined) {
+    if (toConsole) return { headers: {}, console: true };
+    throw new BundleConfigError(`${what}.service names no configured service (name one, or set console: true)`);
+  }
+  const service = services.get(serviceName);
+  if (service === undefined) throw new BundleConfigError(`${what}.service names no configured service`);
+  const resource = section.resource ?? defaultResource;
+  if (typeof resource !== 'string') throw new BundleConfigError(`${what}.resource must be a string`);
+  return { url: `${service.url}/${resource.replace(/^\/+/, '')}`, headers: service.headers, console: toConsole };
+}
+
+function decisionLogsOf(raw: unknown, services: Services): DecisionUploadConfig {
+  const section = object(raw, 'decision_logs');
+  const target = uploadTarget(section, 'decision_logs', services, '/logs');
+  const reporting = object(section.reporting ?? {}, 'decision_logs.reporting');
+  const minDelaySeconds = delay(reporting.min_delay_seconds, 300, 'decision_logs.reporting.min_delay_seconds');
+  const maxDelaySeconds = delay(reporting.max_delay_seconds, 600, 'decision_logs.reporting.max_delay_seconds');
+  if (maxDelaySeconds < minDelaySeconds) throw new BundleConfigError('decision_logs.reporting: max_delay_seconds is less than min_delay_seconds');
+  const bufferType = reporting.buffer_type ?? 'size';
+  if (bufferType !== 'size' && bufferType !== 'event') throw new BundleConfigError('decision_logs.reporting.buffer_type must be size or event');
+  for (const key of ['trigger']) {
+    if (reporting[key] !== undefined) throw new BundleConfigError(`decision_logs.reporting.${key} is not supported here`);
+  }
+  const bytes = reporting.buffer_size_limit_bytes;
+  return {
+    ...target,
+    minDelaySeconds,
+    maxDelaySeconds,
+    uploadSizeLimitBytes: delay(reporting.upload_size_limit_bytes, 32768, 'decision_logs.reporting.upload_size_limit_bytes'),
+    bufferSizeLimitEvents: delay(reporting.buffer_size_limit_events, 10000, 'decision_logs.reporting.buffer_size_limit_events'),
+    ...(bytes === undefined ? {} : { bufferSizeLimitBytes: delay(bytes, 0, 'decision_logs.reporting.buffer_size_limit_bytes') }),
+  };
+}
+
+function statusOf(raw: unknown, services: Services): StatusUploadConfig {
+  return uploadTarget(object(raw, 'status'), 'status', services, '/status');
 }
 
 function object(value: unknown, what: string): Record<string, unknown> {

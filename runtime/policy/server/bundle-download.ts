@@ -6,12 +6,15 @@
  * read within bounds, verified when signing is configured, free of root
  * problems, and compiled with everything else; otherwise the active bundle
  * keeps serving and the error is kept for /v1/status and /health?bundles.
+ * A delta bundle (`patch.json`) patches the active bundle's data instead.
  */
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { BundleReadError, DEFAULT_BUNDLE_LIMITS, readBundleArchive, type BundleLimits } from './bundle-archive.js';
 import type { RemoteBundleConfig } from './bundle-config.js';
 import { BundleSignatureError, verificationKey, type VerificationKey } from './bundle-signature.js';
 import { bundleFromEntries, type LoadedBundle } from './bundle.js';
+import { DeltaBundleError } from './bundle-delta.js';
+import { applyDelta } from './delta-activation.js';
 
 /** Where the policy store finds a bundle to serve. */
 export interface BundleSource {
@@ -30,6 +33,8 @@ export interface BundleDownloaderOptions {
   logger?: Logger;
   /** A download slower than this is abandoned (default 30 s). */
   timeoutMs?: number;
+  /** Called after a download was activated or refused (not after a 304): the status changed. */
+  onStatusChange?: () => void;
 }
 
 export class BundleDownloader implements BundleSource {
@@ -101,7 +106,7 @@ export class BundleDownloader implements BundleSource {
     }
     let candidate: LoadedBundle;
     try {
-      candidate = await bundleFromEntries(this.name, readBundleArchive(bytes, this.#limits), {
+      candidate = await bundleFromEntries(this.name, await readBundleArchive(bytes, this.#limits), {
         ...(this.#verification ? { verification: this.#verification } : {}),
         v0Compatible: this.#options.v0Compatible === true,
       });
@@ -111,6 +116,15 @@ export class BundleDownloader implements BundleSource {
     }
     if (candidate.files.problems.length > 0) return this.#refuse(candidate.files.problems.map((p) => `${p.file}: ${p.message}`).join('; '));
     const previous = this.#active;
+    if (candidate.delta !== undefined) {
+      // A delta bundle patches the active bundle's data (a copy: the active one serves until the result compiles).
+      try {
+        candidate = applyDelta(this.name, previous, candidate, candidate.delta);
+      } catch (error) {
+        if (error instanceof DeltaBundleError) return this.#refuse(error.message);
+        throw error;
+      }
+    }
     this.#active = candidate;
     if (!(await this.#options.activate())) {
       // The set did not compile with it: the active bundle stays (the store keeps serving the last good set meanwhile).
@@ -121,13 +135,15 @@ export class BundleDownloader implements BundleSource {
     this.#etag = etag ?? undefined;
     this.lastError = undefined;
     this.lastSuccessfulDownload = new Date();
-    this.#logger.info('bundle activated', { bundle: this.name, revision: candidate.info.revision });
+    this.#logger.info('bundle activated', { bundle: this.name, revision: candidate.info.revision, type: candidate.info.type ?? 'snapshot' });
+    this.#options.onStatusChange?.();
     return true;
   }
 
   #refuse(message: string): false {
     this.lastError = { at: new Date(), message };
     this.#logger.warn('bundle not activated; the active one keeps serving', { bundle: this.name, error: message });
+    this.#options.onStatusChange?.();
     return false;
   }
 }

@@ -12,6 +12,7 @@ import { unmarshalYaml } from '../builtins/yaml.js';
 import { parseJSON, toJS } from '../value-json.js';
 import { BundleReadError, DEFAULT_BUNDLE_LIMITS, readBundleEntries, type BundleEntry, type BundleLimits } from './bundle-archive.js';
 import { BundleSignatureError, verifyBundle, type VerificationKey } from './bundle-signature.js';
+import { DeltaBundleError, readPatchFile, type DeltaOp } from './bundle-delta.js';
 import { mergeAt, type FileProblem, type PolicyFiles, type PolicySource } from './policy-files.js';
 
 /** What a loaded bundle declares: its name (the path given, as OPA names `-b` bundles) and manifest. */
@@ -21,12 +22,16 @@ export interface BundleInfo {
   /** The roots it owns, trimmed of `/` (`[""]`, everything, when the manifest names none). */
   roots: string[];
   metadata?: Record<string, unknown>;
+  /** OPA's bundle type: `delta` once a delta bundle patched it (see delta-activation.ts). */
+  type?: 'snapshot' | 'delta';
 }
 
 /** A bundle read: its modules, data and problems (as a policy directory's), and what its manifest declares. */
 export interface LoadedBundle {
   files: PolicyFiles;
   info: BundleInfo;
+  /** A delta bundle's operations (its `patch.json`): applied to the active bundle, never served as they are. */
+  delta?: DeltaOp[];
 }
 
 export interface LoadBundleOptions {
@@ -52,10 +57,13 @@ export async function loadBundle(path: string, options: LoadBundleOptions = {}):
     if (error instanceof BundleReadError) return fail(error.message);
     throw error;
   }
-  return bundleFromEntries(name, entries, options).catch((error: unknown) => {
+  const bundle = await bundleFromEntries(name, entries, options).catch((error: unknown) => {
     if (error instanceof BundleSignatureError) return fail(error.message);
     throw error;
   });
+  // A delta patches the bundle a server downloaded before; a bundle read from a path has nothing to patch.
+  if (bundle.delta !== undefined) return fail('a delta bundle (patch.json with operations) applies only to a bundle downloaded with --config-file');
+  return bundle;
 }
 
 /** A bundle from its files (read from a directory, an archive or a download). */
@@ -65,8 +73,10 @@ export async function bundleFromEntries(name: string, all: readonly BundleEntry[
   if (options.verification) await verifyBundle(entries, signatures, options.verification);
   else if (signatures !== undefined) throw new BundleSignatureError('verification key not provided');
 
+  // The digest tells a changed bundle from the one served; a file the bundle does not load (a blob beside the
+  // policies) changes nothing served, and hashing hundreds of MiB of it would hold the event loop.
   const hash = createHash('sha256');
-  for (const e of all) hash.update(`${e.path}\0${e.bytes.length}\0`).update(e.bytes);
+  for (const e of all) if (isLoaded(e.path)) hash.update(`${e.path}\0${e.bytes.length}\0`).update(e.bytes);
   const files: PolicyFiles = { modules: [], data: {}, problems: [], digest: hash.digest('hex') };
   const problem = (file: string, message: string) => files.problems.push({ file, message });
 
@@ -74,6 +84,18 @@ export async function bundleFromEntries(name: string, all: readonly BundleEntry[
     entries.find((e) => e.path === '.manifest'),
     problem,
   );
+  const patches = entries.filter((e) => e.path.slice(e.path.lastIndexOf('/') + 1) === 'patch.json');
+  let delta: DeltaOp[] | undefined;
+  if (patches.length > 1) problem(patches[1]?.path ?? 'patch.json', 'a bundle holds one patch.json at most');
+  else if (patches.length === 1) {
+    try {
+      const ops = readPatchFile((patches[0] as BundleEntry).bytes);
+      if (ops.length > 0) delta = ops;
+    } catch (error) {
+      if (!(error instanceof DeltaBundleError)) throw error;
+      problem((patches[0] as BundleEntry).path, error.message);
+    }
+  }
   const version: RegoVersion | undefined = manifest.regoVersion ?? (options.v0Compatible === true ? 0 : undefined);
   for (const entry of entries) {
     const base = entry.path.slice(entry.path.lastIndexOf('/') + 1);
@@ -85,12 +107,35 @@ export async function bundleFromEntries(name: string, all: readonly BundleEntry[
     }
   }
   const roots = manifest.roots;
+  if (delta !== undefined) {
+    // As OPA's reader: a delta bundle holds the patch and the manifest, nothing to load beside them.
+    if (Object.keys(files.data).length > 0) problem('data', 'delta bundle expected to contain only patch file but data files found');
+    else if (files.modules.length > 0) problem(files.modules[0]?.id ?? '', 'delta bundle expected to contain only patch file but policy files found');
+  }
   checkRoots(roots, files.modules, files.data, problem);
+  if (delta !== undefined && !roots.includes('')) {
+    // OPA compares the path as written (trimmed of `/`), before its keys are unescaped.
+    const outside = delta.map((op) => op.pointer.replace(/^\/+|\/+$/g, '')).find((path) => !roots.some((root) => rootContains(root, path)));
+    if (outside !== undefined) problem('patch.json', `manifest roots ${goStrings(roots)} do not permit data patch at path '${outside}'`);
+  }
   files.modules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {
     files,
-    info: { name, revision: manifest.revision, roots, ...(manifest.metadata === undefined ? {} : { metadata: manifest.metadata }) },
+    info: {
+      name,
+      revision: manifest.revision,
+      roots,
+      type: delta === undefined ? 'snapshot' : 'delta',
+      ...(manifest.metadata === undefined ? {} : { metadata: manifest.metadata }),
+    },
+    ...(delta === undefined ? {} : { delta }),
   };
+}
+
+/** Whether a bundle file is read (modules, data, manifest, signatures); others are carried but not loaded. */
+function isLoaded(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  return path.endsWith('.rego') || path === '.manifest' || path === '.signatures.json' || ['data.json', 'data.yaml', 'data.yml', 'patch.json'].includes(base);
 }
 
 interface Manifest {

@@ -52,7 +52,7 @@ export function applyDataOp(root: Record<string, unknown>, op: DataOp, create = 
     if (next === undefined) {
       if (!create || !isObject(node)) throw new DataWriteError(404, `storage_not_found_error: ${pathText(op.path.slice(0, i + 1))}: document does not exist`);
       next = {};
-      node[key] = next;
+      setOwn(node, key, next);
     }
     if (typeof next !== 'object' || next === null) {
       throw new DataWriteError(
@@ -72,10 +72,18 @@ export function applyDataOp(root: Record<string, unknown>, op: DataOp, create = 
     else parent.splice(index, 1);
     return root;
   }
-  if (op.op !== 'add' && !(last in parent)) throw new DataWriteError(404, `storage_not_found_error: ${pathText(op.path)}: document does not exist`);
+  if (op.op !== 'add' && !Object.hasOwn(parent, last)) throw new DataWriteError(404, `storage_not_found_error: ${pathText(op.path)}: document does not exist`);
   if (op.op === 'remove') delete parent[last];
-  else parent[last] = op.value;
+  else setOwn(parent, last, op.value);
   return root;
+}
+
+/**
+ * Sets a key as data, whatever its name: `__proto__` (a plain assignment would
+ * swap the object's prototype and the value would vanish from the document).
+ */
+function setOwn(node: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 function child(node: unknown, key: string): unknown {

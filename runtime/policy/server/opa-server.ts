@@ -17,7 +17,7 @@ import type { QueryOptions } from '../engine.js';
 import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
 import { htmlSafeJSON } from '../value-gojson.js';
 import { unmarshalYaml } from '../builtins/yaml.js';
-import { acceptsGzip, encodeAnswer, isYaml, needsDecoding, readEncodedBody } from './request-encoding.js';
+import { acceptsGzip, compressesAnswer, gzipAnswer, isYaml, needsDecoding, readEncodedBody } from './request-encoding.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import type { DecisionLog } from './decision-log.js';
 import type { ExplainMode } from '../trace/lineage.js';
@@ -71,7 +71,12 @@ export const EXPLAIN_NETWORK_REFUSED =
   "an explained decision (?explain) is evaluated on the server's event loop, which must not wait for the network; ask without ?explain";
 
 /** The policy server's app: serve it with `listen(app, { direct: app.direct })`; `close()` stops its worker threads. */
-export type PolicyServerApp = Hono & { close(): Promise<void>; direct: DirectHandler };
+export type PolicyServerApp = Hono & {
+  close(): Promise<void>;
+  direct: DirectHandler;
+  /** What `GET /v1/status` answers as its `result` (and a status upload sends). */
+  status(): Record<string, unknown>;
+};
 
 /** The default decision `POST /` answers, as in OPA (`--set=default_decision=...`). */
 const DEFAULT_DECISION = ['system', 'main'];
@@ -323,7 +328,9 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     const accept = c.req.header('accept-encoding');
     const res = c.res;
     if (!acceptsGzip(accept) || res.body === null || res.headers.has('content-encoding')) return;
-    const { body, gzip } = encodeAnswer(await res.text(), accept);
+    const text = await res.text();
+    const gzip = compressesAnswer(text, accept);
+    const body = gzip ? await gzipAnswer(text) : text;
     const headers = new Headers(res.headers);
     headers.append('Vary', 'Accept-Encoding');
     headers.delete('content-length');
@@ -367,7 +374,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
       const error = source.lastError;
       out[source.name] = {
         ...bundleStatus(source.name, active?.revision ?? ''),
-        ...(active ? {} : { active_revision: '', activated: false }),
+        ...(active ? { type: active.type ?? 'snapshot' } : { active_revision: '', activated: false }),
         // A download refused (forged, unreadable, not compiling) while the active bundle keeps serving.
         ...(error ? { code: 'bundle_error', message: error.message, last_error_at: error.at.toISOString() } : {}),
       };
@@ -378,16 +385,13 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   /** Configured bundles not activated yet (a download that has not arrived or was refused): `/health?bundles` is 500 until none is. */
   const notActivated = (): string[] => store.sources.filter((s) => !store.bundles.some((b) => b.name === s.name)).map((s) => s.name);
 
-  app.get('/v1/status', (c) =>
-    respond(c, {
-      result: {
-        labels: { id: serverId, version: 'framework_core' },
-        plugins: { server: { state: store.current ? 'OK' : 'NOT_READY' } },
-        bundles: bundlesStatus(),
-        metrics: { decisions: { ...counts } },
-      },
-    }),
-  );
+  app.status = () => ({
+    labels: { id: serverId, version: 'framework_core' },
+    plugins: { server: { state: store.current ? 'OK' : 'NOT_READY' } },
+    bundles: bundlesStatus(),
+    metrics: { decisions: { ...counts } },
+  });
+  app.get('/v1/status', (c) => respond(c, { result: app.status() }));
 
   app.get('/health', (c) => {
     const status = store.status;
@@ -669,9 +673,8 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     if (needsDecoding(request.headers['content-encoding'], request.headers['content-type'])) return false;
     const accept = request.headers['accept-encoding'];
     const started = performance.now();
-    const send = (answer: Answer): void => {
+    const write = (answer: Answer, body: string | Buffer, gzip: boolean): void => {
       try {
-        const { body, gzip } = encodeAnswer(htmlSafeJSON(answer.text), accept);
         const headers = ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body))];
         if (acceptsGzip(accept)) headers.push('Vary', 'Accept-Encoding');
         if (gzip) headers.push('Content-Encoding', 'gzip');
@@ -682,6 +685,21 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
         logger.error('policy answer could not be written', { path: url, ...errorFields(thrown) });
         response.destroy();
       }
+    };
+    // Most answers are short and go out as they are, in this turn; a long one for a gzip client is compressed off the loop.
+    const send = (answer: Answer): void => {
+      const fail = (thrown: unknown): void => {
+        logger.error('policy answer could not be written', { path: url, ...errorFields(thrown) });
+        response.destroy();
+      };
+      let text: string;
+      try {
+        text = htmlSafeJSON(answer.text);
+      } catch (thrown) {
+        return fail(thrown);
+      }
+      if (!compressesAnswer(text, accept)) return write(answer, text, false);
+      gzipAnswer(text).then((body) => write(answer, body, true), fail);
     };
     receiveNodeBody(request, response, maxBytes, (error, text) => {
       let answer: Answer | Promise<Answer>;

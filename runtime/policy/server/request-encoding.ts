@@ -4,12 +4,14 @@
  * within the body limit, so a gzip bomb is refused with OPA's 400 after at
  * most that many bytes) and YAML (`Content-Type: application/x-yaml`); answers
  * of at least {@link GZIP_MIN_LENGTH} bytes are gzip-compressed for a client
- * that accepts it (OPA's `server.encoding.gzip.min_length`).
+ * that accepts it (OPA's `server.encoding.gzip.min_length`). Both directions
+ * run on zlib's thread pool, never holding the event loop.
  */
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzip } from 'node:zlib';
 import type { Context } from 'hono';
 import { BadRequestError } from '../../core/errors/bad-request-error.js';
 import { readBodyBytes } from '../../core/server/read-json-body.js';
+import { gunzipWithin, InflateLimitError } from './gunzip-within.js';
 
 /** OPA's default `server.encoding.gzip.min_length`: shorter answers are sent as they are. */
 export const GZIP_MIN_LENGTH = 1024;
@@ -50,9 +52,9 @@ export async function readEncodedBody(c: Context, maxBytes: number): Promise<str
   }
   const compressed = await readBodyBytes(c, maxBytes);
   try {
-    return gunzipSync(compressed, { maxOutputLength: maxBytes }).toString('utf8');
+    return (await gunzipWithin(compressed, maxBytes)).toString('utf8');
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw inflatesTooLarge();
+    if (error instanceof InflateLimitError) throw inflatesTooLarge();
     throw new BadRequestError({ code: 'invalid_request', message: `the gzip-compressed body could not be decompressed: ${(error as Error).message}` });
   }
 }
@@ -68,8 +70,12 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
   });
 }
 
-/** An answer's body, gzip-compressed when the client accepts it and it is long enough to be worth it. */
-export function encodeAnswer(text: string, acceptEncoding: string | undefined): { body: string | Buffer; gzip: boolean } {
-  if (!acceptsGzip(acceptEncoding) || Buffer.byteLength(text) < GZIP_MIN_LENGTH) return { body: text, gzip: false };
-  return { body: gzipSync(text, { level: GZIP_LEVEL }), gzip: true };
+/** Whether an answer is gzip-compressed: the client accepts it and it is long enough to be worth it. */
+export function compressesAnswer(text: string, acceptEncoding: string | undefined): boolean {
+  return acceptsGzip(acceptEncoding) && Buffer.byteLength(text) >= GZIP_MIN_LENGTH;
+}
+
+/** An answer's body gzip-compressed (on zlib's thread pool: a large answer does not hold the event loop). */
+export function gzipAnswer(text: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => gzip(text, { level: GZIP_LEVEL }, (error, out) => (error ? reject(error) : resolve(out))));
 }

@@ -11,7 +11,9 @@ import { DEFAULT_PORTS } from '../../core/defaults.js';
 import { ConfigError } from '../../core/errors/config-error.js';
 import type { BundleLimits } from './bundle-archive.js';
 import { BundleSignatureError, verificationKey, type BundleVerification, type VerificationKey } from './bundle-signature.js';
-import type { RemoteBundleConfig } from './bundle-config.js';
+import type { DecisionUploadConfig, RemoteBundleConfig, StatusUploadConfig } from './bundle-config.js';
+import { DecisionUploader } from './decision-upload.js';
+import { StatusUploader } from './status-upload.js';
 import { BundleDownloader } from './bundle-download.js';
 
 export interface StartPolicyServerOptions {
@@ -39,6 +41,10 @@ export interface StartPolicyServerOptions {
   allowQueryNetwork?: boolean;
   /** Where decision log lines go: a file path, or `-` for standard output. Off when absent. */
   decisionLog?: string;
+  /** Upload decision events to a service (OPA's `decision_logs`; see `readServerConfig`). */
+  decisionUpload?: DecisionUploadConfig;
+  /** Upload status reports to a service (OPA's `status`). */
+  statusUpload?: StatusUploadConfig;
   /** Input fields erased from decision log lines (`/input/password`). */
   mask?: readonly string[];
   /** The evaluation budget in ms (default 5000): a decision running longer is stopped with `eval_cancel_error`. */
@@ -69,12 +75,17 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
   }
   let verification: VerificationKey | undefined;
   const downloaders: BundleDownloader[] = [];
+  // Reports once the server listens (the first one on start; a download finished before then is in it).
+  const statusUploader = options.statusUpload
+    ? new StatusUploader({ config: options.statusUpload, report: () => app.status(), ...(options.logger ? { logger: options.logger } : {}) })
+    : undefined;
   try {
     verification = options.verification === undefined ? undefined : verificationKey(options.verification);
     for (const remote of options.remoteBundles ?? []) {
       downloaders.push(
         new BundleDownloader(remote, {
           activate: () => store.reload(),
+          onStatusChange: () => void statusUploader?.update(),
           v0Compatible: options.v0Compatible === true,
           ...(options.bundleLimits ? { limits: options.bundleLimits } : {}),
           ...(options.logger ? { logger: options.logger } : {}),
@@ -97,7 +108,19 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
   if (!(await store.reload())) throw new PolicyLoadError(store.status?.problems ?? []);
   const logStream =
     options.decisionLog === undefined ? undefined : options.decisionLog === '-' ? process.stdout : createWriteStream(options.decisionLog, { flags: 'a' });
-  const decisionLog = logStream ? new DecisionLog({ write: (line) => logStream.write(`${line}\n`), mask: options.mask ?? [] }) : undefined;
+  const uploader = options.decisionUpload
+    ? new DecisionUploader({ config: options.decisionUpload, ...(options.logger ? { logger: options.logger } : {}) })
+    : undefined;
+  const decisionLog =
+    logStream || uploader
+      ? new DecisionLog({
+          write: (line) => {
+            logStream?.write(`${line}\n`);
+            uploader?.push(line);
+          },
+          mask: options.mask ?? [],
+        })
+      : undefined;
   const app = createPolicyServer({
     store,
     ...(options.logger ? { logger: options.logger } : {}),
@@ -123,6 +146,8 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
     throw error;
   }
   if (options.watch ?? true) store.watch();
+  void statusUploader?.update();
+  uploader?.start();
   for (const downloader of downloaders) downloader.start();
   return {
     url: listening.url,
@@ -130,6 +155,8 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
     store,
     async close() {
       for (const downloader of downloaders) downloader.stop();
+      // What is left of the decision events goes out once more, as OPA's plugin does on a graceful stop.
+      await uploader?.stop();
       store.close();
       await listening.close();
       await app.close();

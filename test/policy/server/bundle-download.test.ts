@@ -157,7 +157,7 @@ describe('bundles polled from a bundle server (--config-file)', () => {
     expect(refusal({ services: { s: { url: 'http://x', credentials: { oauth2: {} } } } })).toBe(
       'services.s.credentials: only bearer tokens are supported here',
     );
-    expect(refusal({ decision_logs: {} })).toBe('the configuration\'s "decision_logs" section is not supported here (services, bundles, keys)');
+    expect(refusal({ discovery: {} })).toBe('the configuration\'s "discovery" section is not supported here (services, bundles, keys, decision_logs, status)');
     expect(refusal({ services: [{ name: 's', url: 'http://x/' }], bundles: { b: { persist: true } } })).toBe('bundles.b.persist is not supported here');
     // OPA's defaults: the only service, resource bundles/<name>, polling 60..120 s.
     expect(bundleConfigOf({ services: [{ name: 's', url: 'http://x/' }], bundles: { b: {} } })).toEqual([

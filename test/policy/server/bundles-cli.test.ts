@@ -38,9 +38,27 @@ describe('framework-cli policy serve --bundle', () => {
   it('serves a signed .tar.gz bundle verified with --verification-key, its revision in /v1/status, and stops on SIGTERM', async () => {
     const archive = await signedArchive();
     const port = await freePort();
+    const consoleConfig = join(work, 'console.yaml');
+    writeFileSync(consoleConfig, 'decision_logs: {console: true}\n');
     const child = spawn(
       process.execPath,
-      [CLI, 'policy', 'serve', '--bundle', archive, '--verification-key', keyFile, '--addr', `127.0.0.1:${port}`, '--no-watch', '--workers', '0', '--json'],
+      [
+        CLI,
+        'policy',
+        'serve',
+        '--bundle',
+        archive,
+        '--verification-key',
+        keyFile,
+        '--config-file',
+        consoleConfig,
+        '--addr',
+        `127.0.0.1:${port}`,
+        '--no-watch',
+        '--workers',
+        '0',
+        '--json',
+      ],
       { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -55,9 +73,16 @@ describe('framework-cli policy serve --bundle', () => {
       }, 'the listening line');
       const url = `http://127.0.0.1:${port}`;
       const decision = await fetch(`${url}/v1/data/authz/allow`, { method: 'POST', body: '{"input": {"user": "alice"}}' });
-      expect(await decision.json()).toEqual({ result: true });
+      expect(await decision.json()).toMatchObject({ result: true });
       const status = (await (await fetch(`${url}/v1/status`)).json()) as { result: { bundles: Record<string, { active_revision: string }> } };
       expect(status.result.bundles[archive]?.active_revision).toBe('cli-1');
+      // decision_logs: {console: true} in --config-file prints each decision event on standard output.
+      const { decision_id: id } = (await (await fetch(`${url}/v1/data/authz/allow`, { method: 'POST', body: '{"input": {"user": "bob"}}' })).json()) as {
+        decision_id: string;
+      };
+      await waitFor(async () => stdout.includes(id), 'the decision event on standard output');
+      const event = JSON.parse(stdout.split('\n').find((line) => line.includes(id)) as string) as Record<string, unknown>;
+      expect(event).toMatchObject({ decision_id: id, path: 'authz/allow', input: { user: 'bob' }, result: false });
     } finally {
       child.kill('SIGTERM');
     }
@@ -73,10 +98,12 @@ describe('framework-cli policy serve --bundle', () => {
     expect(wrongAlg.code).toBe(1);
     expect(plainError(wrongAlg.stderr)).toContain('takes a shared secret, but the verification key is a PEM key');
     const config = join(work, 'opa.yaml');
-    writeFileSync(config, 'services:\n  s: {url: "http://127.0.0.1:1"}\nbundles:\n  b: {service: s}\ndecision_logs: {console: true}\n');
+    writeFileSync(config, 'services:\n  s: {url: "http://127.0.0.1:1"}\nbundles:\n  b: {service: s}\ndiscovery: {name: d}\n');
     const unsupported = await runCli(['policy', 'serve', '--config-file', config, '--addr', '127.0.0.1:0']);
     expect(unsupported.code).toBe(1);
-    expect(plainError(unsupported.stderr)).toContain('the configuration\'s "decision_logs" section is not supported here (services, bundles, keys)');
+    expect(plainError(unsupported.stderr)).toContain(
+      'the configuration\'s "discovery" section is not supported here (services, bundles, keys, decision_logs, status)',
+    );
     const scope = await runCli(['policy', 'serve', '--bundle', archive, '--scope', 'x', '--addr', '127.0.0.1:0']);
     expect(scope.code).toBe(2);
     expect(plainError(scope.stderr)).toContain('--scope and --exclude-files-verify take effect only with --verification-key');

@@ -189,7 +189,7 @@ describe('policy serve --bundle', () => {
     writeFileSync(notGzip, 'not gzip at all');
     expect((await refused({ bundles: [notGzip] }))[0]).toMatch(/^bundle archive is not gzip-compressed data: /);
     const truncated = tarGz([{ name: 'x.rego', content: 'package x\n' }]);
-    expect(() => readBundleArchive(gzipSync(gunzipSync(truncated).subarray(0, 515)))).toThrow(/truncated/);
+    await expect(readBundleArchive(gzipSync(gunzipSync(truncated).subarray(0, 515)))).rejects.toThrow(/truncated/);
     expect((await refused({ bundles: [join(work, 'missing.tar.gz')] }))[0]).toMatch(/no such file or directory/);
   });
 
