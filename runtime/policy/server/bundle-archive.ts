@@ -14,6 +14,8 @@ import { gunzipWithin, InflateLimitError } from './gunzip-within.js';
 export interface BundleEntry {
   path: string;
   bytes: Buffer;
+  /** The path OPA's loader names the file by, which a manifest's `file_rego_versions` patterns match: an archive entry's name as written, a directory's file `/`-rooted. */
+  loaderPath?: string;
 }
 
 /** The bounds a bundle is read within. */
@@ -130,7 +132,7 @@ export async function readBundleArchive(gzipped: Buffer, limits: BundleLimits = 
     if (total > limits.maxTotalBytes) throw new BundleReadError(`bundle files total more than the limit of ${limits.maxTotalBytes} bytes`);
     if (entries.length >= limits.maxFiles) throw new BundleReadError(`bundle holds more than ${limits.maxFiles} files`);
     // A view, not a copy: the inflated tar is dropped with the entries once the bundle is read.
-    entries.push({ path, bytes: data });
+    entries.push({ path, bytes: data, loaderPath: name });
   }
   return entries;
 }

@@ -7,6 +7,8 @@
  * is verified before anything of it is read (see bundle-signature.ts).
  */
 import { createHash } from 'node:crypto';
+import { RE2JS } from 're2js';
+import { globToRegex } from '../builtins/glob.js';
 import { parseModule, type RegoVersion } from '../parser.js';
 import { unmarshalYaml } from '../builtins/yaml.js';
 import { parseJSON, toJS } from '../value-json.js';
@@ -96,11 +98,14 @@ export async function bundleFromEntries(name: string, all: readonly BundleEntry[
       problem((patches[0] as BundleEntry).path, error.message);
     }
   }
-  const version: RegoVersion | undefined = manifest.regoVersion ?? (options.v0Compatible === true ? 0 : undefined);
+  const fallback: RegoVersion | undefined = options.v0Compatible === true ? 0 : undefined;
   for (const entry of entries) {
     const base = entry.path.slice(entry.path.lastIndexOf('/') + 1);
     const id = `${name}/${entry.path}`;
     if (entry.path.endsWith('.rego')) {
+      const version = moduleRegoVersion(manifest, entry.loaderPath ?? `/${entry.path}`, fallback, problem);
+      // OPA stops at a version it cannot apply: the module is not read at all.
+      if (version === null) continue;
       files.modules.push({ id, path: id, source: entry.bytes.toString('utf8'), ...(version === 0 ? { regoVersion: 0 as const } : {}) });
     } else if (base === 'data.json' || base === 'data.yaml' || base === 'data.yml') {
       readData(entry, id, base, files, problem);
@@ -141,7 +146,10 @@ function isLoaded(path: string): boolean {
 interface Manifest {
   revision: string;
   roots: string[];
-  regoVersion?: RegoVersion;
+  /** The manifest's `rego_version`, any integer (OPA refuses one other than 0 and 1 only for a file it applies to). */
+  regoVersion?: number;
+  /** `file_rego_versions`: glob patterns over the loader's file paths, in the manifest's order, and their versions. */
+  fileRegoVersions?: Array<{ pattern: string; matcher: RE2JS | Error; version: number }>;
   metadata?: Record<string, unknown>;
 }
 
@@ -170,12 +178,21 @@ function readManifest(entry: BundleEntry | undefined, problem: (file: string, me
       manifest.roots = (fields.roots as string[]).map((r) => r.replace(/^\/+|\/+$/g, ''));
     } else problem('.manifest', 'bundle load failed on manifest decode: roots must be an array of strings');
   }
-  if (fields.rego_version !== undefined) {
-    if (fields.rego_version === 0 || fields.rego_version === 1) manifest.regoVersion = fields.rego_version;
-    else problem('.manifest', `rego_version must be 0 or 1, got ${JSON.stringify(fields.rego_version)}`);
+  if (fields.rego_version !== undefined && fields.rego_version !== null) {
+    if (Number.isSafeInteger(fields.rego_version)) manifest.regoVersion = fields.rego_version as number;
+    else problem('.manifest', `bundle load failed on manifest decode: rego_version must be an integer, got ${JSON.stringify(fields.rego_version)}`);
   }
-  if (fields.file_rego_versions !== undefined) {
-    problem('.manifest', 'file_rego_versions in a bundle manifest is not supported; set rego_version for the whole bundle');
+  if (fields.file_rego_versions !== undefined && fields.file_rego_versions !== null) {
+    const map = fields.file_rego_versions;
+    if (typeof map !== 'object' || Array.isArray(map) || !Object.values(map).every((v) => Number.isSafeInteger(v))) {
+      problem('.manifest', 'bundle load failed on manifest decode: file_rego_versions must map file path patterns to integers');
+    } else {
+      manifest.fileRegoVersions = Object.entries(map as Record<string, number>).map(([pattern, version]) => ({
+        pattern,
+        version,
+        matcher: compileGlob(pattern),
+      }));
+    }
   }
   if (fields.wasm !== undefined) problem('.manifest', 'wasm modules in a bundle are not supported');
   if (fields.metadata !== undefined && fields.metadata !== null) {
@@ -183,6 +200,44 @@ function readManifest(entry: BundleEntry | undefined, problem: (file: string, me
     else problem('.manifest', 'bundle load failed on manifest decode: metadata must be an object');
   }
   return manifest;
+}
+
+/** A gobwas glob without separators, as OPA compiles a `file_rego_versions` pattern (`*` crosses `/`). */
+function compileGlob(pattern: string): RE2JS | Error {
+  try {
+    return RE2JS.compile(globToRegex(pattern, []));
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/**
+ * A module's Rego version as OPA's `RegoVersionForFile` decides it: the first `file_rego_versions` pattern
+ * matching its loader path (OPA tries them in Go's map order, which varies; here the manifest's order), else
+ * the manifest's `rego_version`, else `--v0-compatible`; a version other than 0 and 1 is OPA's error for that file
+ * (null: the module is refused, as is one when a pattern does not compile).
+ */
+function moduleRegoVersion(
+  manifest: Manifest,
+  path: string,
+  fallback: RegoVersion | undefined,
+  problem: (file: string, message: string) => void,
+): RegoVersion | undefined | null {
+  let version = manifest.regoVersion;
+  for (const { pattern, matcher, version: v } of manifest.fileRegoVersions ?? []) {
+    if (matcher instanceof Error) {
+      problem('.manifest', `failed to compile glob pattern ${pattern}: ${matcher.message}`);
+      return null;
+    }
+    if (matcher.test(path)) {
+      version = v;
+      break;
+    }
+  }
+  if (version === undefined) return fallback;
+  if (version === 0 || version === 1) return version;
+  problem(path, `unknown bundle rego-version ${version} for file '${path}'`);
+  return null;
 }
 
 function readData(entry: BundleEntry, id: string, base: string, files: PolicyFiles, problem: (file: string, message: string) => void): void {
