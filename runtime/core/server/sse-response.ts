@@ -1,9 +1,10 @@
-import type { ServerResponse } from 'node:http';
+import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { nodeBindings } from './node-bindings.js';
 import { encodeSseComment, encodeSseEvent, SSE_HEADERS, type SseEvent } from './sse.js';
 import { gauge } from '../telemetry/service-metrics.js';
+import { isCallbackIterator } from '../callback-iterator.js';
 
 export interface SseResponseOptions<T> {
   events: AsyncIterable<T>;
@@ -39,16 +40,28 @@ export function sseResponse<T>(c: Context, options: SseResponseOptions<T>): Resp
 /** {@link SSE_HEADERS} as the flat list `writeHead` takes without copying. */
 const SSE_HEADER_LIST: readonly string[] = Object.entries(SSE_HEADERS).flat();
 
-/** The Node side of {@link sseResponse}: writes the head, then the events as they come, on Node's own response. */
+/**
+ * The Node side of {@link sseResponse}: the events as they come, on Node's
+ * own response. The events a task produces within one tick leave together:
+ * when the task has ended by then (a quick answer), as one response with a
+ * `Content-Length` (one write, no chunked framing); otherwise the head and
+ * what is there leave at the end of the tick, and each later tick's events
+ * as one chunk.
+ */
 export function streamSseToNode<T>(res: ServerResponse, options: SseResponseOptions<T>): void {
   let head = SSE_HEADER_LIST;
   if (options.headers) {
     const list = [...SSE_HEADER_LIST];
-    for (const name in options.headers) list.push(name, options.headers[name] as string);
+    for (const name in options.headers) {
+      const value = options.headers[name] as string;
+      // Checked now, as `writeHead` would have: the head itself is written later, from a callback.
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+      list.push(name, value);
+    }
     head = list;
   }
-  res.writeHead(200, head as string[]);
-  new NodePump(res, options).pull();
+  new NodePump(res, options, head).pull();
 }
 
 function frameOf<T>(encode: (item: T) => SseEvent | string, item: T): string {
@@ -61,8 +74,9 @@ const activeStreams = gauge('sse_streams_active', 'Server-sent event streams ope
 
 /** An open stream as the keep-alive ticker sees it. */
 interface Ticked {
-  res: ServerResponse;
   lastWrite: number;
+  /** Sends a keep-alive comment unless the answer has ended. */
+  keepAlive(now: number): void;
 }
 
 /**
@@ -86,12 +100,7 @@ function watchKeepAlive(stream: Ticked, keepAliveMs: number): () => void {
           return;
         }
         const now = Date.now();
-        for (const s of streams) {
-          if (now - s.lastWrite >= keepAliveMs && !s.res.writableEnded) {
-            s.lastWrite = now;
-            s.res.write(KEEP_ALIVE);
-          }
-        }
+        for (const s of streams) if (now - s.lastWrite >= keepAliveMs) s.keepAlive(now);
       },
       Math.max(1, Math.floor(keepAliveMs / 3)),
     );
@@ -105,25 +114,49 @@ function watchKeepAlive(stream: Ticked, keepAliveMs: number): () => void {
 }
 
 /**
+ * Text held back within one tick past this many UTF-16 units is written at
+ * once (a task yielding a flood of events without ever waiting must not
+ * grow the buffer: it then waits for the client like any other).
+ */
+const HOLD_LIMIT = 16 * 1024;
+
+/**
  * Feeds a Node response from the events, with callbacks: one `then` per
  * event and no async function around it (whose awaits cost a promise and a
  * resumption each, a fair share of a small stream's allocations).
+ *
+ * The frames of one tick are held and written together at the end of the
+ * tick (or at once past {@link HOLD_LIMIT}); the head waits for the first
+ * write, so a stream that ends within its first tick is answered with a
+ * `Content-Length` in one write. The next event is asked for only while
+ * the client keeps up (backpressure): a slow client never makes the server
+ * buffer without bound.
  */
-class NodePump<T> {
+class NodePump<T> implements Ticked {
   readonly #res: ServerResponse;
   readonly #options: SseResponseOptions<T>;
+  readonly #head: readonly string[];
   readonly #iterator: AsyncIterator<T>;
-  readonly #stream: Ticked;
   readonly #unwatch: () => void;
-  #corked = false;
+  lastWrite: number;
+  /** Frames not yet written. */
+  #held = '';
+  #flushQueued = false;
+  #headSent = false;
+  /** Waiting for the client to take what was written before asking for more. */
+  #draining = false;
+  /** An `iterator.next()` is under way. */
+  #pulling = false;
+  #finished = false;
 
-  constructor(res: ServerResponse, options: SseResponseOptions<T>) {
+  constructor(res: ServerResponse, options: SseResponseOptions<T>, head: readonly string[]) {
     activeStreams.inc();
     this.#res = res;
     this.#options = options;
+    this.#head = head;
     this.#iterator = options.events[Symbol.asyncIterator]();
-    this.#stream = { res, lastWrite: Date.now() };
-    this.#unwatch = watchKeepAlive(this.#stream, options.keepAliveMs ?? 15_000);
+    this.lastWrite = Date.now();
+    this.#unwatch = watchKeepAlive(this, options.keepAliveMs ?? 15_000);
   }
 
   /** Asks for the next event (the client having taken the previous ones). */
@@ -132,19 +165,20 @@ class NodePump<T> {
       this.#finish();
       return;
     }
-    let next: Promise<IteratorResult<T>>;
+    const iterator = this.#iterator;
+    this.#pulling = true;
     try {
-      next = this.#iterator.next();
+      // A task run's own callbacks when it has them: no promise per event.
+      if (isCallbackIterator(iterator)) iterator.nextInto(this.#onNext, this.#fail);
+      else iterator.next().then(this.#onNext, this.#fail);
     } catch (error) {
       this.#fail(error);
-      return;
     }
-    next.then(this.#onNext, this.#fail);
   };
 
   readonly #onNext = (next: IteratorResult<T>): void => {
-    const res = this.#res;
-    if (next.done || res.destroyed) {
+    this.#pulling = false;
+    if (next.done || this.#res.destroyed) {
       this.#finish();
       return;
     }
@@ -155,28 +189,59 @@ class NodePump<T> {
       this.#fail(error);
       return;
     }
-    this.#stream.lastWrite = Date.now();
-    // Events produced in the same tick leave in one packet.
-    if (!this.#corked) {
-      this.#corked = true;
-      res.cork();
-      process.nextTick(this.#uncork);
+    this.lastWrite = Date.now();
+    this.#held += frame;
+    if (this.#held.length >= HOLD_LIMIT) this.#flush();
+    else if (!this.#flushQueued) {
+      // After this tick's promise jobs: the events the task produces without waiting leave together.
+      this.#flushQueued = true;
+      process.nextTick(this.#flushTick);
     }
-    if (res.write(frame)) this.pull();
-    else void drained(res).then(this.pull);
+    if (!this.#draining) this.pull();
   };
 
-  readonly #uncork = (): void => {
-    this.#corked = false;
-    this.#res.uncork();
+  readonly #flushTick = (): void => {
+    this.#flushQueued = false;
+    if (!this.#finished && this.#held !== '') this.#flush();
   };
+
+  /** Writes the held frames (the head first, chunked, if not sent yet); past the buffer's limit, waits for the client. */
+  #flush(): void {
+    const res = this.#res;
+    const text = this.#held;
+    this.#held = '';
+    if (res.destroyed) return;
+    if (!this.#headSent) {
+      this.#headSent = true;
+      res.writeHead(200, this.#head as string[]);
+    }
+    if (!res.write(text) && !this.#draining) {
+      this.#draining = true;
+      void drained(res).then(this.#drained);
+    }
+  }
+
+  readonly #drained = (): void => {
+    this.#draining = false;
+    if (!this.#pulling && !this.#finished) this.pull();
+  };
+
+  keepAlive(now: number): void {
+    if (this.#finished || this.#res.writableEnded || this.#res.destroyed) return;
+    this.lastWrite = now;
+    this.#held += KEEP_ALIVE;
+    this.#flush();
+  }
 
   readonly #fail = (error: unknown): void => {
+    this.#pulling = false;
     this.#options.onError?.(error);
     this.#finish();
   };
 
   #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
     this.#unwatch();
     // Counted until the pump stops: the client went (the abort ends the events) or the answer ended.
     activeStreams.dec();
@@ -184,9 +249,17 @@ class NodePump<T> {
     if (res.destroyed) {
       this.#options.abort.abort(new Error('client disconnected'));
       void Promise.resolve(this.#iterator.return?.()).catch(() => undefined);
-    } else {
-      res.end();
+      return;
     }
+    const text = this.#held;
+    this.#held = '';
+    if (this.#headSent) {
+      res.end(text);
+      return;
+    }
+    // Every event is here before anything was written: one answer of known length, in one write.
+    res.writeHead(200, [...this.#head, 'Content-Length', String(Buffer.byteLength(text))]);
+    res.end(text);
   }
 }
 
