@@ -77,6 +77,14 @@ interface Ticked {
   lastWrite: number;
   /** Sends a keep-alive comment unless the answer has ended. */
   keepAlive(now: number): void;
+  /** Where it is in its ticker's list. */
+  tickerIndex: number;
+}
+
+/** The streams of one keep-alive interval: a list with O(1) removal (a `Set` rehashed as one stream a request came and went). */
+interface Ticker {
+  timer: NodeJS.Timeout;
+  streams: Ticked[];
 }
 
 /**
@@ -85,22 +93,26 @@ interface Ticked {
  * writing its events. Each tick sends a comment on the streams silent for
  * `keepAliveMs`; a ticker that finds no stream stops.
  */
-const tickers = new Map<number, { timer: NodeJS.Timeout; streams: Set<Ticked> }>();
+const tickers = new Map<number, Ticker>();
 
-function watchKeepAlive(stream: Ticked, keepAliveMs: number): () => void {
+function watchKeepAlive(stream: Ticked, keepAliveMs: number): Ticker {
   let ticker = tickers.get(keepAliveMs);
   if (!ticker) {
-    const streams = new Set<Ticked>();
+    const streams: Ticked[] = [];
     const timer = setInterval(
       () => {
-        if (streams.size === 0) {
+        if (streams.length === 0) {
           // Idle for a whole interval: stopped (kept between streams, so back-to-back requests reuse it).
           clearInterval(timer);
           if (tickers.get(keepAliveMs)?.streams === streams) tickers.delete(keepAliveMs);
           return;
         }
         const now = Date.now();
-        for (const s of streams) if (now - s.lastWrite >= keepAliveMs) s.keepAlive(now);
+        // From the end: a stream that leaves meanwhile moves the last one into its place.
+        for (let i = streams.length - 1; i >= 0; i--) {
+          const s = streams[i];
+          if (s && now - s.lastWrite >= keepAliveMs) s.keepAlive(now);
+        }
       },
       Math.max(1, Math.floor(keepAliveMs / 3)),
     );
@@ -108,9 +120,21 @@ function watchKeepAlive(stream: Ticked, keepAliveMs: number): () => void {
     ticker = { timer, streams };
     tickers.set(keepAliveMs, ticker);
   }
+  stream.tickerIndex = ticker.streams.length;
+  ticker.streams.push(stream);
+  return ticker;
+}
+
+function unwatchKeepAlive(stream: Ticked, ticker: Ticker): void {
   const { streams } = ticker;
-  streams.add(stream);
-  return () => streams.delete(stream);
+  const at = stream.tickerIndex;
+  if (streams[at] !== stream) return;
+  const last = streams.pop() as Ticked;
+  if (last !== stream) {
+    streams[at] = last;
+    last.tickerIndex = at;
+  }
+  stream.tickerIndex = -1;
 }
 
 /**
@@ -137,8 +161,9 @@ class NodePump<T> implements Ticked {
   readonly #options: SseResponseOptions<T>;
   readonly #head: readonly string[];
   readonly #iterator: AsyncIterator<T>;
-  readonly #unwatch: () => void;
+  readonly #ticker: Ticker;
   lastWrite: number;
+  tickerIndex = -1;
   /** Frames not yet written. */
   #held = '';
   #flushQueued = false;
@@ -156,7 +181,7 @@ class NodePump<T> implements Ticked {
     this.#head = head;
     this.#iterator = options.events[Symbol.asyncIterator]();
     this.lastWrite = Date.now();
-    this.#unwatch = watchKeepAlive(this, options.keepAliveMs ?? 15_000);
+    this.#ticker = watchKeepAlive(this, options.keepAliveMs ?? 15_000);
   }
 
   /** Asks for the next event (the client having taken the previous ones). */
@@ -242,7 +267,7 @@ class NodePump<T> implements Ticked {
   #finish(): void {
     if (this.#finished) return;
     this.#finished = true;
-    this.#unwatch();
+    unwatchKeepAlive(this, this.#ticker);
     // Counted until the pump stops: the client went (the abort ends the events) or the answer ended.
     activeStreams.dec();
     const res = this.#res;
