@@ -61,7 +61,7 @@ export function streamSseToNode<T>(res: ServerResponse, options: SseResponseOpti
     }
     head = list;
   }
-  new NodePump(res, options, head).pull();
+  new NodePump(res, options, head, head !== SSE_HEADER_LIST).pull();
 }
 
 function frameOf<T>(encode: (item: T) => SseEvent | string, item: T): string {
@@ -70,6 +70,11 @@ function frameOf<T>(encode: (item: T) => SseEvent | string, item: T): string {
 }
 
 /** Event streams open now, on every server of this process (/metrics; 0 until the first). */
+/** {@link NodePump.flushHeld} as a `nextTick` callback taking the pump (no closure per stream). */
+function flushTick(pump: { flushHeld(): void }): void {
+  pump.flushHeld();
+}
+
 const activeStreams = gauge('sse_streams_active', 'Server-sent event streams open now.');
 
 /** An open stream as the keep-alive ticker sees it. */
@@ -160,6 +165,8 @@ class NodePump<T> implements Ticked {
   readonly #res: ServerResponse;
   readonly #options: SseResponseOptions<T>;
   readonly #head: readonly string[];
+  /** `#head` is this stream's own list (a `Content-Length` may be added to it). */
+  readonly #ownHead: boolean;
   readonly #iterator: AsyncIterator<T>;
   readonly #ticker: Ticker;
   lastWrite: number;
@@ -174,11 +181,12 @@ class NodePump<T> implements Ticked {
   #pulling = false;
   #finished = false;
 
-  constructor(res: ServerResponse, options: SseResponseOptions<T>, head: readonly string[]) {
+  constructor(res: ServerResponse, options: SseResponseOptions<T>, head: readonly string[], ownHead: boolean) {
     activeStreams.inc();
     this.#res = res;
     this.#options = options;
     this.#head = head;
+    this.#ownHead = ownHead;
     this.#iterator = options.events[Symbol.asyncIterator]();
     this.lastWrite = Date.now();
     this.#ticker = watchKeepAlive(this, options.keepAliveMs ?? 15_000);
@@ -220,15 +228,16 @@ class NodePump<T> implements Ticked {
     else if (!this.#flushQueued) {
       // After this tick's promise jobs: the events the task produces without waiting leave together.
       this.#flushQueued = true;
-      process.nextTick(this.#flushTick);
+      process.nextTick(flushTick, this);
     }
     if (!this.#draining) this.pull();
   };
 
-  readonly #flushTick = (): void => {
+  /** The end of the tick in which frames were held: they leave now, unless the answer ended meanwhile. */
+  flushHeld(): void {
     this.#flushQueued = false;
     if (!this.#finished && this.#held !== '') this.#flush();
-  };
+  }
 
   /** Writes the held frames (the head first, chunked, if not sent yet); past the buffer's limit, waits for the client. */
   #flush(): void {
@@ -242,14 +251,14 @@ class NodePump<T> implements Ticked {
     }
     if (!res.write(text) && !this.#draining) {
       this.#draining = true;
-      void drained(res).then(this.#drained);
+      void drained(res).then(() => this.#drained());
     }
   }
 
-  readonly #drained = (): void => {
+  #drained(): void {
     this.#draining = false;
     if (!this.#pulling && !this.#finished) this.pull();
-  };
+  }
 
   keepAlive(now: number): void {
     if (this.#finished || this.#res.writableEnded || this.#res.destroyed) return;
@@ -283,7 +292,9 @@ class NodePump<T> implements Ticked {
       return;
     }
     // Every event is here before anything was written: one answer of known length, in one write.
-    res.writeHead(200, [...this.#head, 'Content-Length', String(Buffer.byteLength(text))]);
+    const head = (this.#ownHead ? this.#head : [...this.#head]) as string[];
+    head.push('Content-Length', String(Buffer.byteLength(text)));
+    res.writeHead(200, head);
     res.end(text);
   }
 }
