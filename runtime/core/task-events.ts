@@ -1,4 +1,5 @@
 import type { AbortSource } from './abort.js';
+import { isCallbackIterator, type CallbackIterator } from './callback-iterator.js';
 import { AgentResponse } from './agent-response.js';
 import { assertNever } from './assert-never.js';
 import { toPublicError } from './public-error.js';
@@ -34,11 +35,14 @@ export function runTaskForTransport(request: TaskRunRequest): AsyncIterableItera
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
-/** {@link runTaskForTransport}'s iterator: one `then` per event over the task's run, no generator. */
-class TransportRun implements AsyncIterableIterator<AgentResponse, undefined> {
+/** {@link runTaskForTransport}'s iterator: one callback per event over the task's run, no generator. */
+class TransportRun implements AsyncIterableIterator<AgentResponse, undefined>, CallbackIterator<AgentResponse> {
   readonly #request: TaskRunRequest;
   #run: AsyncIterator<AgentResponse> | undefined;
   #done = false;
+  /** The callbacks of the `nextInto` under way. */
+  #onResult: ((result: IteratorResult<AgentResponse, undefined>) => void) | undefined;
+  #onError: ((error: unknown) => void) | undefined;
 
   constructor(request: TaskRunRequest) {
     this.#request = request;
@@ -49,7 +53,14 @@ class TransportRun implements AsyncIterableIterator<AgentResponse, undefined> {
   }
 
   next(): Promise<IteratorResult<AgentResponse, undefined>> {
-    if (this.#done) return Promise.resolve(DONE);
+    return new Promise((resolve, reject) => this.nextInto(resolve, reject));
+  }
+
+  nextInto(onResult: (result: IteratorResult<AgentResponse, undefined>) => void, onError: (error: unknown) => void): void {
+    if (this.#done) {
+      onResult(DONE);
+      return;
+    }
     let run = this.#run;
     if (!run) {
       const request = this.#request;
@@ -62,10 +73,16 @@ class TransportRun implements AsyncIterableIterator<AgentResponse, undefined> {
           abort: request.abort,
         });
       } catch (error) {
-        return Promise.resolve(this.#onError(error));
+        this.#onResult = onResult;
+        this.#onError = onError;
+        this.#failed(error);
+        return;
       }
     }
-    return run.next().then(this.#onResult, this.#onError);
+    this.#onResult = onResult;
+    this.#onError = onError;
+    if (isCallbackIterator(run)) run.nextInto(this.#result, this.#failed);
+    else run.next().then(this.#result, this.#failed);
   }
 
   return(): Promise<IteratorResult<AgentResponse, undefined>> {
@@ -80,21 +97,44 @@ class TransportRun implements AsyncIterableIterator<AgentResponse, undefined> {
       : Promise.resolve(DONE);
   }
 
-  readonly #onResult = (result: IteratorResult<AgentResponse, unknown>): IteratorResult<AgentResponse, undefined> => {
-    if (!result.done) return result;
-    this.#done = true;
-    return DONE;
+  readonly #result = (result: IteratorResult<AgentResponse, unknown>): void => {
+    const onResult = this.#settle();
+    if (result.done) {
+      this.#done = true;
+      onResult?.(DONE);
+    } else onResult?.(result);
   };
 
   /** A failure becomes the last response; an abort ends the stream quietly. */
-  readonly #onError = (error: unknown): IteratorResult<AgentResponse, undefined> => {
+  readonly #failed = (error: unknown): void => {
+    const onError = this.#onError;
+    const onResult = this.#settle();
     this.#done = true;
+    let last: IteratorResult<AgentResponse, undefined>;
+    try {
+      last = this.#lastResponse(error);
+    } catch (thrown) {
+      onError?.(thrown);
+      return;
+    }
+    onResult?.(last);
+  };
+
+  /** The callback of the `nextInto` under way, which is then over. */
+  #settle(): ((result: IteratorResult<AgentResponse, undefined>) => void) | undefined {
+    const onResult = this.#onResult;
+    this.#onResult = undefined;
+    this.#onError = undefined;
+    return onResult;
+  }
+
+  #lastResponse(error: unknown): IteratorResult<AgentResponse, undefined> {
     const request = this.#request;
     if (request.abort.aborted || (FrameworkError.isInstance(error) && error instanceof AbortedError)) return DONE;
     if (!FrameworkError.isInstance(error)) request.logger.error('task failed', errorFields(error));
     const { code, message } = toPublicError(error);
     return { done: false, value: AgentResponse.error(message, { code }) };
-  };
+  }
 }
 
 /** The JSON form of a response, as `/query` and the `json` event format carry it. */

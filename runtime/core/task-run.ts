@@ -1,5 +1,6 @@
 import type { AbortSource } from './abort.js';
 import { AgentResponse } from './agent-response.js';
+import type { CallbackIterator } from './callback-iterator.js';
 import { AbortedError } from './errors/aborted-error.js';
 import { FrameworkError } from './framework-error.js';
 
@@ -20,13 +21,15 @@ export interface RunScope {
  * `next()` is one wait on the task (rejected by the abort), one check that
  * the task yielded an `AgentResponse`, and nothing else. An async generator
  * in its place costs several promises and microtasks per event, a fair part
- * of a small front-door request. One `next()` at a time, as `for await` does.
+ * of a small front-door request; `nextInto` (a {@link CallbackIterator})
+ * skips even the one promise of `next()`. One `next()` at a time, as
+ * `for await` does.
  *
  * When the run stops early (abort, error, `return()`), the task's generator
  * is closed without waiting for it: a task stuck in a non-abortable await
  * must not hold the caller.
  */
-export class TaskRun implements AsyncIterableIterator<AgentResponse, undefined> {
+export class TaskRun implements AsyncIterableIterator<AgentResponse, undefined>, CallbackIterator<AgentResponse> {
   readonly #task: string;
   readonly #iterator: AsyncIterator<AgentResponse>;
   readonly #abort: AbortSource;
@@ -60,19 +63,27 @@ export class TaskRun implements AsyncIterableIterator<AgentResponse, undefined> 
   }
 
   next(): Promise<IteratorResult<AgentResponse, undefined>> {
-    if (this.#closed) return Promise.resolve(DONE);
-    if (this.#resolve) return Promise.reject(new TypeError('TaskRun.next() called while a response is still awaited'));
+    return new Promise((resolve, reject) => this.nextInto(resolve, reject));
+  }
+
+  nextInto(onResult: (result: IteratorResult<AgentResponse, undefined>) => void, onError: (error: unknown) => void): void {
+    if (this.#closed) {
+      onResult(DONE);
+      return;
+    }
+    if (this.#resolve) {
+      onError(new TypeError('TaskRun.next() called while a response is still awaited'));
+      return;
+    }
     if (this.#abort.aborted) {
       const error = new AbortedError({ cause: this.#abort.reason });
       this.#close(error);
-      return Promise.reject(error);
+      onError(error);
+      return;
     }
-    const waiting = new Promise<IteratorResult<AgentResponse, undefined>>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
+    this.#resolve = onResult;
+    this.#reject = onError;
     (this.#scope ? this.#scope.call(this.#nextOfTask) : this.#iterator.next()).then(this.#onNext, this.#onError);
-    return waiting;
   }
 
   return(): Promise<IteratorResult<AgentResponse, undefined>> {

@@ -3,11 +3,28 @@ import { AgentResponse, FrameworkCore } from '../../runtime/index.js';
 import { LazyAbortController } from '../../runtime/core/abort.js';
 import { createLogger } from '../../runtime/core/logger.js';
 import { runTaskForTransport } from '../../runtime/core/task-events.js';
+import { isCallbackIterator, type CallbackIterator } from '../../runtime/core/callback-iterator.js';
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const value of iterable) out.push(value);
   return out;
+}
+
+/** Reads an iterator through its callbacks (`nextInto`), as the SSE pump does. */
+function collectByCallbacks<T>(iterator: CallbackIterator<T>): Promise<T[]> {
+  const out: T[] = [];
+  return new Promise((resolve, reject) => {
+    const pull = (): void =>
+      iterator.nextInto((result) => {
+        if (result.done) resolve(out);
+        else {
+          out.push(result.value);
+          pull();
+        }
+      }, reject);
+    pull();
+  });
 }
 
 function recordingLogger(): { logger: ReturnType<typeof createLogger>; lines: string[] } {
@@ -120,5 +137,31 @@ describe('runTaskForTransport', () => {
     aborted.abort();
     expect(await collect(runTaskForTransport({ core, query: 'q', contextId: 'c', abort: aborted, logger }))).toEqual([]);
     expect(started).toBe(1);
+  });
+
+  it('gives through its callbacks what it gives through next(): the responses, a failure as the last one, then done at once', async () => {
+    const core = new FrameworkCore();
+    core.task({ name: 'route_to_task' }, async function* ({ query }) {
+      yield AgentResponse.status('one');
+      yield AgentResponse.text(String(query));
+      if (query === 'fail') throw new Error('secret detail');
+      yield AgentResponse.result({ done: true });
+    });
+    const { logger } = recordingLogger();
+    for (const query of ['hi', 'fail']) {
+      const request = { core, query, contextId: 'c', abort: new LazyAbortController(), logger };
+      const byCallbacks = runTaskForTransport(request);
+      if (!isCallbackIterator(byCallbacks)) throw new Error('the transport run has no nextInto');
+      const called = await collectByCallbacks(byCallbacks);
+      expect(called).toEqual(await collect(runTaskForTransport({ ...request, abort: new LazyAbortController() })));
+      expect(called.map((r) => r.type)).toEqual(query === 'fail' ? ['status', 'text', 'error'] : ['status', 'text', 'result']);
+      // Over: the next call answers done before it returns.
+      let after: IteratorResult<AgentResponse, undefined> | undefined;
+      byCallbacks.nextInto(
+        (result) => (after = result),
+        () => undefined,
+      );
+      expect(after).toEqual({ done: true, value: undefined });
+    }
   });
 });

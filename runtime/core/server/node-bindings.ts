@@ -29,12 +29,28 @@ export function clientAbort(c: Context): LazyAbortController {
   return controller;
 }
 
+const CLIENT_ABORT = Symbol('client abort');
+type Aborting = ServerResponse & { [CLIENT_ABORT]?: LazyAbortController };
+
+/** Aborts the controller of a response (`this`) that closed before it finished. */
+function abortOnClose(this: Aborting): void {
+  if (!this.writableFinished) this[CLIENT_ABORT]?.abort(new Error('client disconnected'));
+}
+
 /** {@link clientAbort} of a Node response. */
 export function nodeClientAbort(outgoing: ServerResponse): LazyAbortController {
   const controller = new LazyAbortController();
-  outgoing.once('close', () => {
-    if (!outgoing.writableFinished) controller.abort(new Error('client disconnected'));
-  });
+  const response = outgoing as Aborting;
+  if (response[CLIENT_ABORT]) {
+    // A second controller for the same response (not on the usual paths): a listener of its own.
+    outgoing.once('close', () => {
+      if (!outgoing.writableFinished) controller.abort(new Error('client disconnected'));
+    });
+    return controller;
+  }
+  // One shared listener (a response closes once): no closure, no once-wrapper per request.
+  response[CLIENT_ABORT] = controller;
+  outgoing.on('close', abortOnClose);
   return controller;
 }
 

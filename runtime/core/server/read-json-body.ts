@@ -29,6 +29,8 @@ export async function readJsonBody(c: Context, options: ReadJsonBodyOptions): Pr
 
 /** Refuses (415) a request whose Content-Type is not JSON. */
 export function checkJsonContentType(contentType: string | undefined): void {
+  // The usual header, exactly: nothing to split or lower-case.
+  if (contentType === 'application/json') return;
   const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json' && !mediaType?.endsWith('+json')) {
     throw new BadRequestError({

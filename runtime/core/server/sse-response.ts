@@ -1,9 +1,10 @@
-import type { ServerResponse } from 'node:http';
+import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { nodeBindings } from './node-bindings.js';
 import { encodeSseComment, encodeSseEvent, SSE_HEADERS, type SseEvent } from './sse.js';
 import { gauge } from '../telemetry/service-metrics.js';
+import { isCallbackIterator } from '../callback-iterator.js';
 
 export interface SseResponseOptions<T> {
   events: AsyncIterable<T>;
@@ -39,16 +40,28 @@ export function sseResponse<T>(c: Context, options: SseResponseOptions<T>): Resp
 /** {@link SSE_HEADERS} as the flat list `writeHead` takes without copying. */
 const SSE_HEADER_LIST: readonly string[] = Object.entries(SSE_HEADERS).flat();
 
-/** The Node side of {@link sseResponse}: writes the head, then the events as they come, on Node's own response. */
+/**
+ * The Node side of {@link sseResponse}: the events as they come, on Node's
+ * own response. The events a task produces within one tick leave together:
+ * when the task has ended by then (a quick answer), as one response with a
+ * `Content-Length` (one write, no chunked framing); otherwise the head and
+ * what is there leave at the end of the tick, and each later tick's events
+ * as one chunk.
+ */
 export function streamSseToNode<T>(res: ServerResponse, options: SseResponseOptions<T>): void {
   let head = SSE_HEADER_LIST;
   if (options.headers) {
     const list = [...SSE_HEADER_LIST];
-    for (const name in options.headers) list.push(name, options.headers[name] as string);
+    for (const name in options.headers) {
+      const value = options.headers[name] as string;
+      // Checked now, as `writeHead` would have: the head itself is written later, from a callback.
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+      list.push(name, value);
+    }
     head = list;
   }
-  res.writeHead(200, head as string[]);
-  new NodePump(res, options).pull();
+  new NodePump(res, options, head, head !== SSE_HEADER_LIST).pull();
 }
 
 function frameOf<T>(encode: (item: T) => SseEvent | string, item: T): string {
@@ -57,12 +70,26 @@ function frameOf<T>(encode: (item: T) => SseEvent | string, item: T): string {
 }
 
 /** Event streams open now, on every server of this process (/metrics; 0 until the first). */
+/** {@link NodePump.flushHeld} as a `nextTick` callback taking the pump (no closure per stream). */
+function flushTick(pump: { flushHeld(): void }): void {
+  pump.flushHeld();
+}
+
 const activeStreams = gauge('sse_streams_active', 'Server-sent event streams open now.');
 
 /** An open stream as the keep-alive ticker sees it. */
 interface Ticked {
-  res: ServerResponse;
   lastWrite: number;
+  /** Sends a keep-alive comment unless the answer has ended. */
+  keepAlive(now: number): void;
+  /** Where it is in its ticker's list. */
+  tickerIndex: number;
+}
+
+/** The streams of one keep-alive interval: a list with O(1) removal (a `Set` rehashed as one stream a request came and went). */
+interface Ticker {
+  timer: NodeJS.Timeout;
+  streams: Ticked[];
 }
 
 /**
@@ -71,26 +98,25 @@ interface Ticked {
  * writing its events. Each tick sends a comment on the streams silent for
  * `keepAliveMs`; a ticker that finds no stream stops.
  */
-const tickers = new Map<number, { timer: NodeJS.Timeout; streams: Set<Ticked> }>();
+const tickers = new Map<number, Ticker>();
 
-function watchKeepAlive(stream: Ticked, keepAliveMs: number): () => void {
+function watchKeepAlive(stream: Ticked, keepAliveMs: number): Ticker {
   let ticker = tickers.get(keepAliveMs);
   if (!ticker) {
-    const streams = new Set<Ticked>();
+    const streams: Ticked[] = [];
     const timer = setInterval(
       () => {
-        if (streams.size === 0) {
+        if (streams.length === 0) {
           // Idle for a whole interval: stopped (kept between streams, so back-to-back requests reuse it).
           clearInterval(timer);
           if (tickers.get(keepAliveMs)?.streams === streams) tickers.delete(keepAliveMs);
           return;
         }
         const now = Date.now();
-        for (const s of streams) {
-          if (now - s.lastWrite >= keepAliveMs && !s.res.writableEnded) {
-            s.lastWrite = now;
-            s.res.write(KEEP_ALIVE);
-          }
+        // From the end: a stream that leaves meanwhile moves the last one into its place.
+        for (let i = streams.length - 1; i >= 0; i--) {
+          const s = streams[i];
+          if (s && now - s.lastWrite >= keepAliveMs) s.keepAlive(now);
         }
       },
       Math.max(1, Math.floor(keepAliveMs / 3)),
@@ -99,31 +125,71 @@ function watchKeepAlive(stream: Ticked, keepAliveMs: number): () => void {
     ticker = { timer, streams };
     tickers.set(keepAliveMs, ticker);
   }
-  const { streams } = ticker;
-  streams.add(stream);
-  return () => streams.delete(stream);
+  stream.tickerIndex = ticker.streams.length;
+  ticker.streams.push(stream);
+  return ticker;
 }
+
+function unwatchKeepAlive(stream: Ticked, ticker: Ticker): void {
+  const { streams } = ticker;
+  const at = stream.tickerIndex;
+  if (streams[at] !== stream) return;
+  const last = streams.pop() as Ticked;
+  if (last !== stream) {
+    streams[at] = last;
+    last.tickerIndex = at;
+  }
+  stream.tickerIndex = -1;
+}
+
+/**
+ * Text held back within one tick past this many UTF-16 units is written at
+ * once (a task yielding a flood of events without ever waiting must not
+ * grow the buffer: it then waits for the client like any other).
+ */
+const HOLD_LIMIT = 16 * 1024;
 
 /**
  * Feeds a Node response from the events, with callbacks: one `then` per
  * event and no async function around it (whose awaits cost a promise and a
  * resumption each, a fair share of a small stream's allocations).
+ *
+ * The frames of one tick are held and written together at the end of the
+ * tick (or at once past {@link HOLD_LIMIT}); the head waits for the first
+ * write, so a stream that ends within its first tick is answered with a
+ * `Content-Length` in one write. The next event is asked for only while
+ * the client keeps up (backpressure): a slow client never makes the server
+ * buffer without bound.
  */
-class NodePump<T> {
+class NodePump<T> implements Ticked {
   readonly #res: ServerResponse;
   readonly #options: SseResponseOptions<T>;
+  readonly #head: readonly string[];
+  /** `#head` is this stream's own list (a `Content-Length` may be added to it). */
+  readonly #ownHead: boolean;
   readonly #iterator: AsyncIterator<T>;
-  readonly #stream: Ticked;
-  readonly #unwatch: () => void;
-  #corked = false;
+  readonly #ticker: Ticker;
+  lastWrite: number;
+  tickerIndex = -1;
+  /** Frames not yet written. */
+  #held = '';
+  #flushQueued = false;
+  #headSent = false;
+  /** Waiting for the client to take what was written before asking for more. */
+  #draining = false;
+  /** An `iterator.next()` is under way. */
+  #pulling = false;
+  #finished = false;
 
-  constructor(res: ServerResponse, options: SseResponseOptions<T>) {
+  constructor(res: ServerResponse, options: SseResponseOptions<T>, head: readonly string[], ownHead: boolean) {
     activeStreams.inc();
     this.#res = res;
     this.#options = options;
+    this.#head = head;
+    this.#ownHead = ownHead;
     this.#iterator = options.events[Symbol.asyncIterator]();
-    this.#stream = { res, lastWrite: Date.now() };
-    this.#unwatch = watchKeepAlive(this.#stream, options.keepAliveMs ?? 15_000);
+    this.lastWrite = Date.now();
+    this.#ticker = watchKeepAlive(this, options.keepAliveMs ?? 15_000);
   }
 
   /** Asks for the next event (the client having taken the previous ones). */
@@ -132,19 +198,20 @@ class NodePump<T> {
       this.#finish();
       return;
     }
-    let next: Promise<IteratorResult<T>>;
+    const iterator = this.#iterator;
+    this.#pulling = true;
     try {
-      next = this.#iterator.next();
+      // A task run's own callbacks when it has them: no promise per event.
+      if (isCallbackIterator(iterator)) iterator.nextInto(this.#onNext, this.#fail);
+      else iterator.next().then(this.#onNext, this.#fail);
     } catch (error) {
       this.#fail(error);
-      return;
     }
-    next.then(this.#onNext, this.#fail);
   };
 
   readonly #onNext = (next: IteratorResult<T>): void => {
-    const res = this.#res;
-    if (next.done || res.destroyed) {
+    this.#pulling = false;
+    if (next.done || this.#res.destroyed) {
       this.#finish();
       return;
     }
@@ -155,38 +222,80 @@ class NodePump<T> {
       this.#fail(error);
       return;
     }
-    this.#stream.lastWrite = Date.now();
-    // Events produced in the same tick leave in one packet.
-    if (!this.#corked) {
-      this.#corked = true;
-      res.cork();
-      process.nextTick(this.#uncork);
+    this.lastWrite = Date.now();
+    this.#held += frame;
+    if (this.#held.length >= HOLD_LIMIT) this.#flush();
+    else if (!this.#flushQueued) {
+      // After this tick's promise jobs: the events the task produces without waiting leave together.
+      this.#flushQueued = true;
+      process.nextTick(flushTick, this);
     }
-    if (res.write(frame)) this.pull();
-    else void drained(res).then(this.pull);
+    if (!this.#draining) this.pull();
   };
 
-  readonly #uncork = (): void => {
-    this.#corked = false;
-    this.#res.uncork();
-  };
+  /** The end of the tick in which frames were held: they leave now, unless the answer ended meanwhile. */
+  flushHeld(): void {
+    this.#flushQueued = false;
+    if (!this.#finished && this.#held !== '') this.#flush();
+  }
+
+  /** Writes the held frames (the head first, chunked, if not sent yet); past the buffer's limit, waits for the client. */
+  #flush(): void {
+    const res = this.#res;
+    const text = this.#held;
+    this.#held = '';
+    if (res.destroyed) return;
+    if (!this.#headSent) {
+      this.#headSent = true;
+      res.writeHead(200, this.#head as string[]);
+    }
+    if (!res.write(text) && !this.#draining) {
+      this.#draining = true;
+      void drained(res).then(() => this.#drained());
+    }
+  }
+
+  #drained(): void {
+    this.#draining = false;
+    if (!this.#pulling && !this.#finished) this.pull();
+  }
+
+  keepAlive(now: number): void {
+    if (this.#finished || this.#res.writableEnded || this.#res.destroyed) return;
+    this.lastWrite = now;
+    this.#held += KEEP_ALIVE;
+    this.#flush();
+  }
 
   readonly #fail = (error: unknown): void => {
+    this.#pulling = false;
     this.#options.onError?.(error);
     this.#finish();
   };
 
   #finish(): void {
-    this.#unwatch();
+    if (this.#finished) return;
+    this.#finished = true;
+    unwatchKeepAlive(this, this.#ticker);
     // Counted until the pump stops: the client went (the abort ends the events) or the answer ended.
     activeStreams.dec();
     const res = this.#res;
     if (res.destroyed) {
       this.#options.abort.abort(new Error('client disconnected'));
       void Promise.resolve(this.#iterator.return?.()).catch(() => undefined);
-    } else {
-      res.end();
+      return;
     }
+    const text = this.#held;
+    this.#held = '';
+    if (this.#headSent) {
+      res.end(text);
+      return;
+    }
+    // Every event is here before anything was written: one answer of known length, in one write.
+    const head = (this.#ownHead ? this.#head : [...this.#head]) as string[];
+    head.push('Content-Length', String(Buffer.byteLength(text)));
+    res.writeHead(200, head);
+    res.end(text);
   }
 }
 
