@@ -16,6 +16,7 @@ const FLOOD_TEXT = 'x'.repeat(1024);
 
 let running: RunningAgent;
 let release: () => void = () => undefined;
+let releaseSilent: () => void = () => undefined;
 const progress = { flooded: 0, floodDone: false };
 
 beforeAll(async () => {
@@ -33,6 +34,13 @@ beforeAll(async () => {
           release = resolve;
         });
         yield AgentResponse.result({ after: true });
+        return;
+      case 'silent':
+        // Nothing to say before the wait: the stream is still open to the client.
+        await new Promise<void>((resolve) => {
+          releaseSilent = resolve;
+        });
+        yield AgentResponse.result({ said: 'late' });
         return;
       case 'flood':
         // Never waits on anything but the consumer: only backpressure can hold it.
@@ -52,6 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   release();
+  releaseSilent();
   await running.close();
 });
 
@@ -92,6 +101,16 @@ describe('POST /stream writes', () => {
     let rest = '';
     for (let next = await reader.read(); !next.done; next = await reader.read()) rest += new TextDecoder().decode(next.value);
     expect(rest).toBe('event: result\ndata: {"after":true}\n\n');
+  });
+
+  it('sends the head of a task that waits before its first event at once, not with that event', async () => {
+    // The headers arrive while the task still waits (fetch resolves on them); its event comes later, chunked.
+    const response = await fetch(`${running.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"silent"}' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(response.headers.get('transfer-encoding')).toBe('chunked');
+    releaseSilent();
+    expect(await response.text()).toBe('event: result\ndata: {"said":"late"}\n\n');
   });
 
   it('holds a task that floods events for a client that does not read (backpressure)', async () => {

@@ -75,6 +75,11 @@ function flushTick(pump: { flushHeld(): void }): void {
   pump.flushHeld();
 }
 
+/** {@link NodePump.openIfWaiting} as a `setImmediate` callback taking the pump. */
+function headTurn(pump: { openIfWaiting(): void }): void {
+  pump.openIfWaiting();
+}
+
 const activeStreams = gauge('sse_streams_active', 'Server-sent event streams open now.');
 
 /** An open stream as the keep-alive ticker sees it. */
@@ -190,6 +195,20 @@ class NodePump<T> implements Ticked {
     this.#iterator = options.events[Symbol.asyncIterator]();
     this.lastWrite = Date.now();
     this.#ticker = watchKeepAlive(this, options.keepAliveMs ?? 15_000);
+    // After this turn of the event loop (every promise job of it): a task still running then gets its head at once.
+    setImmediate(headTurn, this);
+  }
+
+  /**
+   * A stream that did not end within its first turn is a long one: its head
+   * (status and headers) leaves now, as it did before answers were held, so
+   * a client sees the stream open while the task waits for its first event.
+   */
+  openIfWaiting(): void {
+    if (this.#finished || this.#headSent || this.#res.destroyed) return;
+    this.#headSent = true;
+    this.#res.writeHead(200, this.#head as string[]);
+    this.#res.flushHeaders();
   }
 
   /** Asks for the next event (the client having taken the previous ones). */
