@@ -38,6 +38,8 @@ import { type DataTarget, type WithFinding, type WithTypes, withTypes } from './
 /** A ref that reads what its container never has. `at` is the index of the operand at fault. */
 export type RefProblem =
   | { kind: 'unsupported'; ref: RefTerm; at: number; have: RegoType }
+  /** A ref to a function (or into one) that does not call it: `at` is the index of the function's name. */
+  | { kind: 'function'; ref: RefTerm; at: number; have: RegoType }
   | { kind: 'invalid'; ref: RefTerm; at: number; haveType?: RegoType; want: MaybeType; oneOf: string[] };
 
 export type Finding =
@@ -110,7 +112,7 @@ export class BodyTyper {
         return STRING;
       case 'var':
         if (t.name === 'input') return this.scope.get(t.name) ?? ANY;
-        if (t.name === 'data') return UNKNOWN;
+        if (t.name === 'data') return this.withData.length === 0 ? this.rules.extent() : UNKNOWN;
         return this.scope.get(t.name);
       // Empty literals are typed as OPA types them: `array[any]`, `set[any]`, `object[any: any]`.
       case 'array':
@@ -166,7 +168,7 @@ export class BodyTyper {
   }
 
   /** A `data` ref's rule type, or the type a `with` of the expression gives the rule it replaces. */
-  private dataRef(ref: RefTerm): { type: RegoType; at: number } | undefined {
+  private dataRef(ref: RefTerm): DataRefType | undefined {
     for (const w of this.withData) {
       if (w.path.length >= ref.terms.length) continue;
       const named = w.path.every((k, i) => {
@@ -179,6 +181,7 @@ export class BodyTyper {
   }
 
   private expr(e: Expr): void {
+    if (e.kind === 'every') this.functionRefs(e.domain);
     if (e.kind === 'some' || e.kind === 'every' || e.kind === 'notbody') {
       this.forget(e, true);
       return;
@@ -240,6 +243,19 @@ export class BodyTyper {
     forEachChild(t, (c) => this.refs(c));
   }
 
+  /**
+   * Only the refs to functions that do not call them (OPA's checkApply, and checkRefLeaf on a function), in a term
+   * OPA checks where we type nothing else (an `every` domain).
+   */
+  private functionRefs(t: Term): void {
+    if (t.type === 'arraycomp' || t.type === 'setcomp' || t.type === 'objectcomp') return;
+    if (t.type === 'ref' && t.terms[0]?.type === 'var' && t.terms[0].name === 'data') {
+      const r = this.dataRef(t);
+      if (r?.fn === true) this.findings.push({ kind: 'ref', problem: { kind: 'function', ref: t, at: r.at - 1, have: r.type } });
+    }
+    forEachChild(t, (c) => this.functionRefs(c));
+  }
+
   private checkRef(ref: RefTerm): void {
     const head = ref.terms[0];
     if (head?.type !== 'var') return this.forget(ref, false);
@@ -247,6 +263,11 @@ export class BodyTyper {
     if (head.name === 'data') {
       const r = this.dataRef(ref);
       if (r === undefined) return this.forget(ref, false);
+      if (r.fn === true) {
+        // No value is a function: OPA refuses a function named without a call, or a ref into one (`with` aside).
+        this.findings.push({ kind: 'ref', problem: { kind: 'function', ref, at: r.at - 1, have: r.type } });
+        return ref.terms.slice(r.at).forEach((x) => this.forget(x, false));
+      }
       return this.checkLeaf(ref, r.type, r.at);
     }
     const t = this.scope.get(head.name);
@@ -487,6 +508,13 @@ interface Typed {
   args?: MaybeType[];
 }
 
+/** Where a `data` ref reaches a rule (or a function, `fn`), its type there and the index of the operand after it. */
+export interface DataRefType {
+  type: RegoType;
+  at: number;
+  fn?: boolean;
+}
+
 /** A user function's type as OPA's checker has it: the arguments', then the result's, and OPA's text of it. */
 export interface FunctionType {
   types: RegoType[];
@@ -610,15 +638,57 @@ export class RuleTypes {
    * Where a `data` ref reaches a rule: its type and the index of the operand after it; `any` where it leaves the
    * rules (base data, typed `any` as OPA types what no rule defines); undefined when not certain.
    */
-  dataRef(ref: RefTerm): { type: RegoType; at: number } | undefined {
+  dataRef(ref: RefTerm): DataRefType | undefined {
     let node: RuleNode | undefined = this.root;
     for (let i = 1; i < ref.terms.length; i++) {
       const t = ref.terms[i] as Term;
       if (t.type !== 'string') return undefined;
       node = node.child(t.value);
       if (node === undefined) return { type: ANY, at: i + 1 };
+      if (node.hasRules && node.isFunction) {
+        const fn = this.functionValue(node);
+        return fn === undefined ? undefined : { type: fn, at: i + 1, fn: true };
+      }
       if (node.hasRules) return { type: this.nodeType(node), at: i + 1 };
     }
-    return undefined;
+    return { type: this.extent(node), at: ref.terms.length };
+  }
+
+  /**
+   * The type of the document at a node no rule sits at (`data.p`, `data` itself), as OPA's type env has it
+   * (getRefRecExtent): an object of what the rules below define, each key the type of its subtree, open to any other
+   * string key (base data has no type). A key that is not a string, or a subtree not modelled, makes it uncertain.
+   */
+  extent(node: RuleNode = this.root): RegoType {
+    if (node.hasRules) {
+      if (node.children.size > 0) return UNKNOWN;
+      return node.isFunction ? (this.functionValue(node) ?? UNKNOWN) : this.nodeType(node);
+    }
+    const props: Array<[string, RegoType]> = [];
+    for (const c of node.sortedChildren()) {
+      if (c.ruleNodes().next().done === true) continue;
+      if (typeof c.key !== 'string') return UNKNOWN;
+      props.push([c.key, this.extent(c)]);
+    }
+    return objectOf(props, { key: STRING, value: ANY });
+  }
+
+  /**
+   * A user function as a type (`(any) => number`), the union of its definitions'; what is not inferred is UNKNOWN in
+   * it. Undefined when a definition has a type error: OPA's env then holds `any` or nothing for it, never a function.
+   */
+  private functionValue(node: RuleNode): RegoType | undefined {
+    const defs = [...node.rules, ...node.defaults];
+    let type: MaybeType = undefined;
+    for (const d of defs) {
+      for (let r: Rule | undefined = d.rule; r !== undefined; r = r.else) {
+        const t = this.typed(r);
+        if (t.findings.length > 0) return undefined;
+        const args = (t.args ?? []).map((a) => (a === undefined || hasNil(a, true) ? UNKNOWN : a));
+        const result = t.value === undefined || hasNil(t.value, true) ? UNKNOWN : t.value;
+        type = or(type, { kind: 'function', args, result });
+      }
+    }
+    return type;
   }
 }
