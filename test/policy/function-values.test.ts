@@ -7,8 +7,12 @@
  * object of its rules' types, functions included, open to any string key. Each answer (the bindings of the query,
  * or the error text) is compared word for word.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compilePolicy } from '../../runtime/policy/engine.js';
+import { startPolicyServer } from '../../runtime/policy/server/start-policy-server.js';
 import { PolicyError } from '../../runtime/policy/errors.js';
 import { parseJSON, stringifyJSON } from '../../runtime/policy/value-json.js';
 import { askOracle, oracleDir } from './differential/differ.js';
@@ -166,5 +170,34 @@ describe('functions used as values, and documents read whole, as OPA types them'
     expect(theirs.filter((a) => a.includes('used as reference, not called')).length).toBeGreaterThan(20);
     expect(theirs.filter((a) => a.includes('invalid argument(s)')).length).toBeGreaterThan(5);
     expect(theirs.filter((a) => !a.startsWith('error')).length).toBeGreaterThan(10);
+  });
+
+  it('refuses the Data API path of a function as OPA compiles it (the query data.p.f), and leaves functions out of their package', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fw-fnval-'));
+    writeFileSync(join(dir, 'p.rego'), `${F}g := 1\n`);
+    const server = await startPolicyServer({ dir, port: 0, watch: false });
+    try {
+      const get = async (path: string) => {
+        const r = await fetch(`${server.url}${path}`);
+        return { status: r.status, json: (await r.json()) as { code?: string; message?: string; result?: unknown; errors?: Array<{ message: string }> } };
+      };
+      const fn = await get('/v1/data/p/f');
+      expect(fn.status).toBe(500);
+      expect(fn.json.code).toBe('internal_error');
+      expect(fn.json.message).toBe('1:1: rego_type_error: function data.p.f used as reference, not called\n\tdata.p.f\n\t^^^^^^^^\n\thave: (any) => any');
+      expect((await get('/v1/data/p/f/x')).json.message).toMatch(/^1:1: rego_type_error: function data\.p\.f\.x used as reference, not called\n/);
+      expect(await get('/v1/data/p')).toEqual({ status: 200, json: { result: { g: 1 } } });
+      const q = await fetch(`${server.url}/v1/query?q=${encodeURIComponent('x = data.p.f')}`);
+      expect(q.status).toBe(400);
+      const body = (await q.json()) as { errors: Array<{ code: string; message: string; location: { row: number; col: number } }> };
+      expect(body.errors[0]).toMatchObject({
+        code: 'rego_type_error',
+        message: 'function data.p.f used as reference, not called\n\tdata.p.f\n\t^^^^^^^^\n\thave: (any) => any',
+        location: { row: 1, col: 5 },
+      });
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
