@@ -5,7 +5,7 @@
  * not called` and the function's type; a function stays a legal `with` value for a function or a data target. A
  * package read as an object (`upper(data.p)`, `upper(data)` in a query) has the type OPA's checker gives it: an
  * object of its rules' types, functions included, open to any string key. Each answer (the bindings of the query,
- * or the error text) is compared word for word.
+ * or the error text) is compared word for word. A var declared by `some` and never read is refused as OPA refuses it.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,6 +98,35 @@ const CASES: Case[] = [
   { module: 'package p\n\ng := 2\n', queries: ['upper(data)', 'x := upper(data.p)', 'x := count(data.p)', 'x := upper(data.q)'] },
   { module: 'package p.q\n\nf(x) := 1\n', queries: ['x := upper(data.p)'] },
   { module: 'package q\n\ny := upper(data.p)\nz := upper(data.p.x)\n', queries: ['x = data.q'] },
+  // A var declared by `some` and never read is refused (OPA's checkUnusedDeclaredVars); one the head reads is used,
+  // and unsafe when nothing binds it.
+  { module: 'package p\n\ny if {\n\tx := 1\n\tsome k\n\tx == 1\n}\n', queries: ['x = data.p'] },
+  ...[
+    'y if { some k; [k | k := 1] }',
+    'y if { some k; not k }',
+    'y if { some k; input[k] }',
+    'y if { some k; true with input as k }',
+    'y := [1 | some k; true]',
+    'f(x) := 1 if { some k; true }',
+    'y if { some k; every j in [1] { j == k } }',
+    'y if { some k; some k; k = 1 }',
+    'y if { some k; upper("a", 1) }',
+    'y if { some k; z }',
+    'y if { some k; k := 1 }',
+    'y := 1 if { input.x } else := 2 if { some k; true }',
+    'y if { some k; x := {k: 1 | k := "a"}; x }',
+    'y := k if { some k }',
+    'y := k if { some k; input.x }',
+    'y contains k if { some k; true }',
+    'y := k if { some k; k = 1 }',
+    'y if { some k; some j; true }',
+    'y if { some k; x := 1; x := 2 }',
+    'y if { some _; true }',
+    'f(k) if { some k; true }',
+    'y if { some k in [1] }',
+    'y if { some k, v in [1] }',
+  ].map((rule) => ({ module: `package p\n\n${rule}\n`, queries: ['x = data.p'] })),
+  { module: F1, queries: ['some k; true', 'x := 1; some k; true', 'some k, j; true', 'some k; k = 1', 'y := [1 | some k; true]', 'some k in [1]'] },
 ];
 
 /** An error text with OPA's bundle lead removed. */
@@ -169,6 +198,7 @@ describe('functions used as values, and documents read whole, as OPA types them'
     // The forms cover refusals of both kinds and answers.
     expect(theirs.filter((a) => a.includes('used as reference, not called')).length).toBeGreaterThan(20);
     expect(theirs.filter((a) => a.includes('invalid argument(s)')).length).toBeGreaterThan(5);
+    expect(theirs.filter((a) => a.includes('unused')).length).toBeGreaterThan(10);
     expect(theirs.filter((a) => !a.startsWith('error')).length).toBeGreaterThan(10);
   });
 
