@@ -126,6 +126,27 @@ const CASES: Case[] = [
     'y if { some k in [1] }',
     'y if { some k, v in [1] }',
   ].map((rule) => ({ module: `package p\n\n${rule}\n`, queries: ['x = data.p'] })),
+  // A rule called as a function: `undefined function` unless operands beyond an output make it an arity error (counted
+  // without the output the compiler adds); a function whose first definition has a type error and a later one none
+  // has no type in OPA's env, so its calls are `undefined function` too.
+  ...[
+    'r := 1\ny := r(1)',
+    'r := 1\ny := r()',
+    'r := 1\ny if r()',
+    'r := 1\ny if r(1)',
+    'r := 1\ny if r(1, 2)',
+    'f() := 1\ny := f()',
+    'f() := r if { r := 1 }\ny := f()',
+    'f() := r if { r := 1 }\ny if f()',
+    'f() := r if { r := 1 }\ny := f(1)',
+    'f() := r if { r := upper("a") }\ny := f()',
+    'f() := r if { r := input.x }\ny := f()',
+    'f(x) := 1 if { upper(1) }\ng(x) := 2\ng(x) := 1 if { upper(1) }\nh(x) := 1 if { upper(1) }\nh(x) := 1 if { upper(1) }\ny := [f(1), g(1), h(1)]',
+    'f(x) := 1 if { upper(x, 1) }\nf(x) := 2\ny := f(1)',
+    'f(x) := 1 if { upper(x, 1) }\nf(x) := 2\nf(x) := 3 if { upper(x, 1) }\ny := f(1)',
+    'f(x) := 1 if { upper(x, 1) }\nf(x) := 2\nf(x) := 3\ny := f(1)',
+  ].map((rule) => ({ module: `package p\n\n${rule}\n`, queries: ['x = data.p'] })),
+  { module: 'package p\n\nr := 1\n', queries: ['x := data.p.r()', 'x := data.p.r(1)', 'data.p.r()', 'data.p.r(1, 2)'] },
   { module: F1, queries: ['some k; true', 'x := 1; some k; true', 'some k, j; true', 'some k; k = 1', 'y := [1 | some k; true]', 'some k in [1]'] },
 ];
 

@@ -46,6 +46,8 @@ export type Finding =
   | WithFinding
   | { kind: 'ref'; problem: RefProblem }
   | { kind: 'args'; name: string; want: string; have: MaybeType[]; expr: Expr; arity: number }
+  /** A call of a function OPA's type env holds no type for (see {@link RuleTypes.functionLost}). */
+  | { kind: 'undefined-function'; name: string; expr: Expr }
   | { kind: 'match'; left: MaybeType; right: MaybeType; expr: Expr };
 
 class Scope {
@@ -87,6 +89,8 @@ export class BodyTyper {
   private readonly closureTypes = new Map<Term, RegoType>();
   /** The rules the expression being typed reads replaced by its `with`s, with their types there (see with-types.ts). */
   private withData: WithTypes['data'] = [];
+  /** The function's argument vars that had no type when the expression being typed began. */
+  private untypedArgs = new Set<string>();
 
   constructor(
     private readonly rules: RuleTypes,
@@ -200,6 +204,7 @@ export class BodyTyper {
   /** Types one expression; a refused `with` (OPA's checkExprWith) is reported after its refs, in place of its call. */
   private typeExpr(e: Extract<Expr, { kind: 'call' | 'term' }>, refusedWith: WithFinding | undefined): void {
     const before = this.findings.length;
+    this.untypedArgs = new Set([...this.args].filter((a) => this.scope.get(a) === undefined));
     const terms = e.kind === 'call' ? e.args : [e.term];
     for (const t of terms) this.closures(t);
     for (const t of terms) this.refs(t);
@@ -333,7 +338,9 @@ export class BodyTyper {
     if (e.args.length !== n && e.args.length !== n + 1) return this.forgetArgs(e);
     for (let i = 0; i < e.args.length; i++) {
       if (this.unify1(e.args[i] as Term, decl.types[i] as RegoType, false)) continue;
-      const have = e.args.map((a) => this.typeOf(a));
+      // As OPA v1.20.2 prints them: a function's argument no earlier expression typed is `???` here, even where this
+      // call's unification just typed it.
+      const have = e.args.map((a) => (a.type === 'var' && this.untypedArgs.has(a.name) ? undefined : this.typeOf(a)));
       if (have.some(uncertain)) return this.forgetArgs(e);
       return { kind: 'args', name, want: decl.want, have, expr: e, arity: n };
     }
@@ -347,7 +354,10 @@ export class BodyTyper {
    */
   private userCall(e: Extract<Expr, { kind: 'call' }>): Finding | undefined {
     const fn = this.rules.functionType(e.op);
-    if (fn === undefined) return this.forgetArgs(e);
+    if (fn === undefined) {
+      this.forgetArgs(e);
+      return this.rules.functionLost(e.op) ? { kind: 'undefined-function', name: refToString(e.op), expr: e } : undefined;
+    }
     return this.unifyArgs(e, refToString(e.op), fn);
   }
 
@@ -618,6 +628,32 @@ export class RuleTypes {
     const type = { types, want: `(${types.map(printType).join(', ')})` };
     this.byFunction.set(node, type);
     return type;
+  }
+
+  /**
+   * Whether OPA's type env ends with no type for a function, so that its calls are `undefined function`: OPA types
+   * each definition in order, one with a type error puts `any` at the function's path, a good one after it unions
+   * its function type with that `any`, which gives nil (a good one after that sets the function type again). Only
+   * decided for definitions in one file (their order is then the source's).
+   */
+  functionLost(op: RefTerm): boolean {
+    let node: RuleNode | undefined = this.root;
+    for (const t of op.terms.slice(1)) {
+      if (t.type !== 'string' || node === undefined) return false;
+      node = node.child(t.value);
+    }
+    if (node === undefined || !node.isFunction || node.children.size > 0 || node.defaults.length > 0) return false;
+    const files = new Set(node.rules.map((d) => d.rule.loc.file));
+    if (files.size !== 1) return false;
+    let state: 'none' | 'any' | 'function' | 'lost' = 'none';
+    const defs = [...node.rules].sort((a, b) => a.rule.loc.row - b.rule.loc.row || a.rule.loc.col - b.rule.loc.col);
+    for (const d of defs) {
+      for (let r: Rule | undefined = d.rule; r !== undefined; r = r.else) {
+        if (this.typed(r).findings.length > 0) state = 'any';
+        else state = state === 'any' ? 'lost' : 'function';
+      }
+    }
+    return state === 'lost';
   }
 
   /** What a `data` ref names (a function, one rule, data no rule defines); undefined when not certain. */

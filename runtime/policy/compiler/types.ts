@@ -84,7 +84,10 @@ function refError(p: RefProblem): PolicyError | undefined {
   if (p.kind === 'function') return functionRefError(p);
   const head = p.ref.terms[0];
   if (head?.type !== 'var') return undefined;
-  const printed = refText(p.ref, head.name === 'data' ? 'data' : written(head.name));
+  // A local OPA generates (the key of `some x in xs`) is printed by our name for it (`$t2`), not OPA's (`__local0__`):
+  // the error is certain, only that name differs.
+  const headName = head.name === 'data' ? 'data' : written(head.name);
+  const printed = refText(p.ref, headName) ?? refText(p.ref, headName, true);
   if (printed === undefined) return undefined;
   const lines = [printed.text];
   if (p.kind === 'unsupported') {
@@ -126,6 +129,8 @@ function findingError(f: Finding): PolicyError | undefined {
       return argError(f.name, f.want, f.have, f.expr);
     case 'match':
       return matchError(f.left, f.right, f.expr);
+    case 'undefined-function':
+      return new PolicyError({ code: 'rego_type_error', detail: `undefined function ${f.name}`, location: f.expr.loc });
     case 'with':
       return new PolicyError({
         code: 'rego_type_error',
