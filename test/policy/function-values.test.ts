@@ -22,7 +22,11 @@ const pylib = oracleDir();
 interface Case {
   module: string;
   queries: string[];
+  /** More modules (`m1.rego`, …). */
+  others?: string[];
 }
+
+const filesOf = (c: Case): Array<[string, string]> => [['p.rego', c.module], ...(c.others ?? []).map((m, i): [string, string] => [`m${i + 1}.rego`, m])];
 
 const F = 'package p\n\nf(x) := x\n';
 const F1 = 'package p\n\nf(x) := 1\n';
@@ -98,6 +102,15 @@ const CASES: Case[] = [
   { module: 'package p\n\ng := 2\n', queries: ['upper(data)', 'x := upper(data.p)', 'x := count(data.p)', 'x := upper(data.q)'] },
   { module: 'package p.q\n\nf(x) := 1\n', queries: ['x := upper(data.p)'] },
   { module: 'package q\n\ny := upper(data.p)\nz := upper(data.p.x)\n', queries: ['x = data.q'] },
+  ...[
+    'y := upper(data.p)',
+    'y := count(data.p)',
+    'y := data.p.g.h',
+    'y := x if { x := data.p; x.g.h }',
+    'y := data.p.f',
+    'y := object.get(data.p, "g", 1)',
+  ].map((rule) => ({ module: `package q\n\n${rule}\n`, others: ['package p\n\nf(x) := 1\ng := 2\n'], queries: ['x = data.q'] })),
+  { module: 'package q\n\ny := count(data.p)\n', others: ['package p\n\ng := 2\n'], queries: ['x = data.q'] },
   // A var declared by `some` and never read is refused (OPA's checkUnusedDeclaredVars); one the head reads is used,
   // and unsafe when nothing binds it.
   { module: 'package p\n\ny if {\n\tx := 1\n\tsome k\n\tx == 1\n}\n', queries: ['x = data.p'] },
@@ -161,7 +174,7 @@ function solutions(rows: Array<Record<string, string>>): string {
 }
 
 function opaAnswers(cases: Case[]): string[] {
-  const groups = cases.map((c) => ({ modules: [['p.rego', c.module] as const], evals: c.queries.map((query) => ({ query, input: '{}' })) }));
+  const groups = cases.map((c) => ({ modules: filesOf(c), evals: c.queries.map((query) => ({ query, input: '{}' })) }));
   return askOracle(groups, pylib as string).map((l) => {
     const env = JSON.parse(l) as { error?: { message: string }; result?: Array<{ bindings?: Record<string, unknown> }> | null };
     if (env.error !== undefined) return errorText(env.error.message);
@@ -174,7 +187,7 @@ function opaAnswers(cases: Case[]): string[] {
 function ourAnswers(c: Case): string[] {
   let policy;
   try {
-    policy = compilePolicy({ modules: [{ file: 'p.rego', source: c.module }] });
+    policy = compilePolicy({ modules: filesOf(c).map(([file, source]) => ({ file, source })) });
   } catch (e) {
     if (!PolicyError.isInstance(e)) throw e;
     return c.queries.map(() => errorText(e.message));
