@@ -273,6 +273,11 @@ export class BodyTyper {
         this.findings.push({ kind: 'ref', problem: { kind: 'function', ref, at: r.at - 1, have: r.type } });
         return ref.terms.slice(r.at).forEach((x) => this.forget(x, false));
       }
+      if (ref.zeroArgCall === true && r.at === ref.terms.length && r.type.kind !== 'any' && !uncertain(r.type)) {
+        // `f()` reads the rule `f` only when OPA types it `any`; with any other type OPA finds no function there.
+        this.findings.push({ kind: 'undefined-function', name: refToString(ref), expr: { kind: 'term', term: ref, negated: false, with: [], loc: ref.loc } });
+        return;
+      }
       return this.checkLeaf(ref, r.type, r.at);
     }
     const t = this.scope.get(head.name);
