@@ -41,6 +41,8 @@ export interface RefTerm {
   type: 'ref';
   terms: Term[];
   loc: Loc;
+  /** Written as a zero-argument call `f()` of a rule, which reads the rule (OPA: when the rule's type is `any`). */
+  zeroArgCall?: true;
 }
 
 /** A call in term position, `f(x)`; `op` is the function reference (a ref term). */

@@ -12,6 +12,7 @@
 import { defaultRegistry } from './builtins/index.js';
 import type { BuiltinRegistry } from './builtins/registry.js';
 import { Compiler, type CompiledModules, type ModuleSource } from './compiler/compile.js';
+import type { RuleNode } from './compiler/rule-tree.js';
 import { PolicyError } from './errors.js';
 import { CodeGen, type CompiledQuery } from './eval/codegen.js';
 import { DataRefT } from './eval/data-ref.js';
@@ -176,6 +177,7 @@ export class CompiledPolicy {
     let ref = this.paths.get(key);
     if (ref === undefined) {
       const segs = pathSegments(path);
+      this.refuseFunctionPath(segs);
       ref = new DataRefT(
         this.compiled.root,
         segs.map((s) => new ConstT(s)),
@@ -191,6 +193,22 @@ export class CompiledPolicy {
     const v = guardStack(() => r.get(env, []));
     finish(shared);
     return v;
+  }
+
+  /**
+   * A path that names a function, or a document inside one (`p/f`, `p/f/x`), is refused as OPA's Data API refuses it:
+   * OPA compiles the path as the query `data.p.f`, which its type checker refuses (`function data.p.f used as
+   * reference, not called`); the same query compiled here throws that error.
+   */
+  private refuseFunctionPath(segs: readonly string[]): void {
+    let node: RuleNode | undefined = this.compiled.root;
+    for (let i = 0; i < segs.length && node !== undefined; i++) {
+      node = node.child(segs[i] as string);
+      if (node === undefined || !node.isFunction) continue;
+      const text = 'data' + segs.map((s) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`)).join('');
+      this.prepare(text);
+      return;
+    }
   }
 
   /**

@@ -15,7 +15,7 @@
  */
 import type { Loc, Term } from '../ast.js';
 import { PolicyError } from '../errors.js';
-import { ANY, arrayOf, type MaybeType, objectOf, or, printType, type RegoType } from './rego-type.js';
+import { ANY, arrayOf, type MaybeType, objectOf, or, printable, printType } from './rego-type.js';
 import { RuleNode } from './rule-tree.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import { constantValue } from './constant.js';
@@ -78,29 +78,6 @@ function goPrint(v: Value): string | undefined {
   if (entries.some(([, x]) => x === undefined)) return undefined;
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `map[${entries.map(([k, x]) => `${k}:${x}`).join(' ')}]`;
-}
-
-/** `t` with what our inference was not certain of printed as `any` (what OPA has where no rule type narrows it). */
-function printable(t: MaybeType): MaybeType {
-  if (t === undefined) return undefined;
-  switch (t.kind) {
-    case 'unknown':
-      return ANY;
-    case 'array':
-      return { kind: 'array', items: t.items.map(printable), ...(t.of === undefined ? {} : { of: printable(t.of) }) };
-    case 'object':
-      return {
-        kind: 'object',
-        props: t.props.map(([k, v]) => [k, printable(v)]),
-        ...(t.dyn === undefined ? {} : { dyn: { key: printable(t.dyn.key), value: printable(t.dyn.value) } }),
-      };
-    case 'set':
-      return { kind: 'set', of: printable(t.of) };
-    case 'any':
-      return { kind: 'any', of: t.of.map((m) => printable(m) as RegoType) };
-    default:
-      return t;
-  }
 }
 
 export interface ArityMismatch {

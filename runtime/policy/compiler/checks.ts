@@ -203,9 +203,11 @@ export function checkCalls(body: Body, c: CallCheck): void {
       if (node === undefined) {
         const p = dataRefPrefix(op);
         const n = p !== undefined && !p.rest ? root.find(p.path) : undefined;
-        // As OPA words it: a rule (arity 0) called with arguments has the wrong arity; called with none, it is no function at all.
-        if (n !== undefined && n.hasRules && nargs > 0) {
-          const detail = `function ${label} has arity 0, got ${nargs} argument${nargs === 1 ? '' : 's'}`;
+        // As OPA words it: a rule has arity 0, so a call with operands beyond an output has the wrong arity (counted
+        // without the output the compiler added to `y := r(1)`); with none, or only an output, it is no function at all.
+        if (n !== undefined && n.hasRules && !fits(0)) {
+          const given = e.generated === true ? nargs - 1 : nargs;
+          const detail = `function ${label} has arity 0, got ${given} argument${given === 1 ? '' : 's'}`;
           errors.push(new PolicyError({ code: 'rego_type_error', detail, location: e.loc }));
         } else {
           errors.push(new PolicyError({ code: 'rego_type_error', detail: `undefined function ${label}`, location: e.loc }));

@@ -230,7 +230,11 @@ export class Compiler {
         let value = w.value;
         if (kind === 'function' && value.type === 'var' && this.builtins.resolve(value.name) !== undefined)
           value = { type: 'ref', terms: [value], loc: value.loc };
-        const isFuncValue = kind === 'function' && this.isFunctionRef(value);
+        // A function as the value: kept as the ref for a function target, and, as OPA keeps it, for a data target
+        // (`with data.q as f` compiles; `data.q` is then undefined under it). Anywhere else OPA refuses it as a value.
+        const isFuncValue =
+          (kind === 'function' && this.isFunctionRef(value)) ||
+          (kind === 'data' && value.type === 'ref' && functionNode(this.root as RuleNode, value) !== undefined);
         if (!isFuncValue && requiresEval(value)) {
           const v = mkVar(this.gen.temp(), value.loc);
           out.push(genEq(v, value));

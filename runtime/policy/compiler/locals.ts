@@ -11,6 +11,7 @@ import type { Body, Expr, Loc, RefTerm, Rule, Term, VarTerm } from '../ast.js';
 import { mkRef, opRef } from '../ast.js';
 import { PolicyError } from '../errors.js';
 import { isOp } from './resolve.js';
+import { bodyVars, termVars } from './walk.js';
 
 type Occurrence = 'arg' | 'assigned' | 'declared' | 'seen';
 
@@ -97,8 +98,10 @@ export class LocalRewriter {
     for (let branch: Rule | undefined = rule; branch !== undefined; branch = branch.else) {
       const scopes = argScope.copy();
       if (args !== undefined) branch.head.args = args;
-      branch.body = this.body(branch.body, scopes);
       const h = branch.head;
+      const headVars = new Set<string>();
+      for (const t of [...h.ref.slice(1), ...(h.key ? [h.key] : []), ...(h.value ? [h.value] : [])]) termVars(t, headVars);
+      branch.body = this.body(branch.body, scopes, headVars);
       h.ref = [h.ref[0] as Term, ...h.ref.slice(1).map((t) => this.term(t, scopes, false))];
       if (h.key !== undefined) h.key = this.term(h.key, scopes, false);
       if (h.value !== undefined) h.value = this.term(h.value, scopes, false);
@@ -126,11 +129,31 @@ export class LocalRewriter {
     }
   }
 
-  body(body: Body, scopes: Scopes): Body {
+  /** `used`: the names the rule's head reads (a var declared in the body and read only there is used). */
+  body(body: Body, scopes: Scopes, used: ReadonlySet<string> = new Set()): Body {
     const out: Body = [];
+    const errors = this.errors.length;
+    // `_` is never read: its declaration is always unused (its generated name is left empty).
+    const declared: Array<{ name: string; loc: Loc; gen?: string }> = [];
     for (const e of body) {
+      if (e.kind === 'some' && e.inDomain === undefined) {
+        for (const v of e.vars) {
+          if (v.name !== '_' && scopes.occurrence(v.name) !== undefined) continue;
+          declared.push({ name: v.name, loc: e.loc, ...(v.name === '_' ? { gen: '' } : {}) });
+        }
+      }
       const r = this.expr(e, scopes);
       if (r !== undefined) out.push(r);
+    }
+    // OPA's checkUnusedDeclaredVars: a var declared by `some x` that the body (its closures included) never reads is
+    // refused, at the `some`, unless this body already has a declaration error.
+    if (declared.length > 0 && this.errors.length === errors) {
+      const read = new Set<string>();
+      bodyVars(out, read);
+      for (const d of declared) {
+        const gen = d.gen ?? scopes.declared(d.name);
+        if (gen !== undefined && !read.has(gen) && !used.has(d.name)) this.err(`declared var ${d.name} unused`, d.loc);
+      }
     }
     return out;
   }

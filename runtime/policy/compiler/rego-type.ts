@@ -14,6 +14,7 @@ export type RegoType =
   | { kind: 'object'; props: Array<[string, RegoType | undefined]>; dyn?: { key: RegoType | undefined; value: RegoType | undefined } }
   | { kind: 'set'; of: RegoType | undefined }
   | { kind: 'any'; of: RegoType[] }
+  | { kind: 'function'; args: RegoType[]; result: RegoType }
   | { kind: 'unknown' };
 
 /** OPA's nil: the type of a var not bound yet. */
@@ -26,7 +27,7 @@ export const STRING: RegoType = { kind: 'string' };
 export const ANY: RegoType = { kind: 'any', of: [] };
 export const UNKNOWN: RegoType = { kind: 'unknown' };
 
-const ORDER = { null: 0, boolean: 1, number: 2, string: 3, array: 4, object: 5, set: 6, any: 7, unknown: 8 } as const;
+const ORDER = { null: 0, boolean: 1, number: 2, string: 3, array: 4, object: 5, set: 6, any: 7, function: 8, unknown: 9 } as const;
 
 export function arrayOf(items: MaybeType[], of?: MaybeType): RegoType {
   return of === undefined ? { kind: 'array', items } : { kind: 'array', items, of };
@@ -51,6 +52,8 @@ export function uncertain(t: MaybeType): boolean {
       return uncertain(t.of);
     case 'any':
       return t.of.some(uncertain);
+    case 'function':
+      return t.args.some(uncertain) || uncertain(t.result);
     default:
       return false;
   }
@@ -90,10 +93,37 @@ export function printType(t: MaybeType): string {
       return `set[${printType(t.of)}]`;
     case 'any':
       return t.of.length === 0 ? 'any' : `any<${t.of.map(printType).join(', ')}>`;
+    case 'function':
+      return `(${t.args.map(printType).join(', ')}) => ${printType(t.result)}`;
     case 'unknown':
       throw new Error('an uncertain type is never printed');
     default:
       return t.kind;
+  }
+}
+
+/** `t` with what our inference was not certain of printed as `any` (what OPA has where no rule type narrows it). */
+export function printable(t: MaybeType): MaybeType {
+  if (t === undefined) return undefined;
+  switch (t.kind) {
+    case 'unknown':
+      return ANY;
+    case 'array':
+      return { kind: 'array', items: t.items.map(printable), ...(t.of === undefined ? {} : { of: printable(t.of) }) };
+    case 'object':
+      return {
+        kind: 'object',
+        props: t.props.map(([k, v]) => [k, printable(v)]),
+        ...(t.dyn === undefined ? {} : { dyn: { key: printable(t.dyn.key), value: printable(t.dyn.value) } }),
+      };
+    case 'set':
+      return { kind: 'set', of: printable(t.of) };
+    case 'any':
+      return { kind: 'any', of: t.of.map((m) => printable(m) as RegoType) };
+    case 'function':
+      return { kind: 'function', args: t.args.map((m) => printable(m) as RegoType), result: printable(t.result) as RegoType };
+    default:
+      return t;
   }
 }
 
@@ -131,6 +161,7 @@ export function compareTypes(a: MaybeType, b: MaybeType): number {
   }
   if (a.kind === 'set' && b.kind === 'set') return compareTypes(a.of, b.of);
   if (a.kind === 'any' && b.kind === 'any') return compareList(a.of, b.of);
+  if (a.kind === 'function' && b.kind === 'function') return compareList(a.args, b.args) || compareTypes(a.result, b.result);
   return 0;
 }
 
@@ -143,6 +174,14 @@ export function or(a: MaybeType, b: MaybeType): MaybeType {
   if (a === undefined) return b;
   if (b === undefined) return a;
   if (a.kind === 'unknown' || b.kind === 'unknown') return UNKNOWN;
+  if (a.kind === 'function' || b.kind === 'function') {
+    // OPA's Or of two functions of one arity unions them argument by argument; with anything else it has no type (nil).
+    if (a.kind !== 'function' || b.kind !== 'function' || a.args.length !== b.args.length) return UNKNOWN;
+    const args = a.args.map((t, i) => or(t, b.args[i]));
+    const result = or(a.result, b.result);
+    if (result === undefined || args.some((t) => t === undefined)) return UNKNOWN;
+    return { kind: 'function', args: args as RegoType[], result };
+  }
   if (a.kind === 'any' && b.kind === 'any') {
     if (a.of.length === 0 || b.of.length === 0) return ANY;
     return b.of.reduce<MaybeType>((acc, m) => or(acc, m), a);
@@ -246,6 +285,11 @@ function contains(a: RegoType, b: RegoType): boolean {
 export function fits(a: MaybeType, b: MaybeType): boolean {
   if (a === undefined || b === undefined) return false;
   if (a.kind === 'unknown' || b.kind === 'unknown') return true;
+  // No value is a function: a function unifies only with a function of its arity whose arguments unify, never with `any`.
+  if (a.kind === 'function' || b.kind === 'function') {
+    if (a.kind !== 'function' || b.kind !== 'function' || a.args.length !== b.args.length) return false;
+    return a.args.every((t, i) => fits(t, b.args[i]));
+  }
   if (a.kind === 'any' && (a.of.length === 0 || a.of.some((m) => fits(m, b)))) return true;
   if (b.kind === 'any' && (b.of.length === 0 || b.of.some((m) => fits(m, a)))) return true;
   if (a.kind === 'any' || b.kind === 'any') return false;

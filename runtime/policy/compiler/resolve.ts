@@ -212,7 +212,7 @@ class Resolver {
   private ruleRead(op: RefTerm, nargs: number): RefTerm | undefined {
     if (nargs !== 0 || this.valueRules.size === 0) return undefined;
     const key = dataRefKey(op);
-    return key !== undefined && this.valueRules.has(key) ? op : undefined;
+    return key !== undefined && this.valueRules.has(key) ? { ...op, zeroArgCall: true } : undefined;
   }
 
   private ignored(name: string, ignore: Set<string>[]): boolean {

@@ -505,8 +505,13 @@ export class SafetyChecker {
     const vs = new Set<string>();
     termVars(t, vs, SKIP);
     for (const v of vs) {
-      if (!safe.has(v) && !this.isGenerated(v)) {
-        errors.push(new PolicyError({ code: 'rego_unsafe_var_error', detail: `var ${v} is unsafe`, location: loc ?? varLoc(t, v) ?? t.loc }));
+      // A local the body declared (`some k`) and never bound is unsafe in the head, by its written name.
+      const declared = this.isGenerated(v) && this.originalName(v) !== v;
+      if (!safe.has(v) && (!this.isGenerated(v) || declared)) {
+        const name = declared ? this.originalName(v) : v;
+        // A local unsafe in the body too is reported there, once.
+        if (declared && errors.some((e) => e.code === 'rego_unsafe_var_error' && e.detail === `var ${name} is unsafe`)) continue;
+        errors.push(new PolicyError({ code: 'rego_unsafe_var_error', detail: `var ${name} is unsafe`, location: loc ?? varLoc(t, v) ?? t.loc }));
       }
     }
   }

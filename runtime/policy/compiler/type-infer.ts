@@ -38,12 +38,16 @@ import { type DataTarget, type WithFinding, type WithTypes, withTypes } from './
 /** A ref that reads what its container never has. `at` is the index of the operand at fault. */
 export type RefProblem =
   | { kind: 'unsupported'; ref: RefTerm; at: number; have: RegoType }
+  /** A ref to a function (or into one) that does not call it: `at` is the index of the function's name. */
+  | { kind: 'function'; ref: RefTerm; at: number; have: RegoType }
   | { kind: 'invalid'; ref: RefTerm; at: number; haveType?: RegoType; want: MaybeType; oneOf: string[] };
 
 export type Finding =
   | WithFinding
   | { kind: 'ref'; problem: RefProblem }
   | { kind: 'args'; name: string; want: string; have: MaybeType[]; expr: Expr; arity: number }
+  /** A call of a function OPA's type env holds no type for (see {@link RuleTypes.functionLost}). */
+  | { kind: 'undefined-function'; name: string; expr: Expr }
   | { kind: 'match'; left: MaybeType; right: MaybeType; expr: Expr };
 
 class Scope {
@@ -85,6 +89,8 @@ export class BodyTyper {
   private readonly closureTypes = new Map<Term, RegoType>();
   /** The rules the expression being typed reads replaced by its `with`s, with their types there (see with-types.ts). */
   private withData: WithTypes['data'] = [];
+  /** The function's argument vars that had no type when the expression being typed began. */
+  private untypedArgs = new Set<string>();
 
   constructor(
     private readonly rules: RuleTypes,
@@ -110,7 +116,7 @@ export class BodyTyper {
         return STRING;
       case 'var':
         if (t.name === 'input') return this.scope.get(t.name) ?? ANY;
-        if (t.name === 'data') return UNKNOWN;
+        if (t.name === 'data') return this.withData.length === 0 ? this.rules.extent() : UNKNOWN;
         return this.scope.get(t.name);
       // Empty literals are typed as OPA types them: `array[any]`, `set[any]`, `object[any: any]`.
       case 'array':
@@ -166,7 +172,7 @@ export class BodyTyper {
   }
 
   /** A `data` ref's rule type, or the type a `with` of the expression gives the rule it replaces. */
-  private dataRef(ref: RefTerm): { type: RegoType; at: number } | undefined {
+  private dataRef(ref: RefTerm): DataRefType | undefined {
     for (const w of this.withData) {
       if (w.path.length >= ref.terms.length) continue;
       const named = w.path.every((k, i) => {
@@ -179,6 +185,7 @@ export class BodyTyper {
   }
 
   private expr(e: Expr): void {
+    if (e.kind === 'every') this.functionRefs(e.domain);
     if (e.kind === 'some' || e.kind === 'every' || e.kind === 'notbody') {
       this.forget(e, true);
       return;
@@ -197,6 +204,7 @@ export class BodyTyper {
   /** Types one expression; a refused `with` (OPA's checkExprWith) is reported after its refs, in place of its call. */
   private typeExpr(e: Extract<Expr, { kind: 'call' | 'term' }>, refusedWith: WithFinding | undefined): void {
     const before = this.findings.length;
+    this.untypedArgs = new Set([...this.args].filter((a) => this.scope.get(a) === undefined));
     const terms = e.kind === 'call' ? e.args : [e.term];
     for (const t of terms) this.closures(t);
     for (const t of terms) this.refs(t);
@@ -240,6 +248,19 @@ export class BodyTyper {
     forEachChild(t, (c) => this.refs(c));
   }
 
+  /**
+   * Only the refs to functions that do not call them (OPA's checkApply, and checkRefLeaf on a function), in a term
+   * OPA checks where we type nothing else (an `every` domain).
+   */
+  private functionRefs(t: Term): void {
+    if (t.type === 'arraycomp' || t.type === 'setcomp' || t.type === 'objectcomp') return;
+    if (t.type === 'ref' && t.terms[0]?.type === 'var' && t.terms[0].name === 'data') {
+      const r = this.dataRef(t);
+      if (r?.fn === true) this.findings.push({ kind: 'ref', problem: { kind: 'function', ref: t, at: r.at - 1, have: r.type } });
+    }
+    forEachChild(t, (c) => this.functionRefs(c));
+  }
+
   private checkRef(ref: RefTerm): void {
     const head = ref.terms[0];
     if (head?.type !== 'var') return this.forget(ref, false);
@@ -247,6 +268,16 @@ export class BodyTyper {
     if (head.name === 'data') {
       const r = this.dataRef(ref);
       if (r === undefined) return this.forget(ref, false);
+      if (r.fn === true) {
+        // No value is a function: OPA refuses a function named without a call, or a ref into one (`with` aside).
+        this.findings.push({ kind: 'ref', problem: { kind: 'function', ref, at: r.at - 1, have: r.type } });
+        return ref.terms.slice(r.at).forEach((x) => this.forget(x, false));
+      }
+      if (ref.zeroArgCall === true && r.at === ref.terms.length && r.type.kind !== 'any' && !uncertain(r.type)) {
+        // `f()` reads the rule `f` only when OPA types it `any`; with any other type OPA finds no function there.
+        this.findings.push({ kind: 'undefined-function', name: refToString(ref), expr: { kind: 'term', term: ref, negated: false, with: [], loc: ref.loc } });
+        return;
+      }
       return this.checkLeaf(ref, r.type, r.at);
     }
     const t = this.scope.get(head.name);
@@ -312,7 +343,9 @@ export class BodyTyper {
     if (e.args.length !== n && e.args.length !== n + 1) return this.forgetArgs(e);
     for (let i = 0; i < e.args.length; i++) {
       if (this.unify1(e.args[i] as Term, decl.types[i] as RegoType, false)) continue;
-      const have = e.args.map((a) => this.typeOf(a));
+      // As OPA v1.20.2 prints them: a function's argument no earlier expression typed is `???` here, even where this
+      // call's unification just typed it.
+      const have = e.args.map((a) => (a.type === 'var' && this.untypedArgs.has(a.name) ? undefined : this.typeOf(a)));
       if (have.some(uncertain)) return this.forgetArgs(e);
       return { kind: 'args', name, want: decl.want, have, expr: e, arity: n };
     }
@@ -326,7 +359,10 @@ export class BodyTyper {
    */
   private userCall(e: Extract<Expr, { kind: 'call' }>): Finding | undefined {
     const fn = this.rules.functionType(e.op);
-    if (fn === undefined) return this.forgetArgs(e);
+    if (fn === undefined) {
+      this.forgetArgs(e);
+      return this.rules.functionLost(e.op) ? { kind: 'undefined-function', name: refToString(e.op), expr: e } : undefined;
+    }
     return this.unifyArgs(e, refToString(e.op), fn);
   }
 
@@ -487,6 +523,13 @@ interface Typed {
   args?: MaybeType[];
 }
 
+/** Where a `data` ref reaches a rule (or a function, `fn`), its type there and the index of the operand after it. */
+export interface DataRefType {
+  type: RegoType;
+  at: number;
+  fn?: boolean;
+}
+
 /** A user function's type as OPA's checker has it: the arguments', then the result's, and OPA's text of it. */
 export interface FunctionType {
   types: RegoType[];
@@ -592,6 +635,32 @@ export class RuleTypes {
     return type;
   }
 
+  /**
+   * Whether OPA's type env ends with no type for a function, so that its calls are `undefined function`: OPA types
+   * each definition in order, one with a type error puts `any` at the function's path, a good one after it unions
+   * its function type with that `any`, which gives nil (a good one after that sets the function type again). Only
+   * decided for definitions in one file (their order is then the source's).
+   */
+  functionLost(op: RefTerm): boolean {
+    let node: RuleNode | undefined = this.root;
+    for (const t of op.terms.slice(1)) {
+      if (t.type !== 'string' || node === undefined) return false;
+      node = node.child(t.value);
+    }
+    if (node === undefined || !node.isFunction || node.children.size > 0 || node.defaults.length > 0) return false;
+    const files = new Set(node.rules.map((d) => d.rule.loc.file));
+    if (files.size !== 1) return false;
+    let state: 'none' | 'any' | 'function' | 'lost' = 'none';
+    const defs = [...node.rules].sort((a, b) => a.rule.loc.row - b.rule.loc.row || a.rule.loc.col - b.rule.loc.col);
+    for (const d of defs) {
+      for (let r: Rule | undefined = d.rule; r !== undefined; r = r.else) {
+        if (this.typed(r).findings.length > 0) state = 'any';
+        else state = state === 'any' ? 'lost' : 'function';
+      }
+    }
+    return state === 'lost';
+  }
+
   /** What a `data` ref names (a function, one rule, data no rule defines); undefined when not certain. */
   dataTarget(ref: RefTerm): DataTarget | undefined {
     let node: RuleNode = this.root;
@@ -610,15 +679,57 @@ export class RuleTypes {
    * Where a `data` ref reaches a rule: its type and the index of the operand after it; `any` where it leaves the
    * rules (base data, typed `any` as OPA types what no rule defines); undefined when not certain.
    */
-  dataRef(ref: RefTerm): { type: RegoType; at: number } | undefined {
+  dataRef(ref: RefTerm): DataRefType | undefined {
     let node: RuleNode | undefined = this.root;
     for (let i = 1; i < ref.terms.length; i++) {
       const t = ref.terms[i] as Term;
       if (t.type !== 'string') return undefined;
       node = node.child(t.value);
       if (node === undefined) return { type: ANY, at: i + 1 };
+      if (node.hasRules && node.isFunction) {
+        const fn = this.functionValue(node);
+        return fn === undefined ? undefined : { type: fn, at: i + 1, fn: true };
+      }
       if (node.hasRules) return { type: this.nodeType(node), at: i + 1 };
     }
-    return undefined;
+    return { type: this.extent(node), at: ref.terms.length };
+  }
+
+  /**
+   * The type of the document at a node no rule sits at (`data.p`, `data` itself), as OPA's type env has it
+   * (getRefRecExtent): an object of what the rules below define, each key the type of its subtree, open to any other
+   * string key (base data has no type). A key that is not a string, or a subtree not modelled, makes it uncertain.
+   */
+  extent(node: RuleNode = this.root): RegoType {
+    if (node.hasRules) {
+      if (node.children.size > 0) return UNKNOWN;
+      return node.isFunction ? (this.functionValue(node) ?? UNKNOWN) : this.nodeType(node);
+    }
+    const props: Array<[string, RegoType]> = [];
+    for (const c of node.sortedChildren()) {
+      if (c.ruleNodes().next().done === true) continue;
+      if (typeof c.key !== 'string') return UNKNOWN;
+      props.push([c.key, this.extent(c)]);
+    }
+    return objectOf(props, { key: STRING, value: ANY });
+  }
+
+  /**
+   * A user function as a type (`(any) => number`), the union of its definitions'; what is not inferred is UNKNOWN in
+   * it. Undefined when a definition has a type error: OPA's env then holds `any` or nothing for it, never a function.
+   */
+  private functionValue(node: RuleNode): RegoType | undefined {
+    const defs = [...node.rules, ...node.defaults];
+    let type: MaybeType = undefined;
+    for (const d of defs) {
+      for (let r: Rule | undefined = d.rule; r !== undefined; r = r.else) {
+        const t = this.typed(r);
+        if (t.findings.length > 0) return undefined;
+        const args = (t.args ?? []).map((a) => (a === undefined || hasNil(a, true) ? UNKNOWN : a));
+        const result = t.value === undefined || hasNil(t.value, true) ? UNKNOWN : t.value;
+        type = or(type, { kind: 'function', args, result });
+      }
+    }
+    return type;
   }
 }

@@ -17,10 +17,10 @@
  * typed {@link UNKNOWN}, which fits everything and silences any check it
  * reaches.
  */
-import type { Body, Expr, RefTerm, Rule, Term } from '../ast.js';
+import { type Body, type Expr, type RefTerm, refToString, type Rule, type Term } from '../ast.js';
 import { PolicyError } from '../errors.js';
 import { builtinDecl } from './builtin-decls.js';
-import { printType, type RegoType } from './rego-type.js';
+import { printable, printType, type RegoType } from './rego-type.js';
 import { BodyTyper, type Finding, type RefProblem, type RuleTypes } from './type-infer.js';
 
 /**
@@ -33,7 +33,7 @@ export function builtinResultIsAny(name: string): boolean | undefined {
 }
 
 /** OPA's text of a ref (`data.p.labels.zz`, `l["z-z"]`), and where each operand's text starts; undefined when not certain. */
-function refText(ref: RefTerm, headName: string): { text: string; starts: number[] } | undefined {
+function refText(ref: RefTerm, headName: string, generated = false): { text: string; starts: number[] } | undefined {
   let text = headName;
   const starts = [0];
   for (const t of ref.terms.slice(1)) {
@@ -41,7 +41,7 @@ function refText(ref: RefTerm, headName: string): { text: string; starts: number
     if (t.type === 'string' && isIdent(t.value)) text += '.' + t.value;
     else if (t.type === 'string' && /^[\x20-\x7e]*$/.test(t.value) && !/["\\]/.test(t.value)) text += `["${t.value}"]`;
     else if (t.type === 'number' && typeof t.value === 'number' && Number.isInteger(t.value)) text += `[${t.value}]`;
-    else if (t.type === 'var' && !written(t.name).includes('$')) text += `[${written(t.name)}]`;
+    else if (t.type === 'var' && (generated || !written(t.name).includes('$'))) text += `[${written(t.name)}]`;
     else return undefined;
   }
   starts.push(text.length + 1);
@@ -60,11 +60,34 @@ function written(name: string): string {
   return i > 0 ? name.slice(0, i) : name;
 }
 
+/**
+ * OPA's error for a function named without a call (`x := data.p.f`, `data.p.f.x`): the function is the ref up to
+ * the last operand when that is a local OPA generated (`data.p.f[__local1__]` of `some x in data.p.f`), else the
+ * whole ref; the name underlined. The first detail line prints such a local by our name for it (`$t2`), not OPA's.
+ */
+function functionRefError(p: Extract<RefProblem, { kind: 'function' }>): PolicyError {
+  const printed = refText(p.ref, 'data') ?? refText(p.ref, 'data', true);
+  const text = printed?.text ?? refToString(p.ref);
+  const last = p.ref.terms[p.ref.terms.length - 1];
+  const local = p.ref.terms.length - 1 > p.at && last?.type === 'var' && written(last.name).includes('$');
+  const name = local && printed !== undefined ? text.slice(0, (printed.starts[p.ref.terms.length - 1] as number) - 1) : text;
+  const carets = printed !== undefined ? (printed.starts[p.at + 1] as number) - 1 : refToString({ ...p.ref, terms: p.ref.terms.slice(0, p.at + 1) }).length;
+  return new PolicyError({
+    code: 'rego_type_error',
+    detail: `function ${name} used as reference, not called\n\t${text}\n\t${'^'.repeat(carets)}\n\thave: ${printType(printable(p.have))}`,
+    location: p.ref.loc,
+  });
+}
+
 /** OPA's `undefined ref` error for a problem the ref check found; undefined when its text is not certain. */
 function refError(p: RefProblem): PolicyError | undefined {
+  if (p.kind === 'function') return functionRefError(p);
   const head = p.ref.terms[0];
   if (head?.type !== 'var') return undefined;
-  const printed = refText(p.ref, head.name === 'data' ? 'data' : written(head.name));
+  // A local OPA generates (the key of `some x in xs`) is printed by our name for it (`$t2`), not OPA's (`__local0__`):
+  // the error is certain, only that name differs.
+  const headName = head.name === 'data' ? 'data' : written(head.name);
+  const printed = refText(p.ref, headName) ?? refText(p.ref, headName, true);
   if (printed === undefined) return undefined;
   const lines = [printed.text];
   if (p.kind === 'unsupported') {
@@ -106,6 +129,8 @@ function findingError(f: Finding): PolicyError | undefined {
       return argError(f.name, f.want, f.have, f.expr);
     case 'match':
       return matchError(f.left, f.right, f.expr);
+    case 'undefined-function':
+      return new PolicyError({ code: 'rego_type_error', detail: `undefined function ${f.name}`, location: f.expr.loc });
     case 'with':
       return new PolicyError({
         code: 'rego_type_error',

@@ -314,6 +314,7 @@ export class CodeGen {
         if (p === undefined || p.rest) throw unsupported('with target', w.loc);
         const node = this.root.find(p.path);
         if (node !== undefined && node.isFunction) return { kind: 'func', key: node.name, replacement: this.replacement(w.value), value };
+        if (w.value.type === 'ref' && functionNode(this.root, w.value) !== undefined) return { kind: 'data-absent', path: p.path };
         return { kind: 'data', path: p.path, value };
       }
       const name = refName(t);

@@ -152,6 +152,8 @@ export function everyExpr(domain: CTerm, key: CTerm | undefined, value: CTerm, b
 export type CompiledWith =
   | { kind: 'input'; path: Value[]; value: CTerm }
   | { kind: 'data'; path: Value[]; value: CTerm }
+  /** A data target replaced by a function (`with data.q as f`): as in OPA, the expression runs with the target undefined. */
+  | { kind: 'data-absent'; path: Value[] }
   | { kind: 'func'; key: string; replacement: FuncReplacement | undefined; value: CTerm };
 
 export function withExpr(inner: ExprFn, withs: CompiledWith[]): ExprFn {
@@ -163,6 +165,10 @@ export function withExpr(inner: ExprFn, withs: CompiledWith[]): ExprFn {
       if (w.kind === 'func' && w.replacement !== undefined) {
         funcs = new Map(funcs ?? []);
         funcs.set(w.key, w.replacement);
+        continue;
+      }
+      if (w.kind === 'data-absent') {
+        overrides = { targets: [...(overrides?.targets ?? []), w.path], value: overrides?.value ?? new RegoObject() };
         continue;
       }
       const v = w.value.get(env, f);
