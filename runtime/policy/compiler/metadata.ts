@@ -28,11 +28,11 @@ interface Annotation {
 
 const FIELDS = ['scope', 'title', 'description', 'related_resources', 'authors', 'organizations', 'schemas', 'entrypoint', 'custom'];
 
-function packagePath(m: Module): string[] {
+export function packagePath(m: Module): string[] {
   return m.package.path.terms.slice(1).map((t) => (t.type === 'string' ? t.value : '?'));
 }
 
-function rulePath(r: Rule): string[] {
+export function rulePath(r: Rule): string[] {
   const out = packagePath(r.module);
   for (const t of r.head.ref) {
     if (t.type === 'var') out.push(t.name);
