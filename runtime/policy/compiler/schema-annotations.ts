@@ -101,7 +101,7 @@ export interface Placed {
 
 /**
  * The annotations of every module (in file name order, as OPA sorts them), placed by scope, and OPA's
- * `… annotation redeclared: file:row` for a second package, subpackages or document annotation of one path.
+ * `… annotation redeclared: file:row` for a second package or document annotation of one path.
  */
 export function placeAnnotations(modules: readonly Module[], sources: ReadonlyMap<string, string>, errors: PolicyError[]): Placed[] {
   const out: Placed[] = [];
@@ -120,7 +120,7 @@ export function placeAnnotations(modules: readonly Module[], sources: ReadonlyMa
       }
       if (placed === undefined) continue;
       const p = placed;
-      const other = p.scope === 'rule' ? undefined : out.find((o) => o.scope === p.scope && o.path === p.path);
+      const other = p.scope === 'package' || p.scope === 'document' ? out.find((o) => o.scope === p.scope && o.path === p.path) : undefined;
       if (other !== undefined) {
         errors.push(
           new PolicyError({ code: 'rego_type_error', detail: `${p.scope} annotation redeclared: ${other.loc.file}:${other.loc.row}`, location: p.loc }),
