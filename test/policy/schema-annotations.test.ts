@@ -22,6 +22,7 @@ import { PolicyLoadError } from '../../runtime/policy/server/policy-problem.js';
 import type { Value } from '../../runtime/policy/value.js';
 import { stringifyJSON } from '../../runtime/policy/value-json.js';
 import { loadPolicySet, readSchemas } from '../../runtime/policy/tools/load-policies.js';
+import { Rng } from './differential/corpus.js';
 import { askOracle, oracleDir } from './differential/differ.js';
 
 type Modules = Array<[string, string]>;
@@ -328,5 +329,117 @@ describe('--schema', () => {
     writeFileSync(join(dir, 'bad.json'), '{"type": ');
     const bad = await readSchemas(join(dir, 'bad.json')).catch((e: unknown) => e);
     expect(PolicyLoadError.isInstance(bad) && bad.problems[0]?.message).toMatch(/^schema is not valid JSON/);
+  });
+});
+
+/** A generated schema, a document valid against it, and the paths into it (`.a[0].b`) that end at a closed object. */
+interface Generated {
+  schema: Record<string, unknown>;
+  doc: unknown;
+  closed: string[];
+}
+
+const NAMES = ['a', 'b', 'kind', 'spec', 'items', 'name', 'port', 'user'];
+
+function genSchema(rng: Rng, depth: number, defs: Record<string, unknown>): Generated {
+  const leaf = (): Generated =>
+    rng.pick<Generated>([
+      { schema: { type: 'string' }, doc: 's', closed: [] },
+      { schema: { type: 'integer' }, doc: 3, closed: [] },
+      { schema: { type: 'boolean' }, doc: true, closed: [] },
+    ]);
+  if (depth <= 0) return leaf();
+  const object = (): Generated => {
+    const keys = [...new Set(Array.from({ length: 1 + rng.int(3) }, () => rng.pick(NAMES)))];
+    const props: Record<string, unknown> = {};
+    const doc: Record<string, unknown> = {};
+    const closed = [''];
+    for (const k of keys) {
+      const g = genSchema(rng, depth - 1, defs);
+      props[k] = g.schema;
+      doc[k] = g.doc;
+      closed.push(...g.closed.map((p) => `.${k}${p}`));
+    }
+    return { schema: { type: 'object', properties: props, ...(rng.chance(0.3) ? { additionalProperties: true } : {}) }, doc, closed };
+  };
+  switch (rng.int(7)) {
+    case 0:
+      return leaf();
+    case 1:
+    case 2:
+      return object();
+    case 3: {
+      const g = genSchema(rng, depth - 1, defs);
+      return { schema: { type: 'array', items: g.schema }, doc: [g.doc, g.doc], closed: g.closed.map((p) => `[1]${p}`) };
+    }
+    case 4: {
+      const gs = [genSchema(rng, depth - 1, defs), genSchema(rng, depth - 1, defs)];
+      return {
+        schema: { type: 'array', items: gs.map((g) => g.schema) },
+        doc: gs.map((g) => g.doc),
+        closed: gs.flatMap((g, i) => g.closed.map((p) => `[${i}]${p}`)),
+      };
+    }
+    case 5: {
+      // allOf of two objects with distinct keys: the merge has both
+      const [x, y] = [object(), object()];
+      const xd = x.doc as Record<string, unknown>;
+      const yd = y.doc as Record<string, unknown>;
+      const xp = (x.schema as { properties: Record<string, unknown> }).properties;
+      const yp = (y.schema as { properties: Record<string, unknown> }).properties;
+      for (const k of Object.keys(yp)) {
+        if (!(k in xp)) continue;
+        delete yp[k];
+        delete yd[k];
+      }
+      if (Object.keys(yp).length === 0) return x;
+      // the closed objects below the keys each part keeps (`.k…`)
+      const keep = (g: Generated, d: Record<string, unknown>) => g.closed.filter((p) => p !== '' && (p.slice(1).split(/[.[]/)[0] as string) in d);
+      return { schema: { allOf: [x.schema, y.schema] }, doc: { ...xd, ...yd }, closed: ['', ...keep(x, xd), ...keep(y, yd)] };
+    }
+    default: {
+      const name = `d${Object.keys(defs).length}`;
+      defs[name] = {};
+      const g = object();
+      defs[name] = g.schema;
+      return { schema: { $ref: `#/definitions/${name}` }, doc: g.doc, closed: g.closed };
+    }
+  }
+}
+
+/** The refs to every leaf of a document (`input.a[0].b`). */
+function leafRefs(doc: unknown, at = 'input'): string[] {
+  if (Array.isArray(doc)) return doc.flatMap((x, i) => leafRefs(x, `${at}[${i}]`));
+  if (typeof doc === 'object' && doc !== null) return Object.entries(doc).flatMap(([k, v]) => leafRefs(v, `${at}.${k}`));
+  return [at];
+}
+
+describe('generated schemas: what a valid document has compiles, a key a closed object lacks is refused', () => {
+  it('200 schemas of nested objects, arrays, tuples, allOf and $refs', () => {
+    const rng = new Rng(11);
+    let accepted = 0;
+    let refused = 0;
+    for (let n = 0; n < 200; n++) {
+      const defs: Record<string, unknown> = {};
+      const g = genSchema(rng, 3, defs);
+      const schema = Object.keys(defs).length > 0 ? { definitions: defs, ...g.schema } : g.schema;
+      const refs = leafRefs(g.doc).filter((r) => r !== 'input');
+      if (refs.length > 0) {
+        const body = refs.map((r) => `_ = ${r}`).join('\n\t');
+        expect(check(annotated(schema, body)), `${JSON.stringify(schema)}\n${body}`).toBeUndefined();
+        accepted++;
+      }
+      for (const path of g.closed) {
+        const ref = `input${path}.zz_missing`;
+        const error = check(annotated(schema, `_ = ${ref}`));
+        expect(error ?? `accepted: ${JSON.stringify(schema)}`).toMatch(
+          new RegExp(`^p\\.rego:7: rego_type_error: undefined ref: ${ref.replace(/[.[\]]/g, '\\$&')}\\n`),
+        );
+        refused++;
+      }
+    }
+    console.log(`generated schemas: ${accepted} modules reading what the document has compiled, ${refused} reads of a missing key refused`);
+    expect(accepted).toBeGreaterThan(150);
+    expect(refused).toBeGreaterThan(150);
   });
 });
