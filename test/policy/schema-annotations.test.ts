@@ -91,6 +91,25 @@ describe('OPA loads annotated modules for evaluation whatever they say (the orac
       }
     }
   });
+  it.skipIf(pylib === undefined)('rego.metadata.rule() and chain() show schemas as OPA does ({path, schema} or {path, definition})', () => {
+    const modules = [
+      'package p\n\n# METADATA\n# schemas:\n#   - input: schema.foo\n#   - input.x: {"type": "string"}\n#   - data.a["b-c"]: schema["x-y"].z\nr := rego.metadata.rule()\n',
+      '# METADATA\n# scope: subpackages\n# schemas:\n#   - input: {"type": "object", "properties": {"a": {"type": "integer"}}}\npackage p\n\n# METADATA\n# scope: document\n# schemas:\n#   - data.q: schema\nr := rego.metadata.chain()\n',
+      'package p\n\n# METADATA\n# schemas:\n#   - input: {"anyOf": [{"type": "string"}, {"$ref": "#/definitions/d"}], "definitions": {"d": {"type": "array"}}}\nr := rego.metadata.rule()\n',
+    ];
+    const answers = askOracle(
+      modules.map((m) => ({ modules: [['p.rego', m] as const], evals: [{ query: 'x = data.p.r', input: null }] })),
+      pylib as string,
+    );
+    modules.forEach((m, i) => {
+      const theirs = JSON.parse(answers[i] as string) as { result?: Array<{ bindings: { x: unknown } }> };
+      const mine = compilePolicy({ modules: [{ file: 'p.rego', source: m }] }).query('x = data.p.r');
+      expect(
+        mine.map((b) => JSON.parse(stringifyJSON(b['x'] as Value))),
+        m,
+      ).toEqual(theirs.result?.map((r) => r.bindings.x));
+    });
+  });
 });
 
 describe('schemas into types, as OPA types them', () => {

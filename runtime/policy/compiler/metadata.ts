@@ -12,6 +12,7 @@
  */
 import { type Body, type Expr, type Module, opRef, refName, type Rule, type Term } from '../ast.js';
 import { PolicyError } from '../errors.js';
+import { parseTermText } from '../parser.js';
 import { fromJS } from '../value-json.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import { mapTerm } from './walk.js';
@@ -42,6 +43,43 @@ export function rulePath(r: Rule): string[] {
   return out;
 }
 
+/** `input.a["b-c"]` → ["input", "a", "b-c"]; undefined when the text is no ground ref of strings. */
+export function refSegments(text: string): string[] | undefined {
+  let t: Term;
+  try {
+    t = parseTermText(text);
+  } catch {
+    return undefined;
+  }
+  if (t.type === 'var') return [t.name];
+  if (t.type !== 'ref') return undefined;
+  const out: string[] = [];
+  for (const [i, x] of t.terms.entries()) {
+    if (i === 0 && x.type === 'var') out.push(x.name);
+    else if (i > 0 && x.type === 'string') out.push(x.value);
+    else return undefined;
+  }
+  return out;
+}
+
+/**
+ * A `schemas` entry as OPA's annotation JSON has it: `{path: ["input", "x"], schema: ["schema", "a"]}` for
+ * `- input.x: schema.a`, `{path, definition}` for an inline schema; kept as written where it is neither.
+ */
+function schemaEntry(entry: unknown): unknown {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return entry;
+  const pairs = Object.entries(entry as Record<string, unknown>);
+  if (pairs.length !== 1) return entry;
+  const [k, v] = pairs[0] as [string, unknown];
+  const path = refSegments(k);
+  if (path === undefined) return entry;
+  if (typeof v === 'string') {
+    const schema = refSegments(v);
+    return schema === undefined ? entry : { path, schema };
+  }
+  return typeof v === 'object' && v !== null ? { path, definition: v } : entry;
+}
+
 /** `Name <email>` → {name, email}; objects are kept. */
 function author(a: unknown, loc: Module['package']['loc']): unknown {
   if (typeof a === 'string') {
@@ -63,6 +101,7 @@ function annotationValue(doc: Record<string, unknown>, scope: Scope, loc: Module
     if (!FIELDS.includes(k) || v === null || v === undefined) continue;
     if (k === 'authors') out[k] = (Array.isArray(v) ? v : [v]).map((a) => author(a, loc));
     else if (k === 'related_resources') out[k] = (Array.isArray(v) ? v : [v]).map((r) => (typeof r === 'string' ? { ref: r } : r));
+    else if (k === 'schemas' && Array.isArray(v)) out[k] = v.map(schemaEntry);
     else out[k] = v;
   }
   out['scope'] = scope;

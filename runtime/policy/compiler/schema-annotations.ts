@@ -12,10 +12,9 @@
  * schema set (`--schema`), `schema` alone its root; one it lacks, or that
  * OPA cannot type, is an error at the rule.
  */
-import type { Module, Rule, Term } from '../ast.js';
+import type { Module, Rule } from '../ast.js';
 import { PolicyError } from '../errors.js';
-import { parseTermText } from '../parser.js';
-import { annotatedStatement, metadataBlocks, packagePath, rulePath } from './metadata.js';
+import { annotatedStatement, metadataBlocks, packagePath, refSegments, rulePath } from './metadata.js';
 import { ANY, objectOf, type RegoType } from './rego-type.js';
 import { schemaType, SchemaTypeError } from './schema-type.js';
 
@@ -45,25 +44,6 @@ interface SchemaAnnotation {
   path: string[];
   /** The schema set entry named (`schema.a.b` → ["a", "b"]), or the inline definition. */
   schema: { ref: string[] } | { definition: unknown };
-}
-
-/** `input.a["b-c"]` → ["input", "a", "b-c"]; undefined when the text is no ground ref of strings. */
-function refSegments(text: string): string[] | undefined {
-  let t: Term;
-  try {
-    t = parseTermText(text);
-  } catch {
-    return undefined;
-  }
-  if (t.type === 'var') return [t.name];
-  if (t.type !== 'ref') return undefined;
-  const out: string[] = [];
-  for (const [i, x] of t.terms.entries()) {
-    if (i === 0 && x.type === 'var') out.push(x.name);
-    else if (i > 0 && x.type === 'string') out.push(x.value);
-    else return undefined;
-  }
-  return out;
 }
 
 /** The `schemas` entries of one annotation block (entries OPA's parser would refuse are left out). */
