@@ -90,8 +90,10 @@ describe('framework-cli policy check/eval/test --schema', () => {
         col: 10,
       },
     ]);
-    // Without the schema set the annotation names nothing: OPA's `undefined schema` at the rule.
-    const missing = JSON.parse((await runCliInProcess(['policy', 'check', dir, '--json'])).stdout);
+    // Without --schema there is no schema set, and OPA skips an annotation that names a schema.
+    expect((await runCliInProcess(['policy', 'check', dir, '--json'])).code).toBe(0);
+    const empty = tempDir({ 'other.json': REQ });
+    const missing = JSON.parse((await runCliInProcess(['policy', 'check', dir, '--schema', empty, '--json'])).stdout);
     expect(missing.errors.map((e: { message: string; row: number }) => `${e.row}: ${e.message}`)).toEqual(['6: undefined schema: schema.req']);
     const test = await runCliInProcess(['policy', 'test', dir, '--schema', schemas]);
     expect(test.code).not.toBe(0);

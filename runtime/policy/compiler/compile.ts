@@ -40,9 +40,9 @@ export interface CompilerOptions {
    */
   schemas?: SchemaSet;
   /**
-   * Type-checks rule bodies against their `# METADATA` `schemas` annotations, as OPA's compiler does with
-   * `WithUseTypeCheckAnnotations(true)` (`opa check`, `opa test`); OPA's evaluation paths (`opa eval`, the
-   * server, the rego package) do not, so this is off by default.
+   * Type-checks rule bodies against their `# METADATA` `schemas` annotations, as `opa check` and `opa test` do.
+   * Without it they are applied only when a module calls rego.metadata.rule() or chain(), as OPA's rego
+   * package (the server, the oracle) parses annotations only then.
    */
   typeCheckAnnotations?: boolean;
 }
@@ -127,9 +127,10 @@ export class Compiler {
     const inputType = this.inputType(errors);
     throwIfErrors(errors);
     const sourceTexts = new Map(sources.map((s) => [s.file, s.source]));
-    rewriteMetadataCalls(modules, sourceTexts);
-    // As OPA's SetAnnotationSet stage (annotations are read when they are type-checked: `opa check`).
-    const placed = this.options.typeCheckAnnotations ? placeAnnotations(modules, sourceTexts, errors) : undefined;
+    const metadataCalled = rewriteMetadataCalls(modules, sourceTexts);
+    // As OPA: annotations are read when the loader asks (`opa check`, `opa test`) or when a module calls
+    // rego.metadata.rule()/chain() (its ParseMetadataBlocks stage); read, their schemas type the rules.
+    const placed = this.options.typeCheckAnnotations === true || metadataCalled ? placeAnnotations(modules, sourceTexts, errors) : undefined;
     throwIfErrors(errors);
     resolveModules(modules);
 

@@ -153,10 +153,14 @@ export function annotatedStatement(m: Module, row: number): Module['package'] | 
   return best;
 }
 
-/** Replaces rego.metadata.chain()/rule() calls with their values. */
-export function rewriteMetadataCalls(modules: Module[], sources: ReadonlyMap<string, string>): void {
+/**
+ * Replaces rego.metadata.chain()/rule() calls with their values; returns whether there was one (OPA then parses
+ * every module's annotations, and its type checker applies their schemas).
+ */
+export function rewriteMetadataCalls(modules: Module[], sources: ReadonlyMap<string, string>): boolean {
   const uses = modules.some((m) => (sources.get(m.file) ?? '').includes('rego.metadata.'));
-  if (!uses) return;
+  if (!uses) return false;
+  let called = false;
   const byRule = new Map<Rule, Annotation[]>();
   const all: Annotation[] = [];
   for (const m of modules) {
@@ -200,9 +204,10 @@ export function rewriteMetadataCalls(modules: Module[], sources: ReadonlyMap<str
         }
       }
       const ruleValue: Value = own?.value ?? new RegoObject();
-      for (let b: Rule | undefined = r; b !== undefined; b = b.else) rewriteRule(b, chain, ruleValue);
+      for (let b: Rule | undefined = r; b !== undefined; b = b.else) called = rewriteRule(b, chain, ruleValue) || called;
     }
   }
+  return called;
 }
 
 function constTerm(v: Value, loc: Term['loc']): Term {
@@ -216,11 +221,13 @@ function constTerm(v: Value, loc: Term['loc']): Term {
   return { type: 'number', value: v, loc };
 }
 
-function rewriteRule(r: Rule, chain: Value[], rule: Value): void {
+function rewriteRule(r: Rule, chain: Value[], rule: Value): boolean {
+  let called = false;
   const sub = (t: Term): Term =>
     mapTerm(t, (x) => {
       if (x.type !== 'call' || x.args.length !== 0) return undefined;
       const name = refName(x.op);
+      if (name === 'rego.metadata.chain' || name === 'rego.metadata.rule') called = true;
       if (name === 'rego.metadata.chain') return constTerm(chain, x.loc);
       if (name === 'rego.metadata.rule') return constTerm(rule, x.loc);
       return undefined;
@@ -233,6 +240,7 @@ function rewriteRule(r: Rule, chain: Value[], rule: Value): void {
       case 'call': {
         const name = refName(e.op);
         if ((name === 'rego.metadata.chain' || name === 'rego.metadata.rule') && e.args.length === 1) {
+          called = true;
           const v = name === 'rego.metadata.chain' ? chain : rule;
           return { ...e, op: opRef('eq', e.op.loc), args: [sub(e.args[0] as Term), constTerm(v, e.loc)] };
         }
@@ -251,4 +259,5 @@ function rewriteRule(r: Rule, chain: Value[], rule: Value): void {
   r.body = body(r.body);
   if (r.head.value !== undefined) r.head.value = sub(r.head.value);
   if (r.head.key !== undefined) r.head.key = sub(r.head.key);
+  return called;
 }

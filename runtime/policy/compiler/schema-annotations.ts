@@ -1,16 +1,17 @@
 /**
  * The types that `schemas` annotations give `input` and `data` in a rule's
- * body, as OPA v1.20.2's type checker applies them when the compiler uses
- * type-check annotations (`opa check`, `opa test`; not `opa eval` or the
- * server, whose compiler ignores them). For each rule, the schema
+ * body, as OPA v1.20.2's type checker applies them once annotations are
+ * read: always in `opa check` and `opa test`, and in the rego package (the
+ * server) when a module calls rego.metadata.rule() or chain(). For each rule, the schema
  * annotations of its scopes in OPA's order (subpackages from the root down,
  * package, document, then the rule's own; an `else` branch has no rule
  * scope of its own), each one's type put at its path: `input` replaced,
  * `input.x.y` or `data.x` overriding the type there (OPA's `override`:
  * static properties replaced or added, `object<x: T>[any: any]` over a type
  * that is no object). A schema given as `schema.a.b` names an entry of the
- * schema set (`--schema`), `schema` alone its root; one it lacks, or that
- * OPA cannot type, is an error at the rule.
+ * schema set (`--schema`), `schema` alone its root; one the set lacks, or
+ * that OPA cannot type, is an error at the rule (with no set at all, OPA
+ * skips such an annotation).
  */
 import type { Module, Rule } from '../ast.js';
 import { PolicyError } from '../errors.js';
@@ -46,23 +47,34 @@ interface SchemaAnnotation {
   schema: { ref: string[] } | { definition: unknown };
 }
 
-/** The `schemas` entries of one annotation block (entries OPA's parser would refuse are left out). */
-function schemaEntries(doc: Record<string, unknown>): SchemaAnnotation[] {
+/**
+ * The `schemas` entries of one annotation block, with OPA's parse errors for a path that names neither input nor
+ * data (`invalid document reference`), a schema that is no `schema…` ref (`invalid schema reference`) and one
+ * that is neither text nor an object (`invalid schema declaration for path "input"`).
+ */
+function schemaEntries(doc: Record<string, unknown>, loc: { file: string; row: number; col: number }, errors: PolicyError[]): SchemaAnnotation[] {
   const list = doc['schemas'];
   if (!Array.isArray(list)) return [];
   const out: SchemaAnnotation[] = [];
+  const fail = (detail: string) => errors.push(new PolicyError({ code: 'rego_parse_error', detail, location: loc }));
   for (const entry of list) {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) continue;
-    for (const [k, v] of Object.entries(entry as Record<string, unknown>)) {
-      const path = refSegments(k);
-      const root = path?.[0];
-      if (path === undefined || (root !== 'input' && root !== 'data')) continue;
-      if (typeof v === 'string') {
-        const ref = refSegments(v);
-        if (ref === undefined || ref[0] !== 'schema') continue;
-        out.push({ root, path: path.slice(1), schema: { ref: ref.slice(1) } });
-      } else if (typeof v === 'object' && v !== null) out.push({ root, path: path.slice(1), schema: { definition: v } });
+    // OPA reads one key of an entry (which, when there are several, varies: Go's map order); here the first.
+    const first = Object.entries(entry as Record<string, unknown>)[0];
+    if (first === undefined) continue;
+    const [k, v] = first;
+    const path = refSegments(k);
+    const root = path?.[0];
+    if (path === undefined || (root !== 'input' && root !== 'data')) {
+      fail('invalid document reference');
+      continue;
     }
+    if (typeof v === 'string') {
+      const ref = refSegments(v);
+      if (ref === undefined || ref[0] !== 'schema') fail('invalid schema reference');
+      else out.push({ root, path: path.slice(1), schema: { ref: ref.slice(1) } });
+    } else if (typeof v === 'object' && v !== null && !Array.isArray(v)) out.push({ root, path: path.slice(1), schema: { definition: v } });
+    else fail(`invalid schema declaration for path ${JSON.stringify(k.trim())}`);
   }
   return out;
 }
@@ -88,8 +100,8 @@ export function placeAnnotations(modules: readonly Module[], sources: ReadonlyMa
   const sorted = [...modules].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   for (const m of sorted) {
     for (const b of metadataBlocks(sources.get(m.file) ?? '', m.file)) {
-      const schemas = schemaEntries(b.doc);
       const loc = { file: m.file, row: b.row, col: 1 };
+      const schemas = schemaEntries(b.doc, loc, errors);
       const target = annotatedStatement(m, b.row);
       const declared = b.doc['scope'];
       let placed: Placed | undefined;
@@ -157,7 +169,7 @@ class SchemaTypes {
   private readonly named = new Map<string, RegoType>();
   constructor(private readonly set: SchemaSet | undefined) {}
 
-  typeOf(a: SchemaAnnotation, rule: Rule): RegoType | PolicyError {
+  typeOf(a: SchemaAnnotation, rule: Rule): RegoType | PolicyError | undefined {
     const fail = (detail: string) => new PolicyError({ code: 'rego_type_error', detail, location: rule.loc });
     if ('definition' in a.schema) {
       try {
@@ -167,6 +179,8 @@ class SchemaTypes {
         throw e;
       }
     }
+    // With no schema set at all (no `--schema`), OPA skips an annotation that names one.
+    if (this.set === undefined) return undefined;
     const key = schemaKey(a.schema.ref);
     const hit = this.named.get(key);
     if (hit !== undefined) return hit;
@@ -209,6 +223,7 @@ export function ruleSchemaEnvs(options: {
         let data: RegoType | undefined;
         for (const a of annotations) {
           const t = types.typeOf(a, b);
+          if (t === undefined) continue;
           if (t instanceof PolicyError) {
             options.errors.push(t);
             continue;
