@@ -1,13 +1,12 @@
 /**
  * `# METADATA` `schemas:` annotations and `--schema`, as OPA v1.20.2 applies
- * them. OPA type-checks rule bodies against annotations only where its
- * compiler is built with `WithUseTypeCheckAnnotations(true)` (`opa check`,
- * `opa test`); `opa eval`, the server and the rego package (the oracle) load
- * such modules whatever their annotations say, and the first block proves
- * against the oracle that ours do too. The expected errors of the check are
- * OPA's texts as its checker words them (v1/ast/check.go, compile.go's
- * schema parser): the oracle cannot check them, as the wheel's engine never
- * applies annotations.
+ * them. OPA reads annotations, and types rule bodies by their schemas,
+ * always in `opa check`/`opa test`, and in its rego package (the server, the
+ * oracle) only when a module calls `rego.metadata.rule()`/`chain()`. The
+ * oracle blocks prove both halves against the real OPA: modules that do not
+ * call them load whatever their schemas say, and generated modules that do
+ * get OPA's errors word for word. The other expected texts are OPA's as its
+ * checker words them (v1/ast/check.go, compile.go's schema parser).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,7 +62,7 @@ const REQUEST = object({
   spec: object({ containers: { type: 'array', items: object({ image: S, port: N }) } }),
 });
 
-describe('OPA loads annotated modules for evaluation whatever they say (the oracle)', () => {
+describe('without a rego.metadata call, OPA evaluates annotated modules whatever their schemas say (the oracle)', () => {
   const pylib = oracleDir();
   it.skipIf(pylib === undefined)('each module OPA evaluates is evaluated here, with the same answer', () => {
     const modules = [

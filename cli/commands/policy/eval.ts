@@ -32,7 +32,7 @@ export default class PolicyEval extends PolicyCommand {
     schema: Flags.string({
       char: 's',
       description:
-        "JSON schema of the input (a file), or a directory of schemas that `# METADATA` `schemas:` annotations name as schema.<path> (OPA's --schema); as `opa eval`, annotations are not type-checked here: `policy check` does that",
+        "JSON schema of the input (a file), or a directory of schemas that `# METADATA` `schemas:` annotations name as schema.<path> (OPA's --schema); annotations are applied when a module calls rego.metadata.rule() or chain(), as OPA's rego package applies them (`policy check` always applies them)",
     }),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
     'strict-builtin-errors': Flags.boolean({
