@@ -11,7 +11,7 @@
  */
 import { defaultRegistry } from './builtins/index.js';
 import type { BuiltinRegistry } from './builtins/registry.js';
-import { Compiler, type CompiledModules, type ModuleSource } from './compiler/compile.js';
+import { Compiler, type CompiledModules, type CompilerOptions, type ModuleSource } from './compiler/compile.js';
 import type { RuleNode } from './compiler/rule-tree.js';
 import { PolicyError } from './errors.js';
 import { CodeGen, type CompiledQuery } from './eval/codegen.js';
@@ -37,6 +37,9 @@ export interface CompilePolicyOptions {
    * recorder record OPA's evaluation trace in it (slower; see {@link CompiledPolicy.traced}).
    */
   trace?: boolean;
+  /** JSON schemas and whether annotations are type-checked (`policy check --schema`); see {@link CompilerOptions}. */
+  schemas?: CompilerOptions['schemas'];
+  typeCheckAnnotations?: boolean;
 }
 
 export interface QueryOptions extends EvalOptions {
@@ -128,7 +131,10 @@ export class CompiledPolicy {
     const sources: ModuleSource[] = Array.isArray(options.modules)
       ? options.modules
       : Object.entries(options.modules).map(([file, source]) => ({ file, source }));
-    this.compiler = new Compiler(builtins);
+    this.compiler = new Compiler(builtins, {
+      ...(options.schemas === undefined ? {} : { schemas: options.schemas }),
+      ...(options.typeCheckAnnotations === undefined ? {} : { typeCheckAnnotations: options.typeCheckAnnotations }),
+    });
     try {
       this.compiled = this.compiler.compileModules(sources);
     } catch (e) {

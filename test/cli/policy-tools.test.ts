@@ -70,3 +70,42 @@ describe('framework-cli policy bench', () => {
     expect(JSON.parse(bad.stdout)).toMatchObject({ error: { code: 'rego_parse_error' } });
   });
 });
+
+describe('framework-cli policy check/eval/test --schema', () => {
+  const POLICY = ['package p', '', '# METADATA', '# schemas:', '#   - input: schema.req', 'allow if input.usr == "admin"', ''].join('\n');
+  const REQ = JSON.stringify({ type: 'object', properties: { user: { type: 'string' } } });
+
+  it("check refuses a body that reads what the annotation's schema lacks, in OPA's words; eval loads it, as opa eval does", async () => {
+    const dir = tempDir({ 'p.rego': POLICY });
+    const schemas = tempDir({ 'req.json': REQ });
+    const check = await runCliInProcess(['policy', 'check', dir, '--schema', schemas, '--json']);
+    expect(check.code).toBe(1);
+    const doc = JSON.parse(check.stdout);
+    expect(doc.errors).toEqual([
+      {
+        code: 'rego_type_error',
+        message: 'undefined ref: input.usr\n\tinput.usr\n\t      ^\n\t      have: "usr"\n\t      want (one of): ["user"]',
+        file: `${dir}/p.rego`,
+        row: 6,
+        col: 10,
+      },
+    ]);
+    // Without --schema there is no schema set, and OPA skips an annotation that names a schema.
+    expect((await runCliInProcess(['policy', 'check', dir, '--json'])).code).toBe(0);
+    const empty = tempDir({ 'other.json': REQ });
+    const missing = JSON.parse((await runCliInProcess(['policy', 'check', dir, '--schema', empty, '--json'])).stdout);
+    expect(missing.errors.map((e: { message: string; row: number }) => `${e.row}: ${e.message}`)).toEqual(['6: undefined schema: schema.req']);
+    const test = await runCliInProcess(['policy', 'test', dir, '--schema', schemas]);
+    expect(test.code).not.toBe(0);
+    const evaluated = await runCliInProcess(['policy', 'eval', '-d', dir, '--schema', schemas, 'data.p.allow', '--json']);
+    expect(evaluated.code).toBe(0);
+    // A schema file types input in every rule and in the query, as opa eval --schema does.
+    const file = join(schemas, 'req.json');
+    const refused = await runCliInProcess(['policy', 'eval', '-d', dir, '--schema', file, 'data.p.allow', '--json']);
+    expect(JSON.parse(refused.stdout).error.message).toContain('p.rego:6:10: rego_type_error: undefined ref: input.usr');
+    const ok = tempDir({ 'q.rego': 'package q\n\nok if input.user == "u"\n' });
+    expect((await runCliInProcess(['policy', 'eval', '-d', ok, '--schema', file, 'data.q.ok', '--json'])).code).toBe(0);
+    const query = await runCliInProcess(['policy', 'eval', '-d', ok, '--schema', file, 'upper(input.nope)', '--json']);
+    expect(JSON.parse(query.stdout).error.message).toContain('rego_type_error: undefined ref: input.nope');
+  });
+});

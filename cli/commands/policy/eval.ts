@@ -29,6 +29,11 @@ export default class PolicyEval extends PolicyCommand {
       default: false,
     }),
     data: policyPathsFlag(),
+    schema: Flags.string({
+      char: 's',
+      description:
+        "JSON schema of the input (a file), or a directory of schemas that `# METADATA` `schemas:` annotations name as schema.<path> (OPA's --schema); annotations are applied when a module calls rego.metadata.rule() or chain(), as OPA's rego package applies them (`policy check` always applies them)",
+    }),
     input: Flags.file({ char: 'i', description: 'input document (JSON or YAML file)', exists: true }),
     'strict-builtin-errors': Flags.boolean({
       description: 'stop at a builtin\'s error (e.g. to_number("abc")) instead of treating the call as undefined, as opa eval --strict-builtin-errors',
@@ -49,7 +54,7 @@ export default class PolicyEval extends PolicyCommand {
     let output: EvalOutput;
     let lines: string[] | undefined;
     try {
-      const set = await loadPolicySet(flags.data ?? [], { v0Compatible: flags['v0-compatible'] });
+      const set = await loadPolicySet(flags.data ?? [], { v0Compatible: flags['v0-compatible'], ...(flags.schema === undefined ? {} : { schema: flags.schema }) });
       const input = flags.input === undefined ? undefined : await readInputFile(flags.input);
       const explain = EXPLAIN_MODES.find((m) => m === flags.explain);
       const options = { ...(input === undefined ? {} : { input }), strictBuiltinErrors: flags['strict-builtin-errors'] };

@@ -39,6 +39,11 @@ export default class PolicyTest extends PolicyCommand {
         "read the policies as Rego v0 (OPA's --v0-compatible: rule bodies without `if`, `p[x] { ... }` partial sets, future keywords only when imported)",
       default: false,
     }),
+    schema: Flags.string({
+      char: 's',
+      description:
+        "JSON schema of the input (a file), or a directory of schemas that `# METADATA` `schemas:` annotations name as schema.<path> (OPA's --schema); rule bodies are type-checked against their annotations, as `opa test` does",
+    }),
     verbose: Flags.boolean({
       char: 'v',
       description: 'list every test with its time, then each failed test with the trace of its failed expressions and notes (FAILURES)',
@@ -82,7 +87,8 @@ export default class PolicyTest extends PolicyCommand {
     const traceAll = traced && flags.format === 'json' && !this.jsonEnabled();
     let report: PolicyTestReport;
     try {
-      report = runPolicyTests(await loadPolicySet(paths, { v0Compatible: flags['v0-compatible'] }), {
+      const loadOptions = { v0Compatible: flags['v0-compatible'], typeCheckAnnotations: true, ...(flags.schema === undefined ? {} : { schema: flags.schema }) };
+      report = runPolicyTests(await loadPolicySet(paths, loadOptions), {
         ...(filter ? { filter } : {}),
         coverage: flags.coverage,
         ...(explain === undefined ? {} : { explain }),

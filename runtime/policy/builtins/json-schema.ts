@@ -519,3 +519,18 @@ export const jsonSchemaBuiltins: BuiltinDefinition[] = [
     },
   },
 ];
+
+/**
+ * gojsonschema's refusal of a schema given as a JSON value (what its loader's
+ * `Compile` answers, in its words), or undefined when it compiles. The
+ * compiler's type check of schema annotations reports it as OPA does.
+ */
+export function goSchemaRefusal(schema: Json): string | undefined {
+  try {
+    checkSchema(schema, schema, schemaDraft(schema));
+    return undefined;
+  } catch (e) {
+    if (e instanceof BuiltinError) return e.message;
+    throw e;
+  }
+}

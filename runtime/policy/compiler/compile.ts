@@ -18,6 +18,9 @@ import { LocalRewriter, VarGen } from './locals.js';
 import { resolveModules, resolveQuery } from './resolve.js';
 import { buildRuleTree, type PreparedRule, type RuleNode } from './rule-tree.js';
 import { SafetyChecker } from './safety.js';
+import type { RegoType } from './rego-type.js';
+import { placeAnnotations, ruleSchemaEnvs, schemaKey, type SchemaSet } from './schema-annotations.js';
+import { schemaType, SchemaTypeError } from './schema-type.js';
 import { RuleTypes } from './type-infer.js';
 import { checkQueryTypes, checkTypes } from './types.js';
 import { isConstantTerm, termVars } from './walk.js';
@@ -28,6 +31,20 @@ export interface ModuleSource {
   source: string;
   /** 0 for Rego v0 (`--v0-compatible`, a bundle's `rego_version: 0`); v1 when absent. */
   regoVersion?: RegoVersion;
+}
+
+export interface CompilerOptions {
+  /**
+   * JSON schemas (`--schema`): the root one (key `""`) types `input` everywhere, as OPA's compiler types it
+   * with a schema set; the others are what annotations name as `schema.a.b`.
+   */
+  schemas?: SchemaSet;
+  /**
+   * Type-checks rule bodies against their `# METADATA` `schemas` annotations, as `opa check` and `opa test` do.
+   * Without it they are applied only when a module calls rego.metadata.rule() or chain(), as OPA's rego
+   * package (the server, the oracle) parses annotations only then.
+   */
+  typeCheckAnnotations?: boolean;
 }
 
 export interface CompiledModules {
@@ -77,7 +94,23 @@ export class Compiler {
   /** The compiled rules' types, which a query is checked against. */
   private ruleTypes: RuleTypes | undefined;
 
-  constructor(readonly builtins: BuiltinRegistry) {}
+  constructor(
+    readonly builtins: BuiltinRegistry,
+    private readonly options: CompilerOptions = {},
+  ) {}
+
+  /** The global input schema's type (the root of the schema set), as OPA's compiler loads it in `init`. */
+  private inputType(errors: PolicyError[]): RegoType | undefined {
+    const root = this.options.schemas?.get(schemaKey([]));
+    if (root === undefined) return undefined;
+    try {
+      return schemaType(root);
+    } catch (e) {
+      if (!(e instanceof SchemaTypeError)) throw e;
+      errors.push(new PolicyError({ code: 'rego_type_error', detail: e.message }));
+      return undefined;
+    }
+  }
 
   compileModules(sources: ModuleSource[]): CompiledModules {
     const errors: PolicyError[] = [];
@@ -91,7 +124,14 @@ export class Compiler {
       }
     }
     throwIfErrors(errors);
-    rewriteMetadataCalls(modules, new Map(sources.map((s) => [s.file, s.source])));
+    const inputType = this.inputType(errors);
+    throwIfErrors(errors);
+    const sourceTexts = new Map(sources.map((s) => [s.file, s.source]));
+    const metadataCalled = rewriteMetadataCalls(modules, sourceTexts);
+    // As OPA: annotations are read when the loader asks (`opa check`, `opa test`) or when a module calls
+    // rego.metadata.rule()/chain() (its ParseMetadataBlocks stage); read, their schemas type the rules.
+    const placed = this.options.typeCheckAnnotations === true || metadataCalled ? placeAnnotations(modules, sourceTexts, errors) : undefined;
+    throwIfErrors(errors);
     resolveModules(modules);
 
     const rules: Rule[] = modules.flatMap((m) => m.rules);
@@ -147,8 +187,9 @@ export class Compiler {
     }
     checkRecursion(root, errors);
     throwIfErrors(errors);
-    this.ruleTypes = new RuleTypes(root);
-    checkTypes(rules, this.ruleTypes, errors);
+    const schemaEnvs = placed === undefined ? undefined : ruleSchemaEnvs({ modules, placed, set: this.options.schemas, inputType, errors });
+    this.ruleTypes = new RuleTypes(root, { ...(inputType === undefined ? {} : { inputType }), ...(schemaEnvs === undefined ? {} : { schemaEnvs }) });
+    checkTypes(rules, this.ruleTypes, errors, this.gen.wildcards);
     throwIfErrors(errors);
 
     const prepared: PreparedRule[] = [];
@@ -171,7 +212,7 @@ export class Compiler {
     throwIfErrors(errors);
     const res = this.safetyChecker(root).check(b, new Set(['data', 'input']));
     throwIfErrors(res.errors);
-    checkQueryTypes(rewriteDynamics(res.body, this.gen, { keepEqual: true }), ruleTypes, errors);
+    checkQueryTypes(rewriteDynamics(res.body, this.gen, { keepEqual: true }), ruleTypes, errors, this.gen.wildcards);
     throwIfErrors(errors);
     return rewriteDynamics(res.body, this.gen);
   }

@@ -36,6 +36,15 @@ export class VarGen {
     return `$t${this.n++}`;
   }
 
+  /** The temps that stand for a `_` written in the source: OPA prints such a var as `_`. */
+  readonly wildcards = new Set<string>();
+
+  wildcard(): string {
+    const name = this.temp();
+    this.wildcards.add(name);
+    return name;
+  }
+
   isGenerated(name: string): boolean {
     return name.includes('$');
   }
@@ -223,7 +232,7 @@ export class LocalRewriter {
   }
 
   private declare(v: VarTerm, scopes: Scopes, occ: Occurrence): string {
-    if (v.name === '_') return this.gen.temp();
+    if (v.name === '_') return this.gen.wildcard();
     const prev = scopes.occurrence(v.name);
     if (prev !== undefined) {
       const what =
@@ -281,7 +290,7 @@ export class LocalRewriter {
   term(t: Term, scopes: Scopes, markSeen: boolean): Term {
     switch (t.type) {
       case 'var': {
-        if (t.name === '_') return { ...t, name: this.gen.temp() };
+        if (t.name === '_') return { ...t, name: this.gen.wildcard() };
         const d = scopes.declared(t.name);
         if (d !== undefined) return d === t.name ? t : { ...t, name: d };
         if (markSeen) scopes.seen(t.name);

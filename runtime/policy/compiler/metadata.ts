@@ -12,6 +12,7 @@
  */
 import { type Body, type Expr, type Module, opRef, refName, type Rule, type Term } from '../ast.js';
 import { PolicyError } from '../errors.js';
+import { parseTermText } from '../parser.js';
 import { fromJS } from '../value-json.js';
 import { RegoObject, RegoSet, type Value } from '../value.js';
 import { mapTerm } from './walk.js';
@@ -28,11 +29,11 @@ interface Annotation {
 
 const FIELDS = ['scope', 'title', 'description', 'related_resources', 'authors', 'organizations', 'schemas', 'entrypoint', 'custom'];
 
-function packagePath(m: Module): string[] {
+export function packagePath(m: Module): string[] {
   return m.package.path.terms.slice(1).map((t) => (t.type === 'string' ? t.value : '?'));
 }
 
-function rulePath(r: Rule): string[] {
+export function rulePath(r: Rule): string[] {
   const out = packagePath(r.module);
   for (const t of r.head.ref) {
     if (t.type === 'var') out.push(t.name);
@@ -40,6 +41,43 @@ function rulePath(r: Rule): string[] {
     else break;
   }
   return out;
+}
+
+/** `input.a["b-c"]` → ["input", "a", "b-c"]; undefined when the text is no ground ref of strings. */
+export function refSegments(text: string): string[] | undefined {
+  let t: Term;
+  try {
+    t = parseTermText(text);
+  } catch {
+    return undefined;
+  }
+  if (t.type === 'var') return [t.name];
+  if (t.type !== 'ref') return undefined;
+  const out: string[] = [];
+  for (const [i, x] of t.terms.entries()) {
+    if (i === 0 && x.type === 'var') out.push(x.name);
+    else if (i > 0 && x.type === 'string') out.push(x.value);
+    else return undefined;
+  }
+  return out;
+}
+
+/**
+ * A `schemas` entry as OPA's annotation JSON has it: `{path: ["input", "x"], schema: ["schema", "a"]}` for
+ * `- input.x: schema.a`, `{path, definition}` for an inline schema; kept as written where it is neither.
+ */
+function schemaEntry(entry: unknown): unknown {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return entry;
+  const pairs = Object.entries(entry as Record<string, unknown>);
+  if (pairs.length !== 1) return entry;
+  const [k, v] = pairs[0] as [string, unknown];
+  const path = refSegments(k);
+  if (path === undefined) return entry;
+  if (typeof v === 'string') {
+    const schema = refSegments(v);
+    return schema === undefined ? entry : { path, schema };
+  }
+  return typeof v === 'object' && v !== null ? { path, definition: v } : entry;
 }
 
 /** `Name <email>` → {name, email}; objects are kept. */
@@ -63,6 +101,7 @@ function annotationValue(doc: Record<string, unknown>, scope: Scope, loc: Module
     if (!FIELDS.includes(k) || v === null || v === undefined) continue;
     if (k === 'authors') out[k] = (Array.isArray(v) ? v : [v]).map((a) => author(a, loc));
     else if (k === 'related_resources') out[k] = (Array.isArray(v) ? v : [v]).map((r) => (typeof r === 'string' ? { ref: r } : r));
+    else if (k === 'schemas' && Array.isArray(v)) out[k] = v.map(schemaEntry);
     else out[k] = v;
   }
   out['scope'] = scope;
@@ -114,10 +153,14 @@ export function annotatedStatement(m: Module, row: number): Module['package'] | 
   return best;
 }
 
-/** Replaces rego.metadata.chain()/rule() calls with their values. */
-export function rewriteMetadataCalls(modules: Module[], sources: ReadonlyMap<string, string>): void {
+/**
+ * Replaces rego.metadata.chain()/rule() calls with their values; returns whether there was one (OPA then parses
+ * every module's annotations, and its type checker applies their schemas).
+ */
+export function rewriteMetadataCalls(modules: Module[], sources: ReadonlyMap<string, string>): boolean {
   const uses = modules.some((m) => (sources.get(m.file) ?? '').includes('rego.metadata.'));
-  if (!uses) return;
+  if (!uses) return false;
+  let called = false;
   const byRule = new Map<Rule, Annotation[]>();
   const all: Annotation[] = [];
   for (const m of modules) {
@@ -161,9 +204,10 @@ export function rewriteMetadataCalls(modules: Module[], sources: ReadonlyMap<str
         }
       }
       const ruleValue: Value = own?.value ?? new RegoObject();
-      for (let b: Rule | undefined = r; b !== undefined; b = b.else) rewriteRule(b, chain, ruleValue);
+      for (let b: Rule | undefined = r; b !== undefined; b = b.else) called = rewriteRule(b, chain, ruleValue) || called;
     }
   }
+  return called;
 }
 
 function constTerm(v: Value, loc: Term['loc']): Term {
@@ -177,11 +221,13 @@ function constTerm(v: Value, loc: Term['loc']): Term {
   return { type: 'number', value: v, loc };
 }
 
-function rewriteRule(r: Rule, chain: Value[], rule: Value): void {
+function rewriteRule(r: Rule, chain: Value[], rule: Value): boolean {
+  let called = false;
   const sub = (t: Term): Term =>
     mapTerm(t, (x) => {
       if (x.type !== 'call' || x.args.length !== 0) return undefined;
       const name = refName(x.op);
+      if (name === 'rego.metadata.chain' || name === 'rego.metadata.rule') called = true;
       if (name === 'rego.metadata.chain') return constTerm(chain, x.loc);
       if (name === 'rego.metadata.rule') return constTerm(rule, x.loc);
       return undefined;
@@ -194,6 +240,7 @@ function rewriteRule(r: Rule, chain: Value[], rule: Value): void {
       case 'call': {
         const name = refName(e.op);
         if ((name === 'rego.metadata.chain' || name === 'rego.metadata.rule') && e.args.length === 1) {
+          called = true;
           const v = name === 'rego.metadata.chain' ? chain : rule;
           return { ...e, op: opRef('eq', e.op.loc), args: [sub(e.args[0] as Term), constTerm(v, e.loc)] };
         }
@@ -212,4 +259,5 @@ function rewriteRule(r: Rule, chain: Value[], rule: Value): void {
   r.body = body(r.body);
   if (r.head.value !== undefined) r.head.value = sub(r.head.value);
   if (r.head.key !== undefined) r.head.key = sub(r.head.key);
+  return called;
 }

@@ -32,6 +32,7 @@ import {
   valuesOf,
 } from './rego-type.js';
 import type { RuleNode } from './rule-tree.js';
+import type { RuleSchemaEnv } from './schema-annotations.js';
 import { exprVars, forEachSubTerm, termVars } from './walk.js';
 import { type DataTarget, type WithFinding, type WithTypes, withTypes } from './with-types.js';
 
@@ -91,13 +92,24 @@ export class BodyTyper {
   private withData: WithTypes['data'] = [];
   /** The function's argument vars that had no type when the expression being typed began. */
   private untypedArgs = new Set<string>();
+  /** `data`'s types from schema annotations (see schema-annotations.ts); undefined when none apply. */
+  private schemaData: ReadonlyMap<string, RegoType> | undefined;
 
   constructor(
     private readonly rules: RuleTypes,
     private readonly scope: Scope = new Scope(),
     /** A function's argument vars: one not bound yet that heads a ref is typed `any`, as OPA's checkRef types it. */
     private readonly args: ReadonlySet<string> = new Set(),
-  ) {}
+    schemaEnv?: RuleSchemaEnv,
+  ) {
+    if (schemaEnv?.input !== undefined) scope.set('input', schemaEnv.input);
+    this.schemaData = schemaEnv?.data;
+  }
+
+  /** `input`'s type where nothing in the scope sets it: the global input schema's, else `any`. */
+  private get inputType(): RegoType {
+    return this.scope.get('input') ?? this.rules.inputType ?? ANY;
+  }
 
   body(b: Body): void {
     for (const e of b) this.expr(e);
@@ -115,8 +127,9 @@ export class BodyTyper {
       case 'string':
         return STRING;
       case 'var':
-        if (t.name === 'input') return this.scope.get(t.name) ?? ANY;
-        if (t.name === 'data') return this.withData.length === 0 ? this.rules.extent() : UNKNOWN;
+        if (t.name === 'input') return this.inputType;
+        // The whole of data: the rules' types, unless a `with` replaces some or a schema annotation types a part.
+        if (t.name === 'data') return this.withData.length === 0 && this.schemaData === undefined ? this.rules.extent() : UNKNOWN;
         return this.scope.get(t.name);
       // Empty literals are typed as OPA types them: `array[any]`, `set[any]`, `object[any: any]`.
       case 'array':
@@ -168,7 +181,8 @@ export class BodyTyper {
     const vars = new Set<string>();
     if ('kind' in e) exprVars(e, vars, { skipClosures: true });
     else termVars(e, vars, { skipClosures: true });
-    for (const v of vars) if (all || this.scope.get(v) === undefined) this.scope.set(v, UNKNOWN);
+    // `input` is never bound by an expression: its type (a schema's) stays.
+    for (const v of vars) if (v !== 'input' && (all || this.scope.get(v) === undefined)) this.scope.set(v, UNKNOWN);
   }
 
   /** A `data` ref's rule type, or the type a `with` of the expression gives the rule it replaces. */
@@ -180,6 +194,12 @@ export class BodyTyper {
         return t?.type === 'string' && t.value === k;
       });
       if (named) return { type: w.type, at: w.path.length + 1 };
+    }
+    if (this.schemaData !== undefined) {
+      // As OPA: `data` is then one type, the annotations' over the rules typed so far (not modelled: untyped).
+      const key = ref.terms[1];
+      const type = key?.type === 'string' ? this.schemaData.get(key.value) : undefined;
+      return type === undefined ? undefined : { type, at: 2 };
     }
     return this.rules.dataRef(ref);
   }
@@ -234,6 +254,7 @@ export class BodyTyper {
   closureType(t: Extract<Term, { type: 'arraycomp' | 'setcomp' | 'objectcomp' }>): { type: MaybeType; findings: Finding[] } {
     const inner = new BodyTyper(this.rules, new Scope(this.scope), this.args);
     inner.withData = this.withData;
+    inner.schemaData = this.schemaData;
     inner.body(t.body);
     if (inner.findings.length > 0) return { type: undefined, findings: inner.findings };
     if (t.type === 'arraycomp') return { type: arrayOf([], inner.typeOf(t.term)), findings: [] };
@@ -264,7 +285,7 @@ export class BodyTyper {
   private checkRef(ref: RefTerm): void {
     const head = ref.terms[0];
     if (head?.type !== 'var') return this.forget(ref, false);
-    if (head.name === 'input' && this.scope.get('input') === undefined) return this.checkLeaf(ref, ANY, 1);
+    if (head.name === 'input' && this.scope.get('input') === undefined) return this.checkLeaf(ref, this.inputType, 1);
     if (head.name === 'data') {
       const r = this.dataRef(ref);
       if (r === undefined) return this.forget(ref, false);
@@ -462,7 +483,7 @@ export class BodyTyper {
         }
         return this.unify1Any(t, type, t.items);
       case 'var': {
-        const exist = this.scope.get(t.name) ?? (t.name === 'input' ? ANY : undefined);
+        const exist = this.scope.get(t.name) ?? (t.name === 'input' ? this.inputType : undefined);
         if (!union) {
           if (exist !== undefined) return fits(exist, type);
           this.scope.set(t.name, type);
@@ -542,7 +563,21 @@ export class RuleTypes {
   private readonly byNode = new Map<RuleNode, RegoType>();
   private readonly byFunction = new Map<RuleNode, FunctionType | 'uncertain'>();
 
-  constructor(private readonly root: RuleNode) {}
+  constructor(
+    private readonly root: RuleNode,
+    options: {
+      /** The global input schema's type (`--schema file`); `input` is `any` without one. */
+      inputType?: RegoType;
+      /** The rules' environments from schema annotations (only when the compiler applies them). */
+      schemaEnvs?: ReadonlyMap<Rule, RuleSchemaEnv>;
+    } = {},
+  ) {
+    this.inputType = options.inputType;
+    this.schemaEnvs = options.schemaEnvs;
+  }
+
+  readonly inputType: RegoType | undefined;
+  private readonly schemaEnvs: ReadonlyMap<Rule, RuleSchemaEnv> | undefined;
 
   /** The findings of one rule definition (one `else` link). */
   check(rule: Rule): Finding[] {
@@ -557,7 +592,7 @@ export class RuleTypes {
     const h = rule.head;
     const argVars = new Set<string>();
     for (const a of h.args ?? []) termVars(a, argVars, { skipClosures: true });
-    const typer = new BodyTyper(this, undefined, argVars);
+    const typer = new BodyTyper(this, new Scope(), argVars, this.schemaEnvs?.get(rule));
     typer.body(rule.body);
     let value: MaybeType = UNKNOWN;
     if (h.args === undefined && h.key !== undefined && h.value === undefined) value = { kind: 'set', of: typer.typeOf(h.key) };

@@ -33,7 +33,7 @@ export function builtinResultIsAny(name: string): boolean | undefined {
 }
 
 /** OPA's text of a ref (`data.p.labels.zz`, `l["z-z"]`), and where each operand's text starts; undefined when not certain. */
-function refText(ref: RefTerm, headName: string, generated = false): { text: string; starts: number[] } | undefined {
+function refText(ref: RefTerm, headName: string, wildcards: ReadonlySet<string> = new Set(), generated = false): { text: string; starts: number[] } | undefined {
   let text = headName;
   const starts = [0];
   for (const t of ref.terms.slice(1)) {
@@ -41,6 +41,7 @@ function refText(ref: RefTerm, headName: string, generated = false): { text: str
     if (t.type === 'string' && isIdent(t.value)) text += '.' + t.value;
     else if (t.type === 'string' && /^[\x20-\x7e]*$/.test(t.value) && !/["\\]/.test(t.value)) text += `["${t.value}"]`;
     else if (t.type === 'number' && typeof t.value === 'number' && Number.isInteger(t.value)) text += `[${t.value}]`;
+    else if (t.type === 'var' && wildcards.has(t.name)) text += '[_]';
     else if (t.type === 'var' && (generated || !written(t.name).includes('$'))) text += `[${written(t.name)}]`;
     else return undefined;
   }
@@ -65,8 +66,8 @@ function written(name: string): string {
  * the last operand when that is a local OPA generated (`data.p.f[__local1__]` of `some x in data.p.f`), else the
  * whole ref; the name underlined. The first detail line prints such a local by our name for it (`$t2`), not OPA's.
  */
-function functionRefError(p: Extract<RefProblem, { kind: 'function' }>): PolicyError {
-  const printed = refText(p.ref, 'data') ?? refText(p.ref, 'data', true);
+function functionRefError(p: Extract<RefProblem, { kind: 'function' }>, wildcards: ReadonlySet<string>): PolicyError {
+  const printed = refText(p.ref, 'data', wildcards) ?? refText(p.ref, 'data', wildcards, true);
   const text = printed?.text ?? refToString(p.ref);
   const last = p.ref.terms[p.ref.terms.length - 1];
   const local = p.ref.terms.length - 1 > p.at && last?.type === 'var' && written(last.name).includes('$');
@@ -80,14 +81,14 @@ function functionRefError(p: Extract<RefProblem, { kind: 'function' }>): PolicyE
 }
 
 /** OPA's `undefined ref` error for a problem the ref check found; undefined when its text is not certain. */
-function refError(p: RefProblem): PolicyError | undefined {
-  if (p.kind === 'function') return functionRefError(p);
+function refError(p: RefProblem, wildcards: ReadonlySet<string>): PolicyError | undefined {
+  if (p.kind === 'function') return functionRefError(p, wildcards);
   const head = p.ref.terms[0];
   if (head?.type !== 'var') return undefined;
   // A local OPA generates (the key of `some x in xs`) is printed by our name for it (`$t2`), not OPA's (`__local0__`):
   // the error is certain, only that name differs.
   const headName = head.name === 'data' ? 'data' : written(head.name);
-  const printed = refText(p.ref, headName) ?? refText(p.ref, headName, true);
+  const printed = refText(p.ref, headName, wildcards) ?? refText(p.ref, headName, wildcards, true);
   if (printed === undefined) return undefined;
   const lines = [printed.text];
   if (p.kind === 'unsupported') {
@@ -121,10 +122,10 @@ function matchError(left: RegoType | undefined, right: RegoType | undefined, e: 
   return new PolicyError({ code: 'rego_type_error', detail: `match error\n\tleft  : ${printType(left)}\n\tright : ${printType(right)}`, location: e.loc });
 }
 
-function findingError(f: Finding): PolicyError | undefined {
+function findingError(f: Finding, wildcards: ReadonlySet<string>): PolicyError | undefined {
   switch (f.kind) {
     case 'ref':
-      return refError(f.problem);
+      return refError(f.problem, wildcards);
     case 'args':
       return argError(f.name, f.want, f.have, f.expr);
     case 'match':
@@ -141,11 +142,11 @@ function findingError(f: Finding): PolicyError | undefined {
 }
 
 /** OPA's certain type errors in compiled rules (see the file's comment for what is covered). */
-export function checkTypes(rules: readonly Rule[], ruleTypes: RuleTypes, errors: PolicyError[]): void {
+export function checkTypes(rules: readonly Rule[], ruleTypes: RuleTypes, errors: PolicyError[], wildcards: ReadonlySet<string> = new Set()): void {
   for (const r of rules) {
     for (let b: Rule | undefined = r; b !== undefined; b = b.else) {
       for (const f of ruleTypes.check(b)) {
-        const err = findingError(f);
+        const err = findingError(f, wildcards);
         if (err !== undefined) errors.push(err);
       }
     }
@@ -158,13 +159,13 @@ export function checkTypes(rules: readonly Rule[], ruleTypes: RuleTypes, errors:
  * with the output OPA's rego package adds to a call written with no output (`upper(x)` is `upper(x, $c)`, capturing
  * its value), which an argument error then lists as `???`.
  */
-export function checkQueryTypes(body: Body, ruleTypes: RuleTypes, errors: PolicyError[]): void {
+export function checkQueryTypes(body: Body, ruleTypes: RuleTypes, errors: PolicyError[], wildcards: ReadonlySet<string> = new Set()): void {
   const typer = new BodyTyper(ruleTypes);
   typer.body(body);
   const top = new Set<Expr>(body);
   for (const f of typer.findings) {
     const captured = f.kind === 'args' && top.has(f.expr) && f.expr.kind === 'call' && f.expr.generated !== true && f.have.length === f.arity;
-    const err = findingError(captured ? { ...f, have: [...f.have, undefined] } : f);
+    const err = findingError(captured ? { ...f, have: [...f.have, undefined] } : f, wildcards);
     if (err !== undefined) errors.push(err);
   }
 }

@@ -1,4 +1,4 @@
-import { compilePolicy, type CompiledPolicy } from '../engine.js';
+import { compilePolicy, type CompiledPolicy, type CompilePolicyOptions } from '../engine.js';
 import { PolicyError } from '../errors.js';
 import type { PolicyFiles, PolicySource } from './policy-files.js';
 import { PolicyLoadError, type PolicyProblem } from './policy-problem.js';
@@ -32,13 +32,14 @@ export function problemsOf(error: PolicyError): PolicyProblem[] {
  * Compiles a directory's modules and data into a servable set. Throws
  * `PolicyLoadError` listing every problem (bad data files included).
  */
-export function compilePolicySet(files: PolicyFiles): PolicySet {
+export function compilePolicySet(files: PolicyFiles, options: Pick<CompilePolicyOptions, 'schemas' | 'typeCheckAnnotations'> = {}): PolicySet {
   const problems: PolicyProblem[] = files.problems.map((p) => ({ code: 'invalid_file', message: p.message, file: p.file }));
   let policy: CompiledPolicy | undefined;
   try {
     policy = compilePolicy({
       modules: files.modules.map((m) => ({ file: m.id, source: m.source, ...(m.regoVersion === undefined ? {} : { regoVersion: m.regoVersion }) })),
       data: files.data,
+      ...options,
     });
   } catch (error) {
     if (error instanceof RangeError && /call stack/i.test(error.message)) {

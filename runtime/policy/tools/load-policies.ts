@@ -1,5 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative, sep } from 'node:path';
+import { schemaKey, type SchemaSet } from '../compiler/schema-annotations.js';
 import { unmarshalYaml } from '../builtins/yaml.js';
 import { parseJSON } from '../value-json.js';
 import type { Value } from '../value.js';
@@ -12,8 +13,60 @@ import { compilePolicySet, PolicyLoadError, type PolicySet } from '../server/pol
  * prefixed by their directory so they stay distinct. Throws
  * `PolicyLoadError` listing every problem with `file:row:col`.
  */
-export async function loadPolicySet(paths: readonly string[], options: ReadPolicyOptions = {}): Promise<PolicySet> {
-  return compilePolicySet(await readPolicyDirectories(paths, options));
+export async function loadPolicySet(
+  paths: readonly string[],
+  options: ReadPolicyOptions & {
+    /** `--schema`: a JSON schema file (the input's type) or a directory of them (the `schema.` namespace). */
+    schema?: string;
+    /** Type-checks `# METADATA` `schemas` annotations, as `opa check` does (`opa eval` does not). */
+    typeCheckAnnotations?: boolean;
+  } = {},
+): Promise<PolicySet> {
+  const schemas = options.schema === undefined ? undefined : await readSchemas(options.schema);
+  return compilePolicySet(await readPolicyDirectories(paths, options), {
+    ...(schemas === undefined ? {} : { schemas }),
+    ...(options.typeCheckAnnotations === undefined ? {} : { typeCheckAnnotations: options.typeCheckAnnotations }),
+  });
+}
+
+/**
+ * Reads `--schema` as OPA's loader reads it: one file is the root schema (`schema`, the input's type); in a
+ * directory every file (any extension, subdirectories included) is `schema.<dirs>.<name without extension>`.
+ */
+export async function readSchemas(path: string): Promise<SchemaSet> {
+  const fail = (message: string, file: string): never => {
+    throw new PolicyLoadError([{ code: 'invalid_schema', message, file }]);
+  };
+  const info = await stat(path).catch((error: Error) => fail(`cannot read schema: ${error.message}`, path));
+  const readOne = async (file: string): Promise<unknown> => {
+    const text = await readFile(file, 'utf8').catch((error: Error) => fail(`cannot read schema: ${error.message}`, file));
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      return fail(`schema is not valid JSON: ${(error as Error).message}`, file);
+    }
+  };
+  const out = new Map<string, unknown>();
+  if (!info.isDirectory()) {
+    out.set(schemaKey([]), await readOne(path));
+    return out;
+  }
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const file = join(dir, e.name);
+      if (e.isDirectory()) await walk(file);
+      else if (e.isFile()) {
+        const parts = relative(path, dirname(file))
+          .split(sep)
+          .filter((p) => p !== '');
+        out.set(schemaKey([...parts, basename(file, extname(file))]), await readOne(file));
+      }
+    }
+  };
+  await walk(path);
+  return out;
 }
 
 export async function readPolicyDirectories(paths: readonly string[], options: ReadPolicyOptions = {}): Promise<PolicyFiles> {
