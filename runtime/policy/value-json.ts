@@ -7,11 +7,14 @@
 import { canonicalNumber, normalizeDec, withText } from './decimal.js';
 import { bigNum, num, RegoDecimal, RegoObject, RegoSet, type Value } from './value.js';
 import { goJSONKey, jsonEntries } from './value-gojson.js';
+import { jsonQuote, validUTF8, wellFormed } from './go-bytes.js';
 
 /** Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to a Rego value. */
 export function fromJS(x: unknown): Value {
   switch (typeof x) {
     case 'string':
+      // A JS string may hold an unpaired surrogate, which here would read as a raw byte (go-bytes.ts): U+FFFD, as Go decodes it.
+      return wellFormed(x);
     case 'boolean':
       return x;
     case 'number':
@@ -36,7 +39,7 @@ export function fromJS(x: unknown): Value {
       const o = new RegoObject();
       for (const k of Object.keys(x)) {
         const v = (x as Record<string, unknown>)[k];
-        if (v !== undefined) o.set(k, fromJS(v));
+        if (v !== undefined) o.set(wellFormed(k), fromJS(v));
       }
       return o;
     }
@@ -48,15 +51,17 @@ export function fromJS(x: unknown): Value {
 /**
  * Converts a Rego value to plain JS for JSON output: sets become sorted arrays,
  * object keys become strings (non-string keys as their JSON text, like OPA),
- * integers beyond 2^53 stay bigint.
+ * integers beyond 2^53 stay bigint, a byte that is not UTF-8 is U+FFFD
+ * (go-bytes.ts), as Go's encoding/json writes it.
  */
 export function toJS(v: Value): unknown {
+  if (typeof v === 'string') return validUTF8(v);
   if (v === null || typeof v !== 'object') return v;
   if (v instanceof RegoDecimal) return v.toNumber();
   if (Array.isArray(v)) return v.map(toJS);
   if (v instanceof RegoSet) return v.values().map(toJS);
   const out: Record<string, unknown> = {};
-  for (const [k, val] of v.entries()) out[goJSONKey(k)] = toJS(val);
+  for (const [k, val] of v.entries()) out[validUTF8(goJSONKey(k))] = toJS(val);
   return out;
 }
 
@@ -75,7 +80,7 @@ function objectEntries(o: RegoObject): Array<[string, Value]> {
 export function stringifyJSON(v: Value): string {
   switch (typeof v) {
     case 'string':
-      return JSON.stringify(v);
+      return jsonQuote(v);
     case 'number':
       return JSON.stringify(v);
     case 'bigint':
@@ -90,7 +95,7 @@ export function stringifyJSON(v: Value): string {
       return (
         '{' +
         objectEntries(v)
-          .map(([k, x]) => JSON.stringify(k) + ':' + stringifyJSON(x))
+          .map(([k, x]) => jsonQuote(k) + ':' + stringifyJSON(x))
           .join(',') +
         '}'
       );
@@ -152,6 +157,7 @@ export function needsExactParse(text: string): boolean {
  * numbers beyond a double's range (1e400) exact, as OPA accepts them.
  */
 export function parseJSON(text: string): Value {
+  // fromJS turns the unpaired surrogates JSON.parse keeps (`"\\udcff"`) into U+FFFD, as Go's decoder does.
   return needsExactParse(text) ? parseJSONExact(text) : fromJS(JSON.parse(text));
 }
 
@@ -344,6 +350,8 @@ class JsonParser {
     }
     if (i >= s.length) this.fail('unterminated string');
     this.pos = i + 1;
-    return JSON.parse(s.slice(start, i + 1)) as string;
+    const text = s.slice(start, i + 1);
+    const v = JSON.parse(text) as string;
+    return text.includes('\\u') ? wellFormed(v) : v;
   }
 }
