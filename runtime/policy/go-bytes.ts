@@ -20,32 +20,36 @@
  * escapes) the byte itself ({@link goBytes}).
  */
 
+// ES2024's well-formedness methods (Node 20 has them; the project's TypeScript lib is ES2023). Native
+// scans, cheaper than a regular expression: every string of the common path is well formed and stops there.
+interface WellFormed {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}
+/** True when the string holds no unpaired surrogate (so no raw byte either). */
+export const isWellFormed = (s: string): boolean => (s as unknown as WellFormed).isWellFormed();
+
 /** A raw byte (U+DC80-U+DCFF not paired with a high surrogate). */
 const RAW = /[\udc80-\udcff]/u;
 const RAW_ALL = /[\udc80-\udcff]/gu;
-/** Any surrogate, paired or not (a cheap first test). */
-const SURROGATE = /[\ud800-\udfff]/;
-/** An unpaired surrogate (any). */
-const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const LONE_ALL = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** True when the string holds a byte that is not UTF-8. */
-export const hasRawBytes = (s: string): boolean => RAW.test(s);
+export const hasRawBytes = (s: string): boolean => !isWellFormed(s) && RAW.test(s);
 
 /** True for the code unit of a raw byte (the caller checks it is not the low half of a pair). */
 export const isRawUnit = (c: number): boolean => c >= 0xdc80 && c <= 0xdcff;
 
 /** The string as every input path must give it: unpaired surrogates as U+FFFD, as Go decodes `"\udcff"`. */
-export const wellFormed = (s: string): string => (SURROGATE.test(s) && LONE.test(s) ? s.replace(LONE_ALL, '\ufffd') : s);
+export const wellFormed = (s: string): string => (isWellFormed(s) ? s : (s as unknown as WellFormed).toWellFormed());
 
 /** Each raw byte as U+FFFD: what Go's encoding/json and `strings.ToValidUTF8`-like writers print. */
-export const validUTF8 = (s: string): string => (RAW.test(s) ? s.replace(RAW_ALL, '\ufffd') : s);
+export const validUTF8 = (s: string): string => (isWellFormed(s) ? s : s.replace(RAW_ALL, '\ufffd'));
 
 /** A string as a JSON string literal, as Go's encoding/json writes it: a raw byte is `\ufffd`. */
 export function jsonQuote(s: string): string {
   const q = JSON.stringify(s);
   // JSON.stringify writes a lone surrogate as `\udcXX`; only then can the string hold a raw byte.
-  if (!q.includes('\\udc') || !RAW.test(s)) return q;
+  if (!q.includes('\\udc') || !hasRawBytes(s)) return q;
   return (
     '"' +
     s
@@ -97,7 +101,7 @@ export function stringFromBytes(bytes: Uint8Array): string {
 
 /** A Go string's bytes: UTF-8, each raw byte as itself. */
 export function goBytes(s: string): Buffer {
-  if (!RAW.test(s)) return Buffer.from(s, 'utf8');
+  if (!hasRawBytes(s)) return Buffer.from(s, 'utf8');
   const parts: Buffer[] = [];
   let from = 0;
   for (let i = 0; i < s.length; i++) {
@@ -118,10 +122,7 @@ const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
  * valid UTF-8 together (`"\xe6" + "\x97\xa5"` is `"日"`) become that character.
  * Free for strings without raw bytes.
  */
-export const joined = (s: string): string => (RAW.test(s) ? stringFromBytes(goBytes(s)) : s);
-
-/** Number of bytes of the string in Go (`len(s)`). */
-export const goByteLength = (s: string): number => (RAW.test(s) ? goBytes(s).length : Buffer.byteLength(s, 'utf8'));
+export const joined = (s: string): string => (hasRawBytes(s) ? stringFromBytes(goBytes(s)) : s);
 
 /**
  * JSON text made by JSON.stringify, with each raw byte (which it writes as

@@ -7,14 +7,23 @@
 import { canonicalNumber, normalizeDec, withText } from './decimal.js';
 import { bigNum, num, RegoDecimal, RegoObject, RegoSet, type Value } from './value.js';
 import { goJSONKey, jsonEntries } from './value-gojson.js';
-import { jsonQuote, validUTF8, wellFormed } from './go-bytes.js';
+import { isWellFormed, jsonQuote, validUTF8, wellFormed } from './go-bytes.js';
 
-/** Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to a Rego value. */
+/**
+ * Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to
+ * a Rego value. A string or key with an unpaired surrogate (a JS string may
+ * hold one; `JSON.parse` makes one of `"\\udcff"`) becomes U+FFFD, as Go
+ * decodes it, so no caller can hand in a raw byte (go-bytes.ts).
+ */
 export function fromJS(x: unknown): Value {
+  return convert(x, true);
+}
+
+/** fromJS; `check` false skips the surrogate check (for JSON.parse output of text with no `\\u` escape and no lone surrogate). */
+function convert(x: unknown, check: boolean): Value {
   switch (typeof x) {
     case 'string':
-      // A JS string may hold an unpaired surrogate, which here would read as a raw byte (go-bytes.ts): U+FFFD, as Go decodes it.
-      return wellFormed(x);
+      return check ? wellFormed(x) : x;
     case 'boolean':
       return x;
     case 'number':
@@ -26,20 +35,20 @@ export function fromJS(x: unknown): Value {
       if (x === null) return null;
       if (Array.isArray(x)) {
         const out: Value[] = new Array(x.length);
-        for (let i = 0; i < x.length; i++) out[i] = fromJS(x[i] === undefined ? null : x[i]);
+        for (let i = 0; i < x.length; i++) out[i] = convert(x[i] === undefined ? null : x[i], check);
         return out;
       }
       if (x instanceof RegoObject || x instanceof RegoSet || x instanceof RegoDecimal) return x;
-      if (x instanceof Set) return RegoSet.of([...x].map(fromJS));
+      if (x instanceof Set) return RegoSet.of([...x].map((y) => convert(y, check)));
       if (x instanceof Map) {
         const o = new RegoObject();
-        for (const [k, v] of x) o.set(fromJS(k), fromJS(v));
+        for (const [k, v] of x) o.set(convert(k, check), convert(v, check));
         return o;
       }
       const o = new RegoObject();
       for (const k of Object.keys(x)) {
         const v = (x as Record<string, unknown>)[k];
-        if (v !== undefined) o.set(wellFormed(k), fromJS(v));
+        if (v !== undefined) o.set(check ? wellFormed(k) : k, convert(v, check));
       }
       return o;
     }
@@ -157,8 +166,9 @@ export function needsExactParse(text: string): boolean {
  * numbers beyond a double's range (1e400) exact, as OPA accepts them.
  */
 export function parseJSON(text: string): Value {
-  // fromJS turns the unpaired surrogates JSON.parse keeps (`"\\udcff"`) into U+FFFD, as Go's decoder does.
-  return needsExactParse(text) ? parseJSONExact(text) : fromJS(JSON.parse(text));
+  if (needsExactParse(text)) return parseJSONExact(text);
+  // JSON.parse makes an unpaired surrogate only of a `\\u` escape or of one already in the text: only then is each string checked.
+  return convert(JSON.parse(text), text.includes('\\u') || !isWellFormed(text));
 }
 
 /** {@link parseJSON} by our own parser whatever the text (slower; what the fast path must agree with). */
