@@ -368,8 +368,10 @@ const ASCII = /^[\x00-\x7f]*$/;
 
 /** Go's strings.Contains / HasPrefix / HasSuffix: over bytes when the needle holds a raw byte. */
 function stringTest(s: string, x: string, op: 'includes' | 'startsWith' | 'endsWith'): boolean {
-  if (!byteNeedle(x)) return s[op](x);
-  return op === 'includes' ? bytesContains(s, x) : op === 'startsWith' ? bytesStartsWith(s, x) : bytesEndsWith(s, x);
+  const bytes = byteNeedle(x);
+  if (op === 'includes') return bytes ? bytesContains(s, x) : s.includes(x);
+  if (op === 'startsWith') return bytes ? bytesStartsWith(s, x) : s.startsWith(x);
+  return bytes ? bytesEndsWith(s, x) : s.endsWith(x);
 }
 
 /**
