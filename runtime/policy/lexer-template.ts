@@ -5,6 +5,8 @@
  * strings and nested template strings.
  */
 
+import { wellFormed } from './go-bytes.js';
+
 /** A part of a template string: literal text or the source of an expression. */
 export type TemplatePart = { lit: string } | { expr: string; offset: number };
 
@@ -88,7 +90,7 @@ export function scanTemplate(src: string, start: number, fail: (msg: string, at:
       }
     }
     if (c === '{') {
-      if (lit !== '') parts.push({ lit });
+      if (lit !== '') parts.push({ lit: wellFormed(lit) });
       lit = '';
       const close = skipExpr(src, i + 1, fail);
       parts.push({ expr: src.slice(i + 1, close), offset: i + 1 });
@@ -98,6 +100,6 @@ export function scanTemplate(src: string, start: number, fail: (msg: string, at:
     lit += c;
     i++;
   }
-  if (lit !== '' || parts.length === 0) parts.push({ lit });
+  if (lit !== '' || parts.length === 0) parts.push({ lit: wellFormed(lit) });
   return { parts, end: i };
 }

@@ -5,6 +5,7 @@
  */
 import { PolicyError } from './errors.js';
 import { scanTemplate } from './lexer-template.js';
+import { wellFormed } from './go-bytes.js';
 
 export type TokenKind = 'ident' | 'number' | 'string' | 'template' | 'op' | 'eof';
 
@@ -54,7 +55,9 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-export function tokenize(src: string, file: string, options: TokenizeOptions = {}): Token[] {
+export function tokenize(text: string, file: string, options: TokenizeOptions = {}): Token[] {
+  // Go reads source as UTF-8: no lone surrogate (a raw byte here, see go-bytes.ts) can be in it. Same length.
+  const src = wellFormed(text);
   const comments = options.comments;
   const tokens: Token[] = [];
   let pos = 0;
@@ -224,7 +227,8 @@ export function tokenize(src: string, file: string, options: TokenizeOptions = {
         }
         pos++;
       }
-      tokens.push({ kind: 'string', text: out, ...base });
+      // OPA reads the literal with encoding/json: an unpaired `\udcff` is U+FFFD.
+      tokens.push({ kind: 'string', text: wellFormed(out), ...base });
       continue;
     }
 

@@ -39,6 +39,8 @@ export function goQuote(s: string, ascii = false): string {
         continue;
     }
     if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
+    // A raw byte (go-bytes.ts) as Go quotes a byte that is not UTF-8; no other lone surrogate reaches here.
+    else if (c >= 0xdc80 && c <= 0xdcff) out += '\\x' + (c - 0xdc00).toString(16);
     else if (c >= 0xd800 && c <= 0xdfff) out += '\\ufffd';
     else if (!isPrintable(c) || (ascii && c > 0x7e)) {
       out += c > 0xffff ? '\\U' + c.toString(16).padStart(8, '0') : '\\u' + c.toString(16).padStart(4, '0');

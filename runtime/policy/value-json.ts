@@ -7,11 +7,23 @@
 import { canonicalNumber, normalizeDec, withText } from './decimal.js';
 import { bigNum, num, RegoDecimal, RegoObject, RegoSet, type Value } from './value.js';
 import { goJSONKey, jsonEntries } from './value-gojson.js';
+import { isWellFormed, jsonQuote, validUTF8, wellFormed } from './go-bytes.js';
 
-/** Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to a Rego value. */
+/**
+ * Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to
+ * a Rego value. A string or key with an unpaired surrogate (a JS string may
+ * hold one; `JSON.parse` makes one of `"\\udcff"`) becomes U+FFFD, as Go
+ * decodes it, so no caller can hand in a raw byte (go-bytes.ts).
+ */
 export function fromJS(x: unknown): Value {
+  return convert(x, true);
+}
+
+/** fromJS; `check` false skips the surrogate check (for JSON.parse output of text with no `\\u` escape and no lone surrogate). */
+function convert(x: unknown, check: boolean): Value {
   switch (typeof x) {
     case 'string':
+      return check ? wellFormed(x) : x;
     case 'boolean':
       return x;
     case 'number':
@@ -23,20 +35,20 @@ export function fromJS(x: unknown): Value {
       if (x === null) return null;
       if (Array.isArray(x)) {
         const out: Value[] = new Array(x.length);
-        for (let i = 0; i < x.length; i++) out[i] = fromJS(x[i] === undefined ? null : x[i]);
+        for (let i = 0; i < x.length; i++) out[i] = convert(x[i] === undefined ? null : x[i], check);
         return out;
       }
       if (x instanceof RegoObject || x instanceof RegoSet || x instanceof RegoDecimal) return x;
-      if (x instanceof Set) return RegoSet.of([...x].map(fromJS));
+      if (x instanceof Set) return RegoSet.of([...x].map((y) => convert(y, check)));
       if (x instanceof Map) {
         const o = new RegoObject();
-        for (const [k, v] of x) o.set(fromJS(k), fromJS(v));
+        for (const [k, v] of x) o.set(convert(k, check), convert(v, check));
         return o;
       }
       const o = new RegoObject();
       for (const k of Object.keys(x)) {
         const v = (x as Record<string, unknown>)[k];
-        if (v !== undefined) o.set(k, fromJS(v));
+        if (v !== undefined) o.set(check ? wellFormed(k) : k, convert(v, check));
       }
       return o;
     }
@@ -48,15 +60,17 @@ export function fromJS(x: unknown): Value {
 /**
  * Converts a Rego value to plain JS for JSON output: sets become sorted arrays,
  * object keys become strings (non-string keys as their JSON text, like OPA),
- * integers beyond 2^53 stay bigint.
+ * integers beyond 2^53 stay bigint, a byte that is not UTF-8 is U+FFFD
+ * (go-bytes.ts), as Go's encoding/json writes it.
  */
 export function toJS(v: Value): unknown {
+  if (typeof v === 'string') return validUTF8(v);
   if (v === null || typeof v !== 'object') return v;
   if (v instanceof RegoDecimal) return v.toNumber();
   if (Array.isArray(v)) return v.map(toJS);
   if (v instanceof RegoSet) return v.values().map(toJS);
   const out: Record<string, unknown> = {};
-  for (const [k, val] of v.entries()) out[goJSONKey(k)] = toJS(val);
+  for (const [k, val] of v.entries()) out[validUTF8(goJSONKey(k))] = toJS(val);
   return out;
 }
 
@@ -75,7 +89,7 @@ function objectEntries(o: RegoObject): Array<[string, Value]> {
 export function stringifyJSON(v: Value): string {
   switch (typeof v) {
     case 'string':
-      return JSON.stringify(v);
+      return jsonQuote(v);
     case 'number':
       return JSON.stringify(v);
     case 'bigint':
@@ -90,7 +104,7 @@ export function stringifyJSON(v: Value): string {
       return (
         '{' +
         objectEntries(v)
-          .map(([k, x]) => JSON.stringify(k) + ':' + stringifyJSON(x))
+          .map(([k, x]) => jsonQuote(k) + ':' + stringifyJSON(x))
           .join(',') +
         '}'
       );
@@ -152,7 +166,9 @@ export function needsExactParse(text: string): boolean {
  * numbers beyond a double's range (1e400) exact, as OPA accepts them.
  */
 export function parseJSON(text: string): Value {
-  return needsExactParse(text) ? parseJSONExact(text) : fromJS(JSON.parse(text));
+  if (needsExactParse(text)) return parseJSONExact(text);
+  // JSON.parse makes an unpaired surrogate only of a `\\u` escape or of one already in the text: only then is each string checked.
+  return convert(JSON.parse(text), text.includes('\\u') || !isWellFormed(text));
 }
 
 /** {@link parseJSON} by our own parser whatever the text (slower; what the fast path must agree with). */
@@ -344,6 +360,8 @@ class JsonParser {
     }
     if (i >= s.length) this.fail('unterminated string');
     this.pos = i + 1;
-    return JSON.parse(s.slice(start, i + 1)) as string;
+    const text = s.slice(start, i + 1);
+    const v = JSON.parse(text) as string;
+    return text.includes('\\u') ? wellFormed(v) : v;
   }
 }

@@ -19,10 +19,12 @@
  * Ordering and equality follow OPA: null < boolean < number < string < array <
  * object < set; arrays compare element-wise then by length; objects compare
  * their sorted keys and values pairwise; sets compare their sorted elements.
- * Strings compare by Unicode code point (the order of their UTF-8 bytes).
+ * Strings compare by Unicode code point (the order of their UTF-8 bytes; a
+ * byte that is not UTF-8 by its value, see go-bytes.ts).
  */
 
 import { compareDec, decOf, RegoDecimal, RegoNumText } from './decimal.js';
+import { goBytes } from './go-bytes.js';
 
 export { RegoDecimal, RegoNumText };
 
@@ -309,6 +311,8 @@ export function equal(a: Value, b: Value): boolean {
 }
 
 /** Compares two strings by code point (equivalently, by UTF-8 bytes), as Go does. */
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
   const n = Math.min(a.length, b.length);
@@ -316,6 +320,10 @@ export function compareStrings(a: string, b: string): number {
     let ca = a.charCodeAt(i);
     let cb = b.charCodeAt(i);
     if (ca !== cb) {
+      // A raw byte (a lone U+DC80-U+DCFF, see go-bytes.ts) compares as Go compares bytes: by the UTF-8 bytes from here on.
+      if (((ca >= 0xdc80 && ca <= 0xdcff) || (cb >= 0xdc80 && cb <= 0xdcff)) && !(i > 0 && isHigh(a.charCodeAt(i - 1)))) {
+        return Buffer.compare(goBytes(a.slice(i)), goBytes(b.slice(i)));
+      }
       // Surrogates (D800-DFFF) encode code points above FFFF: move them after E000-FFFF.
       if (ca >= 0xd800 && cb >= 0xd800) {
         ca = ca >= 0xe000 ? ca - 0x800 : ca + 0x2000;

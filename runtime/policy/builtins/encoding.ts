@@ -5,54 +5,19 @@
  * decoders, `illegal base64 data at input byte N`, query escaping with
  * `+` for spaces, `invalid URL escape "%zz"`.
  *
- * Strings are encoded as UTF-8. Decoded bytes that are not valid UTF-8 become
- * U+FFFD, one per invalid byte, as Go does when it prints such a string.
+ * Strings are their Go bytes (UTF-8, a raw byte as itself); decoded bytes that
+ * are not valid UTF-8 stay raw bytes (go-bytes.ts), as in Go.
  */
 import { goQuote } from '../value-format.js';
+import { decodeRune, goBytes, runeWidth, stringFromBytes } from '../go-bytes.js';
 import { compareStrings, RegoObject, RegoSet, type Value } from '../value.js';
 import { asString, BuiltinError, type BuiltinDefinition, operandTypeError } from './registry.js';
 import { goJSONKey } from '../value-gojson.js';
 
-const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
+const utf8 = goBytes;
 
-/** The code point of the UTF-8 sequence at `i`, or -1 where Go's `utf8.DecodeRune` finds an invalid byte (width 1). */
-function decodeRune(bytes: Uint8Array, i: number): number {
-  const b0 = bytes[i] as number;
-  if (b0 < 0x80) return b0;
-  const n = b0 >= 0xf0 ? 4 : b0 >= 0xe0 ? 3 : b0 >= 0xc0 ? 2 : 0;
-  let cp = n === 4 ? b0 & 0x07 : n === 3 ? b0 & 0x0f : b0 & 0x1f;
-  if (n === 0 || b0 > 0xf4 || b0 < 0xc2 || i + n > bytes.length) return -1;
-  for (let k = 1; k < n; k++) {
-    const b = bytes[i + k] as number;
-    if ((b & 0xc0) !== 0x80) return -1;
-    cp = (cp << 6) | (b & 0x3f);
-  }
-  if ((n === 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n === 4 && (cp < 0x10000 || cp > 0x10ffff))) return -1;
-  return cp;
-}
-
-/** Bytes the rune at hand takes; an invalid byte (-1) takes one. */
-const runeWidth = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
-
-/** Decodes UTF-8 as Go does: each byte of an invalid sequence becomes U+FFFD. */
-export function goString(bytes: Uint8Array): string {
-  let out = '';
-  let i = 0;
-  while (i < bytes.length) {
-    if ((bytes[i] as number) < 0x80) {
-      // Copy the ASCII run in one go (not by spreading it into arguments: a long run overflows the stack).
-      let j = i + 1;
-      while (j < bytes.length && (bytes[j] as number) < 0x80) j++;
-      out += Buffer.from(bytes.buffer, bytes.byteOffset + i, j - i).toString('latin1');
-      i = j;
-      continue;
-    }
-    const cp = decodeRune(bytes, i);
-    out += cp < 0 ? '\ufffd' : String.fromCodePoint(cp);
-    i += runeWidth(cp);
-  }
-  return out;
-}
+/** Bytes as a Go string (each byte that is not UTF-8 kept raw, see go-bytes.ts). */
+export const goString = stringFromBytes;
 
 /** Go's `strconv.Quote` of a byte string: valid UTF-8 as `goQuote` prints it, each invalid byte as `\xNN`. */
 export function goQuoteBytes(bytes: Uint8Array): string {

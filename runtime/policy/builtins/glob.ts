@@ -50,7 +50,7 @@ class Lexer {
     this.offsets = [0];
     let off = 0;
     for (const r of this.runes) {
-      off += r < 0x80 ? 1 : r < 0x800 ? 2 : r < 0x10000 ? 3 : 4;
+      off += r < 0x80 || (r >= 0xdc80 && r <= 0xdcff) ? 1 : r < 0x800 ? 2 : r < 0x10000 ? 3 : 4;
       this.offsets.push(off);
     }
   }
@@ -74,8 +74,16 @@ class Lexer {
       this.lastSize = 0;
       return EOF;
     }
+    const r = this.runes[this.pos] as number;
+    // gobwas/glob stops at utf8.RuneError: U+FFFD itself or a raw byte (go-bytes.ts).
+    if (r === 0xfffd || (r >= 0xdc80 && r <= 0xdcff)) {
+      this.error = 'could not read rune';
+      this.lastSize = 0;
+      return EOF;
+    }
+    this.pos++;
     this.lastSize = 1;
-    return this.runes[this.pos++] as number;
+    return r;
   }
 
   private unread(): void {

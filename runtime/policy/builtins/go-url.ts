@@ -10,6 +10,7 @@
  * text at the end, an invalid byte as U+FFFD, as OPA's JSON prints them.
  */
 import { goQuoteBytes, goString } from './encoding.js';
+import { goBytes } from '../go-bytes.js';
 import { parseAddr } from './net-ip.js';
 
 /** The fields of Go's `url.URL` that OPA reads, plus its `Hostname()` and `Port()`. */
@@ -35,7 +36,7 @@ class Refusal extends Error {}
 
 // ASCII is its own UTF-8: only a text with other characters goes through a Buffer.
 const NOT_ASCII = /[^\x00-\x7f]/;
-const toBytes = (s: string): string => (NOT_ASCII.test(s) ? Buffer.from(s, 'utf8').toString('latin1') : s);
+const toBytes = (s: string): string => (NOT_ASCII.test(s) ? goBytes(s).toString('latin1') : s);
 const toText = (b: string): string => (NOT_ASCII.test(b) ? goString(Buffer.from(b, 'latin1')) : b);
 const quote = (b: string): string => goQuoteBytes(Buffer.from(b, 'latin1'));
 

@@ -4,6 +4,7 @@
  */
 import { PolicyError } from '../errors.js';
 import { formatValue } from '../value-format.js';
+import { joined } from '../go-bytes.js';
 import { equal, RegoObject, RegoSet, type Value } from '../value.js';
 import { lookup } from '../eval/paths.js';
 import { asArray, asString, type BuiltinDefinition } from './registry.js';
@@ -54,7 +55,7 @@ export const internalBuiltins: BuiltinDefinition[] = [
     name: 'internal.print',
     args: ['array'],
     impl: ([arr], ctx) => {
-      for (const line of printLines(asArray(arr, 1))) ctx.print(line.join(' '));
+      for (const line of printLines(asArray(arr, 1))) ctx.print(joined(line.join(' ')));
       return undefined;
     },
   },
@@ -84,7 +85,8 @@ export const internalBuiltins: BuiltinDefinition[] = [
         } else v = p;
         out += typeof v === 'string' ? v : formatValue(v);
       }
-      return out;
+      // Raw bytes that meet may make a character (go-bytes.ts).
+      return joined(out);
     },
   },
   {

@@ -20,6 +20,7 @@ import {
   type VerificationKey,
 } from './jwt-keys.js';
 import { asObject, asString, type BuiltinContext, type BuiltinDefinition, BuiltinError } from './registry.js';
+import { stringFromBytes, validUTF8 } from '../go-bytes.js';
 
 // ---------------------------------------------------------------- encoding
 
@@ -115,10 +116,13 @@ function splitToken(v: Value | undefined): Token {
   return { header: parts[0] as string, payload: parts[1] as string, signature: parts[2] as string };
 }
 
+/** Decoded bytes as JSON text Go's decoder reads: each byte that is not UTF-8 is U+FFFD. */
+const jsonText = (bytes: Uint8Array): string => validUTF8(stringFromBytes(bytes));
+
 function decodeHeader(t: Token): RegoObject {
   let text: string;
   try {
-    text = base64UrlDecode(t.header).toString('utf8');
+    text = jsonText(base64UrlDecode(t.header));
   } catch (e) {
     throw new BuiltinError(`JWT header had invalid encoding: ${(e as Error).message}`);
   }
@@ -134,7 +138,7 @@ function decodeHeader(t: Token): RegoObject {
 
 function decodePayloadText(t: Token): string {
   try {
-    return base64UrlDecode(t.payload).toString('utf8');
+    return jsonText(base64UrlDecode(t.payload));
   } catch (e) {
     throw new BuiltinError(`JWT payload had invalid encoding: ${(e as Error).message}`);
   }

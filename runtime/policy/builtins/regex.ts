@@ -10,12 +10,18 @@
  * Go's rules for empty matches, and replacement templates are Go's (`$1`,
  * `${name}`, `$$`). Compiled patterns are kept in the per-query cache.
  *
+ * Go's regexp reads a byte that is not UTF-8 as U+FFFD and hands back the
+ * subject's own bytes: the match runs over the subject with each raw byte
+ * (go-bytes.ts) as U+FFFD, which keeps every offset, and the results are cut
+ * from the subject itself.
+ *
  * regex.globs_match uses the glob-intersection algorithm OPA uses
  * (github.com/yashtewari/glob-intersection), heuristics included.
  */
 import { type Matcher, RE2JS } from 're2js';
 import { goQuote } from '../value-format.js';
 import type { Value } from '../value.js';
+import { hasRawBytes, joined, validUTF8 } from '../go-bytes.js';
 import { asInt, asString, BuiltinError, type BuiltinContext, type BuiltinDefinition } from './registry.js';
 
 function compileCached(ctx: BuiltinContext, key: string, build: () => RE2JS): RE2JS {
@@ -32,7 +38,13 @@ function compileCached(ctx: BuiltinContext, key: string, build: () => RE2JS): RE
 }
 
 function compile(ctx: BuiltinContext, pattern: string): RE2JS {
-  return compileCached(ctx, `regex:${pattern}`, () => RE2JS.compile(pattern));
+  return compileCached(ctx, `regex:${pattern}`, () => compileGo(pattern));
+}
+
+/** RE2JS.compile, refusing a pattern with a raw byte (go-bytes.ts) as Go's regexp/syntax does. */
+function compileGo(pattern: string): RE2JS {
+  if (hasRawBytes(pattern)) throw new Error(`error parsing regexp: invalid UTF-8: \`${validUTF8(pattern)}\``);
+  return RE2JS.compile(pattern);
 }
 
 /** UTF-16 code units taken by the code point at `i`. */
@@ -79,7 +91,7 @@ function split(re: RE2JS, pattern: string, s: string): string[] {
   const out: string[] = [];
   let beg = 0;
   let end = 0;
-  for (const a of allMatches(re, s, -1, false)) {
+  for (const a of allMatches(re, validUTF8(s), -1, false)) {
     end = a[0] as number;
     if (a[1] !== 0) out.push(s.slice(beg, end));
     beg = a[1] as number;
@@ -143,7 +155,7 @@ function extractRef(t: string): { name: string; num: number; rest: string } | nu
 function replaceAll(re: RE2JS, s: string, template: string): string {
   const groups = template.includes('$') ? re.groupCount() : 0;
   const names = re.namedGroups();
-  const m = re.matcher(s);
+  const m = re.matcher(validUTF8(s));
   let out = '';
   let last = 0;
   let search = 0;
@@ -199,9 +211,9 @@ function compileTemplate(template: string, open: string, close: string): RE2JS {
     end = idxs[i + 1] as number;
     const inner = template.slice((idxs[i] as number) + 1, end - 1);
     pattern += `${quoteMeta(raw)}(${inner})`;
-    RE2JS.compile(`^${inner}$`);
+    compileGo(`^${inner}$`);
   }
-  return RE2JS.compile(`${pattern}${quoteMeta(template.slice(end))}$`);
+  return compileGo(`${pattern}${quoteMeta(template.slice(end))}$`);
 }
 
 function match(name: string): BuiltinDefinition {
@@ -212,7 +224,7 @@ function match(name: string): BuiltinDefinition {
     impl: ([p, v], ctx) => {
       const pattern = asString(p, 1);
       const value = asString(v, 2);
-      return compile(ctx, pattern).test(value);
+      return compile(ctx, pattern).test(validUTF8(value));
     },
   };
 }
@@ -242,7 +254,7 @@ export const regexBuiltins: BuiltinDefinition[] = [
       const pattern = asString(p, 1);
       const value = asString(v, 2);
       const count = asInt(n, 3);
-      return allMatches(compile(ctx, pattern), value, count, false).map((a) => value.slice(a[0], a[1]));
+      return allMatches(compile(ctx, pattern), validUTF8(value), count, false).map((a) => value.slice(a[0], a[1]));
     },
   },
   {
@@ -253,7 +265,7 @@ export const regexBuiltins: BuiltinDefinition[] = [
       const pattern = asString(p, 1);
       const value = asString(v, 2);
       const count = asInt(n, 3);
-      return allMatches(compile(ctx, pattern), value, count, true).map((a) => {
+      return allMatches(compile(ctx, pattern), validUTF8(value), count, true).map((a) => {
         const groups: Value[] = [];
         for (let i = 0; i < a.length; i += 2) {
           const from = a[i] as number;
@@ -271,7 +283,8 @@ export const regexBuiltins: BuiltinDefinition[] = [
       const base = asString(s, 1);
       const pattern = asString(p, 2);
       const template = asString(r, 3);
-      return replaceAll(compile(ctx, pattern), base, template);
+      // Raw bytes that meet may make a character (go-bytes.ts).
+      return joined(replaceAll(compile(ctx, pattern), base, template));
     },
   },
   {
@@ -297,7 +310,7 @@ export const regexBuiltins: BuiltinDefinition[] = [
       if (utf8Length(open) !== 1) throw new BuiltinError(`start delimiter has to be exactly one character long but is ${utf8Length(open)} long`);
       if (utf8Length(close) !== 1) throw new BuiltinError(`end delimiter has to be exactly one character long but is ${utf8Length(open)} long`);
       const key = `regex.template:${open}${close}${template}`;
-      return compileCached(ctx, key, () => compileTemplate(template, open, close)).test(value);
+      return compileCached(ctx, key, () => compileTemplate(template, open, close)).test(validUTF8(value));
     },
   },
   {

@@ -7,6 +7,7 @@
  */
 import { goQuote, formatValue } from '../value-format.js';
 import { RegoDecimal, type Value } from '../value.js';
+import { goBytes, joined } from '../go-bytes.js';
 import { asArray, asString, type BuiltinDefinition } from './registry.js';
 
 /**
@@ -448,7 +449,7 @@ function formatString(s: string, verb: string, spec: Spec): string {
     }
     case 'x':
     case 'X':
-      return hexBytes(Buffer.from(s, 'utf8'), verb, spec);
+      return hexBytes(goBytes(s), verb, spec);
     default:
       return '';
   }
@@ -615,6 +616,7 @@ export const sprintfBuiltins: BuiltinDefinition[] = [
     name: 'sprintf',
     args: ['string', 'array'],
     result: 'string',
-    impl: ([f, a]) => goSprintf(asString(f, 1), asArray(a, 2)),
+    // Raw bytes that meet may make a character (go-bytes.ts).
+    impl: ([f, a]) => joined(goSprintf(asString(f, 1), asArray(a, 2))),
   },
 ];

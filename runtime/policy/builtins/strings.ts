@@ -6,9 +6,75 @@ import { isNumber, type NumberValue, RegoObject, RegoSet, type Value } from '../
 import { asInt, asIterable, asNumberValue, asString, BuiltinError, type BuiltinDefinition, operandElementError, operandTypeError } from './registry.js';
 import { truncate } from './numeric.js';
 import { goString } from './encoding.js';
+import { goBytes, hasRawBytes, joined, validUTF8 } from '../go-bytes.js';
 
 function runes(s: string): string[] {
   return Array.from(s);
+}
+
+/** Go's `[]rune(s)`: a raw byte (go-bytes.ts) becomes U+FFFD. */
+const goRunes = (s: string): string[] => Array.from(validUTF8(s));
+
+/**
+ * Byte-level search as Go's strings package does it. A needle without raw
+ * bytes can only match where its UTF-16 text matches (UTF-8 is
+ * self-synchronising and our strings hold raw bytes only where Go's decoder
+ * finds no character); a needle with raw bytes may match inside a character,
+ * so it is searched over the bytes.
+ */
+const byteNeedle = (x: string): boolean => hasRawBytes(x);
+
+function bytesContains(s: string, x: string): boolean {
+  return goBytes(s).includes(goBytes(x));
+}
+
+function bytesStartsWith(s: string, x: string): boolean {
+  const a = goBytes(s);
+  const b = goBytes(x);
+  return b.length <= a.length && a.compare(b, 0, b.length, 0, b.length) === 0;
+}
+
+function bytesEndsWith(s: string, x: string): boolean {
+  const a = goBytes(s);
+  const b = goBytes(x);
+  return b.length <= a.length && a.compare(b, 0, b.length, a.length - b.length) === 0;
+}
+
+/** Go's strings.Split over bytes (a non-empty separator). */
+function bytesSplit(s: string, sep: string): string[] {
+  const a = goBytes(s);
+  const b = goBytes(sep);
+  const out: string[] = [];
+  let from = 0;
+  for (let at = a.indexOf(b, from); at >= 0; at = a.indexOf(b, from)) {
+    out.push(goString(a.subarray(from, at)));
+    from = at + b.length;
+  }
+  out.push(goString(a.subarray(from)));
+  return out;
+}
+
+/**
+ * Go's reverseString as OPA runs it (`strings.reverse`, `strings.any_suffix_match`):
+ * runes re-encoded from the end of a buffer as long as the string's bytes;
+ * an invalid byte is re-encoded as U+FFFD (three bytes), which overwrites
+ * what follows it or, near the buffer's start, panics as Go's
+ * `utf8.EncodeRune` does (OPA reports `index out of range`).
+ */
+export function goReverse(s: string): string {
+  if (!hasRawBytes(s)) return runes(s).reverse().join('');
+  const src = goBytes(s);
+  const size = src.length;
+  const buf = Buffer.alloc(size);
+  for (let start = 0; start < size;) {
+    const r = goString(src.subarray(start, start + 4)).codePointAt(0) as number;
+    const raw = r >= 0xdc80 && r <= 0xdcff;
+    start += raw ? 1 : Buffer.byteLength(String.fromCodePoint(r), 'utf8');
+    const enc = Buffer.from(raw ? '\ufffd' : String.fromCodePoint(r), 'utf8');
+    if (enc.length > start) throw new BuiltinError(`runtime error: index out of range [${enc.length - 1}] with length ${start}`);
+    enc.copy(buf, size - start);
+  }
+  return goString(buf);
 }
 
 function stringList(v: Value | undefined, pos: number): string[] {
@@ -17,6 +83,13 @@ function stringList(v: Value | undefined, pos: number): string[] {
     if (typeof x !== 'string') throw operandElementError(pos, v as Value, x, 'string');
     return x;
   });
+}
+
+/** The search operand of indexof / indexof_n as Go's `[]rune`; OPA refuses an empty one. */
+function searchRunes(x: Value | undefined): string[] {
+  const needle = goRunes(asString(x, 2));
+  if (needle.length === 0) throw new BuiltinError('empty search character');
+  return needle;
 }
 
 function runeIndexOf(hay: string[], needle: string[], from: number): number {
@@ -28,8 +101,17 @@ function runeIndexOf(hay: string[], needle: string[], from: number): number {
 }
 
 function trimSet(s: string, cutset: string, left: boolean, right: boolean): string {
-  const cut = new Set(runes(cutset));
+  // Go decodes an invalid byte as U+FFFD, and a cutset holds U+FFFD when it has that character or an invalid byte.
+  const cut = new Set(goRunes(cutset));
   const r = runes(s);
+  if (hasRawBytes(s)) {
+    const keys = goRunes(s);
+    let a = 0;
+    let b = keys.length;
+    if (left) while (a < b && cut.has(keys[a] as string)) a++;
+    if (right) while (b > a && cut.has(keys[b - 1] as string)) b--;
+    return r.slice(a, b).join('');
+  }
   let a = 0;
   let b = r.length;
   if (left) while (a < b && cut.has(r[a] as string)) a++;
@@ -47,7 +129,7 @@ function splitGo(s: string, sep: string, n: number): string[] {
     if (n < 0 || n >= r.length) return r;
     return [...r.slice(0, n - 1), r.slice(n - 1).join('')];
   }
-  const parts = s.split(sep);
+  const parts = byteNeedle(sep) ? bytesSplit(s, sep) : s.split(sep);
   if (n < 0 || parts.length <= n) return parts;
   return [...parts.slice(0, n - 1), parts.slice(n - 1).join(sep)];
 }
@@ -87,11 +169,11 @@ function anyMatch(name: string, test: (s: string, x: string) => boolean): Builti
  * gives `"X\ufffdX\ufffdX"`).
  */
 export function goReplace(pairs: ReadonlyArray<readonly [string, string]>, s: string): string {
-  const text = Buffer.from(s, 'utf8');
-  const olds = pairs.map(([o]) => Buffer.from(o, 'utf8'));
-  const news = pairs.map(([, n]) => Buffer.from(n, 'utf8'));
+  const text = goBytes(s);
+  const olds = pairs.map(([o]) => goBytes(o));
+  const news = pairs.map(([, n]) => goBytes(n));
   const hasEmpty = olds.some((o) => o.length === 0);
-  if (!hasEmpty) {
+  if (!hasEmpty && !pairs.some(([k]) => byteNeedle(k))) {
     // The usual case stays on JS strings: without an empty key, a match never starts inside a character.
     let out = '';
     let i = 0;
@@ -105,7 +187,7 @@ export function goReplace(pairs: ReadonlyArray<readonly [string, string]>, s: st
         last = i;
       }
     }
-    return out + s.slice(last);
+    return joined(out + s.slice(last));
   }
   const out: Buffer[] = [];
   let last = 0;
@@ -131,11 +213,12 @@ export const stringBuiltins: BuiltinDefinition[] = [
     name: 'concat',
     args: ['string', 'collection'],
     result: 'string',
-    impl: ([d, c]) => stringList(c, 2).join(asString(d, 1)),
+    // Raw bytes that meet may make a character (go-bytes.ts).
+    impl: ([d, c]) => joined(stringList(c, 2).join(asString(d, 1))),
   },
-  { name: 'contains', args: ['string', 'string'], result: 'boolean', impl: ([s, x]) => asString(s, 1).includes(asString(x, 2)) },
-  { name: 'startswith', args: ['string', 'string'], result: 'boolean', impl: ([s, x]) => asString(s, 1).startsWith(asString(x, 2)) },
-  { name: 'endswith', args: ['string', 'string'], result: 'boolean', impl: ([s, x]) => asString(s, 1).endsWith(asString(x, 2)) },
+  { name: 'contains', args: ['string', 'string'], result: 'boolean', impl: ([s, x]) => stringTest(asString(s, 1), asString(x, 2), 'includes') },
+  { name: 'startswith', args: ['string', 'string'], result: 'boolean', impl: ([s, x]) => stringTest(asString(s, 1), asString(x, 2), 'startsWith') },
+  { name: 'endswith', args: ['string', 'string'], result: 'boolean', impl: ([s, x]) => stringTest(asString(s, 1), asString(x, 2), 'endsWith') },
   {
     name: 'format_int',
     keepsNumberText: true,
@@ -152,19 +235,18 @@ export const stringBuiltins: BuiltinDefinition[] = [
     name: 'indexof',
     args: ['string', 'string'],
     result: 'number',
-    impl: ([s, x]) => runeIndexOf(runes(asString(s, 1)), runes(asString(x, 2)), 0),
+    impl: ([s, x]) => runeIndexOf(goRunes(asString(s, 1)), searchRunes(x), 0),
   },
   {
     name: 'indexof_n',
     args: ['string', 'string'],
     result: 'array',
     impl: ([s, x]) => {
-      const hay = runes(asString(s, 1));
-      const needle = runes(asString(x, 2));
+      const hay = goRunes(asString(s, 1));
+      const needle = searchRunes(x);
       const out: Value[] = [];
       for (let i = runeIndexOf(hay, needle, 0); i !== -1; i = runeIndexOf(hay, needle, i + 1)) {
         out.push(i);
-        if (needle.length === 0 && i >= hay.length) break;
       }
       return out;
     },
@@ -179,8 +261,9 @@ export const stringBuiltins: BuiltinDefinition[] = [
       const str = asString(s, 1);
       const old = asString(o, 2);
       const rep = asString(n, 3);
-      if (old === '') return ['', ...runes(str), ''].join(rep);
-      return str.split(old).join(rep);
+      // Go's generic replacer: an empty old string matches at every byte, inside a character too.
+      if (old === '') return goReplace([[old, rep]], str);
+      return joined((byteNeedle(old) ? bytesSplit(str, old) : str.split(old)).join(rep));
     },
   },
   {
@@ -205,10 +288,16 @@ export const stringBuiltins: BuiltinDefinition[] = [
     args: ['string', 'number', 'number'],
     result: 'string',
     impl: ([s, a, l]) => {
-      const r = runes(asString(s, 1));
+      const str = asString(s, 1);
+      let r = runes(str);
       const start = asInt(a, 2);
       const length = asInt(l, 3);
       if (start < 0) throw new BuiltinError('negative offset');
+      if (hasRawBytes(str)) {
+        // OPA hands back the operand when the cut keeps all of it; otherwise it cuts Go's `[]rune`, where a raw byte is U+FFFD.
+        if (start === 0 && length >= r.length) return str;
+        r = goRunes(str);
+      }
       if (start >= r.length) return '';
       if (length < 0) return r.slice(start).join('');
       return r.slice(start, Math.min(r.length, start + length)).join('');
@@ -224,6 +313,7 @@ export const stringBuiltins: BuiltinDefinition[] = [
     impl: ([s, p]) => {
       const str = asString(s, 1);
       const pre = asString(p, 2);
+      if (byteNeedle(pre)) return bytesStartsWith(str, pre) ? goString(goBytes(str).subarray(goBytes(pre).length)) : str;
       return str.startsWith(pre) ? str.slice(pre.length) : str;
     },
   },
@@ -234,6 +324,10 @@ export const stringBuiltins: BuiltinDefinition[] = [
     impl: ([s, p]) => {
       const str = asString(s, 1);
       const suf = asString(p, 2);
+      if (byteNeedle(suf)) {
+        const b = goBytes(str);
+        return bytesEndsWith(str, suf) ? goString(b.subarray(0, b.length - goBytes(suf).length)) : str;
+      }
       return suf !== '' && str.endsWith(suf) ? str.slice(0, str.length - suf.length) : str;
     },
   },
@@ -253,7 +347,7 @@ export const stringBuiltins: BuiltinDefinition[] = [
       return goReplace(pairs, asString(s, 2));
     },
   },
-  { name: 'strings.reverse', args: ['string'], result: 'string', impl: ([s]) => runes(asString(s, 1)).reverse().join('') },
+  { name: 'strings.reverse', args: ['string'], result: 'string', impl: ([s]) => goReverse(asString(s, 1)) },
   {
     name: 'strings.count',
     args: ['string', 'string'],
@@ -262,14 +356,23 @@ export const stringBuiltins: BuiltinDefinition[] = [
       const str = asString(s, 1);
       const sub = asString(x, 2);
       if (sub === '') return runes(str).length + 1;
-      return str.split(sub).length - 1;
+      return (byteNeedle(sub) ? bytesSplit(str, sub) : str.split(sub)).length - 1;
     },
   },
-  anyMatch('strings.any_prefix_match', (s, x) => s.startsWith(x)),
-  anyMatch('strings.any_suffix_match', (s, x) => s.endsWith(x)),
+  anyMatch('strings.any_prefix_match', (s, x) => stringTest(s, x, 'startsWith')),
+  // OPA reverses both sides (goReverse, which may fail on a raw byte) and compares prefixes.
+  anyMatch('strings.any_suffix_match', (s, x) => (hasRawBytes(s) || hasRawBytes(x) ? stringTest(goReverse(s), goReverse(x), 'startsWith') : s.endsWith(x))),
 ];
 
 const ASCII = /^[\x00-\x7f]*$/;
+
+/** Go's strings.Contains / HasPrefix / HasSuffix: over bytes when the needle holds a raw byte. */
+function stringTest(s: string, x: string, op: 'includes' | 'startsWith' | 'endsWith'): boolean {
+  const bytes = byteNeedle(x);
+  if (op === 'includes') return bytes ? bytesContains(s, x) : s.includes(x);
+  if (op === 'startsWith') return bytes ? bytesStartsWith(s, x) : s.startsWith(x);
+  return bytes ? bytesEndsWith(s, x) : s.endsWith(x);
+}
 
 /**
  * Go's strings.ToUpper / ToLower: each character mapped on its own by
@@ -280,7 +383,8 @@ const ASCII = /^[\x00-\x7f]*$/;
 export function goCase(s: string, upper: boolean): string {
   if (ASCII.test(s)) return upper ? s.toUpperCase() : s.toLowerCase();
   let out = '';
-  for (const ch of s) {
+  // strings.Map writes an invalid byte as U+FFFD.
+  for (const ch of validUTF8(s)) {
     const m = upper ? ch.toUpperCase() : ch.toLowerCase();
     if (m.length === ch.length || [...m].length === 1) out += m;
     else if (ch === '\u0130') out += 'i';

@@ -14,6 +14,7 @@ import { parseNumberText } from '../value-json.js';
 import { yamlLibrary } from '../yaml-library.js';
 import { bigNum, RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
 import { jsonEntries } from '../value-gojson.js';
+import { hasRawBytes, stringFromBytes, validUTF8 } from '../go-bytes.js';
 import { asString, BuiltinError, type BuiltinDefinition } from './registry.js';
 import { goSharpV, type GoScalar, type GoValueContext } from './yaml-go-values.js';
 import { GoYamlFault } from './yaml-go-fault.js';
@@ -160,7 +161,7 @@ class YamlReader {
   scalar(node: Node): Resolved {
     if (!yamlLibrary().isScalar(node)) throw yamlError('cannot use a collection here');
     // The parser decodes !!binary itself.
-    if (node.value instanceof Uint8Array) return { kind: 'str', v: Buffer.from(node.value).toString('utf8') };
+    if (node.value instanceof Uint8Array) return { kind: 'str', v: validUTF8(stringFromBytes(node.value)) };
     // A `!!timestamp` the parser made a Date of stays its text, as go-yaml keeps it for an interface{} value.
     const text = node.value instanceof Date ? String(node.source) : String(node.value);
     const tag = node.tag;
@@ -168,7 +169,7 @@ class YamlReader {
     if (!tag.startsWith(TAG)) return { kind: 'str', v: text };
     const want = tag.slice(TAG.length);
     if (want === 'str') return { kind: 'str', v: text };
-    if (want === 'binary') return { kind: 'str', v: Buffer.from(text, 'base64').toString('utf8') };
+    if (want === 'binary') return { kind: 'str', v: validUTF8(stringFromBytes(Buffer.from(text, 'base64'))) };
     // go-yaml resolves only these tags; a scalar with any other (`!!seq`, `!!foo`) stays its text.
     if (!['null', 'bool', 'int', 'float', 'timestamp'].includes(want)) return { kind: 'str', v: text };
     const r = resolvePlain(text);
@@ -656,9 +657,25 @@ class YamlEmitter {
   }
 }
 
+/** The value as OPA's JSON step leaves it: each raw byte (go-bytes.ts) of a string or key as U+FFFD. */
+function validStrings(v: Value): Value {
+  if (typeof v === 'string') return validUTF8(v);
+  if (Array.isArray(v)) return v.map(validStrings);
+  if (v instanceof RegoSet) return RegoSet.of([...v.values()].map(validStrings));
+  if (v instanceof RegoObject) return RegoObject.fromEntries(v.entries().map(([k, x]) => [validStrings(k), validStrings(x)] as const));
+  return v;
+}
+
+function holdsRawBytes(v: Value): boolean {
+  if (typeof v === 'string') return hasRawBytes(v);
+  if (Array.isArray(v) || v instanceof RegoSet) return [...v].some(holdsRawBytes);
+  if (v instanceof RegoObject) return v.entries().some(([k, x]) => holdsRawBytes(k) || holdsRawBytes(x));
+  return false;
+}
+
 function marshalYaml(v: Value): string {
   const e = new YamlEmitter();
-  e.node(v, -1, false);
+  e.node(holdsRawBytes(v) ? validStrings(v) : v, -1, false);
   e.w.writeIndent(-1);
   return e.w.out;
 }

@@ -15,6 +15,7 @@ import { DurationHistogram } from '../../core/telemetry/duration-histogram.js';
 import { PolicyError } from '../errors.js';
 import type { QueryOptions } from '../engine.js';
 import { fromJS, parseJSON, stringifyJSON, toJS } from '../value-json.js';
+import { goJSONText } from '../go-bytes.js';
 import { htmlSafeJSON } from '../value-gojson.js';
 import { unmarshalYaml } from '../builtins/yaml.js';
 import { acceptsGzip, compressesAnswer, gzipAnswer, isYaml, needsDecoding, readEncodedBody } from './request-encoding.js';
@@ -116,7 +117,8 @@ interface Evaluated {
 }
 
 function errorAnswer(status: number, body: OpaError): Answer {
-  return { status, text: JSON.stringify(body) };
+  // An error's text may quote a string with a raw byte (go-bytes.ts): written as Go writes it.
+  return { status, text: goJSONText(JSON.stringify(body)) };
 }
 
 function answerResponse(answer: Answer): Response {

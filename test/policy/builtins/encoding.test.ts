@@ -31,11 +31,13 @@ describe('base64', () => {
     expect(kind('base64.decode', 'a')).toBe('builtin');
   });
 
-  it('turns invalid UTF-8 into U+FFFD, one per byte', () => {
-    expect(e('base64.decode', '/w==')).toBe('\ufffd');
-    expect(goString(Uint8Array.from([0x61, 0xe2, 0x82, 0x41]))).toBe('a\ufffd\ufffdA');
+  it('keeps each byte of invalid UTF-8 as a raw byte (U+DC80 + the byte), one per byte, and writes it back out', () => {
+    expect(e('base64.decode', '/w==')).toBe('\udcff');
+    expect(goString(Uint8Array.from([0x61, 0xe2, 0x82, 0x41]))).toBe('a\udce2\udc82A');
     expect(goString(Uint8Array.from([0xf0, 0x9f, 0x98, 0x80]))).toBe('😀');
-    expect(goString(Uint8Array.from([0xed, 0xa0, 0x80]))).toBe('\ufffd\ufffd\ufffd');
+    expect(goString(Uint8Array.from([0xed, 0xa0, 0x80]))).toBe('\udced\udca0\udc80');
+    expect(e('base64.encode', '\udcff')).toBe('/w==');
+    expect(e('hex.encode', 'a\udce2\udc82A')).toBe('61e28241');
   });
 
   it("quotes byte strings as Go's strconv.Quote: invalid bytes as \\xNN, unprintable characters escaped", () => {
@@ -45,7 +47,7 @@ describe('base64', () => {
   it('decodes long payloads (a 300 kB ASCII run once overflowed the stack: the call was undefined)', () => {
     const text = 'a'.repeat(300_000) + 'é';
     expect(e('base64.decode', Buffer.from(text).toString('base64'))).toBe(text);
-    expect(goString(Uint8Array.from([0x78, 0xff, 0x79]).subarray(1))).toBe('\ufffdy');
+    expect(goString(Uint8Array.from([0x78, 0xff, 0x79]).subarray(1))).toBe('\udcffy');
   });
 
   it('validates', () => {
