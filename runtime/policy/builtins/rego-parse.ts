@@ -274,12 +274,7 @@ export const regoParseBuiltins: BuiltinDefinition[] = [
       try {
         parsed = parseModuleWithSource({ source: text, file: name });
       } catch (e) {
-        if (PolicyError.isInstance(e))
-          throw new BuiltinError(
-            e.errors.length > 1
-              ? e.message
-              : `1 error occurred: ${e.location === undefined ? '' : `${e.location.file}:${e.location.row}: `}${e.code}: ${e.detail}`,
-          );
+        if (PolicyError.isInstance(e)) throw new BuiltinError(e.errors.length > 1 ? e.message : `1 error occurred: ${e.message}`);
         throw e;
       }
       return new AstJSON().module(parsed.module, parsed.comments);
