@@ -31,6 +31,25 @@ import { parseErrorLines } from './parse-error-line.js';
 
 export type { SpanTable } from './parser-spans.js';
 
+/** The terms a ref may start with (OPA: anything else is an `illegal ref`). */
+const REF_HEADS = new Set<Term['type']>(['var', 'array', 'object', 'set', 'call', 'arraycomp', 'setcomp', 'objectcomp']);
+
+/** OPA's name for a term's type in errors (`array`, `setcomprehension`, `templatestring`). */
+export function typeName(t: Term): string {
+  switch (t.type) {
+    case 'arraycomp':
+      return 'arraycomprehension';
+    case 'setcomp':
+      return 'setcomprehension';
+    case 'objectcomp':
+      return 'objectcomprehension';
+    case 'call':
+      return t.template !== undefined ? 'templatestring' : 'call';
+    default:
+      return t.type;
+  }
+}
+
 /** Failures that carry no error of their own (see `TermParser.silentFailure`). */
 const SILENT = new WeakSet<PolicyError>();
 
@@ -415,11 +434,8 @@ export class TermParser {
           this.advance();
           return { type: 'null', loc };
         }
-        if (this.keywords.has(t.text)) {
-          // `contains(...)` is the builtin, not the keyword.
-          const n = this.peek();
-          if (!(t.text === 'contains' && n.kind === 'op' && n.text === '(' && !n.space)) return this.unexpected(t);
-        }
+        // `contains` is a name wherever it is not a rule head's keyword (OPA: `contains(...)` is the builtin).
+        if (this.keywords.has(t.text) && t.text !== 'contains') return this.unexpected(t);
         this.advance();
         return this.finish(mkVar(t.text, loc));
       }
@@ -513,13 +529,21 @@ export class TermParser {
   }
 
   /** Continues a term with adjacent `.x`, `[y]` and `(args)`. */
-  protected finish(head: Term): Term {
+  protected finish(head: Term, options: { spaceBefore?: boolean } = {}): Term {
     let term = head;
     let ref: Term[] | undefined;
     const refLoc = head.loc;
+    // A rule head's name may be followed by whitespace before its `.x`, `[x]` or `(args)` (OPA's parseHeadFinish).
+    let spaceOk = options.spaceBefore === true;
     for (;;) {
       const t = this.tok;
-      if (t.space || t.kind !== 'op') break;
+      if ((t.space && !spaceOk) || t.kind !== 'op') break;
+      spaceOk = false;
+      if ((t.text === '.' || t.text === '[' || t.text === '(') && term === head && !REF_HEADS.has(head.type)) {
+        // OPA records this and reads on.
+        const at = this.toks.find((x) => x.row === head.loc.row && x.col === head.loc.col) ?? t;
+        this.softErrors.push(this.parseError(`illegal ref (head cannot be ${typeName(head)})`, at));
+      }
       if (t.text === '.') {
         const name = this.peek();
         if (name.kind !== 'ident' || name.space) this.illegal('expected identifier', name.space ? this.whitespaceAfter(t) : name);
@@ -537,7 +561,7 @@ export class TermParser {
       } else if (t.text === '(') {
         const opTerms = ref ?? [term];
         const opHead = opTerms[0] as Term;
-        if (opHead.type !== 'var') this.fail('illegal call (operator must be a ref)', t);
+        if (opHead.type !== 'var' && REF_HEADS.has(opHead.type)) this.fail('illegal call (operator must be a ref)', t);
         this.advance();
         const args = this.parseTermList(')', []);
         this.expectOp(')');
@@ -548,21 +572,6 @@ export class TermParser {
         }
         ref = undefined;
       } else break;
-      if (ref !== undefined) {
-        const h = ref[0] as Term;
-        if (
-          h.type !== 'var' &&
-          h.type !== 'array' &&
-          h.type !== 'object' &&
-          h.type !== 'set' &&
-          h.type !== 'call' &&
-          h.type !== 'arraycomp' &&
-          h.type !== 'setcomp' &&
-          h.type !== 'objectcomp'
-        ) {
-          this.fail(`illegal ref (head cannot be ${h.type})`, t);
-        }
-      }
     }
     if (ref !== undefined) return mkRef(ref, refLoc);
     if (term.type === 'var' && (term.name === 'data' || term.name === 'input')) return mkRef([term], term.loc);
@@ -838,6 +847,7 @@ export class TermParser {
     const someTok = this.advance();
     const loc = this.loc(someTok);
     const save = this.i;
+    const soft = this.softErrors.length;
     const inTerm = this.attempt(() => this.parseTermInWithComma());
     if (inTerm !== undefined && inTerm.type === 'call') {
       const name = inTerm.op.terms.map((t) => (t.type === 'var' ? t.name : t.type === 'string' ? t.value : '')).join('.');
@@ -850,13 +860,15 @@ export class TermParser {
         if (this.isKw('with')) expr.with = this.parseWith();
         return expr;
       }
-      this.fail('expected `x in xs` or `x, y in xs` expression', someTok);
+      this.illegal('expected `x in xs` or `x, y in xs` expression');
     }
+    // Not `x in xs`: what that attempt found is dropped, as OPA restores its state.
     this.i = save;
+    this.softErrors.length = soft;
     const vars: VarTerm[] = [];
     for (;;) {
       const t = this.tok;
-      if (t.kind !== 'ident' || this.keywords.has(t.text)) this.fail('expected var', t);
+      if (t.kind !== 'ident' || this.keywords.has(t.text)) this.illegal('expected var', t);
       this.advance();
       vars.push(mkVar(t.text, this.loc(t)));
       if (!this.isOp(',')) break;
@@ -869,7 +881,7 @@ export class TermParser {
     const everyTok = this.advance();
     const loc = this.loc(everyTok);
     const t = this.parseTermInWithComma();
-    if (t.type !== 'call') this.fail('expected `x[, y] in xs { ... }` expression', everyTok);
+    if (t.type !== 'call') this.illegal('expected `x[, y] in xs { ... }` expression');
     const name = t.op.terms.map((x) => (x.type === 'var' ? x.name : x.type === 'string' ? x.value : '')).join('.');
     let key: Term | undefined;
     let value: Term;
@@ -879,9 +891,9 @@ export class TermParser {
     } else if (name === 'internal.member_3') {
       [key, value, domain] = t.args as [Term, Term, Term];
     } else {
-      return this.fail('expected `x[, y] in xs { ... }` expression', everyTok);
+      return this.illegal('expected `x[, y] in xs { ... }` expression');
     }
-    if (!this.isOp('{')) this.fail('expected `{`');
+    if (!this.isOp('{')) this.illegal('missing body');
     this.advance();
     const body = this.parseBody('}');
     this.expectOp('}');
@@ -898,10 +910,10 @@ export class TermParser {
     while (this.isKw('with')) {
       const w = this.advance();
       const t = this.tok;
-      if (t.kind !== 'ident') this.fail('expected ident', t);
+      if (t.kind !== 'ident') this.illegal('expected ident', t);
       const target = this.parseTerm();
       if (target.type !== 'ref' && target.type !== 'var') this.fail('expected with target path', t);
-      if (!this.isKw('as')) this.fail('expected as keyword');
+      if (!this.isKw('as')) this.illegal('expected as keyword');
       this.advance();
       const value = this.parseTermInWithComma();
       out.push({ target, value, loc: this.loc(w) });

@@ -9,7 +9,7 @@
 import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
 import { combineErrors, PolicyError } from './errors.js';
 import { type Comment, type Token, tokenize as tokenizeText, type TokenizeOptions } from './lexer.js';
-import { FUTURE_KEYWORDS, KEYWORDS, type ParserOptions, sortErrors, type SpanTable, TermParser } from './parser-terms.js';
+import { FUTURE_KEYWORDS, KEYWORDS, type ParserOptions, sortErrors, type SpanTable, TermParser, typeName } from './parser-terms.js';
 
 class ModuleParser extends TermParser {
   /** Rego v0 syntax (bodies without `if`, `p[x] { ... }` partial sets) until `import rego.v1`. */
@@ -67,7 +67,7 @@ class ModuleParser extends TermParser {
       else this.bodyStatement();
     }
     if (this.softErrors.length > 0) throw this.silentFailure();
-    const errors = [...this.v0Forms, ...this.statementErrors];
+    const errors = [...this.statementErrors, ...this.v0Forms];
     if (errors.length > 0) throw combineErrors(sortErrors(errors));
     return module;
   }
@@ -95,14 +95,18 @@ class ModuleParser extends TermParser {
     this.statementErrors.push(this.statementError(notARule(body), (body[0] as Expr).loc));
   }
 
-  /** Runs `f` (a rule head's value or key); when it fails, OPA adds `hint` at the same token. */
-  private withHint<T>(f: () => T, hint: string): T {
+  /**
+   * Runs `f` (a rule head's name, value or key, an import's path); when it
+   * fails, OPA adds `unexpected <token>: <hint>` at the same token (or
+   * `hint` alone when `plain`).
+   */
+  private withHint<T>(f: () => T, hint: string, plain = false): T {
     try {
       return f();
     } catch (e) {
       const at = this.failedAt;
       if (!PolicyError.isInstance(e) || e.code !== 'rego_parse_error' || at === undefined) throw e;
-      const text = at.kind === 'illegal' ? 'illegal token' : `unexpected ${this.describe(at)}: ${hint}`;
+      const text = plain ? hint : at.kind === 'illegal' ? 'illegal token' : `unexpected ${this.describe(at)}: ${hint}`;
       throw combineErrors([...ModuleParser.flatten(e), this.parseError(text, at, false)]);
     }
   }
@@ -124,11 +128,25 @@ class ModuleParser extends TermParser {
 
   private parseImport(module: Module): Import {
     const importTok = this.advance();
-    const t = this.parseTerm();
-    const path = t.type === 'ref' ? t : t.type === 'var' ? mkRef([t], t.loc) : this.fail('invalid import path', importTok);
+    const pathTok = this.tok;
+    // The path is read without the future keywords (`import future.keywords.in`, `import in` is a name).
+    const saved = this.keywords;
+    this.keywords = new Set([...saved].filter((k) => !(FUTURE_KEYWORDS as readonly string[]).includes(k)));
+    let t: Term;
+    try {
+      if (pathTok.kind !== 'ident' || this.keywords.has(pathTok.text)) this.unexpected(pathTok);
+      t = this.withHint(() => this.parseTerm(), 'expected path', true);
+    } finally {
+      this.keywords = saved;
+    }
+    const path = t.type === 'ref' ? t : t.type === 'var' ? mkRef([t], t.loc) : this.fail('expected path');
     const head = path.terms[0] as Term;
     if (head.type !== 'var' || !['data', 'input', 'future', 'rego'].includes(head.name)) {
-      this.fail('invalid path: path must begin with input, data, future or rego', importTok);
+      const got = head.type === 'var' ? head.name : typeName(head);
+      this.fail(
+        `unexpected import path, must begin with one of: {data, future, input, rego}, got: ${got} (hint: if this is unexpected, try updating OPA)`,
+        pathTok,
+      );
     }
     for (const x of path.terms.slice(1)) {
       if (x.type !== 'string') this.fail('invalid path: path elements must be strings', importTok);
@@ -136,7 +154,7 @@ class ModuleParser extends TermParser {
     const names = path.terms.map((x) => (x.type === 'var' ? x.name : x.type === 'string' ? x.value : ''));
     if (names[0] === 'rego') {
       if (names.length !== 2 || (names[1] !== 'v1' && names[1] !== 'v2')) {
-        this.fail(`invalid import ${names.join('.')}, must be rego.v1`, importTok);
+        this.fail(`invalid import \`${names.join('.')}\`, must be \`rego.v1\``, pathTok);
       }
       if (names[1] === 'v2') {
         module.regoV2 = true;
@@ -147,7 +165,8 @@ class ModuleParser extends TermParser {
       this.v0 = false;
     }
     if (names[0] === 'future') {
-      if (names[1] !== 'keywords' || names.length > 3) this.fail(`invalid import ${names.join('.')}`, importTok);
+      if (names[1] !== 'keywords') this.fail('invalid import, must be `future.keywords`', pathTok);
+      if (names.length > 3) this.fail(`invalid import ${names.join('.')}`, pathTok);
       // `import future.keywords` imports every future keyword, `not` and `or` included (as OPA v1.20.2 does).
       if (names[2] === undefined || names[2] === 'not') module.notKeyword = true;
       if (names[2] === undefined || names[2] === 'or') module.orKeyword = true;
@@ -159,7 +178,7 @@ class ModuleParser extends TermParser {
     if (this.isKw('as')) {
       this.advance();
       const a = this.tok;
-      if (a.kind !== 'ident' || this.keywords.has(a.text)) this.fail('expected var', a);
+      if (a.kind !== 'ident' || this.keywords.has(a.text)) this.illegal('expected var', a);
       this.advance();
       imp.alias = a.text;
     }
@@ -174,7 +193,16 @@ class ModuleParser extends TermParser {
 
   /** A rule, plus the rules of its further bodies in v0 (`p { a } { b }` is two rules with one head). */
   private parseRules(module: Module): Rule[] {
+    const startAt = this.i;
+    const soft = this.softErrors.length;
     const rule = this.parseRule(module);
+    if (rule === undefined) {
+      // Not a rule after all: OPA reads the text again as a query statement.
+      this.i = startAt;
+      this.softErrors.length = soft;
+      this.bodyStatement();
+      return [];
+    }
     const rules = [rule];
     while (this.v0 && this.isOp('{') && !rule.default) {
       // Each rule owns its head: compile stages rewrite heads in place.
@@ -192,7 +220,16 @@ class ModuleParser extends TermParser {
     return body;
   }
 
-  private parseRule(module: Module): Rule {
+  /** An operator or keyword that continues an expression (so `p == 1`, `f(x) + 1` or `p := 1 with …` are no rules). */
+  private continuesExpression(): boolean {
+    const t = this.tok;
+    if (t.newline || t.kind === 'eof') return false;
+    if (t.kind === 'ident') return this.isKw('with') || this.isKw('in');
+    return t.kind === 'op' && EXPRESSION_OPS.has(t.text);
+  }
+
+  /** A rule, or undefined (nothing consumed that matters) when the text is a query statement to OPA. */
+  private parseRule(module: Module): Rule | undefined {
     const start = this.tok;
     const loc = this.loc(start);
     let isDefault = false;
@@ -201,8 +238,15 @@ class ModuleParser extends TermParser {
       isDefault = true;
     }
     const headTok = this.tok;
-    if (headTok.kind !== 'ident' || (this.keywords.has(headTok.text) && !this.keywordRef())) this.unexpected(headTok);
-    const headTerm = this.parseTerm();
+    // `default` not followed by a name is a query statement to OPA, which fails on the keyword.
+    if (headTok.kind !== 'ident' || (this.keywords.has(headTok.text) && !this.keywordRef())) this.unexpected(isDefault ? start : headTok);
+    const headTerm = this.withHint(() => {
+      const t = this.parseTerm();
+      const next = this.tok;
+      const spaced = next.kind === 'op' && (next.text === '.' || next.text === '[' || next.text === '(') && next.space;
+      return t.type === 'var' && spaced ? this.finish(t, { spaceBefore: true }) : t;
+    }, 'expected rule head name');
+    if (!isDefault && ((headTerm.type !== 'var' && headTerm.type !== 'ref' && headTerm.type !== 'call') || this.continuesExpression())) return undefined;
     const bracketKey = this.isOp(']', this.toks[this.i - 1]);
     const head: Head = { ref: [], assign: false, loc: this.loc(headTok) };
     if (headTerm.type === 'var') head.ref = [headTerm];
@@ -234,6 +278,7 @@ class ModuleParser extends TermParser {
             ? `expected default rule value term (e.g., default ${name} := <VALUE>)`
             : `expected rule value term (e.g., ${name} := <VALUE> { ... })`;
       head.value = this.withHint(() => this.parseTermIn(false), hint);
+      if (!isDefault && this.isKw('with') && !this.tok.newline) return undefined;
     }
     this.headShape =
       head.args !== undefined ? 'function' : bracketKey && head.ref.length === 2 && head.key === undefined && head.value === undefined ? 'partial-set' : 'rule';
@@ -434,6 +479,9 @@ export function parseTermText(source: string, file = ''): Term {
   return new QueryParser(tokenize(source, file), file, { source }).term();
 }
 
+/** Tokens after which a rule's head or value is an expression instead (OPA then has a query statement, not a rule). */
+const EXPRESSION_OPS = new Set(['==', '!=', '<', '>', '<=', '>=', '+', '-', '*', '/', '%', '&', '|', ',']);
+
 /** A ref as OPA prints it in its hints: `p`, `p.q`, `p[x]`, `p["a b"]`. */
 function refString(ref: readonly Term[]): string {
   return ref
@@ -444,22 +492,6 @@ function refString(ref: readonly Term[]): string {
       return '[...]';
     })
     .join('');
-}
-
-/** OPA's name for a term's type in "… cannot be used for rule name". */
-function typeName(t: Term): string {
-  switch (t.type) {
-    case 'arraycomp':
-      return 'arraycomprehension';
-    case 'setcomp':
-      return 'setcomprehension';
-    case 'objectcomp':
-      return 'objectcomprehension';
-    case 'call':
-      return t.template !== undefined ? 'templatestring' : 'call';
-    default:
-      return t.type;
-  }
 }
 
 /** Why a statement of literals is not a rule (OPA's `ParseRuleFromBody`). */
