@@ -291,16 +291,23 @@ class ModuleParser extends TermParser {
     this.spans?.set(head, { start: headTok.offset, end: this.prevEnd() });
     const rule: Rule = { default: isDefault, head, body: [], loc, module };
     if (isDefault) {
+      // `default p` is `default p := true` to OPA; only `default p[x]` lacks a value.
+      if (head.value === undefined && head.key === undefined && (head.ref.length !== 2 || head.args !== undefined)) {
+        head.value = { type: 'boolean', value: true, loc: head.loc };
+      }
       if (head.value === undefined) this.fail('illegal default rule (must have a value)', start);
       rule.body = [this.trueExpr(head.value.loc)];
       this.spans?.set(rule, { start: start.offset, end: this.prevEnd() });
       return rule;
     }
     const bare = head.value === undefined && head.key === undefined;
-    if (bare) head.value = { type: 'boolean', value: true, loc: head.loc };
+    if (bare) {
+      head.value = { type: 'boolean', value: true, loc: head.loc };
+      head.generatedValue = true;
+    }
 
     rule.body = this.parseRuleBody(head.loc);
-    if (rule.body[0]?.generated === true) this.bodylessRule(rule, bare);
+    if (rule.body[0]?.generated === true) this.bodylessRule(rule, bare, headTerm.type === 'call');
     const elseStarts: Array<[Rule, number]> = [];
     let prev = rule;
     while (this.isKw('else')) {
@@ -317,6 +324,7 @@ class ModuleParser extends TermParser {
       } else elseHead.value = { type: 'boolean', value: true, loc: elseHead.loc };
       this.spans?.set(elseHead, { start: elseTok.offset, end: this.prevEnd() });
       const elseRule: Rule = { default: false, head: elseHead, body: [], loc: this.loc(elseTok), module };
+      if (this.isKw('if') && this.peek().kind === 'eof') this.illegal('rule body expected', this.peek());
       elseRule.body = this.parseRuleBody(elseHead.loc);
       elseStarts.push([elseRule, elseTok.offset]);
       prev.else = elseRule;
@@ -382,7 +390,7 @@ class ModuleParser extends TermParser {
    * afterwards: a `;` after it makes a statement of several expressions, and
    * a bare name or ref (`p`, `p.q`) is no rule.
    */
-  private bodylessRule(rule: Rule, bare: boolean): void {
+  private bodylessRule(rule: Rule, bare: boolean, call: boolean): void {
     const head = rule.head;
     if (this.isOp(';')) {
       while (this.isOp(';')) {
@@ -393,8 +401,9 @@ class ModuleParser extends TermParser {
       return;
     }
     if (!bare || head.args !== undefined || this.isKw('else')) return;
-    const detail =
-      head.ref.length === 1
+    const detail = call
+      ? 'rule argument list must take at least one argument'
+      : head.ref.length === 1
         ? 'var cannot be used for rule name'
         : head.ref.length === 2
           ? '`contains` keyword is required for partial set rules'

@@ -14,7 +14,7 @@ import { compilePolicy } from '../../../runtime/policy/engine.js';
 import { PolicyError } from '../../../runtime/policy/errors.js';
 import { brokenModule, PARSE_TEMPLATES } from './corpus-parse-errors.js';
 import { askOracle, buildBatch, oracleDir, runDifferential } from './differ.js';
-import { Rng } from './corpus.js';
+import { Rng, type Template } from './corpus.js';
 
 const spec = process.env.PARSE_MEASURE;
 const pylib = oracleDir();
@@ -25,6 +25,12 @@ it.skipIf(spec === undefined || pylib === undefined)('measures parse errors agai
   const report = runDifferential(PARSE_TEMPLATES, buildBatch(PARSE_TEMPLATES, count, seed), pylib as string);
   console.log(`rego.parse_module (seed ${seed}): ${report.evaluations} texts, ${report.agreed} answer as OPA, ${report.disagreements.length} differ`);
   for (const d of report.disagreements.slice(0, show)) console.log(`  ${d.input}\n    OPA  ${d.opa}\n    ours ${d.ours}`);
+
+  for (const way of ['whole', 'cut-token', 'cut', 'delete', 'insert', 'swap', 'double', 'replace'] as const) {
+    const t: Template = { ...PARSE_TEMPLATES[0]!, name: `parse-${way}`, inputs: (r) => JSON.stringify({ s: brokenModule(r, [way]) }) };
+    const r = runDifferential([t], buildBatch([t], Math.ceil(count / 4), seed), pylib as string);
+    console.log(`  ${way}: ${r.agreed} of ${r.evaluations} answer as OPA`);
+  }
 
   const rng = new Rng(seed);
   const texts = Array.from({ length: count }, () => brokenModule(rng));
