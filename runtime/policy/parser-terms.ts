@@ -736,7 +736,8 @@ export class TermParser {
         continue;
       }
       if (atEnd()) return body;
-      if (!this.tok.newline) {
+      // A query's next statement may follow on the same line (OPA: `x := 1 y := 2` is two expressions).
+      if (!this.tok.newline && end !== 'eof') {
         if (this.softErrors.length > 0) throw this.silentFailure();
         this.illegal(`expected \\n or ; or ${end}`);
       }

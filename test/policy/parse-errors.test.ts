@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { compilePolicy } from '../../runtime/policy/engine.js';
 import { PolicyError } from '../../runtime/policy/errors.js';
-import { toJS } from '../../runtime/policy/value-json.js';
+import { parseJSON, toJS } from '../../runtime/policy/value-json.js';
 import { askOracle, oracleDir } from './differential/differ.js';
 
 /** [module text, OPA's error (without its `1 error occurred: ` lead), or 'ok']. */
@@ -82,6 +82,18 @@ describe('parse errors as OPA v1.20.2 gives them', () => {
       return env.error === undefined ? 'ok' : env.error.message.replace(/^1 error occurred: /, '');
     });
     expect(answers).toEqual(CASES.map(([, opa]) => opa));
+  });
+
+  it('reads a query\'s next expression on the same line, as OPA does (`x := input.o ["a"]` is two)', () => {
+    const policy = compilePolicy({ modules: [] });
+    // OPA v1.20.2: bindings {x: {"a": 1}}, expressions `x := input.o` and `["a"]`; `x := 1 y := 2` binds both.
+    const rows = policy.query('x := input.o ["a"]', { inputValue: parseJSON('{"o": {"a": 1}}') });
+    expect(toJS(rows[0]?.x as never)).toEqual({ a: 1 });
+    const both = policy.query('x := 1 y := 2')[0];
+    expect([toJS(both?.x as never), toJS(both?.y as never)]).toEqual([1, 2]);
+    expect(() => policy.query('x := input. o')).toThrow(
+      '1:12: rego_parse_error: unexpected whitespace token: expected identifier\n\tx := input. o\n\t          ^',
+    );
   });
 
   it('reads the text after a body-less rule on the same line as the next statement (two rules)', () => {
