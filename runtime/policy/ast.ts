@@ -139,6 +139,8 @@ export interface Head {
   key?: Term;
   /** Value; absent for multi-value rules. Defaults to `true` when not written. */
   value?: Term;
+  /** The value is that default `true`, not written (`rego.parse_module` shows such heads as OPA does). */
+  generatedValue?: boolean;
   assign: boolean;
   loc: Loc;
 }

@@ -33,6 +33,8 @@ export interface PolicyErrorOptions {
   location?: SourceLocation | undefined;
   /** Several errors reported together (compile stage); this error is then a summary. */
   errors?: PolicyError[];
+  /** Lines shown under the message, each after a newline and a tab (OPA's parse errors: the source line and a caret). */
+  details?: readonly string[];
   cause?: unknown;
 }
 
@@ -96,11 +98,13 @@ export class PolicyError extends Error {
   readonly detail: string;
   readonly location: SourceLocation | undefined;
   readonly errors: readonly PolicyError[];
+  /** The lines under the message (see {@link PolicyErrorOptions.details}). */
+  readonly details: readonly string[];
   readonly [BRAND] = true;
 
   constructor(options: PolicyErrorOptions) {
     const errors = options.errors ?? [];
-    const own = `${prefix(options.location, options.code)}${options.code}: ${options.detail}`;
+    const own = `${prefix(options.location, options.code)}${options.code}: ${options.detail}${(options.details ?? []).map((l) => `\n\t${l}`).join('')}`;
     const message = errors.length > 1 ? `${errors.length} errors occurred:\n${errors.map((e) => e.message).join('\n')}` : own;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PolicyError';
@@ -108,6 +112,7 @@ export class PolicyError extends Error {
     this.detail = options.detail;
     this.location = options.location;
     this.errors = errors;
+    this.details = options.details ?? [];
   }
 
   static isInstance(value: unknown): value is PolicyError {

@@ -3,11 +3,11 @@
  * whether whitespace preceded it (refs and calls must be adjacent: `a.b[c](d)`)
  * and its 1-based row/column.
  */
-import { PolicyError } from './errors.js';
 import { scanTemplate } from './lexer-template.js';
 import { wellFormed } from './go-bytes.js';
 
-export type TokenKind = 'ident' | 'number' | 'string' | 'template' | 'op' | 'eof';
+/** `illegal`: text the scanner could not read (its `text` is the scanner's error, or empty); the token list ends after it. */
+export type TokenKind = 'ident' | 'number' | 'string' | 'template' | 'op' | 'illegal' | 'eof';
 
 /** A part of a template string `$"a {expr} b"`: literal text or expression source with its position. */
 export type TemplatePart = { lit: string } | { expr: string; row: number; col: number };
@@ -55,7 +55,7 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-export function tokenize(text: string, file: string, options: TokenizeOptions = {}): Token[] {
+export function tokenize(text: string, _file: string, options: TokenizeOptions = {}): Token[] {
   // Go reads source as UTF-8: no lone surrogate (a raw byte here, see go-bytes.ts) can be in it. Same length.
   const src = wellFormed(text);
   const comments = options.comments;
@@ -65,202 +65,215 @@ export function tokenize(text: string, file: string, options: TokenizeOptions = 
   let lineStart = 0;
   const n = src.length;
 
-  const fail = (msg: string, at: number, atRow = row, atLineStart = lineStart): never => {
-    throw new PolicyError({
-      code: 'rego_parse_error',
-      detail: msg,
-      location: { file, row: atRow, col: at - atLineStart + 1 },
-    });
+  // Where the token being read starts: a scanner error is reported there (as OPA's scanner does).
+  let tokStart = { offset: 0, row: 1, col: 1, space: false, newline: false };
+  const fail = (msg: string, ..._at: unknown[]): never => {
+    throw new ScanError(msg);
   };
 
-  while (true) {
-    const last = tokens[tokens.length - 1];
-    if (last !== undefined && last.end < 0) last.end = pos;
-    let space = pos === 0;
-    let newline = false;
-    // Skip whitespace and comments.
-    while (pos < n) {
-      const c = src.charCodeAt(pos);
-      if (c === 10) {
-        pos++;
-        row++;
-        lineStart = pos;
-        space = true;
-        newline = true;
-      } else if (c === 32 || c === 9 || c === 13) {
-        pos++;
-        space = true;
-      } else if (c === 35) {
-        const at = pos;
-        while (pos < n && src.charCodeAt(pos) !== 10) pos++;
-        comments?.push({ text: src.slice(at, pos), offset: at, row, col: at - lineStart + 1 });
-        space = true;
-      } else break;
-    }
-    const col = pos - lineStart + 1;
-    if (pos >= n) {
-      tokens.push({ kind: 'eof', text: '', space, newline, offset: pos, end: pos, row, col });
-      return tokens;
-    }
-    const start = pos;
-    const c = src.charCodeAt(pos);
-    const base = { space, newline, offset: start, end: -1, row, col };
+  try {
+    return scan();
+  } catch (e) {
+    if (!(e instanceof ScanError)) throw e;
+    const at = { ...tokStart, end: tokStart.offset + 1 };
+    tokens.push({ kind: 'illegal', text: e.message, ...at });
+    tokens.push({ kind: 'eof', text: '', space: false, newline: false, offset: src.length, end: src.length, row: at.row, col: at.col });
+    return tokens;
+  }
 
-    if (isIdentStart(c)) {
-      pos++;
+  function scan(): Token[] {
+    while (true) {
+      const last = tokens[tokens.length - 1];
+      if (last !== undefined && last.end < 0) last.end = pos;
+      let space = pos === 0;
+      let newline = false;
+      // Skip whitespace and comments.
       while (pos < n) {
-        const d = src.charCodeAt(pos);
-        if (isIdentStart(d) || isDigit(d)) pos++;
-        else break;
-      }
-      tokens.push({ kind: 'ident', text: src.slice(start, pos), ...base });
-      continue;
-    }
-
-    const next = pos + 1 < n ? src.charCodeAt(pos + 1) : -1;
-    const prev = tokens[tokens.length - 1];
-    const dotNumber =
-      c === 46 &&
-      isDigit(next) &&
-      (prev === undefined || prev.kind === 'op' || space) &&
-      !(prev !== undefined && !space && (prev.text === ']' || prev.text === ')' || prev.text === '}'));
-    if (isDigit(c) || dotNumber) {
-      if (c !== 46) while (pos < n && isDigit(src.charCodeAt(pos))) pos++;
-      if (pos < n && src.charCodeAt(pos) === 46 && isDigit(pos + 1 < n ? src.charCodeAt(pos + 1) : -1)) {
-        pos++;
-        while (pos < n && isDigit(src.charCodeAt(pos))) pos++;
-      }
-      if (pos < n && (src.charCodeAt(pos) | 32) === 101) {
-        const save = pos;
-        pos++;
-        if (pos < n && (src.charCodeAt(pos) === 43 || src.charCodeAt(pos) === 45)) pos++;
-        if (pos < n && isDigit(src.charCodeAt(pos))) {
-          while (pos < n && isDigit(src.charCodeAt(pos))) pos++;
-        } else {
-          pos = save;
-          fail('expected exponent', pos);
-        }
-      }
-      if (pos < n && isIdentStart(src.charCodeAt(pos))) fail('illegal number format', start);
-      let text = src.slice(start, pos);
-      if (text.startsWith('.')) text = '0' + text;
-      if (text.length > 1 && text[0] === '0' && text[1] === '0') fail('expected number', start);
-      tokens.push({ kind: 'number', text, ...base });
-      continue;
-    }
-
-    if (c === 36 && (next === 34 || next === 96)) {
-      // Template string: $"...{expr}..." or $`...{expr}...`.
-      const scan = scanTemplate(src, pos, (msg, at) => fail(msg, at));
-      const parts: TemplatePart[] = scan.parts.map((p) => {
-        if ('lit' in p) return p;
-        const before = src.slice(0, p.offset);
-        const nl = before.lastIndexOf('\n');
-        return { expr: p.expr, row: before.split('\n').length, col: p.offset - nl };
-      });
-      for (let j = pos; j < scan.end; j++) {
-        if (src.charCodeAt(j) === 10) {
-          row++;
-          lineStart = j + 1;
-        }
-      }
-      pos = scan.end;
-      tokens.push({ kind: 'template', text: '', parts, raw: src.charCodeAt(start + 1) === 96, ...base });
-      continue;
-    }
-
-    if (c === 34) {
-      // Double-quoted string with JSON escapes.
-      pos++;
-      let out = '';
-      let chunk = pos;
-      for (;;) {
-        if (pos >= n) fail('non-terminated string', start, base.row, lineStart);
-        const d = src.charCodeAt(pos);
-        if (d === 10) fail('non-terminated string', start, base.row, lineStart);
-        if (d === 34) {
-          out += src.slice(chunk, pos);
+        const c = src.charCodeAt(pos);
+        if (c === 10) {
           pos++;
-          break;
-        }
-        if (d === 92) {
-          out += src.slice(chunk, pos);
-          const e = src[pos + 1];
-          switch (e) {
-            case '"':
-              out += '"';
-              break;
-            case '\\':
-              out += '\\';
-              break;
-            case '/':
-              out += '/';
-              break;
-            case 'b':
-              out += '\b';
-              break;
-            case 'f':
-              out += '\f';
-              break;
-            case 'n':
-              out += '\n';
-              break;
-            case 'r':
-              out += '\r';
-              break;
-            case 't':
-              out += '\t';
-              break;
-            case 'u': {
-              const hex = src.slice(pos + 2, pos + 6);
-              if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('illegal escape sequence', pos);
-              out += String.fromCharCode(parseInt(hex, 16));
-              pos += 4;
-              break;
-            }
-            default:
-              fail('illegal escape sequence', pos);
-          }
-          pos += 2;
-          chunk = pos;
-          continue;
-        }
-        pos++;
-      }
-      // OPA reads the literal with encoding/json: an unpaired `\udcff` is U+FFFD.
-      tokens.push({ kind: 'string', text: wellFormed(out), ...base });
-      continue;
-    }
-
-    if (c === 96) {
-      // Raw string: no escapes, may span lines.
-      pos++;
-      const s = pos;
-      while (pos < n && src.charCodeAt(pos) !== 96) {
-        if (src.charCodeAt(pos) === 10) {
           row++;
-          lineStart = pos + 1;
-        }
-        pos++;
+          lineStart = pos;
+          space = true;
+          newline = true;
+        } else if (c === 32 || c === 9 || c === 13) {
+          pos++;
+          space = true;
+        } else if (c === 35) {
+          const at = pos;
+          while (pos < n && src.charCodeAt(pos) !== 10) pos++;
+          comments?.push({ text: src.slice(at, pos), offset: at, row, col: at - lineStart + 1 });
+          space = true;
+        } else break;
       }
-      if (pos >= n) fail('non-terminated raw string', start, base.row, start - col + 1);
-      tokens.push({ kind: 'string', text: src.slice(s, pos), raw: true, ...base });
-      pos++;
-      continue;
-    }
+      const col = pos - lineStart + 1;
+      tokStart = { offset: pos, row, col, space, newline };
+      if (pos >= n) {
+        tokens.push({ kind: 'eof', text: '', space, newline, offset: pos, end: pos, row, col });
+        return tokens;
+      }
+      const start = pos;
+      const c = src.charCodeAt(pos);
+      const base = { space, newline, offset: start, end: -1, row, col };
 
-    const two = src.slice(pos, pos + 2);
-    if (TWO_CHAR_OPS.has(two)) {
-      tokens.push({ kind: 'op', text: two, ...base });
-      pos += 2;
-      continue;
+      if (isIdentStart(c)) {
+        pos++;
+        while (pos < n) {
+          const d = src.charCodeAt(pos);
+          if (isIdentStart(d) || isDigit(d)) pos++;
+          else break;
+        }
+        tokens.push({ kind: 'ident', text: src.slice(start, pos), ...base });
+        continue;
+      }
+
+      const next = pos + 1 < n ? src.charCodeAt(pos + 1) : -1;
+      const prev = tokens[tokens.length - 1];
+      const dotNumber =
+        c === 46 &&
+        isDigit(next) &&
+        (prev === undefined || prev.kind === 'op' || space) &&
+        !(prev !== undefined && !space && (prev.text === ']' || prev.text === ')' || prev.text === '}'));
+      if (isDigit(c) || dotNumber) {
+        if (c !== 46) while (pos < n && isDigit(src.charCodeAt(pos))) pos++;
+        if (pos < n && src.charCodeAt(pos) === 46 && isDigit(pos + 1 < n ? src.charCodeAt(pos + 1) : -1)) {
+          pos++;
+          while (pos < n && isDigit(src.charCodeAt(pos))) pos++;
+        }
+        if (pos < n && (src.charCodeAt(pos) | 32) === 101) {
+          const save = pos;
+          pos++;
+          if (pos < n && (src.charCodeAt(pos) === 43 || src.charCodeAt(pos) === 45)) pos++;
+          if (pos < n && isDigit(src.charCodeAt(pos))) {
+            while (pos < n && isDigit(src.charCodeAt(pos))) pos++;
+          } else {
+            pos = save;
+            fail('expected exponent', pos);
+          }
+        }
+        if (pos < n && isIdentStart(src.charCodeAt(pos))) fail('illegal number format', start);
+        let text = src.slice(start, pos);
+        if (text.startsWith('.')) text = '0' + text;
+        tokens.push({ kind: 'number', text, ...base });
+        continue;
+      }
+
+      if (c === 36 && (next === 34 || next === 96)) {
+        // Template string: $"...{expr}..." or $`...{expr}...`.
+        const scan = scanTemplate(src, pos, (msg, at) => fail(msg, at));
+        const parts: TemplatePart[] = scan.parts.map((p) => {
+          if ('lit' in p) return p;
+          const before = src.slice(0, p.offset);
+          const nl = before.lastIndexOf('\n');
+          return { expr: p.expr, row: before.split('\n').length, col: p.offset - nl };
+        });
+        for (let j = pos; j < scan.end; j++) {
+          if (src.charCodeAt(j) === 10) {
+            row++;
+            lineStart = j + 1;
+          }
+        }
+        pos = scan.end;
+        tokens.push({ kind: 'template', text: '', parts, raw: src.charCodeAt(start + 1) === 96, ...base });
+        continue;
+      }
+
+      if (c === 34) {
+        // Double-quoted string with JSON escapes.
+        pos++;
+        let out = '';
+        let chunk = pos;
+        for (;;) {
+          if (pos >= n) fail('non-terminated string', start, base.row, lineStart);
+          const d = src.charCodeAt(pos);
+          if (d === 10) fail('non-terminated string', start, base.row, lineStart);
+          if (d === 34) {
+            out += src.slice(chunk, pos);
+            pos++;
+            break;
+          }
+          if (d === 92) {
+            out += src.slice(chunk, pos);
+            const e = src[pos + 1];
+            switch (e) {
+              case '"':
+                out += '"';
+                break;
+              case '\\':
+                out += '\\';
+                break;
+              case '/':
+                out += '/';
+                break;
+              case 'b':
+                out += '\b';
+                break;
+              case 'f':
+                out += '\f';
+                break;
+              case 'n':
+                out += '\n';
+                break;
+              case 'r':
+                out += '\r';
+                break;
+              case 't':
+                out += '\t';
+                break;
+              case 'u': {
+                const hex = src.slice(pos + 2, pos + 6);
+                if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('illegal escape sequence', pos);
+                out += String.fromCharCode(parseInt(hex, 16));
+                pos += 4;
+                break;
+              }
+              default:
+                fail('illegal escape sequence', pos);
+            }
+            pos += 2;
+            chunk = pos;
+            continue;
+          }
+          pos++;
+        }
+        // OPA reads the literal with encoding/json: an unpaired `\udcff` is U+FFFD.
+        tokens.push({ kind: 'string', text: wellFormed(out), ...base });
+        continue;
+      }
+
+      if (c === 96) {
+        // Raw string: no escapes, may span lines.
+        pos++;
+        const s = pos;
+        while (pos < n && src.charCodeAt(pos) !== 96) {
+          if (src.charCodeAt(pos) === 10) {
+            row++;
+            lineStart = pos + 1;
+          }
+          pos++;
+        }
+        if (pos >= n) fail('non-terminated string', start);
+        tokens.push({ kind: 'string', text: src.slice(s, pos), raw: true, ...base });
+        pos++;
+        continue;
+      }
+
+      const two = src.slice(pos, pos + 2);
+      if (TWO_CHAR_OPS.has(two)) {
+        tokens.push({ kind: 'op', text: two, ...base });
+        pos += 2;
+        continue;
+      }
+      const one = src[pos] as string;
+      if (ONE_CHAR_OPS.has(one)) {
+        tokens.push({ kind: 'op', text: one, ...base });
+        pos++;
+        continue;
+      }
+      fail('', pos);
     }
-    const one = src[pos] as string;
-    if (ONE_CHAR_OPS.has(one)) {
-      tokens.push({ kind: 'op', text: one, ...base });
-      pos++;
-      continue;
-    }
-    fail(`illegal token: ${JSON.stringify(one)}`, pos);
   }
 }
+
+/** Stops the scan at text it cannot read. */
+class ScanError extends Error {}

@@ -22,13 +22,41 @@ import {
   type VarTerm,
   type With,
 } from './ast.js';
-import { PolicyError } from './errors.js';
+import { combineErrors, PolicyError } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
 import { ExactDigits, parseNumberLiteral } from './value-json.js';
 import { recordSourceTexts, recordSpans, type SpanTable } from './parser-spans.js';
+import { parseErrorLines } from './parse-error-line.js';
 
 export type { SpanTable } from './parser-spans.js';
+
+/** The terms a ref may start with (OPA: anything else is an `illegal ref`). */
+const REF_HEADS = new Set<Term['type']>(['var', 'array', 'object', 'set', 'call', 'arraycomp', 'setcomp', 'objectcomp']);
+
+/** OPA's name for a term's type in errors (`array`, `setcomprehension`, `templatestring`). */
+export function typeName(t: Term): string {
+  switch (t.type) {
+    case 'arraycomp':
+      return 'arraycomprehension';
+    case 'setcomp':
+      return 'setcomprehension';
+    case 'objectcomp':
+      return 'objectcomprehension';
+    case 'call':
+      return t.template !== undefined ? 'templatestring' : 'call';
+    default:
+      return t.type;
+  }
+}
+
+/** Failures that carry no error of their own (see `TermParser.silentFailure`). */
+const SILENT = new WeakSet<PolicyError>();
+
+/** Errors by row, keeping the order of those on one row. */
+export function sortErrors(errors: readonly PolicyError[]): PolicyError[] {
+  return [...errors].sort((a, b) => (a.location?.row ?? 0) - (b.location?.row ?? 0));
+}
 
 export const KEYWORDS = new Set([
   'package',
@@ -76,7 +104,28 @@ export interface ParserOptions {
   spans?: SpanTable;
   /** The text parsed: when given (an ad-hoc query), each term and expression's location carries its source text. */
   sourceTexts?: string;
+  /** The text the tokens came from: when given, parse errors show its line with a caret, as OPA's do. */
+  source?: string;
 }
+
+/** OPA's names of operator tokens, as its parse errors print them (`unexpected assign token`). */
+const OP_NAMES: Record<string, string> = {
+  ':=': 'assign',
+  '=': 'eq',
+  '==': 'equal',
+  '!=': 'neq',
+  '<': 'lt',
+  '>': 'gt',
+  '<=': 'lte',
+  '>=': 'gte',
+  '+': 'plus',
+  '-': 'minus',
+  '*': 'mul',
+  '/': 'div',
+  '%': 'rem',
+  '&': 'and',
+  '|': 'or',
+};
 
 export class TermParser {
   protected i = 0;
@@ -96,12 +145,14 @@ export class TermParser {
     this.notBlocks = options.notBlocks === true;
     this.orKeyword = options.orKeyword === true;
     this.spans = options.spans;
+    this.source = options.source;
     if (this.spans !== undefined) recordSpans({ parser: this, spans: this.spans, start: () => this.tok.offset, end: () => this.prevEnd() });
     if (options.sourceTexts !== undefined)
       recordSourceTexts({ parser: this, source: options.sourceTexts, start: () => this.tok.offset, end: () => this.prevEnd() });
   }
 
   protected readonly spans: SpanTable | undefined;
+  protected readonly source: string | undefined;
 
   /** End offset of the last consumed token. */
   protected prevEnd(): number {
@@ -147,35 +198,133 @@ export class TermParser {
     return dot.kind === 'op' && dot.text === '.' && !dot.space && name.kind === 'ident' && !name.space;
   }
 
+  /** A parse error at `t`, with the source line and a caret under it when the source is known (as OPA prints them). */
   protected fail(msg: string, t: Token = this.tok): never {
-    throw new PolicyError({ code: 'rego_parse_error', detail: msg, location: this.loc(t) });
+    throw this.parseError(msg, t);
   }
 
+  /**
+   * A parse error at `t`. At text the scanner could not read, the scanner's
+   * own error comes first (unless `scanError` is false: it was reported already).
+   */
+  protected parseError(msg: string, t: Token = this.tok, scanError = true): PolicyError {
+    this.failedAt = t;
+    const at = (detail: string) =>
+      new PolicyError({
+        code: 'rego_parse_error',
+        detail,
+        location: this.loc(t),
+        details: this.source === undefined ? undefined : parseErrorLines(this.source, t.offset),
+      });
+    if (t.kind !== 'illegal' || t.text === '' || !scanError) return at(msg);
+    return combineErrors([at(t.text), at(msg)]);
+  }
+
+  /** A token as OPA's errors name it: `identifier token`, `if keyword`, `assign token`, `eof token`. */
   protected describe(t: Token): string {
-    if (t.kind === 'eof') return 'EOF';
-    if (t.kind === 'string') return 'string';
-    if (t.kind === 'number') return 'number';
-    if (t.kind === 'ident') return this.keywords.has(t.text) ? `${t.text} keyword` : 'ident';
-    return `${t.text} token`;
+    switch (t.kind) {
+      case 'illegal':
+        return 'illegal token';
+      case 'eof':
+        return 'eof token';
+      case 'string':
+      case 'number':
+        return `${t.kind} token`;
+      case 'template':
+        return (t.parts ?? []).some((p) => 'expr' in p) ? 'template-string-part token' : 'template-string-end token';
+      case 'ident':
+        return this.keywords.has(t.text) ? `${t.text} keyword` : 'identifier token';
+      default:
+        return `${OP_NAMES[t.text] ?? t.text} token`;
+    }
+  }
+
+  /** OPA's `unexpected <token>[: note]` at `t`. */
+  protected illegal(note: string, t: Token = this.tok): never {
+    if (t.kind === 'illegal') return this.fail('illegal token', t);
+    return this.fail(note === '' ? `unexpected ${this.describe(t)}` : `unexpected ${this.describe(t)}: ${note}`, t);
   }
 
   protected unexpected(t: Token = this.tok): never {
-    return this.fail(`unexpected ${this.describe(t)}`, t);
+    return this.illegal('', t);
   }
 
-  protected expectOp(text: string): Token {
-    if (!this.isOp(text)) this.fail(`expected ${text} but found ${this.describe(this.tok)}`);
+  /** The whitespace right after `t`, as a token (OPA reports `unexpected whitespace token` there). */
+  protected whitespaceAfter(t: Token): Token {
+    // OPA's scanner gives a whitespace token that starts with a newline the next row.
+    const nl = this.source?.charCodeAt(t.end) === 10;
+    return {
+      kind: 'op',
+      text: 'whitespace',
+      space: false,
+      newline: false,
+      offset: t.end,
+      end: t.end + 1,
+      row: t.row + (nl ? 1 : 0),
+      col: nl ? 1 : t.col + (t.end - t.offset),
+    };
+  }
+
+  /**
+   * Errors OPA records and parses on past: a binary operator whose right
+   * operand fails leaves the left operand as the term. They are reported
+   * with whatever fails later, and the module's statements stop at the next one.
+   */
+  protected softErrors: PolicyError[] = [];
+  /** Where the last parse error was raised. */
+  protected failedAt: Token | undefined;
+
+  /** The errors a failure carries (a combined error's list; none for a {@link silentFailure}). */
+  protected static flatten(e: PolicyError): PolicyError[] {
+    if (SILENT.has(e)) return [];
+    return e.errors.length > 0 ? e.errors.flatMap((x) => TermParser.flatten(x)) : [e];
+  }
+
+  /** A failure that adds no error (OPA does not pile a separator error on an earlier one). */
+  protected silentFailure(): PolicyError {
+    const e = new PolicyError({ code: 'rego_parse_error', detail: 'parse failed', location: this.loc() });
+    SILENT.add(e);
+    return e;
+  }
+
+  /** Every error so far plus `e`, in the order they were met (OPA's order), as one error. */
+  protected allErrors(e: PolicyError): PolicyError {
+    const list = [...this.softErrors, ...TermParser.flatten(e)];
+    if (list.length === 0) return e;
+    return combineErrors(list);
+  }
+
+  /** `f`, or undefined when it fails: its error is kept (soft) and parsing goes on from the failing token. */
+  private soft<T>(f: () => T): T | undefined {
+    try {
+      return f();
+    } catch (e) {
+      if (!PolicyError.isInstance(e) || e.code !== 'rego_parse_error') throw e;
+      this.softErrors.push(...TermParser.flatten(e));
+      const at = this.failedAt;
+      if (at !== undefined) {
+        const k = this.toks.findIndex((x) => x.offset >= at.offset);
+        if (k >= 0) this.i = k;
+      }
+      return undefined;
+    }
+  }
+
+  protected expectOp(text: string, note = `expected ${text}`): Token {
+    if (!this.isOp(text)) this.illegal(note);
     return this.advance();
   }
 
   /** Runs `f`; on a parse error restores the position and returns undefined. */
   protected attempt<T>(f: () => T): T | undefined {
     const save = this.i;
+    const soft = this.softErrors.length;
     try {
       return f();
     } catch (e) {
       if (PolicyError.isInstance(e) && e.code === 'rego_parse_error') {
         this.i = save;
+        this.softErrors.length = soft;
         return undefined;
       }
       throw e;
@@ -214,7 +363,8 @@ export class TermParser {
     }
     while (this.isKw('in')) {
       this.advance();
-      const rhs = this.parseTermRelation();
+      const rhs = this.soft(() => this.parseTermRelation());
+      if (rhs === undefined) return lhs;
       lhs = this.call('internal.member_2', [lhs, rhs], this.loc(start));
     }
     return lhs;
@@ -229,7 +379,8 @@ export class TermParser {
       const name = ops[t.text];
       if (name === undefined) return lhs;
       this.advance();
-      const rhs = next();
+      const rhs = this.soft(next);
+      if (rhs === undefined) return lhs;
       lhs = this.call(name, [lhs, rhs], this.loc(start));
     }
   }
@@ -283,11 +434,8 @@ export class TermParser {
           this.advance();
           return { type: 'null', loc };
         }
-        if (this.keywords.has(t.text)) {
-          // `contains(...)` is the builtin, not the keyword.
-          const n = this.peek();
-          if (!(t.text === 'contains' && n.kind === 'op' && n.text === '(' && !n.space)) return this.unexpected(t);
-        }
+        // `contains` is a name wherever it is not a rule head's keyword (OPA: `contains(...)` is the builtin).
+        if (this.keywords.has(t.text) && t.text !== 'contains') return this.unexpected(t);
         this.advance();
         return this.finish(mkVar(t.text, loc));
       }
@@ -297,7 +445,7 @@ export class TermParser {
             const n = this.peek();
             if (n.kind !== 'number') {
               // Unary minus before a variable, ref or call (-input.x, -count(xs)), as OPA v1.20.2 accepts: 0 - x.
-              if (n.kind !== 'ident' || n.text === 'true' || n.text === 'false' || n.text === 'null') this.fail('expected number', n);
+              if (n.kind !== 'ident' || n.text === 'true' || n.text === 'false' || n.text === 'null') this.illegal('expected number', n);
               this.advance();
               return this.call('minus', [{ type: 'number', value: 0, loc }, this.parseTerm()], loc);
             }
@@ -312,9 +460,13 @@ export class TermParser {
           case '(': {
             this.advance();
             const inner = this.parseTermInWithComma();
-            this.expectOp(')');
+            if (!this.isOp(')')) this.fail('non-terminated expression');
+            this.advance();
             return this.finish(inner);
           }
+          case '.':
+            // OPA reads a leading dot as the start of a number (`.5`).
+            return this.illegal('expected number', this.peek());
         }
         return this.unexpected(t);
       default:
@@ -365,6 +517,10 @@ export class TermParser {
   }
 
   private numberValue(text: string, t: Token): number | bigint | RegoDecimal {
+    const digits = text.startsWith('-') ? text.slice(1) : text;
+    if (digits.length > 1 && digits[0] === '0' && digits[1] !== '.' && !(digits.length > 2 && (digits[1] === 'e' || digits[1] === 'E'))) {
+      this.illegal('expected number without leading zero', t);
+    }
     try {
       return parseNumberLiteral(text, this.digits);
     } catch (error) {
@@ -373,17 +529,24 @@ export class TermParser {
   }
 
   /** Continues a term with adjacent `.x`, `[y]` and `(args)`. */
-  protected finish(head: Term): Term {
+  protected finish(head: Term, options: { spaceBefore?: boolean } = {}): Term {
     let term = head;
     let ref: Term[] | undefined;
     const refLoc = head.loc;
+    // A rule head's name may be followed by whitespace before its `.x`, `[x]` or `(args)` (OPA's parseHeadFinish).
+    let spaceOk = options.spaceBefore === true;
     for (;;) {
       const t = this.tok;
-      if (t.space || t.kind !== 'op') break;
+      if ((t.space && !spaceOk) || t.kind !== 'op') break;
+      spaceOk = false;
+      if ((t.text === '.' || t.text === '[' || t.text === '(') && term === head && !REF_HEADS.has(head.type)) {
+        // OPA records this and reads on.
+        const at = this.toks.find((x) => x.row === head.loc.row && x.col === head.loc.col) ?? t;
+        this.softErrors.push(this.parseError(`illegal ref (head cannot be ${typeName(head)})`, at));
+      }
       if (t.text === '.') {
         const name = this.peek();
-        if (name.kind === 'eof') this.fail('unexpected eof token: expected ident', name);
-        if (name.kind !== 'ident' || name.space) this.fail('expected ident', name);
+        if (name.kind !== 'ident' || name.space) this.illegal('expected identifier', name.space ? this.whitespaceAfter(t) : name);
         this.advance();
         this.advance();
         ref ??= [term];
@@ -391,13 +554,14 @@ export class TermParser {
       } else if (t.text === '[') {
         this.advance();
         const operand = this.parseTermInWithComma();
-        this.expectOp(']');
+        // (sic: OPA's message names the opening bracket)
+        this.expectOp(']', 'expected [');
         ref ??= [term];
         ref.push(operand);
       } else if (t.text === '(') {
         const opTerms = ref ?? [term];
         const opHead = opTerms[0] as Term;
-        if (opHead.type !== 'var') this.fail('illegal call (operator must be a ref)', t);
+        if (opHead.type !== 'var' && REF_HEADS.has(opHead.type)) this.fail('illegal call (operator must be a ref)', t);
         this.advance();
         const args = this.parseTermList(')', []);
         this.expectOp(')');
@@ -408,21 +572,6 @@ export class TermParser {
         }
         ref = undefined;
       } else break;
-      if (ref !== undefined) {
-        const h = ref[0] as Term;
-        if (
-          h.type !== 'var' &&
-          h.type !== 'array' &&
-          h.type !== 'object' &&
-          h.type !== 'set' &&
-          h.type !== 'call' &&
-          h.type !== 'arraycomp' &&
-          h.type !== 'setcomp' &&
-          h.type !== 'objectcomp'
-        ) {
-          this.fail(`illegal ref (head cannot be ${h.type})`, t);
-        }
-      }
     }
     if (ref !== undefined) return mkRef(ref, refLoc);
     if (term.type === 'var' && (term.name === 'data' || term.name === 'input')) return mkRef([term], term.loc);
@@ -441,7 +590,7 @@ export class TermParser {
         if (this.isOp(end)) return out;
         continue;
       }
-      this.fail(`expected "," or "${end}" but found ${this.describe(this.tok)}`);
+      this.illegal(`expected "," or "${end}"`);
     }
   }
 
@@ -471,12 +620,7 @@ export class TermParser {
         return { type: 'array', items, loc };
       }
       if (this.isOp('|') && potentialComprehension) {
-        const comp = this.attempt(() => {
-          this.advance();
-          const body = this.parseBody(']');
-          this.expectOp(']');
-          return body;
-        });
+        const comp = this.comprehensionBody(']');
         if (comp !== undefined) return { type: 'arraycomp', term: head, body: comp, loc };
       }
     }
@@ -484,6 +628,27 @@ export class TermParser {
     const items = this.parseTermList(']', []);
     this.expectOp(']');
     return { type: 'array', items, loc };
+  }
+
+  /**
+   * `| body end` of an array or set comprehension. As OPA does, a failure
+   * stands unless it stopped at a comma (then the text is read again as
+   * plain items, `[a | b, c]`): undefined with nothing consumed.
+   */
+  private comprehensionBody(end: string): Body | undefined {
+    const save = this.i;
+    const soft = this.softErrors.length;
+    try {
+      this.advance();
+      const body = this.parseBody(end);
+      this.expectOp(end);
+      return body;
+    } catch (e) {
+      if (!PolicyError.isInstance(e) || e.code !== 'rego_parse_error' || !this.isOp(',', this.failedAt)) throw e;
+      this.i = save;
+      this.softErrors.length = soft;
+      return undefined;
+    }
   }
 
   private parseSetOrObject(): Term {
@@ -512,12 +677,7 @@ export class TermParser {
         return { type: 'set', items, loc };
       }
       if (this.isOp('|') && potentialComprehension) {
-        const comp = this.attempt(() => {
-          this.advance();
-          const body = this.parseBody('}');
-          this.expectOp('}');
-          return body;
-        });
+        const comp = this.comprehensionBody('}');
         if (comp !== undefined) return { type: 'setcomp', term: head, body: comp, loc };
       }
       if (this.isOp(':') && potentialComprehension) {
@@ -538,18 +698,20 @@ export class TermParser {
     if (this.isOp(':')) {
       this.advance();
       const entries: Array<[Term, Term]> = [[first, this.parseTermIn(false)]];
+      if (!this.isOp('}') && !this.isOp(',')) this.illegal('non-terminated object');
       for (;;) {
         if (this.isOp('}')) break;
-        this.expectOp(',');
+        this.expectOp(',', 'expected "," or "}"');
         if (this.isOp('}')) break;
         const k = this.parseTermIn(false);
-        this.expectOp(':');
+        this.expectOp(':', 'expected ":"');
         entries.push([k, this.parseTermIn(false)]);
       }
       this.advance();
       return { type: 'object', entries, loc };
     }
     const items = [first];
+    if (!this.isOp('}') && !this.isOp(',')) this.illegal('non-terminated set');
     if (this.isOp(',')) {
       this.advance();
       this.parseTermList('}', items);
@@ -574,7 +736,11 @@ export class TermParser {
         continue;
       }
       if (atEnd()) return body;
-      if (!this.tok.newline) this.unexpected();
+      // A query's next statement may follow on the same line (OPA: `x := 1 y := 2` is two expressions).
+      if (!this.tok.newline && end !== 'eof') {
+        if (this.softErrors.length > 0) throw this.silentFailure();
+        this.illegal(`expected \\n or ; or ${end}`);
+      }
     }
   }
 
@@ -682,6 +848,7 @@ export class TermParser {
     const someTok = this.advance();
     const loc = this.loc(someTok);
     const save = this.i;
+    const soft = this.softErrors.length;
     const inTerm = this.attempt(() => this.parseTermInWithComma());
     if (inTerm !== undefined && inTerm.type === 'call') {
       const name = inTerm.op.terms.map((t) => (t.type === 'var' ? t.name : t.type === 'string' ? t.value : '')).join('.');
@@ -694,13 +861,15 @@ export class TermParser {
         if (this.isKw('with')) expr.with = this.parseWith();
         return expr;
       }
-      this.fail('expected `x in xs` or `x, y in xs` expression', someTok);
+      this.illegal('expected `x in xs` or `x, y in xs` expression');
     }
+    // Not `x in xs`: what that attempt found is dropped, as OPA restores its state.
     this.i = save;
+    this.softErrors.length = soft;
     const vars: VarTerm[] = [];
     for (;;) {
       const t = this.tok;
-      if (t.kind !== 'ident' || this.keywords.has(t.text)) this.fail('expected var', t);
+      if (t.kind !== 'ident' || this.keywords.has(t.text)) this.illegal('expected var', t);
       this.advance();
       vars.push(mkVar(t.text, this.loc(t)));
       if (!this.isOp(',')) break;
@@ -713,7 +882,7 @@ export class TermParser {
     const everyTok = this.advance();
     const loc = this.loc(everyTok);
     const t = this.parseTermInWithComma();
-    if (t.type !== 'call') this.fail('expected `x[, y] in xs { ... }` expression', everyTok);
+    if (t.type !== 'call') this.illegal('expected `x[, y] in xs { ... }` expression');
     const name = t.op.terms.map((x) => (x.type === 'var' ? x.name : x.type === 'string' ? x.value : '')).join('.');
     let key: Term | undefined;
     let value: Term;
@@ -723,9 +892,9 @@ export class TermParser {
     } else if (name === 'internal.member_3') {
       [key, value, domain] = t.args as [Term, Term, Term];
     } else {
-      return this.fail('expected `x[, y] in xs { ... }` expression', everyTok);
+      return this.illegal('expected `x[, y] in xs { ... }` expression');
     }
-    if (!this.isOp('{')) this.fail('expected `{`');
+    if (!this.isOp('{')) this.illegal('missing body');
     this.advance();
     const body = this.parseBody('}');
     this.expectOp('}');
@@ -742,10 +911,10 @@ export class TermParser {
     while (this.isKw('with')) {
       const w = this.advance();
       const t = this.tok;
-      if (t.kind !== 'ident') this.fail('expected ident', t);
+      if (t.kind !== 'ident') this.illegal('expected ident', t);
       const target = this.parseTerm();
       if (target.type !== 'ref' && target.type !== 'var') this.fail('expected with target path', t);
-      if (!this.isKw('as')) this.fail('expected as keyword');
+      if (!this.isKw('as')) this.illegal('expected as keyword');
       this.advance();
       const value = this.parseTermInWithComma();
       out.push({ target, value, loc: this.loc(w) });

@@ -9,7 +9,7 @@
 import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
 import { combineErrors, PolicyError } from './errors.js';
 import { type Comment, type Token, tokenize as tokenizeText, type TokenizeOptions } from './lexer.js';
-import { FUTURE_KEYWORDS, KEYWORDS, type ParserOptions, type SpanTable, TermParser } from './parser-terms.js';
+import { FUTURE_KEYWORDS, KEYWORDS, type ParserOptions, sortErrors, type SpanTable, TermParser, typeName } from './parser-terms.js';
 
 class ModuleParser extends TermParser {
   /** Rego v0 syntax (bodies without `if`, `p[x] { ... }` partial sets) until `import rego.v1`. */
@@ -19,6 +19,12 @@ class ModuleParser extends TermParser {
    * it, so the module's errors are listed together with OPA's hints.
    */
   private readonly v0Forms: PolicyError[] = [];
+  /**
+   * Statements that parse but make no rule (`1 + 2`, `p := 1; q := 2`, a
+   * second `package`): OPA lists these after parsing, without a source line,
+   * when nothing else failed.
+   */
+  private readonly statementErrors: PolicyError[] = [];
   /** The rule being parsed is a function, or `p[x]` written with brackets and no value (a v0 partial set). */
   private headShape: 'function' | 'partial-set' | 'rule' = 'rule';
 
@@ -28,6 +34,14 @@ class ModuleParser extends TermParser {
   }
 
   parseModule(): Module {
+    try {
+      return this.parseStatements();
+    } catch (e) {
+      throw PolicyError.isInstance(e) && e.code === 'rego_parse_error' ? this.allErrors(e) : e;
+    }
+  }
+
+  private parseStatements(): Module {
     if (!this.isKw('package')) this.fail('expected package declaration');
     const pkgTok = this.advance();
     const pkgTerm = this.parseTerm();
@@ -41,14 +55,60 @@ class ModuleParser extends TermParser {
       notKeyword: false,
     };
     while (this.isKw('import')) module.imports.push(this.parseImport(module));
-    while (this.tok.kind !== 'eof') {
-      if (this.isKw('package')) this.fail('unexpected package keyword (one package per module)');
-      // OPA takes an import anywhere among the rules; it applies to the whole module.
-      if (this.isKw('import')) module.imports.push(this.parseImport(module));
-      else module.rules.push(...this.parseRules(module));
+    while (this.tok.kind !== 'eof' && this.softErrors.length === 0) {
+      if (this.isKw('package')) {
+        const at = this.advance();
+        this.parseTerm();
+        this.statementErrors.push(this.statementError('unexpected package', this.loc(at)));
+      } else if (this.isKw('import')) {
+        // OPA takes an import anywhere among the rules; it applies to the whole module.
+        module.imports.push(this.parseImport(module));
+      } else if (this.startsRule()) module.rules.push(...this.parseRules(module));
+      else this.bodyStatement();
     }
-    if (this.v0Forms.length > 0) throw combineErrors(this.v0Forms);
+    if (this.softErrors.length > 0) throw this.silentFailure();
+    const errors = [...this.statementErrors, ...this.v0Forms];
+    if (errors.length > 0) throw combineErrors(sortErrors(errors));
     return module;
+  }
+
+  private statementError(detail: string, location: import('./ast.js').Loc): PolicyError {
+    return new PolicyError({ code: 'rego_parse_error', detail, location });
+  }
+
+  /** A rule starts with a name (a keyword only as the head of a ref: `if.x`) or `default`. */
+  private startsRule(): boolean {
+    const t = this.tok;
+    return t.kind === 'ident' && (!this.keywords.has(t.text) || t.text === 'default' || this.keywordRef());
+  }
+
+  /**
+   * A statement that is not a rule: OPA parses it as a query (literals
+   * separated by `;`) and then finds it cannot be a rule.
+   */
+  private bodyStatement(): void {
+    const body = [this.parseLiteral()];
+    while (this.isOp(';')) {
+      this.advance();
+      body.push(this.parseLiteral());
+    }
+    this.statementErrors.push(this.statementError(notARule(body), (body[0] as Expr).loc));
+  }
+
+  /**
+   * Runs `f` (a rule head's name, value or key, an import's path); when it
+   * fails, OPA adds `unexpected <token>: <hint>` at the same token (or
+   * `hint` alone when `plain`).
+   */
+  private withHint<T>(f: () => T, hint: string, plain = false): T {
+    try {
+      return f();
+    } catch (e) {
+      const at = this.failedAt;
+      if (!PolicyError.isInstance(e) || e.code !== 'rego_parse_error' || at === undefined) throw e;
+      const text = plain ? hint : at.kind === 'illegal' ? 'illegal token' : `unexpected ${this.describe(at)}: ${hint}`;
+      throw combineErrors([...ModuleParser.flatten(e), this.parseError(text, at, false)]);
+    }
   }
 
   private packagePath(t: Term, at: import('./lexer.js').Token): RefTerm {
@@ -68,11 +128,25 @@ class ModuleParser extends TermParser {
 
   private parseImport(module: Module): Import {
     const importTok = this.advance();
-    const t = this.parseTerm();
-    const path = t.type === 'ref' ? t : t.type === 'var' ? mkRef([t], t.loc) : this.fail('invalid import path', importTok);
+    const pathTok = this.tok;
+    // The path is read without the future keywords (`import future.keywords.in`, `import in` is a name).
+    const saved = this.keywords;
+    this.keywords = new Set([...saved].filter((k) => !(FUTURE_KEYWORDS as readonly string[]).includes(k)));
+    let t: Term;
+    try {
+      if (pathTok.kind !== 'ident' || this.keywords.has(pathTok.text)) this.unexpected(pathTok);
+      t = this.withHint(() => this.parseTerm(), 'expected path', true);
+    } finally {
+      this.keywords = saved;
+    }
+    const path = t.type === 'ref' ? t : t.type === 'var' ? mkRef([t], t.loc) : this.fail('expected path');
     const head = path.terms[0] as Term;
     if (head.type !== 'var' || !['data', 'input', 'future', 'rego'].includes(head.name)) {
-      this.fail('invalid path: path must begin with input, data, future or rego', importTok);
+      const got = head.type === 'var' ? head.name : typeName(head);
+      this.fail(
+        `unexpected import path, must begin with one of: {data, future, input, rego}, got: ${got} (hint: if this is unexpected, try updating OPA)`,
+        pathTok,
+      );
     }
     for (const x of path.terms.slice(1)) {
       if (x.type !== 'string') this.fail('invalid path: path elements must be strings', importTok);
@@ -80,7 +154,7 @@ class ModuleParser extends TermParser {
     const names = path.terms.map((x) => (x.type === 'var' ? x.name : x.type === 'string' ? x.value : ''));
     if (names[0] === 'rego') {
       if (names.length !== 2 || (names[1] !== 'v1' && names[1] !== 'v2')) {
-        this.fail(`invalid import ${names.join('.')}, must be rego.v1`, importTok);
+        this.fail(`invalid import \`${names.join('.')}\`, must be \`rego.v1\``, pathTok);
       }
       if (names[1] === 'v2') {
         module.regoV2 = true;
@@ -91,7 +165,8 @@ class ModuleParser extends TermParser {
       this.v0 = false;
     }
     if (names[0] === 'future') {
-      if (names[1] !== 'keywords' || names.length > 3) this.fail(`invalid import ${names.join('.')}`, importTok);
+      if (names[1] !== 'keywords') this.fail('invalid import, must be `future.keywords`', pathTok);
+      if (names.length > 3) this.fail(`invalid import ${names.join('.')}`, pathTok);
       // `import future.keywords` imports every future keyword, `not` and `or` included (as OPA v1.20.2 does).
       if (names[2] === undefined || names[2] === 'not') module.notKeyword = true;
       if (names[2] === undefined || names[2] === 'or') module.orKeyword = true;
@@ -103,7 +178,7 @@ class ModuleParser extends TermParser {
     if (this.isKw('as')) {
       this.advance();
       const a = this.tok;
-      if (a.kind !== 'ident' || this.keywords.has(a.text)) this.fail('expected var', a);
+      if (a.kind !== 'ident' || this.keywords.has(a.text)) this.illegal('expected var', a);
       this.advance();
       imp.alias = a.text;
     }
@@ -118,7 +193,16 @@ class ModuleParser extends TermParser {
 
   /** A rule, plus the rules of its further bodies in v0 (`p { a } { b }` is two rules with one head). */
   private parseRules(module: Module): Rule[] {
+    const startAt = this.i;
+    const soft = this.softErrors.length;
     const rule = this.parseRule(module);
+    if (rule === undefined) {
+      // Not a rule after all: OPA reads the text again as a query statement.
+      this.i = startAt;
+      this.softErrors.length = soft;
+      this.bodyStatement();
+      return [];
+    }
     const rules = [rule];
     while (this.v0 && this.isOp('{') && !rule.default) {
       // Each rule owns its head: compile stages rewrite heads in place.
@@ -136,7 +220,16 @@ class ModuleParser extends TermParser {
     return body;
   }
 
-  private parseRule(module: Module): Rule {
+  /** An operator or keyword that continues an expression (so `p == 1`, `f(x) + 1` or `p := 1 with …` are no rules). */
+  private continuesExpression(): boolean {
+    const t = this.tok;
+    if (t.newline || t.kind === 'eof') return false;
+    if (t.kind === 'ident') return this.isKw('with') || this.isKw('in');
+    return t.kind === 'op' && EXPRESSION_OPS.has(t.text);
+  }
+
+  /** A rule, or undefined (nothing consumed that matters) when the text is a query statement to OPA. */
+  private parseRule(module: Module): Rule | undefined {
     const start = this.tok;
     const loc = this.loc(start);
     let isDefault = false;
@@ -145,8 +238,15 @@ class ModuleParser extends TermParser {
       isDefault = true;
     }
     const headTok = this.tok;
-    if (headTok.kind !== 'ident' || (this.keywords.has(headTok.text) && !this.keywordRef())) this.unexpected(headTok);
-    const headTerm = this.parseTerm();
+    // `default` not followed by a name is a query statement to OPA, which fails on the keyword.
+    if (headTok.kind !== 'ident' || (this.keywords.has(headTok.text) && !this.keywordRef())) this.unexpected(isDefault ? start : headTok);
+    const headTerm = this.withHint(() => {
+      const t = this.parseTerm();
+      const next = this.tok;
+      const spaced = next.kind === 'op' && (next.text === '.' || next.text === '[' || next.text === '(') && next.space;
+      return t.type === 'var' && spaced ? this.finish(t, { spaceBefore: true }) : t;
+    }, 'expected rule head name');
+    if (!isDefault && ((headTerm.type !== 'var' && headTerm.type !== 'ref' && headTerm.type !== 'call') || this.continuesExpression())) return undefined;
     const bracketKey = this.isOp(']', this.toks[this.i - 1]);
     const head: Head = { ref: [], assign: false, loc: this.loc(headTok) };
     if (headTerm.type === 'var') head.ref = [headTerm];
@@ -160,16 +260,25 @@ class ModuleParser extends TermParser {
     if (first.type !== 'var') this.fail('invalid rule head', headTok);
     if (first.name === 'data' || first.name === 'input') this.fail(`rule name conflicts with reserved ${first.name} document`, headTok);
 
+    const name = refString(head.ref);
     if (this.isKw('contains')) {
       if (isDefault) this.fail('default rules cannot use contains');
       if (head.args !== undefined) this.fail('functions cannot use contains');
       this.advance();
-      head.key = this.parseTermIn(false);
+      head.key = this.withHint(() => this.parseTermIn(false), `expected rule key term (e.g., ${name} contains <VALUE> { ... })`);
     }
     if (this.isOp(':=') || this.isOp('=')) {
       if (head.key !== undefined) this.fail('multi-value rules (contains) cannot have a value');
       head.assign = this.advance().text === ':=';
-      head.value = this.parseTermIn(false);
+      const hint = !head.assign
+        ? `expected rule value term (e.g., ${name}[<nil>] = <VALUE> { ... })`
+        : head.args !== undefined
+          ? `expected function value term (e.g., ${name}(...) := <VALUE> { ... })`
+          : isDefault
+            ? `expected default rule value term (e.g., default ${name} := <VALUE>)`
+            : `expected rule value term (e.g., ${name} := <VALUE> { ... })`;
+      head.value = this.withHint(() => this.parseTermIn(false), hint);
+      if (!isDefault && this.isKw('with') && !this.tok.newline) return undefined;
     }
     this.headShape =
       head.args !== undefined ? 'function' : bracketKey && head.ref.length === 2 && head.key === undefined && head.value === undefined ? 'partial-set' : 'rule';
@@ -182,15 +291,23 @@ class ModuleParser extends TermParser {
     this.spans?.set(head, { start: headTok.offset, end: this.prevEnd() });
     const rule: Rule = { default: isDefault, head, body: [], loc, module };
     if (isDefault) {
-      if (head.value === undefined) this.fail('default rule must have a value');
+      // `default p` is `default p := true` to OPA; only `default p[x]` lacks a value.
+      if (head.value === undefined && head.key === undefined && (head.ref.length !== 2 || head.args !== undefined)) {
+        head.value = { type: 'boolean', value: true, loc: head.loc };
+      }
+      if (head.value === undefined) this.fail('illegal default rule (must have a value)', start);
       rule.body = [this.trueExpr(head.value.loc)];
-      if (this.isKw('if')) this.fail('default rules cannot have a body');
       this.spans?.set(rule, { start: start.offset, end: this.prevEnd() });
       return rule;
     }
-    if (head.value === undefined && head.key === undefined) head.value = { type: 'boolean', value: true, loc: head.loc };
+    const bare = head.value === undefined && head.key === undefined;
+    if (bare) {
+      head.value = { type: 'boolean', value: true, loc: head.loc };
+      head.generatedValue = true;
+    }
 
     rule.body = this.parseRuleBody(head.loc);
+    if (rule.body[0]?.generated === true) this.bodylessRule(rule, bare, headTerm.type === 'call');
     const elseStarts: Array<[Rule, number]> = [];
     let prev = rule;
     while (this.isKw('else')) {
@@ -207,6 +324,7 @@ class ModuleParser extends TermParser {
       } else elseHead.value = { type: 'boolean', value: true, loc: elseHead.loc };
       this.spans?.set(elseHead, { start: elseTok.offset, end: this.prevEnd() });
       const elseRule: Rule = { default: false, head: elseHead, body: [], loc: this.loc(elseTok), module };
+      if (this.isKw('if') && this.peek().kind === 'eof') this.illegal('rule body expected', this.peek());
       elseRule.body = this.parseRuleBody(elseHead.loc);
       elseStarts.push([elseRule, elseTok.offset]);
       prev.else = elseRule;
@@ -263,10 +381,34 @@ class ModuleParser extends TermParser {
       return this.parseBlock();
     }
     if (this.isKw('contains')) this.fail('unexpected contains keyword');
-    if (this.tok.kind !== 'eof' && !this.tok.newline && !this.isKw('else')) {
-      this.fail(`unexpected ${this.describe(this.tok)} after rule head (rules must be written in Rego v1 syntax)`);
-    }
+    // What follows on the same line is the next statement, as OPA reads it (`p := 1 q := 2` is two rules).
     return [this.trueExpr(loc)];
+  }
+
+  /**
+   * A rule without a body is, to OPA, a query statement turned into a rule
+   * afterwards: a `;` after it makes a statement of several expressions, and
+   * a bare name or ref (`p`, `p.q`) is no rule.
+   */
+  private bodylessRule(rule: Rule, bare: boolean, call: boolean): void {
+    const head = rule.head;
+    if (this.isOp(';')) {
+      while (this.isOp(';')) {
+        this.advance();
+        this.parseLiteral();
+      }
+      this.statementErrors.push(this.statementError('multiple expressions cannot be used for rule head', rule.loc));
+      return;
+    }
+    if (!bare || head.args !== undefined || this.isKw('else')) return;
+    const detail = call
+      ? 'rule argument list must take at least one argument'
+      : head.ref.length === 1
+        ? 'var cannot be used for rule name'
+        : head.ref.length === 2
+          ? '`contains` keyword is required for partial set rules'
+          : 'rule must have value assignment and/or body declaration';
+    this.statementErrors.push(this.statementError(detail, rule.loc));
   }
 
   private trueExpr(loc: import('./ast.js').Loc): Expr {
@@ -297,7 +439,7 @@ export type RegoVersion = 0 | 1;
 
 /** Parses a Rego module (v1 unless `regoVersion` is 0). Throws a `PolicyError` with code `rego_parse_error`. */
 export function parseModule(source: string, file: string, regoVersion: RegoVersion = 1): Module {
-  return new ModuleParser(tokenize(source, file), file, { v0: regoVersion === 0 }).parseModule();
+  return new ModuleParser(tokenize(source, file), file, { v0: regoVersion === 0, source }).parseModule();
 }
 
 /** A module parsed for the formatter: the AST plus its comments and node spans. */
@@ -312,14 +454,19 @@ export function parseModuleWithSource(options: { source: string; file: string; r
   const comments: Comment[] = [];
   const spans: SpanTable = new WeakMap();
   const toks = tokenize(options.source, options.file, { comments });
-  const module = new ModuleParser(toks, options.file, { spans, v0: options.regoVersion === 0 }).parseModule();
+  const module = new ModuleParser(toks, options.file, { spans, v0: options.regoVersion === 0, source: options.source }).parseModule();
   return { module, comments, spans };
 }
 
 class QueryParser extends TermParser {
   query(): Body {
-    const body = this.parseBody('eof');
-    return body;
+    try {
+      const body = this.parseBody('eof');
+      if (this.softErrors.length > 0) throw this.silentFailure();
+      return body;
+    } catch (e) {
+      throw PolicyError.isInstance(e) && e.code === 'rego_parse_error' ? this.allErrors(e) : e;
+    }
   }
 
   term(): Term {
@@ -333,10 +480,39 @@ class QueryParser extends TermParser {
 export function parseQuery(source: string, file = ''): Body {
   const toks = tokenize(source, file);
   if (toks.length === 1) throw new PolicyError({ code: 'rego_parse_error', detail: 'empty query', location: { file, row: 1, col: 1 } });
-  return new QueryParser(toks, file, { sourceTexts: source }).query();
+  return new QueryParser(toks, file, { sourceTexts: source, source }).query();
 }
 
 /** Parses a single term (e.g. an input value written in Rego syntax). */
 export function parseTermText(source: string, file = ''): Term {
-  return new QueryParser(tokenize(source, file), file).term();
+  return new QueryParser(tokenize(source, file), file, { source }).term();
+}
+
+/** Tokens after which a rule's head or value is an expression instead (OPA then has a query statement, not a rule). */
+const EXPRESSION_OPS = new Set(['==', '!=', '<', '>', '<=', '>=', '+', '-', '*', '/', '%', '&', '|', ',']);
+
+/** A ref as OPA prints it in its hints: `p`, `p.q`, `p[x]`, `p["a b"]`. */
+function refString(ref: readonly Term[]): string {
+  return ref
+    .map((t, i) => {
+      if (t.type === 'var') return i === 0 ? t.name : `[${t.name}]`;
+      if (t.type === 'string') return /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value) ? `.${t.value}` : `[${JSON.stringify(t.value)}]`;
+      if (t.type === 'number' || t.type === 'boolean') return `[${String(t.value)}]`;
+      return '[...]';
+    })
+    .join('');
+}
+
+/** Why a statement of literals is not a rule (OPA's `ParseRuleFromBody`). */
+function notARule(body: readonly Expr[]): string {
+  if (body.length !== 1) return 'multiple expressions cannot be used for rule head';
+  const e = body[0] as Expr;
+  if (e.with.length > 0) return 'expressions using with keyword cannot be used for rule head';
+  if (e.negated) return 'negated expressions cannot be used for rule head';
+  if (e.kind === 'some') return "'some' declarations cannot be used for rule head";
+  if (e.kind === 'term') return `${typeName(e.term)} cannot be used for rule name`;
+  if (e.kind !== 'call') return 'expression cannot be used for rule head';
+  const op = e.op.terms.map((x) => (x.type === 'var' ? x.name : x.type === 'string' ? x.value : '')).join('.');
+  if ((op === 'assign' || op === 'eq') && e.args[0] !== undefined) return `${typeName(e.args[0])} cannot be used for rule name`;
+  return 'rule name conflicts with built-in function';
 }

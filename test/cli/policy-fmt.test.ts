@@ -68,7 +68,7 @@ describe('framework-cli policy fmt', () => {
     const dir = tempDir({ 'a.rego': UNFORMATTED, 'bad.rego': 'package bad\n\nallow if {\n' });
     const text = await runCli(['policy', 'fmt', '--write', dir]);
     expect(text.code).toBe(1);
-    expect(text.stderr).toContain(`${join(dir, 'bad.rego')}:4:1: rego_parse_error: unexpected EOF`);
+    expect(text.stderr).toContain(`${join(dir, 'bad.rego')}:4:1: rego_parse_error: unexpected eof token`);
     expect(readFileSync(join(dir, 'a.rego'), 'utf8')).toBe(UNFORMATTED);
     const json = await runCliInProcess(['policy', 'fmt', join(dir, 'bad.rego'), '--json']);
     expect(json.code).toBe(1);

@@ -26,6 +26,7 @@ import { QUERY_TYPE_TEMPLATES } from './differential/corpus-query-types.js';
 import { JSON_SCHEMA_TEMPLATES } from './differential/corpus-json-schema.js';
 import { GRAPHQL_TEMPLATES } from './differential/corpus-graphql.js';
 import { BYTES_TEMPLATES } from './differential/corpus-bytes.js';
+import { PARSE_TEMPLATES } from './differential/corpus-parse-errors.js';
 import { buildBatch, oracleDir, runDifferential } from './differential/differ.js';
 import { compilePolicy } from '../../runtime/policy/engine.js';
 import { parseJSON } from '../../runtime/policy/value-json.js';
@@ -43,6 +44,7 @@ const TEMPLATES = [
   ...JSON_SCHEMA_TEMPLATES,
   ...GRAPHQL_TEMPLATES,
   ...BYTES_TEMPLATES,
+  ...PARSE_TEMPLATES,
 ];
 const known = JSON.parse(readFileSync(join(here, 'differential', 'known-differences.json'), 'utf8')) as Record<string, string>;
 const pylib = oracleDir();

@@ -8,7 +8,7 @@ import type { Body, Expr, Module, Rule, Term } from '../ast.js';
 import { PolicyError } from '../errors.js';
 import type { Comment } from '../lexer.js';
 import { parseModuleWithSource, type SourceModule } from '../parser.js';
-import { RegoObject, type Value } from '../value.js';
+import { compare, compareStrings, RegoObject, type Value } from '../value.js';
 import { asString, type BuiltinDefinition, BuiltinError } from './registry.js';
 
 const o = (entries: Array<[string, Value | undefined]>): RegoObject => RegoObject.fromEntries(entries.filter((e): e is [string, Value] => e[1] !== undefined));
@@ -41,15 +41,20 @@ class AstJSON {
           ['value', t.terms.map((x) => this.term(x))],
         ]);
       case 'array':
-      case 'set':
         return o([
-          ['type', t.type],
+          ['type', 'array'],
           ['value', t.items.map((x) => this.term(x))],
         ]);
+      case 'set':
+        return o([
+          ['type', 'set'],
+          ['value', sortedBy(t.items.map((x) => [x, this.term(x)] as const))],
+        ]);
       case 'object':
+        // OPA's objects and sets are written in its term order (keys sorted); wildcards are numbered in source order first.
         return o([
           ['type', 'object'],
-          ['value', t.entries.map(([k, v]) => [this.term(k), this.term(v)])],
+          ['value', sortedBy(t.entries.map(([k, v]) => [k, [this.term(k), this.term(v)]] as const))],
         ]);
       case 'arraycomp':
       case 'setcomp':
@@ -194,9 +199,13 @@ class AstJSON {
   rule(r: Rule): RegoObject {
     const h = r.head;
     const first = h.ref[0];
-    // `p[x] := v` keeps OPA's old partial-object shape: name p, key x.
-    const oldKey = h.key === undefined && h.ref.length === 2 && h.ref[1]?.type !== 'string' ? h.ref[1] : undefined;
-    const name = first?.type === 'var' && (h.ref.length === 1 || oldKey !== undefined) ? first.name : undefined;
+    // OPA's name and key of a two-part head `p[k]` / `p.k` (its parseRules): written without a body, name p and
+    // key k; with a body, key k when k is not ground (or a ref), and name p when a value is written.
+    const second = h.key === undefined && h.args === undefined && h.ref.length === 2 ? h.ref[1] : undefined;
+    const bodyless = r.body.length === 1 && r.body[0]?.generated === true && !r.default;
+    const oldKey = second === undefined ? undefined : bodyless || !isGround(second) || second.type === 'ref' ? second : undefined;
+    const named = second !== undefined && (bodyless || h.generatedValue !== true);
+    const name = first?.type === 'var' && (h.ref.length === 1 || named) ? first.name : undefined;
     const value =
       h.value !== undefined
         ? this.term(h.value)
@@ -274,15 +283,94 @@ export const regoParseBuiltins: BuiltinDefinition[] = [
       try {
         parsed = parseModuleWithSource({ source: text, file: name });
       } catch (e) {
-        if (PolicyError.isInstance(e))
-          throw new BuiltinError(
-            e.errors.length > 1
-              ? e.message
-              : `1 error occurred: ${e.location === undefined ? '' : `${e.location.file}:${e.location.row}: `}${e.code}: ${e.detail}`,
-          );
+        if (PolicyError.isInstance(e)) throw new BuiltinError(e.errors.length > 1 ? e.message : `1 error occurred: ${e.message}`);
         throw e;
       }
       return new AstJSON().module(parsed.module, parsed.comments);
     },
   },
 ];
+
+/** A term without vars, refs, calls or comprehensions (OPA's `IsGround`). */
+function isGround(t: Term): boolean {
+  switch (t.type) {
+    case 'null':
+    case 'boolean':
+    case 'number':
+    case 'string':
+      return true;
+    case 'array':
+    case 'set':
+      return t.items.every(isGround);
+    case 'object':
+      return t.entries.every(([k, v]) => isGround(k) && isGround(v));
+    default:
+      return false;
+  }
+}
+
+/** The converted terms in OPA's order of their source terms. */
+function sortedBy<T>(pairs: ReadonlyArray<readonly [Term, T]>): T[] {
+  return [...pairs].sort((a, b) => compareTerms(a[0], b[0])).map((p) => p[1]);
+}
+
+/** OPA's order of term kinds (its compare.go): null, boolean, number, string, var, ref, array, object, set, comprehensions, call. */
+const KIND_ORDER: Record<Term['type'], number> = {
+  null: 0,
+  boolean: 1,
+  number: 2,
+  string: 3,
+  var: 4,
+  ref: 5,
+  array: 6,
+  object: 7,
+  set: 8,
+  arraycomp: 9,
+  objectcomp: 10,
+  setcomp: 11,
+  call: 12,
+};
+
+function compareLists(a: readonly Term[], b: readonly Term[]): number {
+  for (let i = 0; i < a.length && i < b.length; i++) {
+    const c = compareTerms(a[i] as Term, b[i] as Term);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
+/** OPA's ordering of AST terms (as far as the parser's output shows it; comprehensions and calls keep source order). */
+function compareTerms(a: Term, b: Term): number {
+  const k = KIND_ORDER[a.type] - KIND_ORDER[b.type];
+  if (k !== 0) return k;
+  switch (a.type) {
+    case 'null':
+      return 0;
+    case 'boolean':
+    case 'number':
+    case 'string':
+      return compare(a.value as Value, (b as typeof a).value as Value);
+    case 'var':
+      return compareStrings(a.name, (b as typeof a).name);
+    case 'ref':
+      return compareLists(a.terms, (b as typeof a).terms);
+    case 'array':
+      return compareLists(a.items, (b as typeof a).items);
+    case 'set': {
+      const sort = (xs: readonly Term[]) => [...xs].sort(compareTerms);
+      return compareLists(sort(a.items), sort((b as typeof a).items));
+    }
+    case 'object': {
+      const sort = (xs: ReadonlyArray<readonly [Term, Term]>) => [...xs].sort((x, y) => compareTerms(x[0], y[0]));
+      const x = sort(a.entries);
+      const y = sort((b as typeof a).entries);
+      for (let i = 0; i < x.length && i < y.length; i++) {
+        const c = compareTerms(x[i]![0], y[i]![0]) || compareTerms(x[i]![1], y[i]![1]);
+        if (c !== 0) return c;
+      }
+      return x.length - y.length;
+    }
+    default:
+      return 0;
+  }
+}
