@@ -31,7 +31,7 @@
  */
 import { resolve, sep } from 'node:path';
 import type { Body, Expr, Head, Module, Rule, Term } from '../../runtime/policy/ast.js';
-import { termKindName } from '../../runtime/policy/compiler/locals.js';
+import { typeName as termKindName } from '../../runtime/policy/parser-terms.js';
 import { annotatedStatement, metadataBlocks } from '../../runtime/policy/compiler/metadata.js';
 import { RegoDecimal } from '../../runtime/policy/decimal.js';
 import type { Comment } from '../../runtime/policy/lexer.js';

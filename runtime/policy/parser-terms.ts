@@ -76,14 +76,6 @@ export const KEYWORDS = new Set([
   'null',
 ]);
 
-const RELATION_OPS: Record<string, string> = {
-  '==': 'equal',
-  '!=': 'neq',
-  '<': 'lt',
-  '>': 'gt',
-  '<=': 'lte',
-  '>=': 'gte',
-};
 const ARITH_OPS: Record<string, string> = { '+': 'plus', '-': 'minus' };
 const FACTOR_OPS: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
 
@@ -126,6 +118,9 @@ const OP_NAMES: Record<string, string> = {
   '&': 'and',
   '|': 'or',
 };
+
+/** The comparison operators and their builtins. */
+const RELATION_OPS: Record<string, string> = Object.fromEntries(['==', '!=', '<', '>', '<=', '>='].map((op) => [op, OP_NAMES[op] as string]));
 
 export class TermParser {
   protected i = 0;

@@ -62,21 +62,12 @@ const ALLOWED = new Set([
   'cache_ignored_headers',
 ]);
 
-/** The options OPA requires to be strings (`"tls_ca_cert" must be a string`). */
+/** The options OPA requires to be strings (`"tls_ca_cert" must be a string`): the TLS ones but its two switches, and three more. */
 const STRING_OPTIONS = new Set([
   'method',
   'url',
   'raw_body',
-  'tls_ca_cert',
-  'tls_ca_cert_file',
-  'tls_ca_cert_env_variable',
-  'tls_client_cert',
-  'tls_client_cert_file',
-  'tls_client_cert_env_variable',
-  'tls_client_key',
-  'tls_client_key_file',
-  'tls_client_key_env_variable',
-  'tls_server_name',
+  ...[...ALLOWED].filter((k) => k.startsWith('tls_') && k !== 'tls_use_system_certs' && k !== 'tls_insecure_skip_verify'),
 ]);
 
 const DEFAULT_TIMEOUT_MS = 5_000;

@@ -5,6 +5,7 @@
  * Wildcards `_` are numbered `$0`, `$1`, ... in order, as OPA's parser does.
  */
 import type { Body, Expr, Module, Rule, Term } from '../ast.js';
+import { isConstantTerm } from '../compiler/walk.js';
 import { PolicyError } from '../errors.js';
 import type { Comment } from '../lexer.js';
 import { parseModuleWithSource, type SourceModule } from '../parser.js';
@@ -203,7 +204,7 @@ class AstJSON {
     // key k; with a body, key k when k is not ground (or a ref), and name p when a value is written.
     const second = h.key === undefined && h.args === undefined && h.ref.length === 2 ? h.ref[1] : undefined;
     const bodyless = r.body.length === 1 && r.body[0]?.generated === true && !r.default;
-    const oldKey = second === undefined ? undefined : bodyless || !isGround(second) || second.type === 'ref' ? second : undefined;
+    const oldKey = second === undefined ? undefined : bodyless || !isConstantTerm(second) || second.type === 'ref' ? second : undefined;
     const named = second !== undefined && (bodyless || h.generatedValue !== true);
     const name = first?.type === 'var' && (h.ref.length === 1 || named) ? first.name : undefined;
     const value =
@@ -290,24 +291,6 @@ export const regoParseBuiltins: BuiltinDefinition[] = [
     },
   },
 ];
-
-/** A term without vars, refs, calls or comprehensions (OPA's `IsGround`). */
-function isGround(t: Term): boolean {
-  switch (t.type) {
-    case 'null':
-    case 'boolean':
-    case 'number':
-    case 'string':
-      return true;
-    case 'array':
-    case 'set':
-      return t.items.every(isGround);
-    case 'object':
-      return t.entries.every(([k, v]) => isGround(k) && isGround(v));
-    default:
-      return false;
-  }
-}
 
 /** The converted terms in OPA's order of their source terms. */
 function sortedBy<T>(pairs: ReadonlyArray<readonly [Term, T]>): T[] {

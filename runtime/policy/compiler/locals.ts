@@ -10,6 +10,7 @@
 import type { Body, Expr, Loc, RefTerm, Rule, Term, VarTerm } from '../ast.js';
 import { mkRef, opRef } from '../ast.js';
 import { PolicyError } from '../errors.js';
+import { typeName } from '../parser-terms.js';
 import { isOp } from './resolve.js';
 import { bodyVars, termVars } from './walk.js';
 
@@ -281,7 +282,7 @@ export class LocalRewriter {
         this.err('cannot assign to ref', t.loc);
         return t;
       default:
-        this.err(`cannot assign to ${termKindName(t)}`, t.loc);
+        this.err(`cannot assign to ${typeName(t)}`, t.loc);
         return t;
     }
   }
@@ -328,18 +329,5 @@ export class LocalRewriter {
       default:
         return t;
     }
-  }
-}
-
-export function termKindName(t: Term): string {
-  switch (t.type) {
-    case 'arraycomp':
-      return 'arraycomprehension';
-    case 'setcomp':
-      return 'setcomprehension';
-    case 'objectcomp':
-      return 'objectcomprehension';
-    default:
-      return t.type;
   }
 }
