@@ -54,7 +54,10 @@ export default class PolicyEval extends PolicyCommand {
     let output: EvalOutput;
     let lines: string[] | undefined;
     try {
-      const set = await loadPolicySet(flags.data ?? [], { v0Compatible: flags['v0-compatible'], ...(flags.schema === undefined ? {} : { schema: flags.schema }) });
+      const set = await loadPolicySet(flags.data ?? [], {
+        v0Compatible: flags['v0-compatible'],
+        ...(flags.schema === undefined ? {} : { schema: flags.schema }),
+      });
       const input = flags.input === undefined ? undefined : await readInputFile(flags.input);
       const explain = EXPLAIN_MODES.find((m) => m === flags.explain);
       const options = { ...(input === undefined ? {} : { input }), strictBuiltinErrors: flags['strict-builtin-errors'] };

@@ -33,7 +33,12 @@ export function builtinResultIsAny(name: string): boolean | undefined {
 }
 
 /** OPA's text of a ref (`data.p.labels.zz`, `l["z-z"]`), and where each operand's text starts; undefined when not certain. */
-function refText(ref: RefTerm, headName: string, wildcards: ReadonlySet<string> = new Set(), generated = false): { text: string; starts: number[] } | undefined {
+function refText(
+  ref: RefTerm,
+  headName: string,
+  wildcards: ReadonlySet<string> = new Set(),
+  generated = false,
+): { text: string; starts: number[] } | undefined {
   let text = headName;
   const starts = [0];
   for (const t of ref.terms.slice(1)) {
