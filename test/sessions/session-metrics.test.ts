@@ -78,7 +78,11 @@ describe('sessions_active on /metrics', () => {
         await store.start();
         await new Promise((resolve) => setTimeout(resolve, 100));
       } finally {
-        monitor.disconnect();
+        // Closed before the store is: otherwise the store's QUIT may still reach MONITOR while it disconnects.
+        await new Promise<void>((resolve) => {
+          monitor.once('end', () => resolve());
+          monitor.disconnect();
+        });
       }
     } finally {
       await store.close();
