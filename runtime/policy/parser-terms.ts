@@ -22,7 +22,7 @@ import {
   type VarTerm,
   type With,
 } from './ast.js';
-import { combineErrors, PolicyError } from './errors.js';
+import { combineErrors, PolicyError, QueryLocation } from './errors.js';
 import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
 import { ExactDigits, parseNumberLiteral } from './value-json.js';
@@ -141,6 +141,7 @@ export class TermParser {
     this.orKeyword = options.orKeyword === true;
     this.spans = options.spans;
     this.source = options.source;
+    this.sourceTexts = options.sourceTexts;
     if (this.spans !== undefined) recordSpans({ parser: this, spans: this.spans, start: () => this.tok.offset, end: () => this.prevEnd() });
     if (options.sourceTexts !== undefined)
       recordSourceTexts({ parser: this, source: options.sourceTexts, start: () => this.tok.offset, end: () => this.prevEnd() });
@@ -148,6 +149,8 @@ export class TermParser {
 
   protected readonly spans: SpanTable | undefined;
   protected readonly source: string | undefined;
+  /** An ad-hoc query's text, when its terms carry the text they were parsed from (see parser-spans.ts). */
+  private readonly sourceTexts: string | undefined;
 
   /** End offset of the last consumed token. */
   protected prevEnd(): number {
@@ -528,6 +531,8 @@ export class TermParser {
     let term = head;
     let ref: Term[] | undefined;
     const refLoc = head.loc;
+    // Where a call's text starts (its operator is a var or a ref from one, the token just read).
+    const headStart = this.i > 0 ? (this.toks[this.i - 1] as Token).offset : 0;
     // A rule head's name may be followed by whitespace before its `.x`, `[x]` or `(args)` (OPA's parseHeadFinish).
     let spaceOk = options.spaceBefore === true;
     for (;;) {
@@ -564,6 +569,10 @@ export class TermParser {
           term = { type: 'set', items: [], loc: refLoc };
         } else {
           term = { type: 'call', op: mkRef(opTerms, refLoc), args, loc: refLoc };
+          // A call read on into a ref (`f(x).a`) is labelled by its own text, as OPA labels its errors.
+          if (this.sourceTexts !== undefined) {
+            term.loc = new QueryLocation({ at: refLoc, source: this.sourceTexts, start: headStart, end: this.prevEnd(), owner: term });
+          }
         }
         ref = undefined;
       } else break;

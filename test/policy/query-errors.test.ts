@@ -1,7 +1,7 @@
 /**
  * Evaluation errors of ad-hoc queries worded as OPA v1.20.2 words them (issue 35), location label included: an
  * error raised by the query's own expression is labelled by that expression's source text (`1 / 0: eval_builtin_error:
- * div: divide by zero`), one raised inside a module's rule by `file:row`. 849 queries
+ * div: divide by zero`), one raised inside a module's rule by `file:row`. 853 queries
  * (816 generated and 33 written out in `differential/corpus-query-errors.ts`) are compared word for word with a real OPA (FRAMEWORK_OPA_PYLIB).
  */
 import { describe, expect, it } from 'vitest';
@@ -49,7 +49,7 @@ describe('evaluation errors of ad-hoc queries', () => {
     expect(ourAnswer(policy, 'x := data.p.r_div')).toBe('error: p.rego:3: eval_builtin_error: div: divide by zero');
   });
 
-  it.skipIf(pylib === undefined)('words 849 query errors as OPA v1.20.2 does', () => {
+  it.skipIf(pylib === undefined)('words 853 query errors as OPA v1.20.2 does', () => {
     const queries = queryErrorCases();
     const theirs = opaAnswers(queries);
     const differ = queries.flatMap((q, i) => {

@@ -9,7 +9,8 @@ import { isConstantTerm } from '../compiler/walk.js';
 import { PolicyError } from '../errors.js';
 import type { Comment } from '../lexer.js';
 import { parseModuleWithSource, type SourceModule } from '../parser.js';
-import { compare, compareStrings, RegoObject, type Value } from '../value.js';
+import { compareTerms } from '../ast-order.js';
+import { RegoObject, type Value } from '../value.js';
 import { asString, type BuiltinDefinition, BuiltinError } from './registry.js';
 
 const o = (entries: Array<[string, Value | undefined]>): RegoObject => RegoObject.fromEntries(entries.filter((e): e is [string, Value] => e[1] !== undefined));
@@ -295,65 +296,4 @@ export const regoParseBuiltins: BuiltinDefinition[] = [
 /** The converted terms in OPA's order of their source terms. */
 function sortedBy<T>(pairs: ReadonlyArray<readonly [Term, T]>): T[] {
   return [...pairs].sort((a, b) => compareTerms(a[0], b[0])).map((p) => p[1]);
-}
-
-/** OPA's order of term kinds (its compare.go): null, boolean, number, string, var, ref, array, object, set, comprehensions, call. */
-const KIND_ORDER: Record<Term['type'], number> = {
-  null: 0,
-  boolean: 1,
-  number: 2,
-  string: 3,
-  var: 4,
-  ref: 5,
-  array: 6,
-  object: 7,
-  set: 8,
-  arraycomp: 9,
-  objectcomp: 10,
-  setcomp: 11,
-  call: 12,
-};
-
-function compareLists(a: readonly Term[], b: readonly Term[]): number {
-  for (let i = 0; i < a.length && i < b.length; i++) {
-    const c = compareTerms(a[i] as Term, b[i] as Term);
-    if (c !== 0) return c;
-  }
-  return a.length - b.length;
-}
-
-/** OPA's ordering of AST terms (as far as the parser's output shows it; comprehensions and calls keep source order). */
-function compareTerms(a: Term, b: Term): number {
-  const k = KIND_ORDER[a.type] - KIND_ORDER[b.type];
-  if (k !== 0) return k;
-  switch (a.type) {
-    case 'null':
-      return 0;
-    case 'boolean':
-    case 'number':
-    case 'string':
-      return compare(a.value as Value, (b as typeof a).value as Value);
-    case 'var':
-      return compareStrings(a.name, (b as typeof a).name);
-    case 'ref':
-      return compareLists(a.terms, (b as typeof a).terms);
-    case 'array':
-      return compareLists(a.items, (b as typeof a).items);
-    case 'set': {
-      const sort = (xs: readonly Term[]) => [...xs].sort(compareTerms);
-      return compareLists(sort(a.items), sort((b as typeof a).items));
-    }
-    case 'object': {
-      const sort = (xs: ReadonlyArray<readonly [Term, Term]>) => [...xs].sort((x, y) => compareTerms(x[0], y[0]));
-      const x = sort(a.entries);
-      const y = sort((b as typeof a).entries);
-      for (let i = 0; i < x.length && i < y.length; i++) {
-        const c = compareTerms(x[i]![0], y[i]![0]) || compareTerms(x[i]![1], y[i]![1]);
-        if (c !== 0) return c;
-      }
-      return x.length - y.length;
-    }
-    default:
-      return 0;
-  }
 }

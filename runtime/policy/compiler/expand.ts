@@ -14,6 +14,7 @@
  */
 import type { Body, CallExpr, Expr, Loc, RefTerm, Term, With } from '../ast.js';
 import { mkVar, opRef, refName } from '../ast.js';
+import { byOpaName, compareTerms } from '../ast-order.js';
 import type { VarGen } from './locals.js';
 import { mapTerm } from './walk.js';
 
@@ -215,8 +216,11 @@ function dynOne(t: Term, out: Body, orig: Expr, gen: VarGen, options: DynamicsOp
       return { ...t, items: t.items.map((x) => dynOne(x, out, orig, gen, options)) };
     case 'set':
       return { ...t, items: t.items.map((x) => dynOne(x, out, orig, gen, options)) };
-    case 'object':
-      return { ...t, entries: t.entries.map(([k, v]) => [dynOne(k, out, orig, gen, options), dynOne(v, out, orig, gen, options)] as [Term, Term]) };
+    case 'object': {
+      // In OPA's order of the keys, as OPA rewrites and evaluates them (a later equal key overwrites: see ast-order.ts).
+      const entries = [...t.entries].sort(([a], [b]) => compareTerms(a, b, byOpaName));
+      return { ...t, entries: entries.map(([k, v]) => [dynOne(k, out, orig, gen, options), dynOne(v, out, orig, gen, options)] as [Term, Term]) };
+    }
     case 'arraycomp':
     case 'setcomp':
     case 'objectcomp': {

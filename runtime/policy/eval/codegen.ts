@@ -5,6 +5,7 @@
  * variables have unique names after local-var rewriting).
  */
 import type { Body, Expr, RefTerm, Rule, Term, With } from '../ast.js';
+import { byOpaName, compareTerms } from '../ast-order.js';
 import { refName, refToString } from '../ast.js';
 import type { BuiltinRegistry } from '../builtins/registry.js';
 import { constantValue } from '../compiler/constant.js';
@@ -365,7 +366,11 @@ export class CodeGen {
       }
       case 'object': {
         const c = constantValue(t);
-        return c !== undefined ? new ConstT(c) : new ObjectT(t.entries.map(([k, v]) => [this.term(k, scope), this.term(v, scope)] as [CTerm, CTerm]));
+        if (c !== undefined) return new ConstT(c);
+        // In OPA's order of the keys (constants before vars and refs, locals as declared), a later equal key overwriting:
+        // `{input: 1, "a": 2}` is {"a": 1} when input is "a", as in OPA.
+        const entries = [...t.entries].sort(([a], [b]) => compareTerms(a, b, byOpaName));
+        return new ObjectT(entries.map(([k, v]) => [this.term(k, scope), this.term(v, scope)] as [CTerm, CTerm]));
       }
       case 'ref': {
         const head = t.terms[0] as Term;

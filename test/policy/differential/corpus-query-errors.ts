@@ -126,6 +126,11 @@ const WRITTEN = [
   'x := to_number("é")',
   'x := "é" / 0',
   'x := {"é": to_number(input.s)}',
+  // A call read on into a ref: labelled by the call's own text (4 Dec; it was row:col).
+  'x := json.unmarshal(input.s).a',
+  'x := json.unmarshal(input.s)[0]',
+  'x := count(json.unmarshal(input.s).a)',
+  'x := data.p.f(1/0).a',
 ];
 
 /** Every expression in every context (816 queries), then the forms written out. */
