@@ -8,9 +8,9 @@
  * for the next round; an event too large to upload alone is dropped. On close
  * what is left is uploaded once more.
  */
-import { gzip } from 'node:zlib';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { DecisionUploadConfig } from './bundle-config.js';
+import { gzipText } from './gunzip-within.js';
 
 export interface DecisionUploaderOptions {
   config: DecisionUploadConfig;
@@ -23,10 +23,6 @@ export interface DecisionUploaderOptions {
 
 /** How long the upload on stop may take. */
 const STOP_TIMEOUT_MS = 5000;
-
-function gzipText(text: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => gzip(text, (error, out) => (error ? reject(error) : resolve(out))));
-}
 
 export class DecisionUploader {
   readonly #config: DecisionUploadConfig;

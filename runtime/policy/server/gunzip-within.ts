@@ -4,7 +4,7 @@
  * bundle or request body inflates, and stops the moment the output passes
  * `maxBytes` (a gzip bomb costs at most that much memory and time).
  */
-import { gunzip } from 'node:zlib';
+import { gunzip, gzip } from 'node:zlib';
 
 /** Gzip data whose inflated form would pass the bound it was read within. */
 export class InflateLimitError extends Error {
@@ -27,4 +27,9 @@ export function gunzipWithin(gzipped: Uint8Array, maxBytes: number): Promise<Buf
       reject(error);
     });
   });
+}
+
+/** `text` gzip-compressed on zlib's thread pool (at zlib's default level unless `level` is given). */
+export function gzipText(text: string, level?: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => gzip(text, level === undefined ? {} : { level }, (error, out) => (error ? reject(error) : resolve(out))));
 }

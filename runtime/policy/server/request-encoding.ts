@@ -7,11 +7,10 @@
  * that accepts it (OPA's `server.encoding.gzip.min_length`). Both directions
  * run on zlib's thread pool, never holding the event loop.
  */
-import { gzip } from 'node:zlib';
 import type { Context } from 'hono';
 import { BadRequestError } from '../../core/errors/bad-request-error.js';
 import { readBodyBytes } from '../../core/server/read-json-body.js';
-import { gunzipWithin, InflateLimitError } from './gunzip-within.js';
+import { gunzipWithin, gzipText, InflateLimitError } from './gunzip-within.js';
 
 /** OPA's default `server.encoding.gzip.min_length`: shorter answers are sent as they are. */
 export const GZIP_MIN_LENGTH = 1024;
@@ -77,5 +76,5 @@ export function compressesAnswer(text: string, acceptEncoding: string | undefine
 
 /** An answer's body gzip-compressed (on zlib's thread pool: a large answer does not hold the event loop). */
 export function gzipAnswer(text: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => gzip(text, { level: GZIP_LEVEL }, (error, out) => (error ? reject(error) : resolve(out))));
+  return gzipText(text, GZIP_LEVEL);
 }
