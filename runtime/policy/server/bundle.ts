@@ -149,7 +149,9 @@ interface Manifest {
   /** The manifest's `rego_version`, any integer (OPA refuses one other than 0 and 1 only for a file it applies to). */
   regoVersion?: number;
   /** `file_rego_versions`: glob patterns over the loader's file paths, in the manifest's order, and their versions. */
-  fileRegoVersions?: Array<{ pattern: string; matcher: RE2JS | Error; version: number }>;
+  fileRegoVersions?: Array<{ matcher: RE2JS; version: number }>;
+  /** A pattern did not compile (reported once): no module is read, as OPA fails on the first. */
+  badPattern?: boolean;
   metadata?: Record<string, unknown>;
 }
 
@@ -187,11 +189,16 @@ function readManifest(entry: BundleEntry | undefined, problem: (file: string, me
     if (typeof map !== 'object' || Array.isArray(map) || !Object.values(map).every((v) => Number.isSafeInteger(v))) {
       problem('.manifest', 'bundle load failed on manifest decode: file_rego_versions must map file path patterns to integers');
     } else {
-      manifest.fileRegoVersions = Object.entries(map as Record<string, number>).map(([pattern, version]) => ({
-        pattern,
-        version,
-        matcher: compileGlob(pattern),
-      }));
+      manifest.fileRegoVersions = [];
+      for (const [pattern, version] of Object.entries(map as Record<string, number>)) {
+        try {
+          // A gobwas glob without separators, as OPA compiles the pattern (`*` crosses `/`).
+          manifest.fileRegoVersions.push({ matcher: RE2JS.compile(globToRegex(pattern, [])), version });
+        } catch (error) {
+          problem('.manifest', `failed to compile glob pattern ${pattern}: ${(error as Error).message}`);
+          manifest.badPattern = true;
+        }
+      }
     }
   }
   if (fields.wasm !== undefined) problem('.manifest', 'wasm modules in a bundle are not supported');
@@ -200,15 +207,6 @@ function readManifest(entry: BundleEntry | undefined, problem: (file: string, me
     else problem('.manifest', 'bundle load failed on manifest decode: metadata must be an object');
   }
   return manifest;
-}
-
-/** A gobwas glob without separators, as OPA compiles a `file_rego_versions` pattern (`*` crosses `/`). */
-function compileGlob(pattern: string): RE2JS | Error {
-  try {
-    return RE2JS.compile(globToRegex(pattern, []));
-  } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
-  }
 }
 
 /**
@@ -223,12 +221,9 @@ function moduleRegoVersion(
   fallback: RegoVersion | undefined,
   problem: (file: string, message: string) => void,
 ): RegoVersion | undefined | null {
+  if (manifest.badPattern === true) return null;
   let version = manifest.regoVersion;
-  for (const { pattern, matcher, version: v } of manifest.fileRegoVersions ?? []) {
-    if (matcher instanceof Error) {
-      problem('.manifest', `failed to compile glob pattern ${pattern}: ${matcher.message}`);
-      return null;
-    }
+  for (const { matcher, version: v } of manifest.fileRegoVersions ?? []) {
     if (matcher.test(path)) {
       version = v;
       break;
