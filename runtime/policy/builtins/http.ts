@@ -474,8 +474,8 @@ function checkMethodAndHeaders(method: string, url: string, headers: Record<stri
 
 /** `Get "url": …` failures become NetworkErrors; a request that never came back within the evaluation budget cancels it. */
 function execute(request: HttpRequest, retries: number, ctx: BuiltinContext): Extract<HttpResult, { ok: true }> {
+  // Leave to use the network was asked for when the request was made (createRequest).
   for (let attempt = 0; ; attempt++) {
-    ctx.useNetwork?.('http.send');
     // Never waits past the evaluation budget: the budget bounds network waits too.
     const left = Math.max(0, ctx.budgetLeftMs?.() ?? Infinity);
     const answered = httpRequestSync(request, left);
@@ -645,7 +645,7 @@ function respond(o: RegoObject, ctx: BuiltinContext): RegoObject {
       boolField(key, 'force_yaml_decode');
       const stored = interQueryCache.get(keyText);
       if (stored !== undefined) {
-        const fresh = fromStore(stored, key, o, nowMs, across.force, ctx);
+        const fresh = fromStore(stored, { key, keyText }, o, nowMs, across.force, ctx);
         if (fresh !== undefined) {
           ctx.cache.set(keyText, { response: fresh } satisfies Cached);
           return fresh;
@@ -669,7 +669,7 @@ function respond(o: RegoObject, ctx: BuiltinContext): RegoObject {
 /** A stored response: as is while fresh; when stale, revalidated with the server if it gave an `ETag` or `Last-Modified` (OPA's `checkHTTPSendInterQueryCache`). */
 function fromStore(
   stored: StoredResponse,
-  key: RegoObject,
+  { key, keyText }: { key: RegoObject; keyText: string },
   o: RegoObject,
   nowMs: number,
   force: ForceCache | undefined,
@@ -679,7 +679,6 @@ function fromStore(
   const request = createRequest(key, ctx);
   const etag = header(stored.headers, 'etag') ?? '';
   const lastModified = header(stored.headers, 'last-modified') ?? '';
-  const keyText = `http.send:${stringifyJSON(key)}`;
   interQueryCache.delete(keyText);
   if (etag === '' && lastModified === '') return undefined;
   const conditional = { ...request, headers: { ...request.headers } };
