@@ -56,6 +56,14 @@ async function startReceiver(): Promise<string> {
 const logs = () => received.filter((r) => r.path === '/logs');
 const uploadedEvents = () => logs().flatMap((r) => JSON.parse(gunzipSync(r.raw).toString('utf8')) as Array<Record<string, unknown>>);
 
+/** An uploader to `url` that uploads only when asked (a minute between rounds), its warnings kept in `warnings`. */
+function quietUploader(url: string, limits: { uploadSizeLimitBytes: number; bufferSizeLimitEvents: number }, warnings: string[]): DecisionUploader {
+  return new DecisionUploader({
+    config: { url, headers: {}, console: false, minDelaySeconds: 60, maxDelaySeconds: 60, ...limits },
+    logger: { debug() {}, info() {}, error() {}, warn: (message) => void warnings.push(message) },
+  });
+}
+
 describe('decision_logs and status uploads (--config-file)', () => {
   it('uploads decision events gzipped within the size limit, again after a failure, and the status after an activation', async () => {
     const url = await startReceiver();
@@ -135,18 +143,7 @@ describe('decision_logs and status uploads (--config-file)', () => {
     received.length = 0;
     failNext = 1000;
     const warnings: string[] = [];
-    const uploader = new DecisionUploader({
-      config: {
-        url: `${url}/logs`,
-        headers: {},
-        console: false,
-        minDelaySeconds: 60,
-        maxDelaySeconds: 60,
-        uploadSizeLimitBytes: 32768,
-        bufferSizeLimitEvents: 3,
-      },
-      logger: { debug() {}, info() {}, error() {}, warn: (message) => void warnings.push(message) },
-    });
+    const uploader = quietUploader(`${url}/logs`, { uploadSizeLimitBytes: 32768, bufferSizeLimitEvents: 3 }, warnings);
     for (let i = 0; i < 5; i++) uploader.push(JSON.stringify({ decision_id: `d-${i}` }));
     expect(uploader.pending).toBe(3);
     await uploader.flush(); // fails: the three wait
@@ -161,18 +158,7 @@ describe('decision_logs and status uploads (--config-file)', () => {
     expect(uploadedEvents().map((e) => e.decision_id)).toEqual(['d-3', 'd-4', 'd-5']);
     expect(uploader.pending).toBe(0);
     // An event larger than the upload limit on its own is dropped with a warning, not retried forever.
-    const small = new DecisionUploader({
-      config: {
-        url: `${url}/logs`,
-        headers: {},
-        console: false,
-        minDelaySeconds: 60,
-        maxDelaySeconds: 60,
-        uploadSizeLimitBytes: 64,
-        bufferSizeLimitEvents: 10,
-      },
-      logger: { debug() {}, info() {}, error() {}, warn: (message) => void warnings.push(message) },
-    });
+    const small = quietUploader(`${url}/logs`, { uploadSizeLimitBytes: 64, bufferSizeLimitEvents: 10 }, warnings);
     small.push(JSON.stringify({ decision_id: 'big', input: Array.from({ length: 200 }, (_, i) => `v${i}`) }));
     await small.stop();
     expect(warnings.at(-1)).toBe('decision event dropped: larger than the upload size limit on its own');
