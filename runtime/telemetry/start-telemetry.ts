@@ -49,11 +49,28 @@ export async function startTelemetry(options: {
     config,
     shutdown: () =>
       (stopping ??= (async () => {
-        await Promise.all(stops.map((stop) => stop()));
+        const stopped = await Promise.allSettled(stops.map((stop) => stop()));
         running = undefined;
+        reportLostExports(stopped);
       })()),
   };
   return running;
+}
+
+/**
+ * A backend that cannot be reached when the process stops loses the last
+ * spans and figures: said on standard error (the service's log), never a
+ * failure of the stop itself (a service stopped while its collector is down
+ * exited 1 with the exporter's `connect ECONNREFUSED`, as if it had crashed).
+ */
+function reportLostExports(stopped: PromiseSettledResult<void>[]): void {
+  const reasons = stopped.flatMap((result) => (result.status === 'rejected' ? [messageOf(result.reason)] : []));
+  if (reasons.length === 0) return;
+  process.stderr.write(`telemetry: the last spans or metrics could not be sent when stopping (${reasons.join('; ')}); they are lost\n`);
+}
+
+function messageOf(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
 }
 
 /** Registers the tracer provider and the fetch instrumentation; returns what stops them. */
