@@ -17,7 +17,7 @@ import {
   tokenLimit,
   type MemoryLanguageModel,
 } from './memory-model.js';
-import { DEFAULT_HYBRID_ALPHA, KeywordIndex, normalizeScores, rerankWithRecency } from './memory-ranking.js';
+import { DEFAULT_HYBRID_ALPHA, KeywordIndex, normalizeScores, parsedTime, rerankWithRecency } from './memory-ranking.js';
 import { completeRecord, type MemoryMessage, type MemoryRecord, type MemoryRecordResult, type MemoryRecordResults } from './memory-records.js';
 import type { AckResponse, CreateMemoriesRequest, CreateMemoriesResponse, MemoryHealth } from './memory-responses.js';
 import { memoryQuery, SearchRequestSchema, type MemoryQuery, type SearchRequest } from './memory-search.js';
@@ -350,7 +350,7 @@ export class SystemMemory {
   #touchInBackground(hits: readonly MemoryRecordResult[]): void {
     const now = this.#now();
     const at = now.getTime();
-    const ids = hits.filter((hit) => !(at - Date.parse(hit.last_accessed) < TOUCH_INTERVAL_MS)).map((hit) => hit.id);
+    const ids = hits.filter((hit) => !(at - parsedTime(hit.last_accessed) < TOUCH_INTERVAL_MS)).map((hit) => hit.id);
     if (ids.length === 0) return;
     const run = this.store
       .touchRecords({ ids, at: now.toISOString(), minIntervalMs: TOUCH_INTERVAL_MS })
