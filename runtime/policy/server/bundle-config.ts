@@ -17,6 +17,11 @@ export interface RemoteBundleConfig {
   headers: Record<string, string>;
   minDelaySeconds: number;
   maxDelaySeconds: number;
+  /**
+   * OPA's `polling.long_polling_timeout_seconds`: each request asks the server to hold it up to this
+   * long (`Prefer: modes=snapshot,delta;wait=N`) while the bundle is unchanged; absent, periodic polling only.
+   */
+  longPollingTimeoutSeconds?: number;
   /** Present when the bundle's `signing` names a key: downloads are verified with it. */
   verification?: BundleVerification;
 }
@@ -118,6 +123,11 @@ export function serverConfigOf(config: unknown): ServerConfig {
     const minDelaySeconds = delay(polling.min_delay_seconds, 60, `bundles.${name}.polling.min_delay_seconds`);
     const maxDelaySeconds = delay(polling.max_delay_seconds, 120, `bundles.${name}.polling.max_delay_seconds`);
     if (maxDelaySeconds < minDelaySeconds) throw new BundleConfigError(`bundles.${name}.polling: max_delay_seconds is less than min_delay_seconds`);
+    const longPolling = polling.long_polling_timeout_seconds;
+    // OPA reads it as an int64 and refuses one below 1 ("'long_polling_timeout_seconds' must be at least 1").
+    if (longPolling !== undefined && (typeof longPolling !== 'number' || !Number.isInteger(longPolling) || longPolling < 1)) {
+      throw new BundleConfigError(`bundles.${name}.polling.long_polling_timeout_seconds must be a whole number of seconds, at least 1`);
+    }
     for (const key of ['persist', 'trigger', 'size_limit_bytes']) {
       if (bundle[key] !== undefined) throw new BundleConfigError(`bundles.${name}.${key} is not supported here`);
     }
@@ -144,6 +154,7 @@ export function serverConfigOf(config: unknown): ServerConfig {
       headers: service.headers,
       minDelaySeconds,
       maxDelaySeconds,
+      ...(longPolling === undefined ? {} : { longPollingTimeoutSeconds: longPolling }),
       ...(verification ? { verification } : {}),
     };
   });

@@ -7,6 +7,16 @@
  * problems, and compiled with everything else; otherwise the active bundle
  * keeps serving and the error is kept for /v1/status and /health?bundles.
  * A delta bundle (`patch.json`) patches the active bundle's data instead.
+ *
+ * Long polling (`polling.long_polling_timeout_seconds`), as OPA's downloader:
+ * every request says `Prefer: modes=snapshot,delta` and, while long polling,
+ * `;wait=N`; a server that long-polls holds the request until the bundle
+ * changes or N seconds pass (then 304) and answers bundles with the content
+ * type `application/vnd.openpolicyagent.bundles`. After such an answer the
+ * next request goes out at once; an answer with another content type turns
+ * long polling off (periodic polling from then on), a failure waits the
+ * polling delay. A held request is bounded (N seconds plus the download
+ * timeout) and `stop` aborts it.
  */
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { BundleReadError, DEFAULT_BUNDLE_LIMITS, readBundleArchive, type BundleLimits } from './bundle-archive.js';
@@ -37,6 +47,12 @@ export interface BundleDownloaderOptions {
   onStatusChange?: () => void;
 }
 
+/** OPA's content type for bundles from a server that long-polls. */
+export const LONG_POLL_CONTENT_TYPE = 'application/vnd.openpolicyagent.bundles';
+
+/** Between two long-poll requests (OPA sends the next at once; this keeps a server answering 304 at once from spinning us). */
+const LONG_POLL_GAP_MS = 100;
+
 export class BundleDownloader implements BundleSource {
   readonly name: string;
   readonly #config: RemoteBundleConfig;
@@ -48,6 +64,11 @@ export class BundleDownloader implements BundleSource {
   #etag: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
+  /** Whether the next request asks the server to wait (OPA's `longPollingEnabled`). */
+  #longPoll: boolean;
+  /** Whether the last poll failed (it then waits the polling delay even while long polling). */
+  #failed = false;
+  #inFlight: AbortController | undefined;
   lastError: { at: Date; message: string } | undefined;
   lastSuccessfulDownload: Date | undefined;
 
@@ -59,51 +80,73 @@ export class BundleDownloader implements BundleSource {
     this.#verification = config.verification ? verificationKey(config.verification) : undefined;
     this.#limits = options.limits ?? DEFAULT_BUNDLE_LIMITS;
     this.#logger = options.logger ?? silentLogger;
+    this.#longPoll = config.longPollingTimeoutSeconds !== undefined;
   }
 
   load(): Promise<LoadedBundle | undefined> {
     return Promise.resolve(this.#active);
   }
 
-  /** Polls now and then every min..max delay until stopped. */
+  /** Polls now and then every min..max delay (at once after a long-poll answer) until stopped. */
   start(): void {
     const next = () => {
       if (this.#stopped) return;
       const { minDelaySeconds: min, maxDelaySeconds: max } = this.#config;
-      this.#timer = setTimeout(() => void this.poll().finally(next), (min + Math.random() * (max - min)) * 1000);
+      const delayMs = this.#longPoll && !this.#failed ? LONG_POLL_GAP_MS : (min + Math.random() * (max - min)) * 1000;
+      this.#timer = setTimeout(() => void this.poll().finally(next), delayMs);
       this.#timer.unref();
     };
     void this.poll().finally(next);
   }
 
+  /** Stops polling and aborts a request in flight (a held long poll included). */
   stop(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#inFlight?.abort(new Error('the bundle downloader stopped'));
   }
 
   /** One download: true when a new bundle was activated, false when nothing changed or it was refused (see `lastError`). */
   async poll(): Promise<boolean> {
+    if (this.#stopped) return false;
     let bytes: Buffer;
     let etag: string | null;
+    const wait = this.#longPoll ? this.#config.longPollingTimeoutSeconds : undefined;
+    const controller = new AbortController();
+    this.#inFlight = controller;
     try {
+      // A held request may take the whole wait before its answer starts; the download timeout comes on top.
+      const timeoutMs = (this.#options.timeoutMs ?? 30_000) + (wait ?? 0) * 1000;
       const res = await fetch(this.#config.url, {
-        headers: { ...this.#config.headers, ...(this.#etag === undefined ? {} : { 'If-None-Match': this.#etag }) },
-        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 30_000),
+        headers: {
+          ...this.#config.headers,
+          ...(this.#etag === undefined ? {} : { 'If-None-Match': this.#etag }),
+          Prefer: wait === undefined ? 'modes=snapshot,delta' : `modes=snapshot,delta;wait=${wait}`,
+        },
+        signal: AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)]),
         redirect: 'follow',
       });
       if (res.status === 304) {
         await res.body?.cancel();
+        this.#failed = false;
         return false;
       }
       if (res.status !== 200) {
         await res.body?.cancel();
         return this.#refuse(`bundle server answered ${res.status} for ${this.#config.url}`);
       }
+      // As OPA: long polling goes on while the server answers with its bundle content type.
+      const contentType = (res.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+      this.#longPoll = this.#config.longPollingTimeoutSeconds !== undefined && contentType === LONG_POLL_CONTENT_TYPE;
       etag = res.headers.get('etag');
       bytes = await readLimited(res, this.#limits.maxArchiveBytes);
     } catch (error) {
+      if (this.#stopped) return false;
       return this.#refuse(`bundle download from ${this.#config.url} failed: ${(error as Error).message}`);
+    } finally {
+      if (this.#inFlight === controller) this.#inFlight = undefined;
     }
+    if (this.#stopped) return false;
     let candidate: LoadedBundle;
     try {
       candidate = await bundleFromEntries(this.name, await readBundleArchive(bytes, this.#limits), {
@@ -133,6 +176,7 @@ export class BundleDownloader implements BundleSource {
       return this.#refuse('the downloaded bundle does not compile with the other policies; see the policy server log');
     }
     this.#etag = etag ?? undefined;
+    this.#failed = false;
     this.lastError = undefined;
     this.lastSuccessfulDownload = new Date();
     this.#logger.info('bundle activated', { bundle: this.name, revision: candidate.info.revision, type: candidate.info.type ?? 'snapshot' });
@@ -141,6 +185,7 @@ export class BundleDownloader implements BundleSource {
   }
 
   #refuse(message: string): false {
+    this.#failed = true;
     this.lastError = { at: new Date(), message };
     this.#logger.warn('bundle not activated; the active one keeps serving', { bundle: this.name, error: message });
     this.#options.onStatusChange?.();
