@@ -6,9 +6,11 @@
  * or a field this server would ignore, is refused rather than silently dropped.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { unmarshalYaml } from '../builtins/yaml.js';
 import { toJS } from '../value-json.js';
 import type { BundleVerification } from './bundle-signature.js';
+import { persistedNameProblem } from './bundle-persistence.js';
 
 export interface RemoteBundleConfig {
   name: string;
@@ -24,6 +26,11 @@ export interface RemoteBundleConfig {
   longPollingTimeoutSeconds?: number;
   /** Present when the bundle's `signing` names a key: downloads are verified with it. */
   verification?: BundleVerification;
+  /**
+   * OPA's `persist: true`: the persistence directory (`persistence_directory`, default `<cwd>/.opa`, made absolute)
+   * under which the last snapshot activated is kept as `bundles/<name>/bundle.tar.gz` and read at start.
+   */
+  persistDirectory?: string;
 }
 
 /** A configuration file this server cannot follow: the message names the field. */
@@ -62,7 +69,7 @@ export interface ServerConfig {
   status?: StatusUploadConfig;
 }
 
-const KNOWN_SECTIONS = new Set(['services', 'bundles', 'keys', 'labels', 'decision_logs', 'status']);
+const KNOWN_SECTIONS = new Set(['services', 'bundles', 'keys', 'labels', 'decision_logs', 'status', 'persistence_directory']);
 
 /** Reads OPA's configuration file (YAML or JSON) and returns what it configures. */
 export function readServerConfig(path: string): ServerConfig {
@@ -88,8 +95,14 @@ export function serverConfigOf(config: unknown): ServerConfig {
   const root = object(config, 'the configuration');
   for (const key of Object.keys(root)) {
     if (!KNOWN_SECTIONS.has(key))
-      throw new BundleConfigError(`the configuration's ${JSON.stringify(key)} section is not supported here (services, bundles, keys, decision_logs, status)`);
+      throw new BundleConfigError(
+        `the configuration's ${JSON.stringify(key)} section is not supported here (services, bundles, keys, decision_logs, status, persistence_directory)`,
+      );
   }
+  const persistence = root.persistence_directory;
+  if (persistence !== undefined && (typeof persistence !== 'string' || persistence === '')) throw new BundleConfigError('persistence_directory must be a path');
+  // As OPA's GetPersistenceDirectory: `.opa` in the working directory unless configured.
+  const persistenceDirectory = resolve(persistence ?? '.opa');
   const services = new Map<string, { url: string; headers: Record<string, string> }>();
   const rawServices = root.services ?? {};
   // OPA takes services as a map by name or as a list of objects with a `name`.
@@ -128,7 +141,11 @@ export function serverConfigOf(config: unknown): ServerConfig {
     if (longPolling !== undefined && (typeof longPolling !== 'number' || !Number.isInteger(longPolling) || longPolling < 1)) {
       throw new BundleConfigError(`bundles.${name}.polling.long_polling_timeout_seconds must be a whole number of seconds, at least 1`);
     }
-    for (const key of ['persist', 'trigger', 'size_limit_bytes']) {
+    const persist = bundle.persist ?? false;
+    if (typeof persist !== 'boolean') throw new BundleConfigError(`bundles.${name}.persist must be true or false`);
+    const nameProblem = persist ? persistedNameProblem(name) : undefined;
+    if (nameProblem !== undefined) throw new BundleConfigError(`bundles.${name}.persist: ${nameProblem}`);
+    for (const key of ['trigger', 'size_limit_bytes']) {
       if (bundle[key] !== undefined) throw new BundleConfigError(`bundles.${name}.${key} is not supported here`);
     }
     let verification: BundleVerification | undefined;
@@ -156,6 +173,7 @@ export function serverConfigOf(config: unknown): ServerConfig {
       maxDelaySeconds,
       ...(longPolling === undefined ? {} : { longPollingTimeoutSeconds: longPolling }),
       ...(verification ? { verification } : {}),
+      ...(persist ? { persistDirectory: persistenceDirectory } : {}),
     };
   });
   const decisionLogs = root.decision_logs === undefined || root.decision_logs === null ? undefined : decisionLogsOf(root.decision_logs, services);

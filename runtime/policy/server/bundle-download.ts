@@ -17,6 +17,9 @@
  * long polling off (periodic polling from then on), a failure waits the
  * polling delay. A held request is bounded (N seconds plus the download
  * timeout) and `stop` aborts it.
+ *
+ * With `persist: true` the last snapshot activated is kept on disk and read
+ * at start (`loadPersisted`), verified as a download (see bundle-persistence.ts).
  */
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { BundleReadError, DEFAULT_BUNDLE_LIMITS, readBundleArchive, type BundleLimits } from './bundle-archive.js';
@@ -25,6 +28,7 @@ import { BundleSignatureError, verificationKey, type VerificationKey } from './b
 import { bundleFromEntries, type LoadedBundle } from './bundle.js';
 import { DeltaBundleError } from './bundle-delta.js';
 import { applyDelta } from './delta-activation.js';
+import { PersistedBundle, PersistedBundleError } from './bundle-persistence.js';
 
 /** Where the policy store finds a bundle to serve. */
 export interface BundleSource {
@@ -69,6 +73,9 @@ export class BundleDownloader implements BundleSource {
   /** Whether the last poll failed (it then waits the polling delay even while long polling). */
   #failed = false;
   #inFlight: AbortController | undefined;
+  readonly #persisted: PersistedBundle | undefined;
+  /** Whether the active bundle is the persisted one read at start (no download activated since). */
+  #fromDisk = false;
   lastError: { at: Date; message: string } | undefined;
   lastSuccessfulDownload: Date | undefined;
 
@@ -81,6 +88,10 @@ export class BundleDownloader implements BundleSource {
     this.#limits = options.limits ?? DEFAULT_BUNDLE_LIMITS;
     this.#logger = options.logger ?? silentLogger;
     this.#longPoll = config.longPollingTimeoutSeconds !== undefined;
+    this.#persisted =
+      config.persistDirectory === undefined
+        ? undefined
+        : new PersistedBundle({ directory: config.persistDirectory, name: config.name, maxBytes: this.#limits.maxArchiveBytes });
   }
 
   load(): Promise<LoadedBundle | undefined> {
@@ -149,16 +160,14 @@ export class BundleDownloader implements BundleSource {
     if (this.#stopped) return false;
     let candidate: LoadedBundle;
     try {
-      candidate = await bundleFromEntries(this.name, await readBundleArchive(bytes, this.#limits), {
-        ...(this.#verification ? { verification: this.#verification } : {}),
-        v0Compatible: this.#options.v0Compatible === true,
-      });
+      candidate = await this.#read(bytes);
     } catch (error) {
       if (error instanceof BundleReadError || error instanceof BundleSignatureError) return this.#refuse(error.message);
       throw error;
     }
-    if (candidate.files.problems.length > 0) return this.#refuse(candidate.files.problems.map((p) => `${p.file}: ${p.message}`).join('; '));
+    if (candidate.files.problems.length > 0) return this.#refuse(problemsOf(candidate));
     const previous = this.#active;
+    const snapshot = candidate.delta === undefined;
     if (candidate.delta !== undefined) {
       // A delta bundle patches the active bundle's data (a copy: the active one serves until the result compiles).
       try {
@@ -175,22 +184,87 @@ export class BundleDownloader implements BundleSource {
       await this.#options.activate();
       return this.#refuse('the downloaded bundle does not compile with the other policies; see the policy server log');
     }
-    this.#etag = etag ?? undefined;
+    this.#fromDisk = false;
     this.#failed = false;
     this.lastError = undefined;
     this.lastSuccessfulDownload = new Date();
     this.#logger.info('bundle activated', { bundle: this.name, revision: candidate.info.revision, type: candidate.info.type ?? 'snapshot' });
+    // As OPA: only a snapshot is persisted (after a delta the file keeps the snapshot it patched). A write that
+    // fails is an error in the status and keeps the old ETag, so the next poll downloads (and persists) again.
+    if (this.#persisted !== undefined && snapshot) {
+      try {
+        await this.#persisted.write(bytes);
+      } catch (error) {
+        if (!(error instanceof PersistedBundleError)) throw error;
+        this.lastError = { at: new Date(), message: `persisting the bundle failed: ${error.message}` };
+        this.#logger.warn('bundle activated but not persisted', { bundle: this.name, error: error.message });
+        this.#options.onStatusChange?.();
+        return true;
+      }
+    }
+    this.#etag = etag ?? undefined;
     this.#options.onStatusChange?.();
     return true;
   }
 
-  #refuse(message: string): false {
+  /**
+   * Reads the persisted bundle (`persist: true`), read and verified as a download is, so it serves from the
+   * start (call before the first compile). Refused (forged, unsigned while `signing` is set, unreadable, a
+   * link, too large), it is not served and the reason is in `lastError`. True when it is to be served.
+   */
+  async loadPersisted(): Promise<boolean> {
+    const persisted = this.#persisted;
+    if (persisted === undefined) return false;
+    let candidate: LoadedBundle;
+    try {
+      const bytes = await persisted.read();
+      if (bytes === undefined) return false;
+      candidate = await this.#read(bytes);
+    } catch (error) {
+      if (error instanceof PersistedBundleError || error instanceof BundleReadError || error instanceof BundleSignatureError) {
+        return this.#refuse(`persisted bundle ${persisted.path}: ${error.message}`, { notify: false });
+      }
+      throw error;
+    }
+    const refusal =
+      candidate.files.problems.length > 0 ? problemsOf(candidate) : candidate.delta !== undefined ? 'a delta bundle (only snapshots are persisted)' : undefined;
+    if (refusal !== undefined) return this.#refuse(`persisted bundle ${persisted.path}: ${refusal}`, { notify: false });
+    this.#active = candidate;
+    this.#fromDisk = true;
+    this.#logger.info('persisted bundle loaded', { bundle: this.name, revision: candidate.info.revision, path: persisted.path });
+    return true;
+  }
+
+  /** Stops serving the persisted bundle loaded at start (it did not compile with the other policies). */
+  dropPersisted(): void {
+    if (!this.#fromDisk) return;
+    this.#active = undefined;
+    this.#fromDisk = false;
+    this.#refuse(`persisted bundle ${this.#persisted?.path ?? ''}: it does not compile with the other policies; see the policy server log`, { notify: false });
+  }
+
+  /** A downloaded or persisted archive read within the bounds and verified when signing is configured. */
+  #read(bytes: Buffer): Promise<LoadedBundle> {
+    return readBundleArchive(bytes, this.#limits).then((entries) =>
+      bundleFromEntries(this.name, entries, {
+        ...(this.#verification ? { verification: this.#verification } : {}),
+        v0Compatible: this.#options.v0Compatible === true,
+      }),
+    );
+  }
+
+  /** Records why a bundle was not activated; `notify: false` before the server runs (the first status report has it). */
+  #refuse(message: string, { notify = true }: { notify?: boolean } = {}): false {
     this.#failed = true;
     this.lastError = { at: new Date(), message };
     this.#logger.warn('bundle not activated; the active one keeps serving', { bundle: this.name, error: message });
-    this.#options.onStatusChange?.();
+    if (notify) this.#options.onStatusChange?.();
     return false;
   }
+}
+
+function problemsOf(bundle: LoadedBundle): string {
+  return bundle.files.problems.map((p) => `${p.file}: ${p.message}`).join('; ');
 }
 
 /** A response body read whole within `maxBytes` (a larger one is abandoned as it arrives, not after). */

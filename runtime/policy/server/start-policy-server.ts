@@ -105,7 +105,14 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
     ...(options.recheckMs === undefined ? {} : { recheckMs: options.recheckMs }),
     v0Compatible: options.v0Compatible === true,
   });
-  if (!(await store.reload())) throw new PolicyLoadError(store.status?.problems ?? []);
+  // Persisted bundles (`persist: true`) serve from the start, before their first download, as OPA activates them.
+  const persisted = (await Promise.all(downloaders.map((d) => d.loadPersisted()))).some(Boolean);
+  if (!(await store.reload())) {
+    // One that does not compile with the rest is not served (OPA logs its activation failure and starts without it).
+    if (!persisted) throw new PolicyLoadError(store.status?.problems ?? []);
+    for (const downloader of downloaders) downloader.dropPersisted();
+    if (!(await store.reload())) throw new PolicyLoadError(store.status?.problems ?? []);
+  }
   const logStream =
     options.decisionLog === undefined ? undefined : options.decisionLog === '-' ? process.stdout : createWriteStream(options.decisionLog, { flags: 'a' });
   const uploader = options.decisionUpload

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,6 +91,65 @@ describe('framework-cli policy serve --bundle', () => {
     expect(await exited).toBe(0);
   });
 
+  it("long-polls a bundle server, persists the bundle under <cwd>/.opa (OPA's default), and stops on SIGTERM while a poll is held", async () => {
+    const body = readFileSync(await signedArchive());
+    let held = 0;
+    let prefer = '';
+    const bundleServer = createServer((req, res) => {
+      prefer = String(req.headers.prefer ?? '');
+      // The bundle once; then requests carrying its ETag are held (600 s asked for), as a long-polling server holds them.
+      if (req.headers['if-none-match'] === '"cli"') return void held++;
+      res.writeHead(200, { 'Content-Type': 'application/vnd.openpolicyagent.bundles', ETag: '"cli"' }).end(body);
+    });
+    await new Promise<void>((resolve) => bundleServer.listen(0, '127.0.0.1', resolve));
+    const cwd = join(work, 'cli-cwd');
+    mkdirSync(cwd, { recursive: true });
+    const config = join(work, 'long-poll.yaml');
+    writeFileSync(
+      config,
+      [
+        'services:',
+        `  acme: {url: "http://127.0.0.1:${(bundleServer.address() as { port: number }).port}"}`,
+        'bundles:',
+        '  authz:',
+        '    service: acme',
+        '    persist: true',
+        '    polling: {min_delay_seconds: 60, max_delay_seconds: 120, long_polling_timeout_seconds: 600}',
+        '    signing: {keyid: ci}',
+        'keys:',
+        `  ci: {algorithm: RS256, key: ${JSON.stringify(rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString())}}`,
+        '',
+      ].join('\n'),
+    );
+    const port = await freePort();
+    const child = spawn(process.execPath, [CLI, 'policy', 'serve', '--config-file', config, '--addr', `127.0.0.1:${port}`, '--workers', '0', '--json'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    try {
+      const persisted = join(cwd, '.opa', 'bundles', 'authz', 'bundle.tar.gz');
+      await waitFor(async () => {
+        if (child.exitCode !== null) throw new Error(`policy serve exited early: ${stderr}`);
+        return held > 0 && existsSync(persisted);
+      }, 'the bundle persisted and a long poll held');
+      expect(readFileSync(persisted)).toEqual(body);
+      expect(prefer).toBe('modes=snapshot,delta;wait=600');
+      const decision = await fetch(`http://127.0.0.1:${port}/v1/data/authz/allow`, { method: 'POST', body: '{"input": {"user": "alice"}}' });
+      expect(await decision.json()).toMatchObject({ result: true });
+      // SIGTERM while the poll is held: the server exits (the bundle server still holds the request; it lets go after).
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      bundleServer.closeAllConnections();
+      bundleServer.close();
+    }
+  });
+
   it('refuses to start on a signed bundle without a key, a configuration file it would not follow, and --scope without --verification-key', async () => {
     const archive = await signedArchive();
     const unkeyed = await runCli(['policy', 'serve', '--bundle', archive, '--addr', '127.0.0.1:0', '--no-watch']);
@@ -102,7 +163,7 @@ describe('framework-cli policy serve --bundle', () => {
     const unsupported = await runCli(['policy', 'serve', '--config-file', config, '--addr', '127.0.0.1:0']);
     expect(unsupported.code).toBe(1);
     expect(plainError(unsupported.stderr)).toContain(
-      'the configuration\'s "discovery" section is not supported here (services, bundles, keys, decision_logs, status)',
+      'the configuration\'s "discovery" section is not supported here (services, bundles, keys, decision_logs, status, persistence_directory)',
     );
     const scope = await runCli(['policy', 'serve', '--bundle', archive, '--scope', 'x', '--addr', '127.0.0.1:0']);
     expect(scope.code).toBe(2);
