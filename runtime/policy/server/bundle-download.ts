@@ -40,8 +40,11 @@ export interface BundleSource {
 }
 
 export interface BundleDownloaderOptions {
-  /** Compiles the served set again (with this bundle's new candidate); resolves to whether it now serves. */
-  activate: () => Promise<boolean>;
+  /**
+   * Compiles the served set again (with this bundle's new candidate); resolves to whether it now serves,
+   * or to why not (a string: the refusal's message).
+   */
+  activate: () => Promise<boolean | string>;
   v0Compatible?: boolean;
   limits?: BundleLimits;
   logger?: Logger;
@@ -178,11 +181,14 @@ export class BundleDownloader implements BundleSource {
       }
     }
     this.#active = candidate;
-    if (!(await this.#options.activate())) {
+    const activated = await this.#options.activate();
+    if (activated !== true) {
       // The set did not compile with it: the active bundle stays (the store keeps serving the last good set meanwhile).
       this.#active = previous;
       await this.#options.activate();
-      return this.#refuse('the downloaded bundle does not compile with the other policies; see the policy server log');
+      return this.#refuse(
+        typeof activated === 'string' ? activated : 'the downloaded bundle does not compile with the other policies; see the policy server log',
+      );
     }
     this.#fromDisk = false;
     this.#failed = false;
@@ -235,12 +241,22 @@ export class BundleDownloader implements BundleSource {
     return true;
   }
 
-  /** Stops serving the persisted bundle loaded at start (it did not compile with the other policies). */
-  dropPersisted(): void {
+  /** Stops serving the persisted bundle loaded at start (it did not compile with the other policies, or `reason`). */
+  dropPersisted(reason = 'it does not compile with the other policies; see the policy server log'): void {
     if (!this.#fromDisk) return;
     this.#active = undefined;
     this.#fromDisk = false;
-    this.#refuse(`persisted bundle ${this.#persisted?.path ?? ''}: it does not compile with the other policies; see the policy server log`, { notify: false });
+    this.#refuse(`persisted bundle ${this.#persisted?.path ?? ''}: ${reason}`, { notify: false });
+  }
+
+  /** The bundle served now (as `load`). */
+  get active(): LoadedBundle | undefined {
+    return this.#active;
+  }
+
+  /** The configuration it downloads with. */
+  get config(): RemoteBundleConfig {
+    return this.#config;
   }
 
   /** A downloaded or persisted archive read within the bounds and verified when signing is configured. */

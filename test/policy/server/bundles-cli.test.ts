@@ -159,11 +159,11 @@ describe('framework-cli policy serve --bundle', () => {
     expect(wrongAlg.code).toBe(1);
     expect(plainError(wrongAlg.stderr)).toContain('takes a shared secret, but the verification key is a PEM key');
     const config = join(work, 'opa.yaml');
-    writeFileSync(config, 'services:\n  s: {url: "http://127.0.0.1:1"}\nbundles:\n  b: {service: s}\ndiscovery: {name: d}\n');
+    writeFileSync(config, 'services:\n  s: {url: "http://127.0.0.1:1"}\nbundles:\n  b: {service: s}\ndistributed_tracing: {type: grpc}\n');
     const unsupported = await runCli(['policy', 'serve', '--config-file', config, '--addr', '127.0.0.1:0']);
     expect(unsupported.code).toBe(1);
     expect(plainError(unsupported.stderr)).toContain(
-      'the configuration\'s "discovery" section is not supported here (services, bundles, keys, decision_logs, status, persistence_directory)',
+      'the configuration\'s "distributed_tracing" section is not supported here (services, bundles, keys, labels, decision_logs, status, persistence_directory, discovery)',
     );
     const scope = await runCli(['policy', 'serve', '--bundle', archive, '--scope', 'x', '--addr', '127.0.0.1:0']);
     expect(scope.code).toBe(2);
