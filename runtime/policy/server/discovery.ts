@@ -29,6 +29,9 @@ import type { LoadedBundle } from './bundle.js';
 /** The discovered sections applied here; `discovery` is ignored, as OPA ignores it. */
 const APPLIED = new Set(['bundles', 'services', 'keys', 'labels', 'discovery']);
 
+/** How long the discovery policy may evaluate. */
+const DISCOVERY_BUDGET_MS = 5000;
+
 /** A discovered configuration refused: the message says why. */
 export class DiscoveryError extends Error {
   override readonly name = 'DiscoveryError';
@@ -118,7 +121,11 @@ export function evaluateDiscovery(bundle: LoadedBundle, config: DiscoveryConfig)
       data: bundle.files.data,
       builtins,
     });
-    const value = policy.evaluate(config.path);
+    // Bounded, and on the event loop without the network (a discovery policy's http.send would hold the server).
+    const value = policy.evaluate(config.path, undefined, {
+      budgetMs: DISCOVERY_BUDGET_MS,
+      network: { refuse: 'the discovery policy may not reach the network here' },
+    });
     // As OPA's evaluateBundle.
     if (value === undefined) throw new DiscoveryError('undefined configuration');
     return toJS(value);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompactSign } from 'jose';
@@ -153,6 +153,12 @@ describe('discovery (OPA discovery section)', () => {
         'the discovered configuration\'s "decision_logs" section is not supported here (bundles, services, keys, labels)',
       );
       await refused('d8', `${uk}\n\nother := 1`, 'undefined configuration');
+      // Stricter than OPA: the discovery policy is evaluated without the network (and within a budget).
+      await refused(
+        'd10',
+        `${uk}\n\ndiscovery := x if {\n  http.send({"method": "get", "url": "http://127.0.0.1:1/"})\n  x := {"bundles": {${AUTHZ}}}\n}`,
+        /^the discovery bundle: .*the discovery policy may not reach the network here/,
+      );
       await refused('d9', `${uk}\n\ndiscovery := {"bundles": {${AUTHZ}}}`, /^config\/config\.rego: digest mismatch/, { tamper: true });
     } finally {
       await server.close();
@@ -187,6 +193,40 @@ describe('discovery (OPA discovery section)', () => {
       expect((await status(server)).bundles.authz?.active_revision).toBe('us-1');
     } finally {
       await server.close();
+    }
+  });
+
+  it('persists the discovery bundle and the bundles it yields, and serves from them at the next start with the bundle server gone', async () => {
+    const directory = join(work, 'persisted');
+    const us = await policyBundle('us-1', 'alice');
+    const disco = await discoveryBundle(
+      'p1',
+      `${REGION}\n\nregion_bundle := {"US": "us"}\n\ndiscovery := {"bundles": {"authz": {"service": "acme", "resource": sprintf("bundles/%s.tar.gz", [region_bundle[region]]), "signing": {"keyid": "ci"}, "persist": true}}}`,
+    );
+    served.set('/bundles/us.tar.gz', us);
+    served.set('/discovery.tar.gz', disco);
+    const config = boot({ persistence_directory: directory });
+    (config.discovery as Record<string, unknown>).persist = true;
+    const first = await start(config);
+    try {
+      await waitFor(
+        async () => existsSync(join(directory, 'bundles', 'discovery', 'bundle.tar.gz')) && existsSync(join(directory, 'bundles', 'authz', 'bundle.tar.gz')),
+        'both bundles persisted',
+      );
+      expect(readFileSync(join(directory, 'bundles', 'discovery', 'bundle.tar.gz'))).toEqual(disco);
+      expect(readFileSync(join(directory, 'bundles', 'authz', 'bundle.tar.gz'))).toEqual(us);
+    } finally {
+      await first.close();
+    }
+    served.clear();
+    const second = await start(config);
+    try {
+      // Nothing downloadable: the persisted discovery bundle yields the configuration, the persisted authz bundle serves.
+      expect(await allows(second, 'alice')).toBe(true);
+      expect((await status(second)).discovery.active_revision).toBe('p1');
+      expect((await status(second)).bundles.authz?.active_revision).toBe('us-1');
+    } finally {
+      await second.close();
     }
   });
 
