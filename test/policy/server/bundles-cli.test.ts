@@ -150,6 +150,65 @@ describe('framework-cli policy serve --bundle', () => {
     }
   });
 
+  it('serves the bundles a discovery bundle yields (--config-file with only a discovery section)', async () => {
+    const policy = readFileSync(await signedArchive());
+    const discovery = tarGz([
+      { name: '.manifest', content: '{"revision":"disco-1","roots":["config"]}' },
+      {
+        name: 'config/config.rego',
+        content:
+          'package config\n\nrt := opa.runtime()\n\ndiscovery := {"bundles": {"authz": {"resource": sprintf("bundles/%s.tar.gz", [rt.config.labels.team]), "signing": {"keyid": "ci"}}}}\n',
+      },
+    ]);
+    const bundleServer = createServer((req, res) => {
+      const body = req.url === '/disco.tar.gz' ? discovery : req.url === '/bundles/payments.tar.gz' ? policy : undefined;
+      if (body === undefined) return void res.writeHead(404).end();
+      res.writeHead(200).end(body);
+    });
+    await new Promise<void>((resolve) => bundleServer.listen(0, '127.0.0.1', resolve));
+    const config = join(work, 'discovery.yaml');
+    writeFileSync(
+      config,
+      [
+        'services:',
+        `  acme: {url: "http://127.0.0.1:${(bundleServer.address() as { port: number }).port}"}`,
+        'labels: {team: payments}',
+        'discovery: {resource: disco.tar.gz, decision: config/discovery}',
+        'keys:',
+        `  ci: {algorithm: RS256, key: ${JSON.stringify(rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString())}}`,
+        '',
+      ].join('\n'),
+    );
+    const port = await freePort();
+    const child = spawn(process.execPath, [CLI, 'policy', 'serve', '--config-file', config, '--addr', `127.0.0.1:${port}`, '--workers', '0', '--json'], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await waitFor(async () => {
+        if (child.exitCode !== null) throw new Error(`policy serve exited early: ${stderr}`);
+        const answer = await fetch(`${url}/v1/data/authz/allow`, { method: 'POST', body: '{"input": {"user": "alice"}}' }).catch(() => undefined);
+        return answer !== undefined && ((await answer.json()) as { result?: boolean }).result === true;
+      }, 'the discovered bundle serving');
+      const status = (await (await fetch(`${url}/v1/status`)).json()) as {
+        result: { discovery: { active_revision: string }; bundles: Record<string, unknown> };
+      };
+      expect(status.result.discovery.active_revision).toBe('disco-1');
+      expect(status.result.bundles.authz).toMatchObject({ active_revision: 'cli-1' });
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      bundleServer.closeAllConnections();
+      bundleServer.close();
+    }
+  });
+
   it('refuses to start on a signed bundle without a key, a configuration file it would not follow, and --scope without --verification-key', async () => {
     const archive = await signedArchive();
     const unkeyed = await runCli(['policy', 'serve', '--bundle', archive, '--addr', '127.0.0.1:0', '--no-watch']);
