@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BundleConfigError, bundleConfigOf } from '../../../runtime/policy/server/bundle-config.js';
+import { BundleDownloader } from '../../../runtime/policy/server/bundle-download.js';
 import { startPolicyServer, type RunningPolicyServer } from '../../../runtime/policy/server/start-policy-server.js';
 import { waitFor } from '../../support/net.js';
 import { tarGz } from '../../support/tar.js';
@@ -145,6 +146,34 @@ describe('bundle long polling (polling.long_polling_timeout_seconds)', () => {
     expect(bundles.seen[0]?.prefer).toBe('modes=snapshot,delta;wait=600');
     expect(bundles.seen[1]).toMatchObject({ prefer: 'modes=snapshot,delta', ifNoneMatch: '"e1"' });
     expect(bundles.held).toBe(0);
+  });
+
+  it('gives up a held request that outlasts the wait asked for (plus the download timeout), instead of waiting on it', async () => {
+    // A server that holds every request and never answers, whatever wait it was asked for.
+    const seen: Seen[] = [];
+    const silent = createServer((req, res) => {
+      const entry: Seen = { prefer: String(req.headers.prefer ?? ''), ifNoneMatch: undefined, abandoned: false };
+      seen.push(entry);
+      res.on('close', () => (entry.abandoned = true));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const [bundle] = config(`http://127.0.0.1:${(silent.address() as { port: number }).port}`, {
+      min_delay_seconds: 60,
+      max_delay_seconds: 120,
+      long_polling_timeout_seconds: 1,
+    });
+    const downloader = new BundleDownloader(bundle!, { activate: () => Promise.resolve(true), timeoutMs: 200 });
+    try {
+      expect(await downloader.poll()).toBe(false);
+      expect(downloader.lastError?.message).toMatch(/^bundle download from .* failed: /);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]?.prefer).toBe('modes=snapshot,delta;wait=1');
+      await waitFor(async () => seen[0]?.abandoned === true, 'the held request abandoned');
+    } finally {
+      downloader.stop();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('refuses a long-polling timeout OPA refuses', () => {
