@@ -58,7 +58,7 @@ export const policyServeFlags = {
   'config-file': Flags.file({
     char: 'c',
     description:
-      "OPA's configuration file (YAML or JSON): its services and bundles are downloaded and polled (ETag, min/max delay), signing keys from its keys section, decision events and status uploaded as its decision_logs and status sections say",
+      "OPA's configuration file (YAML or JSON): its services and bundles are downloaded and polled (ETag, min/max delay, long polling), persisted when persist is set, signing keys from its keys section, bundles discovered as its discovery section says, decision events and status uploaded as its decision_logs and status sections say",
     exists: true,
   }),
   'verification-key': Flags.string({
@@ -115,6 +115,7 @@ export async function servePolicies(
   try {
     server = await startPolicyServer({
       remoteBundles: config.bundles,
+      ...(config.discovery ? { discovery: config.discovery } : {}),
       ...(config.decisionLogs ? { decisionUpload: config.decisionLogs } : {}),
       ...(config.status ? { statusUpload: config.status } : {}),
       ...(dir === undefined ? {} : { dir }),

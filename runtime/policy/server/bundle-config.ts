@@ -6,9 +6,11 @@
  * or a field this server would ignore, is refused rather than silently dropped.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { unmarshalYaml } from '../builtins/yaml.js';
 import { toJS } from '../value-json.js';
 import type { BundleVerification } from './bundle-signature.js';
+import { persistedNameProblem } from './bundle-persistence.js';
 
 export interface RemoteBundleConfig {
   name: string;
@@ -17,8 +19,18 @@ export interface RemoteBundleConfig {
   headers: Record<string, string>;
   minDelaySeconds: number;
   maxDelaySeconds: number;
+  /**
+   * OPA's `polling.long_polling_timeout_seconds`: each request asks the server to hold it up to this
+   * long (`Prefer: modes=snapshot,delta;wait=N`) while the bundle is unchanged; absent, periodic polling only.
+   */
+  longPollingTimeoutSeconds?: number;
   /** Present when the bundle's `signing` names a key: downloads are verified with it. */
   verification?: BundleVerification;
+  /**
+   * OPA's `persist: true`: the persistence directory (`persistence_directory`, default `<cwd>/.opa`, made absolute)
+   * under which the last snapshot activated is kept as `bundles/<name>/bundle.tar.gz` and read at start.
+   */
+  persistDirectory?: string;
 }
 
 /** A configuration file this server cannot follow: the message names the field. */
@@ -50,14 +62,29 @@ export interface StatusUploadConfig {
   console: boolean;
 }
 
+/** OPA's `discovery`: a bundle whose policy yields the rest of the configuration. */
+export interface DiscoveryConfig {
+  /** The discovery bundle's download (name, URL, polling, signing, persistence). */
+  bundle: RemoteBundleConfig;
+  /** The document evaluated below `data` (`decision` split at `/`; empty: `data` whole). */
+  path: string[];
+  /** The boot configuration as read (it overrides what discovery yields). */
+  boot: Record<string, unknown>;
+  /** The discovery service's name (a discovered configuration may not change it). */
+  service: string;
+  /** Whether the boot configuration signs the discovery bundle or any bundle (then discovered bundles must be signed). */
+  signs: boolean;
+}
+
 /** What a configuration file asks of the server. */
 export interface ServerConfig {
   bundles: RemoteBundleConfig[];
+  discovery?: DiscoveryConfig;
   decisionLogs?: DecisionUploadConfig;
   status?: StatusUploadConfig;
 }
 
-const KNOWN_SECTIONS = new Set(['services', 'bundles', 'keys', 'labels', 'decision_logs', 'status']);
+const KNOWN_SECTIONS = new Set(['services', 'bundles', 'keys', 'labels', 'decision_logs', 'status', 'persistence_directory', 'discovery']);
 
 /** Reads OPA's configuration file (YAML or JSON) and returns what it configures. */
 export function readServerConfig(path: string): ServerConfig {
@@ -83,8 +110,28 @@ export function serverConfigOf(config: unknown): ServerConfig {
   const root = object(config, 'the configuration');
   for (const key of Object.keys(root)) {
     if (!KNOWN_SECTIONS.has(key))
-      throw new BundleConfigError(`the configuration's ${JSON.stringify(key)} section is not supported here (services, bundles, keys, decision_logs, status)`);
+      throw new BundleConfigError(
+        `the configuration's ${JSON.stringify(key)} section is not supported here (services, bundles, keys, labels, decision_logs, status, persistence_directory, discovery)`,
+      );
   }
+  const persistence = root.persistence_directory;
+  if (persistence !== undefined && (typeof persistence !== 'string' || persistence === '')) throw new BundleConfigError('persistence_directory must be a path');
+  // As OPA's GetPersistenceDirectory: `.opa` in the working directory unless configured.
+  const persistenceDirectory = resolve(persistence ?? '.opa');
+  const services = servicesOf(root);
+  const keys = object(root.keys ?? {}, 'keys');
+  const context: BundleContext = { services, keys, persistenceDirectory };
+  const bundles = Object.entries(object(root.bundles ?? {}, 'bundles')).map(([name, raw]) =>
+    remoteBundleOf({ what: `bundles.${name}`, name, bundle: object(raw, `bundles.${name}`), resource: `bundles/${name}`, context }),
+  );
+  const discovery = root.discovery === undefined || root.discovery === null ? undefined : discoveryOf(root, context, bundles);
+  const decisionLogs = root.decision_logs === undefined || root.decision_logs === null ? undefined : decisionLogsOf(root.decision_logs, services);
+  const status = root.status === undefined || root.status === null ? undefined : statusOf(root.status, services);
+  return { bundles, ...(decisionLogs ? { decisionLogs } : {}), ...(status ? { status } : {}), ...(discovery ? { discovery } : {}) };
+}
+
+/** The `services` section by name: URL (no trailing `/`) and headers (a bearer token as `Authorization`). */
+export function servicesOf(root: Record<string, unknown>): Map<string, { url: string; headers: Record<string, string> }> {
   const services = new Map<string, { url: string; headers: Record<string, string> }>();
   const rawServices = root.services ?? {};
   // OPA takes services as a map by name or as a list of objects with a `name`.
@@ -107,49 +154,115 @@ export function serverConfigOf(config: unknown): ServerConfig {
     }
     services.set(name, { url: url.replace(/\/+$/, ''), headers });
   }
-  const keys = object(root.keys ?? {}, 'keys');
-  const bundles = Object.entries(object(root.bundles ?? {}, 'bundles')).map(([name, raw]): RemoteBundleConfig => {
-    const bundle = object(raw, `bundles.${name}`);
-    const serviceName = typeof bundle.service === 'string' ? bundle.service : services.size === 1 ? [...services.keys()][0] : undefined;
-    const service = serviceName === undefined ? undefined : services.get(serviceName);
-    if (service === undefined) throw new BundleConfigError(`bundles.${name}.service names no configured service`);
-    const resource = typeof bundle.resource === 'string' ? bundle.resource : `bundles/${name}`;
-    const polling = object(bundle.polling ?? {}, `bundles.${name}.polling`);
-    const minDelaySeconds = delay(polling.min_delay_seconds, 60, `bundles.${name}.polling.min_delay_seconds`);
-    const maxDelaySeconds = delay(polling.max_delay_seconds, 120, `bundles.${name}.polling.max_delay_seconds`);
-    if (maxDelaySeconds < minDelaySeconds) throw new BundleConfigError(`bundles.${name}.polling: max_delay_seconds is less than min_delay_seconds`);
-    for (const key of ['persist', 'trigger', 'size_limit_bytes']) {
-      if (bundle[key] !== undefined) throw new BundleConfigError(`bundles.${name}.${key} is not supported here`);
-    }
-    let verification: BundleVerification | undefined;
-    if (bundle.signing !== undefined && bundle.signing !== null) {
-      const signing = object(bundle.signing, `bundles.${name}.signing`);
-      const keyId = typeof signing.keyid === 'string' ? signing.keyid : '';
-      const key = keyId === '' ? undefined : keys[keyId];
-      if (key === undefined) throw new BundleConfigError(`bundles.${name}.signing.keyid names no key in the keys section`);
-      const k = object(key, `keys.${keyId}`);
-      if (typeof k.key !== 'string') throw new BundleConfigError(`keys.${keyId}.key must be a string (a secret or a PEM public key)`);
-      const scope = typeof signing.scope === 'string' ? signing.scope : typeof k.scope === 'string' ? k.scope : undefined;
-      verification = {
-        key: k.key,
-        keyId,
-        algorithm: typeof k.algorithm === 'string' ? k.algorithm : 'RS256',
-        ...(scope === undefined ? {} : { scope }),
-        excludeFiles: Array.isArray(signing.exclude_files) ? signing.exclude_files.map(String) : [],
-      };
-    }
-    return {
-      name,
-      url: `${service.url}/${resource.replace(/^\/+/, '')}`,
-      headers: service.headers,
-      minDelaySeconds,
-      maxDelaySeconds,
-      ...(verification ? { verification } : {}),
+  return services;
+}
+
+interface BundleContext {
+  services: Services;
+  keys: Record<string, unknown>;
+  persistenceDirectory: string;
+}
+
+/** A bundle's download (a `bundles` entry, or the discovery bundle): `what` names it in errors. */
+function remoteBundleOf({
+  what,
+  name,
+  bundle,
+  resource: defaultResource,
+  context,
+}: {
+  what: string;
+  name: string;
+  bundle: Record<string, unknown>;
+  resource: string;
+  context: BundleContext;
+}): RemoteBundleConfig {
+  const { services, keys, persistenceDirectory } = context;
+  const serviceName = typeof bundle.service === 'string' ? bundle.service : services.size === 1 ? [...services.keys()][0] : undefined;
+  const service = serviceName === undefined ? undefined : services.get(serviceName);
+  if (service === undefined) throw new BundleConfigError(`${what}.service names no configured service`);
+  const resource = typeof bundle.resource === 'string' ? bundle.resource : defaultResource;
+  const polling = object(bundle.polling ?? {}, `${what}.polling`);
+  const minDelaySeconds = delay(polling.min_delay_seconds, 60, `${what}.polling.min_delay_seconds`);
+  const maxDelaySeconds = delay(polling.max_delay_seconds, 120, `${what}.polling.max_delay_seconds`);
+  if (maxDelaySeconds < minDelaySeconds) throw new BundleConfigError(`${what}.polling: max_delay_seconds is less than min_delay_seconds`);
+  const longPolling = polling.long_polling_timeout_seconds;
+  // OPA reads it as an int64 and refuses one below 1 ("'long_polling_timeout_seconds' must be at least 1").
+  if (longPolling !== undefined && (typeof longPolling !== 'number' || !Number.isInteger(longPolling) || longPolling < 1)) {
+    throw new BundleConfigError(`${what}.polling.long_polling_timeout_seconds must be a whole number of seconds, at least 1`);
+  }
+  const persist = bundle.persist ?? false;
+  if (typeof persist !== 'boolean') throw new BundleConfigError(`${what}.persist must be true or false`);
+  const nameProblem = persist ? persistedNameProblem(name) : undefined;
+  if (nameProblem !== undefined) throw new BundleConfigError(`${what}.persist: ${nameProblem}`);
+  for (const key of ['trigger', 'size_limit_bytes']) {
+    if (bundle[key] !== undefined) throw new BundleConfigError(`${what}.${key} is not supported here`);
+  }
+  let verification: BundleVerification | undefined;
+  if (bundle.signing !== undefined && bundle.signing !== null) {
+    const signing = object(bundle.signing, `${what}.signing`);
+    const keyId = typeof signing.keyid === 'string' ? signing.keyid : '';
+    const key = keyId === '' ? undefined : keys[keyId];
+    if (key === undefined) throw new BundleConfigError(`${what}.signing.keyid names no key in the keys section`);
+    const k = object(key, `keys.${keyId}`);
+    if (typeof k.key !== 'string') throw new BundleConfigError(`keys.${keyId}.key must be a string (a secret or a PEM public key)`);
+    const scope = typeof signing.scope === 'string' ? signing.scope : typeof k.scope === 'string' ? k.scope : undefined;
+    verification = {
+      key: k.key,
+      keyId,
+      algorithm: typeof k.algorithm === 'string' ? k.algorithm : 'RS256',
+      ...(scope === undefined ? {} : { scope }),
+      excludeFiles: Array.isArray(signing.exclude_files) ? signing.exclude_files.map(String) : [],
     };
+  }
+  return {
+    name,
+    url: `${service.url}/${resource.replace(/^\/+/, '')}`,
+    headers: service.headers,
+    minDelaySeconds,
+    maxDelaySeconds,
+    ...(longPolling === undefined ? {} : { longPollingTimeoutSeconds: longPolling }),
+    ...(verification ? { verification } : {}),
+    ...(persist ? { persistDirectory: persistenceDirectory } : {}),
+  };
+}
+
+/**
+ * OPA's `discovery` section (v1/plugins/discovery/config.go): the discovery bundle is downloaded from
+ * `service` at `resource` (or `<prefix>/<name>`, prefix `bundles`), polled, verified and persisted as a
+ * bundle is; `decision` (`a/b`, default `name`, else the whole of `data`) is the document evaluated.
+ */
+function discoveryOf(root: Record<string, unknown>, context: BundleContext, bundles: readonly RemoteBundleConfig[]): DiscoveryConfig {
+  const section = object(root.discovery, 'discovery');
+  const text = (key: string): string | undefined => {
+    const value = section[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') throw new BundleConfigError(`discovery.${key} must be a string`);
+    return value;
+  };
+  const name = text('name');
+  const resource = text('resource');
+  const decision = text('decision');
+  const prefix = text('prefix') ?? 'bundles';
+  if (resource === undefined && name === undefined) throw new BundleConfigError('missing required discovery.resource field');
+  const trim = (s: string) => s.replace(/^\/+|\/+$/g, '');
+  const bundle = remoteBundleOf({
+    what: 'discovery',
+    // The persisted discovery bundle's folder, as OPA's discoveryBundleDirName.
+    name: name ?? 'discovery',
+    bundle: section,
+    resource: resource ?? `${trim(prefix)}/${trim(name ?? '')}`,
+    context,
   });
-  const decisionLogs = root.decision_logs === undefined || root.decision_logs === null ? undefined : decisionLogsOf(root.decision_logs, services);
-  const status = root.status === undefined || root.status === null ? undefined : statusOf(root.status, services);
-  return { bundles, ...(decisionLogs ? { decisionLogs } : {}), ...(status ? { status } : {}) };
+  const query = decision ?? name;
+  const path =
+    query === undefined
+      ? []
+      : trim(query)
+          .split('/')
+          .filter((s) => s !== '');
+  const service = typeof section.service === 'string' ? section.service : ([...context.services.keys()][0] as string);
+  return { bundle, path, boot: root, service, signs: bundle.verification !== undefined || bundles.some((b) => b.verification !== undefined) };
 }
 
 type Services = ReadonlyMap<string, { url: string; headers: Record<string, string> }>;

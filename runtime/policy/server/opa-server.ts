@@ -62,6 +62,8 @@ export interface PolicyServerOptions {
    * it: anyone who may query could otherwise make the server send requests.
    */
   allowQueryNetwork?: boolean;
+  /** The discovery bundle's status (OPA's `discovery` entry of the status), when discovery is configured. */
+  discoveryStatus?: () => Record<string, unknown>;
 }
 
 /** Why an ad-hoc query may not reach the network (the server is started without `--allow-query-network`). */
@@ -391,6 +393,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     labels: { id: serverId, version: 'framework_core' },
     plugins: { server: { state: store.current ? 'OK' : 'NOT_READY' } },
     bundles: bundlesStatus(),
+    ...(options.discoveryStatus ? { discovery: options.discoveryStatus() } : {}),
     metrics: { decisions: { ...counts } },
   });
   app.get('/v1/status', (c) => respond(c, { result: app.status() }));

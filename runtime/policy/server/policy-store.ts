@@ -56,7 +56,9 @@ type ReadFiles = PolicyFiles & { bundles: BundleInfo[]; pending: string[] };
 
 export class PolicyStore {
   readonly dir: string | undefined;
-  readonly #sources: BundleSource[];
+  #sources: BundleSource[];
+  /** How many of the sources are `--bundle` paths (the rest are downloads, replaced by `replaceDownloads`). */
+  readonly #pathSources: number;
   /** The bundles of the set being served (their manifests' revisions and roots). */
   #bundles: BundleInfo[] = [];
   #current: PolicySet | undefined;
@@ -91,6 +93,7 @@ export class PolicyStore {
       })),
       ...(options.sources ?? []),
     ];
+    this.#pathSources = (options.bundles ?? []).length;
     this.#logger = options.logger ?? silentLogger;
     this.#debounceMs = options.debounceMs ?? 100;
     this.#recheckMs = options.recheckMs ?? 2000;
@@ -112,6 +115,11 @@ export class PolicyStore {
   /** Every configured bundle source (paths and downloads), activated or not. */
   get sources(): readonly BundleSource[] {
     return this.#sources;
+  }
+
+  /** Replaces the downloaded bundles' sources (a configuration discovered anew); call `reload` after. */
+  replaceDownloads(sources: readonly BundleSource[]): void {
+    this.#sources = [...this.#sources.slice(0, this.#pathSources), ...sources];
   }
 
   get status(): LoadStatus | undefined {

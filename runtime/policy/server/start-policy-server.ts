@@ -15,6 +15,9 @@ import type { DecisionUploadConfig, RemoteBundleConfig, StatusUploadConfig } fro
 import { DecisionUploader } from './decision-upload.js';
 import { StatusUploader } from './status-upload.js';
 import { BundleDownloader } from './bundle-download.js';
+import { isDeepStrictEqual } from 'node:util';
+import { Discovery } from './discovery.js';
+import type { DiscoveryConfig } from './bundle-config.js';
 
 export interface StartPolicyServerOptions {
   /** A policy directory; optional when `bundles` are given. */
@@ -27,6 +30,8 @@ export interface StartPolicyServerOptions {
   bundleLimits?: BundleLimits;
   /** Bundles to download from bundle servers and poll (OPA's `services` and `bundles`; see `readBundleConfig`). */
   remoteBundles?: readonly RemoteBundleConfig[];
+  /** OPA's discovery (see `readServerConfig`): the bundles served then follow the discovered configuration. */
+  discovery?: DiscoveryConfig;
   host?: string;
   /** Listen on a host beyond loopback (`0.0.0.0`, a LAN address); refused otherwise (`ConfigError`). */
   allowRemote?: boolean;
@@ -70,28 +75,71 @@ export interface RunningPolicyServer {
 export async function startPolicyServer(options: StartPolicyServerOptions): Promise<RunningPolicyServer> {
   const host = options.host ?? '127.0.0.1';
   checkLoopbackListen({ service: 'The policy server', host, allowRemote: options.allowRemote ?? false, option: '--allow-remote' });
-  if (options.dir === undefined && (options.bundles ?? []).length === 0 && (options.remoteBundles ?? []).length === 0) {
+  if (options.dir === undefined && (options.bundles ?? []).length === 0 && (options.remoteBundles ?? []).length === 0 && options.discovery === undefined) {
     throw new ConfigError({ context: 'The policy server has nothing to serve', issues: [{ variable: 'dir', message: 'give a policy directory or --bundle' }] });
   }
   let verification: VerificationKey | undefined;
-  const downloaders: BundleDownloader[] = [];
+  let downloaders: BundleDownloader[] = [];
+  let running = false;
+  let discovery: Discovery | undefined;
+  const downloaderOf = (remote: RemoteBundleConfig) =>
+    new BundleDownloader(remote, {
+      activate: () => store.reload(),
+      onStatusChange: () => void statusUploader?.update(),
+      v0Compatible: options.v0Compatible === true,
+      ...(options.bundleLimits ? { limits: options.bundleLimits } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  /** Serves the bundles of a discovered configuration: unchanged ones keep downloading, the others are stopped or started. */
+  const applyBundles = async (configs: readonly RemoteBundleConfig[]): Promise<string | undefined> => {
+    const current = new Map(downloaders.map((d) => [d.name, d]));
+    const next: BundleDownloader[] = [];
+    const fresh: BundleDownloader[] = [];
+    try {
+      for (const config of configs) {
+        const existing = current.get(config.name);
+        if (existing !== undefined && isDeepStrictEqual(existing.config, config)) {
+          next.push(existing);
+          current.delete(config.name);
+          continue;
+        }
+        const downloader = downloaderOf(config);
+        next.push(downloader);
+        fresh.push(downloader);
+      }
+    } catch (error) {
+      if (error instanceof BundleSignatureError) return `the discovered configuration: ${error.message}`;
+      throw error;
+    }
+    // A bundle whose configuration changed starts anew (nothing of it served until its download is verified again).
+    for (const gone of current.values()) gone.stop();
+    for (const downloader of fresh) await downloader.loadPersisted();
+    downloaders = next;
+    store.replaceDownloads(next);
+    if (!(await store.reload())) {
+      for (const downloader of fresh) downloader.dropPersisted();
+      await store.reload();
+    }
+    if (running) for (const downloader of fresh) downloader.start();
+    return undefined;
+  };
   // Reports once the server listens (the first one on start; a download finished before then is in it).
   const statusUploader = options.statusUpload
     ? new StatusUploader({ config: options.statusUpload, report: () => app.status(), ...(options.logger ? { logger: options.logger } : {}) })
     : undefined;
   try {
     verification = options.verification === undefined ? undefined : verificationKey(options.verification);
-    for (const remote of options.remoteBundles ?? []) {
-      downloaders.push(
-        new BundleDownloader(remote, {
-          activate: () => store.reload(),
+    for (const remote of options.remoteBundles ?? []) downloaders.push(downloaderOf(remote));
+    discovery = options.discovery
+      ? new Discovery({
+          config: options.discovery,
+          applyBundles,
           onStatusChange: () => void statusUploader?.update(),
           v0Compatible: options.v0Compatible === true,
           ...(options.bundleLimits ? { limits: options.bundleLimits } : {}),
           ...(options.logger ? { logger: options.logger } : {}),
-        }),
-      );
-    }
+        })
+      : undefined;
   } catch (error) {
     if (!(error instanceof BundleSignatureError)) throw error;
     throw new ConfigError({ context: 'The bundle verification key cannot be used', issues: [{ variable: '--verification-key', message: error.message }] });
@@ -105,7 +153,16 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
     ...(options.recheckMs === undefined ? {} : { recheckMs: options.recheckMs }),
     v0Compatible: options.v0Compatible === true,
   });
-  if (!(await store.reload())) throw new PolicyLoadError(store.status?.problems ?? []);
+  // Persisted bundles (`persist: true`) serve from the start, before their first download, as OPA activates them.
+  const persisted = (await Promise.all(downloaders.map((d) => d.loadPersisted()))).some(Boolean);
+  if (!(await store.reload())) {
+    // One that does not compile with the rest is not served (OPA logs its activation failure and starts without it).
+    if (!persisted) throw new PolicyLoadError(store.status?.problems ?? []);
+    for (const downloader of downloaders) downloader.dropPersisted();
+    if (!(await store.reload())) throw new PolicyLoadError(store.status?.problems ?? []);
+  }
+  // A persisted discovery bundle yields its configuration before the first download, as OPA's plugin loads it.
+  await discovery?.loadPersisted();
   const logStream =
     options.decisionLog === undefined ? undefined : options.decisionLog === '-' ? process.stdout : createWriteStream(options.decisionLog, { flags: 'a' });
   const uploader = options.decisionUpload
@@ -129,6 +186,7 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
     ...(decisionLog ? { decisionLog } : {}),
     ...(options.evalTimeoutMs === undefined ? {} : { evalTimeoutMs: options.evalTimeoutMs }),
     ...(options.workers === 0 || !DecisionPool.available() ? { pool: false as const } : { pool: new DecisionPool({ size: options.workers ?? 2 }) }),
+    ...(discovery ? { discoveryStatus: () => (discovery as Discovery).status() } : {}),
   });
   let listening;
   try {
@@ -148,12 +206,15 @@ export async function startPolicyServer(options: StartPolicyServerOptions): Prom
   if (options.watch ?? true) store.watch();
   void statusUploader?.update();
   uploader?.start();
+  running = true;
   for (const downloader of downloaders) downloader.start();
+  discovery?.start();
   return {
     url: listening.url,
     port: listening.port,
     store,
     async close() {
+      discovery?.stop();
       for (const downloader of downloaders) downloader.stop();
       // What is left of the decision events goes out once more, as OPA's plugin does on a graceful stop.
       await uploader?.stop();

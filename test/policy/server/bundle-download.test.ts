@@ -157,8 +157,10 @@ describe('bundles polled from a bundle server (--config-file)', () => {
     expect(refusal({ services: { s: { url: 'http://x', credentials: { oauth2: {} } } } })).toBe(
       'services.s.credentials: only bearer tokens are supported here',
     );
-    expect(refusal({ discovery: {} })).toBe('the configuration\'s "discovery" section is not supported here (services, bundles, keys, decision_logs, status)');
-    expect(refusal({ services: [{ name: 's', url: 'http://x/' }], bundles: { b: { persist: true } } })).toBe('bundles.b.persist is not supported here');
+    expect(refusal({ distributed_tracing: {} })).toBe(
+      'the configuration\'s "distributed_tracing" section is not supported here (services, bundles, keys, labels, decision_logs, status, persistence_directory, discovery)',
+    );
+    expect(refusal({ services: [{ name: 's', url: 'http://x/' }], bundles: { b: { trigger: 'manual' } } })).toBe('bundles.b.trigger is not supported here');
     // OPA's defaults: the only service, resource bundles/<name>, polling 60..120 s.
     expect(bundleConfigOf({ services: [{ name: 's', url: 'http://x/' }], bundles: { b: {} } })).toEqual([
       { name: 'b', url: 'http://x/bundles/b', headers: {}, minDelaySeconds: 60, maxDelaySeconds: 120 },
