@@ -151,6 +151,9 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): Direct
   if (options.pushSigner) mountPushJwks(app, options.pushSigner);
 
   const answerer: RpcAnswerer = { card: options.card, guard: options.guard, transport, legacy, logger };
+  // A route the app already had for POST at this path (a front door's, when the card's URL is one of its paths)
+  // answers before ours in Hono: the direct route then leaves it the request, as the app would.
+  const shadowed = app.routes.some((route) => (route.method === 'POST' || route.method === 'ALL') && ['*', '/*', rpcPath].includes(route.path));
   app.post(rpcPath, async (c) => {
     const contentType = requestHeader(c, 'content-type');
     if (!isJsonRpcContentType(contentType)) return contentTypeRefusal(contentType);
@@ -194,6 +197,7 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): Direct
       Allow: 'POST',
     }),
   );
+  if (shadowed) return () => false;
   return directJsonRpc({
     rpcPath,
     acceptsContentType: isJsonRpcContentType,

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { createA2AServer, type A2AServer } from '../../runtime/a2a/a2a-server.js';
@@ -92,6 +93,17 @@ describe('the JSON-RPC route below Hono', () => {
       statuses.push(direct.status);
     }
     expect(statuses).toEqual([401, 200, 400, 400, 413]);
+  });
+
+  it('leaves the request to the app when the app already had a POST route at that path (it would answer first)', async () => {
+    const own = createBaseApp({ logger: silentLogger });
+    own.post('/rpc/', (c) => c.text('the front door'));
+    const shadowed = server.mount(own);
+    const post = { method: 'POST', url: '/rpc/', headers: { 'content-type': 'application/json' } } as unknown as IncomingMessage;
+    expect(shadowed(post, {} as ServerResponse)).toBe(false);
+    expect(await (await own.request('http://127.0.0.1/rpc/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).text()).toBe(
+      'the front door',
+    );
   });
 
   it('leaves what it does not serve to the app: another content type is the A2A 415', async () => {
