@@ -16,7 +16,6 @@ import {
 } from '@a2a-js/sdk';
 import { RequestMalformedError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import { DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
-import { processEventsWithoutPush, sdkProcessEvents, type RequestHandlerInternals } from './blocking-send-events.js';
 import { redactPushConfig } from './push/redact-push-config.js';
 
 /** RFC 3339 date-time (a protobuf `Timestamp` in JSON), the form `statusTimestampAfter` takes. */
@@ -40,8 +39,6 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
  * their webhook secrets redacted (`redactPushConfig`): the `token` and
  * `authentication.credentials` are write-only, on every binding (the SDK
  * returned them in clear to anyone who could list a task's configs).
- * A blocking send on an agent that sends no push notifications skips the
- * SDK's per-event push payload and task copy (`processEventsWithoutPush`).
  */
 export class CheckedRequestHandler extends DefaultRequestHandler {
   override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
@@ -89,19 +86,6 @@ export class CheckedRequestHandler extends DefaultRequestHandler {
     return { ...listed, configs: listed.configs.map(redactPushConfig) };
   }
 }
-
-/** The SDK handler's fields that decide whether a push notification can be sent (private in its types). */
-interface PushFields {
-  agentCard: { capabilities?: { pushNotifications?: boolean } };
-  pushNotificationSender?: unknown;
-}
-
-// The SDK's blocking-send event loop, or the same loop without the push work when the SDK would drop it anyway
-// (`_sendPushNotificationIfNeeded` sends only when the card declares push notifications and a sender is set).
-(CheckedRequestHandler.prototype as unknown as RequestHandlerInternals)._processEvents = function (this: RequestHandlerInternals & PushFields, ...args) {
-  const loop = this.agentCard.capabilities?.pushNotifications && this.pushNotificationSender ? sdkProcessEvents : processEventsWithoutPush;
-  return loop.apply(this, args);
-};
 
 function checkHistoryLength(historyLength: number | undefined): void {
   if (historyLength !== undefined && !(Number.isInteger(historyLength) && historyLength >= 0))
