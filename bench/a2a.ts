@@ -18,17 +18,17 @@
  *      JSON document, the transport of (b), for a caller that wants only the
  *      outcome (the planner's delegated steps).
  *
- * BENCH_A2A_BEFORE=<another build's dist> (e.g. /work/base/dist) adds (d) as
- * that build makes it (its `agentConnection` and validator in this process,
- * its executor from its own CLI) to the same interleaved rounds, so a change
- * is measured before and after under the same load.
+ * BENCH_A2A_BEFORE=<another build's dist> (e.g. /work/base/dist) adds (d) and
+ * (e) as that build makes them (its `agentConnection` and validator in this
+ * process, its executor from its own CLI) to the same interleaved rounds, so a
+ * change is measured before and after under the same load.
  *
  * Then decision-log delivery: BENCH_A2A_LOGS events (a third of them denials)
  * shipped to a Guardian as fast as the shipper batches them (events/s), and
  * the same across a Guardian restart in the middle (denials lost: must be 0).
  *
  *   npm run bench:a2a        (BENCH_A2A_CALLS=300 BENCH_A2A_WARMUP=30 BENCH_A2A_ROUNDS=10 BENCH_A2A_LOGS=20000 by default;
- *                             BENCH_A2A_BEFORE=<dist> adds the other build's (d);
+ *                             BENCH_A2A_BEFORE=<dist> adds the other build's (d) and (e);
  *                             BENCH_A2A_LOGS=0 skips the decision-log figures; BENCH_A2A_PROFILE=<dir> has the executors
  *                             write CPU profiles there)
  *
@@ -242,15 +242,15 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(1))
         .join(' ')})`,
     );
-    const [a, b, bStream, c, d, e, dBefore] = (await measureAll([
+    const [a, b, bStream, c, d, e, dBefore, eBefore] = (await measureAll([
       { call: () => hop(planner, checked.card, { validator: strict, keys }), peerPid: checked.pid },
       { call: () => plainSend(client), peerPid: open.pid },
       { call: () => plainStream(client), peerPid: open.pid },
       { call: () => hop(planner, signedOnly.card, { validator: disabled, keys }), peerPid: signedOnly.pid },
       { call: () => hop(planner, local.card, { validator: strictLocal, keys }), peerPid: local.pid },
       { call: () => hop(planner, local.card, { validator: strictLocal, keys, stream: false }), peerPid: local.pid },
-      ...(before ? [before.variant] : []),
-    ])) as [Figures, Figures, Figures, Figures, Figures, Figures, Figures | undefined];
+      ...(before ? before.variants : []),
+    ])) as [Figures, Figures, Figures, Figures, Figures, Figures, Figures | undefined, Figures | undefined];
 
     console.log(row('(a)  agentConnection, strict via Guardian, signed', a));
     console.log(row('(b)  SDK sendMessage, no validation, unsigned', b));
@@ -259,6 +259,7 @@ async function main(): Promise<void> {
     console.log(row('(d)  agentConnection, strict from local bundle, signed', d));
     console.log(row('(e)  (d) with stream: false (one blocking SendMessage)', e));
     if (dBefore) console.log(row(`(d)  as the build at ${BEFORE} makes it`, dBefore));
+    if (eBefore) console.log(row(`(e)  as the build at ${BEFORE} makes it`, eBefore));
     const ratio = (x: Figures, y: Figures) => {
       const r = roundRatio(x, y);
       return `p50 ×${r.median.toFixed(2)} (median of ${ROUNDS} rounds, ${r.low.toFixed(2)}-${r.high.toFixed(2)}), calls/s ×${(x.perSecond / y.perSecond).toFixed(2)}`;
@@ -269,6 +270,7 @@ async function main(): Promise<void> {
     console.log(`overhead (d)/(b'):  ${ratio(d, bStream)}   (same streaming transport)`);
     console.log(`overhead (e)/(b):   ${ratio(e, b)}   (same blocking transport)`);
     if (dBefore) console.log(`after/before (d):   ${ratio(d, dBefore)}`);
+    if (eBefore) console.log(`after/before (e):   ${ratio(e, eBefore)}`);
     // The issue's row: the signed + strict hop against the plain SDK send, each over the same transport.
     const row40 = (label: string, x: Figures, y: Figures) => {
       const target = roundRatio(x, y).median;
@@ -291,6 +293,7 @@ async function main(): Promise<void> {
     cpuRow("(d)/(b')", d, bStream);
     cpuRow('(d)/(b)', d, b);
     if (dBefore) cpuRow('(d) after/before', d, dBefore);
+    if (eBefore) cpuRow('(e) after/before', e, eBefore);
     console.log(`policy round trips (a)−(c): ${(a.p50 - c.p50).toFixed(2)} ms p50 per call (two Guardian → policy engine decisions)`);
     console.log(
       `local decisions (d)−(c): ${(d.p50 - c.p50).toFixed(2)} ms p50, ${(d.cpuMs + d.peerCpuMs - c.cpuMs - c.peerCpuMs).toFixed(2)} ms cpu per call (two in-process a2a_access evaluations + decision logs)`,
@@ -307,13 +310,13 @@ async function main(): Promise<void> {
 }
 
 /**
- * (d) as another build makes it: that build's `agentConnection` and validator (loaded from `dist`, deciding from
- * the same Guardian's bundle) calling that build's executor, started from its own CLI with (d)'s environment.
+ * (d) and (e) as another build makes them: that build's `agentConnection` and validator (loaded from `dist`, deciding
+ * from the same Guardian's bundle) calling that build's executor, started from its own CLI with (d)'s environment.
  */
 async function beforeHop(
   dist: string,
   options: { keysJson: string; guardianUrl: string; planner: AgentCard },
-): Promise<{ variant: Variant; close(): Promise<void> }> {
+): Promise<{ variants: [Variant, Variant]; close(): Promise<void> }> {
   const load = <T>(path: string) => import(`${dist}/${path}`) as Promise<T>;
   const [hopModule, validatorModule, configModule, ringModule, keyModule] = await Promise.all([
     load<typeof import('./support/a2a-hop.js')>('bench/support/a2a-hop.js'),
@@ -330,7 +333,10 @@ async function beforeHop(
   const validator = validatorModule.createValidator(configModule.loadA2AConfig({ env }), { keys });
   const started = await executor({ A2A_KEYS: options.keysJson, ...env }, `${dist}/../cli/bin/run.js`);
   return {
-    variant: { call: () => hopModule.hop(options.planner, started.card, { validator, keys }), peerPid: started.pid },
+    variants: [
+      { call: () => hopModule.hop(options.planner, started.card, { validator, keys }), peerPid: started.pid },
+      { call: () => hopModule.hop(options.planner, started.card, { validator, keys, stream: false }), peerPid: started.pid },
+    ],
     close: started.close,
   };
 }

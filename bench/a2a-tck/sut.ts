@@ -61,7 +61,7 @@ const server = await createA2AServer({
   executor: mainBranch || v03Branch ? new MainBranchExecutor() : new TckExecutor(),
 });
 const app = createBaseApp({ logger });
-server.mount(app);
+const direct = server.mount(app);
 if (mainBranch) {
   // The main branch's REST client joins its paths to the interface URL with a leading slash (urljoin(base, "/tasks")),
   // which drops the interface's `/rest`: its REST requests arrive at the root and are passed on to `/rest`.
@@ -82,7 +82,7 @@ if (mainBranch) {
   };
   for (const path of ['/message:send', '/message:stream', '/tasks', '/tasks/*', '/extendedAgentCard']) app.all(path, forward);
 }
-const listening = await listen(app, { host: '127.0.0.1', port });
+const listening = await listen(app, { host: '127.0.0.1', port, direct });
 // The gRPC binding on the next port (as the TCK's reference SUT serves it), A2A_TCK_GRPC_PORT to choose another.
 const grpcListening =
   mainBranch || v03Branch

@@ -64,10 +64,19 @@ export function callContext(
   caller: AdmittedCaller,
   options: { tenant?: string; extensionsHeader?: string; version?: string } = {},
 ): ServerCallContext {
+  return callContextFrom((name) => requestHeader(c, name), caller, options);
+}
+
+/** {@link callContext} of a request whose headers `header` reads (a route below Hono). */
+export function callContextFrom(
+  header: (name: string) => string | undefined,
+  caller: AdmittedCaller,
+  options: { tenant?: string; extensionsHeader?: string; version?: string } = {},
+): ServerCallContext {
   return new ServerCallContext({
     user: callerUser(caller),
-    requestedVersion: options.version ?? requestHeader(c, A2A_VERSION_HEADER) ?? ABSENT_VERSION,
-    requestedExtensions: Extensions.parseServiceParameter(requestHeader(c, options.extensionsHeader ?? 'A2A-Extensions')),
+    requestedVersion: options.version ?? header(A2A_VERSION_HEADER) ?? ABSENT_VERSION,
+    requestedExtensions: Extensions.parseServiceParameter(header(options.extensionsHeader ?? 'A2A-Extensions')),
     ...(options.tenant ? { tenant: options.tenant } : {}),
   });
 }

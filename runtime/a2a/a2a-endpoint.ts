@@ -1,26 +1,25 @@
 import { createHash } from 'node:crypto';
 import { A2A_VERSION_HEADER, AgentCard as AgentCardJson, SecurityRequirement, SecurityScheme, type AgentCard } from '@a2a-js/sdk';
-import { isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
-import { JsonRpcTransportHandler, validateVersion, type A2ARequestHandler } from '@a2a-js/sdk/server';
-import type { Context, Hono } from 'hono';
+import { JsonRpcTransportHandler, type A2ARequestHandler } from '@a2a-js/sdk/server';
+import type { Hono } from 'hono';
 import { BadRequestError } from '../core/errors/bad-request-error.js';
-import { isPlainObject } from '../core/json.js';
-import { errorFields, silentLogger, type Logger } from '../core/logger.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import { errorResponse } from '../core/server/http-error.js';
 import { clientAbort, requestHeader } from '../core/server/node-bindings.js';
-import { checkJsonDepth } from '../core/server/read-json-body.js';
 import { sseResponse } from '../core/server/sse-response.js';
-import { ABSENT_VERSION, authenticateA2ARequest, callContext, messageOf } from './a2a-admission.js';
+import { authenticateA2ARequest, messageOf } from './a2a-admission.js';
 import { mountRestBinding } from './a2a-rest-binding.js';
 import { mountLegacyRestBinding } from './legacy-rest-binding.js';
 import { A2A_LEGACY_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION, A2A_REST_BINDING, cardUrl } from './agent-card.js';
-import { invalidJsonRpcRequest, jsonRpcIdOf } from './json-rpc-request.js';
+import { answerJsonRpc, type RpcAnswerer, type RpcExchange } from './json-rpc-answer.js';
+import { directJsonRpc } from './direct-json-rpc.js';
+import type { DirectHandler } from '../core/server/listen.js';
 import { cardForAnyVersion, legacyCardJson } from './legacy-agent-card.js';
 import { mountPushJwks, PUSH_JWKS_PATH, withPushSignatureExtension } from './push/push-jwks.js';
 import type { WebhookSigner } from './push/webhook-signer.js';
-import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
+import type { A2ARequestGuard } from './request-guard.js';
 import { SIGNATURE_HEADERS, SIGNATURE_SCHEME } from './signing/request-signature.js';
 
 export { messageOf };
@@ -50,15 +49,6 @@ export interface A2AEndpointOptions {
   pushSigner?: WebhookSigner;
 }
 
-type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: unknown };
-
-/**
- * Mounts the A2A endpoint on `app`: the agent card at
- * `/.well-known/agent-card.json` and JSON-RPC (send, streaming send over
- * SSE, get task, cancel task, ...) at the path of the card's URL, served by
- * the official SDK's `JsonRpcTransportHandler`. Each JSON-RPC request is
- * admitted by the guard (signature, then policy) before the SDK parses it.
- */
 /** How long a client may cache the card (it changes only when the agent restarts with a new card). */
 const CARD_MAX_AGE_SECONDS = 300;
 
@@ -88,12 +78,17 @@ function publicCard(card: AgentCard, signatureRequired: boolean): unknown {
   };
 }
 
-/** A refusal before the SDK sees the request, as a JSON-RPC error (-32600) that also names our error code. */
-function jsonRpcRefusal(status: number, code: string, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message, data: { code } } }, { status });
-}
-
-export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
+/**
+ * Mounts the A2A endpoint on `app`: the agent card at
+ * `/.well-known/agent-card.json` and JSON-RPC (send, streaming send over
+ * SSE, get task, cancel task, ...) at the path of the card's URL, served by
+ * the official SDK's `JsonRpcTransportHandler`. Each JSON-RPC request is
+ * admitted by the guard (signature, then policy) before the SDK parses it.
+ *
+ * Returns the same JSON-RPC route below Hono (`directJsonRpc`): give it to
+ * `listen(app, { direct })` so a hop skips Hono's Request and Response.
+ */
+export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): DirectHandler {
   const logger = options.logger ?? silentLogger;
   const transport = new JsonRpcTransportHandler(options.requestHandler);
   // v0.3 requests (A2A-Version 0.3, or none) go through the SDK's compatibility layer, behind the same guard.
@@ -155,100 +150,22 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
 
   if (options.pushSigner) mountPushJwks(app, options.pushSigner);
 
+  const answerer: RpcAnswerer = { card: options.card, guard: options.guard, transport, legacy, logger };
+  // A route the app already had for POST at this path (a front door's, when the card's URL is one of its paths)
+  // answers before ours in Hono: the direct route then leaves it the request, as the app would.
+  const shadowed = app.routes.some((route) => (route.method === 'POST' || route.method === 'ALL') && ['*', '/*', rpcPath].includes(route.path));
   app.post(rpcPath, async (c) => {
-    const contentType = requestHeader(c, 'content-type')?.split(';', 1)[0]?.trim().toLowerCase();
-    if (contentType !== 'application/json' && contentType !== 'application/a2a+json') {
-      // The A2A error (-32005 ContentTypeNotSupportedError) with HTTP 415.
-      const error = new ContentTypeNotSupportedError(
-        `Send A2A JSON-RPC requests with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'none'}).`,
-      );
-      return Response.json({ jsonrpc: '2.0', id: null, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }, { status: 415 });
-    }
+    const contentType = requestHeader(c, 'content-type');
+    if (!isJsonRpcContentType(contentType)) return contentTypeRefusal(contentType);
     const admitted = await authenticateA2ARequest(c, options);
     if (admitted.refusal) return admitted.refusal;
-    const { caller, body } = admitted;
-    let rpc: unknown;
-    try {
-      rpc = JSON.parse(body);
-    } catch {
-      return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Invalid JSON payload.' } });
-    }
-    try {
-      checkJsonDepth(rpc);
-    } catch (error) {
-      // Deeper input would overflow the SDK's validation (a stack overflow, once a 500).
-      return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${(error as Error).message}` } }, 400);
-    }
-    // A2A defines single requests only; the SDK would read an array as a malformed request object.
-    if (Array.isArray(rpc)) return jsonRpcRefusal(400, 'invalid_request', 'Invalid Request: A2A does not support JSON-RPC batches; send one request per call.');
-    await options.guard.authorize(caller, messageOf(rpc));
-    return answer(c, rpc, caller);
+    const io: RpcExchange<Response> = {
+      header: (name) => requestHeader(c, name),
+      json: (body, status) => (status === undefined ? c.json(body) : c.json(body, status as 400)),
+      stream: (stream) => sseResponse(c, { ...stream, abort: clientAbort(c), keepAliveMs: options.keepAliveMs }),
+    };
+    return answerJsonRpc(io, admitted.body, admitted.caller, answerer);
   });
-
-  async function answer(c: Context, rpc: unknown, caller: AdmittedCaller): Promise<Response> {
-    const id = jsonRpcIdOf(rpc);
-    // Not a JSON-RPC 2.0 request object: -32600 before any handler reads its params (HTTP 200, as JSON-RPC errors are).
-    const invalid = invalidJsonRpcRequest(rpc);
-    if (invalid !== undefined) return c.json({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${invalid}.` } });
-    // No A2A-Version means 0.3 (the spec), unless the method is a 1.0 name (`SendMessage`, never a 0.3 one): clients
-    // that name 1.0 methods but send no header (the TCK's main branch) get the 1.0 handler.
-    const header = requestHeader(c, A2A_VERSION_HEADER);
-    const method = isPlainObject(rpc) && typeof rpc.method === 'string' ? rpc.method : '';
-    const isLegacy = header === undefined ? !isV1JsonRpcMethod(method) : header === A2A_LEGACY_PROTOCOL_VERSION;
-    const context = callContext(c, caller, {
-      ...(isLegacy ? { extensionsHeader: 'X-A2A-Extensions' } : {}),
-      ...(header === undefined ? { version: isLegacy ? ABSENT_VERSION : A2A_PROTOCOL_VERSION } : {}),
-    });
-    const mapError = isLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
-    try {
-      validateVersion(context.requestedVersion, options.card, 'JSONRPC');
-    } catch (error) {
-      // The client's mistake, not ours: one line at warn, no stack.
-      logger.warn('A2A request refused: unsupported protocol version', { requested: context.requestedVersion, error: (error as Error).message });
-      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
-    }
-    let outcome;
-    try {
-      outcome = await (isLegacy ? legacy : transport).handle(rpc as Record<string, unknown>, context);
-    } catch (error) {
-      logger.error('A2A request failed', errorFields(error));
-      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
-    }
-    if (!isAsyncIterable(outcome)) return c.json(outcome);
-    // An error before the first event: a request that named A2A-Version 1.0 gets a plain JSON-RPC answer, as the 1.0
-    // Python SDK server sends and the 1.0 TCK reads; a 0.3 request, or one with no version (the TCK's main branch),
-    // gets an event stream whose one event is the error (0.3 §3.3.1: streaming methods answer 200
-    // text/event-stream; the Python 0.3 SDK does so, and those clients refuse any other content type).
-    const iterator = outcome[Symbol.asyncIterator]();
-    let first: IteratorResult<JsonRpcAnswer> | { failed: JsonRpcAnswer };
-    try {
-      first = (await iterator.next()) as IteratorResult<JsonRpcAnswer>;
-    } catch (error) {
-      const failed = { jsonrpc: '2.0' as const, id, error: mapError(error) };
-      if (header === A2A_PROTOCOL_VERSION) return c.json(failed);
-      first = { failed };
-    }
-    async function* events(): AsyncGenerator<{ answer: JsonRpcAnswer; failed: boolean }> {
-      if ('failed' in first) {
-        yield { answer: first.failed, failed: true };
-        return;
-      }
-      if (first.done) return;
-      yield { answer: first.value, failed: false };
-      try {
-        for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield { answer: next.value as JsonRpcAnswer, failed: false };
-      } catch (error) {
-        logger.error('A2A stream failed', errorFields(error));
-        yield { answer: { jsonrpc: '2.0', id, error: mapError(error) }, failed: true };
-      }
-    }
-    return sseResponse(c, {
-      events: events(),
-      encode: ({ answer: event, failed }) => (failed ? { event: 'error', data: JSON.stringify(event) } : { data: JSON.stringify(event) }),
-      abort: clientAbort(c),
-      keepAliveMs: options.keepAliveMs,
-    });
-  }
 
   // Before the JSON-RPC catch-all, so `/rest/...` under a `/` JSON-RPC path reaches the REST routes.
   if (restInterface) {
@@ -280,8 +197,28 @@ export function mountA2AEndpoint(app: Hono, options: A2AEndpointOptions): void {
       Allow: 'POST',
     }),
   );
+  if (shadowed) return () => false;
+  return directJsonRpc({
+    rpcPath,
+    acceptsContentType: isJsonRpcContentType,
+    answerer,
+    maxBodyBytes: options.maxBodyBytes,
+    logger,
+    keepAliveMs: options.keepAliveMs,
+  });
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+/** Whether a JSON-RPC request's Content-Type is one A2A accepts (`application/json` or `application/a2a+json`). */
+export function isJsonRpcContentType(contentType: string | undefined): boolean {
+  if (contentType === 'application/json') return true;
+  const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
+  return mediaType === 'application/json' || mediaType === 'application/a2a+json';
+}
+
+/** The A2A error (-32005 ContentTypeNotSupportedError) with HTTP 415. */
+export function contentTypeRefusal(contentType: string | undefined): Response {
+  const error = new ContentTypeNotSupportedError(
+    `Send A2A JSON-RPC requests with "Content-Type: application/json" (got ${contentType ? `"${contentType.split(';', 1)[0]?.trim().toLowerCase()}"` : 'none'}).`,
+  );
+  return Response.json({ jsonrpc: '2.0', id: null, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }, { status: 415 });
 }

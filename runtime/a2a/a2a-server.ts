@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { AgentCard } from '@a2a-js/sdk';
 import type { AgentExecutor } from '@a2a-js/sdk/server';
 import type { Hono } from 'hono';
+import type { DirectHandler } from '../core/server/listen.js';
 import type { AgentConfig } from '../core/config.js';
 import type { FrameworkCore } from '../core/framework-core.js';
 import type { Logger } from '../core/logger.js';
@@ -27,8 +28,8 @@ import type { AgentRef } from './validation-input.js';
 import { createValidator } from './validator.js';
 
 export interface A2AServer {
-  /** Adds the card route and the JSON-RPC route to `app`. */
-  mount(app: Hono): void;
+  /** Adds the card route and the JSON-RPC route to `app`; returns the JSON-RPC route below Hono, for `listen(app, { direct })`. */
+  mount(app: Hono): DirectHandler;
   /** Serves the gRPC binding on its own port, behind the same guard, and declares it in the card. */
   serveGrpc(options: { host: string; port: number }): Promise<GrpcListening>;
   /** Closes the task and nonce stores. */

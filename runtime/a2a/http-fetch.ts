@@ -30,9 +30,11 @@ export const HTTP_FETCH_IDLE_TIMEOUT_MS = 300_000;
  * `Content-Length`); a redirect is never followed (it fails as `fetch` with
  * `redirect: 'error'` does); a failure before the answer rejects as `fetch`
  * does (`TypeError('fetch failed')` with the socket error as `cause`), an
- * abort with the signal's reason; a peer lost mid-answer errors the body
- * (`ECONNRESET`). The answer is a standard `Response` whose body streams as
- * it arrives (SSE events reach the caller one by one).
+ * abort with the signal's reason. The answer is a standard `Response`: an
+ * event stream's body streams as it arrives (SSE events reach the caller one
+ * by one, and a peer lost mid-answer errors it with `ECONNRESET`); any other
+ * body is read whole first and handed over as bytes (a peer lost mid-answer
+ * then rejects the call: `isLostMidAnswer`).
  */
 export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
   const signal = init.signal ?? undefined;
@@ -68,17 +70,32 @@ export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
         fail(new TypeError('fetch failed', { cause: new RangeError(`the peer answered with HTTP status ${status}`) }));
         return;
       }
-      let answer: Response;
-      try {
-        answer = responseOf(response, status, init.method);
-      } catch (error) {
-        // A status text or header the Fetch standard refuses: a failed call, never an exception out of this callback.
-        response.destroy();
-        fail(new TypeError('fetch failed', { cause: error }));
+      const answerWith = (body: Buffer | undefined) => {
+        let answer: Response;
+        try {
+          answer = responseOf(response, status, init.method, body);
+        } catch (error) {
+          // A status text or header the Fetch standard refuses: a failed call, never an exception out of this callback.
+          response.destroy();
+          fail(new TypeError('fetch failed', { cause: error }));
+          return;
+        }
+        settled = true;
+        resolve(answer);
+      };
+      if (streams(response, status, init.method)) {
+        answerWith(undefined);
         return;
       }
-      settled = true;
-      resolve(answer);
+      // A JSON (or other whole) answer is read here and handed over as bytes: a body stream bridged from Node's to a
+      // Web stream costs more than the rest of a small answer, and the transports read such answers whole anyway.
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.once('end', () => answerWith(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+      response.once('error', (error) => fail(signal?.aborted ? abortReason(signal) : lostMidAnswer(error)));
+      response.once('close', () => {
+        if (!response.complete) fail(lostMidAnswer(Object.assign(new Error('the peer closed the connection mid-answer'), { code: 'ECONNRESET' })));
+      });
     });
     request.setTimeout(HTTP_FETCH_IDLE_TIMEOUT_MS, () => {
       const timeout = Object.assign(new Error(`${url.origin} sent nothing for ${HTTP_FETCH_IDLE_TIMEOUT_MS / 1000} s`), { code: 'ETIMEDOUT' });
@@ -93,19 +110,41 @@ export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
   });
 }
 
-/** The standard `Response` for a Node answer; its body streams from the socket. Throws where the Fetch standard refuses a status text or header. */
-function responseOf(response: http.IncomingMessage, status: number, method: string): Response {
+/** Whether an answer's body is handed over as it arrives: an event stream (SSE events reach the caller one by one), or no body at all. */
+function streams(response: http.IncomingMessage, status: number, method: string): boolean {
+  if (NULL_BODY_STATUS.has(status) || method === 'HEAD') return true;
+  const type = response.headers['content-type'];
+  return type !== undefined && /^\s*text\/event-stream/i.test(type);
+}
+
+/**
+ * The standard `Response` for a Node answer: with `body` (the answer read whole), or else a body that streams from the
+ * socket. Throws where the Fetch standard refuses a status text or header.
+ */
+function responseOf(response: http.IncomingMessage, status: number, method: string, body: Buffer | undefined): Response {
   const headers = new Headers();
   const raw = response.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   const empty = NULL_BODY_STATUS.has(status) || method === 'HEAD';
-  const answer = new Response(empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>), {
+  const answer = new Response(empty ? null : ((body as Uint8Array<ArrayBuffer> | undefined) ?? (Readable.toWeb(response) as ReadableStream<Uint8Array>)), {
     status,
     statusText: response.statusMessage ?? '',
     headers,
   });
   if (empty) response.resume();
   return answer;
+}
+
+const MID_ANSWER = Symbol('lost mid-answer');
+
+/** The rejection of a call whose peer went away (or went silent) after its answer began: the request was sent. */
+function lostMidAnswer(cause: unknown): TypeError {
+  return Object.assign(new TypeError('fetch failed', { cause }), { [MID_ANSWER]: true });
+}
+
+/** Whether `error` is {@link httpFetch}'s rejection of a call whose answer began and then broke off. */
+export function isLostMidAnswer(error: unknown): boolean {
+  return error instanceof TypeError && (error as { [MID_ANSWER]?: boolean })[MID_ANSWER] === true;
 }
 
 function abortReason(signal: AbortSignal): Error {

@@ -6,7 +6,7 @@ import { PermissionError } from './errors/permission-error.js';
 import { SignatureError } from './errors/signature-error.js';
 import type { SigningKey } from './signing/signing-key.js';
 import { signRequest } from './signing/request-signature.js';
-import { httpFetch } from './http-fetch.js';
+import { httpFetch, isLostMidAnswer } from './http-fetch.js';
 
 /**
  * A `fetch` for the SDK's transports that signs every request from `source`
@@ -50,7 +50,13 @@ export function signingFetch(options: { source: string; target: string; key: Sig
         });
       }
       const code = error instanceof Error && error.cause instanceof Error ? (error.cause as NodeJS.ErrnoException).code : undefined;
-      throw new AgentNotReadyError({ url: url.origin, detail, cause: error, unreached: code !== undefined && UNREACHED_CODES.has(code) });
+      throw new AgentNotReadyError({
+        url: url.origin,
+        detail,
+        cause: error,
+        unreached: code !== undefined && UNREACHED_CODES.has(code),
+        ...(isLostMidAnswer(error) ? { lostAgent: options.target } : {}),
+      });
     }
     if (response.status === 401 || response.status === 403) {
       const message = await refusalMessage(response);

@@ -13,7 +13,7 @@ import type { SessionStore } from '../sessions/session-store.js';
 import { createBaseApp } from '../core/server/base-app.js';
 import { createFrontDoor } from '../http/front-door.js';
 import { directStream } from '../http/direct-stream.js';
-import { listen, type Listening } from '../core/server/listen.js';
+import { listen, type DirectHandler, type Listening } from '../core/server/listen.js';
 import { createMinimalFrontDoor } from '../http/minimal-front-door.js';
 
 /** The handle of a running agent, returned by `runAgent`. */
@@ -101,13 +101,15 @@ export async function runAgent(core: FrameworkCore, agent: FrameworkAgent, runOp
 
     // A2A lives on the main port: beside the front door, or alone when the front door has its own port.
     const main = front && !separate ? front : a2aOnlyApp(options.agent, logger);
-    if (a2a) a2a.mount(main);
+    // The A2A JSON-RPC route is answered below Hono, on the main port (see directJsonRpc).
+    const a2aDirect = a2a?.mount(main);
     // POST /stream of the full front door is answered below Hono (see directStream).
     const direct =
       front && options.mode !== 'minimal'
         ? directStream({ core: options.core, sessions, logger, maxBytes: config.maxBodyBytes, keepAliveMs: options.keepAliveMs })
         : undefined;
-    const mainListening = await listen(main, { host, port, portHint: 'set AGENT_PORT or pass --port', ...(main === front && direct ? { direct } : {}) });
+    const mainDirect = eitherDirect(a2aDirect, main === front ? direct : undefined);
+    const mainListening = await listen(main, { host, port, portHint: 'set AGENT_PORT or pass --port', ...(mainDirect ? { direct: mainDirect } : {}) });
     opened.push(mainListening);
     let frontListening: Listening | undefined;
     if (separate && front) {
@@ -210,4 +212,10 @@ function fixCardPort(card: AgentCard, port: number, logger: Logger): void {
     served.url = url.toString();
   }
   logger.info('agent card URL follows the listening port', { card: before, served: endpoint.url });
+}
+
+/** A direct handler trying `first`, then `second` (either may be missing). */
+function eitherDirect(first: DirectHandler | undefined, second: DirectHandler | undefined): DirectHandler | undefined {
+  if (first === undefined || second === undefined) return first ?? second;
+  return (request, response) => first(request, response) || second(request, response);
 }

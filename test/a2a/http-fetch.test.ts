@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpFetch } from '../../runtime/a2a/http-fetch.js';
+import { httpFetch, isLostMidAnswer } from '../../runtime/a2a/http-fetch.js';
 import { signingFetch } from '../../runtime/a2a/signing-fetch.js';
 import { AgentNotReadyError } from '../../runtime/core/errors/agent-not-ready-error.js';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
@@ -42,6 +42,16 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
     } else if (path === '/lost') {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.write('data: first\n\n', () => setTimeout(() => request.socket.destroy(), 20));
+    } else if (path === '/json-chunks') {
+      // A JSON answer in two pieces with a pause between (read whole before the Response is handed over).
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"parts":["one",', () => setTimeout(() => response.end('"two"]}'), 20));
+    } else if (path === '/json-lost') {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      response.write('{"partial":', () => setTimeout(() => request.socket.destroy(), 20));
+    } else if (path === '/json-stall') {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      response.write('{"partial":');
     } else {
       response.writeHead(404).end();
     }
@@ -141,6 +151,33 @@ describe('httpFetch', () => {
     const failure = await response.text().catch((error: unknown) => error);
     expect((failure as NodeJS.ErrnoException).code).toBe('ECONNRESET');
   });
+  it('hands over a JSON answer read whole, however it was split on the wire', async () => {
+    const response = await httpFetch(new URL('/json-chunks', base), { method: 'POST', headers: new Headers(), body: '{}' });
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toEqual({ parts: ['one', 'two'] });
+  });
+
+  it('rejects the call, marked as lost mid-answer, when the peer goes away in the middle of a JSON answer', async () => {
+    const failure = await httpFetch(new URL('/json-lost', base), { method: 'POST', headers: new Headers(), body: '{}' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).message).toBe('fetch failed');
+    expect(((failure as TypeError).cause as NodeJS.ErrnoException).code).toBe('ECONNRESET');
+    expect(isLostMidAnswer(failure)).toBe(true);
+    // A refused connection is not an answer that broke off.
+    const closed = await freePort();
+    expect(
+      isLostMidAnswer(await httpFetch(new URL(`http://127.0.0.1:${closed}/`), { method: 'POST', headers: new Headers(), body: '{}' }).catch((e: unknown) => e)),
+    ).toBe(false);
+  });
+
+  it('rejects with the signal reason when aborted while a JSON answer is still arriving', async () => {
+    const controller = new AbortController();
+    const pending = httpFetch(new URL('/json-stall', base), { method: 'POST', headers: new Headers(), body: '{}', signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    const failure = await pending.catch((error: unknown) => error);
+    expect((failure as Error).name).toBe('AbortError');
+  });
+
   it('rejects an answer the Fetch standard refuses (a control character in the status text) instead of throwing', async () => {
     const raw = createNetServer((socket) => {
       socket.once('data', () => socket.end('HTTP/1.1 200 O\u0001K\r\ncontent-length: 0\r\n\r\n'));
@@ -168,5 +205,10 @@ describe('signingFetch over httpFetch', () => {
     expect((refused as AgentNotReadyError).unreached).toBe(true);
     const redirected = await signed(`${base}/redirect`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
     expect(FrameworkError.isInstance(redirected) && redirected.code).toBe('agent_http_error');
+    // An answer that broke off: the agent was reached (not unreached) and lost mid-call.
+    const lost = await signed(`${base}/json-lost`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    expect(lost).toBeInstanceOf(AgentNotReadyError);
+    expect((lost as AgentNotReadyError).unreached).toBe(false);
+    expect((lost as AgentNotReadyError).message).toMatch(/connection to executor lost mid-call/);
   });
 });
