@@ -27,7 +27,7 @@ import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
 import { ExactDigits, parseNumberLiteral } from './value-json.js';
 import { recordSourceTexts, recordSpans, type SpanTable } from './parser-spans.js';
-import { parseErrorLines } from './parse-error-line.js';
+import { parserErrorDetail } from './parse-error-line.js';
 
 export type { SpanTable } from './parser-spans.js';
 
@@ -212,7 +212,7 @@ export class TermParser {
         code: 'rego_parse_error',
         detail,
         location: this.loc(t),
-        details: this.source === undefined ? undefined : parseErrorLines(this.source, t.offset),
+        parserDetail: this.source === undefined ? undefined : parserErrorDetail(this.source, t.offset),
       });
     if (t.kind !== 'illegal' || t.text === '' || !scanError) return at(msg);
     return combineErrors([at(t.text), at(msg)]);
@@ -249,7 +249,7 @@ export class TermParser {
 
   /** The whitespace right after `t`, as a token (OPA reports `unexpected whitespace token` there). */
   protected whitespaceAfter(t: Token): Token {
-    // OPA's scanner gives a whitespace token that starts with a newline the next row.
+    // OPA's scanner gives a whitespace token that starts with a newline the next row, at column 0 (the newline read).
     const nl = this.source?.charCodeAt(t.end) === 10;
     return {
       kind: 'op',
@@ -259,7 +259,7 @@ export class TermParser {
       offset: t.end,
       end: t.end + 1,
       row: t.row + (nl ? 1 : 0),
-      col: nl ? 1 : t.col + (t.end - t.offset),
+      col: nl ? 0 : t.col + (t.end - t.offset),
     };
   }
 

@@ -8,6 +8,7 @@
  */
 import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
 import { combineErrors, PolicyError } from './errors.js';
+import { defaultRuleProblems } from './parser-default-rule.js';
 import { type Comment, type Token, tokenize as tokenizeText, type TokenizeOptions } from './lexer.js';
 import { FUTURE_KEYWORDS, KEYWORDS, type ParserOptions, sortErrors, type SpanTable, TermParser, typeName } from './parser-terms.js';
 
@@ -296,6 +297,8 @@ class ModuleParser extends TermParser {
         head.value = { type: 'boolean', value: true, loc: head.loc };
       }
       if (head.value === undefined) this.fail('illegal default rule (must have a value)', start);
+      const problems = defaultRuleProblems(head);
+      if (problems.length > 0) throw combineErrors(problems.map((p) => this.parseError(p, start, false)));
       rule.body = [this.trueExpr(head.value.loc)];
       this.spans?.set(rule, { start: start.offset, end: this.prevEnd() });
       return rule;

@@ -54,6 +54,26 @@ const CASES: Array<[string, string]> = [
     'package p\nx := @',
     '2 errors occurred:\np.rego:2: rego_parse_error: illegal token\n\tx := @\n\t     ^\np.rego:2: rego_parse_error: illegal token\n\tx := @\n\t     ^',
   ],
+  // A default rule's value holds no ref, var or call outside a comprehension, and its arguments are distinct vars (OPA's parser; accepted here before).
+  ['package p\ndefault q := input.x', 'p.rego:2: rego_parse_error: illegal default rule (value cannot contain ref)\n\tdefault q := input.x\n\t^'],
+  [
+    'package p\ndefault q := [input.x, y, 1 + 2, {a: 1}, [z | z := 1]]',
+    '4 errors occurred:\n' +
+      ['ref', 'var', 'call', 'var']
+        .map(
+          (t) => `p.rego:2: rego_parse_error: illegal default rule (value cannot contain ${t})\n\tdefault q := [input.x, y, 1 + 2, {a: 1}, [z | z := 1]]\n\t^`,
+        )
+        .join('\n'),
+  ],
+  [
+    'package p\ndefault f(x, [1], "a") := 1',
+    '2 errors occurred:\np.rego:2: rego_parse_error: illegal default rule (arguments cannot contain array)\n\tdefault f(x, [1], "a") := 1\n\t^\np.rego:2: rego_parse_error: illegal default rule (arguments cannot contain string)\n\tdefault f(x, [1], "a") := 1\n\t^',
+  ],
+  ['package p\ndefault f(x, x) := x', 'p.rego:2: rego_parse_error: illegal default rule (value cannot contain var)\n\tdefault f(x, x) := x\n\t^'],
+  ['package p\ndefault f(x, x) := 1', 'p.rego:2: rego_parse_error: illegal default rule (arguments cannot be repeated x)\n\tdefault f(x, x) := 1\n\t^'],
+  ['package p\ndefault q := $"a{1 + 2}"', 'p.rego:2: rego_parse_error: illegal default rule (value cannot contain ref)\n\tdefault q := $"a{1 + 2}"\n\t^'],
+  ['package p\ndefault q := $"a{1}"', 'ok'],
+  ['package p\ndefault f(_, _) := 1', 'ok'],
 ];
 
 function ours(source: string): string {

@@ -14,7 +14,7 @@ function parseError(src: string): PolicyError {
 }
 
 describe('lexer', () => {
-  it('tracks rows, columns and preceding whitespace', () => {
+  it("tracks rows, columns (code points, the end at the last one read, as OPA's scanner) and preceding whitespace", () => {
     const toks = tokenize('a.b\n  [1]', 'f.rego');
     expect(toks.map((t) => [t.text, t.row, t.col, t.space])).toEqual([
       ['a', 1, 1, true],
@@ -23,7 +23,13 @@ describe('lexer', () => {
       ['[', 2, 3, true],
       ['1', 2, 4, false],
       [']', 2, 5, false],
-      ['', 2, 6, false],
+      ['', 2, 5, false],
+    ]);
+    const astral = tokenize('"😀😀" x\n', 'f.rego');
+    expect(astral.map((t) => [t.row, t.col])).toEqual([
+      [1, 1],
+      [1, 6],
+      [2, 0],
     ]);
   });
 
