@@ -43,34 +43,56 @@ class ModuleParser extends TermParser {
   }
 
   private parseStatements(): Module {
-    if (!this.isKw('package')) this.fail('expected package declaration');
-    const pkgTok = this.advance();
-    const pkgTerm = this.parseTerm();
-    const path = this.packagePath(pkgTerm, pkgTok);
+    // As OPA: a text without statements is an empty module (at row 0); a first statement that is no package is
+    // reported as such after all statements are read, and its own problems are not.
+    const first = this.tok;
+    if (first.kind === 'eof') throw new PolicyError({ code: 'rego_parse_error', detail: 'empty module', location: { file: this.file, row: 0, col: 0 } });
+    const hasPackage = this.isKw('package');
+    let path = mkRef([{ type: 'var', name: 'data', loc: this.loc(first) }], this.loc(first));
+    if (hasPackage) {
+      this.advance();
+      path = this.packagePath(this.packageTerm(), first);
+    }
     const module: Module = {
       file: this.file,
-      package: { path, loc: this.loc(pkgTok) },
+      package: { path, loc: this.loc(first) },
       imports: [],
       rules: [],
       regoV2: false,
       notKeyword: false,
     };
-    while (this.isKw('import')) module.imports.push(this.parseImport(module));
-    while (this.tok.kind !== 'eof' && this.softErrors.length === 0) {
-      if (this.isKw('package')) {
-        const at = this.advance();
-        this.parseTerm();
-        this.statementErrors.push(this.statementError('unexpected package', this.loc(at)));
-      } else if (this.isKw('import')) {
-        // OPA takes an import anywhere among the rules; it applies to the whole module.
-        module.imports.push(this.parseImport(module));
-      } else if (this.startsRule()) module.rules.push(...this.parseRules(module));
-      else this.bodyStatement();
+    if (!hasPackage) {
+      this.statement(module);
+      this.statementErrors.length = 0;
+      this.statementErrors.push(this.statementError('package expected', this.loc(first)));
     }
+    while (this.isKw('import')) module.imports.push(this.parseImport(module));
+    while (this.tok.kind !== 'eof' && this.softErrors.length === 0) this.statement(module);
     if (this.softErrors.length > 0) throw this.silentFailure();
     const errors = [...this.statementErrors, ...this.v0Forms];
     if (errors.length > 0) throw combineErrors(sortErrors(errors));
     return module;
+  }
+
+  /** The term after `package`: OPA takes a keyword there as a name (`package import`, even on a later line). */
+  private packageTerm(): Term {
+    const name = this.tok;
+    if (name.kind !== 'ident' || !this.keywords.has(name.text)) return this.parseTerm();
+    this.advance();
+    return this.finish({ type: 'var', name: name.text, loc: this.loc(name) });
+  }
+
+  /** One statement after the package: an import, a rule, a second package or a query statement (an error). */
+  private statement(module: Module): void {
+    if (this.isKw('package')) {
+      const at = this.advance();
+      this.packageTerm();
+      this.statementErrors.push(this.statementError('unexpected package', this.loc(at)));
+    } else if (this.isKw('import')) {
+      // OPA takes an import anywhere among the rules; it applies to the whole module.
+      module.imports.push(this.parseImport(module));
+    } else if (this.startsRule()) module.rules.push(...this.parseRules(module));
+    else this.bodyStatement();
   }
 
   private statementError(detail: string, location: import('./ast.js').Loc): PolicyError {
@@ -259,7 +281,6 @@ class ModuleParser extends TermParser {
     } else this.fail('invalid rule head', headTok);
     const first = head.ref[0] as Term;
     if (first.type !== 'var') this.fail('invalid rule head', headTok);
-    if (first.name === 'data' || first.name === 'input') this.fail(`rule name conflicts with reserved ${first.name} document`, headTok);
 
     const name = refString(head.ref);
     if (this.isKw('contains')) {

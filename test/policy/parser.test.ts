@@ -95,8 +95,14 @@ a.b.c := 3
     expect(e.location?.row).toBe(5);
   });
 
-  it('requires a package', () => {
-    expect(parseError('allow := true').message).toContain('expected package');
+  it('requires a package, reading the statements first as OPA does; a text without statements is an empty module', () => {
+    expect(parseError('allow := true').message).toBe('p.rego:1: rego_parse_error: package expected');
+    expect(parseError('# only a comment\n\nx := 1\npackage p').message).toBe(
+      '2 errors occurred:\np.rego:3: rego_parse_error: package expected\np.rego:4: rego_parse_error: unexpected package',
+    );
+    expect(parseError('# only a comment\n').message).toBe('p.rego:0: rego_parse_error: empty module');
+    // A keyword after `package`, even on a later line, is the package's name.
+    expect(parseModule('package import', 'p.rego').package.path.terms.map((t) => (t.type === 'string' ? t.value : ''))).toEqual(['', 'import']);
   });
 
   it('supports rego.v2 not-bodies', () => {

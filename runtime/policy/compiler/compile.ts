@@ -13,6 +13,7 @@ import { parseModule, type RegoVersion } from '../parser.js';
 import { rewriteMetadataCalls } from './metadata.js';
 import type { Value } from '../value.js';
 import { checkCalls, checkRecursion, dataRefPrefix, functionNode } from './checks.js';
+import { checkRootDocumentOverrides } from './root-overrides.js';
 import { Expander, printInTerm, rewriteDynamics, rewritePrint } from './expand.js';
 import { LocalRewriter, VarGen } from './locals.js';
 import { resolveModules, resolveQuery } from './resolve.js';
@@ -123,6 +124,10 @@ export class Compiler {
         else throw e;
       }
     }
+    throwIfErrors(errors);
+    sources.forEach((s, i) => {
+      if (s.regoVersion !== 0) checkRootDocumentOverrides(modules[i] as Module, errors);
+    });
     throwIfErrors(errors);
     const inputType = this.inputType(errors);
     throwIfErrors(errors);
