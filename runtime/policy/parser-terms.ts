@@ -701,18 +701,26 @@ export class TermParser {
     const first = this.parseTermIn(false);
     if (this.isOp(':')) {
       this.advance();
-      const entries: Array<[Term, Term]> = [[first, this.parseTermIn(false)]];
-      if (!this.isOp('}') && !this.isOp(',')) this.illegal('non-terminated object');
-      for (;;) {
-        if (this.isOp('}')) break;
-        this.expectOp(',', 'expected "," or "}"');
-        if (this.isOp('}')) break;
-        const k = this.parseTermIn(false);
-        this.expectOp(':', 'expected ":"');
-        entries.push([k, this.parseTermIn(false)]);
+      const valueAt = this.i;
+      const soft = this.softErrors.length;
+      // OPA reads the first value as a plain term; when `,` or `}` follows, it reads the rest, and if the rest
+      // fails it drops those errors and reports the object as non-terminated at that first value.
+      const plain = this.parseTerm();
+      if (potentialComprehension && (this.isOp(',') || this.isOp('}'))) {
+        try {
+          return { type: 'object', entries: this.objectRest([[first, plain]]), loc };
+        } catch (e) {
+          if (!PolicyError.isInstance(e) || e.code !== 'rego_parse_error') throw e;
+          this.i = valueAt;
+          this.softErrors.length = soft;
+          this.illegal('non-terminated object');
+        }
       }
-      this.advance();
-      return { type: 'object', entries, loc };
+      this.i = valueAt;
+      this.softErrors.length = soft;
+      const value = this.parseTermIn(false);
+      if (!this.isOp('}') && !this.isOp(',')) this.illegal('non-terminated object');
+      return { type: 'object', entries: this.objectRest([[first, value]]), loc };
     }
     const items = [first];
     if (!this.isOp('}') && !this.isOp(',')) this.illegal('non-terminated set');
@@ -722,6 +730,20 @@ export class TermParser {
     }
     this.expectOp('}');
     return { type: 'set', items, loc };
+  }
+
+  /** The entries after an object's first one, through its `}`. */
+  private objectRest(entries: Array<[Term, Term]>): Array<[Term, Term]> {
+    for (;;) {
+      if (this.isOp('}')) break;
+      this.expectOp(',', 'expected "," or "}"');
+      if (this.isOp('}')) break;
+      const k = this.parseTermIn(false);
+      this.expectOp(':', 'expected ":"');
+      entries.push([k, this.parseTermIn(false)]);
+    }
+    this.advance();
+    return entries;
   }
 
   // -------------------------------------------------------------------------

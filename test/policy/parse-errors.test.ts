@@ -89,6 +89,19 @@ const CASES: Array<[string, string]> = [
     '2 errors occurred:\np.rego:2: rego_compile_error: variables must not shadow input (use a different variable name)\np.rego:2: rego_compile_error: variables must not shadow data (use a different variable name)',
   ],
   ['package p\nf(x, data) := 1', 'p.rego:2: rego_compile_error: args must not shadow data (use a different variable name)'],
+  // An object whose first value is followed by `,` or `}` and whose rest fails is non-terminated at that first value (OPA restores its state there).
+  [
+    'package p\nq := {"a": 1, "b" 2}',
+    '2 errors occurred:\np.rego:2: rego_parse_error: unexpected number token: non-terminated object\n\tq := {"a": 1, "b" 2}\n\t           ^\np.rego:2: rego_parse_error: unexpected number token: expected rule value term (e.g., q := <VALUE> { ... })\n\tq := {"a": 1, "b" 2}\n\t           ^',
+  ],
+  [
+    'package p\nq := {"a": 1 + 2, "b" 2}',
+    '2 errors occurred:\np.rego:2: rego_parse_error: unexpected number token: expected ":"\n\tq := {"a": 1 + 2, "b" 2}\n\t                      ^\np.rego:2: rego_parse_error: unexpected number token: expected rule value term (e.g., q := <VALUE> { ... })\n\tq := {"a": 1 + 2, "b" 2}\n\t                      ^',
+  ],
+  [
+    'package p\nq := {"a": {"b": 1}, "s": {1, 2[}',
+    '2 errors occurred:\np.rego:2: rego_parse_error: unexpected { token: non-terminated object\n\tq := {"a": {"b": 1}, "s": {1, 2[}\n\t           ^\np.rego:2: rego_parse_error: unexpected { token: expected rule value term (e.g., q := <VALUE> { ... })\n\tq := {"a": {"b": 1}, "s": {1, 2[}\n\t           ^',
+  ],
 ];
 
 function ours(source: string): string {
