@@ -102,6 +102,15 @@ const CASES: Array<[string, string]> = [
     'package p\nq := {"a": {"b": 1}, "s": {1, 2[}',
     '2 errors occurred:\np.rego:2: rego_parse_error: unexpected { token: non-terminated object\n\tq := {"a": {"b": 1}, "s": {1, 2[}\n\t           ^\np.rego:2: rego_parse_error: unexpected { token: expected rule value term (e.g., q := <VALUE> { ... })\n\tq := {"a": {"b": 1}, "s": {1, 2[}\n\t           ^',
   ],
+  // `with` on a rule's value: OPA reads the statement as a query, which cannot be a rule head (a `contains` key or a default's value stops at `with`).
+  ['package p\np := 1 with input as 2', 'p.rego:2: rego_parse_error: expressions using with keyword cannot be used for rule head'],
+  ['package p\nf(x) := x with input as 2', 'p.rego:2: rego_parse_error: expressions using with keyword cannot be used for rule head'],
+  ['package p\np contains 1 with input as 2', 'p.rego:2: rego_parse_error: unexpected with keyword\n\tp contains 1 with input as 2\n\t             ^'],
+  ['package p\ndefault p := 1 with input as 2', 'p.rego:2: rego_parse_error: unexpected with keyword\n\tdefault p := 1 with input as 2\n\t               ^'],
+  [
+    'package p\np := 1 if { true } with input as 2',
+    'p.rego:2: rego_parse_error: unexpected with keyword\n\tp := 1 if { true } with input as 2\n\t                   ^',
+  ],
 ];
 
 function ours(source: string): string {
