@@ -194,7 +194,7 @@ export class Compiler {
     throwIfErrors(errors);
     const schemaEnvs = placed === undefined ? undefined : ruleSchemaEnvs({ modules, placed, set: this.options.schemas, inputType, errors });
     this.ruleTypes = new RuleTypes(root, { ...(inputType === undefined ? {} : { inputType }), ...(schemaEnvs === undefined ? {} : { schemaEnvs }) });
-    checkTypes(rules, this.ruleTypes, errors, this.gen.wildcards);
+    checkTypes(rules, this.ruleTypes, errors, this.gen);
     throwIfErrors(errors);
 
     const prepared: PreparedRule[] = [];
@@ -217,7 +217,7 @@ export class Compiler {
     throwIfErrors(errors);
     const res = this.safetyChecker(root).check(b, new Set(['data', 'input']));
     throwIfErrors(res.errors);
-    checkQueryTypes(rewriteDynamics(res.body, this.gen, { keepEqual: true }), ruleTypes, errors, this.gen.wildcards);
+    checkQueryTypes(rewriteDynamics(res.body, this.gen, { keepEqual: true }), ruleTypes, errors, this.gen);
     throwIfErrors(errors);
     return rewriteDynamics(res.body, this.gen);
   }
