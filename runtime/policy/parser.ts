@@ -8,6 +8,7 @@
  */
 import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
 import { combineErrors, PolicyError } from './errors.js';
+import { OPA_BUILTIN_DECLS } from './compiler/builtin-decls-table.js';
 import { defaultRuleProblems } from './parser-default-rule.js';
 import { type Comment, type Token, tokenize as tokenizeText, type TokenizeOptions } from './lexer.js';
 import { FUTURE_KEYWORDS, KEYWORDS, type ParserOptions, sortErrors, type SpanTable, TermParser, typeName } from './parser-terms.js';
@@ -84,6 +85,8 @@ class ModuleParser extends TermParser {
 
   /** One statement after the package: an import, a rule, a second package or a query statement (an error). */
   private statement(module: Module): void {
+    // Text the scanner could not read where a statement starts: OPA reports the scanner's error alone.
+    if (this.tok.kind === 'illegal' && this.tok.text !== '') throw this.parseError(this.tok.text, this.tok, false);
     if (this.isKw('package')) {
       const at = this.advance();
       this.packageTerm();
@@ -424,6 +427,11 @@ class ModuleParser extends TermParser {
       this.statementErrors.push(this.statementError('multiple expressions cannot be used for rule head', rule.loc));
       return;
     }
+    if (bare && head.args !== undefined && !this.isKw('else') && BUILTIN_NAMES.has(refString(head.ref))) {
+      // OPA reads a bare call as a query and makes it the rule `f(args) = true`, unless `f` names a builtin.
+      this.statementErrors.push(this.statementError('rule name conflicts with built-in function', rule.loc));
+      return;
+    }
     if (!bare || head.args !== undefined || this.isKw('else')) return;
     const detail = call
       ? 'rule argument list must take at least one argument'
@@ -439,6 +447,9 @@ class ModuleParser extends TermParser {
     return { kind: 'term', term: { type: 'boolean', value: true, loc }, negated: false, with: [], loc, generated: true };
   }
 }
+
+/** The names of OPA's builtins (a bare call of one is no rule). */
+const BUILTIN_NAMES = new Set(OPA_BUILTIN_DECLS.map(([name]) => name));
 
 /** Deepest nesting of brackets, braces and parentheses the parser takes (deeper text would overflow its recursion, and the compiler's). */
 export const MAX_REGO_NESTING = 256;

@@ -111,6 +111,16 @@ const CASES: Array<[string, string]> = [
     'package p\np := 1 if { true } with input as 2',
     'p.rego:2: rego_parse_error: unexpected with keyword\n\tp := 1 if { true } with input as 2\n\t                   ^',
   ],
+  // Text the scanner cannot read at a statement's start is the scanner's error alone; a bare call of a builtin is no rule.
+  ['package p\nq := lower"abc', 'p.rego:2: rego_parse_error: non-terminated string\n\tq := lower"abc\n\t          ^'],
+  ['package p\nq if { true }\n`abc', 'p.rego:3: rego_parse_error: non-terminated string\n\t`abc\n\t^'],
+  ['package p\nfoo(1, 2)', 'ok'],
+  ['package p\nformat_int(1, 2)', 'p.rego:2: rego_parse_error: rule name conflicts with built-in function'],
+  [
+    'package p\nfi2 format_int(1, 2)',
+    '2 errors occurred:\np.rego:2: rego_parse_error: var cannot be used for rule name\np.rego:2: rego_parse_error: rule name conflicts with built-in function',
+  ],
+  ['package p\nq := array.concat concat(input.xs, [1])', 'p.rego:2: rego_parse_error: rule name conflicts with built-in function'],
 ];
 
 function ours(source: string): string {
