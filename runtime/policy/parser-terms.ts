@@ -231,7 +231,7 @@ export class TermParser {
       case 'template':
         return (t.parts ?? []).some((p) => 'expr' in p) ? 'template-string-part token' : 'template-string-end token';
       case 'ident':
-        return this.keywords.has(t.text) ? `${t.text} keyword` : 'identifier token';
+        return this.keywords.has(t.text) || (t.text === 'or' && this.orKeyword) ? `${t.text} keyword` : 'identifier token';
       default:
         return `${OP_NAMES[t.text] ?? t.text} token`;
     }
@@ -814,6 +814,8 @@ export class TermParser {
 
   /** An operand written without braces: one literal, which may not assign (OPA: "cannot assign vars inside implicit or operand"). */
   private parseOrOperand(isRhs: boolean): Expr {
+    // An operand cannot start with `or` (`a or or b`).
+    if (this.isOrKw()) this.unexpected();
     const e = this.parseLiteralNoWith();
     if (!(isRhs || this.isOrKw()) || e.kind !== 'call' || refName(e.op) !== 'assign') return e;
     throw new PolicyError({ code: 'rego_compile_error', detail: 'cannot assign vars inside implicit or operand', location: e.loc });

@@ -87,6 +87,8 @@ class ModuleParser extends TermParser {
   private statement(module: Module): void {
     // Text the scanner could not read where a statement starts: OPA reports the scanner's error alone.
     if (this.tok.kind === 'illegal' && this.tok.text !== '') throw this.parseError(this.tok.text, this.tok, false);
+    // `or` cannot start a statement (`p if { a } or { <broken> }` ends the rule at the block, as OPA reads it).
+    if (this.isOrKw()) this.unexpected();
     if (this.isKw('package')) {
       const at = this.advance();
       this.packageTerm();

@@ -121,6 +121,16 @@ const CASES: Array<[string, string]> = [
     '2 errors occurred:\np.rego:2: rego_parse_error: var cannot be used for rule name\np.rego:2: rego_parse_error: rule name conflicts with built-in function',
   ],
   ['package p\nq := array.concat concat(input.xs, [1])', 'p.rego:2: rego_parse_error: rule name conflicts with built-in function'],
+  // `or` cannot start a statement or an operand: a block followed by `or { <broken> }` ends the rule at the block.
+  [
+    'package p\nimport future.keywords.or\nboth if { input.a > 1 } or { input.flag',
+    'p.rego:3: rego_parse_error: unexpected or keyword\n\tboth if { input.a > 1 } or { input.flag\n\t                        ^',
+  ],
+  [
+    'package p\nimport future.keywords.or\nany_of if input.a or or input.b',
+    'p.rego:3: rego_parse_error: unexpected or keyword\n\tany_of if input.a or or input.b\n\t                     ^',
+  ],
+  ['package p\nimport future.keywords.or\nboth if { input.a > 1 }\nor', 'p.rego:4: rego_parse_error: unexpected or keyword\n\tor\n\t^'],
 ];
 
 function ours(source: string): string {
