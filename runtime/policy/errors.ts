@@ -5,6 +5,8 @@
  * implement (never a silently wrong answer).
  */
 
+import { parserErrorLines, type ParserErrorDetail } from './parse-error-line.js';
+
 const BRAND = Symbol.for('framework_core.policy.PolicyError');
 
 export type PolicyErrorCode =
@@ -33,8 +35,10 @@ export interface PolicyErrorOptions {
   location?: SourceLocation | undefined;
   /** Several errors reported together (compile stage); this error is then a summary. */
   errors?: PolicyError[];
-  /** Lines shown under the message, each after a newline and a tab (OPA's parse errors: the source line and a caret). */
+  /** Lines shown under the message, each after a newline and a tab. */
   details?: readonly string[];
+  /** A parser error's source line and byte index (OPA's `ParserErrorDetail`): shown as the line and a caret, and kept for the error's JSON. */
+  parserDetail?: ParserErrorDetail | undefined;
   cause?: unknown;
 }
 
@@ -100,11 +104,14 @@ export class PolicyError extends Error {
   readonly errors: readonly PolicyError[];
   /** The lines under the message (see {@link PolicyErrorOptions.details}). */
   readonly details: readonly string[];
+  /** The source line and index of a parser error, as OPA's JSON gives them (`details: {line, idx}`). */
+  readonly parserDetail: ParserErrorDetail | undefined;
   readonly [BRAND] = true;
 
   constructor(options: PolicyErrorOptions) {
     const errors = options.errors ?? [];
-    const own = `${prefix(options.location, options.code)}${options.code}: ${options.detail}${(options.details ?? []).map((l) => `\n\t${l}`).join('')}`;
+    const details = options.details ?? (options.parserDetail === undefined ? [] : parserErrorLines(options.parserDetail));
+    const own = `${prefix(options.location, options.code)}${options.code}: ${options.detail}${details.map((l) => `\n\t${l}`).join('')}`;
     const message = errors.length > 1 ? `${errors.length} errors occurred:\n${errors.map((e) => e.message).join('\n')}` : own;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PolicyError';
@@ -112,15 +119,22 @@ export class PolicyError extends Error {
     this.detail = options.detail;
     this.location = options.location;
     this.errors = errors;
-    this.details = options.details ?? [];
+    this.details = details;
+    this.parserDetail = options.parserDetail;
   }
 
   static isInstance(value: unknown): value is PolicyError {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
   }
 
-  toJSON(): { code: string; message: string; location?: SourceLocation } {
-    return this.location === undefined ? { code: this.code, message: this.detail } : { code: this.code, message: this.detail, location: this.location };
+  /** OPA's JSON of an `ast.Error`: `{code, message, location?, details?}`. */
+  toJSON(): { code: string; message: string; location?: SourceLocation; details?: ParserErrorDetail } {
+    return {
+      code: this.code,
+      message: this.detail,
+      ...(this.location === undefined ? {} : { location: this.location }),
+      ...(this.parserDetail === undefined ? {} : { details: this.parserDetail }),
+    };
   }
 }
 

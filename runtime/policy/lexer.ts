@@ -65,6 +65,23 @@ export function tokenize(text: string, _file: string, options: TokenizeOptions =
   let lineStart = 0;
   const n = src.length;
 
+  // Columns count code points, as OPA's scanner counts runes (a character beyond the BMP is one column, not two).
+  let colLine = 0;
+  let colPos = 0;
+  let pairs = 0;
+  const colAt = (p: number): number => {
+    if (colLine !== lineStart || p < colPos) {
+      colLine = lineStart;
+      colPos = lineStart;
+      pairs = 0;
+    }
+    for (; colPos < p; colPos++) {
+      const c = src.charCodeAt(colPos);
+      if (c >= 0xdc00 && c <= 0xdfff) pairs++;
+    }
+    return p - lineStart - pairs + 1;
+  };
+
   // Where the token being read starts: a scanner error is reported there (as OPA's scanner does).
   let tokStart = { offset: 0, row: 1, col: 1, space: false, newline: false };
   const fail = (msg: string, ..._at: unknown[]): never => {
@@ -102,14 +119,15 @@ export function tokenize(text: string, _file: string, options: TokenizeOptions =
         } else if (c === 35) {
           const at = pos;
           while (pos < n && src.charCodeAt(pos) !== 10) pos++;
-          comments?.push({ text: src.slice(at, pos), offset: at, row, col: at - lineStart + 1 });
+          comments?.push({ text: src.slice(at, pos), offset: at, row, col: colAt(at) });
           space = true;
         } else break;
       }
-      const col = pos - lineStart + 1;
+      const col = colAt(pos);
       tokStart = { offset: pos, row, col, space, newline };
       if (pos >= n) {
-        tokens.push({ kind: 'eof', text: '', space, newline, offset: pos, end: pos, row, col });
+        // OPA's end of text is at the column of the last character read (0 after a final newline).
+        tokens.push({ kind: 'eof', text: '', space, newline, offset: pos, end: pos, row, col: col - 1 });
         return tokens;
       }
       const start = pos;

@@ -13,10 +13,20 @@ function isSpace(b: number): boolean {
 
 const isNewline = (b: number): boolean => b === 10 || b === 13;
 
-/** The source line and caret for an error at `offset` (a UTF-16 index into `source`). */
-export function parseErrorLines(source: string, offset: number): string[] {
+/**
+ * OPA's `ParserErrorDetail`: the source line holding the byte an error
+ * points at, whole (leading tabs kept), and that byte's index in it (bytes
+ * of UTF-8). It is the `details` object of a parse error in OPA's JSON.
+ */
+export interface ParserErrorDetail {
+  line: string;
+  idx: number;
+}
+
+/** The detail of a parse error at `offset` (a UTF-16 index into `source`). */
+export function parserErrorDetail(source: string, offset: number): ParserErrorDetail {
   const bytes = Buffer.from(source, 'utf8');
-  if (bytes.length === 0) return ['', '^'];
+  if (bytes.length === 0) return { line: '', idx: 0 };
   let at = Buffer.byteLength(source.slice(0, Math.max(0, offset)), 'utf8');
   if (at >= bytes.length) at = bytes.length - 1;
   while (at > 0 && isSpace(bytes[at] as number)) at--;
@@ -26,9 +36,12 @@ export function parseErrorLines(source: string, offset: number): string[] {
   let end = at;
   while (end < bytes.length && !isNewline(bytes[end] as number)) end++;
   if (begin > end) begin = end;
-  const line = bytes.subarray(begin, end);
-  let tabs = 0;
-  while (tabs < line.length && line[tabs] === 9) tabs++;
-  const indent = Math.max(0, at - begin - tabs);
-  return [line.subarray(tabs).toString('utf8'), ' '.repeat(indent) + '^'];
+  return { line: bytes.subarray(begin, end).toString('utf8'), idx: at - begin };
+}
+
+/** The two lines printed under the error: the line without its leading tabs, and a caret under the byte. */
+export function parserErrorLines(detail: ParserErrorDetail): string[] {
+  const line = detail.line.replace(/^\t+/, '');
+  const indent = Math.max(0, detail.idx - (detail.line.length - line.length));
+  return [line, ' '.repeat(indent) + '^'];
 }

@@ -27,7 +27,7 @@ import { type Token, tokenize } from './lexer.js';
 import type { RegoDecimal } from './decimal.js';
 import { ExactDigits, parseNumberLiteral } from './value-json.js';
 import { recordSourceTexts, recordSpans, type SpanTable } from './parser-spans.js';
-import { parseErrorLines } from './parse-error-line.js';
+import { parserErrorDetail } from './parse-error-line.js';
 
 export type { SpanTable } from './parser-spans.js';
 
@@ -212,7 +212,7 @@ export class TermParser {
         code: 'rego_parse_error',
         detail,
         location: this.loc(t),
-        details: this.source === undefined ? undefined : parseErrorLines(this.source, t.offset),
+        parserDetail: this.source === undefined ? undefined : parserErrorDetail(this.source, t.offset),
       });
     if (t.kind !== 'illegal' || t.text === '' || !scanError) return at(msg);
     return combineErrors([at(t.text), at(msg)]);
@@ -231,7 +231,7 @@ export class TermParser {
       case 'template':
         return (t.parts ?? []).some((p) => 'expr' in p) ? 'template-string-part token' : 'template-string-end token';
       case 'ident':
-        return this.keywords.has(t.text) ? `${t.text} keyword` : 'identifier token';
+        return this.keywords.has(t.text) || (t.text === 'or' && this.orKeyword) ? `${t.text} keyword` : 'identifier token';
       default:
         return `${OP_NAMES[t.text] ?? t.text} token`;
     }
@@ -249,7 +249,7 @@ export class TermParser {
 
   /** The whitespace right after `t`, as a token (OPA reports `unexpected whitespace token` there). */
   protected whitespaceAfter(t: Token): Token {
-    // OPA's scanner gives a whitespace token that starts with a newline the next row.
+    // OPA's scanner gives a whitespace token that starts with a newline the next row, at column 0 (the newline read).
     const nl = this.source?.charCodeAt(t.end) === 10;
     return {
       kind: 'op',
@@ -259,7 +259,7 @@ export class TermParser {
       offset: t.end,
       end: t.end + 1,
       row: t.row + (nl ? 1 : 0),
-      col: nl ? 1 : t.col + (t.end - t.offset),
+      col: nl ? 0 : t.col + (t.end - t.offset),
     };
   }
 
@@ -701,18 +701,26 @@ export class TermParser {
     const first = this.parseTermIn(false);
     if (this.isOp(':')) {
       this.advance();
-      const entries: Array<[Term, Term]> = [[first, this.parseTermIn(false)]];
-      if (!this.isOp('}') && !this.isOp(',')) this.illegal('non-terminated object');
-      for (;;) {
-        if (this.isOp('}')) break;
-        this.expectOp(',', 'expected "," or "}"');
-        if (this.isOp('}')) break;
-        const k = this.parseTermIn(false);
-        this.expectOp(':', 'expected ":"');
-        entries.push([k, this.parseTermIn(false)]);
+      const valueAt = this.i;
+      const soft = this.softErrors.length;
+      // OPA reads the first value as a plain term; when `,` or `}` follows, it reads the rest, and if the rest
+      // fails it drops those errors and reports the object as non-terminated at that first value.
+      const plain = this.parseTerm();
+      if (potentialComprehension && (this.isOp(',') || this.isOp('}'))) {
+        try {
+          return { type: 'object', entries: this.objectRest([[first, plain]]), loc };
+        } catch (e) {
+          if (!PolicyError.isInstance(e) || e.code !== 'rego_parse_error') throw e;
+          this.i = valueAt;
+          this.softErrors.length = soft;
+          this.illegal('non-terminated object');
+        }
       }
-      this.advance();
-      return { type: 'object', entries, loc };
+      this.i = valueAt;
+      this.softErrors.length = soft;
+      const value = this.parseTermIn(false);
+      if (!this.isOp('}') && !this.isOp(',')) this.illegal('non-terminated object');
+      return { type: 'object', entries: this.objectRest([[first, value]]), loc };
     }
     const items = [first];
     if (!this.isOp('}') && !this.isOp(',')) this.illegal('non-terminated set');
@@ -722,6 +730,20 @@ export class TermParser {
     }
     this.expectOp('}');
     return { type: 'set', items, loc };
+  }
+
+  /** The entries after an object's first one, through its `}`. */
+  private objectRest(entries: Array<[Term, Term]>): Array<[Term, Term]> {
+    for (;;) {
+      if (this.isOp('}')) break;
+      this.expectOp(',', 'expected "," or "}"');
+      if (this.isOp('}')) break;
+      const k = this.parseTermIn(false);
+      this.expectOp(':', 'expected ":"');
+      entries.push([k, this.parseTermIn(false)]);
+    }
+    this.advance();
+    return entries;
   }
 
   // -------------------------------------------------------------------------
@@ -792,6 +814,8 @@ export class TermParser {
 
   /** An operand written without braces: one literal, which may not assign (OPA: "cannot assign vars inside implicit or operand"). */
   private parseOrOperand(isRhs: boolean): Expr {
+    // An operand cannot start with `or` (`a or or b`).
+    if (this.isOrKw()) this.unexpected();
     const e = this.parseLiteralNoWith();
     if (!(isRhs || this.isOrKw()) || e.kind !== 'call' || refName(e.op) !== 'assign') return e;
     throw new PolicyError({ code: 'rego_compile_error', detail: 'cannot assign vars inside implicit or operand', location: e.loc });

@@ -8,6 +8,8 @@
  */
 import { type Body, type Expr, type Head, type Import, type Module, mkRef, type RefTerm, type Rule, type Term } from './ast.js';
 import { combineErrors, PolicyError } from './errors.js';
+import { OPA_BUILTIN_DECLS } from './compiler/builtin-decls-table.js';
+import { defaultRuleProblems } from './parser-default-rule.js';
 import { type Comment, type Token, tokenize as tokenizeText, type TokenizeOptions } from './lexer.js';
 import { FUTURE_KEYWORDS, KEYWORDS, type ParserOptions, sortErrors, type SpanTable, TermParser, typeName } from './parser-terms.js';
 
@@ -42,34 +44,60 @@ class ModuleParser extends TermParser {
   }
 
   private parseStatements(): Module {
-    if (!this.isKw('package')) this.fail('expected package declaration');
-    const pkgTok = this.advance();
-    const pkgTerm = this.parseTerm();
-    const path = this.packagePath(pkgTerm, pkgTok);
+    // As OPA: a text without statements is an empty module (at row 0); a first statement that is no package is
+    // reported as such after all statements are read, and its own problems are not.
+    const first = this.tok;
+    if (first.kind === 'eof') throw new PolicyError({ code: 'rego_parse_error', detail: 'empty module', location: { file: this.file, row: 0, col: 0 } });
+    const hasPackage = this.isKw('package');
+    let path = mkRef([{ type: 'var', name: 'data', loc: this.loc(first) }], this.loc(first));
+    if (hasPackage) {
+      this.advance();
+      path = this.packagePath(this.packageTerm(), first);
+    }
     const module: Module = {
       file: this.file,
-      package: { path, loc: this.loc(pkgTok) },
+      package: { path, loc: this.loc(first) },
       imports: [],
       rules: [],
       regoV2: false,
       notKeyword: false,
     };
-    while (this.isKw('import')) module.imports.push(this.parseImport(module));
-    while (this.tok.kind !== 'eof' && this.softErrors.length === 0) {
-      if (this.isKw('package')) {
-        const at = this.advance();
-        this.parseTerm();
-        this.statementErrors.push(this.statementError('unexpected package', this.loc(at)));
-      } else if (this.isKw('import')) {
-        // OPA takes an import anywhere among the rules; it applies to the whole module.
-        module.imports.push(this.parseImport(module));
-      } else if (this.startsRule()) module.rules.push(...this.parseRules(module));
-      else this.bodyStatement();
+    if (!hasPackage) {
+      this.statement(module);
+      this.statementErrors.length = 0;
+      this.statementErrors.push(this.statementError('package expected', this.loc(first)));
     }
+    while (this.isKw('import')) module.imports.push(this.parseImport(module));
+    while (this.tok.kind !== 'eof' && this.softErrors.length === 0) this.statement(module);
     if (this.softErrors.length > 0) throw this.silentFailure();
     const errors = [...this.statementErrors, ...this.v0Forms];
     if (errors.length > 0) throw combineErrors(sortErrors(errors));
     return module;
+  }
+
+  /** The term after `package`: OPA takes a keyword there as a name (`package import`, even on a later line). */
+  private packageTerm(): Term {
+    const name = this.tok;
+    if (name.kind !== 'ident' || !this.keywords.has(name.text)) return this.parseTerm();
+    this.advance();
+    return this.finish({ type: 'var', name: name.text, loc: this.loc(name) });
+  }
+
+  /** One statement after the package: an import, a rule, a second package or a query statement (an error). */
+  private statement(module: Module): void {
+    // Text the scanner could not read where a statement starts: OPA reports the scanner's error alone.
+    if (this.tok.kind === 'illegal' && this.tok.text !== '') throw this.parseError(this.tok.text, this.tok, false);
+    // `or` cannot start a statement (`p if { a } or { <broken> }` ends the rule at the block, as OPA reads it).
+    if (this.isOrKw()) this.unexpected();
+    if (this.isKw('package')) {
+      const at = this.advance();
+      this.packageTerm();
+      this.statementErrors.push(this.statementError('unexpected package', this.loc(at)));
+    } else if (this.isKw('import')) {
+      // OPA takes an import anywhere among the rules; it applies to the whole module.
+      module.imports.push(this.parseImport(module));
+    } else if (this.startsRule()) module.rules.push(...this.parseRules(module));
+    else this.bodyStatement();
   }
 
   private statementError(detail: string, location: import('./ast.js').Loc): PolicyError {
@@ -258,7 +286,6 @@ class ModuleParser extends TermParser {
     } else this.fail('invalid rule head', headTok);
     const first = head.ref[0] as Term;
     if (first.type !== 'var') this.fail('invalid rule head', headTok);
-    if (first.name === 'data' || first.name === 'input') this.fail(`rule name conflicts with reserved ${first.name} document`, headTok);
 
     const name = refString(head.ref);
     if (this.isKw('contains')) {
@@ -296,6 +323,8 @@ class ModuleParser extends TermParser {
         head.value = { type: 'boolean', value: true, loc: head.loc };
       }
       if (head.value === undefined) this.fail('illegal default rule (must have a value)', start);
+      const problems = defaultRuleProblems(head);
+      if (problems.length > 0) throw combineErrors(problems.map((p) => this.parseError(p, start, false)));
       rule.body = [this.trueExpr(head.value.loc)];
       this.spans?.set(rule, { start: start.offset, end: this.prevEnd() });
       return rule;
@@ -400,6 +429,11 @@ class ModuleParser extends TermParser {
       this.statementErrors.push(this.statementError('multiple expressions cannot be used for rule head', rule.loc));
       return;
     }
+    if (bare && head.args !== undefined && !this.isKw('else') && BUILTIN_NAMES.has(refString(head.ref))) {
+      // OPA reads a bare call as a query and makes it the rule `f(args) = true`, unless `f` names a builtin.
+      this.statementErrors.push(this.statementError('rule name conflicts with built-in function', rule.loc));
+      return;
+    }
     if (!bare || head.args !== undefined || this.isKw('else')) return;
     const detail = call
       ? 'rule argument list must take at least one argument'
@@ -415,6 +449,9 @@ class ModuleParser extends TermParser {
     return { kind: 'term', term: { type: 'boolean', value: true, loc }, negated: false, with: [], loc, generated: true };
   }
 }
+
+/** The names of OPA's builtins (a bare call of one is no rule). */
+const BUILTIN_NAMES = new Set(OPA_BUILTIN_DECLS.map(([name]) => name));
 
 /** Deepest nesting of brackets, braces and parentheses the parser takes (deeper text would overflow its recursion, and the compiler's). */
 export const MAX_REGO_NESTING = 256;

@@ -68,11 +68,12 @@ describe('framework-cli policy fmt', () => {
     const dir = tempDir({ 'a.rego': UNFORMATTED, 'bad.rego': 'package bad\n\nallow if {\n' });
     const text = await runCli(['policy', 'fmt', '--write', dir]);
     expect(text.code).toBe(1);
-    expect(text.stderr).toContain(`${join(dir, 'bad.rego')}:4:1: rego_parse_error: unexpected eof token`);
+    // The end of the text after its last newline is OPA's column 0.
+    expect(text.stderr).toContain(`${join(dir, 'bad.rego')}:4:0: rego_parse_error: unexpected eof token`);
     expect(readFileSync(join(dir, 'a.rego'), 'utf8')).toBe(UNFORMATTED);
     const json = await runCliInProcess(['policy', 'fmt', join(dir, 'bad.rego'), '--json']);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'rego_parse_error', exit: 1, message: expect.stringContaining('bad.rego:4:1') } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'rego_parse_error', exit: 1, message: expect.stringContaining('bad.rego:4:0') } });
     // The same file through both commands: the same exit code.
     const check = await runCli(['policy', 'fmt', '--check', dir]);
     expect(check.code).toBe(1);
@@ -88,7 +89,7 @@ describe('framework-cli policy fmt', () => {
     expect((await runCli(['policy', 'fmt', '--check'], { input: FORMATTED })).code).toBe(0);
     const bad = await runCli(['policy', 'fmt'], { input: 'package bad\n\nallow if {\n' });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('<stdin>:4:1: rego_parse_error');
+    expect(bad.stderr).toContain('<stdin>:4:0: rego_parse_error');
     const write = await runCli(['policy', 'fmt', '--write', '--json'], { input: UNFORMATTED });
     expect(write.code).toBe(2);
     expect(JSON.parse(write.stdout)).toMatchObject({ error: { code: 'invalid_arguments', message: expect.stringContaining('--write needs files') } });

@@ -78,6 +78,10 @@ describe('differential test against a real OPA v1.20.2', () => {
       `OPA ${report.opaSeconds.toFixed(2)} s, ours ${report.oursSeconds.toFixed(2)} s`,
   );
 
+  // DIFF_SHOW_WORDING=n prints the first n errors both engines raise but word differently.
+  const showWording = Number(process.env.DIFF_SHOW_WORDING ?? 0);
+  for (const d of report.worded.slice(0, showWording)) console.log(`${d.template} :: ${d.rule}\n  input ${d.input}\n  OPA   ${d.opa}\n  ours  ${d.ours}`);
+
   it('runs thousands of evaluations in one batch', () => {
     expect(report.evaluations).toBeGreaterThan(2_000);
   });

@@ -170,6 +170,16 @@ const CASES: Case[] = [
     'f := r if { r := input.x }\ny if f()',
     'f := r if { r := sprintf("%v", [input.x]) }\ny := f()',
   ].map((rule) => ({ module: `package p\n\n${rule}\n`, queries: ['x = data.p'] })),
+  // The local OPA generates for the key of `some x in xs` is named as OPA numbers its locals (arguments, declared
+  // vars, generated keys, in order); a `_` stays in the function's name.
+  ...[
+    'f(x) := 1\ny if { some x in data.p.f }',
+    'f(x) := 1\ny if { x := data.p.f[_] }',
+    'f(x) := 1\ny := [x | some x in f]',
+    'f(x, _) := 1\ng(y, [z, w]) := 2\ny if { some x in data.p.f }',
+    'f(x) := 1\ny if { a := 1; b := [c | c := 1]; some x in data.p.f }',
+    'f(x) := 1\ny if { every z in [1] { z }; some x in data.p.f }',
+  ].map((rule) => ({ module: `package p\n\n${rule}\n`, queries: ['x = data.p'] })),
   { module: 'package p\n\nr := 1\n', queries: ['x := data.p.r()', 'x := data.p.r(1)', 'data.p.r()', 'data.p.r(1, 2)'] },
   { module: F1, queries: ['some k; true', 'x := 1; some k; true', 'some k, j; true', 'some k; k = 1', 'y := [1 | some k; true]', 'some k in [1]'] },
 ];

@@ -14,7 +14,7 @@ function parseError(src: string): PolicyError {
 }
 
 describe('lexer', () => {
-  it('tracks rows, columns and preceding whitespace', () => {
+  it("tracks rows, columns (code points, the end at the last one read, as OPA's scanner) and preceding whitespace", () => {
     const toks = tokenize('a.b\n  [1]', 'f.rego');
     expect(toks.map((t) => [t.text, t.row, t.col, t.space])).toEqual([
       ['a', 1, 1, true],
@@ -23,7 +23,13 @@ describe('lexer', () => {
       ['[', 2, 3, true],
       ['1', 2, 4, false],
       [']', 2, 5, false],
-      ['', 2, 6, false],
+      ['', 2, 5, false],
+    ]);
+    const astral = tokenize('"😀😀" x\n', 'f.rego');
+    expect(astral.map((t) => [t.row, t.col])).toEqual([
+      [1, 1],
+      [1, 6],
+      [2, 0],
     ]);
   });
 
@@ -89,8 +95,14 @@ a.b.c := 3
     expect(e.location?.row).toBe(5);
   });
 
-  it('requires a package', () => {
-    expect(parseError('allow := true').message).toContain('expected package');
+  it('requires a package, reading the statements first as OPA does; a text without statements is an empty module', () => {
+    expect(parseError('allow := true').message).toBe('p.rego:1: rego_parse_error: package expected');
+    expect(parseError('# only a comment\n\nx := 1\npackage p').message).toBe(
+      '2 errors occurred:\np.rego:3: rego_parse_error: package expected\np.rego:4: rego_parse_error: unexpected package',
+    );
+    expect(parseError('# only a comment\n').message).toBe('p.rego:0: rego_parse_error: empty module');
+    // A keyword after `package`, even on a later line, is the package's name.
+    expect(parseModule('package import', 'p.rego').package.path.terms.map((t) => (t.type === 'string' ? t.value : ''))).toEqual(['', 'import']);
   });
 
   it('supports rego.v2 not-bodies', () => {

@@ -60,4 +60,54 @@ describe('evaluation errors of ad-hoc queries', () => {
     expect(differ).toEqual([]);
     expect(theirs.filter((a) => a.startsWith('error: ')).length).toBeGreaterThan(600);
   });
+
+  // Strict builtin errors halt the evaluation where they happen, as in OPA: a conflict between later definitions must
+  // not take the place of the first definition's error (we raised the conflict: the error was kept for the query's
+  // end). Rules that never read `input` surface first in OPA, so their conflict comes before another rule's error.
+  const HALTS: Array<[string, string]> = [
+    ['f(x) := 1 if { upper(x) }\nf(x) := 2\nf(x) := 3\ny := f(1)', 'p.rego:3: eval_type_error: upper: operand 1 must be string but got number'],
+    [
+      'f(x) := 2\nf(x) := 3\nf(x) := 1 if { upper(x) }\ny := f(1)',
+      'p.rego:4: eval_conflict_error: functions must not produce multiple outputs for same inputs',
+    ],
+    [
+      'r := 1 if { upper(input.n) }\nr := 2 if { input.n == 1 }\nr := 3 if { input.n == 1 }',
+      'p.rego:3: eval_type_error: upper: operand 1 must be string but got number',
+    ],
+    [
+      'r := 1 if { x := input.n; upper(x) }\nr := 2 if { x := input.n }\nr := 3 if { x := input.n }',
+      'p.rego:3: eval_type_error: upper: operand 1 must be string but got number',
+    ],
+    ['r := 1 if { upper(input.n) }\nr := 2\nr := 3', 'p.rego:5: eval_conflict_error: complete rules must not produce multiple outputs'],
+    [
+      'r := 1 if { upper(input.n) }\nr := 2 if { input.n == 1 }\nr := 3\nr := 4',
+      'p.rego:6: eval_conflict_error: complete rules must not produce multiple outputs',
+    ],
+    [
+      'q := 1\nr := 1 if { upper(input.n) }\nr := 2 if { q == 1 }\nr := 3 if { q == 1 }',
+      'p.rego:6: eval_conflict_error: complete rules must not produce multiple outputs',
+    ],
+    ['s contains 1 if { upper(input.n) }\ns contains 2', 'p.rego:3: eval_type_error: upper: operand 1 must be string but got number'],
+  ];
+  const halting = (module: string): string => {
+    const rule = /^(\w+)/.exec(module.split('\n').at(-1) ?? '')?.[1] ?? 'y';
+    try {
+      const p = compilePolicy({ modules: [{ file: 'p.rego', source: `package p\n\n${module}\n` }] });
+      return stringifyJSON(p.query(`x = data.p.${rule}`, { inputValue: parseJSON('{"n": 1}'), strictBuiltinErrors: true })[0]?.x as Value);
+    } catch (e) {
+      if (!PolicyError.isInstance(e)) throw e;
+      return withoutConflictDetail(e.message);
+    }
+  };
+  it('halts at a strict builtin error before a later conflict', () => {
+    expect(HALTS.map(([m]) => halting(m))).toEqual(HALTS.map(([, want]) => want));
+  });
+  it.skipIf(pylib === undefined)('halts where OPA v1.20.2 halts', () => {
+    const rules = HALTS.map(([m]) => /^(\w+)/.exec(m.split('\n').at(-1) ?? '')?.[1] ?? 'y');
+    const out = askOracle(
+      HALTS.map(([m], i) => ({ modules: [['p.rego', `package p\n\n${m}\n`] as const], evals: [{ query: `x = data.p.${rules[i]}`, input: '{"n": 1}' }] })),
+      pylib as string,
+    ).map((l) => (JSON.parse(l) as { error?: { message: string } }).error?.message ?? l);
+    expect(out).toEqual(HALTS.map(([, want]) => want));
+  });
 });

@@ -13,6 +13,7 @@ import { parseModule, type RegoVersion } from '../parser.js';
 import { rewriteMetadataCalls } from './metadata.js';
 import type { Value } from '../value.js';
 import { checkCalls, checkRecursion, dataRefPrefix, functionNode } from './checks.js';
+import { checkRootDocumentOverrides } from './root-overrides.js';
 import { Expander, printInTerm, rewriteDynamics, rewritePrint } from './expand.js';
 import { LocalRewriter, VarGen } from './locals.js';
 import { resolveModules, resolveQuery } from './resolve.js';
@@ -124,6 +125,10 @@ export class Compiler {
       }
     }
     throwIfErrors(errors);
+    sources.forEach((s, i) => {
+      if (s.regoVersion !== 0) checkRootDocumentOverrides(modules[i] as Module, errors);
+    });
+    throwIfErrors(errors);
     const inputType = this.inputType(errors);
     throwIfErrors(errors);
     const sourceTexts = new Map(sources.map((s) => [s.file, s.source]));
@@ -189,7 +194,7 @@ export class Compiler {
     throwIfErrors(errors);
     const schemaEnvs = placed === undefined ? undefined : ruleSchemaEnvs({ modules, placed, set: this.options.schemas, inputType, errors });
     this.ruleTypes = new RuleTypes(root, { ...(inputType === undefined ? {} : { inputType }), ...(schemaEnvs === undefined ? {} : { schemaEnvs }) });
-    checkTypes(rules, this.ruleTypes, errors, this.gen.wildcards);
+    checkTypes(rules, this.ruleTypes, errors, this.gen);
     throwIfErrors(errors);
 
     const prepared: PreparedRule[] = [];
@@ -212,7 +217,7 @@ export class Compiler {
     throwIfErrors(errors);
     const res = this.safetyChecker(root).check(b, new Set(['data', 'input']));
     throwIfErrors(res.errors);
-    checkQueryTypes(rewriteDynamics(res.body, this.gen, { keepEqual: true }), ruleTypes, errors, this.gen.wildcards);
+    checkQueryTypes(rewriteDynamics(res.body, this.gen, { keepEqual: true }), ruleTypes, errors, this.gen);
     throwIfErrors(errors);
     return rewriteDynamics(res.body, this.gen);
   }

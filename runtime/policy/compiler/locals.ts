@@ -40,6 +40,9 @@ export class VarGen {
   /** The temps that stand for a `_` written in the source: OPA prints such a var as `_`. */
   readonly wildcards = new Set<string>();
 
+  /** OPA's names (`__local1__`) for the temps that stand for a local OPA's compiler generates (the key of `some x in xs`), for error texts. */
+  readonly opaNames = new Map<string, string>();
+
   wildcard(): string {
     const name = this.temp();
     this.wildcards.add(name);
@@ -94,6 +97,11 @@ class Scopes {
 
 export class LocalRewriter {
   readonly errors: PolicyError[] = [];
+  /**
+   * The count of locals OPA's rewriteLocalVars stage would have generated so far (`__local<N>__`): one per argument
+   * var of a function, per declared var, per generated key of `some x in xs` and `every x in xs`, in its order.
+   */
+  private opaLocals = 0;
 
   constructor(private readonly gen: VarGen) {}
 
@@ -104,6 +112,11 @@ export class LocalRewriter {
   rewriteRule(rule: Rule): void {
     const argScope = new Scopes();
     for (const a of rule.head.args ?? []) this.declareArgs(a, argScope);
+    const argVars = new Set<string>();
+    let wildcardArgs = 0;
+    for (const a of rule.head.args ?? []) termVars(a, argVars);
+    for (const a of rule.head.args ?? []) wildcardArgs += countWildcards(a);
+    this.opaLocals += [...argVars].filter((v) => v !== '_').length + wildcardArgs;
     const args = rule.head.args?.map((a) => this.term(a, argScope, false));
     for (let branch: Rule | undefined = rule; branch !== undefined; branch = branch.else) {
       const scopes = argScope.copy();
@@ -177,8 +190,10 @@ export class LocalRewriter {
         }
         const domain = this.term(e.inDomain, scopes, true);
         const w = this.withs(e, scopes, true);
+        // OPA generates the key before it declares the value's vars.
+        const generated = e.inKey === undefined ? { type: 'var' as const, name: this.generatedLocal(), loc: e.loc } : undefined;
         const value = this.declarePattern(e.inValue as Term, scopes);
-        const key = e.inKey === undefined ? { type: 'var' as const, name: this.gen.temp(), loc: e.loc } : this.declarePattern(e.inKey, scopes);
+        const key = generated ?? this.declarePattern(e.inKey as Term, scopes);
         const ref = mkRef(domain.type === 'ref' ? [...domain.terms, key] : [domain, key], e.loc);
         return { kind: 'call', op: opRef('eq', e.loc), args: [value, ref], negated: false, with: w, loc: e.loc, generated: true };
       }
@@ -186,6 +201,7 @@ export class LocalRewriter {
         const domain = this.term(e.domain, scopes, true);
         const w = this.withs(e, scopes, true);
         scopes.push();
+        if (e.key === undefined) this.opaLocals++;
         const key = e.key === undefined ? undefined : this.declarePattern(e.key, scopes);
         const value = this.declarePattern(e.value, scopes);
         const body = this.body(e.body, scopes);
@@ -248,8 +264,16 @@ export class LocalRewriter {
       return scopes.declared(v.name) ?? v.name;
     }
     const gen = this.gen.next(v.name);
+    this.opaLocals++;
     scopes.insert(v.name, gen, occ);
     return gen;
+  }
+
+  /** A temp for a local OPA generates, known by OPA's name for it in error texts. */
+  private generatedLocal(): string {
+    const name = this.gen.temp();
+    this.gen.opaNames.set(name, `__local${this.opaLocals++}__`);
+    return name;
   }
 
   /** Declares the vars of a `some ... in` / `every` pattern; other parts are rewritten normally. */
@@ -329,5 +353,20 @@ export class LocalRewriter {
       default:
         return t;
     }
+  }
+}
+
+/** The `_` written in a function's argument (each is its own var to OPA). */
+function countWildcards(t: Term): number {
+  switch (t.type) {
+    case 'var':
+      return t.name === '_' ? 1 : 0;
+    case 'array':
+    case 'set':
+      return t.items.reduce((n, x) => n + countWildcards(x), 0);
+    case 'object':
+      return t.entries.reduce((n, [, v]) => n + countWildcards(v), 0);
+    default:
+      return 0;
   }
 }

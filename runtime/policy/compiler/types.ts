@@ -33,12 +33,16 @@ export function builtinResultIsAny(name: string): boolean | undefined {
 }
 
 /** OPA's text of a ref (`data.p.labels.zz`, `l["z-z"]`), and where each operand's text starts; undefined when not certain. */
-function refText(
-  ref: RefTerm,
-  headName: string,
-  wildcards: ReadonlySet<string> = new Set(),
-  generated = false,
-): { text: string; starts: number[] } | undefined {
+/** How error texts print generated vars: `_` for the wildcards, OPA's `__local<N>__` for the locals it would generate. */
+export interface PrintNames {
+  readonly wildcards: ReadonlySet<string>;
+  readonly opaNames: ReadonlyMap<string, string>;
+}
+
+const NO_NAMES: PrintNames = { wildcards: new Set(), opaNames: new Map() };
+
+function refText(ref: RefTerm, headName: string, names: PrintNames = NO_NAMES, generated = false): { text: string; starts: number[] } | undefined {
+  const wildcards = names.wildcards;
   let text = headName;
   const starts = [0];
   for (const t of ref.terms.slice(1)) {
@@ -47,6 +51,7 @@ function refText(
     else if (t.type === 'string' && /^[\x20-\x7e]*$/.test(t.value) && !/["\\]/.test(t.value)) text += `["${t.value}"]`;
     else if (t.type === 'number' && typeof t.value === 'number' && Number.isInteger(t.value)) text += `[${t.value}]`;
     else if (t.type === 'var' && wildcards.has(t.name)) text += '[_]';
+    else if (t.type === 'var' && names.opaNames.has(t.name)) text += `[${names.opaNames.get(t.name) as string}]`;
     else if (t.type === 'var' && (generated || !written(t.name).includes('$'))) text += `[${written(t.name)}]`;
     else return undefined;
   }
@@ -69,13 +74,14 @@ function written(name: string): string {
 /**
  * OPA's error for a function named without a call (`x := data.p.f`, `data.p.f.x`): the function is the ref up to
  * the last operand when that is a local OPA generated (`data.p.f[__local1__]` of `some x in data.p.f`), else the
- * whole ref; the name underlined. The first detail line prints such a local by our name for it (`$t2`), not OPA's.
+ * whole ref (a `_` stays in it); the name underlined. The detail line prints such a local by OPA's name for it
+ * (`__local1__`, numbered as OPA's rewriteLocalVars numbers its locals).
  */
-function functionRefError(p: Extract<RefProblem, { kind: 'function' }>, wildcards: ReadonlySet<string>): PolicyError {
-  const printed = refText(p.ref, 'data', wildcards) ?? refText(p.ref, 'data', wildcards, true);
+function functionRefError(p: Extract<RefProblem, { kind: 'function' }>, names: PrintNames): PolicyError {
+  const printed = refText(p.ref, 'data', names) ?? refText(p.ref, 'data', names, true);
   const text = printed?.text ?? refToString(p.ref);
   const last = p.ref.terms[p.ref.terms.length - 1];
-  const local = p.ref.terms.length - 1 > p.at && last?.type === 'var' && written(last.name).includes('$');
+  const local = p.ref.terms.length - 1 > p.at && last?.type === 'var' && written(last.name).includes('$') && !names.wildcards.has(last.name);
   const name = local && printed !== undefined ? text.slice(0, (printed.starts[p.ref.terms.length - 1] as number) - 1) : text;
   const carets = printed !== undefined ? (printed.starts[p.at + 1] as number) - 1 : refToString({ ...p.ref, terms: p.ref.terms.slice(0, p.at + 1) }).length;
   return new PolicyError({
@@ -86,14 +92,14 @@ function functionRefError(p: Extract<RefProblem, { kind: 'function' }>, wildcard
 }
 
 /** OPA's `undefined ref` error for a problem the ref check found; undefined when its text is not certain. */
-function refError(p: RefProblem, wildcards: ReadonlySet<string>): PolicyError | undefined {
-  if (p.kind === 'function') return functionRefError(p, wildcards);
+function refError(p: RefProblem, names: PrintNames): PolicyError | undefined {
+  if (p.kind === 'function') return functionRefError(p, names);
   const head = p.ref.terms[0];
   if (head?.type !== 'var') return undefined;
-  // A local OPA generates (the key of `some x in xs`) is printed by our name for it (`$t2`), not OPA's (`__local0__`):
-  // the error is certain, only that name differs.
+  // A local OPA generates (the key of `some x in xs`) is printed by OPA's name for it (`__local0__`); a call OPA keeps
+  // as a ref's head (`div(1, 0)[__local0__]`) is printed by our name for the temp holding its value (`$t2`).
   const headName = head.name === 'data' ? 'data' : written(head.name);
-  const printed = refText(p.ref, headName, wildcards) ?? refText(p.ref, headName, wildcards, true);
+  const printed = refText(p.ref, headName, names) ?? refText(p.ref, headName, names, true);
   if (printed === undefined) return undefined;
   const lines = [printed.text];
   if (p.kind === 'unsupported') {
@@ -127,10 +133,10 @@ function matchError(left: RegoType | undefined, right: RegoType | undefined, e: 
   return new PolicyError({ code: 'rego_type_error', detail: `match error\n\tleft  : ${printType(left)}\n\tright : ${printType(right)}`, location: e.loc });
 }
 
-function findingError(f: Finding, wildcards: ReadonlySet<string>): PolicyError | undefined {
+function findingError(f: Finding, names: PrintNames): PolicyError | undefined {
   switch (f.kind) {
     case 'ref':
-      return refError(f.problem, wildcards);
+      return refError(f.problem, names);
     case 'args':
       return argError(f.name, f.want, f.have, f.expr);
     case 'match':
@@ -147,11 +153,11 @@ function findingError(f: Finding, wildcards: ReadonlySet<string>): PolicyError |
 }
 
 /** OPA's certain type errors in compiled rules (see the file's comment for what is covered). */
-export function checkTypes(rules: readonly Rule[], ruleTypes: RuleTypes, errors: PolicyError[], wildcards: ReadonlySet<string> = new Set()): void {
+export function checkTypes(rules: readonly Rule[], ruleTypes: RuleTypes, errors: PolicyError[], names: PrintNames = NO_NAMES): void {
   for (const r of rules) {
     for (let b: Rule | undefined = r; b !== undefined; b = b.else) {
       for (const f of ruleTypes.check(b)) {
-        const err = findingError(f, wildcards);
+        const err = findingError(f, names);
         if (err !== undefined) errors.push(err);
       }
     }
@@ -164,13 +170,13 @@ export function checkTypes(rules: readonly Rule[], ruleTypes: RuleTypes, errors:
  * with the output OPA's rego package adds to a call written with no output (`upper(x)` is `upper(x, $c)`, capturing
  * its value), which an argument error then lists as `???`.
  */
-export function checkQueryTypes(body: Body, ruleTypes: RuleTypes, errors: PolicyError[], wildcards: ReadonlySet<string> = new Set()): void {
+export function checkQueryTypes(body: Body, ruleTypes: RuleTypes, errors: PolicyError[], names: PrintNames = NO_NAMES): void {
   const typer = new BodyTyper(ruleTypes);
   typer.body(body);
   const top = new Set<Expr>(body);
   for (const f of typer.findings) {
     const captured = f.kind === 'args' && top.has(f.expr) && f.expr.kind === 'call' && f.expr.generated !== true && f.have.length === f.arity;
-    const err = findingError(captured ? { ...f, have: [...f.have, undefined] } : f, wildcards);
+    const err = findingError(captured ? { ...f, have: [...f.have, undefined] } : f, names);
     if (err !== undefined) errors.push(err);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Invocation of builtins and user functions, honouring `with` replacements
  * (`with f as g`, `with count as 1`). Builtin errors are recorded and make the
- * call undefined; strict mode raises the first one when the query ends.
+ * call undefined; strict mode raises one at once, as OPA halts on it (so a
+ * conflict met later in the evaluation does not take its place).
  */
 import { BuiltinError, type BuiltinDefinition } from '../builtins/registry.js';
 import type { RuleNode } from '../compiler/rule-tree.js';
@@ -37,7 +38,9 @@ function callBuiltin(env: Env, def: BuiltinDefinition, args: Value[], loc: Sourc
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;
     const msg = e instanceof Error ? e.message : String(e);
     const code = e instanceof BuiltinError && e.kind === 'type' ? 'eval_type_error' : 'eval_builtin_error';
-    sh.errors.push(new PolicyError({ code, detail: `${def.name}: ${msg}`, location: loc }));
+    const error = new PolicyError({ code, detail: `${def.name}: ${msg}`, location: loc });
+    sh.errors.push(error);
+    if (sh.strict) throw error;
     return FAILED;
   }
 }

@@ -18,6 +18,7 @@ import { type CallTarget, invoke } from './calls.js';
 import { DataRefT } from './data-ref.js';
 import { Env, type ExprFn, type Frame, type FuncReplacement, type K, type ValK } from './env.js';
 import { callExpr, type CompiledWith, everyExpr, notExpr, seq, termExpr, unifyExpr, withExpr } from './exprs.js';
+import { readsInput } from './reads-input.js';
 import type { CompiledBranch, NodeRuntime } from './rules.js';
 import { ArrayT, CompT, ConstT, type CTerm, evalAll, ObjectT, RefT, SetT, VarT } from './terms.js';
 import type { NodeText } from '../trace/node-text.js';
@@ -143,7 +144,10 @@ export class CodeGen {
     // OPA evaluates a rule for its first value (its Exit says `early`) when all its values are one constant; a default always.
     for (const f of flags) f.value = earlyExit;
     for (const f of this.early.slice(flags.length)) f.value = true;
-    return { kind, rules: compiled, def, earlyExit, name: node.name };
+    // Functions are called in the order written; other rules that never read `input` come first under strict errors.
+    const independent = kind === 'function' ? compiled : compiled.filter((_, i) => !readsInput((rules[i] as PreparedRule).rule));
+    const strictRules = kind === 'function' ? compiled : [...independent, ...compiled.filter((b) => !independent.includes(b))];
+    return { kind, rules: compiled, strictRules, def, earlyExit, name: node.name };
   }
 
   private rule(p: PreparedRule): CompiledBranch {

@@ -33,6 +33,11 @@ export interface CompiledBranch {
 export interface NodeRuntime {
   kind: 'complete' | 'multi' | 'object' | 'function';
   rules: CompiledBranch[];
+  /**
+   * The rules in the order their errors surface in OPA under strict builtin errors: those that never read `input`
+   * first (OPA reports their conflicts before another rule's builtin error), then the rest, each group as written.
+   */
+  strictRules: CompiledBranch[];
   def: CompiledBranch | undefined;
   /** All branches produce the same constant: stop at the first value. */
   earlyExit: boolean;
@@ -111,9 +116,14 @@ function branchValue(env: Env, b: CompiledBranch, rt: NodeRuntime, prev: [Value,
   return out;
 }
 
+/** The rules to evaluate, in OPA's order for the mode (see {@link NodeRuntime.strictRules}). */
+function rulesOf(env: Env, rt: NodeRuntime): CompiledBranch[] {
+  return env.shared.strict ? rt.strictRules : rt.rules;
+}
+
 function evalComplete(env: Env, rt: NodeRuntime): Value | undefined {
   let result: [Value, SourceLocation] | undefined;
-  for (const r of rt.rules) {
+  for (const r of rulesOf(env, rt)) {
     for (let b: CompiledBranch | undefined = r; b !== undefined; b = b.else) {
       const v = branchValue(env, b, rt, result);
       if (v !== undefined) {
@@ -129,7 +139,7 @@ function evalComplete(env: Env, rt: NodeRuntime): Value | undefined {
 
 function evalMulti(env: Env, rt: NodeRuntime): Value {
   const out = new RegoSet();
-  for (const b of rt.rules) {
+  for (const b of rulesOf(env, rt)) {
     const f: Frame = new Array(b.nslots);
     const key = b.key as CTerm;
     b.body(env, f, () => {
@@ -174,7 +184,7 @@ export function nodeKeyValue(env: Env, node: RuleNode, key: Value): Value | unde
 }
 
 function multiKey(env: Env, rt: NodeRuntime, key: Value): Value | undefined {
-  for (const b of rt.rules) {
+  for (const b of rulesOf(env, rt)) {
     const f: Frame = new Array(b.nslots);
     let found = false;
     (b.key as CTerm).unify(env, f, key, () =>
@@ -191,7 +201,7 @@ function multiKey(env: Env, rt: NodeRuntime, key: Value): Value | undefined {
 function objectKey(env: Env, node: RuleNode, rt: NodeRuntime, key: Value): Value | undefined {
   const out = structure(new RegoObject());
   const own = new Set<RegoObject | RegoSet>([out]);
-  for (const b of rt.rules) {
+  for (const b of rulesOf(env, rt)) {
     const f: Frame = new Array(b.nslots);
     const first = b.suffix[0] as CTerm;
     first.unify(env, f, key, () =>
@@ -223,7 +233,7 @@ function objectKey(env: Env, node: RuleNode, rt: NodeRuntime, key: Value): Value
 function evalObject(env: Env, node: RuleNode, rt: NodeRuntime): Value {
   const out = structure(new RegoObject());
   const own = new Set<RegoObject | RegoSet>([out]);
-  for (const b of rt.rules) {
+  for (const b of rulesOf(env, rt)) {
     const f: Frame = new Array(b.nslots);
     b.body(env, f, () => {
       const path: Value[] = [];

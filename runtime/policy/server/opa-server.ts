@@ -248,6 +248,7 @@ function problemJson(p: PolicyProblem): Record<string, unknown> {
     code: p.code,
     message: p.message,
     ...(p.file === undefined ? {} : { location: { file: p.file, row: p.row ?? 0, col: p.col ?? 0 } }),
+    ...(p.details === undefined ? {} : { details: p.details }),
   };
 }
 
@@ -793,8 +794,12 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     try {
       set.policy.prepare(text);
     } catch (error) {
-      if (PolicyError.isInstance(error))
-        return opaError(400, { code: 'invalid_parameter', message: 'error(s) occurred while compiling the query', errors: problemsOf(error).map(problemJson) });
+      if (PolicyError.isInstance(error)) {
+        // OPA parses the query, then compiles it, and says which of the two failed.
+        const problems = problemsOf(error);
+        const stage = problems.every((p) => p.code === 'rego_parse_error') ? 'parsing' : 'compiling';
+        return opaError(400, { code: 'invalid_parameter', message: `error(s) occurred while ${stage} query`, errors: problems.map(problemJson) });
+      }
       // The parser's or compiler's recursion ran out of stack: the query is too deep to take, the client's error.
       if (error instanceof RangeError && /call stack/i.test(error.message))
         return opaError(400, { code: 'invalid_parameter', message: 'the query is nested too deep to compile' });

@@ -8,6 +8,8 @@ export interface PolicyProblem {
   file?: string;
   row?: number;
   col?: number;
+  /** A parser error's source line and the index of the byte it points at (OPA's `details`). */
+  details?: { line: string; idx: number };
 }
 
 const BRAND = Symbol.for('framework_core.PolicyLoadError');

@@ -25,6 +25,7 @@ export function problemsOf(error: PolicyError): PolicyProblem[] {
     code: e.code,
     message: e.detail,
     ...(e.location ? { file: e.location.file, row: e.location.row, col: e.location.col } : {}),
+    ...(e.parserDetail ? { details: { line: e.parserDetail.line, idx: e.parserDetail.idx } } : {}),
   }));
 }
 

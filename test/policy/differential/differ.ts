@@ -34,6 +34,8 @@ export interface DiffReport {
   agreed: number;
   /** Both raised an error, but worded differently (counted, not a wrong answer). */
   errorWording: number;
+  /** Those evaluations, both texts kept. */
+  worded: Disagreement[];
   disagreements: Disagreement[];
   opaSeconds: number;
   oursSeconds: number;
@@ -167,7 +169,7 @@ export function runDifferential(templates: readonly Template[], batch: readonly 
 
   const t1 = process.hrtime.bigint();
   const policies = new Map<string, CompiledPolicy | PolicyError>();
-  const report: DiffReport = { evaluations: ordered.length, agreed: 0, errorWording: 0, disagreements: [], opaSeconds, oursSeconds: 0 };
+  const report: DiffReport = { evaluations: ordered.length, agreed: 0, errorWording: 0, worded: [], disagreements: [], opaSeconds, oursSeconds: 0 };
   ordered.forEach((e, i) => {
     let policy = policies.get(e.template);
     if (policy === undefined) {
@@ -184,7 +186,10 @@ export function runDifferential(templates: readonly Template[], batch: readonly 
     const opa = opaAnswer(out[i]!);
     if (agree(opa, ours, byName.get(e.template)!)) {
       report.agreed++;
-      if (opa.kind === 'error' && ours.kind === 'error' && !opa.message.includes(ours.message.replace(/^[^:]*: /, ''))) report.errorWording++;
+      if (opa.kind === 'error' && ours.kind === 'error' && !opa.message.includes(ours.message.replace(/^[^:]*: /, ''))) {
+        report.errorWording++;
+        report.worded.push({ ...e, opa: describe(opa), ours: describe(ours) });
+      }
     } else report.disagreements.push({ ...e, opa: describe(opa), ours: describe(ours) });
   });
   report.oursSeconds = Number(process.hrtime.bigint() - t1) / 1e9;

@@ -161,7 +161,8 @@ describe('formatRego', () => {
       error = e;
     }
     expect(PolicyError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'rego_parse_error', location: { file: 'case.rego', row: 5, col: 1 } });
+    // The end of the text, after its last newline: OPA's column 0.
+    expect(error).toMatchObject({ code: 'rego_parse_error', location: { file: 'case.rego', row: 5, col: 0 } });
   });
 
   it('rejects Rego v0 syntax as the parser does', () => {
