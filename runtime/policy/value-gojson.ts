@@ -77,7 +77,13 @@ function goJSONDeep(root: Value): string {
     leaf: (v) => goJSONAt(v, 0),
     close: (v, _parts, texts) => {
       if (!(v instanceof RegoObject)) return '[' + texts.join(',') + ']';
-      return '{' + jsonEntries(v).map(([k], i) => goJSONString(k) + ':' + (texts[i] as string)).join(',') + '}';
+      return (
+        '{' +
+        jsonEntries(v)
+          .map(([k], i) => goJSONString(k) + ':' + (texts[i] as string))
+          .join(',') +
+        '}'
+      );
     },
   });
 }

@@ -205,7 +205,13 @@ function stringifyDeep(root: Value): string {
     leaf: (v) => stringifyAt(v, 0),
     close: (v, _parts, texts) => {
       if (!(v instanceof RegoObject)) return '[' + texts.join(',') + ']';
-      return '{' + objectEntries(v).map(([k], i) => jsonQuote(k) + ':' + (texts[i] as string)).join(',') + '}';
+      return (
+        '{' +
+        objectEntries(v)
+          .map(([k], i) => jsonQuote(k) + ':' + (texts[i] as string))
+          .join(',') +
+        '}'
+      );
     },
   });
 }
@@ -273,7 +279,7 @@ export function parseJSON(text: string): Value {
     // JSON.parse makes an unpaired surrogate only of a `\\u` escape or of one already in the text: only then is each string checked.
     return convert(parsed, text.includes('\\u') || !isWellFormed(text), 0);
   } catch (e) {
-    if (e instanceof NestingError) throw new SyntaxError(maxDepthMessage(e.bracket));
+    if (e instanceof NestingError) throw new SyntaxError(maxDepthMessage(e.bracket), { cause: e });
     throw e;
   }
 }
