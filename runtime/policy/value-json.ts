@@ -32,12 +32,17 @@ export const maxDepthMessage = (bracket: '[' | '{'): string => `invalid characte
  * nested more than {@link MAX_JSON_DEPTH} deep is a {@link NestingError}
  * (deep values are converted without recursion).
  */
-export function fromJS(x: unknown): Value {
-  return convert(x, true, 0);
+export function fromJS(x: unknown, options?: DepthOptions): Value {
+  return convert(x, true, 0, options?.maxDepth ?? MAX_JSON_DEPTH);
+}
+
+/** How deep a value may nest where it comes in: {@link MAX_JSON_DEPTH} unless said otherwise (`Infinity` for text or data the engine wrote itself, or base data, which OPA's store takes at any depth). */
+export interface DepthOptions {
+  maxDepth?: number;
 }
 
 /** fromJS; `check` false skips the surrogate check (for JSON.parse output of text with no `\\u` escape and no lone surrogate). */
-function convert(x: unknown, check: boolean, depth: number): Value {
+function convert(x: unknown, check: boolean, depth: number, maxDepth: number): Value {
   switch (typeof x) {
     case 'string':
       return check ? wellFormed(x) : x;
@@ -51,22 +56,22 @@ function convert(x: unknown, check: boolean, depth: number): Value {
     case 'object': {
       if (x === null) return null;
       if (x instanceof RegoObject || x instanceof RegoSet || x instanceof RegoDecimal) return x;
-      if (depth >= SHALLOW) return convertDeep(x, check, MAX_JSON_DEPTH - depth);
+      if (depth >= SHALLOW) return convertDeep(x, check, maxDepth - depth);
       if (Array.isArray(x)) {
         const out: Value[] = new Array(x.length);
-        for (let i = 0; i < x.length; i++) out[i] = convert(x[i] === undefined ? null : x[i], check, depth + 1);
+        for (let i = 0; i < x.length; i++) out[i] = convert(x[i] === undefined ? null : x[i], check, depth + 1, maxDepth);
         return out;
       }
-      if (x instanceof Set) return RegoSet.of([...x].map((y) => convert(y, check, depth + 1)));
+      if (x instanceof Set) return RegoSet.of([...x].map((y) => convert(y, check, depth + 1, maxDepth)));
       if (x instanceof Map) {
         const o = new RegoObject();
-        for (const [k, v] of x) o.set(convert(k, check, depth + 1), convert(v, check, depth + 1));
+        for (const [k, v] of x) o.set(convert(k, check, depth + 1, maxDepth), convert(v, check, depth + 1, maxDepth));
         return o;
       }
       const o = new RegoObject();
       for (const k of Object.keys(x)) {
         const v = (x as Record<string, unknown>)[k];
-        if (v !== undefined) o.set(check ? wellFormed(k) : k, convert(v, check, depth + 1));
+        if (v !== undefined) o.set(check ? wellFormed(k) : k, convert(v, check, depth + 1, maxDepth));
       }
       return o;
     }
@@ -93,7 +98,7 @@ function convertDeep(x: object, check: boolean, maxDepth: number): Value {
       const o = v as Record<string, unknown>;
       return definedKeys(o).map((k) => o[k]);
     },
-    leaf: (v) => convert(v === undefined ? null : v, check, 0),
+    leaf: (v) => convert(v === undefined ? null : v, check, 0, Infinity),
     close: (v, _parts, results) => {
       if (Array.isArray(v)) return results;
       if (v instanceof Set) return RegoSet.of(results);
@@ -272,12 +277,13 @@ export function needsExactParse(text: string): boolean {
  * nested more than {@link MAX_JSON_DEPTH} deep is a `SyntaxError` with Go's
  * words (`invalid character '[' exceeded max depth`), as OPA refuses it.
  */
-export function parseJSON(text: string): Value {
-  if (needsExactParse(text)) return parseJSONExact(text);
+export function parseJSON(text: string, options?: DepthOptions): Value {
+  const maxDepth = options?.maxDepth ?? MAX_JSON_DEPTH;
+  if (needsExactParse(text)) return parseJSONExact(text, { maxDepth });
   const parsed: unknown = JSON.parse(text);
   try {
     // JSON.parse makes an unpaired surrogate only of a `\\u` escape or of one already in the text: only then is each string checked.
-    return convert(parsed, text.includes('\\u') || !isWellFormed(text), 0);
+    return convert(parsed, text.includes('\\u') || !isWellFormed(text), 0, maxDepth);
   } catch (e) {
     if (e instanceof NestingError) throw new SyntaxError(maxDepthMessage(e.bracket), { cause: e });
     throw e;
@@ -285,8 +291,8 @@ export function parseJSON(text: string): Value {
 }
 
 /** {@link parseJSON} by our own parser whatever the text (slower; what the fast path must agree with). */
-export function parseJSONExact(text: string): Value {
-  const p = new JsonParser(text);
+export function parseJSONExact(text: string, options?: DepthOptions): Value {
+  const p = new JsonParser(text, options?.maxDepth ?? MAX_JSON_DEPTH);
   const v = p.value();
   p.ws();
   if (p.pos !== text.length) p.fail('unexpected trailing characters');
@@ -364,7 +370,10 @@ export function parseNumberLiteral(text: string, digits?: ExactDigits): number |
 class JsonParser {
   pos = 0;
   readonly digits = new ExactDigits();
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly maxDepth: number,
+  ) {}
 
   fail(msg: string): never {
     throw new SyntaxError(`JSON: ${msg} at offset ${this.pos}`);
@@ -390,7 +399,7 @@ class JsonParser {
       const c = s[this.pos];
       let v: Value;
       if (c === '{' || c === '[') {
-        if (open.length >= MAX_JSON_DEPTH) throw new SyntaxError(maxDepthMessage(c));
+        if (open.length >= this.maxDepth) throw new SyntaxError(maxDepthMessage(c));
         this.pos++;
         this.ws();
         if (s[this.pos] === (c === '{' ? '}' : ']')) {

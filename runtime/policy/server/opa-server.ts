@@ -464,7 +464,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   const dataJsonOf = (set: PolicySet): string => {
     let text = dataJson.get(set);
     if (text === undefined) {
-      text = stringifyJSON(fromJS(set.data));
+      text = stringifyJSON(fromJS(set.data, { maxDepth: Infinity }));
       dataJson.set(set, text);
     }
     return text;
@@ -571,7 +571,11 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     const started = process.hrtime.bigint();
     const decided = ({ json }: Evaluated): Answer => {
       const evalNs = Number(process.hrtime.bigint() - started);
-      const decisionId = options.decisionLog?.record({ path: path.join('/'), input, result: json === undefined ? undefined : parseJSON(json) });
+      const decisionId = options.decisionLog?.record({
+        path: path.join('/'),
+        input,
+        result: json === undefined ? undefined : parseJSON(json, { maxDepth: Infinity }),
+      });
       annotateActiveSpan({ 'opa.path': path.join('/'), ...(decisionId ? { [DECISION_ID_ATTRIBUTE]: decisionId } : {}) });
       if (bare) {
         if (json === undefined) return errorAnswer(404, { code: 'undefined_document', message: `document missing: data/${path.join('/')}` });
@@ -782,7 +786,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     } catch (error) {
       return answerResponse(evalFailure(error));
     }
-    const rows = parseJSON(json ?? '[]');
+    const rows = parseJSON(json ?? '[]', { maxDepth: Infinity });
     const bindings = (Array.isArray(rows) ? rows : []).map((row) =>
       row instanceof RegoObject
         ? RegoObject.fromEntries(row.entries().filter(([k]) => typeof k === 'string' && !k.startsWith('$') && !k.startsWith('_')))
