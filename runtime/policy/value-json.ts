@@ -55,13 +55,14 @@ function convert(x: unknown, check: boolean, depth: number, maxDepth: number): V
       return bigNum(x);
     case 'object': {
       if (x === null) return null;
-      if (x instanceof RegoObject || x instanceof RegoSet || x instanceof RegoDecimal) return x;
-      if (depth >= SHALLOW) return convertDeep(x, check, maxDepth - depth);
       if (Array.isArray(x)) {
+        if (depth >= SHALLOW) return convertDeep(x, check, maxDepth - depth);
         const out: Value[] = new Array(x.length);
         for (let i = 0; i < x.length; i++) out[i] = convert(x[i] === undefined ? null : x[i], check, depth + 1, maxDepth);
         return out;
       }
+      if (x instanceof RegoObject || x instanceof RegoSet || x instanceof RegoDecimal) return x;
+      if (depth >= SHALLOW) return convertDeep(x, check, maxDepth - depth);
       if (x instanceof Set) return RegoSet.of([...x].map((y) => convert(y, check, depth + 1, maxDepth)));
       if (x instanceof Map) {
         const o = new RegoObject();
