@@ -444,7 +444,7 @@ async function runUnit(unit: Unit, oracle: Oracle, f: Figures): Promise<void> {
         // A parameterised test, judged as OPA's tester judges it (subResults): each case passes when its value is
         // `true`; a case the body reached (its case-listing rule) without giving a value fails; the test fails when a case does.
         const reached = (c as unknown[])[0];
-        const cases = caseResults(fromJS(value[0]), RegoSet.of(Array.isArray(reached) ? reached.map(fromJS) : []));
+        const cases = caseResults(fromJS(value[0]), RegoSet.of(Array.isArray(reached) ? reached.map((x) => fromJS(x)) : []));
         opaOutcomes.set(name, cases.some((x) => x.fail) ? 'fail' : 'pass');
       } else opaOutcomes.set(name, value.length === 1 && value[0] === true ? 'pass' : 'fail');
     }

@@ -143,7 +143,7 @@ export class CompiledPolicy {
     }
     this.codegen = new CodeGen(this.compiled.root, builtins, this.compiled.gen, options.coverage, this.tracing ? new NodeText(this.compiled.gen) : undefined);
     this.codegen.compileNodes();
-    this.data = options.data === undefined ? undefined : fromJS(options.data);
+    this.data = options.data === undefined ? undefined : fromJS(options.data, { maxDepth: Infinity });
   }
 
   /**

@@ -2,7 +2,8 @@
  * Renders values in Rego syntax, as OPA's `Term.String()` does (used by
  * `sprintf`'s `%v` on composites, `print`, and error messages).
  */
-import { RegoDecimal, RegoSet, type Value } from './value.js';
+import { foldDeep, SHALLOW } from './deep-fold.js';
+import { RegoDecimal, RegoObject, RegoSet, type Value } from './value.js';
 
 /** Quotes a string as Go's `strconv.Quote` does. */
 export function goQuote(s: string, ascii = false): string {
@@ -68,6 +69,10 @@ export function formatNumber(n: number | bigint | RegoDecimal): string {
 
 /** Rego source text of a value, e.g. `{"a": [1, 2], "b": {1}}`. */
 export function formatValue(v: Value): string {
+  return formatAt(v, 0);
+}
+
+function formatAt(v: Value, depth: number): string {
   switch (typeof v) {
     case 'string':
       return goQuote(v);
@@ -76,21 +81,35 @@ export function formatValue(v: Value): string {
       return formatNumber(v);
     case 'boolean':
       return v ? 'true' : 'false';
-    default:
+    default: {
       if (v === null) return 'null';
       if (v instanceof RegoDecimal) return v.toString();
-      if (Array.isArray(v)) return '[' + v.map(formatValue).join(', ') + ']';
-      if (v instanceof RegoSet) {
-        if (v.size === 0) return 'set()';
-        return '{' + v.values().map(formatValue).join(', ') + '}';
-      }
-      return (
-        '{' +
-        v
-          .entries()
-          .map(([k, x]) => formatValue(k) + ': ' + formatValue(x))
-          .join(', ') +
-        '}'
-      );
+      if (depth >= SHALLOW) return formatDeep(v);
+      const parts = formatParts(v) as readonly Value[];
+      const texts: string[] = new Array(parts.length);
+      for (let i = 0; i < parts.length; i++) texts[i] = formatAt(parts[i] as Value, depth + 1);
+      return formatClose(v, texts);
+    }
   }
+}
+
+/** What a composite's text is made of: elements, sorted members, or sorted keys each followed by its value. */
+function formatParts(v: Value): readonly Value[] | undefined {
+  if (Array.isArray(v)) return v;
+  if (v instanceof RegoSet) return v.values();
+  if (v instanceof RegoObject) return v.entries().flat(1);
+  return undefined;
+}
+
+function formatClose(v: Value, texts: string[]): string {
+  if (Array.isArray(v)) return '[' + texts.join(', ') + ']';
+  if (v instanceof RegoSet) return texts.length === 0 ? 'set()' : '{' + texts.join(', ') + '}';
+  const pairs: string[] = new Array(texts.length / 2);
+  for (let i = 0; i < pairs.length; i++) pairs[i] = (texts[2 * i] as string) + ': ' + (texts[2 * i + 1] as string);
+  return '{' + pairs.join(', ') + '}';
+}
+
+/** {@link formatValue} folded on an explicit stack (values nested past {@link SHALLOW}). */
+function formatDeep(root: Value): string {
+  return foldDeep<Value, string>(root, { open: formatParts, leaf: (v) => formatAt(v, 0), close: (v, _parts, texts) => formatClose(v, texts) });
 }

@@ -6,6 +6,7 @@
  * (`{["a&b"]: 1}` has the key `["a\u0026b"]`). Used by `json.marshal` and
  * wherever a value's object keys must become strings.
  */
+import { foldDeep, SHALLOW } from './deep-fold.js';
 import { formatNumber } from './value-format.js';
 import { compareStrings, RegoDecimal, RegoObject, RegoSet, type Value } from './value.js';
 
@@ -36,6 +37,10 @@ export function goJSONKey(k: Value): string {
 
 /** Compact JSON text of a value, as `json.Marshal(ast.JSON(v))`. */
 export function goJSON(v: Value): string {
+  return goJSONAt(v, 0);
+}
+
+function goJSONAt(v: Value, depth: number): string {
   switch (typeof v) {
     case 'string':
       return goJSONString(v);
@@ -44,14 +49,43 @@ export function goJSON(v: Value): string {
       return formatNumber(v);
     case 'boolean':
       return v ? 'true' : 'false';
-    default:
+    default: {
       if (v === null) return 'null';
       if (v instanceof RegoDecimal) return formatNumber(v);
-      if (Array.isArray(v) || v instanceof RegoSet) return `[${(Array.isArray(v) ? v : v.values()).map(goJSON).join(',')}]`;
-      return `{${jsonEntries(v)
-        .map(([k, x]) => `${goJSONString(k)}:${goJSON(x)}`)
-        .join(',')}}`;
+      if (depth >= SHALLOW) return goJSONDeep(v);
+      if (Array.isArray(v) || v instanceof RegoSet) {
+        const items = Array.isArray(v) ? v : v.values();
+        let out = '[';
+        for (let i = 0; i < items.length; i++) out += (i === 0 ? '' : ',') + goJSONAt(items[i] as Value, depth + 1);
+        return out + ']';
+      }
+      const entries = jsonEntries(v);
+      let out = '{';
+      for (let i = 0; i < entries.length; i++) {
+        const [k, x] = entries[i] as [string, Value];
+        out += (i === 0 ? '' : ',') + goJSONString(k) + ':' + goJSONAt(x, depth + 1);
+      }
+      return out + '}';
+    }
   }
+}
+
+/** {@link goJSON} folded on an explicit stack (values nested past {@link SHALLOW}). */
+function goJSONDeep(root: Value): string {
+  return foldDeep<Value, string>(root, {
+    open: (v) => (Array.isArray(v) ? v : v instanceof RegoSet ? v.values() : v instanceof RegoObject ? jsonEntries(v).map((e) => e[1]) : undefined),
+    leaf: (v) => goJSONAt(v, 0),
+    close: (v, _parts, texts) => {
+      if (!(v instanceof RegoObject)) return '[' + texts.join(',') + ']';
+      return (
+        '{' +
+        jsonEntries(v)
+          .map(([k], i) => goJSONString(k) + ':' + (texts[i] as string))
+          .join(',') +
+        '}'
+      );
+    },
+  });
 }
 
 const HTML_UNSAFE = /[<>&\u2028\u2029]/;

@@ -5,22 +5,44 @@
  * (as bigint) by parsing the text itself when it contains long digit runs.
  */
 import { canonicalNumber, normalizeDec, withText } from './decimal.js';
+import { foldDeep, MAX_JSON_DEPTH, SHALLOW } from './deep-fold.js';
 import { bigNum, num, RegoDecimal, RegoObject, RegoSet, type Value } from './value.js';
 import { goJSONKey, jsonEntries } from './value-gojson.js';
 import { isWellFormed, jsonQuote, validUTF8, wellFormed } from './go-bytes.js';
 
 /**
+ * A value nested more than {@link MAX_JSON_DEPTH} deep, refused where values
+ * come in (`bracket`: the `[` or `{` of the first level too many).
+ */
+export class NestingError extends RangeError {
+  constructor(readonly bracket: '[' | '{') {
+    super(`a value nested more than ${MAX_JSON_DEPTH} deep (arrays and objects; OPA reads JSON that deep)`);
+    this.name = 'NestingError';
+  }
+}
+
+/** Go's `encoding/json` error for text nested past its limit, as OPA reports it. */
+export const maxDepthMessage = (bracket: '[' | '{'): string => `invalid character '${bracket}' exceeded max depth`;
+
+/**
  * Converts a plain JS value (JSON-like: objects, arrays, primitives, bigint) to
  * a Rego value. A string or key with an unpaired surrogate (a JS string may
  * hold one; `JSON.parse` makes one of `"\\udcff"`) becomes U+FFFD, as Go
- * decodes it, so no caller can hand in a raw byte (go-bytes.ts).
+ * decodes it, so no caller can hand in a raw byte (go-bytes.ts). A value
+ * nested more than {@link MAX_JSON_DEPTH} deep is a {@link NestingError}
+ * (deep values are converted without recursion).
  */
-export function fromJS(x: unknown): Value {
-  return convert(x, true);
+export function fromJS(x: unknown, options?: DepthOptions): Value {
+  return convert(x, true, 0, options?.maxDepth ?? MAX_JSON_DEPTH);
+}
+
+/** How deep a value may nest where it comes in: {@link MAX_JSON_DEPTH} unless said otherwise (`Infinity` for text or data the engine wrote itself, or base data, which OPA's store takes at any depth). */
+export interface DepthOptions {
+  maxDepth?: number;
 }
 
 /** fromJS; `check` false skips the surrogate check (for JSON.parse output of text with no `\\u` escape and no lone surrogate). */
-function convert(x: unknown, check: boolean): Value {
+function convert(x: unknown, check: boolean, depth: number, maxDepth: number): Value {
   switch (typeof x) {
     case 'string':
       return check ? wellFormed(x) : x;
@@ -34,27 +56,59 @@ function convert(x: unknown, check: boolean): Value {
     case 'object': {
       if (x === null) return null;
       if (Array.isArray(x)) {
+        if (depth >= SHALLOW) return convertDeep(x, check, maxDepth - depth);
         const out: Value[] = new Array(x.length);
-        for (let i = 0; i < x.length; i++) out[i] = convert(x[i] === undefined ? null : x[i], check);
+        for (let i = 0; i < x.length; i++) out[i] = convert(x[i] === undefined ? null : x[i], check, depth + 1, maxDepth);
         return out;
       }
       if (x instanceof RegoObject || x instanceof RegoSet || x instanceof RegoDecimal) return x;
-      if (x instanceof Set) return RegoSet.of([...x].map((y) => convert(y, check)));
+      if (depth >= SHALLOW) return convertDeep(x, check, maxDepth - depth);
+      if (x instanceof Set) return RegoSet.of([...x].map((y) => convert(y, check, depth + 1, maxDepth)));
       if (x instanceof Map) {
         const o = new RegoObject();
-        for (const [k, v] of x) o.set(convert(k, check), convert(v, check));
+        for (const [k, v] of x) o.set(convert(k, check, depth + 1, maxDepth), convert(v, check, depth + 1, maxDepth));
         return o;
       }
       const o = new RegoObject();
       for (const k of Object.keys(x)) {
         const v = (x as Record<string, unknown>)[k];
-        if (v !== undefined) o.set(check ? wellFormed(k) : k, convert(v, check));
+        if (v !== undefined) o.set(check ? wellFormed(k) : k, convert(v, check, depth + 1, maxDepth));
       }
       return o;
     }
     default:
       throw new TypeError(`cannot convert a ${typeof x} to a Rego value`);
   }
+}
+
+/** The keys of a plain object whose values are not undefined (what {@link convert} keeps). */
+const definedKeys = (x: Record<string, unknown>): string[] => Object.keys(x).filter((k) => x[k] !== undefined);
+
+/** {@link convert} folded on an explicit stack: `x` and what it holds, at most `maxDepth` levels. */
+function convertDeep(x: object, check: boolean, maxDepth: number): Value {
+  return foldDeep<unknown, Value>(x, {
+    maxDepth,
+    tooDeep: (v) => {
+      throw new NestingError(Array.isArray(v) ? '[' : '{');
+    },
+    open: (v) => {
+      if (v === null || typeof v !== 'object' || v instanceof RegoObject || v instanceof RegoSet || v instanceof RegoDecimal) return undefined;
+      if (Array.isArray(v)) return v;
+      if (v instanceof Set) return [...v];
+      if (v instanceof Map) return [...v].flat(1);
+      const o = v as Record<string, unknown>;
+      return definedKeys(o).map((k) => o[k]);
+    },
+    leaf: (v) => convert(v === undefined ? null : v, check, 0, Infinity),
+    close: (v, _parts, results) => {
+      if (Array.isArray(v)) return results;
+      if (v instanceof Set) return RegoSet.of(results);
+      const o = new RegoObject();
+      if (v instanceof Map) for (let i = 0; i < results.length; i += 2) o.set(results[i] as Value, results[i + 1] as Value);
+      else definedKeys(v as Record<string, unknown>).forEach((k, i) => o.set(check ? wellFormed(k) : k, results[i] as Value));
+      return o;
+    },
+  });
 }
 
 /**
@@ -64,14 +118,44 @@ function convert(x: unknown, check: boolean): Value {
  * (go-bytes.ts), as Go's encoding/json writes it.
  */
 export function toJS(v: Value): unknown {
+  return toJSAt(v, 0);
+}
+
+function toJSAt(v: Value, depth: number): unknown {
   if (typeof v === 'string') return validUTF8(v);
   if (v === null || typeof v !== 'object') return v;
   if (v instanceof RegoDecimal) return v.toNumber();
-  if (Array.isArray(v)) return v.map(toJS);
-  if (v instanceof RegoSet) return v.values().map(toJS);
+  if (depth >= SHALLOW) return toJSDeep(v);
+  if (Array.isArray(v) || v instanceof RegoSet) {
+    const items = Array.isArray(v) ? v : v.values();
+    const out: unknown[] = new Array(items.length);
+    for (let i = 0; i < items.length; i++) out[i] = toJSAt(items[i] as Value, depth + 1);
+    return out;
+  }
   const out: Record<string, unknown> = {};
-  for (const [k, val] of v.entries()) out[validUTF8(goJSONKey(k))] = toJS(val);
+  for (const [k, val] of v.entries()) out[validUTF8(goJSONKey(k))] = toJSAt(val, depth + 1);
   return out;
+}
+
+/** The parts of a composite as written in JSON: elements, sorted members, or the values of {@link RegoObject.entries}; undefined for a scalar. */
+function jsonParts(v: Value): readonly Value[] | undefined {
+  if (Array.isArray(v)) return v;
+  if (v instanceof RegoSet) return v.values();
+  if (v instanceof RegoObject) return v.entries().map((e) => e[1]);
+  return undefined;
+}
+
+function toJSDeep(root: Value): unknown {
+  return foldDeep<Value, unknown>(root, {
+    open: jsonParts,
+    leaf: (v) => toJSAt(v, 0),
+    close: (v, _parts, results) => {
+      if (!(v instanceof RegoObject)) return results;
+      const out: Record<string, unknown> = {};
+      v.keys().forEach((k, i) => (out[validUTF8(goJSONKey(k))] = results[i]));
+      return out;
+    },
+  });
 }
 
 /**
@@ -87,6 +171,10 @@ function objectEntries(o: RegoObject): Array<[string, Value]> {
 
 /** JSON text of a value; big integers are written exactly. Sets become arrays. */
 export function stringifyJSON(v: Value): string {
+  return stringifyAt(v, 0);
+}
+
+function stringifyAt(v: Value, depth: number): string {
   switch (typeof v) {
     case 'string':
       return jsonQuote(v);
@@ -96,19 +184,42 @@ export function stringifyJSON(v: Value): string {
       return v.toString();
     case 'boolean':
       return v ? 'true' : 'false';
-    default:
+    default: {
       if (v === null) return 'null';
       if (v instanceof RegoDecimal) return v.toString();
-      if (Array.isArray(v)) return '[' + v.map(stringifyJSON).join(',') + ']';
-      if (v instanceof RegoSet) return '[' + v.values().map(stringifyJSON).join(',') + ']';
+      if (depth >= SHALLOW) return stringifyDeep(v);
+      if (Array.isArray(v) || v instanceof RegoSet) {
+        const items = Array.isArray(v) ? v : v.values();
+        let out = '[';
+        for (let i = 0; i < items.length; i++) out += (i === 0 ? '' : ',') + stringifyAt(items[i] as Value, depth + 1);
+        return out + ']';
+      }
+      const entries = objectEntries(v);
+      let out = '{';
+      for (let i = 0; i < entries.length; i++) {
+        const [k, x] = entries[i] as [string, Value];
+        out += (i === 0 ? '' : ',') + jsonQuote(k) + ':' + stringifyAt(x, depth + 1);
+      }
+      return out + '}';
+    }
+  }
+}
+
+function stringifyDeep(root: Value): string {
+  return foldDeep<Value, string>(root, {
+    open: (v) => (v instanceof RegoObject ? objectEntries(v).map((e) => e[1]) : jsonParts(v)),
+    leaf: (v) => stringifyAt(v, 0),
+    close: (v, _parts, texts) => {
+      if (!(v instanceof RegoObject)) return '[' + texts.join(',') + ']';
       return (
         '{' +
         objectEntries(v)
-          .map(([k, x]) => jsonQuote(k) + ':' + stringifyJSON(x))
+          .map(([k], i) => jsonQuote(k) + ':' + (texts[i] as string))
           .join(',') +
         '}'
       );
-  }
+    },
+  });
 }
 
 /**
@@ -163,17 +274,26 @@ export function needsExactParse(text: string): boolean {
 
 /**
  * Parses JSON text into a Rego value, keeping integers beyond 2^53 and
- * numbers beyond a double's range (1e400) exact, as OPA accepts them.
+ * numbers beyond a double's range (1e400) exact, as OPA accepts them. Text
+ * nested more than {@link MAX_JSON_DEPTH} deep is a `SyntaxError` with Go's
+ * words (`invalid character '[' exceeded max depth`), as OPA refuses it.
  */
-export function parseJSON(text: string): Value {
-  if (needsExactParse(text)) return parseJSONExact(text);
-  // JSON.parse makes an unpaired surrogate only of a `\\u` escape or of one already in the text: only then is each string checked.
-  return convert(JSON.parse(text), text.includes('\\u') || !isWellFormed(text));
+export function parseJSON(text: string, options?: DepthOptions): Value {
+  const maxDepth = options?.maxDepth ?? MAX_JSON_DEPTH;
+  if (needsExactParse(text)) return parseJSONExact(text, { maxDepth });
+  const parsed: unknown = JSON.parse(text);
+  try {
+    // JSON.parse makes an unpaired surrogate only of a `\\u` escape or of one already in the text: only then is each string checked.
+    return convert(parsed, text.includes('\\u') || !isWellFormed(text), 0, maxDepth);
+  } catch (e) {
+    if (e instanceof NestingError) throw new SyntaxError(maxDepthMessage(e.bracket), { cause: e });
+    throw e;
+  }
 }
 
 /** {@link parseJSON} by our own parser whatever the text (slower; what the fast path must agree with). */
-export function parseJSONExact(text: string): Value {
-  const p = new JsonParser(text);
+export function parseJSONExact(text: string, options?: DepthOptions): Value {
+  const p = new JsonParser(text, options?.maxDepth ?? MAX_JSON_DEPTH);
   const v = p.value();
   p.ws();
   if (p.pos !== text.length) p.fail('unexpected trailing characters');
@@ -251,7 +371,10 @@ export function parseNumberLiteral(text: string, digits?: ExactDigits): number |
 class JsonParser {
   pos = 0;
   readonly digits = new ExactDigits();
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly maxDepth: number,
+  ) {}
 
   fail(msg: string): never {
     throw new SyntaxError(`JSON: ${msg} at offset ${this.pos}`);
@@ -266,61 +389,65 @@ class JsonParser {
     }
   }
 
+  /** One value, read on an explicit stack of the arrays and objects open around the current one. */
   value(): Value {
-    this.ws();
     const s = this.s;
-    const c = s[this.pos];
+    const open: Array<Value[] | RegoObject> = [];
+    /** The key of the member being read, for each open object ('' for an array). */
+    const keys: string[] = [];
+    for (;;) {
+      this.ws();
+      const c = s[this.pos];
+      let v: Value;
+      if (c === '{' || c === '[') {
+        if (open.length >= this.maxDepth) throw new SyntaxError(maxDepthMessage(c));
+        this.pos++;
+        this.ws();
+        if (s[this.pos] === (c === '{' ? '}' : ']')) {
+          this.pos++;
+          v = c === '{' ? new RegoObject() : [];
+        } else {
+          open.push(c === '{' ? new RegoObject() : []);
+          keys.push(c === '{' ? this.key() : '');
+          continue;
+        }
+      } else v = this.scalar(c);
+      // Put v in the innermost open array or object; close those that end.
+      for (;;) {
+        const top = open.length - 1;
+        if (top < 0) return v;
+        const into = open[top] as Value[] | RegoObject;
+        if (Array.isArray(into)) into.push(v);
+        else into.set(keys[top] as string, v);
+        this.ws();
+        const d = s[this.pos];
+        if (d === ',') {
+          this.pos++;
+          if (!Array.isArray(into)) keys[top] = this.key();
+          break;
+        }
+        if (d !== (Array.isArray(into) ? ']' : '}')) this.fail(Array.isArray(into) ? "expected ',' or ']'" : "expected ',' or '}'");
+        this.pos++;
+        open.pop();
+        keys.pop();
+        v = into;
+      }
+    }
+  }
+
+  /** An object's key and the colon after it. */
+  private key(): string {
+    this.ws();
+    if (this.s[this.pos] !== '"') this.fail('expected string key');
+    const k = this.string();
+    this.ws();
+    if (this.s[this.pos] !== ':') this.fail("expected ':'");
+    this.pos++;
+    return k;
+  }
+
+  private scalar(c: string | undefined): Value {
     switch (c) {
-      case '{': {
-        this.pos++;
-        const o = new RegoObject();
-        this.ws();
-        if (s[this.pos] === '}') {
-          this.pos++;
-          return o;
-        }
-        for (;;) {
-          this.ws();
-          if (s[this.pos] !== '"') this.fail('expected string key');
-          const k = this.string();
-          this.ws();
-          if (s[this.pos] !== ':') this.fail("expected ':'");
-          this.pos++;
-          o.set(k, this.value());
-          this.ws();
-          if (s[this.pos] === ',') {
-            this.pos++;
-            continue;
-          }
-          if (s[this.pos] === '}') {
-            this.pos++;
-            return o;
-          }
-          this.fail("expected ',' or '}'");
-        }
-      }
-      case '[': {
-        this.pos++;
-        const a: Value[] = [];
-        this.ws();
-        if (s[this.pos] === ']') {
-          this.pos++;
-          return a;
-        }
-        for (;;) {
-          a.push(this.value());
-          this.ws();
-          if (s[this.pos] === ',') {
-            this.pos++;
-            continue;
-          }
-          if (s[this.pos] === ']') {
-            this.pos++;
-            return a;
-          }
-          this.fail("expected ',' or ']'");
-        }
-      }
       case '"':
         return this.string();
       case 't':
@@ -332,7 +459,7 @@ class JsonParser {
       default: {
         const m = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
         m.lastIndex = this.pos;
-        const r = m.exec(s);
+        const r = m.exec(this.s);
         if (r === null) this.fail('unexpected character');
         this.pos += r[0].length;
         return parseNumberLiteral(r[0], this.digits);

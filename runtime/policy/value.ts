@@ -24,6 +24,7 @@
  */
 
 import { compareDec, decOf, RegoDecimal, RegoNumText } from './decimal.js';
+import { foldDeep, SHALLOW } from './deep-fold.js';
 import { goBytes } from './go-bytes.js';
 
 export { RegoDecimal, RegoNumText };
@@ -274,10 +275,14 @@ function rank(v: Value): number {
 // Equality and ordering
 
 export function equal(a: Value, b: Value): boolean {
+  return equalAt(a, b, 0);
+}
+
+function equalAt(a: Value, b: Value, depth: number): boolean {
   if (a === b) return true;
   if (a === null || b === null) return false;
-  if (a instanceof RegoNumText) return equal(a.value, b);
-  if (b instanceof RegoNumText) return equal(a, b.value);
+  if (a instanceof RegoNumText) return equalAt(a.value, b, depth);
+  if (b instanceof RegoNumText) return equalAt(a, b.value, depth);
   const ta = typeof a;
   if (ta !== 'object') {
     const tb = typeof b;
@@ -290,14 +295,16 @@ export function equal(a: Value, b: Value): boolean {
   if (typeof b !== 'object') return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!equal(a[i] as Value, b[i] as Value)) return false;
+    if (depth >= SHALLOW) return equalDeep(a, b);
+    for (let i = 0; i < a.length; i++) if (!equalAt(a[i] as Value, b[i] as Value, depth + 1)) return false;
     return true;
   }
   if (a instanceof RegoObject) {
     if (!(b instanceof RegoObject) || a.size !== b.size) return false;
+    if (depth >= SHALLOW) return equalDeep(a, b);
     for (const k of a.keys()) {
       const bv = b.get(k);
-      if (bv === undefined || !equal(a.get(k) as Value, bv)) return false;
+      if (bv === undefined || !equalAt(a.get(k) as Value, bv, depth + 1)) return false;
     }
     return true;
   }
@@ -308,6 +315,28 @@ export function equal(a: Value, b: Value): boolean {
   }
   if (a instanceof RegoDecimal) return b instanceof RegoDecimal && a.m === b.m && a.e === b.e;
   return false;
+}
+
+/** {@link equal} on an explicit stack of pairs still to compare (values nested past {@link SHALLOW}). */
+function equalDeep(a0: Value, b0: Value): boolean {
+  const pending: Value[] = [a0, b0];
+  while (pending.length > 0) {
+    const b = pending.pop() as Value;
+    const a = pending.pop() as Value;
+    if (a === b) continue;
+    if (Array.isArray(a)) {
+      if (!Array.isArray(b) || a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) pending.push(a[i] as Value, b[i] as Value);
+    } else if (a instanceof RegoObject) {
+      if (!(b instanceof RegoObject) || a.size !== b.size) return false;
+      for (const k of a.keys()) {
+        const bv = b.get(k);
+        if (bv === undefined) return false;
+        pending.push(a.get(k) as Value, bv);
+      }
+    } else if (!equalAt(a, b, 0)) return false; // scalars, and sets (their members are found by canonical key)
+  }
+  return true;
 }
 
 /** Compares two strings by code point (equivalently, by UTF-8 bytes), as Go does. */
@@ -337,6 +366,10 @@ export function compareStrings(a: string, b: string): number {
 
 /** Total order over Rego values (OPA's `ast.Compare`). */
 export function compare(a: Value, b: Value): number {
+  return compareAt(a, b, 0);
+}
+
+function compareAt(a: Value, b: Value, depth: number): number {
   if (a === b) return 0;
   const ra = rank(a);
   const rb = rank(b);
@@ -352,38 +385,100 @@ export function compare(a: Value, b: Value): number {
     case 3:
       return compareStrings(a as string, b as string);
     case 6: {
+      if (depth >= SHALLOW) return compareDeep(a, b);
       const x = a as Value[];
       const y = b as Value[];
       const n = Math.min(x.length, y.length);
       for (let i = 0; i < n; i++) {
-        const c = compare(x[i] as Value, y[i] as Value);
+        const c = compareAt(x[i] as Value, y[i] as Value, depth + 1);
         if (c !== 0) return c;
       }
       return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
     }
     case 7: {
+      if (depth >= SHALLOW) return compareDeep(a, b);
       const x = a as RegoObject;
       const y = b as RegoObject;
       const xk = x.keys();
       const yk = y.keys();
       const n = Math.min(xk.length, yk.length);
       for (let i = 0; i < n; i++) {
-        const c = compare(xk[i] as Value, yk[i] as Value);
+        const c = compareAt(xk[i] as Value, yk[i] as Value, depth + 1);
         if (c !== 0) return c;
-        const cv = compare(x.get(xk[i] as Value) as Value, y.get(yk[i] as Value) as Value);
+        const cv = compareAt(x.get(xk[i] as Value) as Value, y.get(yk[i] as Value) as Value, depth + 1);
         if (cv !== 0) return cv;
       }
       return xk.length < yk.length ? -1 : xk.length > yk.length ? 1 : 0;
     }
     default: {
+      if (depth >= SHALLOW) return compareDeep(a, b);
       const x = (a as RegoSet).values();
       const y = (b as RegoSet).values();
       const n = Math.min(x.length, y.length);
       for (let i = 0; i < n; i++) {
-        const c = compare(x[i] as Value, y[i] as Value);
+        const c = compareAt(x[i] as Value, y[i] as Value, depth + 1);
         if (c !== 0) return c;
       }
       return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+    }
+  }
+}
+
+/** A composite's parts in the order they compare and hash: an array's elements, a set's sorted members, an object's sorted keys each followed by its value. */
+function partsOf(v: Value[] | RegoObject | RegoSet): readonly Value[] {
+  if (Array.isArray(v)) return v;
+  if (v instanceof RegoSet) return v.values();
+  const keys = v.keys();
+  const out: Value[] = new Array(keys.length * 2);
+  for (let i = 0; i < keys.length; i++) {
+    out[2 * i] = keys[i] as Value;
+    out[2 * i + 1] = v.get(keys[i] as Value) as Value;
+  }
+  return out;
+}
+
+/**
+ * {@link compare} on an explicit stack (values nested past {@link SHALLOW}):
+ * each open pair of composites of one kind compares its parts in order, then
+ * by their count (twice an object's size: the same order as its size).
+ */
+function compareDeep(a0: Value, b0: Value): number {
+  const xs: Array<readonly Value[]> = [];
+  const ys: Array<readonly Value[]> = [];
+  const at: number[] = [];
+  let a = a0;
+  let b = b0;
+  for (;;) {
+    if (a !== b) {
+      const ra = rank(a);
+      const rb = rank(b);
+      if (ra !== rb) return ra < rb ? -1 : 1;
+      if (ra < 6) {
+        const c = compareAt(a, b, 0);
+        if (c !== 0) return c;
+      } else {
+        xs.push(partsOf(a as Value[] | RegoObject | RegoSet));
+        ys.push(partsOf(b as Value[] | RegoObject | RegoSet));
+        at.push(0);
+      }
+    }
+    // The next pair: the first part not yet compared of the innermost open pair.
+    for (;;) {
+      const top = at.length - 1;
+      if (top < 0) return 0;
+      const x = xs[top] as readonly Value[];
+      const y = ys[top] as readonly Value[];
+      const i = at[top] as number;
+      if (i < x.length && i < y.length) {
+        at[top] = i + 1;
+        a = x[i] as Value;
+        b = y[i] as Value;
+        break;
+      }
+      if (x.length !== y.length) return x.length < y.length ? -1 : 1;
+      xs.pop();
+      ys.pop();
+      at.pop();
     }
   }
 }
@@ -393,6 +488,10 @@ export function compare(a: Value, b: Value): number {
  * (used to hash composite values into maps).
  */
 export function canonicalKey(v: Value): string {
+  return canonicalKeyAt(v, 0);
+}
+
+function canonicalKeyAt(v: Value, depth: number): string {
   switch (typeof v) {
     case 'boolean':
       return v ? 't' : 'f';
@@ -403,28 +502,48 @@ export function canonicalKey(v: Value): string {
       return JSON.stringify(v);
     default: {
       if (v === null) return 'n';
-      if (v instanceof RegoNumText) return canonicalKey(v.value);
+      if (v instanceof RegoNumText) return canonicalKeyAt(v.value, depth);
       if (v instanceof RegoDecimal) return 'd' + v.toString();
-      if (Array.isArray(v)) {
-        let k = arrayKeys.get(v);
-        if (k === undefined) {
-          k = '[' + v.map(canonicalKey).join(',') + ']';
-          arrayKeys.set(v, k);
-        }
-        return k;
-      }
-      if (v instanceof RegoObject) {
-        if (v.keyCache === null) {
-          const parts: string[] = [];
-          for (const key of v.keys()) parts.push(canonicalKey(key) + ':' + canonicalKey(v.get(key) as Value));
-          v.keyCache = '{' + parts.join(',') + '}';
-        }
-        return v.keyCache;
-      }
-      if (v.keyCache === null) v.keyCache = '<' + v.values().map(canonicalKey).join(',') + '>';
-      return v.keyCache;
+      const known = cachedKey(v);
+      if (known !== undefined) return known;
+      if (depth >= SHALLOW) return canonicalKeyDeep(v);
+      const parts = partsOf(v);
+      const keys: string[] = new Array(parts.length);
+      for (let i = 0; i < parts.length; i++) keys[i] = canonicalKeyAt(parts[i] as Value, depth + 1);
+      return keyOf(v, keys);
     }
   }
+}
+
+function cachedKey(v: Value[] | RegoObject | RegoSet): string | undefined {
+  if (Array.isArray(v)) return arrayKeys.get(v);
+  return v.keyCache ?? undefined;
+}
+
+/** A composite's key from its parts' keys (as {@link partsOf} lists them), cached on the composite. */
+function keyOf(v: Value[] | RegoObject | RegoSet, keys: string[]): string {
+  if (Array.isArray(v)) {
+    const k = '[' + keys.join(',') + ']';
+    arrayKeys.set(v, k);
+    return k;
+  }
+  if (v instanceof RegoObject) {
+    const pairs: string[] = new Array(keys.length / 2);
+    for (let i = 0; i < pairs.length; i++) pairs[i] = (keys[2 * i] as string) + ':' + (keys[2 * i + 1] as string);
+    return (v.keyCache = '{' + pairs.join(',') + '}');
+  }
+  return (v.keyCache = '<' + keys.join(',') + '>');
+}
+
+const isComposite = (v: Value): v is Value[] | RegoObject | RegoSet => Array.isArray(v) || v instanceof RegoObject || v instanceof RegoSet;
+
+/** {@link canonicalKey} folded on an explicit stack (values nested past {@link SHALLOW}). */
+function canonicalKeyDeep(root: Value[] | RegoObject | RegoSet): string {
+  return foldDeep<Value, string>(root, {
+    open: (v) => (isComposite(v) && cachedKey(v) === undefined ? partsOf(v) : undefined),
+    leaf: (v) => canonicalKeyAt(v, 0),
+    close: (v, _parts, keys) => keyOf(v as Value[] | RegoObject | RegoSet, keys),
+  });
 }
 
 export function sortValues(values: Value[]): Value[] {

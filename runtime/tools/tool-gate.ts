@@ -5,6 +5,7 @@ import { loadA2AConfig, type A2AValidationMode, type Env } from '../core/config.
 import { isPlainObject } from '../core/json.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { nonFiniteNumberAt } from '../core/non-finite-number.js';
+import { checkJsonDepth, MAX_JSON_DEPTH } from '../core/server/read-json-body.js';
 import { domainDecisionFrom } from '../guardian/domain-decision.js';
 import type { KeyRing } from '../a2a/signing/key-ring.js';
 import type { BundleFollower } from '../guardian/bundle-follower.js';
@@ -103,6 +104,12 @@ function valueAt(value: unknown, path: string): unknown {
  * Such a call is denied, never sent with the field left out.
  */
 function unreadableInput(args: unknown, amount: unknown, amountPath: string): string | undefined {
+  // The arguments sit two levels down in the input (metadata.arguments), which the Guardian reads at most MAX_JSON_DEPTH deep.
+  try {
+    checkJsonDepth({ metadata: { arguments: args } });
+  } catch {
+    return `the arguments nest arrays and objects more than ${MAX_JSON_DEPTH - 2} deep, deeper than the Guardian reads, so the policy cannot judge this call`;
+  }
   const overflow = nonFiniteNumberAt(args);
   if (overflow !== undefined) {
     return `argument ${overflow === '' ? '(the whole arguments)' : overflow} is not a finite number, so the policy cannot judge this call`;
@@ -124,7 +131,7 @@ function unreadableInput(args: unknown, amount: unknown, amountPath: string): st
  * not a decision, is decided by the mode, exactly as for A2A calls (`strict`
  * denies, `permissive` allows, `disabled` never asks). A call whose input
  * the policy could not read exactly (a number that is not finite, an amount
- * that is not a number) is denied, in `permissive` mode too, never sent with
+ * that is not a number, arguments nested deeper than the Guardian reads) is denied, in `permissive` mode too, never sent with
  * the field left out.
  *
  * @example

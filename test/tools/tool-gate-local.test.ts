@@ -71,6 +71,28 @@ describe('a ToolGate deciding locally', () => {
     expect(await local.decide(call(60_000))).toMatchObject({ action: 'deny', reasons: ['amount 60000 is at or above the limit of 50000'] });
   });
 
+  it('denies, in every mode and alike remote and local, a call whose arguments nest deeper than the Guardian reads (a hostile argument)', async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const hostile = { id: 'c-deep', name: 'place_trade', arguments: { symbol: 'ACME', amount: 100, note: deep } };
+    for (const mode of ['strict', 'permissive'] as const) {
+      for (const decide of ['remote', 'local'] as const) {
+        const decision = await gate({ mode, ...(decide === 'local' ? { decide } : {}) }).decide(hostile);
+        expect(decision.action, `${mode} ${decide}`).toBe('deny');
+        expect(decision.decidedBy).toBe('unreadable');
+        expect(decision.reasons).toEqual([
+          'the arguments nest arrays and objects more than 62 deep, deeper than the Guardian reads, so the policy cannot judge this call',
+        ]);
+      }
+    }
+    // Arguments as deep as the Guardian reads are judged by the policy, remote and local alike.
+    let fine: unknown = 'x';
+    for (let i = 0; i < 61; i++) fine = [fine];
+    const ok = { id: 'c-fine', name: 'place_trade', arguments: { symbol: 'ACME', amount: 100, note: fine } };
+    expect((await gate().decide(ok)).action).toBe('allow');
+    expect((await gate({ decide: 'local' }).decide(ok)).action).toBe('allow');
+  });
+
   it('follows a policy change at its next refresh', async () => {
     const local = gate({ decide: 'local', bundleRefreshMs: 0 });
     expect((await local.decide(call(100, 'wire_money'))).action).toBe('allow');

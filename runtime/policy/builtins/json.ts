@@ -8,6 +8,7 @@
  * (`unexpected EOF`, `invalid character 'x' looking for beginning of
  * value`, ...); big integers stay exact.
  */
+import { foldDeep, MAX_JSON_DEPTH } from '../deep-fold.js';
 import { formatValue, goQuote } from '../value-format.js';
 import { goJSON, goJSONString, jsonEntries } from '../value-gojson.js';
 import { ExactDigits, parseNumberLiteral } from '../value-json.js';
@@ -17,21 +18,23 @@ import { asObject, asString, BuiltinError, type BuiltinDefinition } from './regi
 // ---------------------------------------------------------------------------
 // Writing JSON: compact text comes from value-gojson (Go's encoding/json over OPA's ast.JSON conversion)
 
-/** `json.MarshalIndent(v, prefix, indent)`; like OPA, the first line is prefixed too. */
-function goJSONIndent(v: Value, prefix: string, indent: string, depth = 0): string {
+/** `json.MarshalIndent(v, prefix, indent)`; like OPA, the first line is prefixed too. Folded on an explicit stack (values may nest 10,000 deep). */
+function goJSONIndent(root: Value, prefix: string, indent: string): string {
+  type At = readonly [Value, number];
   const nl = (d: number): string => `\n${prefix}${indent.repeat(d)}`;
-  if (v instanceof RegoObject) {
-    const entries = jsonEntries(v);
-    if (entries.length === 0) return '{}';
-    const body = entries.map(([k, x]) => `${nl(depth + 1)}${goJSONString(k)}: ${goJSONIndent(x, prefix, indent, depth + 1)}`);
-    return `{${body.join(',')}${nl(depth)}}`;
-  }
-  if (Array.isArray(v) || v instanceof RegoSet) {
-    const items = Array.isArray(v) ? v : v.values();
-    if (items.length === 0) return '[]';
-    return `[${items.map((x) => `${nl(depth + 1)}${goJSONIndent(x, prefix, indent, depth + 1)}`).join(',')}${nl(depth)}]`;
-  }
-  return goJSON(v);
+  return foldDeep<At, string>([root, 0], {
+    open: ([v, d]) => {
+      const items = v instanceof RegoObject ? jsonEntries(v).map((e) => e[1]) : Array.isArray(v) ? v : v instanceof RegoSet ? v.values() : undefined;
+      return items?.map((x): At => [x, d + 1]);
+    },
+    leaf: ([v]) => goJSON(v),
+    close: ([v, d], _parts, texts) => {
+      if (texts.length === 0) return v instanceof RegoObject ? '{}' : '[]';
+      if (!(v instanceof RegoObject)) return `[${texts.map((t) => nl(d + 1) + t).join(',')}${nl(d)}]`;
+      const keys = jsonEntries(v).map((e) => e[0]);
+      return `{${texts.map((t, i) => `${nl(d + 1)}${goJSONString(keys[i] as string)}: ${t}`).join(',')}${nl(d)}}`;
+    },
+  });
 }
 
 function marshalWithOptions(v: Value, opts: RegoObject): string {
@@ -79,13 +82,11 @@ function quoteChar(ch: string): string {
   return `'${goQuote(String.fromCharCode(byte)).slice(1, -1)}'`;
 }
 
-const MAX_DEPTH = 10000;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
 
 class JSONReader {
   pos = 0;
-  private depth = 0;
   /** The exact digits of this text's numbers, bounded as a request body's are. */
   private readonly exact = new ExactDigits();
   constructor(private readonly s: string) {}
@@ -108,17 +109,48 @@ class JSONReader {
     return this.s[this.pos] as string;
   }
 
-  /** Reads one value, leaving `pos` right after it. */
+  /** Reads one value, leaving `pos` right after it: on an explicit stack of the arrays and objects open around it. */
   value(): Value {
-    this.skipSpace();
-    const c = this.peek();
-    if (c === '{' || c === '[') {
-      if (++this.depth > MAX_DEPTH) this.fail('exceeded max depth');
-      this.pos++;
-      const v = c === '{' ? this.object() : this.array();
-      this.depth--;
-      return v;
+    const open: Array<Value[] | RegoObject> = [];
+    /** The key of the member being read, for each open object ('' for an array). */
+    const keys: string[] = [];
+    for (;;) {
+      this.skipSpace();
+      const c = this.peek();
+      let v: Value;
+      if (c === '{' || c === '[') {
+        if (open.length >= MAX_JSON_DEPTH) this.fail('exceeded max depth');
+        this.pos++;
+        this.skipSpace();
+        if (this.peek() === (c === '{' ? '}' : ']')) {
+          this.pos++;
+          v = c === '{' ? new RegoObject() : [];
+        } else {
+          open.push(c === '{' ? new RegoObject() : []);
+          keys.push(c === '{' ? this.key() : '');
+          continue;
+        }
+      } else v = this.scalar(c);
+      // Put v in the innermost open array or object; close those that end.
+      for (;;) {
+        const top = open.length - 1;
+        if (top < 0) return v;
+        const into = open[top] as Value[] | RegoObject;
+        const isArray = Array.isArray(into);
+        if (isArray) into.push(v);
+        else into.set(keys[top] as string, v);
+        if (!this.close(isArray ? ']' : '}', isArray ? 'after array element' : 'after object key:value pair')) {
+          if (!isArray) keys[top] = this.key();
+          break;
+        }
+        open.pop();
+        keys.pop();
+        v = into;
+      }
     }
+  }
+
+  private scalar(c: string): Value {
     if (c === '"') return this.string();
     if (c === '-' || isDigit(c)) return this.number();
     if (c === 't') return this.literal('true', true);
@@ -136,35 +168,15 @@ class JSONReader {
     return c === bracket;
   }
 
-  private object(): RegoObject {
-    const o = new RegoObject();
+  /** An object's key and the colon after it. */
+  private key(): string {
     this.skipSpace();
-    if (this.peek() === '}') {
-      this.pos++;
-      return o;
-    }
-    do {
-      this.skipSpace();
-      if (this.peek() !== '"') this.fail('looking for beginning of object key string');
-      const k = this.string();
-      this.skipSpace();
-      if (this.peek() !== ':') this.fail('after object key');
-      this.pos++;
-      o.set(k, this.value());
-    } while (!this.close('}', 'after object key:value pair'));
-    return o;
-  }
-
-  private array(): Value[] {
-    const a: Value[] = [];
+    if (this.peek() !== '"') this.fail('looking for beginning of object key string');
+    const k = this.string();
     this.skipSpace();
-    if (this.peek() === ']') {
-      this.pos++;
-      return a;
-    }
-    do a.push(this.value());
-    while (!this.close(']', 'after array element'));
-    return a;
+    if (this.peek() !== ':') this.fail('after object key');
+    this.pos++;
+    return k;
   }
 
   private string(): string {

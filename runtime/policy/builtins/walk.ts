@@ -3,12 +3,19 @@ import type { Value } from '../value.js';
 import { enumerate } from '../eval/paths.js';
 import type { BuiltinDefinition } from './registry.js';
 
-function walk(v: Value, path: Value[], out: Value[]): void {
-  out.push([path, v]);
-  enumerate(v, (k, x) => {
-    walk(x, [...path, k], out);
-    return false;
-  });
+/** Every [path, value] pair of `root`, pre-order, on an explicit stack (a value may be nested 10,000 deep). */
+function walk(root: Value, out: Value[]): void {
+  const pending: Array<[Value[], Value]> = [[[], root]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [path, v] = next;
+    out.push([path, v]);
+    const children: Array<[Value[], Value]> = [];
+    enumerate(v, (k, x) => {
+      children.push([[...path, k], x]);
+      return false;
+    });
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i] as [Value[], Value]);
+  }
 }
 
 export const walkBuiltins: BuiltinDefinition[] = [
@@ -19,7 +26,7 @@ export const walkBuiltins: BuiltinDefinition[] = [
     relation: true,
     impl: ([v]) => {
       const out: Value[] = [];
-      walk(v as Value, [], out);
+      walk(v as Value, out);
       return out;
     },
   },

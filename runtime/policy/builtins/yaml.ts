@@ -10,6 +10,7 @@
  *   line folding at 80 columns.
  */
 import type { Node } from 'yaml';
+import { foldDeep, MAX_JSON_DEPTH } from '../deep-fold.js';
 import { parseNumberText } from '../value-json.js';
 import { yamlLibrary } from '../yaml-library.js';
 import { bigNum, RegoDecimal, RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
@@ -508,7 +509,10 @@ class YamlWriter {
   writeIndent(indent: number): void {
     const ind = Math.max(indent, 0);
     if (!this.indention || this.column > ind || (this.column === ind && !this.whitespace)) this.newline();
-    while (this.column < ind) this.put(' ');
+    if (this.column < ind) {
+      this.out += ' '.repeat(ind - this.column);
+      this.column = ind;
+    }
     this.whitespace = true;
     this.indention = true;
   }
@@ -521,44 +525,63 @@ class YamlWriter {
   }
 }
 
+/** What the emitter has left to write: a value, a sequence item (`- ` then its value) or a mapping entry (the key then its value). */
+type EmitTask =
+  | { kind: 'node'; v: Value; indent: number; mappingValue: boolean }
+  | { kind: 'item'; v: Value; indent: number }
+  | { kind: 'entry'; key: string; v: Value; indent: number };
+
 class YamlEmitter {
   readonly w = new YamlWriter();
 
-  /** `indent` is the emitter's current indentation (-1 at the top). */
-  node(v: Value, indent: number, mappingValue: boolean): void {
-    if (v instanceof RegoObject && v.size > 0) this.mapping(v, indent < 0 ? 0 : indent + 2);
-    else if ((Array.isArray(v) || v instanceof RegoSet) && (Array.isArray(v) ? v.length : v.size) > 0) {
+  /** Writes a value; `indent` is the emitter's current indentation (-1 at the top). Collections are written from a stack of what is left to write, not by recursion (a value may nest 10,000 deep). */
+  node(root: Value, indent: number, mappingValue: boolean): void {
+    const tasks: EmitTask[] = [{ kind: 'node', v: root, indent, mappingValue }];
+    for (let task = tasks.pop(); task !== undefined; task = tasks.pop()) {
+      if (task.kind === 'node') this.open(task.v, task.indent, task.mappingValue, tasks);
+      else if (task.kind === 'item') {
+        this.w.writeIndent(task.indent);
+        this.w.indicator('-', true, false, true);
+        tasks.push({ kind: 'node', v: task.v, indent: task.indent, mappingValue: false });
+      } else {
+        this.key(task.key, task.indent);
+        tasks.push({ kind: 'node', v: task.v, indent: task.indent, mappingValue: true });
+      }
+    }
+  }
+
+  /** Writes a scalar or an empty collection, or pushes a collection's entries (the first on top). */
+  private open(v: Value, indent: number, mappingValue: boolean, tasks: EmitTask[]): void {
+    if (v instanceof RegoObject && v.size > 0) {
+      const at = indent < 0 ? 0 : indent + 2;
+      const entries = jsonEntries(v).sort((a, b) => (naturalLess(a[0], b[0]) ? -1 : naturalLess(b[0], a[0]) ? 1 : 0));
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, x] = entries[i] as [string, Value];
+        tasks.push({ kind: 'entry', key, v: x, indent: at });
+      }
+    } else if ((Array.isArray(v) || v instanceof RegoSet) && (Array.isArray(v) ? v.length : v.size) > 0) {
       const indentless = mappingValue && !this.w.indention;
-      this.sequence(Array.isArray(v) ? v : v.values(), indent < 0 ? 0 : indentless ? indent : indent + 2);
+      const at = indent < 0 ? 0 : indentless ? indent : indent + 2;
+      const items = Array.isArray(v) ? v : v.values();
+      for (let i = items.length - 1; i >= 0; i--) tasks.push({ kind: 'item', v: items[i] as Value, indent: at });
     } else if (v instanceof RegoObject) this.w.indicator('{}', true, false, false);
     else if (Array.isArray(v) || v instanceof RegoSet) this.w.indicator('[]', true, false, false);
     else if (typeof v === 'string') this.string(v, indent < 0 ? 2 : indent + 2, false);
     else this.plain(v === null ? 'null' : typeof v === 'boolean' ? String(v) : yamlNumber(v), indent < 0 ? 2 : indent + 2, true);
   }
 
-  private mapping(o: RegoObject, indent: number): void {
-    const entries = jsonEntries(o).sort((a, b) => (naturalLess(a[0], b[0]) ? -1 : naturalLess(b[0], a[0]) ? 1 : 0));
-    for (const [k, v] of entries) {
+  /** A mapping key and its colon, at the mapping's indentation. */
+  private key(k: string, indent: number): void {
+    this.w.writeIndent(indent);
+    const simple = !k.includes('\n') && !/[\r\u0085\u2028\u2029]/.test(k) && Buffer.byteLength(k) <= 128;
+    if (simple) {
+      this.string(k, indent + 2, true);
+      this.w.indicator(':', false, false, false);
+    } else {
+      this.w.indicator('?', true, false, true);
+      this.string(k, indent + 2, false);
       this.w.writeIndent(indent);
-      const simple = !k.includes('\n') && !/[\r\u0085\u2028\u2029]/.test(k) && Buffer.byteLength(k) <= 128;
-      if (simple) {
-        this.string(k, indent + 2, true);
-        this.w.indicator(':', false, false, false);
-      } else {
-        this.w.indicator('?', true, false, true);
-        this.string(k, indent + 2, false);
-        this.w.writeIndent(indent);
-        this.w.indicator(':', true, false, true);
-      }
-      this.node(v, indent, true);
-    }
-  }
-
-  private sequence(items: readonly Value[], indent: number): void {
-    for (const item of items) {
-      this.w.writeIndent(indent);
-      this.w.indicator('-', true, false, true);
-      this.node(item, indent, false);
+      this.w.indicator(':', true, false, true);
     }
   }
 
@@ -657,23 +680,49 @@ class YamlEmitter {
   }
 }
 
-/** The value as OPA's JSON step leaves it: each raw byte (go-bytes.ts) of a string or key as U+FFFD. */
-function validStrings(v: Value): Value {
-  if (typeof v === 'string') return validUTF8(v);
-  if (Array.isArray(v)) return v.map(validStrings);
-  if (v instanceof RegoSet) return RegoSet.of([...v.values()].map(validStrings));
-  if (v instanceof RegoObject) return RegoObject.fromEntries(v.entries().map(([k, x]) => [validStrings(k), validStrings(x)] as const));
-  return v;
+/** The value as OPA's JSON step leaves it: each raw byte (go-bytes.ts) of a string or key as U+FFFD (folded without recursion). */
+function validStrings(root: Value): Value {
+  return foldDeep<Value, Value>(root, {
+    open: (v) => (Array.isArray(v) ? v : v instanceof RegoSet ? v.values() : v instanceof RegoObject ? v.entries().flat(1) : undefined),
+    leaf: (v) => (typeof v === 'string' ? validUTF8(v) : v),
+    close: (v, _parts, out) => {
+      if (Array.isArray(v)) return out;
+      if (v instanceof RegoSet) return RegoSet.of(out);
+      const o = new RegoObject();
+      for (let i = 0; i < out.length; i += 2) o.set(out[i] as Value, out[i + 1] as Value);
+      return o;
+    },
+  });
 }
 
-function holdsRawBytes(v: Value): boolean {
-  if (typeof v === 'string') return hasRawBytes(v);
-  if (Array.isArray(v) || v instanceof RegoSet) return [...v].some(holdsRawBytes);
-  if (v instanceof RegoObject) return v.entries().some(([k, x]) => holdsRawBytes(k) || holdsRawBytes(x));
+function holdsRawBytes(root: Value): boolean {
+  const pending: Value[] = [root];
+  for (let v = pending.pop(); v !== undefined; v = pending.pop()) {
+    if (typeof v === 'string') {
+      if (hasRawBytes(v)) return true;
+    } else if (Array.isArray(v) || v instanceof RegoSet) for (const x of Array.isArray(v) ? v : v.values()) pending.push(x);
+    else if (v instanceof RegoObject) for (const [k, x] of v.entries()) pending.push(k, x);
+  }
   return false;
 }
 
+/** How deeply arrays, objects and sets nest in a value (1 for `[]`), counted without recursion. */
+function nestingOf(root: Value): number {
+  let deepest = 0;
+  const pending: Array<[Value, number]> = [[root, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [v, depth] = next;
+    const parts = Array.isArray(v) ? v : v instanceof RegoSet ? v.values() : v instanceof RegoObject ? v.keys().map((k) => v.get(k) as Value) : undefined;
+    if (parts === undefined) continue;
+    if (depth > deepest) deepest = depth;
+    for (const x of parts) pending.push([x, depth + 1]);
+  }
+  return deepest;
+}
+
 function marshalYaml(v: Value): string {
+  // OPA's yaml.marshal (sigs.k8s.io/yaml) writes JSON and reads it back with go-yaml, whose scanner refuses JSON nested past 10,000.
+  if (nestingOf(v) > MAX_JSON_DEPTH) throw yamlError(`exceeded max depth of ${MAX_JSON_DEPTH}`);
   const e = new YamlEmitter();
   e.node(holdsRawBytes(v) ? validStrings(v) : v, -1, false);
   e.w.writeIndent(-1);

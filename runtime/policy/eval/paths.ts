@@ -1,4 +1,5 @@
 /** Lookup, enumeration and path updates on values (as refs navigate them). */
+import { foldDeep, SHALLOW } from '../deep-fold.js';
 import { RegoNumText, RegoObject, RegoSet, type Value } from '../value.js';
 
 /** `v[key]`: object member, array element, or the set member itself. */
@@ -49,10 +50,21 @@ export function getPath(v: Value | undefined, path: readonly Value[]): Value | u
 /** A copy of `root` with `value` at `path`, creating (or replacing non-objects with) objects on the way. */
 export function setPath(root: Value | undefined, path: readonly Value[], value: Value): Value {
   if (path.length === 0) return value;
-  const obj = root instanceof RegoObject ? root.copy() : new RegoObject();
-  const [k, ...rest] = path as [Value, ...Value[]];
-  obj.set(k, setPath(obj.get(k), rest, value));
-  return obj;
+  // Copy the objects down the path (a loop: a path may be as long as its text), then set each into the one above.
+  const copies: RegoObject[] = new Array(path.length);
+  let cur = root;
+  for (let i = 0; i < path.length; i++) {
+    const obj = cur instanceof RegoObject ? cur.copy() : new RegoObject();
+    copies[i] = obj;
+    cur = obj.get(path[i] as Value);
+  }
+  let v = value;
+  for (let i = path.length - 1; i >= 0; i--) {
+    const obj = copies[i] as RegoObject;
+    obj.set(path[i] as Value, v);
+    v = obj;
+  }
+  return v;
 }
 
 /**
@@ -60,12 +72,44 @@ export function setPath(root: Value | undefined, path: readonly Value[], value: 
  * both objects, `a` wins (OPA's merge of base and virtual documents).
  */
 export function mergeObjects(a: RegoObject, b: RegoObject): RegoObject {
+  return mergeAt(a, b, 0);
+}
+
+function mergeAt(a: RegoObject, b: RegoObject, depth: number): RegoObject {
+  if (depth >= SHALLOW) return mergeDeep(a, b);
   const out = b.copy();
   for (const k of a.keys()) {
     const av = a.get(k) as Value;
     const bv = b.get(k);
-    if (bv instanceof RegoObject && av instanceof RegoObject) out.set(k, mergeObjects(av, bv));
+    if (bv instanceof RegoObject && av instanceof RegoObject) out.set(k, mergeAt(av, bv, depth + 1));
     else out.set(k, av);
   }
   return out;
+}
+
+/** {@link mergeObjects} folded on an explicit stack over the pairs of objects to merge. */
+function mergeDeep(a0: RegoObject, b0: RegoObject): RegoObject {
+  type Pair = readonly [RegoObject, RegoObject];
+  const both = ([a, b]: Pair, k: Value): Pair | undefined => {
+    const av = a.get(k);
+    const bv = b.get(k);
+    return av instanceof RegoObject && bv instanceof RegoObject ? [av, bv] : undefined;
+  };
+  return foldDeep<Pair, RegoObject>([a0, b0], {
+    open: (pair) => {
+      const parts: Pair[] = [];
+      for (const k of pair[0].keys()) {
+        const p = both(pair, k);
+        if (p !== undefined) parts.push(p);
+      }
+      return parts;
+    },
+    leaf: () => new RegoObject(), // never called: every pair is opened
+    close: (pair, _parts, merged) => {
+      const out = pair[1].copy();
+      let j = 0;
+      for (const k of pair[0].keys()) out.set(k, both(pair, k) === undefined ? (pair[0].get(k) as Value) : (merged[j++] as RegoObject));
+      return out;
+    },
+  });
 }

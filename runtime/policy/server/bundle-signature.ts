@@ -10,6 +10,7 @@
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { unmarshalYaml } from '../builtins/yaml.js';
+import { foldDeep, MAX_JSON_DEPTH } from '../deep-fold.js';
 import { stringifyJSON } from '../value-json.js';
 import type { BundleEntry } from './bundle-archive.js';
 import { SIGNING_ALGORITHMS } from './signing-algorithms.js';
@@ -213,53 +214,62 @@ export function canonicalJson(text: string, file: string): string {
   const ws = () => {
     while (i < text.length && ' \t\r\n'.includes(text[i] as string)) i++;
   };
-  const value = (depth: number): Canonical => {
-    if (depth > 1000) fail('nested too deep');
-    ws();
-    const ch = text[i];
-    if (ch === '{') {
-      i++;
-      const entries = new Map<string, Canonical>();
-      ws();
-      if (text[i] === '}') {
-        i++;
-        return { kind: 'object', entries };
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail('expected a key');
-        const key = string();
-        ws();
-        if (text[i++] !== ':') fail("expected ':'");
-        entries.set(key, value(depth + 1));
-        ws();
-        const next = text[i++];
-        if (next === '}') return { kind: 'object', entries };
-        if (next !== ',') fail("expected ',' or '}'");
-      }
-    }
-    if (ch === '[') {
-      i++;
-      const items: Canonical[] = [];
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return { kind: 'array', items };
-      }
-      for (;;) {
-        items.push(value(depth + 1));
-        ws();
-        const next = text[i++];
-        if (next === ']') return { kind: 'array', items };
-        if (next !== ',') fail("expected ',' or ']'");
-      }
-    }
-    if (ch === '"') return { kind: 'string', value: string() };
+  const scalar = (): Canonical => {
+    if (text[i] === '"') return { kind: 'string', value: string() };
     LITERAL.lastIndex = i;
     const literal = LITERAL.exec(text);
     if (!literal) return fail('unexpected character');
     i += literal[0].length;
     return { kind: 'literal', text: literal[0] };
+  };
+  const key = (): string => {
+    ws();
+    if (text[i] !== '"') fail('expected a key');
+    const k = string();
+    ws();
+    if (text[i++] !== ':') fail("expected ':'");
+    return k;
+  };
+  /** One value, read on an explicit stack of the arrays and objects open around it (as deep as OPA reads JSON). */
+  const value = (): Canonical => {
+    const open: Array<Extract<Canonical, { kind: 'object' | 'array' }>> = [];
+    const keys: string[] = [];
+    for (;;) {
+      ws();
+      const ch = text[i];
+      let v: Canonical;
+      if (ch === '{' || ch === '[') {
+        if (open.length >= MAX_JSON_DEPTH) fail('nested too deep');
+        i++;
+        ws();
+        const container: Canonical = ch === '{' ? { kind: 'object', entries: new Map() } : { kind: 'array', items: [] };
+        if (text[i] === (ch === '{' ? '}' : ']')) {
+          i++;
+          v = container;
+        } else {
+          open.push(container);
+          keys.push(ch === '{' ? key() : '');
+          continue;
+        }
+      } else v = scalar();
+      for (;;) {
+        const top = open.length - 1;
+        if (top < 0) return v;
+        const into = open[top] as Extract<Canonical, { kind: 'object' | 'array' }>;
+        if (into.kind === 'array') into.items.push(v);
+        else into.entries.set(keys[top] as string, v);
+        ws();
+        const next = text[i++];
+        if (next === ',') {
+          if (into.kind === 'object') keys[top] = key();
+          break;
+        }
+        if (next !== (into.kind === 'array' ? ']' : '}')) fail(into.kind === 'array' ? "expected ',' or ']'" : "expected ',' or '}'");
+        open.pop();
+        keys.pop();
+        v = into;
+      }
+    }
   };
   const string = (): string => {
     STRING.lastIndex = i;
@@ -268,25 +278,26 @@ export function canonicalJson(text: string, file: string): string {
     i += match[0].length;
     return JSON.parse(match[0]) as string;
   };
-  const root = value(0);
+  const root = value();
   ws();
   if (i !== text.length) fail('trailing characters');
   return emit(root);
 }
 
-function emit(node: Canonical): string {
-  switch (node.kind) {
-    case 'literal':
-      return node.text;
-    case 'string':
-      return goQuote(node.value);
-    case 'array':
-      return `[${node.items.map(emit).join(',')}]`;
-    case 'object': {
-      const keys = [...node.entries.keys()].sort((a, b) => Buffer.compare(Buffer.from(goString(a)), Buffer.from(goString(b))));
-      return `{${keys.map((k) => `${goQuote(k)}:${emit(node.entries.get(k) as Canonical)}`).join(',')}}`;
-    }
-  }
+/** The canonical text of a node, folded on an explicit stack. */
+function emit(root: Canonical): string {
+  const sortedKeys = (entries: Map<string, Canonical>): string[] =>
+    [...entries.keys()].sort((a, b) => Buffer.compare(Buffer.from(goString(a)), Buffer.from(goString(b))));
+  return foldDeep<Canonical, string>(root, {
+    open: (node) =>
+      node.kind === 'array' ? node.items : node.kind === 'object' ? sortedKeys(node.entries).map((k) => node.entries.get(k) as Canonical) : undefined,
+    leaf: (node) => (node.kind === 'literal' ? node.text : node.kind === 'string' ? goQuote(node.value) : ''),
+    close: (node, _parts, texts) => {
+      if (node.kind === 'array') return `[${texts.join(',')}]`;
+      const keys = sortedKeys((node as Extract<Canonical, { kind: 'object' }>).entries);
+      return `{${keys.map((k, n) => `${goQuote(k)}:${texts[n] as string}`).join(',')}}`;
+    },
+  });
 }
 
 /** A string as Go's decoder leaves it: a lone surrogate (invalid UTF-16) becomes U+FFFD. */

@@ -22,7 +22,7 @@ port.on('message', (request: WorkerRequest) => {
     try {
       loaded = {
         generation: request.generation,
-        policy: compilePolicy({ modules: request.modules, data: request.data === undefined ? undefined : parseJSON(request.data) }),
+        policy: compilePolicy({ modules: request.modules, data: request.data === undefined ? undefined : parseJSON(request.data, { maxDepth: Infinity }) }),
       };
     } catch {
       // The main thread compiled the same set; a failure here surfaces when a decision is asked for.
@@ -43,7 +43,7 @@ function evaluate(request: Extract<WorkerRequest, { type: 'eval' }>): WorkerRepl
     };
   }
   try {
-    const input = request.input === undefined ? undefined : parseJSON(request.input);
+    const input = request.input === undefined ? undefined : parseJSON(request.input, { maxDepth: Infinity });
     const options = {
       ...(input === undefined ? {} : { inputValue: input }),
       strictBuiltinErrors: request.strict,

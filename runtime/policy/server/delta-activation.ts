@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { applyDataOp, checkDataConflicts, DataWriteError, type DataOp } from './data-writes.js';
 import { DeltaBundleError, type DeltaOp } from './bundle-delta.js';
 import type { LoadedBundle } from './bundle.js';
+import { copyPlainData } from './plain-data.js';
 
 /** The roots of a delta bundle compared as OPA compares them: as sets. */
 function sameRoots(a: readonly string[], b: readonly string[]): boolean {
@@ -27,7 +28,7 @@ export function applyDelta(name: string, active: LoadedBundle | undefined, delta
   if (active !== undefined && !sameRoots(active.info.roots, delta.info.roots)) {
     throw new DeltaBundleError(`delta bundle '${name}' has wasm resolvers or manifest roots that are different from those in the store`);
   }
-  let data = structuredClone(active?.files.data ?? {});
+  let data = copyPlainData(active?.files.data ?? {});
   const modules = active?.files.modules ?? [];
   try {
     for (const op of ops) {

@@ -19,7 +19,7 @@ import { goJSONText } from '../go-bytes.js';
 import { htmlSafeJSON } from '../value-gojson.js';
 import { unmarshalYaml } from '../builtins/yaml.js';
 import { acceptsGzip, compressesAnswer, gzipAnswer, isYaml, needsDecoding, readEncodedBody } from './request-encoding.js';
-import { RegoObject, RegoSet, type Value } from '../value.js';
+import { RegoObject, type Value } from '../value.js';
 import type { DecisionLog } from './decision-log.js';
 import type { ExplainMode } from '../trace/lineage.js';
 import { TraceRecorder } from '../trace/trace-recorder.js';
@@ -179,7 +179,7 @@ function okAnswer(text: string, q: RequestOptions): Answer {
   return { status: 200, text: q.pretty ? indentJSON(text) : text };
 }
 
-/** The request body as a value: undefined when empty, a 400 `BadRequestError` when it is not JSON (or YAML) or nests too deep. */
+/** The request body as a value: undefined when empty, a 400 `BadRequestError` when it is not JSON (or YAML); JSON nested past 10,000 levels is Go's `exceeded max depth`, as OPA answers. */
 function parseBodyText(text: string, yaml = false): Value | undefined {
   // Not trim(): it copies the whole body to find the first character.
   if (!/\S/.test(text)) return undefined;
@@ -189,31 +189,7 @@ function parseBodyText(text: string, yaml = false): Value | undefined {
   } catch (error) {
     throw new BadRequestError({ code: 'invalid_json', message: `body contains malformed input document: ${(error as Error).message}` });
   }
-  checkValueDepth(value, 'body');
   return value;
-}
-
-/** Deepest nesting of arrays, objects and sets accepted in a body or `input` parameter (deeper values would overflow the evaluator's recursion: a 500). */
-export const MAX_INPUT_DEPTH = 256;
-
-/** Refuses a value nested deeper than {@link MAX_INPUT_DEPTH} with a 400 `BadRequestError`; walks without recursion. */
-function checkValueDepth(root: Value, what: string): void {
-  const pending: Array<[Value, number]> = [[root, 0]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [value, depth] = next;
-    const children = Array.isArray(value)
-      ? value
-      : value instanceof RegoObject
-        ? value.entries().map(([, v]) => v)
-        : value instanceof RegoSet
-          ? value.values()
-          : undefined;
-    if (children === undefined) continue;
-    if (depth >= MAX_INPUT_DEPTH) {
-      throw new BadRequestError({ code: 'invalid_request', message: `the ${what} nests arrays and objects more than ${MAX_INPUT_DEPTH} deep` });
-    }
-    for (const child of children) pending.push([child, depth + 1]);
-  }
 }
 
 /** The registry of OPA's decision counters, read from `counts` at each scrape. */
@@ -492,7 +468,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
   const dataJsonOf = (set: PolicySet): string => {
     let text = dataJson.get(set);
     if (text === undefined) {
-      text = stringifyJSON(fromJS(set.data));
+      text = stringifyJSON(fromJS(set.data, { maxDepth: Infinity }));
       dataJson.set(set, text);
     }
     return text;
@@ -599,7 +575,11 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     const started = process.hrtime.bigint();
     const decided = ({ json }: Evaluated): Answer => {
       const evalNs = Number(process.hrtime.bigint() - started);
-      const decisionId = options.decisionLog?.record({ path: path.join('/'), input, result: json === undefined ? undefined : parseJSON(json) });
+      const decisionId = options.decisionLog?.record({
+        path: path.join('/'),
+        input,
+        result: json === undefined ? undefined : parseJSON(json, { maxDepth: Infinity }),
+      });
       annotateActiveSpan({ 'opa.path': path.join('/'), ...(decisionId ? { [DECISION_ID_ATTRIBUTE]: decisionId } : {}) });
       if (bare) {
         if (json === undefined) return errorAnswer(404, { code: 'undefined_document', message: `document missing: data/${path.join('/')}` });
@@ -748,7 +728,6 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
         let body: unknown;
         try {
           const parsed = yamlBody(c) ? unmarshalYaml(text) : parseJSON(text);
-          checkValueDepth(parsed, 'body');
           body = toJS(parsed);
         } catch (error) {
           return opaError(400, { code: 'invalid_parameter', message: `the request body is not JSON: ${(error as Error).message}` });
@@ -815,7 +794,7 @@ export function createPolicyServer(options: PolicyServerOptions): PolicyServerAp
     } catch (error) {
       return answerResponse(evalFailure(error));
     }
-    const rows = parseJSON(json ?? '[]');
+    const rows = parseJSON(json ?? '[]', { maxDepth: Infinity });
     const bindings = (Array.isArray(rows) ? rows : []).map((row) =>
       row instanceof RegoObject
         ? RegoObject.fromEntries(row.entries().filter(([k]) => typeof k === 'string' && !k.startsWith('$') && !k.startsWith('_')))
@@ -923,11 +902,6 @@ function inputParameter(c: Context): Value | undefined | Response {
     value = parseJSON(raw);
   } catch (error) {
     return opaError(400, { code: 'invalid_parameter', message: `the input query parameter is not JSON: ${(error as Error).message}` });
-  }
-  try {
-    checkValueDepth(value, 'input query parameter');
-  } catch (error) {
-    return opaError(400, { code: 'invalid_parameter', message: (error as Error).message });
   }
   return value;
 }

@@ -3,6 +3,8 @@ import { watch, type FSWatcher } from 'node:fs';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { BadRequestError } from '../../core/errors/bad-request-error.js';
 import { parseModule } from '../parser.js';
+import { fromJS, stringifyJSON } from '../value-json.js';
+import { copyPlainData } from './plain-data.js';
 import { bundleWriteRefusal, crossBundleProblems, loadBundle, type BundleInfo, type LoadBundleOptions } from './bundle.js';
 import type { BundleSource } from './bundle-download.js';
 import { applyDataOp, checkDataConflicts, DataWriteError, type DataOp } from './data-writes.js';
@@ -278,7 +280,7 @@ export class PolicyStore {
     const read = await this.#read();
     const files = this.#withOverlay(read);
     // Applied to a copy first, strictly: a write that does not apply is refused here.
-    let data = structuredClone(files.data);
+    let data = copyPlainData(files.data);
     for (const op of ops) data = applyDataOp(data, op, create);
     checkDataConflicts(files.modules, data);
     this.#dataWrites.push({ ops, create });
@@ -377,7 +379,7 @@ export class PolicyStore {
     if (this.#overlay.size === 0 && this.#dataWrites.length === 0) return digest;
     const hash = createHash('sha256').update(digest);
     for (const [id, source] of this.#overlay) hash.update(`\0${id}\0${source === null ? '-' : `+${source.length}\0${source}`}`);
-    hash.update(`\0${JSON.stringify(this.#dataWrites, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`);
+    hash.update(`\0${stringifyJSON(fromJS(this.#dataWrites, { maxDepth: Infinity }))}`);
     return hash.digest('hex');
   }
 
@@ -394,9 +396,9 @@ export class PolicyStore {
   /** The data files with the API's data writes replayed; a write that no longer applies (the file changed) is skipped with a warning. */
   #withDataWrites(files: PolicyFiles): PolicyFiles {
     if (this.#dataWrites.length === 0) return files;
-    let data = structuredClone(files.data);
+    let data = copyPlainData(files.data);
     for (const write of this.#dataWrites) {
-      let next = structuredClone(data);
+      let next = copyPlainData(data);
       try {
         for (const op of write.ops) next = applyDataOp(next, op, write.create);
         data = next;

@@ -430,5 +430,9 @@ describe("the digest input of a structured file (OPA's bundle/hash.go)", () => {
     expect(canonicalJson('{"a": 1, "a": 2}', 'x')).toBe('{"a":2}');
     expect(() => canonicalJson('{"a": 1,}', 'data.json')).toThrow(/^data\.json: not JSON/);
     expect(() => canonicalJson('[1] x', 'data.json')).toThrow(/trailing characters/);
+    // A data.json 9,999 levels deep (OPA reads 10,000; it was refused past 1,000 here); one level past 10,000 is refused.
+    const deep = `${'{"b": 1, "a": ['.repeat(4_999)}{}${']}'.repeat(4_999)}`;
+    expect(canonicalJson(deep, 'data.json') === `${'{"a":['.repeat(4_999)}{}${'],"b":1}'.repeat(4_999)}`).toBe(true);
+    expect(() => canonicalJson(`${'['.repeat(10_001)}${']'.repeat(10_001)}`, 'data.json')).toThrow(/nested too deep/);
   });
 });
