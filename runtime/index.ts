@@ -65,6 +65,7 @@ export { SignatureError, type SignatureFailure } from './a2a/errors/signature-er
 export { AgentNotReadyError } from './core/errors/agent-not-ready-error.js';
 export { AgentCardError } from './a2a/errors/agent-card-error.js';
 export { PolicyUnavailableError } from './a2a/errors/policy-unavailable-error.js';
+export { PolicyRefusedError } from './a2a/errors/policy-refused-error.js';
 export { AgentHttpError } from './http/errors/agent-http-error.js';
 export { StreamInterruptedError } from './http/errors/stream-interrupted-error.js';
 

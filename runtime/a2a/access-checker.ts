@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PolicyUnavailableError } from './errors/policy-unavailable-error.js';
+import { policyAnswerError, PolicyUnavailableError } from './errors/policy-unavailable-error.js';
 import { decideAccess, type AccessDecision } from './access-decision.js';
 import { DEFAULT_POLICY_TIMEOUT_MS, OpaPolicyClient } from './policy-client.js';
 import type { A2AValidationInput } from './validation-input.js';
@@ -48,7 +48,7 @@ export class GuardianAccessChecker implements AccessChecker {
           : String(cause);
       throw new PolicyUnavailableError({ url, detail, cause });
     }
-    if (!response.ok) throw new PolicyUnavailableError({ url, detail: `HTTP ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}` });
+    if (!response.ok) throw policyAnswerError(url, response.status, text);
     let parsed;
     try {
       parsed = GuardianAnswerSchema.safeParse(JSON.parse(text));

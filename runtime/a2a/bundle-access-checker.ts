@@ -2,6 +2,7 @@ import type { BundleFollower } from '../guardian/bundle-follower.js';
 import { fromJS, toJS } from '../policy/value-json.js';
 import { A2A_ACCESS_PACKAGE, accessDecisionFrom, type AccessDecision } from './access-decision.js';
 import type { AccessChecker } from './access-checker.js';
+import { PolicyRefusedError } from './errors/policy-refused-error.js';
 import { PolicyUnavailableError } from './errors/policy-unavailable-error.js';
 import type { A2AValidationInput } from './validation-input.js';
 
@@ -13,9 +14,10 @@ const DENY = [A2A_ACCESS_PACKAGE, 'deny'];
  * Decides agent-to-agent calls in this process (A2A_DECISIONS=local) from the
  * Guardian's signed policy bundle, with the same reading of the `a2a_access`
  * document as the Guardian (`accessDecisionFrom`), so both give the same
- * answer and reason. No bundle, a stale one, or an evaluation error rejects
- * with `PolicyUnavailableError`, which the validator's mode turns into a
- * decision (strict denies).
+ * answer and reason. No bundle or a stale one rejects with
+ * `PolicyUnavailableError`, which the validator's mode turns into a decision
+ * (strict denies); an evaluation error rejects with `PolicyRefusedError`,
+ * which every mode denies.
  *
  * @example
  * const checker = new BundleAccessChecker({ follower: new BundleFollower({ guardianUrl, verifyWith: keys, poll: true }) });
@@ -50,7 +52,8 @@ export class BundleAccessChecker implements AccessChecker {
         document = { ...(allow === undefined ? {} : { allow: toJS(allow) }), ...(deny === undefined ? {} : { deny: toJS(deny) }) };
       }
     } catch (cause) {
-      throw new PolicyUnavailableError({
+      // The policy failed on this input (a conflict, an error under strict errors, the budget): refused, as the Guardian refuses it.
+      throw new PolicyRefusedError({
         url: this.url,
         detail: `a2a_access could not be evaluated (${cause instanceof Error ? cause.message : String(cause)})`,
         cause,

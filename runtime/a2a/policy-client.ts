@@ -1,4 +1,4 @@
-import { PolicyUnavailableError } from './errors/policy-unavailable-error.js';
+import { policyAnswerError, PolicyUnavailableError } from './errors/policy-unavailable-error.js';
 
 /** Asks a policy engine for a decision. */
 export interface PolicyClient {
@@ -58,9 +58,8 @@ export class OpaPolicyClient implements PolicyClient {
     const text = await response.text().catch((cause: unknown) => {
       throw new PolicyUnavailableError({ url, detail: 'the answer was cut off', cause });
     });
-    if (!response.ok) {
-      throw new PolicyUnavailableError({ url, detail: `HTTP ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}` });
-    }
+    // OPA answers 400 for input it cannot take and 500 when the policy fails on it: refusals of this input, not an outage.
+    if (!response.ok) throw policyAnswerError(url, response.status, text);
     let body: unknown;
     try {
       body = JSON.parse(text);

@@ -36,7 +36,9 @@ export interface A2AValidatorOptions {
  * (A2A_DECISIONS=local) or, without a Guardian, the policy engine (OPA_URL).
  *
  * - `strict`: denied when the policy says no or nobody could be asked;
- * - `permissive`: denied only on an explicit policy decision, allowed when nobody answers;
+ * - `permissive`: denied on a policy decision, allowed when nobody could be asked (down,
+ *   timed out, overloaded); an input the Guardian or the policy refuses or fails on is
+ *   denied, in this mode too (`PolicyRefusedError`);
  * - `disabled`: always allowed (development only).
  *
  * It never throws for a policy problem: an unavailable Guardian is a value
@@ -93,6 +95,8 @@ export class A2AValidator {
         const decision = await this.checker.check(input, options);
         return record(decision.allowed ? 'allowed' : 'denied', decision.reason);
       } catch (error) {
+        // Asked, and it could not decide this input (refused it, or the policy failed on it): denied in every mode.
+        if (FrameworkError.isInstance(error) && error.code === 'policy_refused') return record('denied', `${error.message}; denied in every mode`);
         if (!FrameworkError.isInstance(error) || error.code !== 'policy_unavailable') {
           this.#logger.error('access check failed unexpectedly', { error: String(error) });
         }

@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   invalid_agent_card: { httpStatus: 400, jsonRpcCode: -32602 },
   agent_not_ready: { httpStatus: 503, jsonRpcCode: -32010 },
   policy_unavailable: { httpStatus: 503, jsonRpcCode: -32011 },
+  policy_refused: { httpStatus: 422, jsonRpcCode: -32016 },
   store_unavailable: { httpStatus: 503, jsonRpcCode: -32004 },
   model_not_found: { httpStatus: 404, jsonRpcCode: -32005 },
   model_runtime_unavailable: { httpStatus: 503, jsonRpcCode: -32006 },

@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../core/logger.js';
 import { nonFiniteNumberAt } from '../core/non-finite-number.js';
 import { checkJsonDepth, MAX_JSON_DEPTH } from '../core/server/read-json-body.js';
 import { domainDecisionFrom } from '../guardian/domain-decision.js';
+import { isUnavailableStatus } from '../a2a/errors/policy-unavailable-error.js';
 import type { KeyRing } from '../a2a/signing/key-ring.js';
 import type { BundleFollower } from '../guardian/bundle-follower.js';
 import type { BundleStateFile } from '../guardian/bundle-state-file.js';
@@ -66,7 +67,8 @@ export interface ToolGateOptions {
 const DecisionSchema = z.object({ allow: z.boolean(), deny: z.array(z.string()), require_approval: z.boolean() });
 
 /** A decision from the Guardian (or the bundle), or why none could be had. */
-type Asked = { answer: z.infer<typeof DecisionSchema> } | { unavailable: string };
+/** What asking gave: a decision, nobody to answer (the mode decides), or a refusal of this input (denied in every mode). */
+type Asked = { answer: z.infer<typeof DecisionSchema> } | { unavailable: string } | { refused: string };
 const WINDOW_MS = 60_000;
 
 /**
@@ -127,9 +129,12 @@ function unreadableInput(args: unknown, amount: unknown, amountPath: string): st
  * `context` (`context_id`, timestamp) and `metadata` (the arguments and the agent's `requests_last_minute`: gated calls in the last 60 s, this
  * one included, counted in this process).
  *
- * Never throws: a Guardian that cannot be asked, or answers something that is
- * not a decision, is decided by the mode, exactly as for A2A calls (`strict`
- * denies, `permissive` allows, `disabled` never asks). A call whose input
+ * Never throws: a Guardian that cannot be asked (down, timed out,
+ * overloaded), or answers something that is not a decision, is decided by
+ * the mode, exactly as for A2A calls (`strict` denies, `permissive` allows,
+ * `disabled` never asks). A call the Guardian refuses (a 4xx: arguments too
+ * large for it, say) or its policy fails on (a 500, or an evaluation error
+ * of the local bundle) is denied in every mode. A call whose input
  * the policy could not read exactly (a number that is not finite, an amount
  * that is not a number, arguments nested deeper than the Guardian reads) is denied, in `permissive` mode too, never sent with
  * the field left out.
@@ -188,8 +193,10 @@ export class ToolGate {
     };
     const asked = this.#options.decide === 'local' ? await this.#decideLocally(pkg, input) : await this.#askGuardian(guardianUrl, pkg, input, options.signal);
     if ('unavailable' in asked) return this.#unavailable(call, asked.unavailable);
-    const answer = asked.answer;
     const decidedBy = this.#options.decide === 'local' ? 'bundle' : 'guardian';
+    // The question reached the policy and could not be decided: arguments a caller shaped must not turn that into permissive's allow.
+    if ('refused' in asked) return this.#audit(call, { action: 'deny', reasons: [`${asked.refused}; denied in every mode`], decidedBy });
+    const answer = asked.answer;
     if (answer.deny.length > 0) return this.#audit(call, { action: 'deny', reasons: answer.deny, decidedBy });
     if (answer.require_approval) return this.#audit(call, { action: 'require_approval', reasons: [`policy ${pkg} requires a person's approval`], decidedBy });
     if (answer.allow) return this.#audit(call, { action: 'allow', reasons: [], decidedBy });
@@ -208,7 +215,10 @@ export class ToolGate {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       const text = await response.text();
-      if (!response.ok) return { unavailable: `the Guardian answered HTTP ${response.status}: ${text.slice(0, 300)}` };
+      if (!response.ok) {
+        const why = `the Guardian answered HTTP ${response.status}: ${text.slice(0, 300)}`;
+        return isUnavailableStatus(response.status) ? { unavailable: why } : { refused: why };
+      }
       const parsed = DecisionSchema.safeParse(JSON.parse(text));
       if (!parsed.success) return { unavailable: 'the Guardian answered something that is not {allow, deny, require_approval}' };
       answer = parsed.data;
@@ -249,7 +259,7 @@ export class ToolGate {
       const value = state.policy.evaluate(pkg.split('.'), input);
       document = value === undefined ? undefined : toJS(value);
     } catch (error) {
-      return { unavailable: `policy ${pkg} could not be evaluated (${error instanceof Error ? error.message : String(error)})` };
+      return { refused: `policy ${pkg} could not be evaluated for this call (${error instanceof Error ? error.message : String(error)})` };
     }
     if (!isPlainObject(document)) return { unavailable: `the policy bundle has no package ${pkg}` };
     return { answer: domainDecisionFrom({ document, path: pkg.replaceAll('.', '/') }) };
