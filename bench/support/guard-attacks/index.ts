@@ -7,6 +7,7 @@ import { numbersAttacks } from './numbers.js';
 import { policyBudgetAttacks } from './policy-budget.js';
 import { policyFilesAttacks } from './policy-files.js';
 import { pushConfigsAttack } from './push-configs.js';
+import { refusalsAttacks } from './refusals.js';
 import { terminalAttacks } from './terminal.js';
 import { timeAttacks } from './time.js';
 
@@ -20,4 +21,5 @@ export const GUARD_ATTACKS: readonly GuardAttackClass[] = [
   memoryScopes,
   terminalAttacks,
   pushConfigsAttack,
+  refusalsAttacks,
 ];

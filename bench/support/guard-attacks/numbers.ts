@@ -7,45 +7,17 @@
  * (as input and as data) and the A2A validation route. Refused: no order
  * placed, a 400, or a deny.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startHostileModel } from './hostile-model.js';
 import { attackTally, type GuardAttackClass, type GuardAttackResult } from './guard-attack.js';
 import { ask, placed, postRaw, shown, startSession, startTraderStack, tail } from './trader-stack.js';
 
 const HUGE = `1${'0'.repeat(400)}`;
 
-/** An Ollama `/api/chat` whose model asks for `place_trade` with `"amount": 1e400` written as such, then repeats the tool's answer. */
-async function startHostileModel(): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      if (request.url !== '/api/chat') {
-        response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
-        return;
-      }
-      const parsed = JSON.parse(body) as { stream?: boolean; messages: { role: string; content: string }[] };
-      const last = parsed.messages.at(-1);
-      const message =
-        last?.role === 'tool'
-          ? `{"role":"assistant","content":${JSON.stringify(`tool said: ${last.content}`)}}`
-          : '{"role":"assistant","content":"","tool_calls":[{"function":{"name":"place_trade","arguments":{"symbol":"ACME","amount":1e400}}}]}';
-      const line = `{"model":"hostile","created_at":"2026-01-01T00:00:00Z","message":${message},"done":true,"done_reason":"stop"}`;
-      response.writeHead(200, { 'content-type': parsed.stream === false ? 'application/json' : 'application/x-ndjson' }).end(`${line}\n`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
 export const numbersAttacks: GuardAttackClass = {
   name: 'numbers',
   async run(): Promise<GuardAttackResult> {
     const tally = attackTally();
-    const model = await startHostileModel();
+    const model = await startHostileModel('{"symbol":"ACME","amount":1e400}');
     const stack = await startTraderStack({ allowWrites: true });
     const modelStack = await startTraderStack({ traderEnv: { MODEL_NAME: 'hostile', OLLAMA_HOST: model.url } });
     try {
