@@ -261,7 +261,8 @@ export class ToolGate {
     } catch (error) {
       return { refused: `policy ${pkg} could not be evaluated for this call (${error instanceof Error ? error.message : String(error)})` };
     }
-    if (!isPlainObject(document)) return { unavailable: `the policy bundle has no package ${pkg}` };
+    // As the Guardian's 404 for a package it does not hold: an answer about this call (denied in every mode), not an outage.
+    if (!isPlainObject(document)) return { refused: `the policy bundle has no package ${pkg}` };
     return { answer: domainDecisionFrom({ document, path: pkg.replaceAll('.', '/') }) };
   }
 

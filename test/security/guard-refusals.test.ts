@@ -81,6 +81,15 @@ describe('the tool gate in permissive mode', () => {
     // The same call without the flip is the policy's to allow.
     expect((await gate({ decide: 'local' }).decide(trade({}))).action).toBe('allow');
   });
+
+  it("denies a call whose policy package is not loaded, remote (the Guardian's 404) and local alike", async () => {
+    const policies = { place_trade: 'no_such_package' };
+    const remote = await gate({ policies }).decide(trade({}));
+    expect(remote).toMatchObject({ action: 'deny', decidedBy: 'guardian' });
+    expect(remote.reasons[0]).toMatch(/^the Guardian answered HTTP 404: .*no policy package \\"no_such_package\\" is loaded.*; denied in every mode$/);
+    const local = await gate({ policies, decide: 'local' }).decide(trade({}));
+    expect(local).toMatchObject({ action: 'deny', decidedBy: 'bundle', reasons: ['the policy bundle has no package no_such_package; denied in every mode'] });
+  });
 });
 
 describe('the A2A validator in permissive mode', () => {
