@@ -42,36 +42,21 @@ describe('framework-cli policy serve --bundle', () => {
     const port = await freePort();
     const consoleConfig = join(work, 'console.yaml');
     writeFileSync(consoleConfig, 'decision_logs: {console: true}\n');
-    const child = spawn(
-      process.execPath,
-      [
-        CLI,
-        'policy',
-        'serve',
-        '--bundle',
-        archive,
-        '--verification-key',
-        keyFile,
-        '--config-file',
-        consoleConfig,
-        '--addr',
-        `127.0.0.1:${port}`,
-        '--no-watch',
-        '--workers',
-        '0',
-        '--json',
-      ],
-      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const { child, output, exited } = policyServe(REPO_ROOT, [
+      '--bundle',
+      archive,
+      '--verification-key',
+      keyFile,
+      '--config-file',
+      consoleConfig,
+      '--addr',
+      `127.0.0.1:${port}`,
+      '--no-watch',
+    ]);
     try {
       await waitFor(async () => {
-        if (child.exitCode !== null) throw new Error(`policy serve exited early: ${stderr}`);
-        return stdout.includes('\n');
+        if (child.exitCode !== null) throw new Error(`policy serve exited early: ${output.stderr}`);
+        return output.stdout.includes('\n');
       }, 'the listening line');
       const url = `http://127.0.0.1:${port}`;
       const decision = await fetch(`${url}/v1/data/authz/allow`, { method: 'POST', body: '{"input": {"user": "alice"}}' });
@@ -82,8 +67,8 @@ describe('framework-cli policy serve --bundle', () => {
       const { decision_id: id } = (await (await fetch(`${url}/v1/data/authz/allow`, { method: 'POST', body: '{"input": {"user": "bob"}}' })).json()) as {
         decision_id: string;
       };
-      await waitFor(async () => stdout.includes(id), 'the decision event on standard output');
-      const event = JSON.parse(stdout.split('\n').find((line) => line.includes(id)) as string) as Record<string, unknown>;
+      await waitFor(async () => output.stdout.includes(id), 'the decision event on standard output');
+      const event = JSON.parse(output.stdout.split('\n').find((line) => line.includes(id)) as string) as Record<string, unknown>;
       expect(event).toMatchObject({ decision_id: id, path: 'authz/allow', input: { user: 'bob' }, result: false });
     } finally {
       child.kill('SIGTERM');
@@ -122,18 +107,11 @@ describe('framework-cli policy serve --bundle', () => {
       ].join('\n'),
     );
     const port = await freePort();
-    const child = spawn(process.execPath, [CLI, 'policy', 'serve', '--config-file', config, '--addr', `127.0.0.1:${port}`, '--workers', '0', '--json'], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const { child, output, exited } = policyServe(cwd, ['--config-file', config, '--addr', `127.0.0.1:${port}`]);
     try {
       const persisted = join(cwd, '.opa', 'bundles', 'authz', 'bundle.tar.gz');
       await waitFor(async () => {
-        if (child.exitCode !== null) throw new Error(`policy serve exited early: ${stderr}`);
+        if (child.exitCode !== null) throw new Error(`policy serve exited early: ${output.stderr}`);
         return held > 0 && existsSync(persisted);
       }, 'the bundle persisted and a long poll held');
       expect(readFileSync(persisted)).toEqual(body);
@@ -180,18 +158,11 @@ describe('framework-cli policy serve --bundle', () => {
       ].join('\n'),
     );
     const port = await freePort();
-    const child = spawn(process.execPath, [CLI, 'policy', 'serve', '--config-file', config, '--addr', `127.0.0.1:${port}`, '--workers', '0', '--json'], {
-      cwd: work,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const { child, output, exited } = policyServe(work, ['--config-file', config, '--addr', `127.0.0.1:${port}`]);
     try {
       const url = `http://127.0.0.1:${port}`;
       await waitFor(async () => {
-        if (child.exitCode !== null) throw new Error(`policy serve exited early: ${stderr}`);
+        if (child.exitCode !== null) throw new Error(`policy serve exited early: ${output.stderr}`);
         const answer = await fetch(`${url}/v1/data/authz/allow`, { method: 'POST', body: '{"input": {"user": "alice"}}' }).catch(() => undefined);
         return answer !== undefined && ((await answer.json()) as { result?: boolean }).result === true;
       }, 'the discovered bundle serving');
@@ -229,3 +200,17 @@ describe('framework-cli policy serve --bundle', () => {
     expect(plainError(scope.stderr)).toContain('--scope and --exclude-files-verify take effect only with --verification-key');
   });
 });
+
+/** `policy serve <args> --workers 0 --json` as a child process in `cwd`, its output gathered as it comes. */
+function policyServe(cwd: string, args: readonly string[]) {
+  const child = spawn(process.execPath, [CLI, 'policy', 'serve', ...args, '--workers', '0', '--json'], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => (output.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output.stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, output, exited };
+}
