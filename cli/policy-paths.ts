@@ -22,8 +22,8 @@ export const policyPathsFlag = Flags.custom<string>({
   parse: existingPath,
 });
 
-/** The one policy path of `policy check`, the first of `policy test`'s. */
-export const policyPathArg = Args.custom<string>({ parse: existingPath });
+/** The one policy path of `policy check`, the first of `policy test`'s (never taken from piped standard input: see `ignoreStdin` in docs/cli.md). */
+export const policyPathArg = Args.custom<string>({ parse: existingPath, ignoreStdin: true });
 
 /**
  * The paths of a command that takes as many as given (oclif's argv, whose

@@ -86,7 +86,7 @@ export function renderCliReference(root) {
     '',
     `<!-- Generated from oclif.manifest.json by \`npm run docs:cli\`; \`npm run docs:check\` fails when it is stale. Do not edit by hand. -->`,
     '',
-    `Every command takes \`--json\`: one JSON document on stdout (NDJSON events for \`serve *\` and attached \`up\`), errors as \`{"error": {"code", "message", "exit"}}\` with a non-zero exit code. Usage errors exit 2. \`${BIN} <command> --help\` prints the same text as this page.`,
+    `Every command takes \`--json\`: one JSON document on stdout (NDJSON events for \`serve *\` and attached \`up\`), errors as \`{"error": {"code", "message", "exit"}}\` with a non-zero exit code. Usage errors exit 2. An argument left off the command line is missing, never read from piped standard input (as oclif would otherwise do); \`policy fmt\` and \`model run\` read standard input as their own input, as their pages say. \`${BIN} <command> --help\` prints the same text as this page.`,
     '',
     '| Command | What it does |',
     '|---|---|',

@@ -35,7 +35,10 @@ export default class Chat extends JsonCommand {
   ];
 
   static override args = {
-    agent: Args.string({ description: 'agent URL, or the name of an agent of the current project (default: the tutorial planner at http://127.0.0.1:8100)' }),
+    agent: Args.string({
+      description: 'agent URL, or the name of an agent of the current project (default: the tutorial planner at http://127.0.0.1:8100)',
+      ignoreStdin: true,
+    }),
   };
 
   static override jsonLines = true;

@@ -29,7 +29,7 @@ export default class Logs extends JsonCommand {
   static override jsonLines = true;
 
   static override args = {
-    service: Args.string({ description: 'service whose log to print (default: all)' }),
+    service: Args.string({ description: 'service whose log to print (default: all)', ignoreStdin: true }),
   };
 
   static override flags = {

@@ -31,7 +31,7 @@ export default class Trace extends JsonCommand {
   static override jsonLines = true;
 
   static override args = {
-    traceId: Args.string({ description: 'trace id: 32 hex digits (default: the last trace)' }),
+    traceId: Args.string({ description: 'trace id: 32 hex digits (default: the last trace)', ignoreStdin: true }),
   };
 
   static override flags = {

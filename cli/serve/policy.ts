@@ -12,7 +12,7 @@ import type { ServerConfig } from '../../runtime/policy/server/bundle-config.js'
 /** The argument of `policy serve` (its command and its lean start share it). */
 export const policyServeArgs = {
   // No default here: with --bundle alone nothing else is served (without either, `policies` is).
-  dir: Args.directory({ description: 'policy directory (default: policies, unless --bundle is given)', exists: true }),
+  dir: Args.directory({ description: 'policy directory (default: policies, unless --bundle is given)', exists: true, ignoreStdin: true }),
 };
 
 /** The flags of `policy serve` (its command and its lean start share them). */

@@ -19,7 +19,7 @@ export default class AddAgent extends ScaffoldCommand {
   ];
 
   static override args = {
-    name: Args.string({ description: 'agent name: lower-case letters, digits, "_", "-", starting with a letter', required: true }),
+    name: Args.string({ description: 'agent name: lower-case letters, digits, "_", "-", starting with a letter', required: true, ignoreStdin: true }),
   };
 
   static override flags = {

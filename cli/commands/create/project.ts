@@ -10,7 +10,7 @@ export default class CreateProject extends ScaffoldCommand {
   static override examples = ['<%= config.bin %> create project demo', '<%= config.bin %> create project demo --dir projects/demo --json'];
 
   static override args = {
-    name: Args.string({ description: 'project name: lower-case letters, digits, ".", "_", "-"', required: true }),
+    name: Args.string({ description: 'project name: lower-case letters, digits, ".", "_", "-"', required: true, ignoreStdin: true }),
   };
 
   static override flags = {

@@ -11,7 +11,7 @@ export default class CreateSwarm extends ScaffoldCommand {
   static override examples = ['<%= config.bin %> create swarm team', '<%= config.bin %> create swarm --dir team --json'];
 
   static override args = {
-    name: Args.string({ description: 'project name (default: the name of --dir, else "swarm")', required: false }),
+    name: Args.string({ description: 'project name (default: the name of --dir, else "swarm")', required: false, ignoreStdin: true }),
   };
 
   static override flags = {

@@ -11,8 +11,8 @@ export default class ModelCp extends JsonCommand {
   static override enableJsonFlag = true;
 
   static override args = {
-    source: Args.string({ description: 'model to copy', required: true }),
-    destination: Args.string({ description: 'new name', required: true }),
+    source: Args.string({ description: 'model to copy', required: true, ignoreStdin: true }),
+    destination: Args.string({ description: 'new name', required: true, ignoreStdin: true }),
   };
 
   static override flags = { host: hostFlag };

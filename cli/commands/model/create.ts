@@ -14,7 +14,7 @@ export default class ModelCreate extends JsonCommand {
 
   static override enableJsonFlag = true;
 
-  static override args = { name: Args.string({ description: 'name of the new model', required: true }) };
+  static override args = { name: Args.string({ description: 'name of the new model', required: true, ignoreStdin: true }) };
 
   static override flags = {
     host: hostFlag,

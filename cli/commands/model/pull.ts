@@ -15,7 +15,7 @@ export default class ModelPull extends JsonCommand {
   static override enableJsonFlag = true;
 
   static override args = {
-    name: Args.string({ description: 'model name, or hf:<owner>/<repo>/<path/to/file>', required: true }),
+    name: Args.string({ description: 'model name, or hf:<owner>/<repo>/<path/to/file>', required: true, ignoreStdin: true }),
   };
 
   static override flags = {

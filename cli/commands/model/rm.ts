@@ -12,7 +12,7 @@ export default class ModelRm extends JsonCommand {
 
   static override strict = false;
 
-  static override args = { name: Args.string({ description: 'model name (several may be given)', required: true }) };
+  static override args = { name: Args.string({ description: 'model name (several may be given)', required: true, ignoreStdin: true }) };
 
   static override flags = { host: hostFlag };
 

@@ -18,7 +18,7 @@ export default class ModelShow extends JsonCommand {
 
   static override enableJsonFlag = true;
 
-  static override args = { name: Args.string({ description: 'model name', required: true }) };
+  static override args = { name: Args.string({ description: 'model name', required: true, ignoreStdin: true }) };
 
   static override flags = {
     host: hostFlag,

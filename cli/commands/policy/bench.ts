@@ -15,7 +15,7 @@ export default class PolicyBench extends PolicyCommand {
   ];
 
   static override args = {
-    query: Args.string({ description: 'Rego query, e.g. data.a2a_access.allow', required: true }),
+    query: Args.string({ description: 'Rego query, e.g. data.a2a_access.allow', required: true, ignoreStdin: true }),
   };
 
   static override flags = {

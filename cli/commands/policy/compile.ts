@@ -23,7 +23,7 @@ export default class PolicyCompile extends PolicyCommand {
   ];
 
   static override args = {
-    rule: Args.string({ description: 'the filter rule, e.g. data.filters.include', required: true }),
+    rule: Args.string({ description: 'the filter rule, e.g. data.filters.include', required: true, ignoreStdin: true }),
   };
 
   static override flags = {

@@ -19,7 +19,7 @@ export default class PolicyEval extends PolicyCommand {
   ];
 
   static override args = {
-    query: Args.string({ description: 'Rego query, e.g. data.a2a_access.allow', required: true }),
+    query: Args.string({ description: 'Rego query, e.g. data.a2a_access.allow', required: true, ignoreStdin: true }),
   };
 
   static override flags = {
