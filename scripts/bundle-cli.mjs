@@ -130,9 +130,44 @@ if (readFileSync(join(cliDir, 'main.js'), 'utf8').startsWith(BANNER)) {
 rmSync(chunkDir, { recursive: true, force: true });
 // The cached bundles, and the ES modules that run them.
 rmSync(cachedDir, { recursive: true, force: true });
+/**
+ * Two steps of oclif's start replaced in its bundle by ours (cli/oclif-start.ts,
+ * which says why; test/cli/oclif-start.test.ts checks they answer as oclif's):
+ * each is the exact text of @oclif/core's file, and the build fails when a new
+ * release of oclif no longer has it.
+ */
+const OCLIF_START = join(cliDir, 'oclif-start.js');
+const OCLIF_REPLACEMENTS = [
+  {
+    file: join('@oclif', 'core', 'lib', 'config', 'plugin.js'),
+    from: '.sort((a, b) => a.id.localeCompare(b.id));',
+    to: '.sort((a, b) => __frameworkOclifStart.compareCommandIds(a.id, b.id));',
+  },
+  {
+    file: join('@oclif', 'core', 'lib', 'help', 'util.js'),
+    from: 'return ejs_1.default.render(t, context);',
+    to: 'return __frameworkOclifStart.renderHelpText(t, (text) => ejs_1.default.render(text, context));',
+  },
+];
+const oclifReplacements = {
+  name: 'oclif-replacements',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/](config[\\/]plugin|help[\\/]util)\.js$/ }, (args) => {
+      const replacement = OCLIF_REPLACEMENTS.find((r) => args.path.endsWith(sep + r.file));
+      if (!replacement) return undefined;
+      const source = readFileSync(args.path, 'utf8');
+      if (source.split(replacement.from).length !== 2)
+        throw new Error(`bundle-cli: ${args.path} no longer has \`${replacement.from}\` once; see cli/oclif-start.ts`);
+      replacement.done = true;
+      const contents = `const __frameworkOclifStart = require(${JSON.stringify(OCLIF_START)});\n${source.replace(replacement.from, replacement.to)}`;
+      return { contents, loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
 for (const { name, entry } of CACHED) {
   const file = join(cachedDir, `${name}.cjs`);
   const bundled = await build({
+    ...(name === 'oclif-core' ? { plugins: [oclifReplacements] } : {}),
     entryPoints: [entry],
     outfile: file,
     bundle: true,
@@ -148,6 +183,8 @@ for (const { name, entry } of CACHED) {
     logLevel: 'warning',
     write: false,
   });
+  if (name === 'oclif-core')
+    for (const { file, done } of OCLIF_REPLACEMENTS) if (!done) throw new Error(`bundle-cli: oclif's ${file} was not bundled; see cli/oclif-start.ts`);
   const text = withImportsThroughLoader(bundled.outputFiles[0].text, name);
   // A file found beside its module (new URL('./x', import.meta.url)) would be looked for beside the bundle.
   if (/new URL\([^)]*__cachedScriptUrl/.test(text)) throw new Error(`bundle-cli: ${name} finds a file relative to one of its modules; it cannot be bundled`);
