@@ -47,8 +47,10 @@ export function directMemorySearch(options: DirectMemorySearchOptions): DirectHa
         checkJsonContentType(request.headers['content-type']);
         const raw = parseJsonBodyText(text, { wellFormedText: true });
         const search = plainSearchRequest(raw) ?? parseRequest({ schema: SearchRequestSchema, raw, what: 'search' });
+        // Without optimizeQuery the answer carries no query_optimized (SystemMemory.search adds it only when asked),
+        // so it is written as it comes rather than copied without it.
         memory.search(search, { optimizeQuery: false, access: { owner, namespace: undefined, userId: undefined } }).then(
-          ({ query_optimized: _optimized, ...results }) => writeNodeJson(response, 200, results),
+          (results) => writeNodeJson(response, 200, results),
           (thrown: unknown) => fail(response, thrown),
         );
       } catch (thrown) {

@@ -160,6 +160,8 @@ function matchesDate(value: string | null, f: DateTimeFilter): boolean {
  * records.filter(keep);
  */
 export function recordFilter(filters: MemoryFilters): (record: MemoryRecord) => boolean {
+  // The usual search names no filter: nothing to build (each search made nine arrays to find that out).
+  if (!hasFilter(filters)) return passesAll;
   const tagChecks = TAG_FIELDS.flatMap((field) => {
     const f = filters[field];
     return f ? [(record: MemoryRecord) => matchesTags(record[field], f)] : [];
@@ -169,7 +171,16 @@ export function recordFilter(filters: MemoryFilters): (record: MemoryRecord) => 
     return f ? [(record: MemoryRecord) => matchesDate(record[field], f)] : [];
   });
   const checks = [...tagChecks, ...dateChecks];
-  if (checks.length === 0) return () => true;
+  if (checks.length === 0) return passesAll;
   if (checks.length === 1) return checks[0]!;
   return (record) => checks.every((check) => check(record));
+}
+
+const passesAll = (_record: MemoryRecord): boolean => true;
+
+/** Whether `filters` sets any field `recordFilter` checks. */
+function hasFilter(filters: MemoryFilters): boolean {
+  for (const field of TAG_FIELDS) if (filters[field]) return true;
+  for (const field of DATE_FIELDS) if (filters[field]) return true;
+  return false;
 }

@@ -99,6 +99,9 @@ export interface MemoryQuery {
   owner?: string | undefined;
 }
 
+/** The filter fields of a search request, listed once (not an `Object.keys` array per search). */
+const FILTER_KEYS = Object.keys(MemoryFiltersShape) as ReadonlyArray<keyof MemoryFilters>;
+
 /**
  * The store's query for a search request (in token mode, `owner`'s).
  *
@@ -107,7 +110,7 @@ export interface MemoryQuery {
  */
 export function memoryQuery(request: SearchRequest, options: { owner?: string | undefined } = {}): MemoryQuery {
   const filters: MemoryFilters = {};
-  for (const key of Object.keys(MemoryFiltersShape) as Array<keyof MemoryFilters>) {
+  for (const key of FILTER_KEYS) {
     const value = request[key];
     if (value !== undefined) (filters as Record<string, unknown>)[key] = value;
   }

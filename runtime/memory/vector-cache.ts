@@ -64,9 +64,15 @@ export interface CacheSearch {
  * normalize([3, 4]); // Float32Array [0.6, 0.8]
  */
 export function normalize(vector: ArrayLike<number>): Float32Array {
-  const unit = Float32Array.from(vector);
+  // Copied and summed in one indexed pass (the sum over the float32 values, as stored).
+  const length = vector.length;
+  const unit = new Float32Array(length);
   let norm = 0;
-  for (const x of unit) norm += x * x;
+  for (let i = 0; i < length; i++) {
+    unit[i] = vector[i]!;
+    const x = unit[i]!;
+    norm += x * x;
+  }
   norm = Math.sqrt(norm);
   if (!Number.isFinite(norm) || norm === 0) {
     throw new InvalidModelOutputError({

@@ -72,6 +72,46 @@ describe('VectorCache', () => {
     expect(() => cache.search({ vector: normalize([1, 0]), filter: all, limit: 1, offset: 0 })).toThrow(/3 dimensions|2 dimensions/);
     expect(() => normalize([0, 0])).toThrow(/all zeros/);
   });
+
+  it('normalizes to the float32 values of the copy the code before 5 Dec made (Float32Array.from, then a sum over it), bit for bit', () => {
+    const reference = (vector: ArrayLike<number>): Float32Array => {
+      const unit = Float32Array.from(vector);
+      let norm = 0;
+      for (const x of unit) norm += x * x;
+      norm = Math.sqrt(norm);
+      for (let i = 0; i < unit.length; i++) unit[i]! /= norm;
+      return unit;
+    };
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const scales = [1, 1e-3, 1e3, 1e-30, 1e30, 3.4e38 / 400, 1e-42];
+    for (let n = 0; n < 600; n++) {
+      const length = 1 + Math.floor(random() * 400);
+      const scale = scales[n % scales.length]!;
+      // Plain arrays of doubles (as a model runtime's JSON gives), float32 arrays, and -0 among them.
+      const values = Array.from({ length }, (_, i) => (i === 0 && n % 5 === 0 ? -0 : (random() - 0.5) * scale * (1 + random())));
+      const vector = n % 2 === 0 ? values : Float32Array.from(values);
+      let expected: Float32Array | undefined;
+      try {
+        expected = reference(vector);
+      } catch {
+        expected = undefined;
+      }
+      const norm = Math.sqrt(Float32Array.from(vector).reduce((sum, x) => sum + x * x, 0));
+      if (!Number.isFinite(norm) || norm === 0) {
+        expect(() => normalize(vector)).toThrow(/all zeros or not finite/);
+        continue;
+      }
+      const got = new Uint32Array(normalize(vector).buffer);
+      const want = new Uint32Array(expected!.buffer);
+      const differs = got.length !== want.length ? 0 : want.findIndex((bits, i) => got[i] !== bits);
+      expect(differs, `vector ${n} (length ${length}, scale ${scale})`).toBe(-1);
+    }
+    expect(() => normalize([1, Number.NaN])).toThrow(/not finite/);
+    expect(() => normalize([Number.POSITIVE_INFINITY, 1])).toThrow(/not finite/);
+    expect(() => normalize([1e39, 1])).toThrow(/not finite/); // beyond float32: Infinity once copied
+    expect(() => normalize([])).toThrow(/all zeros/);
+  });
 });
 
 describe('recordFilter', () => {
@@ -90,6 +130,16 @@ describe('recordFilter', () => {
     expect(keeps({ topics: { all: ['billing', 'eu'] } })).toBe(true);
     expect(keeps({ topics: { all: ['billing', 'us'] } })).toBe(false);
     expect(keeps({ topics: { eq: 'eu', none: ['us'] } })).toBe(true);
+  });
+
+  it('keeps every record when no field is filtered, with one shared predicate (no checks built per search)', () => {
+    const none = recordFilter(MemoryFiltersSchema.parse({}));
+    expect(none(r)).toBe(true);
+    expect(none(record({ id: 'other', namespace: 'x', user_id: 'u', topics: [] }))).toBe(true);
+    expect(recordFilter({})).toBe(none);
+    // A filter of only an absent field (undefined) filters nothing either.
+    expect(recordFilter({ namespace: undefined })).toBe(none);
+    expect(recordFilter(MemoryFiltersSchema.parse({ namespace: { eq: 'crm' } }))).not.toBe(none);
   });
 
   it('compares dates in whole seconds, with between and its inclusive ends', () => {
