@@ -13,6 +13,8 @@ export interface FaissFigures {
   p99_ms: number;
   recall: number;
   index_bytes: number;
+  /** p50 of searches each made after the thread slept `gapMs` (when asked for). */
+  p50_gap_ms?: number;
 }
 
 /** FAISS graph degrees tried (FAISS_M, default 16 like ours, and 32); the fastest at equal recall is compared. */
@@ -40,6 +42,8 @@ export async function faissFigures(options: {
   queries: Float32Array[];
   exactIds: number[][];
   targetRecall: number;
+  /** Also time each search after this long asleep (p50_gap_ms): a search behind HTTP follows an idle pause, with caches gone cold. */
+  gapMs?: number;
 }): Promise<FaissFigures | undefined> {
   const python = faissPython();
   if (!python) {
@@ -54,7 +58,7 @@ export async function faissFigures(options: {
   const run = spawnSync(python, [SCRIPT, options.dir, String(options.dim), String(options.targetRecall), FAISS_M], {
     encoding: 'utf8',
     timeout: 600_000,
-    env: { ...process.env, OMP_NUM_THREADS: '2' },
+    env: { ...process.env, OMP_NUM_THREADS: '2', ...(options.gapMs ? { FAISS_GAP_MS: String(options.gapMs) } : {}) },
   });
   if (run.status !== 0) {
     console.log(`  FAISS: failed (${(run.stderr || run.error?.message || '').trim().split('\n').at(-1)})`);
