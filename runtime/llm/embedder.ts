@@ -1,5 +1,6 @@
-import { Ollama } from 'ollama';
+import type { Ollama } from 'ollama';
 import { ModelRuntimeError } from './errors/model-runtime-error.js';
+import { ollamaModule } from './ollama-client.js';
 
 /** Turns texts into embedding vectors. */
 export interface Embedder {
@@ -20,20 +21,21 @@ export interface Embedder {
 export class OllamaEmbedder implements Embedder {
   readonly model: string;
   readonly host: string;
-  readonly #client: Ollama;
+  /** Made at the first embedding (the client's module is loaded then: see `ollamaModule`). */
+  #client: Ollama | undefined;
 
   constructor(options: { host: string; model: string }) {
     this.host = options.host.replace(/\/+$/, '');
     this.model = options.model;
-    this.#client = new Ollama({ host: this.host });
   }
 
   async embed(texts: readonly string[], options: { signal?: AbortSignal } = {}): Promise<number[][]> {
     if (texts.length === 0) return [];
+    const { Ollama } = await ollamaModule();
     let embeddings: number[][];
     try {
       // The client's abort() cancels all its requests, so a cancellable call gets its own client.
-      const client = options.signal ? new Ollama({ host: this.host }) : this.#client;
+      const client = options.signal ? new Ollama({ host: this.host }) : (this.#client ??= new Ollama({ host: this.host }));
       const request = client.embed({ model: this.model, input: [...texts] });
       const onAbort = () => client.abort();
       options.signal?.addEventListener('abort', onAbort, { once: true });

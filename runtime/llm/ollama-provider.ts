@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Ollama, type ChatRequest as OllamaChatRequest, type Message as OllamaMessage } from 'ollama';
+import type { Ollama, ChatRequest as OllamaChatRequest, Message as OllamaMessage } from 'ollama';
 import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import { CONFIG_DEFAULTS, type Env } from '../core/config.js';
 import type { ChatRequest, ChatResult, ChatStreamEvent, LanguageModel } from './language-model.js';
 import type { ChatMessage, ChatToolCall } from './thread-history.js';
+import { ollamaModule } from './ollama-client.js';
 import { displayUrl, linkedController, mentionsMissingModel, modelError, modelNotFound, normalizeModelError, type RuntimeAddress } from './model-errors.js';
 
 export interface OllamaProviderOptions {
@@ -110,9 +111,11 @@ export class OllamaLanguageModel implements LanguageModel {
   /**
    * A client whose every HTTP request stops when `signal` fires. The `ollama`
    * client aborts only streams, and only after their headers arrived; a
-   * per-call `fetch` covers the whole request, streamed or not.
+   * per-call `fetch` covers the whole request, streamed or not. (The
+   * client's module is loaded by the first call: see `ollamaModule`.)
    */
-  #client(signal: AbortSignal): Ollama {
+  async #client(signal: AbortSignal): Promise<Ollama> {
+    const { Ollama } = await ollamaModule();
     const fetchWithSignal: typeof fetch = async (input, init) => {
       const merged = init?.signal ? AbortSignal.any([init.signal, signal]) : signal;
       return jsonErrorBody(await fetch(input, { ...init, signal: merged }));
@@ -162,7 +165,8 @@ export class OllamaLanguageModel implements LanguageModel {
     throwIfAborted(request.signal);
     const { controller, dispose } = linkedController(request.signal);
     try {
-      const reply = this.#parse(await this.#client(controller.signal).chat({ ...this.#body(request), stream: false }));
+      const client = await this.#client(controller.signal);
+      const reply = this.#parse(await client.chat({ ...this.#body(request), stream: false }));
       const toolCalls = toolCallsOf(reply);
       return {
         text: reply.message?.content ?? '',
@@ -187,7 +191,8 @@ export class OllamaLanguageModel implements LanguageModel {
     const { controller, dispose } = linkedController(request.signal);
     let completed = false;
     try {
-      const stream = await this.#client(controller.signal).chat({ ...this.#body(request), stream: true });
+      const client = await this.#client(controller.signal);
+      const stream = await client.chat({ ...this.#body(request), stream: true });
       const toolCalls: ChatToolCall[] = [];
       let last: OllamaChunk | undefined;
       for await (const value of stream) {

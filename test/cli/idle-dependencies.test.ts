@@ -125,7 +125,7 @@ describe('an idle service does not hold what only some requests need', () => {
     expect(opened).toContain('apache-arrow');
   }, 120_000);
 
-  it('the memory service loads the MCP SDK at the first MCP session', async () => {
+  it("the memory service loads the MCP SDK at the first MCP session, and the model runtime's client at the first embedding", async () => {
     const indexDir = await mkdtemp(join(tmpdir(), 'idle-memory-'));
     dirs.push(indexDir);
     const memory = await start(
@@ -140,11 +140,24 @@ describe('an idle service does not hold what only some requests need', () => {
     expect(idle).not.toContain('@modelcontextprotocol/sdk');
     expect(idle).not.toContain('ajv');
     expect(idle).not.toContain('@opentelemetry/api'); // tracing is off
+    // The ollama client imports a fetch polyfill that loads Node's fetch implementation (about 3 MB idle).
+    expect(idle).not.toContain('ollama');
+    expect(idle).not.toContain('whatwg-fetch');
 
     expect((await mcpInitialize(memory.url)).status).toBe(200);
     const afterMcp = await loadedPackages(memory);
     expect(afterMcp).toContain('@modelcontextprotocol/sdk');
     expect(afterMcp).toContain('ajv');
+
+    // A search embeds its text: no model runtime answers at this address, so it fails, and the client was loaded for it.
+    const search = await fetch(`${memory.url}/v1/long-term-memory/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"text":"what does the user drink?"}',
+    });
+    expect(search.status).toBe(503);
+    expect(await search.json()).toMatchObject({ code: 'model_runtime_unavailable' });
+    expect(await loadedPackages(memory)).toContain('ollama');
   }, 120_000);
 
   it('an agent with in-process sessions loads neither ioredis nor prom-client until /metrics is read', async () => {
