@@ -37,6 +37,12 @@
  * Dec measured mostly that), and its CPU is read from /proc in 10 ms ticks,
  * so a round needs about a thousand calls for the figure to mean anything.
  *
+ * BENCH_TRACING_BREAKDOWN=1 adds two more executors of this build to the
+ * hop's rounds, to say where its cost is: tracing off with only an
+ * `AsyncLocalStorage` entered (the context manager's promise hooks, no SDK:
+ * support/tracing-hooks-only.ts) and tracing on with no span exported
+ * (support/tracing-no-export.ts); each printed as CPU and p50 against off.
+ *
  * BENCH_TRACING_BEFORE_DIST=<another build's dist> (e.g. /work/base/dist)
  * runs that build's services too, off and on, in the same interleaved rounds
  * (its `cli/bin/run.js` beside that dist; its own bench/tracing.js for the
@@ -68,6 +74,8 @@ const HOP_CALLS = Number(process.env.BENCH_HOP_CALLS ?? 1000);
 const HOP_WARMUP = Number(process.env.BENCH_HOP_WARMUP ?? 1000);
 /** Another build's dist, run beside this one (before/after in the same rounds). */
 const BEFORE_DIST = process.env.BENCH_TRACING_BEFORE_DIST;
+/** Adds the hop's breakdown executors (hooks only; spans without export). */
+const BREAKDOWN = process.env.BENCH_TRACING_BREAKDOWN === '1';
 /** `always_off` measures the SDK's presence without recording or exporting (where the cost is). */
 const SAMPLER = process.env.BENCH_TRACES_SAMPLER ?? 'always_on';
 /** OTEL_TRACES_SAMPLER_ARG for the samplers that take one (a ratio). */
@@ -272,8 +280,11 @@ async function main(): Promise<void> {
     started.push(service);
     return service;
   };
-  const executor = async (env: Record<string, string>, build: Build) => {
-    const running = await startExecutor(env, build.cli === undefined ? {} : { cli: build.cli });
+  const executor = async (env: Record<string, string>, build: Build, preload?: string) => {
+    const running = await startExecutor(env, {
+      ...(build.cli === undefined ? {} : { cli: build.cli }),
+      ...(preload === undefined ? {} : { execArgv: ['--import', fileURLToPath(new URL(`./support/${preload}.js`, import.meta.url))] }),
+    });
     started.push(running.service);
     return running;
   };
@@ -284,6 +295,9 @@ async function main(): Promise<void> {
       agents.push({ off: await agent({}, build), on: await agent(tracing, build) });
       executors.push({ off: await executor(signed, build), on: await executor({ ...signed, ...tracing }, build) });
     }
+    const breakdown = BREAKDOWN
+      ? { hooks: await executor(signed, builds[0]!, 'tracing-hooks-only'), spans: await executor({ ...signed, ...tracing }, builds[0]!, 'tracing-no-export') }
+      : undefined;
     const [planner] = await loadAgentCard(PLANNER_CARD);
     const validator = getValidator({ env: { A2A_VALIDATION_MODE: 'disabled' } });
     const call = (side: 'off' | 'on', build: number) => () => hop(planner, executors[build]![side].card, { validator, keys });
@@ -346,6 +360,24 @@ async function main(): Promise<void> {
           'cost',
         ),
       );
+    }
+    if (breakdown) {
+      // Off, hooks only, spans without export, on: this build's four executors in the same interleaved rounds.
+      const parts = [executors[0]!.off, breakdown.hooks, breakdown.spans, executors[0]!.on];
+      const rounds: { p50: number; cpuMs: number }[][] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const got: { p50: number; cpuMs: number }[] = [];
+        for (const index of round % 2 === 0 ? [0, 1, 2, 3] : [3, 2, 1, 0])
+          got[index] = await hops(() => hop(planner, parts[index]!.card, { validator, keys }), parts[index]!.service);
+        rounds.push(got);
+      }
+      console.log(`  where the hop's cost is (this build; each against off in the same ${ROUNDS} rounds):`);
+      const labels = ['off', "the context manager's hooks alone (no SDK)", 'spans recorded, none exported', 'all of tracing'];
+      for (let index = 1; index < 4; index++) {
+        const cpu = median(rounds.map((r) => r[index]!.cpuMs / r[0]!.cpuMs));
+        const p50 = median(rounds.map((r) => r[index]!.p50 / r[0]!.p50));
+        console.log(`    ${labels[index]!.padEnd(46)} executor cpu +${((cpu - 1) * 100).toFixed(1)}%, p50 +${((p50 - 1) * 100).toFixed(1)}%`);
+      }
     }
     // Metrics export off: it is once a minute, and not what this row measures.
     const tasks = await interleaved(builds.length, (side, build) =>
