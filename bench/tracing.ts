@@ -364,6 +364,8 @@ async function main(): Promise<void> {
     if (breakdown) {
       // Off, hooks only, spans without export, on: this build's four executors in the same interleaved rounds.
       const parts = [executors[0]!.off, breakdown.hooks, breakdown.spans, executors[0]!.on];
+      // Warmed here, all four alike (the two breakdown executors had answered nothing yet).
+      for (const part of parts) for (let i = 0; i < HOP_WARMUP; i++) await hop(planner, part.card, { validator, keys });
       const rounds: { p50: number; cpuMs: number }[][] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const got: { p50: number; cpuMs: number }[] = [];
