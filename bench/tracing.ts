@@ -22,7 +22,7 @@
  * run in process, in child processes of their own (one with no SDK, one
  * exporting every span as above), CPU time per run, interleaved rounds.
  *
- *   npm run bench:tracing   (BENCH_SECONDS=3 BENCH_ROUNDS=6 BENCH_CONNECTIONS=16 BENCH_HOP_CALLS=100 by default;
+ *   npm run bench:tracing   (BENCH_SECONDS=3 BENCH_ROUNDS=6 BENCH_CONNECTIONS=16 BENCH_HOP_CALLS=1000 BENCH_HOP_WARMUP=1000 by default;
  *                            BENCH_TRACES_SAMPLER=always_off: the SDK loaded but nothing recorded;
  *                            BENCH_TRACES_SAMPLER=parentbased_traceidratio BENCH_TRACES_SAMPLER_ARG=0.1: one request in ten)
  *
@@ -30,6 +30,24 @@
  * ended with explicit parents, dropped by the exporter: none of the toolkit's
  * code, no context manager, nothing encoded), as a share of the task's CPU with
  * tracing off. No cost of tracing these spans can go below it.
+ *
+ * The hop is measured warm: each executor first answers BENCH_HOP_WARMUP
+ * calls (its CPU per call still falls by half over its first ~2,000 calls as
+ * the JIT settles; with 20 warm-up calls and 100 per round, the rows until 5
+ * Dec measured mostly that), and its CPU is read from /proc in 10 ms ticks,
+ * so a round needs about a thousand calls for the figure to mean anything.
+ *
+ * BENCH_TRACING_BREAKDOWN=1 adds two more executors of this build to the
+ * hop's rounds, to say where its cost is: tracing off with only an
+ * `AsyncLocalStorage` entered (the context manager's promise hooks, no SDK:
+ * support/tracing-hooks-only.ts) and tracing on with no span exported
+ * (support/tracing-no-export.ts); each printed as CPU and p50 against off.
+ *
+ * BENCH_TRACING_BEFORE_DIST=<another build's dist> (e.g. /work/base/dist)
+ * runs that build's services too, off and on, in the same interleaved rounds
+ * (its `cli/bin/run.js` beside that dist; its own bench/tracing.js for the
+ * in-process rows), and prints its rows beside this build's: a before/after
+ * in one run.
  *
  * Prints figures; asserts nothing.
  */
@@ -52,7 +70,12 @@ import { median, ratioSummary, targetMark } from './support/ratios.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const HOP_CALLS = Number(process.env.BENCH_HOP_CALLS ?? 100);
+const HOP_CALLS = Number(process.env.BENCH_HOP_CALLS ?? 1000);
+const HOP_WARMUP = Number(process.env.BENCH_HOP_WARMUP ?? 1000);
+/** Another build's dist, run beside this one (before/after in the same rounds). */
+const BEFORE_DIST = process.env.BENCH_TRACING_BEFORE_DIST;
+/** Adds the hop's breakdown executors (hooks only; spans without export). */
+const BREAKDOWN = process.env.BENCH_TRACING_BREAKDOWN === '1';
 /** `always_off` measures the SDK's presence without recording or exporting (where the cost is). */
 const SAMPLER = process.env.BENCH_TRACES_SAMPLER ?? 'always_on';
 /** OTEL_TRACES_SAMPLER_ARG for the samplers that take one (a ratio). */
@@ -146,10 +169,13 @@ async function runSdkFloor(): Promise<void> {
   process.send?.((cpu.user + cpu.system) / TASK_RUNS, () => process.exit(0));
 }
 
-/** CPU µs per in-process task run (or, with `mode` `sdk-floor`, per run of the SDK alone) in a child process with `env` (no OTEL_* variable: no SDK). */
-function taskRunCpu(env: Record<string, string>, mode: 'task-runs' | 'sdk-floor' = 'task-runs'): Promise<number> {
+/**
+ * CPU µs per in-process task run (or, with `mode` `sdk-floor`, per run of the SDK alone) in a child process with `env`
+ * (no OTEL_* variable: no SDK); `script`: another build's bench/tracing.js.
+ */
+function taskRunCpu(env: Record<string, string>, mode: 'task-runs' | 'sdk-floor' = 'task-runs', script = fileURLToPath(import.meta.url)): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [mode], {
+    const child = fork(script, [mode], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'error', ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -157,6 +183,16 @@ function taskRunCpu(env: Record<string, string>, mode: 'task-runs' | 'sdk-floor'
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`the ${mode} child exited with ${String(code)}`))));
   });
+}
+
+/** A build whose services the rounds run: this one, and with BENCH_TRACING_BEFORE_DIST another. */
+interface Build {
+  /** '' for this build, 'BEFORE' for the other. */
+  label: string;
+  /** Its `cli/bin/run.js` (undefined: this build's). */
+  cli?: string;
+  /** Its bench/tracing.js, for the in-process rows. */
+  script: string;
 }
 
 interface Pair<T> {
@@ -192,14 +228,17 @@ async function hops(call: () => Promise<void>, executor: ChildService): Promise<
   return { p50: median(samples), cpuMs: ((cpuSeconds(executor.process.pid) - cpu0) * 1000) / HOP_CALLS };
 }
 
-/** Runs `measure` on off and on in each round, the order swapped every round. */
-async function interleaved<T>(measure: (side: 'off' | 'on') => Promise<T>): Promise<Pair<T>[]> {
-  const rounds: Pair<T>[] = [];
+/**
+ * Runs `measure` on off and on of every build in each round, the order reversed every round; one pair per build
+ * and round.
+ */
+async function interleaved<T>(builds: number, measure: (side: 'off' | 'on', build: number) => Promise<T>): Promise<Pair<T>[][]> {
+  const rounds: Pair<T>[][] = Array.from({ length: builds }, () => []);
+  const sides = Array.from({ length: builds }, (_, build) => (['off', 'on'] as const).map((side) => ({ side, build }))).flat();
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
-    const got: Partial<Pair<T>> = {};
-    for (const side of order) got[side] = await measure(side);
-    rounds.push(got as Pair<T>);
+    const got: Partial<Pair<T>>[] = Array.from({ length: builds }, () => ({}));
+    for (const { side, build } of round % 2 === 0 ? sides : [...sides].reverse()) got[build]![side] = await measure(side, build);
+    for (let build = 0; build < builds; build++) rounds[build]!.push(got[build] as Pair<T>);
   }
   return rounds;
 }
@@ -214,6 +253,8 @@ async function main(): Promise<void> {
   if (process.argv[2] === 'collector') return runCollector();
   if (process.argv[2] === 'task-runs') return runTasks();
   if (process.argv[2] === 'sdk-floor') return runSdkFloor();
+  const builds: Build[] = [{ label: '', script: fileURLToPath(import.meta.url) }];
+  if (BEFORE_DIST) builds.push({ label: 'BEFORE', cli: join(BEFORE_DIST, '../cli/bin/run.js'), script: join(BEFORE_DIST, 'bench/tracing.js') });
   const collector = await startCollector();
   // Every span exported, as a user's backend would get them: the standard variables only, every request sampled.
   const tracing = {
@@ -227,90 +268,142 @@ async function main(): Promise<void> {
   const keys = new KeyRing([createSigningKey({ id: 'planner-1', agent: 'planner', secret: decodeSecret(secret)! })]);
   const signed = { A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'disabled' };
   const started: ChildService[] = [];
-  const agent = async (env: Record<string, string>) => {
+  const agent = async (env: Record<string, string>, build: Build) => {
     const port = await freePort();
-    const service = await startCli({ name: 'echo agent', args: ['serve', 'agent', '--port', String(port)], port, env });
+    const service = await startCli({
+      name: `${build.label} echo agent`.trim(),
+      args: ['serve', 'agent', '--port', String(port)],
+      port,
+      env,
+      ...(build.cli === undefined ? {} : { cli: build.cli }),
+    });
     started.push(service);
     return service;
   };
+  const executor = async (env: Record<string, string>, build: Build, preload?: string) => {
+    const running = await startExecutor(env, {
+      ...(build.cli === undefined ? {} : { cli: build.cli }),
+      ...(preload === undefined ? {} : { execArgv: ['--import', fileURLToPath(new URL(`./support/${preload}.js`, import.meta.url))] }),
+    });
+    started.push(running.service);
+    return running;
+  };
   try {
-    const agents: Pair<ChildService> = { off: await agent({}), on: await agent(tracing) };
-    const executors = { off: await startExecutor(signed), on: await startExecutor({ ...signed, ...tracing }) };
-    started.push(executors.off.service, executors.on.service);
+    const agents: Pair<ChildService>[] = [];
+    const executors: Pair<Awaited<ReturnType<typeof executor>>>[] = [];
+    for (const build of builds) {
+      agents.push({ off: await agent({}, build), on: await agent(tracing, build) });
+      executors.push({ off: await executor(signed, build), on: await executor({ ...signed, ...tracing }, build) });
+    }
+    const breakdown = BREAKDOWN
+      ? { hooks: await executor(signed, builds[0]!, 'tracing-hooks-only'), spans: await executor({ ...signed, ...tracing }, builds[0]!, 'tracing-no-export') }
+      : undefined;
     const [planner] = await loadAgentCard(PLANNER_CARD);
     const validator = getValidator({ env: { A2A_VALIDATION_MODE: 'disabled' } });
-    const call = (side: 'off' | 'on') => () => hop(planner, executors[side].card, { validator, keys });
+    const call = (side: 'off' | 'on', build: number) => () => hop(planner, executors[build]![side].card, { validator, keys });
 
     console.log(
-      `tracing cost: tracing off vs on (OTLP/HTTP to a local collector, sampler ${SAMPLER}${SAMPLER_ARG === undefined ? '' : ` ${SAMPLER_ARG}`}), ${ROUNDS} interleaved rounds (node ${process.version}, load average ${loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')})`,
+      `tracing cost: tracing off vs on (OTLP/HTTP to a local collector, sampler ${SAMPLER}${SAMPLER_ARG === undefined ? '' : ` ${SAMPLER_ARG}`}), ${ROUNDS} interleaved rounds` +
+        `${BEFORE_DIST ? `, this build and BEFORE (${BEFORE_DIST}) in the same rounds` : ''} (node ${process.version}, load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')})`,
     );
-    // Warm-up: JIT, connection pools, the SDK's first export.
-    await load(agents.off);
-    await load(agents.on);
-    for (const side of ['off', 'on'] as const) for (let i = 0; i < 20; i++) await call(side)();
+    // Warm-up: JIT, connection pools, the SDK's first export; the executors until their CPU per call has settled.
+    for (const pair of agents) for (const side of ['off', 'on'] as const) await load(pair[side]);
+    for (let build = 0; build < builds.length; build++)
+      for (const side of ['off', 'on'] as const) for (let i = 0; i < HOP_WARMUP; i++) await call(side, build)();
+    const prefix = (build: number) => (builds[build]!.label ? `${builds[build]!.label} ` : '');
 
-    const door = await interleaved((side) => load(agents[side]));
+    const door = await interleaved(builds.length, (side, build) => load(agents[build]![side]));
     console.log(`front door: POST /stream (echo task), ${CONNECTIONS} connections, ${SECONDS} s per side per round`);
-    console.log(
-      `  requests/s off ${median(door.map((r) => r.off.perSecond)).toFixed(0)}, on ${median(door.map((r) => r.on.perSecond)).toFixed(0)}; ` +
-        `server cpu off ${median(door.map((r) => r.off.cpuUs)).toFixed(0)} µs/request, on ${median(door.map((r) => r.on.cpuUs)).toFixed(0)} µs/request`,
-    );
-    console.log(
-      costLine(
-        '  throughput lost to tracing',
-        door.map((r) => r.on.perSecond / r.off.perSecond),
-        'loss',
-      ),
-    );
-    console.log(
-      costLine(
-        '  server cpu added by tracing',
-        door.map((r) => r.on.cpuUs / r.off.cpuUs),
-        'cost',
-      ),
-    );
+    for (const [build, rounds] of door.entries()) {
+      console.log(
+        `  ${prefix(build)}requests/s off ${median(rounds.map((r) => r.off.perSecond)).toFixed(0)}, on ${median(rounds.map((r) => r.on.perSecond)).toFixed(0)}; ` +
+          `server cpu off ${median(rounds.map((r) => r.off.cpuUs)).toFixed(0)} µs/request, on ${median(rounds.map((r) => r.on.cpuUs)).toFixed(0)} µs/request`,
+      );
+      console.log(
+        costLine(
+          `  ${prefix(build)}throughput lost to tracing`,
+          rounds.map((r) => r.on.perSecond / r.off.perSecond),
+          'loss',
+        ),
+      );
+      console.log(
+        costLine(
+          `  ${prefix(build)}server cpu added by tracing`,
+          rounds.map((r) => r.on.cpuUs / r.off.cpuUs),
+          'cost',
+        ),
+      );
+    }
 
-    const hop2 = await interleaved((side) => hops(call(side), executors[side].service));
-    console.log(`A2A hop: agentConnection, signed, to the example executor, ${HOP_CALLS} sequential calls per side per round`);
+    const hop2 = await interleaved(builds.length, (side, build) => hops(call(side, build), executors[build]![side].service));
     console.log(
-      `  p50 off ${median(hop2.map((r) => r.off.p50)).toFixed(2)} ms, on ${median(hop2.map((r) => r.on.p50)).toFixed(2)} ms; ` +
-        `executor cpu off ${median(hop2.map((r) => r.off.cpuMs)).toFixed(2)} ms/call, on ${median(hop2.map((r) => r.on.cpuMs)).toFixed(2)} ms/call`,
+      `A2A hop: agentConnection, signed, to the example executor, ${HOP_CALLS} sequential calls per side per round (after ${HOP_WARMUP} warm-up calls)`,
     );
-    console.log(
-      costLine(
-        '  latency added by tracing (p50)',
-        hop2.map((r) => r.on.p50 / r.off.p50),
-        'cost',
-      ),
-    );
-    console.log(
-      costLine(
-        '  executor cpu added by tracing',
-        hop2.map((r) => r.on.cpuMs / r.off.cpuMs),
-        'cost',
-      ),
-    );
+    for (const [build, rounds] of hop2.entries()) {
+      console.log(
+        `  ${prefix(build)}p50 off ${median(rounds.map((r) => r.off.p50)).toFixed(2)} ms, on ${median(rounds.map((r) => r.on.p50)).toFixed(2)} ms; ` +
+          `executor cpu off ${median(rounds.map((r) => r.off.cpuMs)).toFixed(3)} ms/call, on ${median(rounds.map((r) => r.on.cpuMs)).toFixed(3)} ms/call`,
+      );
+      console.log(
+        costLine(
+          `  ${prefix(build)}latency added by tracing (p50)`,
+          rounds.map((r) => r.on.p50 / r.off.p50),
+          'cost',
+        ),
+      );
+      console.log(
+        costLine(
+          `  ${prefix(build)}executor cpu added by tracing`,
+          rounds.map((r) => r.on.cpuMs / r.off.cpuMs),
+          'cost',
+        ),
+      );
+    }
+    if (breakdown) {
+      // Off, hooks only, spans without export, on: this build's four executors in the same interleaved rounds.
+      const parts = [executors[0]!.off, breakdown.hooks, breakdown.spans, executors[0]!.on];
+      // Warmed here, all four alike (the two breakdown executors had answered nothing yet).
+      for (const part of parts) for (let i = 0; i < HOP_WARMUP; i++) await hop(planner, part.card, { validator, keys });
+      const rounds: { p50: number; cpuMs: number }[][] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const got: { p50: number; cpuMs: number }[] = [];
+        for (const index of round % 2 === 0 ? [0, 1, 2, 3] : [3, 2, 1, 0])
+          got[index] = await hops(() => hop(planner, parts[index]!.card, { validator, keys }), parts[index]!.service);
+        rounds.push(got);
+      }
+      console.log(`  where the hop's cost is (this build; each against off in the same ${ROUNDS} rounds):`);
+      const labels = ['off', "the context manager's hooks alone (no SDK)", 'spans recorded, none exported', 'all of tracing'];
+      for (let index = 1; index < 4; index++) {
+        const cpu = median(rounds.map((r) => r[index]!.cpuMs / r[0]!.cpuMs));
+        const p50 = median(rounds.map((r) => r[index]!.p50 / r[0]!.p50));
+        console.log(`    ${labels[index]!.padEnd(46)} executor cpu +${((cpu - 1) * 100).toFixed(1)}%, p50 +${((p50 - 1) * 100).toFixed(1)}%`);
+      }
+    }
     // Metrics export off: it is once a minute, and not what this row measures.
-    const tasks = await interleaved((side) => taskRunCpu(side === 'on' ? { ...tracing, OTEL_METRICS_EXPORTER: 'none' } : {}));
-    console.log(`in process: route_to_task (router, echo task, 2 steps: 4 spans), ${TASK_RUNS} runs, ${TASK_CONCURRENCY} at a time, per side per round`);
-    console.log(`  cpu off ${median(tasks.map((r) => r.off)).toFixed(1)} µs/run, on ${median(tasks.map((r) => r.on)).toFixed(1)} µs/run`);
-    console.log(
-      costLine(
-        '  task cpu added by tracing',
-        tasks.map((r) => r.on / r.off),
-        'cost',
-      ),
+    const tasks = await interleaved(builds.length, (side, build) =>
+      taskRunCpu(side === 'on' ? { ...tracing, OTEL_METRICS_EXPORTER: 'none' } : {}, 'task-runs', builds[build]!.script),
     );
+    console.log(`in process: route_to_task (router, echo task, 2 steps: 4 spans), ${TASK_RUNS} runs, ${TASK_CONCURRENCY} at a time, per side per round`);
+    for (const [build, rounds] of tasks.entries()) {
+      console.log(`  ${prefix(build)}cpu off ${median(rounds.map((r) => r.off)).toFixed(1)} µs/run, on ${median(rounds.map((r) => r.on)).toFixed(1)} µs/run`);
+      console.log(
+        costLine(
+          `  ${prefix(build)}task cpu added by tracing`,
+          rounds.map((r) => r.on / r.off),
+          'cost',
+        ),
+      );
+    }
     // The floor: the SDK alone for the same 4 spans, in the rounds of the task's off side (same process shape).
-    const floor = await interleaved((side) => (side === 'off' ? taskRunCpu({}) : taskRunCpu({}, 'sdk-floor')));
+    const [floor] = await interleaved(1, (side) => (side === 'off' ? taskRunCpu({}) : taskRunCpu({}, 'sdk-floor')));
     console.log(`the SDK alone: the same 4 spans started and ended by the official SDK, dropped by the exporter (no toolkit code, no context manager)`);
-    console.log(`  cpu ${median(floor.map((r) => r.on)).toFixed(1)} µs per 4 spans, the task off ${median(floor.map((r) => r.off)).toFixed(1)} µs/run`);
+    console.log(`  cpu ${median(floor!.map((r) => r.on)).toFixed(1)} µs per 4 spans, the task off ${median(floor!.map((r) => r.off)).toFixed(1)} µs/run`);
     console.log(
       costLine(
         '  floor of the task cpu tracing can add',
-        floor.map((r) => 1 + r.on / r.off),
+        floor!.map((r) => 1 + r.on / r.off),
         'cost',
       ),
     );

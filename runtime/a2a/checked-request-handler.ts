@@ -46,9 +46,17 @@ export class CheckedRequestHandler extends DefaultRequestHandler {
     return super.sendMessage(params, context);
   }
 
-  override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    checkMessage(params);
-    yield* super.sendMessageStream(params, context);
+  /**
+   * The SDK's stream itself, not one more generator around it (each event paid an extra generator step, several
+   * promises); a refused message fails the stream when it is first read, as it did from inside a generator.
+   */
+  override sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    try {
+      checkMessage(params);
+    } catch (error) {
+      return failedStream(error);
+    }
+    return super.sendMessageStream(params, context);
   }
 
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
@@ -85,6 +93,12 @@ export class CheckedRequestHandler extends DefaultRequestHandler {
     const listed = await super.listTaskPushNotificationConfigs(params, context);
     return { ...listed, configs: listed.configs.map(redactPushConfig) };
   }
+}
+
+/** A stream whose first read fails with `error`. */
+// eslint-disable-next-line require-yield
+async function* failedStream(error: unknown): AsyncGenerator<StreamResponse, void, undefined> {
+  throw error;
 }
 
 function checkHistoryLength(historyLength: number | undefined): void {

@@ -9,15 +9,10 @@ import type { SseResponseOptions } from '../core/server/sse-response.js';
 import { ABSENT_VERSION, callContextFrom, messageOf } from './a2a-admission.js';
 import { A2A_LEGACY_PROTOCOL_VERSION, A2A_PROTOCOL_VERSION } from './agent-card.js';
 import { invalidJsonRpcRequest, jsonRpcIdOf } from './json-rpc-request.js';
+import { RpcEventStream, type RpcStreamEvent } from './rpc-event-stream.js';
 import type { AdmittedCaller, A2ARequestGuard } from './request-guard.js';
 
 type JsonRpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: unknown };
-
-/** One event of a JSON-RPC stream as it is sent: the answer, and whether it is the stream's error. */
-export interface RpcStreamEvent {
-  answer: JsonRpcAnswer;
-  failed: boolean;
-}
 
 /**
  * Where a JSON-RPC request came from and how its answer leaves: Hono's
@@ -115,22 +110,18 @@ async function answer<R>(io: RpcExchange<R>, rpc: unknown, caller: AdmittedCalle
     if (header === A2A_PROTOCOL_VERSION) return io.json(failed);
     first = { failed };
   }
-  async function* events(): AsyncGenerator<RpcStreamEvent> {
-    if ('failed' in first) {
-      yield { answer: first.failed, failed: true };
-      return;
-    }
-    if (first.done) return;
-    yield { answer: first.value, failed: false };
-    try {
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield { answer: next.value as JsonRpcAnswer, failed: false };
-    } catch (error) {
-      logger.error('A2A stream failed', errorFields(error));
-      yield { answer: { jsonrpc: '2.0', id, error: mapError(error) }, failed: true };
-    }
-  }
+  const failure = (error: unknown): RpcStreamEvent => {
+    logger.error('A2A stream failed', errorFields(error));
+    return { answer: { jsonrpc: '2.0', id, error: mapError(error) }, failed: true };
+  };
+  const events =
+    'failed' in first
+      ? new RpcEventStream({ first: { answer: first.failed, failed: true }, failure })
+      : first.done
+        ? new RpcEventStream({ failure })
+        : new RpcEventStream({ first: { answer: first.value, failed: false }, rest: iterator, failure });
   return io.stream({
-    events: events(),
+    events,
     encode: ({ answer: event, failed }) => (failed ? { event: 'error', data: JSON.stringify(event) } : { data: JSON.stringify(event) }),
   });
 }

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { FrameworkError } from '../framework-error.js';
-import { traceRequests } from '../telemetry/http-server-spans.js';
+import { traceRequests, TracedServerResponse } from '../telemetry/http-server-spans.js';
 import { closeIdleConnections } from './idle-connections.js';
 
 export interface Listening {
@@ -93,7 +93,8 @@ export function listen(
     const connectionsCheckingInterval = Math.max(100, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.bodyTimeoutMs) / 4)));
     const toApp = getRequestListener(app.fetch, { hostname: options.host });
     const server = createServer(
-      { connectionsCheckingInterval },
+      // TracedServerResponse: the server span's traceparent goes into the head as it is written.
+      { connectionsCheckingInterval, ServerResponse: TracedServerResponse },
       // Every request of every service: counted for /metrics, and a span when tracing is on.
       traceRequests(
         direct

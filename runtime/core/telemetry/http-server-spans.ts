@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import type { Span } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_PORT, ATTR_URL_PATH } from './http-attribute-names.js';
 import { routeLabel } from './route-label.js';
@@ -32,6 +32,59 @@ const STATUS_LABELS: string[] = [];
 
 function statusLabel(status: number): string {
   return (STATUS_LABELS[status] ??= String(status));
+}
+
+/**
+ * The response class of every server `listen()` starts: it carries the
+ * `traceparent` of the request's server span into the head when the head is
+ * written, unless the handler set its own. Set with `setHeader` instead, the
+ * header made Node take its slow path for every head written from a list
+ * (`writeHead(status, [...])`, as event streams and JSON answers are): each
+ * listed header was then set one by one into the response's header map.
+ */
+export class TracedServerResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  /** The `traceparent` answer header, added to the head when it is written (then cleared). */
+  traceparent: string | undefined = undefined;
+
+  override writeHead(
+    statusCode: number,
+    message?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+    headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+  ): this {
+    const traceparent = this.traceparent;
+    if (traceparent !== undefined) {
+      this.traceparent = undefined;
+      if (typeof message === 'string') headers = withTraceparent(this, headers, traceparent);
+      else message = withTraceparent(this, message, traceparent);
+    }
+    // Node's writeHead reads an absent message or headers argument as not given.
+    return super.writeHead(statusCode, message as string, headers);
+  }
+}
+
+/** `headers` (a head's headers as `writeHead` takes them) with `traceparent` added, unless the handler already set one. */
+function withTraceparent(
+  response: ServerResponse,
+  headers: OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined,
+  traceparent: string,
+): OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined {
+  if (response.hasHeader('traceparent')) return headers;
+  if (headers === undefined) {
+    response.setHeader('traceparent', traceparent);
+    return headers;
+  }
+  if (Array.isArray(headers)) {
+    // Node takes a flat list [name, value, ...] or a list of [name, value] pairs.
+    const pairs = headers.length > 0 && Array.isArray(headers[0]);
+    const step = pairs ? 1 : 2;
+    for (let i = 0; i < headers.length; i += step) {
+      const name = pairs ? (headers[i] as OutgoingHttpHeader[])[0] : headers[i];
+      if (typeof name === 'string' && name.toLowerCase() === 'traceparent') return headers;
+    }
+    return pairs ? [...headers, ['traceparent', traceparent]] : [...headers, 'traceparent', traceparent];
+  }
+  for (const name in headers) if (name.toLowerCase() === 'traceparent') return headers;
+  return { ...headers, traceparent };
 }
 
 const STARTED = Symbol('request started');
@@ -82,9 +135,12 @@ export function traceRequests(listener: Listener, options: { countRequests: bool
       parent,
     );
     const traceparent = traceparentOf(span);
-    if (traceparent) response.setHeader('traceparent', traceparent);
-    // One listener for both (the route is worked out once).
-    response.once('close', () => {
+    if (traceparent) {
+      if (response instanceof TracedServerResponse) response.traceparent = traceparent;
+      else response.setHeader('traceparent', traceparent);
+    }
+    // One listener for both (the route is worked out once); `on`, not `once`: a response closes once.
+    response.on('close', () => {
       const route = routeLabel(request.url, response.statusCode);
       if (countRequests) recordDuration(method, route, response.statusCode, (performance.now() - started) / 1000);
       endServerSpan(span, method, route, response);

@@ -321,5 +321,10 @@ export function annotateActiveSpan(attributes: Attributes): void {
 export function bindActiveContext<F extends (...args: never[]) => unknown>(callback: F): F {
   if (!enabled) return callback;
   const { context } = openTelemetryApi();
-  return context.bind(context.active(), callback);
+  const active = context.active();
+  // Not `context.bind`: its wrapper also redefines the function's `length` (Object.defineProperty), per request.
+  const run = callback as unknown as (...args: unknown[]) => unknown;
+  return function (this: unknown, ...args: unknown[]) {
+    return context.with(active, run, this, ...args);
+  } as unknown as F;
 }
