@@ -9,14 +9,10 @@
 import { createHook } from 'node:async_hooks';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createA2AServer, type A2AServer } from '../../runtime/a2a/a2a-server.js';
-import { parseAgentCard } from '../../runtime/a2a/agent-card.js';
 import { signRequest } from '../../runtime/a2a/signing/request-signature.js';
-import { loadAgentConfig } from '../../runtime/core/config.js';
-import { silentLogger } from '../../runtime/core/logger.js';
-import { createBaseApp } from '../../runtime/core/server/base-app.js';
-import { listen, type Listening } from '../../runtime/core/server/listen.js';
-import { makeKeys, probeAgent } from './support.js';
+import type { A2AServer } from '../../runtime/a2a/a2a-server.js';
+import type { Listening } from '../../runtime/core/server/listen.js';
+import { makeKeys, serveProbe } from './support.js';
 
 const keys = makeKeys(['planner', 'probe']);
 let server: A2AServer;
@@ -24,17 +20,7 @@ let listening: Listening;
 
 beforeAll(async () => {
   const env = { AGENT_NAME: 'probe', A2A_KEYS: keys.json, A2A_VALIDATION_MODE: 'disabled', LOG_LEVEL: 'error' };
-  const [card] = parseAgentCard({
-    name: 'probe',
-    description: 'probe',
-    url: 'http://127.0.0.1:0/rpc/',
-    version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false },
-    skills: [],
-  });
-  server = await createA2AServer({ core: probeAgent('probe').core, card, config: loadAgentConfig({ env }), logger: silentLogger, env });
-  const app = createBaseApp({ logger: silentLogger });
-  listening = await listen(app, { host: '127.0.0.1', port: 0, direct: server.mount(app) });
+  ({ server, listening } = await serveProbe(env));
 });
 
 afterAll(async () => {

@@ -14,6 +14,13 @@ import { createSigningKey, decodeSecret, generateSecret, type SigningKey } from 
 import { signingFetch } from '../../runtime/a2a/signing-fetch.js';
 import type { TaskQuery } from '../../runtime/core/task-input.js';
 import { runAgent } from '../../runtime/agent/run-agent.js';
+import { createA2AServer, type A2AServer } from '../../runtime/a2a/a2a-server.js';
+import { parseAgentCard } from '../../runtime/a2a/agent-card.js';
+import { loadAgentConfig } from '../../runtime/core/config.js';
+import { silentLogger } from '../../runtime/core/logger.js';
+import { createBaseApp } from '../../runtime/core/server/base-app.js';
+import { listen, type Listening } from '../../runtime/core/server/listen.js';
+import type { Hono } from 'hono';
 
 export { startStack } from '../guardian/stack.js';
 
@@ -102,6 +109,26 @@ export function probeAgent(name: string): { core: FrameworkCore; agent: Framewor
 }
 
 /** Runs `core` as an A2A-only agent on a free port. */
+/**
+ * The probe agent's A2A server (card `probe` at `/rpc/`, streaming) mounted
+ * on a base app and listening on a free port, its JSON-RPC route answered
+ * below Hono as a served agent's is.
+ */
+export async function serveProbe(env: Record<string, string>): Promise<{ server: A2AServer; app: Hono; listening: Listening }> {
+  const [card] = parseAgentCard({
+    name: 'probe',
+    description: 'probe',
+    url: 'http://127.0.0.1:0/rpc/',
+    version: '1.0.0',
+    capabilities: { streaming: true, pushNotifications: false },
+    skills: [],
+  });
+  const server = await createA2AServer({ core: probeAgent('probe').core, card, config: loadAgentConfig({ env }), logger: silentLogger, env });
+  const app = createBaseApp({ logger: silentLogger });
+  const listening = await listen(app, { host: '127.0.0.1', port: 0, direct: server.mount(app) });
+  return { server, app, listening };
+}
+
 export function runProbe(core: FrameworkCore, agent: FrameworkAgent, env: Record<string, string>): Promise<RunningAgent> {
   return runAgent(core, agent, { port: 0, host: '127.0.0.1', mode: 'a2a', env: { LOG_LEVEL: 'error', SESSION_BACKEND: 'memory', ...env } });
 }
