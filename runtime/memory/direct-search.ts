@@ -60,3 +60,24 @@ export function directMemorySearch(options: DirectMemorySearchOptions): DirectHa
     return true;
   };
 }
+
+const HEALTH_PATHS = new Set(['/v1/health', '/health']);
+
+/**
+ * `GET /v1/health` (and `/health`) answered below Hono, as the app's route
+ * answers it (`{now, status, kv_store}`, 503 while Redis is down; no token
+ * needed): a service that is only polled for its health and asked for
+ * searches then never loads the app's HTTP adapter (see `listen`), which
+ * holds about 6 MB of its idle memory. Exact paths only; with a query string,
+ * or as `HEAD`, the app answers.
+ */
+export function directMemoryHealth(memory: Pick<SystemMemory, 'health'>, logger: Logger): DirectHandler {
+  return (request, response) => {
+    if (request.method !== 'GET' || request.url === undefined || !HEALTH_PATHS.has(request.url)) return false;
+    memory.health().then(
+      ({ healthy, body }) => writeNodeJson(response, healthy ? 200 : 503, body),
+      (thrown: unknown) => writeNodeError(response, thrown, { logger, path: request.url ?? '/v1/health', body: (e) => ({ ...e, detail: e.message }) }),
+    );
+    return true;
+  };
+}

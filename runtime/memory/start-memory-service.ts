@@ -1,10 +1,10 @@
 import type { Env } from '../core/config.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
-import { listen } from '../core/server/listen.js';
+import { listen, type DirectHandler } from '../core/server/listen.js';
 import { OllamaEmbedder, type Embedder } from '../llm/embedder.js';
 import { createLanguageModel } from '../llm/create-language-model.js';
 import { createMemoryService } from './create-memory-service.js';
-import { directMemorySearch } from './direct-search.js';
+import { directMemoryHealth, directMemorySearch } from './direct-search.js';
 import { memoryTokenCheck } from './memory-auth.js';
 import type { MemoryLanguageModel } from './memory-model.js';
 import { KvMemoryStore } from './kv-memory-store.js';
@@ -100,8 +100,11 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
       host,
       port: options.port ?? config.port,
       portHint: 'pass --addr 127.0.0.1:<port> or set MEMORY_PORT',
-      // Searches are answered below Hono (see directMemorySearch).
-      direct: directMemorySearch({ memory, tokens: memoryTokenCheck(config.authTokens), logger, maxBytes: maxBodyBytes }),
+      // Searches and health are answered below Hono (see directMemorySearch, directMemoryHealth).
+      direct: eitherDirect(
+        directMemoryHealth(memory, logger),
+        directMemorySearch({ memory, tokens: memoryTokenCheck(config.authTokens), logger, maxBytes: maxBodyBytes }),
+      ),
     });
     const uncount = countMemoryRecords(store);
     const loaded = store.load().then(
@@ -125,4 +128,9 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
     await store.close();
     throw error;
   }
+}
+
+/** The first of `handlers` that takes the request. */
+function eitherDirect(...handlers: DirectHandler[]): DirectHandler {
+  return (request, response) => handlers.some((handler) => handler(request, response));
 }

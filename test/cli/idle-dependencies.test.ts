@@ -143,6 +143,13 @@ describe('an idle service does not hold what only some requests need', () => {
     // The ollama client imports a fetch polyfill that loads Node's fetch implementation (about 3 MB idle).
     expect(idle).not.toContain('ollama');
     expect(idle).not.toContain('whatwg-fetch');
+    // Health and searches are answered below Hono: the app's HTTP adapter (which loads Node's fetch) is not loaded yet.
+    expect(idle).not.toContain('@hono/node-server');
+    // The first requests for the app come together while the adapter loads: each gets its answer.
+    const listed = await Promise.all(Array.from({ length: 5 }, () => fetch(`${memory.url}/v1/working-memory/`)));
+    expect(listed.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const r of listed) expect(await r.json()).toMatchObject({ sessions: [] });
+    expect(await loadedPackages(memory)).toContain('@hono/node-server');
 
     expect((await mcpInitialize(memory.url)).status).toBe(200);
     const afterMcp = await loadedPackages(memory);

@@ -98,4 +98,16 @@ describe('the direct search route', () => {
       expect((direct.body as { detail?: string }).detail, what).toBe((direct.body as { message: string }).message);
     }
   });
+
+  it('answers GET /v1/health and /health below Hono as the app does, without a token', async () => {
+    for (const path of ['/v1/health', '/health']) {
+      const [direct, routed] = await Promise.all([fetch(`${service.url}${path}`), fetch(`${service.url}${path}?through=app`)]);
+      const [directBody, routedBody] = (await Promise.all([direct.json(), routed.json()])) as Array<Record<string, unknown>>;
+      expect(direct.status, path).toBe(200);
+      expect([direct.status, direct.headers.get('content-type')]).toEqual([routed.status, routed.headers.get('content-type')]);
+      // `now` is the time of each answer; the rest is the same.
+      expect({ ...directBody, now: typeof directBody!.now }).toEqual({ ...routedBody, now: typeof routedBody!.now });
+      expect(directBody).toMatchObject({ status: 'ok', kv_store: 'up' });
+    }
+  });
 });

@@ -1,6 +1,5 @@
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { FrameworkError } from '../framework-error.js';
 import { traceRequests, TracedServerResponse } from '../telemetry/http-server-spans.js';
@@ -91,7 +90,7 @@ export function listen(
   return new Promise((resolve, reject) => {
     // Node checks the request timers every `connectionsCheckingInterval`: keep it well below the shortest limit.
     const connectionsCheckingInterval = Math.max(100, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.bodyTimeoutMs) / 4)));
-    const toApp = getRequestListener(app.fetch, { hostname: options.host });
+    const toApp = lazyAppListener(app, options.host);
     const server = createServer(
       // TracedServerResponse: the server span's traceparent goes into the head as it is written.
       { connectionsCheckingInterval, ServerResponse: TracedServerResponse },
@@ -99,9 +98,9 @@ export function listen(
       traceRequests(
         direct
           ? (request, response) => {
-              if (!direct(request, response)) void toApp(request, response);
+              if (!direct(request, response)) toApp(request, response);
             }
-          : (request, response) => void toApp(request, response),
+          : toApp,
         { countRequests: options.countRequests ?? true },
       ),
     );
@@ -159,4 +158,35 @@ export function listen(
     // concurrent streams). The kernel caps it at net.core.somaxconn.
     server.listen({ port: options.port, host: options.host, backlog: LISTEN_BACKLOG });
   });
+}
+
+type NodeListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * `app` on Node's request and response through `@hono/node-server`, which is
+ * imported by the first request that reaches the app: it extends the global
+ * `Request` and `Response` when it loads, and with them loads Node's fetch
+ * implementation (undici), about 6 MB of a service's idle memory that a
+ * service answering below Hono (`direct`) does not need until then (issue 40).
+ * Requests that come while it loads wait for it, in order.
+ */
+function lazyAppListener(app: Hono, hostname: string | undefined): NodeListener {
+  let listener: ((request: IncomingMessage, response: ServerResponse) => unknown) | undefined;
+  let loading: Promise<(request: IncomingMessage, response: ServerResponse) => unknown> | undefined;
+  return (request, response) => {
+    if (listener) {
+      void listener(request, response);
+      return;
+    }
+    loading ??= import('@hono/node-server').then(({ getRequestListener }) => (listener = getRequestListener(app.fetch, { hostname })));
+    loading.then(
+      (ready) => void ready(request, response),
+      (error: unknown) => {
+        // A broken install: said on every request the app should have answered, never a hang.
+        const body = JSON.stringify({ code: 'internal_error', message: `The server could not load its HTTP adapter (@hono/node-server): ${String(error)}` });
+        if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+        response.end(body);
+      },
+    );
+  };
 }
