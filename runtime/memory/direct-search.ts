@@ -68,7 +68,7 @@ const HEALTH_PATHS = new Set(['/v1/health', '/health']);
  * answers it (`{now, status, kv_store}`, 503 while Redis is down; no token
  * needed): a service that is only polled for its health and asked for
  * searches then never loads the app's HTTP adapter (see `listen`), which
- * holds about 6 MB of its idle memory. Exact paths only; with a query string,
+ * held 4 MB of its idle memory. Exact paths only; with a query string,
  * or as `HEAD`, the app answers.
  */
 export function directMemoryHealth(memory: Pick<SystemMemory, 'health'>, logger: Logger): DirectHandler {

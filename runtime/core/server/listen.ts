@@ -166,7 +166,7 @@ type NodeListener = (request: IncomingMessage, response: ServerResponse) => void
  * `app` on Node's request and response through `@hono/node-server`, which is
  * imported by the first request that reaches the app: it extends the global
  * `Request` and `Response` when it loads, and with them loads Node's fetch
- * implementation (undici), about 6 MB of a service's idle memory that a
+ * implementation (undici), 4-6 MB of a service's idle memory that a
  * service answering below Hono (`direct`) does not need until then (issue 40).
  * Requests that come while it loads wait for it, in order.
  */
@@ -178,12 +178,19 @@ function lazyAppListener(app: Hono, hostname: string | undefined): NodeListener 
       void listener(request, response);
       return;
     }
-    loading ??= import('@hono/node-server').then(({ getRequestListener }) => (listener = getRequestListener(app.fetch, { hostname })));
+    loading ??= import('@hono/node-server').then(
+      ({ getRequestListener }) => (listener = getRequestListener(app.fetch, { hostname })),
+      (error: unknown) => {
+        // A broken install, said once in the process's log; the details are not the client's.
+        process.emitWarning(`could not load @hono/node-server: ${String(error)}`);
+        throw error;
+      },
+    );
     loading.then(
       (ready) => void ready(request, response),
-      (error: unknown) => {
-        // A broken install: said on every request the app should have answered, never a hang.
-        const body = JSON.stringify({ code: 'internal_error', message: `The server could not load its HTTP adapter (@hono/node-server): ${String(error)}` });
+      () => {
+        // Said on every request the app should have answered, never a hang.
+        const body = JSON.stringify({ code: 'internal_error', message: 'The server could not load its HTTP adapter (@hono/node-server); its log says why.' });
         if (!response.headersSent) response.writeHead(500, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
         response.end(body);
       },
