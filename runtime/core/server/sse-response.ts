@@ -5,6 +5,7 @@ import { nodeBindings } from './node-bindings.js';
 import { encodeSseComment, encodeSseEvent, SSE_HEADERS, type SseEvent } from './sse.js';
 import { gauge } from '../telemetry/service-metrics.js';
 import { isCallbackIterator } from '../callback-iterator.js';
+import { writeAtEndOfIo, type BatchedWriter } from './write-batch.js';
 
 export interface SseResponseOptions<T> {
   events: AsyncIterable<T>;
@@ -42,11 +43,12 @@ const SSE_HEADER_LIST: readonly string[] = Object.entries(SSE_HEADERS).flat();
 
 /**
  * The Node side of {@link sseResponse}: the events as they come, on Node's
- * own response. The events a task produces within one tick leave together:
- * when the task has ended by then (a quick answer), as one response with a
- * `Content-Length` (one write, no chunked framing); otherwise the head and
- * what is there leave at the end of the tick, and each later tick's events
- * as one chunk.
+ * own response. What a task produces within one turn of the event loop
+ * leaves together at the end of its I/O phase (`writeAtEndOfIo`, with the
+ * other answers of that turn): when the task has ended by then (a quick
+ * answer), as one response with a `Content-Length` (one write, no chunked
+ * framing); otherwise the head and the events so far, and each later
+ * turn's events as one chunk.
  */
 export function streamSseToNode<T>(res: ServerResponse, options: SseResponseOptions<T>): void {
   let head = SSE_HEADER_LIST;
@@ -70,16 +72,6 @@ function frameOf<T>(encode: (item: T) => SseEvent | string, item: T): string {
 }
 
 /** Event streams open now, on every server of this process (/metrics; 0 until the first). */
-/** {@link NodePump.flushHeld} as a `nextTick` callback taking the pump (no closure per stream). */
-function flushTick(pump: { flushHeld(): void }): void {
-  pump.flushHeld();
-}
-
-/** {@link NodePump.openIfWaiting} as a `setImmediate` callback taking the pump. */
-function headTurn(pump: { openIfWaiting(): void }): void {
-  pump.openIfWaiting();
-}
-
 const activeStreams = gauge('sse_streams_active', 'Server-sent event streams open now.');
 
 /** An open stream as the keep-alive ticker sees it. */
@@ -148,7 +140,7 @@ function unwatchKeepAlive(stream: Ticked, ticker: Ticker): void {
 }
 
 /**
- * Text held back within one tick past this many UTF-16 units is written at
+ * Text held back within one turn past this many UTF-16 units is written at
  * once (a task yielding a flood of events without ever waiting must not
  * grow the buffer: it then waits for the client like any other).
  */
@@ -159,14 +151,15 @@ const HOLD_LIMIT = 16 * 1024;
  * event and no async function around it (whose awaits cost a promise and a
  * resumption each, a fair share of a small stream's allocations).
  *
- * The frames of one tick are held and written together at the end of the
- * tick (or at once past {@link HOLD_LIMIT}); the head waits for the first
- * write, so a stream that ends within its first tick is answered with a
- * `Content-Length` in one write. The next event is asked for only while
- * the client keeps up (backpressure): a slow client never makes the server
- * buffer without bound.
+ * The frames of one turn of the event loop are held and written together
+ * at the end of its I/O phase (or at once past {@link HOLD_LIMIT}); the
+ * head waits for the first write, so a stream that ends within its first
+ * turn is answered with a `Content-Length` in one write, and one that does
+ * not gets its head at the end of that turn. The next event is asked for
+ * only while the client keeps up (backpressure): a slow client never makes
+ * the server buffer without bound.
  */
-class NodePump<T> implements Ticked {
+class NodePump<T> implements Ticked, BatchedWriter {
   readonly #res: ServerResponse;
   readonly #options: SseResponseOptions<T>;
   readonly #head: readonly string[];
@@ -178,7 +171,8 @@ class NodePump<T> implements Ticked {
   tickerIndex = -1;
   /** Frames not yet written. */
   #held = '';
-  #flushQueued = false;
+  /** Queued to write at the end of this turn's I/O (`writeAtEndOfIo`). */
+  #batched = true;
   #headSent = false;
   /** Waiting for the client to take what was written before asking for more. */
   #draining = false;
@@ -195,20 +189,39 @@ class NodePump<T> implements Ticked {
     this.#iterator = options.events[Symbol.asyncIterator]();
     this.lastWrite = Date.now();
     this.#ticker = watchKeepAlive(this, options.keepAliveMs ?? 15_000);
-    // After this turn of the event loop (every promise job of it): a task still running then gets its head at once.
-    setImmediate(headTurn, this);
+    // At the end of this turn (every promise job of it): the answer if the task has ended, else its head and first events.
+    writeAtEndOfIo(this);
   }
 
   /**
-   * A stream that did not end within its first turn is a long one: its head
-   * (status and headers) leaves now, as it did before answers were held, so
-   * a client sees the stream open while the task waits for its first event.
+   * The end of a turn in which this stream was started, produced events or
+   * ended: the whole answer when it ended; otherwise the frames held, with
+   * the head if it is not out yet. A stream that did not end within its
+   * first turn is a long one: its head leaves then even without an event,
+   * so a client sees the stream open while the task waits for its first.
    */
-  openIfWaiting(): void {
-    if (this.#finished || this.#headSent || this.#res.destroyed) return;
-    this.#headSent = true;
-    this.#res.writeHead(200, this.#head as string[]);
-    this.#res.flushHeaders();
+  writeBatched(): void {
+    this.#batched = false;
+    const res = this.#res;
+    if (res.destroyed || res.writableEnded) return;
+    try {
+      if (this.#finished) this.#end();
+      else if (this.#held !== '') this.#flush();
+      else if (!this.#headSent) {
+        this.#headSent = true;
+        res.writeHead(200, this.#head as string[]);
+        res.flushHeaders();
+      }
+    } catch (error) {
+      this.#options.onError?.(error);
+      res.destroy();
+    }
+  }
+
+  #writeSoon(): void {
+    if (this.#batched) return;
+    this.#batched = true;
+    writeAtEndOfIo(this);
   }
 
   /** Asks for the next event (the client having taken the previous ones). */
@@ -243,20 +256,11 @@ class NodePump<T> implements Ticked {
     }
     this.lastWrite = Date.now();
     this.#held += frame;
+    // The events the task produces within this turn leave together at its end.
     if (this.#held.length >= HOLD_LIMIT) this.#flush();
-    else if (!this.#flushQueued) {
-      // After this tick's promise jobs: the events the task produces without waiting leave together.
-      this.#flushQueued = true;
-      process.nextTick(flushTick, this);
-    }
+    else this.#writeSoon();
     if (!this.#draining) this.pull();
   };
-
-  /** The end of the tick in which frames were held: they leave now, unless the answer ended meanwhile. */
-  flushHeld(): void {
-    this.#flushQueued = false;
-    if (!this.#finished && this.#held !== '') this.#flush();
-  }
 
   /** Writes the held frames (the head first, chunked, if not sent yet); past the buffer's limit, waits for the client. */
   #flush(): void {
@@ -304,6 +308,13 @@ class NodePump<T> implements Ticked {
       void Promise.resolve(this.#iterator.return?.()).catch(() => undefined);
       return;
     }
+    // The answer ends with the other writes of this turn.
+    this.#writeSoon();
+  }
+
+  /** Ends the answer with what is held (from `writeBatched`, once the events have ended). */
+  #end(): void {
+    const res = this.#res;
     const text = this.#held;
     this.#held = '';
     if (this.#headSent) {
@@ -311,6 +322,7 @@ class NodePump<T> implements Ticked {
       return;
     }
     // Every event is here before anything was written: one answer of known length, in one write.
+    this.#headSent = true;
     const head = (this.#ownHead ? this.#head : [...this.#head]) as string[];
     head.push('Content-Length', String(Buffer.byteLength(text)));
     res.writeHead(200, head);
