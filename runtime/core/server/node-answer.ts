@@ -4,12 +4,17 @@ import { FrameworkError } from '../framework-error.js';
 import { errorFields, type Logger } from '../logger.js';
 import { toPublicError } from '../public-error.js';
 import type { ErrorBody } from './http-error.js';
+import { endAtEndOfIo } from './write-batch.js';
 
-/** Writes a JSON answer on Node's response (a direct route's `c.json`). */
+/**
+ * Writes a JSON answer on Node's response (a direct route's `c.json`): the
+ * head is set now, the answer leaves with the others of this turn
+ * (`endAtEndOfIo`).
+ */
 export function writeNodeJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   response.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) });
-  response.end(text);
+  endAtEndOfIo(response, text);
 }
 
 /**

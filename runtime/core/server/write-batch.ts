@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+
 /** Something whose writes wait for the end of the event loop's I/O phase. */
 export interface BatchedWriter {
   /** Writes what it holds. Must not throw: it owns its errors. */
@@ -46,4 +48,41 @@ function writeDue(): void {
   }
   batch.length = 0;
   if (thrown) throw thrown.error;
+}
+
+/**
+ * Ends `response` with `body` at the end of this turn's I/O, with the other
+ * answers of the turn (see {@link writeAtEndOfIo}). Its head must be set
+ * already: `writeHead` sends nothing by itself, so its errors (a bad header)
+ * are still thrown to the caller, and `headersSent` is true at once, as it
+ * was when the answer left at once. Nothing is written if the connection
+ * closed meanwhile; `ended` is called once the answer is written.
+ */
+export function endAtEndOfIo(response: ServerResponse, body: string | Buffer, ended?: () => void): void {
+  writeAtEndOfIo(new HeldEnd(response, body, ended));
+}
+
+class HeldEnd implements BatchedWriter {
+  readonly #response: ServerResponse;
+  readonly #body: string | Buffer;
+  readonly #ended: (() => void) | undefined;
+
+  constructor(response: ServerResponse, body: string | Buffer, ended: (() => void) | undefined) {
+    this.#response = response;
+    this.#body = body;
+    this.#ended = ended;
+  }
+
+  writeBatched(): void {
+    const response = this.#response;
+    if (response.destroyed || response.writableEnded) return;
+    try {
+      response.end(this.#body);
+    } catch {
+      // Not expected once the head is set; the client then sees its connection closed, never a hang.
+      response.destroy();
+      return;
+    }
+    this.#ended?.();
+  }
 }
