@@ -24,6 +24,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const cliDir = join(root, 'dist/cli');
 const distDir = join(root, 'dist');
 const chunkDir = join(cliDir, 'chunks');
+const require = createRequire(import.meta.url);
 // What runs through the code cache: each entry bundled (with the packages it imports) into dist/cli/cached/<name>.cjs, and every
 // import of it in the CLI's bundle made an import of dist/cli/cached/<name>.js, an ES module that runs the CommonJS file and exports its names.
 const cachedDir = join(cliDir, 'cached');
@@ -88,12 +89,6 @@ const externals = {
     });
   },
 };
-
-// The `help` command of oclif's plugin (`version` is ours: cli/commands/version.ts), bundled as a command of our own (the root plugin's command wins
-// over a plugin's of the same id): from their packages, they would import a second, unbundled @oclif/core.
-const require = createRequire(import.meta.url);
-const pluginCommand = (pkg, id) => join(dirname(require.resolve(pkg)), 'commands', `${id}.js`); // from the package's lib/index.js
-const PLUGIN_COMMANDS = { 'commands/help': pluginCommand('@oclif/plugin-help', 'help') };
 
 /**
  * `source` with each `import(x)` written `__cachedScriptImport(x)`: a script
@@ -206,7 +201,6 @@ for (const { name, entry } of CACHED) {
 const outName = (file) => relative(cliDir, file).replace(/\.js$/, '');
 const entryPoints = Object.fromEntries([
   ...[join(cliDir, 'main.js'), ...jsFiles(join(cliDir, 'commands')), ...jsFiles(join(cliDir, 'hooks'))].map((file) => [outName(file), file]),
-  ...Object.entries(PLUGIN_COMMANDS),
 ]);
 
 const result = await build({
