@@ -13,7 +13,8 @@ import type { SessionStore } from '../sessions/session-store.js';
 import { createBaseApp } from '../core/server/base-app.js';
 import { createFrontDoor } from '../http/front-door.js';
 import { directStream } from '../http/direct-stream.js';
-import { listen, type DirectHandler, type Listening } from '../core/server/listen.js';
+import { eitherDirect, listen, type Listening } from '../core/server/listen.js';
+import { directStaticJson } from '../core/server/node-answer.js';
 import { createMinimalFrontDoor } from '../http/minimal-front-door.js';
 
 /** The handle of a running agent, returned by `runAgent`. */
@@ -108,12 +109,20 @@ export async function runAgent(core: FrameworkCore, agent: FrameworkAgent, runOp
       front && options.mode !== 'minimal'
         ? directStream({ core: options.core, sessions, logger, maxBytes: config.maxBodyBytes, keepAliveMs: options.keepAliveMs })
         : undefined;
-    const mainDirect = eitherDirect(a2aDirect, main === front ? direct : undefined);
+    // GET /health below Hono too, where the app has that route (the minimal front door has none).
+    const health = directStaticJson('/health', agentHealth(options.agent));
+    const mainDirect = eitherDirect(main !== front || options.mode !== 'minimal' ? health : undefined, a2aDirect, main === front ? direct : undefined);
     const mainListening = await listen(main, { host, port, portHint: 'set AGENT_PORT or pass --port', ...(mainDirect ? { direct: mainDirect } : {}) });
     opened.push(mainListening);
     let frontListening: Listening | undefined;
     if (separate && front) {
-      frontListening = await listen(front, { host, port: config.webInterfacePort ?? 0, portHint: 'set WEB_INTERFACE_PORT', ...(direct ? { direct } : {}) });
+      const frontDirect = eitherDirect(options.mode === 'minimal' ? undefined : health, direct);
+      frontListening = await listen(front, {
+        host,
+        port: config.webInterfacePort ?? 0,
+        portHint: 'set WEB_INTERFACE_PORT',
+        ...(frontDirect ? { direct: frontDirect } : {}),
+      });
       opened.push(frontListening);
     }
     if (a2a) fixCardPort(card, mainListening.port, logger);
@@ -163,8 +172,13 @@ function frontDoor(options: Assembly, config: AgentConfig, sessions: SessionStor
 /** The app of an agent reachable by A2A only: GET /health, and the A2A routes once mounted. */
 function a2aOnlyApp(agent: FrameworkAgent, logger: Logger): Hono {
   const app = createBaseApp({ logger });
-  app.get('/health', (c) => c.json({ status: 'ok', name: agent.agentName, version: agent.version }));
+  app.get('/health', (c) => c.json(agentHealth(agent)));
   return app;
+}
+
+/** An agent's `GET /health` answer (the front door's is the same). */
+function agentHealth(agent: FrameworkAgent): { status: 'ok'; name: string; version: string } {
+  return { status: 'ok', name: agent.agentName, version: agent.version };
 }
 
 /** The agent's card: AGENT_CARD when set (its name must match the agent's), else one built from the configuration. */
@@ -212,10 +226,4 @@ function fixCardPort(card: AgentCard, port: number, logger: Logger): void {
     served.url = url.toString();
   }
   logger.info('agent card URL follows the listening port', { card: before, served: endpoint.url });
-}
-
-/** A direct handler trying `first`, then `second` (either may be missing). */
-function eitherDirect(first: DirectHandler | undefined, second: DirectHandler | undefined): DirectHandler | undefined {
-  if (first === undefined || second === undefined) return first ?? second;
-  return (request, response) => first(request, response) || second(request, response);
 }

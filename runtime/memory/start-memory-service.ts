@@ -1,6 +1,6 @@
 import type { Env } from '../core/config.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
-import { listen, type DirectHandler } from '../core/server/listen.js';
+import { eitherDirect, listen } from '../core/server/listen.js';
 import { OllamaEmbedder, type Embedder } from '../llm/embedder.js';
 import { createLanguageModel } from '../llm/create-language-model.js';
 import { createMemoryService } from './create-memory-service.js';
@@ -128,9 +128,4 @@ export async function startMemoryService(options: StartMemoryServiceOptions = {}
     await store.close();
     throw error;
   }
-}
-
-/** The first of `handlers` that takes the request. */
-function eitherDirect(...handlers: DirectHandler[]): DirectHandler {
-  return (request, response) => handlers.some((handler) => handler(request, response));
 }

@@ -167,9 +167,12 @@ describe('an idle service does not hold what only some requests need', () => {
     expect(await loadedPackages(memory)).toContain('ollama');
   }, 120_000);
 
-  it('an agent with in-process sessions loads neither ioredis nor prom-client until /metrics is read', async () => {
+  it("an agent with in-process sessions loads neither Hono's Node adapter until a request needs the app, nor ioredis nor prom-client until /metrics is read", async () => {
     const agent = await start('agent', (port) => ['serve', 'agent', '--port', String(port)]);
     services.push(agent);
+    // Polled for its health only (the start waited for GET /health): answered below Hono, so the app's HTTP adapter,
+    // which loads Node's fetch implementation, is not loaded yet.
+    expect(await loadedPackages(agent)).not.toContain('@hono/node-server');
     const query = await fetch(`${agent.url}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"hello"}' });
     expect(query.status).toBe(200);
     const idle = await loadedPackages(agent);

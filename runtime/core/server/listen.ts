@@ -64,6 +64,13 @@ export function connectionLimits(options: { limits?: Partial<ConnectionLimits>; 
  */
 export type DirectHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
 
+/** A direct handler trying each of `handlers` in turn (missing ones skipped); undefined when none is given. */
+export function eitherDirect(...handlers: Array<DirectHandler | undefined>): DirectHandler | undefined {
+  const given = handlers.filter((handler): handler is DirectHandler => handler !== undefined);
+  if (given.length <= 1) return given[0];
+  return (request, response) => given.some((handler) => handler(request, response));
+}
+
 /**
  * Serves a Hono app on `host:port` (port 0 picks a free one). Resolves once
  * the socket listens; a taken port rejects with a message saying what to change.

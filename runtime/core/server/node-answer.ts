@@ -4,6 +4,7 @@ import { FrameworkError } from '../framework-error.js';
 import { errorFields, type Logger } from '../logger.js';
 import { toPublicError } from '../public-error.js';
 import type { ErrorBody } from './http-error.js';
+import type { DirectHandler } from './listen.js';
 import { endAtEndOfIo } from './write-batch.js';
 
 /**
@@ -37,4 +38,19 @@ export function writeNodeError(
   const status = FrameworkError.isInstance(error) ? errorCodeInfo(error.code).httpStatus : 500;
   const body = toPublicError(error);
   writeNodeJson(response, status, options.body ? options.body(body) : body, options.headers);
+}
+
+/**
+ * `GET <path>` answered below Hono with `body` as JSON (200), for a route
+ * whose answer never changes (an agent's health): a service only polled for
+ * its health then never loads the app's HTTP adapter (see `listen`), 4-6 MB
+ * of its idle memory. The exact path only; with a query string, or as
+ * `HEAD`, the app answers, as it did.
+ */
+export function directStaticJson(path: string, body: unknown): DirectHandler {
+  return (request, response) => {
+    if (request.method !== 'GET' || request.url !== path) return false;
+    writeNodeJson(response, 200, body);
+    return true;
+  };
 }

@@ -1,5 +1,5 @@
 import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { createRequire } from 'node:module';
 import type { Context } from 'hono';
 import { nodeBindings } from './node-bindings.js';
 import { encodeSseComment, encodeSseEvent, SSE_HEADERS, type SseEvent } from './sse.js';
@@ -33,9 +33,24 @@ export function sseResponse<T>(c: Context, options: SseResponseOptions<T>): Resp
   const node = nodeBindings(c);
   if (node) {
     streamSseToNode(node.outgoing, options);
-    return RESPONSE_ALREADY_SENT;
+    return responseAlreadySent();
   }
   return new Response(webStream(options), { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
+}
+
+const require = createRequire(import.meta.url);
+let alreadySent: Response | undefined;
+
+/**
+ * `@hono/node-server`'s `RESPONSE_ALREADY_SENT`, loaded by the first answer
+ * that needs it (one served through the adapter, so loaded by then): the
+ * module builds a `Response` when imported, and a process's first `Response`
+ * loads Node's whole fetch implementation, 4-6 MB of an idle service that
+ * answers its health below Hono (see `listen`).
+ */
+function responseAlreadySent(): Response {
+  alreadySent ??= (require('@hono/node-server/utils/response') as typeof import('@hono/node-server/utils/response')).RESPONSE_ALREADY_SENT;
+  return alreadySent;
 }
 
 /** {@link SSE_HEADERS} as the flat list `writeHead` takes without copying. */
