@@ -11,7 +11,9 @@ import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { createBaseApp } from '../core/server/base-app.js';
 import { errorResponse } from '../core/server/http-error.js';
-import { checkJsonDepth, readBodyText, readJsonBody } from '../core/server/read-json-body.js';
+import { checkJsonContentType, checkJsonDepth, parseJsonBodyText, readBodyText, readJsonBody, receiveNodeBody } from '../core/server/read-json-body.js';
+import type { DirectHandler } from '../core/server/listen.js';
+import { writeNodeError, writeNodeJson } from '../core/server/node-answer.js';
 import { parseAuditQuery } from './audit-query.js';
 import { AuditTrail } from './audit-trail.js';
 import { domainDecisionFrom, type DomainDecision } from './domain-decision.js';
@@ -70,7 +72,7 @@ const EVALUATE_SUFFIX = '/evaluate';
  * const app = createGuardian({ policy: new OpaPolicyClient({ url: 'http://127.0.0.1:8181' }) });
  * const res = await app.request('/health');
  */
-export function createGuardian(options: GuardianOptions): Hono {
+export function createGuardian(options: GuardianOptions): Hono & { direct: DirectHandler } {
   const { policy } = options;
   const audit = options.audit ?? new AuditTrail();
   const logger = options.logger ?? silentLogger;
@@ -86,8 +88,9 @@ export function createGuardian(options: GuardianOptions): Hono {
     return c.json({ status: 'degraded', policy_engine: 'down', policy_url: policy.url } satisfies GuardianHealth, 503);
   });
 
-  app.post('/v1/a2a/validate', async (c) => {
-    const input = parseRequest({ schema: A2AValidationInputSchema, raw: await readJsonBody(c, { maxBytes }), what: 'A2A validation input' });
+  /** An A2A validation: the policy's decision, audited (also when none could be had), on the request's span. */
+  const validate = async (raw: unknown): Promise<AccessDecision> => {
+    const input = parseRequest({ schema: A2AValidationInputSchema, raw, what: 'A2A validation input' });
     const record = (decision: AccessDecision) =>
       audit.record(
         auditEvent({
@@ -112,8 +115,10 @@ export function createGuardian(options: GuardianOptions): Hono {
     record(decision);
     annotateActiveSpan(decisionAttributes({ result: decision.allowed ? 'allow' : 'deny', reasons: [decision.reason], decidedBy: 'guardian' }));
     logger.debug('a2a decision', { source: input.source_agent.name, target: input.target_agent.name, ...decision });
-    return c.json(decision satisfies AccessDecision);
-  });
+    return decision;
+  };
+
+  app.post('/v1/a2a/validate', async (c) => c.json((await validate(await readJsonBody(c, { maxBytes }))) satisfies AccessDecision));
 
   app.post(`${POLICIES_PREFIX}*`, async (c) => {
     const path = packagePath(c);
@@ -218,7 +223,40 @@ export function createGuardian(options: GuardianOptions): Hono {
       });
     });
   }
-  return app;
+  /**
+   * `POST /v1/a2a/validate` answered on Node's own request and response,
+   * below Hono, as the policy server's decisions are: the Guardian's hot
+   * route (one call per A2A check with A2A_DECISIONS=guardian, the default).
+   * The exact path only (with a query string the app answers); the same
+   * checks in the same order (JSON content type, body limit, JSON, schema),
+   * the same decision, audit and `{code, message}` errors.
+   */
+  const direct: DirectHandler = (request, response) => {
+    if (request.method !== 'POST' || request.url !== '/v1/a2a/validate') return false;
+    const fail = (error: unknown) => writeNodeError(response, error, { logger, path: '/v1/a2a/validate' });
+    try {
+      checkJsonContentType(request.headers['content-type']);
+    } catch (error) {
+      fail(error);
+      return true;
+    }
+    receiveNodeBody(request, response, maxBytes, (error, text) => {
+      if (error) {
+        fail(error);
+        return;
+      }
+      let raw: unknown;
+      try {
+        raw = parseJsonBodyText(text);
+      } catch (thrown) {
+        fail(thrown);
+        return;
+      }
+      validate(raw).then((decision) => writeNodeJson(response, 200, decision), fail);
+    });
+    return true;
+  };
+  return Object.assign(app, { direct });
 }
 
 /**

@@ -70,6 +70,8 @@ export async function startGuardian(options: StartGuardianOptions): Promise<Runn
     host,
     port: options.port ?? DEFAULT_GUARDIAN_PORT,
     portHint: 'pass --addr 127.0.0.1:<port> or set GUARDIAN_PORT',
+    // Validations are answered below Hono (see createGuardian's `direct`).
+    direct: app.direct,
   });
   return { url: listening.url, port: listening.port, audit, close: () => listening.close() };
 }
