@@ -3,6 +3,7 @@ import { policyAnswerError, PolicyUnavailableError } from './errors/policy-unava
 import { decideAccess, type AccessDecision } from './access-decision.js';
 import { DEFAULT_POLICY_TIMEOUT_MS, OpaPolicyClient } from './policy-client.js';
 import type { A2AValidationInput } from './validation-input.js';
+import { jsonCallFetch } from './http-fetch.js';
 
 /** Something that decides one agent-to-agent call: the Guardian, or the policy engine directly. */
 export interface AccessChecker {
@@ -33,7 +34,7 @@ export class GuardianAccessChecker implements AccessChecker {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(url, {
+      response = await jsonCallFetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(input),

@@ -1,4 +1,5 @@
 import { policyAnswerError, PolicyUnavailableError } from './errors/policy-unavailable-error.js';
+import { jsonCallFetch, type JsonCallInit } from './http-fetch.js';
 
 /** Asks a policy engine for a decision. */
 export interface PolicyClient {
@@ -102,10 +103,10 @@ export class OpaPolicyClient implements PolicyClient {
     }
   }
 
-  async #fetch(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
+  async #fetch(url: string, init: Omit<JsonCallInit, 'signal'>, signal: AbortSignal | undefined): Promise<Response> {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     try {
-      return await fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+      return await jsonCallFetch(url, { ...init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     } catch (cause) {
       const detail = timeout.aborted
         ? `no answer within ${this.#timeoutMs} ms`
