@@ -11,7 +11,7 @@ import { isPlainObject } from '../core/json.js';
 import { errorFields, silentLogger, type Logger } from '../core/logger.js';
 import { createBaseApp } from '../core/server/base-app.js';
 import { errorResponse } from '../core/server/http-error.js';
-import { checkJsonContentType, checkJsonDepth, parseJsonBodyText, readBodyText, readJsonBody, receiveNodeBody } from '../core/server/read-json-body.js';
+import { checkJsonDepth, readBodyText, readJsonBody, receiveNodeJson } from '../core/server/read-json-body.js';
 import type { DirectHandler } from '../core/server/listen.js';
 import { writeNodeError, writeNodeJson } from '../core/server/node-answer.js';
 import { parseAuditQuery } from './audit-query.js';
@@ -234,25 +234,9 @@ export function createGuardian(options: GuardianOptions): Hono & { direct: Direc
   const direct: DirectHandler = (request, response) => {
     if (request.method !== 'POST' || request.url !== '/v1/a2a/validate') return false;
     const fail = (error: unknown) => writeNodeError(response, error, { logger, path: '/v1/a2a/validate' });
-    try {
-      checkJsonContentType(request.headers['content-type']);
-    } catch (error) {
-      fail(error);
-      return true;
-    }
-    receiveNodeBody(request, response, maxBytes, (error, text) => {
-      if (error) {
-        fail(error);
-        return;
-      }
-      let raw: unknown;
-      try {
-        raw = parseJsonBodyText(text);
-      } catch (thrown) {
-        fail(thrown);
-        return;
-      }
-      validate(raw).then((decision) => writeNodeJson(response, 200, decision), fail);
+    receiveNodeJson(request, response, { maxBytes }, (error, raw) => {
+      if (error) fail(error);
+      else validate(raw).then((decision) => writeNodeJson(response, 200, decision), fail);
     });
     return true;
   };

@@ -4,7 +4,7 @@ import type { Logger } from '../core/logger.js';
 import type { DirectHandler } from '../core/server/listen.js';
 import { writeNodeError } from '../core/server/node-answer.js';
 import { nodeClientAbort } from '../core/server/node-bindings.js';
-import { checkJsonContentType, parseJsonBodyText, receiveNodeBody } from '../core/server/read-json-body.js';
+import { receiveNodeJson } from '../core/server/read-json-body.js';
 import { streamSseToNode } from '../core/server/sse-response.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import { parseQueryRequest, queryStream, type QueryRequest } from './front-door.js';
@@ -29,22 +29,21 @@ export interface DirectStreamOptions {
 export function directStream(options: DirectStreamOptions): DirectHandler {
   return (request, response) => {
     if (request.method !== 'POST' || request.url !== '/stream') return false;
-    receiveNodeBody(request, response, options.maxBytes, (error, text) => {
+    receiveNodeJson(request, response, { maxBytes: options.maxBytes }, (error, raw) => {
       if (error) writeNodeError(response, error, { logger: options.logger, path: '/stream' });
-      else answer(request, response, text, options);
+      else answer(request, response, raw, options);
     });
     return true;
   };
 }
 
 /** Answers a received body: at once for an anonymous request, after the store's answer for a bearer token. */
-function answer(request: IncomingMessage, response: ServerResponse, text: string, options: DirectStreamOptions): void {
+function answer(request: IncomingMessage, response: ServerResponse, raw: unknown, options: DirectStreamOptions): void {
   const fail = (thrown: unknown) => writeNodeError(response, thrown, { logger: options.logger, path: '/stream' });
   let body: QueryRequest;
   let session: RequestSession | Promise<RequestSession>;
   try {
-    checkJsonContentType(request.headers['content-type']);
-    body = parseQueryRequest(parseJsonBodyText(text));
+    body = parseQueryRequest(raw);
     session = requestSession(options.sessions, request.headers.authorization);
   } catch (thrown) {
     fail(thrown);

@@ -2,7 +2,7 @@ import type { Logger } from '../core/logger.js';
 import type { DirectHandler } from '../core/server/listen.js';
 import { writeNodeError, writeNodeJson } from '../core/server/node-answer.js';
 import { parseRequest } from '../core/server/parse-request.js';
-import { checkJsonContentType, parseJsonBodyText, receiveNodeBody } from '../core/server/read-json-body.js';
+import { receiveNodeJson } from '../core/server/read-json-body.js';
 import { MEMORY_AUTH_CHALLENGE, memoryUnauthorized, type MemoryTokenCheck } from './memory-auth.js';
 import { plainSearchRequest, SearchRequestSchema } from './memory-search.js';
 import type { SystemMemory } from './system-memory.js';
@@ -38,14 +38,12 @@ export function directMemorySearch(options: DirectMemorySearchOptions): DirectHa
       fail(response, memoryUnauthorized(), MEMORY_AUTH_CHALLENGE);
       return true;
     }
-    receiveNodeBody(request, response, options.maxBytes, (error, text) => {
+    receiveNodeJson(request, response, { maxBytes: options.maxBytes, wellFormedText: true }, (error, raw) => {
       if (error) {
         fail(response, error);
         return;
       }
       try {
-        checkJsonContentType(request.headers['content-type']);
-        const raw = parseJsonBodyText(text, { wellFormedText: true });
         const search = plainSearchRequest(raw) ?? parseRequest({ schema: SearchRequestSchema, raw, what: 'search' });
         // Without optimizeQuery the answer carries no query_optimized (SystemMemory.search adds it only when asked),
         // so it is written as it comes rather than copied without it.

@@ -48,6 +48,8 @@ const CASES: Array<[string, Sent, number]> = [
     400,
   ],
   ['a body over the limit', json({ ...validationInput('planner', 'executor'), padding: 'x'.repeat(8192) }), 413],
+  // The type is refused before the body is read, so this is a 415, not a 413.
+  ['a text body over the limit', { contentType: 'text/plain', body: 'x'.repeat(8192) }, 415],
 ];
 
 describe('POST /v1/a2a/validate below Hono', () => {

@@ -196,6 +196,13 @@ describe('bad input', () => {
     ['array body', () => post('/query', [{ query: 'x' }]), 400, 'invalid_request'],
     ['bad event format', () => post('/stream', { query: 'x', event_format: 'xml' }), 400, 'invalid_request'],
     ['body over the limit', () => post('/stream', { query: 'x'.repeat(4096) }), 413, 'payload_too_large'],
+    // The type is refused before the body is read, on /stream (below Hono) as on /query (the app).
+    ...(['/stream', '/query'] as const).map((path): [string, () => Promise<Response>, number, string] => [
+      `wrong content type and over the limit, ${path}`,
+      () => fetch(`${running.url}${path}`, { method: 'POST', body: 'x'.repeat(4096), headers: { 'Content-Type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    ]),
     [
       'chunked body over the limit',
       () =>

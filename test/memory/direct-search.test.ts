@@ -88,6 +88,8 @@ describe('the direct search route', () => {
       ['a bad limit', bearer, '{"text":"tea","limit":1000}'],
       ['a lone surrogate', bearer, '{"text":"\\ud800"}'],
       ['a body over the limit', bearer, JSON.stringify({ text: 'x'.repeat(4096) })],
+      // The type is refused before the body is read, so this is a 415, not a 413.
+      ['not JSON and over the limit', { ...bearer, 'content-type': 'text/plain' }, JSON.stringify({ text: 'x'.repeat(4096) })],
       ['an array', bearer, '[1]'],
     ];
     for (const [what, headers, body] of cases) {

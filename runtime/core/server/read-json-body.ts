@@ -206,6 +206,40 @@ export function receiveNodeBody(
   incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
 }
 
+/**
+ * {@link readJsonBody} on Node's own request, for a direct route: the
+ * content type refused (415) before the body is read, then the body within
+ * `maxBytes` (413), then its JSON (400), each as the app's routes answer.
+ * `done` is called once, with the error or the parsed value.
+ */
+export function receiveNodeJson(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  options: ReadJsonBodyOptions,
+  done: (error: unknown, value: unknown) => void,
+): void {
+  try {
+    checkJsonContentType(incoming.headers['content-type']);
+  } catch (error) {
+    done(error, undefined);
+    return;
+  }
+  receiveNodeBody(incoming, outgoing, options.maxBytes, (error, text) => {
+    if (error) {
+      done(error, undefined);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = parseJsonBodyText(text, options);
+    } catch (thrown) {
+      done(thrown, undefined);
+      return;
+    }
+    done(undefined, value);
+  });
+}
+
 function tooLarge(maxBytes: number): BadRequestError {
   return new BadRequestError({
     code: 'payload_too_large',
