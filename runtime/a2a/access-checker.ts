@@ -3,7 +3,7 @@ import { policyAnswerError, PolicyUnavailableError } from './errors/policy-unava
 import { decideAccess, type AccessDecision } from './access-decision.js';
 import { DEFAULT_POLICY_TIMEOUT_MS, OpaPolicyClient } from './policy-client.js';
 import type { A2AValidationInput } from './validation-input.js';
-import { jsonCallFetch } from './http-fetch.js';
+import { callFailureDetail, jsonCall, type JsonCallAnswer } from './http-fetch.js';
 
 /** Something that decides one agent-to-agent call: the Guardian, or the policy engine directly. */
 export interface AccessChecker {
@@ -30,26 +30,20 @@ export class GuardianAccessChecker implements AccessChecker {
 
   async check(input: A2AValidationInput, options: { signal?: AbortSignal } = {}): Promise<AccessDecision> {
     const url = `${this.url}/v1/a2a/validate`;
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    let response: Response;
-    let text: string;
+    let answer: JsonCallAnswer;
     try {
-      response = await jsonCallFetch(url, {
+      answer = await jsonCall(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(input),
-        signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+        signal: options.signal,
+        timeoutMs: this.#timeoutMs,
       });
-      text = await response.text();
     } catch (cause) {
-      const detail = timeout.aborted
-        ? `no answer within ${this.#timeoutMs} ms`
-        : cause instanceof Error && cause.cause instanceof Error
-          ? cause.cause.message
-          : String(cause);
-      throw new PolicyUnavailableError({ url, detail, cause });
+      throw new PolicyUnavailableError({ url, detail: callFailureDetail(cause), cause });
     }
-    if (!response.ok) throw policyAnswerError(url, response.status, text);
+    const { text } = answer;
+    if (!answer.ok) throw policyAnswerError(url, answer.status, text);
     let parsed;
     try {
       parsed = GuardianAnswerSchema.safeParse(JSON.parse(text));

@@ -38,6 +38,24 @@ export const HTTP_FETCH_IDLE_TIMEOUT_MS = 300_000;
  * then rejects the call: `isLostMidAnswer`).
  */
 export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
+  return requestOverNode(url, init, { whole: false, maxBytes: Number.POSITIVE_INFINITY }, (response, status, body) =>
+    responseOf(response, status, init.method, body),
+  );
+}
+
+/**
+ * One request over `node:http`: the heart of {@link httpFetch} and
+ * {@link jsonCall}. `answer` makes the result from the peer's answer: with its
+ * body read whole, or (not `whole`, for an event stream or no body) with none
+ * read yet; if it throws, the call fails as `fetch` fails. A body over
+ * `maxBytes` fails the call as lost mid-answer.
+ */
+function requestOverNode<T>(
+  url: URL,
+  init: HttpFetchInit,
+  options: { whole: boolean; maxBytes: number },
+  answer: (response: http.IncomingMessage, status: number, body: Buffer | undefined) => T,
+): Promise<T> {
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   const agent = url.protocol === 'http:' ? agents['http:'] : url.protocol === 'https:' ? agents['https:'] : undefined;
@@ -46,7 +64,7 @@ export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
   const headers: Record<string, string> = {};
   init.headers.forEach((value, name) => (headers[name] = value));
   if (init.body !== null) headers['content-length'] = String(Buffer.byteLength(init.body));
-  return new Promise<Response>((resolve, reject) => {
+  return new Promise<T>((resolve, reject) => {
     let answered: http.IncomingMessage | undefined;
     let settled = false;
     const fail = (error: unknown) => {
@@ -72,9 +90,9 @@ export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
         return;
       }
       const answerWith = (body: Buffer | undefined) => {
-        let answer: Response;
+        let result: T;
         try {
-          answer = responseOf(response, status, init.method, body);
+          result = answer(response, status, body);
         } catch (error) {
           // A status text or header the Fetch standard refuses: a failed call, never an exception out of this callback.
           response.destroy();
@@ -82,16 +100,24 @@ export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
           return;
         }
         settled = true;
-        resolve(answer);
+        resolve(result);
       };
-      if (streams(response, status, init.method)) {
+      if (hasNoBody(status, init.method) || (!options.whole && isEventStream(response))) {
         answerWith(undefined);
         return;
       }
       // A JSON (or other whole) answer is read here and handed over as bytes: a body stream bridged from Node's to a
       // Web stream costs more than the rest of a small answer, and the transports read such answers whole anyway.
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > options.maxBytes) {
+          response.destroy(Object.assign(new Error(`the answer is over ${options.maxBytes} bytes`), { code: 'EMSGSIZE' }));
+          return;
+        }
+        chunks.push(chunk);
+      });
       response.once('end', () => answerWith(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
       response.once('error', (error) => fail(signal?.aborted ? abortReason(signal) : lostMidAnswer(error)));
       response.once('close', () => {
@@ -111,9 +137,13 @@ export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
   });
 }
 
-/** Whether an answer's body is handed over as it arrives: an event stream (SSE events reach the caller one by one), or no body at all. */
-function streams(response: http.IncomingMessage, status: number, method: string): boolean {
-  if (NULL_BODY_STATUS.has(status) || method === 'HEAD') return true;
+/** Whether an answer has no body by its status or the request's method. */
+function hasNoBody(status: number, method: string): boolean {
+  return NULL_BODY_STATUS.has(status) || method === 'HEAD';
+}
+
+/** Whether an answer is an event stream, whose body {@link httpFetch} hands over as it arrives (SSE events reach the caller one by one). */
+function isEventStream(response: http.IncomingMessage): boolean {
   const type = response.headers['content-type'];
   return type !== undefined && /^\s*text\/event-stream/i.test(type);
 }
@@ -126,7 +156,7 @@ function responseOf(response: http.IncomingMessage, status: number, method: stri
   const headers = new Headers();
   const raw = response.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  const empty = NULL_BODY_STATUS.has(status) || method === 'HEAD';
+  const empty = hasNoBody(status, method);
   const answer = new Response(empty ? null : ((body as Uint8Array<ArrayBuffer> | undefined) ?? (Readable.toWeb(response) as ReadableStream<Uint8Array>)), {
     status,
     statusText: response.statusMessage ?? '',
@@ -154,25 +184,99 @@ function abortReason(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
 }
 
-/** What {@link jsonCallFetch} sends: a method, a string body or none, plain headers, an optional signal. */
+/** What {@link jsonCall} sends: a method, a string body or none, plain headers, an optional signal, and how long it may take. */
 export interface JsonCallInit {
   method: string;
   headers?: Record<string, string>;
   body?: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
+  /** The whole call, answer read: past this it fails ({@link callFailureDetail}: "no answer within … ms"). */
+  timeoutMs: number;
+}
+
+/** A {@link jsonCall}'s answer: its status and its body as text (UTF-8, a leading BOM dropped, as `Response.text()`). */
+export interface JsonCallAnswer {
+  readonly status: number;
+  /** A 2xx status. */
+  readonly ok: boolean;
+  readonly text: string;
+}
+
+/** The largest answer a {@link jsonCall} takes: a peer sending more fails the call rather than filling memory. */
+export const JSON_CALL_MAX_BYTES = 64 * 1024 * 1024;
+
+const utf8 = new TextDecoder();
+
+/** The reason a {@link jsonCall} that ran out of time rejects with. */
+class CallTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`);
+    this.name = 'TimeoutError';
+  }
 }
 
 /**
  * A call to one of our services (the Guardian, the policy engine) with a
- * string body: over {@link httpFetch}, or over Node's `fetch` when it is made
- * within a span while tracing is on (the tracing instrumentation wraps that
- * `fetch`: its client span and the `traceparent` it sends). Node's `fetch`
- * cost the Guardian about a third of its CPU per decision (its request
- * objects, body streams and abort plumbing). Errors are `fetch`'s: a failure
- * before the answer is `TypeError('fetch failed')` with the cause, an abort
- * the signal's reason.
+ * string body, answered whole: over `node:http`, or over Node's `fetch` when
+ * it is made within a span while tracing is on (the tracing instrumentation
+ * wraps that `fetch`: its client span and the `traceparent` it sends). Node's
+ * `fetch` cost the Guardian about a third of its CPU per decision (its
+ * request objects, body streams and abort plumbing), and so did making a
+ * `Response` of the answer where `@hono/node-server` has replaced the global
+ * one (every server with a Hono route loads it): this returns the status and
+ * the text, no `Response`. The timeout is one timer, cleared when the answer
+ * is in (`AbortSignal.timeout`'s fired for every call, long after it). A
+ * failure rejects as `fetch` does (`TypeError('fetch failed')` with the
+ * socket error as `cause`, the caller's abort with its signal's reason);
+ * {@link callFailureDetail} says what happened in words.
  */
-export function jsonCallFetch(url: string, init: JsonCallInit): Promise<Response> {
-  if (activeTraceIds() !== undefined || !URL.canParse(url)) return fetch(url, init);
-  return httpFetch(new URL(url), { method: init.method, headers: new Headers(init.headers), body: init.body ?? null, signal: init.signal });
+export async function jsonCall(url: string, init: JsonCallInit): Promise<JsonCallAnswer> {
+  const caller = init.signal;
+  if (caller?.aborted) throw abortReason(caller);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new CallTimeout(init.timeoutMs)), init.timeoutMs);
+  const onAbort = () => controller.abort(caller!.reason);
+  caller?.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (activeTraceIds() !== undefined || !URL.canParse(url)) {
+      const response = await fetch(url, {
+        method: init.method,
+        ...(init.headers ? { headers: init.headers } : {}),
+        body: init.body ?? null,
+        signal: controller.signal,
+      });
+      const text = await response.text().catch((cause: unknown) => {
+        throw controller.signal.aborted ? abortReason(controller.signal) : lostMidAnswer(cause);
+      });
+      return { status: response.status, ok: response.ok, text };
+    }
+    return await requestOverNode(
+      new URL(url),
+      { method: init.method, headers: new Headers(init.headers), body: init.body ?? null, signal: controller.signal },
+      { whole: true, maxBytes: JSON_CALL_MAX_BYTES },
+      (response, status, body) => {
+        if (body === undefined) response.resume();
+        return { status, ok: status >= 200 && status <= 299, text: body === undefined ? '' : utf8.decode(body) };
+      },
+    );
+  } finally {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * What went wrong in a failed {@link jsonCall}, in words for an error
+ * message: "no answer within … ms", "the answer was cut off", the socket's
+ * error (`connect ECONNREFUSED …`), or the caller's abort reason.
+ */
+export function callFailureDetail(error: unknown): string {
+  if (error instanceof CallTimeout) return error.message;
+  if (isLostMidAnswer(error)) return `the answer was cut off (${describe((error as TypeError).cause)})`;
+  if (error instanceof TypeError && error.cause instanceof Error) return error.cause.message;
+  return describe(error);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

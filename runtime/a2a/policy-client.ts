@@ -1,5 +1,5 @@
 import { policyAnswerError, PolicyUnavailableError } from './errors/policy-unavailable-error.js';
-import { jsonCallFetch, type JsonCallInit } from './http-fetch.js';
+import { callFailureDetail, jsonCall, type JsonCallAnswer, type JsonCallInit } from './http-fetch.js';
 
 /** Asks a policy engine for a decision. */
 export interface PolicyClient {
@@ -47,7 +47,7 @@ export class OpaPolicyClient implements PolicyClient {
   async evaluate(path: string, input: unknown, options: { signal?: AbortSignal } = {}): Promise<unknown> {
     if (!isPolicyPath(path)) throw new TypeError(`Not a policy path: ${JSON.stringify(path)} (use package/rule, e.g. a2a_access/allow)`);
     const url = `${this.url}/v1/data/${path}`;
-    const response = await this.#fetch(
+    const { ok, status, text } = await this.#call(
       url,
       {
         method: 'POST',
@@ -56,11 +56,8 @@ export class OpaPolicyClient implements PolicyClient {
       },
       options.signal,
     );
-    const text = await response.text().catch((cause: unknown) => {
-      throw new PolicyUnavailableError({ url, detail: 'the answer was cut off', cause });
-    });
     // OPA answers 400 for input it cannot take and 500 when the policy fails on it: refusals of this input, not an outage.
-    if (!response.ok) throw policyAnswerError(url, response.status, text);
+    if (!ok) throw policyAnswerError(url, status, text);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -75,11 +72,8 @@ export class OpaPolicyClient implements PolicyClient {
 
   async listPolicies(options: { signal?: AbortSignal } = {}): Promise<{ id: string; raw: string }[]> {
     const url = `${this.url}/v1/policies`;
-    const response = await this.#fetch(url, { method: 'GET' }, options.signal);
-    const text = await response.text().catch((cause: unknown) => {
-      throw new PolicyUnavailableError({ url, detail: 'the answer was cut off', cause });
-    });
-    if (!response.ok) throw new PolicyUnavailableError({ url, detail: `HTTP ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}` });
+    const { ok, status, text } = await this.#call(url, { method: 'GET' }, options.signal);
+    if (!ok) throw new PolicyUnavailableError({ url, detail: `HTTP ${status}${text ? `: ${text.slice(0, 300)}` : ''}` });
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -95,25 +89,17 @@ export class OpaPolicyClient implements PolicyClient {
 
   async healthy(options: { signal?: AbortSignal } = {}): Promise<boolean> {
     try {
-      const response = await this.#fetch(`${this.url}/health`, { method: 'GET' }, options.signal);
-      await response.body?.cancel();
-      return response.ok;
+      return (await this.#call(`${this.url}/health`, { method: 'GET' }, options.signal)).ok;
     } catch {
       return false;
     }
   }
 
-  async #fetch(url: string, init: Omit<JsonCallInit, 'signal'>, signal: AbortSignal | undefined): Promise<Response> {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
+  async #call(url: string, init: Omit<JsonCallInit, 'signal' | 'timeoutMs'>, signal: AbortSignal | undefined): Promise<JsonCallAnswer> {
     try {
-      return await jsonCallFetch(url, { ...init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+      return await jsonCall(url, { ...init, signal, timeoutMs: this.#timeoutMs });
     } catch (cause) {
-      const detail = timeout.aborted
-        ? `no answer within ${this.#timeoutMs} ms`
-        : cause instanceof Error && cause.cause instanceof Error
-          ? cause.cause.message
-          : String(cause);
-      throw new PolicyUnavailableError({ url, detail, cause });
+      throw new PolicyUnavailableError({ url, detail: callFailureDetail(cause), cause });
     }
   }
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GuardianAccessChecker } from '../../runtime/a2a/access-checker.js';
 import { PolicyUnavailableError } from '../../runtime/a2a/errors/policy-unavailable-error.js';
+import { JSON_CALL_MAX_BYTES } from '../../runtime/a2a/http-fetch.js';
 import { OpaPolicyClient } from '../../runtime/a2a/policy-client.js';
 import { freePort } from '../support/net.js';
 import { validationInput } from '../guardian/stack.js';
@@ -77,6 +78,37 @@ describe('the policy engine and Guardian clients over node:http', () => {
     });
     await failure(new OpaPolicyClient({ url, timeoutMs: 300 }).evaluate('a2a_access/allow', {}));
     await failure(new GuardianAccessChecker({ url, timeoutMs: 300 }).check(INPUT));
+  });
+
+  it('say an answer broken off by the peer was cut off', async () => {
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      response.write('{"result":', () => response.destroy());
+    });
+    expect((await failure(new OpaPolicyClient({ url }).evaluate('a2a_access/allow', {}))).message).toContain('the answer was cut off');
+    expect((await failure(new GuardianAccessChecker({ url }).check(INPUT))).message).toContain('the answer was cut off');
+  });
+
+  it('refuse an answer larger than any decision, rather than hold it', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const more = (sent: number): void => {
+        if (sent > JSON_CALL_MAX_BYTES + chunk.length || response.destroyed) return void response.end();
+        if (response.write(chunk)) more(sent + chunk.length);
+        else response.once('drain', () => more(sent + chunk.length));
+      };
+      response.on('error', () => undefined);
+      more(0);
+    });
+    expect((await failure(new OpaPolicyClient({ url }).evaluate('a2a_access/allow', {}))).message).toContain(`over ${JSON_CALL_MAX_BYTES} bytes`);
+  });
+
+  it('read an answer as text as fetch does (UTF-8, a leading BOM dropped)', async () => {
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('\uFEFF{"result":"Zoë ✓"}');
+    });
+    await expect(new OpaPolicyClient({ url }).evaluate('a2a_access/allow', {})).resolves.toBe('Zoë ✓');
   });
 
   it('say a refused connection is refused', async () => {
