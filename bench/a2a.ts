@@ -18,23 +18,25 @@
  *      JSON document, the transport of (b), for a caller that wants only the
  *      outcome (the planner's delegated steps).
  *
- * BENCH_A2A_BEFORE=<another build's dist> (e.g. /work/base/dist) adds (d) and
- * (e) as that build makes them (its `agentConnection` and validator in this
- * process, its executor from its own CLI) to the same interleaved rounds, so a
- * change is measured before and after under the same load.
+ * BENCH_A2A_BEFORE=<another build's dist> (e.g. /work/base/dist) adds (d),
+ * (e) and (a) as that build makes them (its `agentConnection` and validator in
+ * this process, its executors and for (a) its Guardian from its own CLI) to
+ * the same interleaved rounds, so a change is measured before and after under
+ * the same load.
  *
  * Then decision-log delivery: BENCH_A2A_LOGS events (a third of them denials)
  * shipped to a Guardian as fast as the shipper batches them (events/s), and
  * the same across a Guardian restart in the middle (denials lost: must be 0).
  *
  *   npm run bench:a2a        (BENCH_A2A_CALLS=300 BENCH_A2A_WARMUP=30 BENCH_A2A_ROUNDS=10 BENCH_A2A_LOGS=20000 by default;
- *                             BENCH_A2A_BEFORE=<dist> adds the other build's (d) and (e);
+ *                             BENCH_A2A_BEFORE=<dist> adds the other build's (d), (e) and (a);
  *                             BENCH_A2A_LOGS=0 skips the decision-log figures; BENCH_A2A_PROFILE=<dir> has the executors
  *                             write CPU profiles there)
  *
  * Ratios are medians of per-round ratios (each round's p50 over the other's
  * in the same round); "cpu" is this process's CPU time per call plus the
- * executor process's (/proc schedstat, every thread).
+ * other end's (/proc schedstat, every thread): the executor's, and for (a)
+ * the Guardian's too.
  *
  * The executors run in processes of their own (`framework-cli serve agent
  * --example executor --a2a-only`), as deployed, and so does the Guardian
@@ -104,10 +106,15 @@ function processCpuMs(pid: number | undefined): number {
   }
 }
 
-/** A variant of the hop: the call, and the process at its other end (whose CPU time is read around each round). */
+/** A variant of the hop: the call, and the processes at its other end (the executor, and the Guardian it asks), whose CPU time is read around each round. */
 interface Variant {
   call: () => Promise<void>;
-  peerPid: number | undefined;
+  peerPids: ReadonlyArray<number | undefined>;
+}
+
+/** On-CPU time of processes, summed (see {@link processCpuMs}). */
+function processesCpuMs(pids: ReadonlyArray<number | undefined>): number {
+  return pids.reduce<number>((sum, pid) => sum + processCpuMs(pid), 0);
 }
 
 /**
@@ -124,11 +131,11 @@ async function measureAll(variants: readonly Variant[]): Promise<Figures[]> {
   const peerCpu = variants.map(() => 0);
   for (let round = 0; round < ROUNDS; round++) {
     const count = Math.ceil(CALLS / ROUNDS);
-    for (const [index, { call, peerPid }] of variants.entries()) {
+    for (const [index, { call, peerPids }] of variants.entries()) {
       const round: number[] = [];
       const start = process.hrtime.bigint();
       const cpu0 = process.cpuUsage();
-      const peer0 = processCpuMs(peerPid);
+      const peer0 = processesCpuMs(peerPids);
       for (let i = 0; i < count; i++) {
         const t0 = process.hrtime.bigint();
         await call();
@@ -137,7 +144,7 @@ async function measureAll(variants: readonly Variant[]): Promise<Figures[]> {
       busy[index]! += Number(process.hrtime.bigint() - start) / 1e9;
       const used = process.cpuUsage(cpu0);
       cpu[index]! += (used.user + used.system) / 1000;
-      peerCpu[index]! += processCpuMs(peerPid) - peer0;
+      peerCpu[index]! += processesCpuMs(peerPids) - peer0;
       samples[index]!.push(...round);
       roundP50[index]!.push(median(round));
     }
@@ -189,7 +196,7 @@ async function plainStream(client: Client): Promise<void> {
 }
 
 function row(label: string, f: Figures): string {
-  return `${label.padEnd(58)} p50 ${f.p50.toFixed(2).padStart(6)} ms   p95 ${f.p95.toFixed(2).padStart(6)} ms   p99 ${f.p99.toFixed(2).padStart(6)} ms   ${f.perSecond.toFixed(0).padStart(6)} calls/s   cpu ${f.cpuMs.toFixed(2)} + ${f.peerCpuMs.toFixed(2)} ms/call (caller + executor)`;
+  return `${label.padEnd(58)} p50 ${f.p50.toFixed(2).padStart(6)} ms   p95 ${f.p95.toFixed(2).padStart(6)} ms   p99 ${f.p99.toFixed(2).padStart(6)} ms   ${f.perSecond.toFixed(0).padStart(6)} calls/s   cpu ${f.cpuMs.toFixed(2)} + ${f.peerCpuMs.toFixed(2)} ms/call (caller + other end)`;
 }
 
 async function main(): Promise<void> {
@@ -234,7 +241,7 @@ async function main(): Promise<void> {
       keys,
     });
     const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({})] }).createFromAgentCard(open.card);
-    const before = BEFORE === undefined ? undefined : await beforeHop(BEFORE, { keysJson, guardianUrl: guardian.url, planner });
+    const before = BEFORE === undefined ? undefined : await beforeHop(BEFORE, { keysJson, guardianUrl: guardian.url, opaUrl: policy.url, planner });
     if (before) closers.push(() => before.close());
 
     console.log(
@@ -242,15 +249,15 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(1))
         .join(' ')})`,
     );
-    const [a, b, bStream, c, d, e, dBefore, eBefore] = (await measureAll([
-      { call: () => hop(planner, checked.card, { validator: strict, keys }), peerPid: checked.pid },
-      { call: () => plainSend(client), peerPid: open.pid },
-      { call: () => plainStream(client), peerPid: open.pid },
-      { call: () => hop(planner, signedOnly.card, { validator: disabled, keys }), peerPid: signedOnly.pid },
-      { call: () => hop(planner, local.card, { validator: strictLocal, keys }), peerPid: local.pid },
-      { call: () => hop(planner, local.card, { validator: strictLocal, keys, stream: false }), peerPid: local.pid },
+    const [a, b, bStream, c, d, e, dBefore, eBefore, aBefore] = (await measureAll([
+      { call: () => hop(planner, checked.card, { validator: strict, keys }), peerPids: [checked.pid, guardian.process.pid] },
+      { call: () => plainSend(client), peerPids: [open.pid] },
+      { call: () => plainStream(client), peerPids: [open.pid] },
+      { call: () => hop(planner, signedOnly.card, { validator: disabled, keys }), peerPids: [signedOnly.pid] },
+      { call: () => hop(planner, local.card, { validator: strictLocal, keys }), peerPids: [local.pid] },
+      { call: () => hop(planner, local.card, { validator: strictLocal, keys, stream: false }), peerPids: [local.pid] },
       ...(before ? before.variants : []),
-    ])) as [Figures, Figures, Figures, Figures, Figures, Figures, Figures | undefined, Figures | undefined];
+    ])) as [Figures, Figures, Figures, Figures, Figures, Figures, Figures | undefined, Figures | undefined, Figures | undefined];
 
     console.log(row('(a)  agentConnection, strict via Guardian, signed', a));
     console.log(row('(b)  SDK sendMessage, no validation, unsigned', b));
@@ -260,6 +267,7 @@ async function main(): Promise<void> {
     console.log(row('(e)  (d) with stream: false (one blocking SendMessage)', e));
     if (dBefore) console.log(row(`(d)  as the build at ${BEFORE} makes it`, dBefore));
     if (eBefore) console.log(row(`(e)  as the build at ${BEFORE} makes it`, eBefore));
+    if (aBefore) console.log(row(`(a)  as the build at ${BEFORE} makes it`, aBefore));
     const ratio = (x: Figures, y: Figures) => {
       const r = roundRatio(x, y);
       return `p50 ×${r.median.toFixed(2)} (median of ${ROUNDS} rounds, ${r.low.toFixed(2)}-${r.high.toFixed(2)}), calls/s ×${(x.perSecond / y.perSecond).toFixed(2)}`;
@@ -271,6 +279,7 @@ async function main(): Promise<void> {
     console.log(`overhead (e)/(b):   ${ratio(e, b)}   (same blocking transport)`);
     if (dBefore) console.log(`after/before (d):   ${ratio(d, dBefore)}`);
     if (eBefore) console.log(`after/before (e):   ${ratio(e, eBefore)}`);
+    if (aBefore) console.log(`after/before (a):   ${ratio(a, aBefore)}`);
     // The issue's row: the signed + strict hop against the plain SDK send, each over the same transport.
     const row40 = (label: string, x: Figures, y: Figures) => {
       const target = roundRatio(x, y).median;
@@ -286,14 +295,15 @@ async function main(): Promise<void> {
     const hopCpu = (f: Figures) => f.cpuMs + f.peerCpuMs;
     const cpuRow = (label: string, x: Figures, y: Figures) =>
       console.log(
-        `CPU per hop, caller + executor: ${label} ${hopCpu(x).toFixed(2)} ms against ${hopCpu(y).toFixed(2)} ms: ×${(hopCpu(x) / hopCpu(y)).toFixed(2)} ` +
-          `(caller ${x.cpuMs.toFixed(2)} against ${y.cpuMs.toFixed(2)}, executor ${x.peerCpuMs.toFixed(2)} against ${y.peerCpuMs.toFixed(2)})`,
+        `CPU per hop, caller + other end: ${label} ${hopCpu(x).toFixed(2)} ms against ${hopCpu(y).toFixed(2)} ms: ×${(hopCpu(x) / hopCpu(y)).toFixed(2)} ` +
+          `(caller ${x.cpuMs.toFixed(2)} against ${y.cpuMs.toFixed(2)}, other end ${x.peerCpuMs.toFixed(2)} against ${y.peerCpuMs.toFixed(2)})`,
       );
     cpuRow('(e)/(b)', e, b);
     cpuRow("(d)/(b')", d, bStream);
     cpuRow('(d)/(b)', d, b);
     if (dBefore) cpuRow('(d) after/before', d, dBefore);
     if (eBefore) cpuRow('(e) after/before', e, eBefore);
+    if (aBefore) cpuRow('(a) after/before', a, aBefore);
     console.log(`policy round trips (a)−(c): ${(a.p50 - c.p50).toFixed(2)} ms p50 per call (two Guardian → policy engine decisions)`);
     console.log(
       `local decisions (d)−(c): ${(d.p50 - c.p50).toFixed(2)} ms p50, ${(d.cpuMs + d.peerCpuMs - c.cpuMs - c.peerCpuMs).toFixed(2)} ms cpu per call (two in-process a2a_access evaluations + decision logs)`,
@@ -311,12 +321,13 @@ async function main(): Promise<void> {
 
 /**
  * (d) and (e) as another build makes them: that build's `agentConnection` and validator (loaded from `dist`, deciding
- * from the same Guardian's bundle) calling that build's executor, started from its own CLI with (d)'s environment.
+ * from the same Guardian's bundle) calling that build's executor, started from its own CLI with (d)'s environment;
+ * and (a): that build's caller, Guardian and executor, the Guardian asking the same policy engine.
  */
 async function beforeHop(
   dist: string,
-  options: { keysJson: string; guardianUrl: string; planner: AgentCard },
-): Promise<{ variants: [Variant, Variant]; close(): Promise<void> }> {
+  options: { keysJson: string; guardianUrl: string; opaUrl: string; planner: AgentCard },
+): Promise<{ variants: [Variant, Variant, Variant]; close(): Promise<void> }> {
   const load = <T>(path: string) => import(`${dist}/${path}`) as Promise<T>;
   const [hopModule, validatorModule, configModule, ringModule, keyModule] = await Promise.all([
     load<typeof import('./support/a2a-hop.js')>('bench/support/a2a-hop.js'),
@@ -331,13 +342,31 @@ async function beforeHop(
   );
   const env = { GUARDIAN_URL: options.guardianUrl, A2A_VALIDATION_MODE: 'strict', A2A_DECISIONS: 'local' };
   const validator = validatorModule.createValidator(configModule.loadA2AConfig({ env }), { keys });
-  const started = await executor({ A2A_KEYS: options.keysJson, ...env }, `${dist}/../cli/bin/run.js`);
+  const cli = `${dist}/../cli/bin/run.js`;
+  const started = await executor({ A2A_KEYS: options.keysJson, ...env }, cli);
+  // (a): that build's Guardian (asking the same policy engine), an executor checking through it, and a caller asking it.
+  const guardianPort = await freePort();
+  const guardian = await startCli({
+    name: 'guardian (before)',
+    args: ['serve', 'guardian', '--addr', `127.0.0.1:${guardianPort}`, '--opa-url', options.opaUrl],
+    port: guardianPort,
+    env: { A2A_KEYS: options.keysJson },
+    cli,
+  });
+  const guarded = { GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict' };
+  const checked = await executor({ A2A_KEYS: options.keysJson, ...guarded }, cli);
+  const checking = validatorModule.createValidator(configModule.loadA2AConfig({ env: guarded }), { keys });
   return {
     variants: [
-      { call: () => hopModule.hop(options.planner, started.card, { validator, keys }), peerPid: started.pid },
-      { call: () => hopModule.hop(options.planner, started.card, { validator, keys, stream: false }), peerPid: started.pid },
+      { call: () => hopModule.hop(options.planner, started.card, { validator, keys }), peerPids: [started.pid] },
+      { call: () => hopModule.hop(options.planner, started.card, { validator, keys, stream: false }), peerPids: [started.pid] },
+      { call: () => hopModule.hop(options.planner, checked.card, { validator: checking, keys }), peerPids: [checked.pid, guardian.process.pid] },
     ],
-    close: started.close,
+    close: async () => {
+      await started.close();
+      await checked.close();
+      await guardian.stop();
+    },
   };
 }
 
