@@ -113,7 +113,7 @@ function requestOverNode<T>(
       response.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
         if (bytes > options.maxBytes) {
-          response.destroy(Object.assign(new Error(`the answer is over ${options.maxBytes} bytes`), { code: 'EMSGSIZE' }));
+          response.destroy(oversized(options.maxBytes));
           return;
         }
         chunks.push(chunk);
@@ -239,13 +239,15 @@ export async function jsonCall(url: string, init: JsonCallInit): Promise<JsonCal
   caller?.addEventListener('abort', onAbort, { once: true });
   try {
     if (activeTraceIds() !== undefined || !URL.canParse(url)) {
+      // A redirect fails the call, as over node:http: a decision is asked of the address configured, nowhere else.
       const response = await fetch(url, {
         method: init.method,
         ...(init.headers ? { headers: init.headers } : {}),
         body: init.body ?? null,
+        redirect: 'error',
         signal: controller.signal,
       });
-      const text = await response.text().catch((cause: unknown) => {
+      const text = await wholeText(response, JSON_CALL_MAX_BYTES).catch((cause: unknown) => {
         throw controller.signal.aborted ? abortReason(controller.signal) : lostMidAnswer(cause);
       });
       return { status: response.status, ok: response.ok, text };
@@ -266,14 +268,39 @@ export async function jsonCall(url: string, init: JsonCallInit): Promise<JsonCal
   }
 }
 
+/** A `Response`'s body as text, as `text()` reads it, failing past `maxBytes` (a peer sending more is not held in memory). */
+async function wholeText(response: Response, maxBytes: number): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    bytes += read.value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw oversized(maxBytes);
+    }
+    chunks.push(read.value);
+  }
+  return utf8.decode(Buffer.concat(chunks));
+}
+
+function oversized(maxBytes: number): Error {
+  return Object.assign(new Error(`the answer is over ${maxBytes} bytes`), { code: 'EMSGSIZE' });
+}
+
 /**
  * What went wrong in a failed {@link jsonCall}, in words for an error
- * message: "no answer within … ms", "the answer was cut off", the socket's
- * error (`connect ECONNREFUSED …`), or the caller's abort reason.
+ * message: "no answer within … ms", "the answer was cut off (…)", "the answer
+ * is over … bytes", the socket's error (`connect ECONNREFUSED …`), or the
+ * caller's abort reason.
  */
 export function callFailureDetail(error: unknown): string {
   if (error instanceof CallTimeout) return error.message;
-  if (isLostMidAnswer(error)) return `the answer was cut off (${describe((error as TypeError).cause)})`;
+  if (isLostMidAnswer(error)) {
+    const cause = (error as TypeError).cause;
+    return (cause as { code?: unknown } | undefined)?.code === 'EMSGSIZE' ? describe(cause) : `the answer was cut off (${describe(cause)})`;
+  }
   if (error instanceof TypeError && error.cause instanceof Error) return error.cause.message;
   return describe(error);
 }

@@ -1,10 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuardianAccessChecker } from '../../runtime/a2a/access-checker.js';
 import { PolicyUnavailableError } from '../../runtime/a2a/errors/policy-unavailable-error.js';
 import { JSON_CALL_MAX_BYTES } from '../../runtime/a2a/http-fetch.js';
 import { OpaPolicyClient } from '../../runtime/a2a/policy-client.js';
+import { inSpan, setTracingEnabled } from '../../runtime/core/telemetry/tracing.js';
 import { freePort } from '../support/net.js';
 import { validationInput } from '../guardian/stack.js';
 
@@ -124,5 +129,70 @@ describe('the policy engine and Guardian clients over node:http', () => {
     const started = Date.now();
     await failure(new OpaPolicyClient({ url, timeoutMs: 30_000 }).evaluate('a2a_access/allow', {}, { signal: controller.signal }));
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('the same clients within a span while tracing is on (over the instrumented fetch)', () => {
+  // As startTelemetry sets tracing up: the provider, and fetch instrumented for calls made within a span.
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
+  const undici = new UndiciInstrumentation({ requireParentforSpans: true });
+  beforeAll(() => {
+    provider.register();
+    undici.enable();
+    setTracingEnabled(true);
+  });
+  afterAll(async () => {
+    setTracingEnabled(false);
+    undici.disable();
+    await provider.shutdown();
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  });
+  const traced = <T>(call: () => Promise<T>) => inSpan('test', {}, call);
+
+  it('send the trace context and get the whole answer', async () => {
+    const seen: Array<string | undefined> = [];
+    const url = await serve((request, response) => {
+      seen.push(request.headers.traceparent as string | undefined);
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('\uFEFF{"result":true}'));
+    });
+    await expect(traced(() => new OpaPolicyClient({ url }).evaluate('a2a_access/allow', {}))).resolves.toBe(true);
+    expect(seen).toEqual([expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)]);
+  });
+
+  it('refuse a redirect rather than ask elsewhere', async () => {
+    const elsewhere: string[] = [];
+    const other = await serve((request, response) => {
+      elsewhere.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"allowed":true,"reason":"from elsewhere"}');
+    });
+    const url = await serve((_request, response) => response.writeHead(307, { location: `${other}/v1/a2a/validate` }).end());
+    await failure(traced(() => new GuardianAccessChecker({ url }).check(INPUT)));
+    await failure(new GuardianAccessChecker({ url }).check(INPUT));
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('refuse an answer larger than any decision, and say an answer broken off was cut off', async () => {
+    const big = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      const more = (sent: number): void => {
+        if (sent > JSON_CALL_MAX_BYTES + chunk.length || response.destroyed) return void response.end();
+        if (response.write(chunk)) more(sent + chunk.length);
+        else response.once('drain', () => more(sent + chunk.length));
+      };
+      response.on('error', () => undefined);
+      more(0);
+    });
+    expect((await failure(traced(() => new OpaPolicyClient({ url: big }).evaluate('a2a_access/allow', {})))).message).toContain(
+      `the answer is over ${JSON_CALL_MAX_BYTES} bytes`,
+    );
+    const cut = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      response.write('{"result":', () => response.destroy());
+    });
+    expect((await failure(traced(() => new OpaPolicyClient({ url: cut }).evaluate('a2a_access/allow', {})))).message).toContain('the answer was cut off');
   });
 });
