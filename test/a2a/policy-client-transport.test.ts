@@ -36,6 +36,29 @@ async function serve(handler: (request: IncomingMessage, response: ServerRespons
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** A peer whose answer is a megabyte at a time, past the largest answer a policy call takes. */
+function serveOversized(): Promise<string> {
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  return serve((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    const more = (sent: number): void => {
+      if (sent > JSON_CALL_MAX_BYTES + chunk.length || response.destroyed) return void response.end();
+      if (response.write(chunk)) more(sent + chunk.length);
+      else response.once('drain', () => more(sent + chunk.length));
+    };
+    response.on('error', () => undefined);
+    more(0);
+  });
+}
+
+/** A peer that promises 100 bytes, sends 10 and closes the connection. */
+function serveCutOff(): Promise<string> {
+  return serve((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+    response.write('{"result":', () => response.destroy());
+  });
+}
+
 async function failure(call: Promise<unknown>): Promise<PolicyUnavailableError> {
   const error = await call.then(
     () => undefined,
@@ -86,26 +109,13 @@ describe('the policy engine and Guardian clients over node:http', () => {
   });
 
   it('say an answer broken off by the peer was cut off', async () => {
-    const url = await serve((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
-      response.write('{"result":', () => response.destroy());
-    });
+    const url = await serveCutOff();
     expect((await failure(new OpaPolicyClient({ url }).evaluate('a2a_access/allow', {}))).message).toContain('the answer was cut off');
     expect((await failure(new GuardianAccessChecker({ url }).check(INPUT))).message).toContain('the answer was cut off');
   });
 
   it('refuse an answer larger than any decision, rather than hold it', async () => {
-    const chunk = Buffer.alloc(1024 * 1024, 0x20);
-    const url = await serve((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      const more = (sent: number): void => {
-        if (sent > JSON_CALL_MAX_BYTES + chunk.length || response.destroyed) return void response.end();
-        if (response.write(chunk)) more(sent + chunk.length);
-        else response.once('drain', () => more(sent + chunk.length));
-      };
-      response.on('error', () => undefined);
-      more(0);
-    });
+    const url = await serveOversized();
     expect((await failure(new OpaPolicyClient({ url }).evaluate('a2a_access/allow', {}))).message).toContain(`over ${JSON_CALL_MAX_BYTES} bytes`);
   });
 
@@ -175,24 +185,11 @@ describe('the same clients within a span while tracing is on (over the instrumen
   });
 
   it('refuse an answer larger than any decision, and say an answer broken off was cut off', async () => {
-    const big = await serve((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      const chunk = Buffer.alloc(1024 * 1024, 0x20);
-      const more = (sent: number): void => {
-        if (sent > JSON_CALL_MAX_BYTES + chunk.length || response.destroyed) return void response.end();
-        if (response.write(chunk)) more(sent + chunk.length);
-        else response.once('drain', () => more(sent + chunk.length));
-      };
-      response.on('error', () => undefined);
-      more(0);
-    });
+    const big = await serveOversized();
     expect((await failure(traced(() => new OpaPolicyClient({ url: big }).evaluate('a2a_access/allow', {})))).message).toContain(
       `the answer is over ${JSON_CALL_MAX_BYTES} bytes`,
     );
-    const cut = await serve((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
-      response.write('{"result":', () => response.destroy());
-    });
+    const cut = await serveCutOff();
     expect((await failure(traced(() => new OpaPolicyClient({ url: cut }).evaluate('a2a_access/allow', {})))).message).toContain('the answer was cut off');
   });
 });
