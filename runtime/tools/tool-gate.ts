@@ -8,6 +8,7 @@ import { nonFiniteNumberAt } from '../core/non-finite-number.js';
 import { checkJsonDepth, MAX_JSON_DEPTH } from '../core/server/read-json-body.js';
 import { domainDecisionFrom } from '../guardian/domain-decision.js';
 import { isUnavailableStatus } from '../a2a/errors/policy-unavailable-error.js';
+import { callFailureDetail, jsonCall } from '../a2a/http-fetch.js';
 import type { KeyRing } from '../a2a/signing/key-ring.js';
 import type { BundleFollower } from '../guardian/bundle-follower.js';
 import type { BundleStateFile } from '../guardian/bundle-state-file.js';
@@ -205,33 +206,26 @@ export class ToolGate {
 
   async #askGuardian(guardianUrl: string, pkg: string, input: unknown, signal: AbortSignal | undefined): Promise<Asked> {
     const url = `${guardianUrl.replace(/\/+$/, '')}/v1/policies/${pkg.split('.').map(encodeURIComponent).join('/')}/evaluate`;
-    const timeout = AbortSignal.timeout(this.#options.timeoutMs ?? 5000);
     let answer: z.infer<typeof DecisionSchema>;
     try {
-      const response = await fetch(url, {
+      // Over node:http (the instrumented fetch within a span while tracing is on), a redirect refused, the answer bounded.
+      const { ok, status, text } = await jsonCall(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(input),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal,
+        timeoutMs: this.#options.timeoutMs ?? 5000,
       });
-      const text = await response.text();
-      if (!response.ok) {
-        const why = `the Guardian answered HTTP ${response.status}: ${text.slice(0, 300)}`;
-        return isUnavailableStatus(response.status) ? { unavailable: why } : { refused: why };
+      if (!ok) {
+        const why = `the Guardian answered HTTP ${status}: ${text.slice(0, 300)}`;
+        return isUnavailableStatus(status) ? { unavailable: why } : { refused: why };
       }
       const parsed = DecisionSchema.safeParse(JSON.parse(text));
       if (!parsed.success) return { unavailable: 'the Guardian answered something that is not {allow, deny, require_approval}' };
       answer = parsed.data;
     } catch (error) {
       if (signal?.aborted) throw error;
-      const detail = timeout.aborted
-        ? `no answer within ${this.#options.timeoutMs ?? 5000} ms`
-        : error instanceof Error
-          ? error.cause instanceof Error
-            ? error.cause.message
-            : error.message
-          : String(error);
-      return { unavailable: `the Guardian could not be asked (${detail})` };
+      return { unavailable: `the Guardian could not be asked (${callFailureDetail(error)})` };
     }
     return { answer };
   }
