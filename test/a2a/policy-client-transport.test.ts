@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -10,7 +8,7 @@ import { PolicyUnavailableError } from '../../runtime/a2a/errors/policy-unavaila
 import { JSON_CALL_MAX_BYTES } from '../../runtime/a2a/http-fetch.js';
 import { OpaPolicyClient } from '../../runtime/a2a/policy-client.js';
 import { inSpan, setTracingEnabled } from '../../runtime/core/telemetry/tracing.js';
-import { freePort } from '../support/net.js';
+import { freePort, httpPeers } from '../support/net.js';
 import { validationInput } from '../guardian/stack.js';
 
 /**
@@ -21,20 +19,9 @@ import { validationInput } from '../guardian/stack.js';
  * fails the call within its timeout; a refused connection says so; the
  * caller's abort ends the call; an answer arrives whole.
  */
-const servers: Server[] = [];
-afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-async function serve(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<string> {
-  const server = createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const peers = httpPeers();
+afterAll(() => peers.closeAll());
+const serve = peers.serve;
 
 /** A peer whose answer is a megabyte at a time, past the largest answer a policy call takes. */
 function serveOversized(): Promise<string> {

@@ -1,3 +1,5 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
@@ -33,4 +35,27 @@ export async function answers(url: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Real HTTP servers on 127.0.0.1 for one test file (peers that answer as a
+ * test needs, well or badly): `serve` starts one and resolves to its origin,
+ * `closeAll` (for `afterAll`) drops their connections and closes them.
+ */
+export function httpPeers(): { serve(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<string>; closeAll(): Promise<void> } {
+  const servers: Server[] = [];
+  return {
+    async serve(handler) {
+      const server = createHttpServer(handler);
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    async closeAll() {
+      for (const server of servers.splice(0)) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+  };
 }

@@ -6,26 +6,14 @@
  * timeout with that said, and an endless answer is not held in memory.
  * Real HTTP servers on free ports stand for the misbehaving Guardian.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JSON_CALL_MAX_BYTES } from '../../runtime/a2a/http-fetch.js';
 import { ToolGate } from '../../runtime/tools/tool-gate.js';
+import { httpPeers } from '../support/net.js';
 
-const servers: Server[] = [];
-afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-async function serve(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<string> {
-  const server = createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const peers = httpPeers();
+afterAll(() => peers.closeAll());
+const serve = peers.serve;
 
 const gate = (guardianUrl: string, timeoutMs = 5000) =>
   new ToolGate({ guardianUrl, mode: 'strict', agent: { name: 'trader' }, policies: { place_trade: 'trading' }, timeoutMs });
