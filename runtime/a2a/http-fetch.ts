@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
+import { readStreamBytes } from '../core/server/read-json-body.js';
 import { activeTraceIds } from '../core/telemetry/tracing.js';
 
 /** What {@link httpFetch} is given: what `signingFetch` sends (a string body or none, a method, headers, an optional signal). */
@@ -270,19 +271,7 @@ export async function jsonCall(url: string, init: JsonCallInit): Promise<JsonCal
 
 /** A `Response`'s body as text, as `text()` reads it, failing past `maxBytes` (a peer sending more is not held in memory). */
 async function wholeText(response: Response, maxBytes: number): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    bytes += read.value.byteLength;
-    if (bytes > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw oversized(maxBytes);
-    }
-    chunks.push(read.value);
-  }
-  return utf8.decode(Buffer.concat(chunks));
+  return response.body === null ? '' : utf8.decode(await readStreamBytes(response.body, maxBytes, () => oversized(maxBytes)));
 }
 
 function oversized(maxBytes: number): Error {

@@ -136,18 +136,24 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
 export async function readBodyBytes(c: Context, maxBytes: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length') ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
+  return c.req.raw.body ? readStreamBytes(c.req.raw.body, maxBytes, () => tooLarge(maxBytes)) : Buffer.alloc(0);
+}
+
+/**
+ * A web stream's bytes, read whole; past `maxBytes` the stream is cancelled
+ * and `overLimit()` is thrown, so a sender of more is never held in memory.
+ */
+export async function readStreamBytes(stream: ReadableStream<Uint8Array>, maxBytes: number, overLimit: () => Error): Promise<Buffer> {
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (c.req.raw.body) {
-    const reader = c.req.raw.body.getReader();
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      size += next.value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge(maxBytes);
-      }
-      chunks.push(next.value);
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    size += next.value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw overLimit();
     }
+    chunks.push(next.value);
   }
   return Buffer.concat(chunks);
 }
