@@ -50,10 +50,19 @@ function recordPids(dir: string): number[] {
   return pids;
 }
 
-/** Some offset that makes every tutorial port free. */
+/**
+ * Some offset that makes every tutorial port free, all of them below the
+ * kernel's ephemeral range (32768 and up here): a port in that range can be
+ * handed to another test's `listen(0)` or outgoing connection while the stack
+ * is still starting its services one by one.
+ */
 async function freeTutorialOffset(): Promise<number> {
+  const highest = Math.max(...Object.values(TUTORIAL_PORTS));
+  const lowest = Math.min(...Object.values(TUTORIAL_PORTS));
+  // Ports from 20000 (clear of the well-known ones) to 32767.
+  const [low, high] = [20_000 - lowest, 32_767 - highest];
   for (let attempt = 0; attempt < 50; attempt += 1) {
-    const offset = 20_000 + Math.floor(Math.random() * 20_000);
+    const offset = low + Math.floor(Math.random() * (high - low));
     const free = await Promise.all(Object.values(TUTORIAL_PORTS).map((port) => isPortFree({ port: port + offset })));
     if (free.every(Boolean)) return offset;
   }
@@ -66,7 +75,7 @@ describe('framework-cli up --detach, status, logs, down', () => {
     const dir = await projectDir(tinyStack(policyPort, agentPort));
 
     const up = await runCli(['up', '--detach', '--json', '--dir', dir], { timeoutMs: 90_000 });
-    expect(up.code, up.stderr).toBe(0);
+    expect(up.code, `${up.stdout}\n${up.stderr}`).toBe(0);
     const started = JSON.parse(up.stdout) as { services: Array<{ name: string; port: number; url: string; state: string; pid: number }>; detached: boolean };
     expect(started.detached).toBe(true);
     expect(started.services.map((s) => [s.name, s.port, s.state])).toEqual([
@@ -82,7 +91,7 @@ describe('framework-cli up --detach, status, logs, down', () => {
     ]);
 
     const status = await runCli(['status', '--json', '--dir', dir]);
-    expect(status.code, status.stderr).toBe(0);
+    expect(status.code, `${status.stdout}\n${status.stderr}`).toBe(0);
     const report = JSON.parse(status.stdout) as { running: boolean; services: Array<{ name: string; health: string; pid: number; uptimeSeconds: number }> };
     expect(report.running).toBe(true);
     expect(report.services.map((s) => [s.name, s.health])).toEqual([
@@ -96,7 +105,7 @@ describe('framework-cli up --detach, status, logs, down', () => {
     expect(events.length).toBeGreaterThan(0);
 
     const logs = await runCli(['logs', '--json', '--lines', '5', '--dir', dir]);
-    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.code, `${logs.stdout}\n${logs.stderr}`).toBe(0);
     const lines = (JSON.parse(logs.stdout) as { lines: Array<{ service: string; line: string }> }).lines;
     expect(lines.some((l) => l.service === 'agent' && l.line.includes(`127.0.0.1:${agentPort}`))).toBe(true);
     expect(lines.some((l) => l.service === 'policy')).toBe(true);
@@ -115,7 +124,7 @@ describe('framework-cli up --detach, status, logs, down', () => {
     expect(JSON.parse(again.stdout).error.code).toBe('stack_running');
 
     const down = await runCli(['down', '--json', '--dir', dir], { timeoutMs: 40_000 });
-    expect(down.code, down.stderr).toBe(0);
+    expect(down.code, `${down.stdout}\n${down.stderr}`).toBe(0);
     expect(JSON.parse(down.stdout)).toEqual({ stopped: ['policy', 'agent'], killed: [] });
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
     expect(readRunState({ root: dir })).toBeUndefined();
@@ -153,7 +162,7 @@ describe('framework-cli up --detach, status, logs, down', () => {
     ];
     const holder = await projectDir(policyOnly(port));
     const first = await runCli(['up', '--detach', '--json', '--dir', holder], { timeoutMs: 90_000 });
-    expect(first.code, first.stderr).toBe(0);
+    expect(first.code, `${first.stdout}\n${first.stderr}`).toBe(0);
     recordPids(holder);
     const second = await projectDir(policyOnly(port));
     const up = await runCli(['up', '--detach', '--json', '--dir', second]);
@@ -176,7 +185,7 @@ describe('framework-cli up --detach, status, logs, down', () => {
     });
     const pids = [...new Set([...result.stdout.matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1])))];
     for (const pid of pids) seenPids.add(pid);
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     const events = result.stdout
       .split('\n')
       .filter((line) => line.startsWith('{"type"'))
@@ -228,7 +237,8 @@ describe('framework-cli up --example tutorial --detach', () => {
     dirs.push(dir);
     const offset = await freeTutorialOffset();
     const up = await runCli(['up', '--example', 'tutorial', '--detach', '--json', '--port-offset', String(offset), '--dir', dir], { timeoutMs: 120_000 });
-    expect(up.code, up.stderr).toBe(0);
+    // With --json the error is on stdout.
+    expect(up.code, `${up.stdout}\n${up.stderr}`).toBe(0);
     const { services } = JSON.parse(up.stdout) as { services: Array<{ name: string; port: number; state: string }> };
     expect(services.map((s) => [s.name, s.port - offset, s.state])).toEqual([
       ['policy', TUTORIAL_PORTS.policy, 'healthy'],
@@ -258,7 +268,7 @@ describe('framework-cli up --example tutorial --detach', () => {
     expect(await web.text()).toContain('Done: Water the plants');
 
     const down = await runCli(['down', '--json', '--dir', dir], { timeoutMs: 40_000 });
-    expect(down.code, down.stderr).toBe(0);
+    expect(down.code, `${down.stdout}\n${down.stderr}`).toBe(0);
     expect(JSON.parse(down.stdout).stopped).toEqual(['policy', 'guardian', 'executor', 'planner', 'web']);
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
   }, 180_000);
