@@ -270,7 +270,7 @@ export async function jsonCall(url: string, init: JsonCallInit): Promise<JsonCal
 }
 
 /** A `Response`'s body as text, as `text()` reads it, failing past `maxBytes` (a peer sending more is not held in memory). */
-async function wholeText(response: Response, maxBytes: number): Promise<string> {
+export async function wholeText(response: Response, maxBytes: number): Promise<string> {
   return response.body === null ? '' : utf8.decode(await readStreamBytes(response.body, maxBytes, () => oversized(maxBytes)));
 }
 

@@ -1,3 +1,4 @@
+import { wholeText } from '../a2a/http-fetch.js';
 import type { KeyRing } from '../a2a/signing/key-ring.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { CompiledPolicy } from '../policy/engine.js';
@@ -16,6 +17,8 @@ export interface BundleFollowerOptions {
   maxAgeMs?: number;
   /** Milliseconds to wait for one answer of the Guardian; default 5000. */
   timeoutMs?: number;
+  /** The largest answer read, in bytes; a larger one is refused as it arrives. Default 64 MiB. */
+  maxBytes?: number;
   /**
    * The ring holding the key of the agent `guardian`: every bundle must be
    * signed with it. An unsigned or badly signed bundle is refused (and a
@@ -38,6 +41,8 @@ export interface BundleFollowerOptions {
   poll?: boolean;
   logger?: Logger;
 }
+
+const DEFAULT_MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
 
 /** What a decision can use now: the compiled bundle, or why there is none. */
 export type BundleState = { policy: CompiledPolicy; revision: number } | { unavailable: string };
@@ -144,12 +149,18 @@ export class BundleFollower {
       this.#readState();
       const held = this.#bundle;
       const headers: Record<string, string> = held ? { 'if-none-match': `"${held.digest}"` } : {};
-      const response = await fetch(url, { headers, signal: AbortSignal.timeout(this.#options.timeoutMs ?? 5000) });
+      // A redirect is not followed (as no policy call follows one): the bundle comes from the Guardian's own address.
+      const response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(this.#options.timeoutMs ?? 5000) });
       if (response.status === 304 && held) {
         this.#takeFreshness(held, response);
         return;
       }
-      const text = await response.text();
+      const location = response.headers.get('location');
+      if (response.status >= 300 && response.status <= 399 && location !== null) {
+        await response.body?.cancel();
+        throw new Error(`refused: HTTP ${response.status}, a redirect to ${JSON.stringify(location.slice(0, 200))}, which is not followed`);
+      }
+      const text = await wholeText(response, this.#options.maxBytes ?? DEFAULT_MAX_BUNDLE_BYTES);
       if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 300)}`);
       const problem = bundleSignatureProblem({ body: text, keys: this.#options.verifyWith, header: (name) => response.headers.get(name) });
       if (problem !== undefined) throw new Error(`refused: ${problem}`);

@@ -8,7 +8,7 @@ import { PolicyUnavailableError } from '../../runtime/a2a/errors/policy-unavaila
 import { JSON_CALL_MAX_BYTES } from '../../runtime/a2a/http-fetch.js';
 import { OpaPolicyClient } from '../../runtime/a2a/policy-client.js';
 import { inSpan, setTracingEnabled } from '../../runtime/core/telemetry/tracing.js';
-import { freePort, httpPeers } from '../support/net.js';
+import { endlessAnswer, freePort, httpPeers } from '../support/net.js';
 import { validationInput } from '../guardian/stack.js';
 
 /**
@@ -23,19 +23,9 @@ const peers = httpPeers();
 afterAll(() => peers.closeAll());
 const serve = peers.serve;
 
-/** A peer whose answer is a megabyte at a time, past the largest answer a policy call takes. */
+/** A peer whose answer never ends, past the largest answer a policy call takes. */
 function serveOversized(): Promise<string> {
-  const chunk = Buffer.alloc(1024 * 1024, 0x20);
-  return serve((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    const more = (sent: number): void => {
-      if (sent > JSON_CALL_MAX_BYTES + chunk.length || response.destroyed) return void response.end();
-      if (response.write(chunk)) more(sent + chunk.length);
-      else response.once('drain', () => more(sent + chunk.length));
-    };
-    response.on('error', () => undefined);
-    more(0);
-  });
+  return serve(endlessAnswer());
 }
 
 /** A peer that promises 100 bytes, sends 10 and closes the connection. */

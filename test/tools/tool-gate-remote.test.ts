@@ -9,7 +9,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { JSON_CALL_MAX_BYTES } from '../../runtime/a2a/http-fetch.js';
 import { ToolGate } from '../../runtime/tools/tool-gate.js';
-import { httpPeers } from '../support/net.js';
+import { endlessAnswer, httpPeers } from '../support/net.js';
 
 const peers = httpPeers();
 afterAll(() => peers.closeAll());
@@ -43,17 +43,7 @@ describe('the tool gate asking a misbehaving Guardian', () => {
   });
 
   it('refuses an endless answer rather than hold it', async () => {
-    const chunk = Buffer.alloc(1024 * 1024, 0x20);
-    const endless = await serve((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      const more = (): void => {
-        if (response.destroyed) return;
-        if (response.write(chunk)) setImmediate(more);
-        else response.once('drain', more);
-      };
-      response.on('error', () => undefined);
-      more();
-    });
+    const endless = await serve(endlessAnswer());
     const decision = await gate(endless, 30_000).decide(trade);
     expect(decision).toMatchObject({ action: 'deny', decidedBy: 'mode' });
     expect(decision.reasons.join(' ')).toContain(`the answer is over ${JSON_CALL_MAX_BYTES} bytes`);
