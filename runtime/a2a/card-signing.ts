@@ -2,6 +2,7 @@ import { createPrivateKey, createPublicKey, verify, type KeyObject } from 'node:
 import { readFile } from 'node:fs/promises';
 import { AgentCard, canonicalizeAgentCard, generateAgentCardSignature } from '@a2a-js/sdk';
 import { AgentCardError } from './errors/agent-card-error.js';
+import { callFailureDetail, wholeText } from './http-fetch.js';
 import { jwsAlgorithmFor } from './signing/jws-algorithm.js';
 
 /** The JWS algorithm for a card-signing key; a key of another type is refused naming the types that work. */
@@ -91,14 +92,25 @@ export async function verifyAgentCard(card: AgentCard, options: { publicKeyPem: 
 /** The hash of each JWS algorithm we verify (null: EdDSA hashes inside). */
 const JWS_HASHES: Readonly<Record<string, string | null>> = { ES256: 'sha256', ES384: 'sha384', ES512: 'sha512', RS256: 'sha256', EdDSA: null };
 
-/** Reads a card document from a file or from an agent's well-known URL (`http(s)://…`). */
+/** The largest agent card read from a URL: a larger answer is refused as it arrives, not held. */
+const MAX_AGENT_CARD_BYTES = 4 * 1024 * 1024;
+
+/** Reads a card document from a file or from an agent's well-known URL (`http(s)://…`); a URL's answer is bounded by 4 MiB and 10 s. */
 export async function readAgentCardDocument(source: string): Promise<AgentCard> {
   let text: string;
   if (/^https?:\/\//.test(source)) {
     const url = source.includes('/.well-known/') ? source : new URL('/.well-known/agent-card.json', source).toString();
-    const response = await fetch(url, { headers: { 'A2A-Version': '1.0' }, signal: AbortSignal.timeout(10_000) });
-    if (!response.ok) throw new AgentCardError({ file: url, message: `GET ${url} answered ${response.status}.` });
-    text = await response.text();
+    try {
+      const response = await fetch(url, { headers: { 'A2A-Version': '1.0' }, signal: AbortSignal.timeout(10_000) });
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new AgentCardError({ file: url, message: `GET ${url} answered ${response.status}.` });
+      }
+      text = await wholeText(response, MAX_AGENT_CARD_BYTES);
+    } catch (cause) {
+      if (cause instanceof AgentCardError) throw cause;
+      throw new AgentCardError({ file: url, message: `GET ${url} failed: ${callFailureDetail(cause)}.`, cause });
+    }
   } else {
     try {
       text = await readFile(source, 'utf8');

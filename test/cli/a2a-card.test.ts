@@ -6,6 +6,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { parseAgentCard } from '../../runtime/a2a/agent-card.js';
 import { runCliInProcess } from '../support/cli.js';
+import { endlessAnswer, freePort, httpPeers } from '../support/net.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fw-a2a-card-'));
 const keys = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
@@ -53,6 +54,27 @@ describe('framework-cli a2a card sign|verify (JWS card signatures)', () => {
       const result = await runCliInProcess(['a2a', 'card', 'verify', '--card', cardPath, '--key', key, '--json']);
       expect([cardPath, result.code]).toEqual([cardPath, 1]);
       expect(JSON.parse(result.stdout).error.code).toBe('invalid_agent_card');
+    }
+  });
+
+  it('says what went wrong fetching a card from a URL: nothing listening, or an answer with no end (not held in memory)', async () => {
+    const peers = httpPeers();
+    try {
+      const closed = `http://127.0.0.1:${await freePort()}`;
+      const endless = await peers.serve(endlessAnswer());
+      for (const [url, why] of [
+        [closed, /failed: connect ECONNREFUSED 127\.0\.0\.1:\d+\.$/],
+        [endless, new RegExp(`failed: the answer is over ${4 * 1024 * 1024} bytes\\.$`)],
+      ] as const) {
+        const result = await runCliInProcess(['a2a', 'card', 'verify', '--card', url, '--key', publicPem, '--json']);
+        expect([url, result.code]).toEqual([url, 1]);
+        const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string } };
+        expect(error.code).toBe('invalid_agent_card');
+        expect(error.message).toContain(`GET ${url}/.well-known/agent-card.json failed: `);
+        expect(error.message).toMatch(why);
+      }
+    } finally {
+      await peers.closeAll();
     }
   });
 
