@@ -36,12 +36,13 @@ export const HTTP_FETCH_IDLE_TIMEOUT_MS = 300_000;
  * event stream's body streams as it arrives (SSE events reach the caller one
  * by one, and a peer lost mid-answer errors it with `ECONNRESET`); any other
  * body is read whole first and handed over as bytes (a peer lost mid-answer
- * then rejects the call: `isLostMidAnswer`).
+ * then rejects the call: `isLostMidAnswer`; so does one past
+ * {@link JSON_CALL_MAX_BYTES}, with an `EMSGSIZE` cause: see `isOversizedAnswer`).
  */
 export function httpFetch(url: URL, init: HttpFetchInit): Promise<Response> {
   const headers: Record<string, string> = {};
   init.headers.forEach((value, name) => (headers[name] = value));
-  return requestOverNode(url, { ...init, headers }, { whole: false, maxBytes: Number.POSITIVE_INFINITY }, (response, status, body) =>
+  return requestOverNode(url, { ...init, headers }, { whole: false, maxBytes: JSON_CALL_MAX_BYTES }, (response, status, body) =>
     responseOf(response, status, init.method, body),
   );
 }
@@ -174,6 +175,11 @@ function lostMidAnswer(cause: unknown): TypeError {
   return Object.assign(new TypeError('fetch failed', { cause }), { [MID_ANSWER]: true });
 }
 
+/** Whether `error` is the rejection of a call whose answer was over its size limit (an `EMSGSIZE` cause). */
+export function isOversizedAnswer(error: unknown): boolean {
+  return error instanceof TypeError && (error.cause as { code?: unknown } | undefined)?.code === 'EMSGSIZE';
+}
+
 /** Whether `error` is {@link httpFetch}'s rejection of a call whose answer began and then broke off. */
 export function isLostMidAnswer(error: unknown): boolean {
   return error instanceof TypeError && (error as { [MID_ANSWER]?: boolean })[MID_ANSWER] === true;
@@ -203,7 +209,11 @@ export interface JsonCallAnswer {
   readonly text: string;
 }
 
-/** The largest answer a {@link jsonCall} takes: a peer sending more fails the call rather than filling memory. */
+/**
+ * The largest answer a {@link jsonCall} takes, and the largest non-stream
+ * answer {@link httpFetch} reads whole: a peer sending more fails the call
+ * rather than filling memory.
+ */
 export const JSON_CALL_MAX_BYTES = 64 * 1024 * 1024;
 
 const utf8 = new TextDecoder();
@@ -274,6 +284,18 @@ export async function wholeText(response: Response, maxBytes: number): Promise<s
   return response.body === null ? '' : utf8.decode(await readStreamBytes(response.body, maxBytes, () => oversized(maxBytes)));
 }
 
+/**
+ * A `fetch` answer held to what {@link httpFetch} answers: an event stream as
+ * it is, any other body read whole first, past {@link JSON_CALL_MAX_BYTES}
+ * rejecting as an oversized answer (`isOversizedAnswer`), so Node's `fetch`
+ * (the traced path) is bounded as `httpFetch` is.
+ */
+export async function wholeUnlessStream(response: Response): Promise<Response> {
+  if (response.body === null || /^\s*text\/event-stream/i.test(response.headers.get('content-type') ?? '')) return response;
+  const body = await readStreamBytes(response.body, JSON_CALL_MAX_BYTES, () => lostMidAnswer(oversized(JSON_CALL_MAX_BYTES)));
+  return new Response(body as Uint8Array<ArrayBuffer>, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 function oversized(maxBytes: number): Error {
   return Object.assign(new Error(`the answer is over ${maxBytes} bytes`), { code: 'EMSGSIZE' });
 }
@@ -288,7 +310,7 @@ export function callFailureDetail(error: unknown): string {
   if (error instanceof CallTimeout) return error.message;
   if (isLostMidAnswer(error)) {
     const cause = (error as TypeError).cause;
-    return (cause as { code?: unknown } | undefined)?.code === 'EMSGSIZE' ? describe(cause) : `the answer was cut off (${describe(cause)})`;
+    return isOversizedAnswer(error) ? describe(cause) : `the answer was cut off (${describe(cause)})`;
   }
   if (error instanceof TypeError && error.cause instanceof Error) return error.cause.message;
   return describe(error);

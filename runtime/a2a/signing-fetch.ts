@@ -6,7 +6,7 @@ import { PermissionError } from './errors/permission-error.js';
 import { SignatureError } from './errors/signature-error.js';
 import type { SigningKey } from './signing/signing-key.js';
 import { signRequest } from './signing/request-signature.js';
-import { httpFetch, isLostMidAnswer } from './http-fetch.js';
+import { httpFetch, isLostMidAnswer, isOversizedAnswer, JSON_CALL_MAX_BYTES, wholeText, wholeUnlessStream } from './http-fetch.js';
 
 /**
  * A `fetch` for the SDK's transports that signs every request from `source`
@@ -42,6 +42,13 @@ export function signingFetch(options: { source: string; target: string; key: Sig
     } catch (error) {
       if (isAbort(error)) throw error;
       const detail = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+      if (isOversizedAnswer(error)) {
+        throw new FrameworkError({
+          code: 'agent_http_error',
+          message: `${options.target} at ${url.origin} answered ${url.pathname} with more than ${JSON_CALL_MAX_BYTES} bytes, more than an A2A answer may be; the call was dropped.`,
+          cause: error,
+        });
+      }
       if (detail === 'unexpected redirect') {
         throw new FrameworkError({
           code: 'agent_http_error',
@@ -67,9 +74,9 @@ export function signingFetch(options: { source: string; target: string; key: Sig
   };
 }
 
-/** `httpFetch`, or Node's `fetch` (instrumented) for a call made within a span while tracing is on. */
+/** `httpFetch`, or Node's `fetch` (instrumented) for a call made within a span while tracing is on, its answer bounded as `httpFetch`'s. */
 function defaultFetch(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
-  if ((tracingEnabled() && trace.getSpan(context.active()) !== undefined) || !(input instanceof URL)) return fetch(input, init);
+  if ((tracingEnabled() && trace.getSpan(context.active()) !== undefined) || !(input instanceof URL)) return fetch(input, init).then(wholeUnlessStream);
   const body = init?.body;
   return httpFetch(input, {
     method: init?.method ?? 'GET',
@@ -82,8 +89,11 @@ function defaultFetch(input: Parameters<typeof fetch>[0], init?: RequestInit): P
 /** Socket errors that mean the request never left: nothing reached the agent. */
 export const UNREACHED_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
+/** The most of a refusal's body read for its message (a refusal without end is not held in memory). */
+const REFUSAL_MAX_BYTES = 64 * 1024;
+
 async function refusalMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '');
+  const text = await wholeText(response, REFUSAL_MAX_BYTES).catch(() => '');
   try {
     const body = JSON.parse(text) as { message?: unknown };
     if (typeof body.message === 'string') return body.message;

@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpFetch, isLostMidAnswer } from '../../runtime/a2a/http-fetch.js';
+import { httpFetch, isLostMidAnswer, isOversizedAnswer, JSON_CALL_MAX_BYTES } from '../../runtime/a2a/http-fetch.js';
 import { signingFetch } from '../../runtime/a2a/signing-fetch.js';
 import { AgentNotReadyError } from '../../runtime/core/errors/agent-not-ready-error.js';
 import { FrameworkError } from '../../runtime/core/framework-error.js';
-import { freePort } from '../support/net.js';
+import { endlessAnswer, freePort } from '../support/net.js';
+import { tracingOnInSpans } from '../support/otel-spans.js';
 
 // httpFetch replaces Node's fetch under signingFetch (the A2A client transports): these tests hold it to what the
 // transports and our error mapping read of fetch, against a real server.
@@ -49,6 +50,10 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
     } else if (path === '/json-lost') {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
       response.write('{"partial":', () => setTimeout(() => request.socket.destroy(), 20));
+    } else if (path === '/json-endless') {
+      endlessAnswer()(request, response);
+    } else if (path === '/refused-endless') {
+      endlessAnswer({ status: 401 })(request, response);
     } else if (path === '/json-stall') {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
       response.write('{"partial":');
@@ -170,6 +175,15 @@ describe('httpFetch', () => {
     ).toBe(false);
   });
 
+  it('rejects a JSON answer past JSON_CALL_MAX_BYTES as it arrives, marked as oversized', async () => {
+    const failure = await httpFetch(new URL('/json-endless', base), { method: 'POST', headers: new Headers(), body: '{}' }).catch((error: unknown) => error);
+    expect(isOversizedAnswer(failure)).toBe(true);
+    expect(((failure as TypeError).cause as Error).message).toBe(`the answer is over ${JSON_CALL_MAX_BYTES} bytes`);
+    expect(
+      isOversizedAnswer(await httpFetch(new URL('/json-lost', base), { method: 'POST', headers: new Headers(), body: '{}' }).catch((e: unknown) => e)),
+    ).toBe(false);
+  });
+
   it('rejects with the signal reason when aborted while a JSON answer is still arriving', async () => {
     const controller = new AbortController();
     const pending = httpFetch(new URL('/json-stall', base), { method: 'POST', headers: new Headers(), body: '{}', signal: controller.signal });
@@ -210,5 +224,44 @@ describe('signingFetch over httpFetch', () => {
     expect(lost).toBeInstanceOf(AgentNotReadyError);
     expect((lost as AgentNotReadyError).unreached).toBe(false);
     expect((lost as AgentNotReadyError).message).toMatch(/connection to executor lost mid-call/);
+  });
+
+  it('drops an answer without end (agent_http_error, not held in memory), and reads a refusal without end only for its message', async () => {
+    const signed = signingFetch({ source: 'planner', target: 'executor', key: undefined });
+    const endless = await signed(`${base}/json-endless`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    expect(FrameworkError.isInstance(endless) && endless.code).toBe('agent_http_error');
+    expect((endless as Error).message).toBe(
+      `executor at ${base} answered /json-endless with more than ${JSON_CALL_MAX_BYTES} bytes, more than an A2A answer may be; the call was dropped.`,
+    );
+    // A refusal is read whole by httpFetch like any JSON answer, so one without end is dropped the same way;
+    // through Node's fetch (the traced path) at most 64 KiB of it are read for the message.
+    const refused = await signed(`${base}/refused-endless`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    expect(FrameworkError.isInstance(refused) && refused.code).toBe('agent_http_error');
+    const overFetch = signingFetch({ source: 'planner', target: 'executor', key: undefined, base: fetch });
+    const refusedOverFetch = await overFetch(new URL(`${base}/refused-endless`), { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    expect(FrameworkError.isInstance(refusedOverFetch) && refusedOverFetch.code).toBe('signature_invalid');
+    expect((refusedOverFetch as Error).message).toBe('executor refused the call: HTTP 401');
+  });
+});
+
+describe('signingFetch within a span while tracing is on (over the instrumented fetch)', () => {
+  const traced = tracingOnInSpans();
+  const signed = signingFetch({ source: 'planner', target: 'executor', key: undefined });
+
+  it('answers as over httpFetch: a JSON answer whole, an event stream as it arrives, one without end dropped', async () => {
+    const response = await traced(() => signed(new URL('/echo', base), { method: 'POST', body: '{"a":1}' }));
+    expect([response.status, response.statusText, response.headers.get('x-twice')]).toEqual([201, 'Made', 'a']);
+    expect(await response.json()).toEqual({ method: 'POST', length: 7, text: '{"a":1}' });
+    expect(lastHeaders.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+
+    const controller = new AbortController();
+    const events = await traced(() => signed(new URL('/events', base), { method: 'POST', body: '{}', signal: controller.signal }));
+    const reader = events.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    controller.abort();
+
+    const endless = await traced(() => signed(new URL('/json-endless', base), { method: 'POST', body: '{}' })).catch((error: unknown) => error);
+    expect(FrameworkError.isInstance(endless) && endless.code).toBe('agent_http_error');
+    expect((endless as Error).message).toContain(`with more than ${JSON_CALL_MAX_BYTES} bytes`);
   });
 });

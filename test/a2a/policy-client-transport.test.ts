@@ -1,14 +1,10 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { GuardianAccessChecker } from '../../runtime/a2a/access-checker.js';
 import { PolicyUnavailableError } from '../../runtime/a2a/errors/policy-unavailable-error.js';
 import { JSON_CALL_MAX_BYTES } from '../../runtime/a2a/http-fetch.js';
 import { OpaPolicyClient } from '../../runtime/a2a/policy-client.js';
-import { inSpan, setTracingEnabled } from '../../runtime/core/telemetry/tracing.js';
 import { endlessAnswer, freePort, httpPeers } from '../support/net.js';
+import { tracingOnInSpans } from '../support/otel-spans.js';
 import { validationInput } from '../guardian/stack.js';
 
 /**
@@ -120,23 +116,7 @@ describe('the policy engine and Guardian clients over node:http', () => {
 });
 
 describe('the same clients within a span while tracing is on (over the instrumented fetch)', () => {
-  // As startTelemetry sets tracing up: the provider, and fetch instrumented for calls made within a span.
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
-  const undici = new UndiciInstrumentation({ requireParentforSpans: true });
-  beforeAll(() => {
-    provider.register();
-    undici.enable();
-    setTracingEnabled(true);
-  });
-  afterAll(async () => {
-    setTracingEnabled(false);
-    undici.disable();
-    await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
-  });
-  const traced = <T>(call: () => Promise<T>) => inSpan('test', {}, call);
+  const traced = tracingOnInSpans();
 
   it('send the trace context and get the whole answer', async () => {
     const seen: Array<string | undefined> = [];

@@ -50,7 +50,7 @@ describe('the bundle follower asking a misbehaving Guardian', () => {
   it('refuses an endless answer as it arrives, and the peer sees the connection dropped', async () => {
     let dropped!: () => void;
     const peerSawDrop = new Promise<void>((resolve) => (dropped = resolve));
-    const endless = await peers.serve(endlessAnswer(() => dropped()));
+    const endless = await peers.serve(endlessAnswer({ onClose: () => dropped() }));
     const state = await follow(endless, 60_000).ready();
     expect(state).toEqual({ unavailable: `no policy bundle from the Guardian (the answer is over ${64 * 1024 * 1024} bytes)` });
     await peerSawDrop;

@@ -61,21 +61,21 @@ export function httpPeers(): { serve(handler: (request: IncomingMessage, respons
 }
 
 /**
- * A handler for {@link httpPeers} that answers 200 and then sends a megabyte
- * of spaces at a time for as long as the client reads (an answer with no end);
- * `onClose` is called when the connection goes.
+ * A handler for {@link httpPeers} that answers `status` (200) and then sends a
+ * megabyte of spaces at a time for as long as the client reads (an answer with
+ * no end); `onClose` is called when the connection goes.
  */
-export function endlessAnswer(onClose?: () => void): (request: IncomingMessage, response: ServerResponse) => void {
+export function endlessAnswer(options: { status?: number; onClose?: () => void } = {}): (request: IncomingMessage, response: ServerResponse) => void {
   const chunk = Buffer.alloc(1024 * 1024, 0x20);
   return (_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
+    response.writeHead(options.status ?? 200, { 'content-type': 'application/json' });
     const more = (): void => {
       if (response.destroyed) return;
       if (response.write(chunk)) setImmediate(more);
       else response.once('drain', more);
     };
     response.on('error', () => undefined);
-    if (onClose) response.on('close', onClose);
+    if (options.onClose) response.on('close', options.onClose);
     more();
   };
 }

@@ -1,5 +1,5 @@
 /** Finished spans from the real OpenTelemetry SDK for the telemetry tests, and an export as a promise. */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -10,6 +10,10 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { afterAll, beforeAll } from 'vitest';
+import { inSpan, setTracingEnabled } from '../../runtime/core/telemetry/tracing.js';
 
 /** Hands each ended span to `exporter` at once, as SimpleSpanProcessor does but without its promises (which tests counting promises would include). */
 export function exportingAtOnce(exporter: SpanExporter): SpanProcessor {
@@ -42,4 +46,29 @@ export function spansWithNaN(): ReadableSpan[] {
   tracer.startSpan('child', { attributes: { list: [1, Number.NaN, 3] } }, trace.setSpan(ROOT_CONTEXT, parent)).end();
   parent.end();
   return memory.getFinishedSpans();
+}
+
+/**
+ * Tracing on for the test file's `describe` block, set up as `startTelemetry`
+ * sets it (a registered provider, `fetch` instrumented for calls made within a
+ * span); the result runs a call within a span, where the clients take their
+ * traced path (Node's instrumented `fetch`).
+ */
+export function tracingOnInSpans(): <T>(call: () => Promise<T>) => Promise<T> {
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
+  const undici = new UndiciInstrumentation({ requireParentforSpans: true });
+  beforeAll(() => {
+    provider.register();
+    undici.enable();
+    setTracingEnabled(true);
+  });
+  afterAll(async () => {
+    setTracingEnabled(false);
+    undici.disable();
+    await provider.shutdown();
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  });
+  return (call) => inSpan('test', {}, call);
 }
