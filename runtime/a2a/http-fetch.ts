@@ -287,12 +287,16 @@ export async function wholeText(response: Response, maxBytes: number): Promise<s
 /**
  * A `fetch` answer held to what {@link httpFetch} answers: an event stream as
  * it is, any other body read whole first, past {@link JSON_CALL_MAX_BYTES}
- * rejecting as an oversized answer (`isOversizedAnswer`), so Node's `fetch`
- * (the traced path) is bounded as `httpFetch` is.
+ * rejecting as an oversized answer (`isOversizedAnswer`) and a peer gone
+ * mid-answer as lost (`isLostMidAnswer`), so Node's `fetch` (the traced path)
+ * answers as `httpFetch` does.
  */
 export async function wholeUnlessStream(response: Response): Promise<Response> {
   if (response.body === null || /^\s*text\/event-stream/i.test(response.headers.get('content-type') ?? '')) return response;
-  const body = await readStreamBytes(response.body, JSON_CALL_MAX_BYTES, () => lostMidAnswer(oversized(JSON_CALL_MAX_BYTES)));
+  const body = await readStreamBytes(response.body, JSON_CALL_MAX_BYTES, () => lostMidAnswer(oversized(JSON_CALL_MAX_BYTES))).catch((error: unknown) => {
+    // undici's "terminated" (the peer went away mid-answer) is marked as httpFetch marks it; an abort stays an abort.
+    throw error instanceof TypeError && !isLostMidAnswer(error) ? lostMidAnswer(error.cause ?? error) : error;
+  });
   return new Response(body as Uint8Array<ArrayBuffer>, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 

@@ -248,7 +248,7 @@ describe('signingFetch within a span while tracing is on (over the instrumented 
   const traced = tracingOnInSpans();
   const signed = signingFetch({ source: 'planner', target: 'executor', key: undefined });
 
-  it('answers as over httpFetch: a JSON answer whole, an event stream as it arrives, one without end dropped', async () => {
+  it('answers as over httpFetch: a JSON answer whole, an event stream as it arrives, one without end dropped, one cut off lost mid-call', async () => {
     const response = await traced(() => signed(new URL('/echo', base), { method: 'POST', body: '{"a":1}' }));
     expect([response.status, response.statusText, response.headers.get('x-twice')]).toEqual([201, 'Made', 'a']);
     expect(await response.json()).toEqual({ method: 'POST', length: 7, text: '{"a":1}' });
@@ -263,5 +263,10 @@ describe('signingFetch within a span while tracing is on (over the instrumented 
     const endless = await traced(() => signed(new URL('/json-endless', base), { method: 'POST', body: '{}' })).catch((error: unknown) => error);
     expect(FrameworkError.isInstance(endless) && endless.code).toBe('agent_http_error');
     expect((endless as Error).message).toContain(`with more than ${JSON_CALL_MAX_BYTES} bytes`);
+
+    const lost = await traced(() => signed(new URL('/json-lost', base), { method: 'POST', body: '{}' })).catch((error: unknown) => error);
+    expect(lost).toBeInstanceOf(AgentNotReadyError);
+    expect((lost as AgentNotReadyError).unreached).toBe(false);
+    expect((lost as AgentNotReadyError).message).toMatch(/connection to executor lost mid-call/);
   });
 });
