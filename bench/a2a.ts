@@ -225,9 +225,18 @@ async function main(): Promise<void> {
     port: guardianPort,
     env: { A2A_KEYS: keysJson },
   });
-  const closers: Array<() => Promise<void>> = [() => policy.close(), () => guardian.stop()];
+  // (a)'s own Guardian on the same policy engine, as the build before's (a) has one: the decision logs of (d) and (e)
+  // go to the other, so the CPU counted for (a) is its checks alone.
+  const checkingPort = await freePort();
+  const checking = await startCli({
+    name: 'guardian (a)',
+    args: ['serve', 'guardian', '--addr', `127.0.0.1:${checkingPort}`, '--opa-url', policy.url],
+    port: checkingPort,
+    env: { A2A_KEYS: keysJson },
+  });
+  const closers: Array<() => Promise<void>> = [() => policy.close(), () => guardian.stop(), () => checking.stop()];
   try {
-    const checked = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: guardian.url });
+    const checked = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: checking.url });
     const open = await executor({ A2A_VALIDATION_MODE: 'disabled', A2A_ACCEPT_UNSIGNED: 'true' });
     const signedOnly = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'disabled' });
     const local = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: guardian.url, A2A_DECISIONS: 'local' });
@@ -238,7 +247,7 @@ async function main(): Promise<void> {
       () => local.close(),
     );
 
-    const strict = getValidator({ env: { GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict' } });
+    const strict = getValidator({ env: { GUARDIAN_URL: checking.url, A2A_VALIDATION_MODE: 'strict' } });
     const disabled = getValidator({ env: { A2A_VALIDATION_MODE: 'disabled' } });
     const strictLocal = createValidator(loadA2AConfig({ env: { GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict', A2A_DECISIONS: 'local' } }), {
       keys,
@@ -253,7 +262,7 @@ async function main(): Promise<void> {
         .join(' ')})`,
     );
     const [a, b, bStream, c, d, e, dBefore, eBefore, aBefore] = (await measureAll([
-      { call: () => hop(planner, checked.card, { validator: strict, keys }), peerPids: [checked.pid, guardian.process.pid] },
+      { call: () => hop(planner, checked.card, { validator: strict, keys }), peerPids: [checked.pid, checking.process.pid] },
       { call: () => plainSend(client), peerPids: [open.pid] },
       { call: () => plainStream(client), peerPids: [open.pid] },
       { call: () => hop(planner, signedOnly.card, { validator: disabled, keys }), peerPids: [signedOnly.pid] },
