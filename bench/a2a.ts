@@ -61,7 +61,7 @@ import { loadA2AConfig } from '../runtime/core/config.js';
 import { startGuardian } from '../runtime/guardian/start-guardian.js';
 import { startPolicyServer } from '../runtime/policy/server/start-policy-server.js';
 import { HOP_ACTION, HOP_OUTCOME, hop, startExecutor } from './support/a2a-hop.js';
-import { freePort, startCli } from './support/child-services.js';
+import { freePort, startCli, type ChildService } from './support/child-services.js';
 
 const CALLS = Number(process.env.BENCH_A2A_CALLS ?? 1000);
 // A served agent runs warm. Until 5 Dec 2026 the default was 30 warm-up calls and 300 measured: V8 was still
@@ -218,22 +218,10 @@ async function main(): Promise<void> {
   const policy = await startPolicyServer({ dir: POLICIES, port: 0, host: '127.0.0.1', watch: false });
   // The Guardian in a process of its own, as deployed: the decision logs both ends ship to it are not taken in on
   // the caller's event loop, in the middle of its hops.
-  const guardianPort = await freePort();
-  const guardian = await startCli({
-    name: 'guardian',
-    args: ['serve', 'guardian', '--addr', `127.0.0.1:${guardianPort}`, '--opa-url', policy.url],
-    port: guardianPort,
-    env: { A2A_KEYS: keysJson },
-  });
+  const guardian = await guardianProcess({ name: 'guardian', opaUrl: policy.url, keysJson });
   // (a)'s own Guardian on the same policy engine, as the build before's (a) has one: the decision logs of (d) and (e)
   // go to the other, so the CPU counted for (a) is its checks alone.
-  const checkingPort = await freePort();
-  const checking = await startCli({
-    name: 'guardian (a)',
-    args: ['serve', 'guardian', '--addr', `127.0.0.1:${checkingPort}`, '--opa-url', policy.url],
-    port: checkingPort,
-    env: { A2A_KEYS: keysJson },
-  });
+  const checking = await guardianProcess({ name: 'guardian (a)', opaUrl: policy.url, keysJson });
   const closers: Array<() => Promise<void>> = [() => policy.close(), () => guardian.stop(), () => checking.stop()];
   try {
     const checked = await executor({ A2A_KEYS: keysJson, A2A_VALIDATION_MODE: 'strict', GUARDIAN_URL: checking.url });
@@ -357,14 +345,7 @@ async function beforeHop(
   const cli = `${dist}/../cli/bin/run.js`;
   const started = await executor({ A2A_KEYS: options.keysJson, ...env }, cli);
   // (a): that build's Guardian (asking the same policy engine), an executor checking through it, and a caller asking it.
-  const guardianPort = await freePort();
-  const guardian = await startCli({
-    name: 'guardian (before)',
-    args: ['serve', 'guardian', '--addr', `127.0.0.1:${guardianPort}`, '--opa-url', options.opaUrl],
-    port: guardianPort,
-    env: { A2A_KEYS: options.keysJson },
-    cli,
-  });
+  const guardian = await guardianProcess({ name: 'guardian (before)', opaUrl: options.opaUrl, keysJson: options.keysJson, cli });
   const guarded = { GUARDIAN_URL: guardian.url, A2A_VALIDATION_MODE: 'strict' };
   const checked = await executor({ A2A_KEYS: options.keysJson, ...guarded }, cli);
   const checking = validatorModule.createValidator(configModule.loadA2AConfig({ env: guarded }), { keys });
@@ -380,6 +361,18 @@ async function beforeHop(
       await guardian.stop();
     },
   };
+}
+
+/** A Guardian in a process of its own (`cli`: another build's), asking the policy engine at `opaUrl`. */
+async function guardianProcess(options: { name: string; opaUrl: string; keysJson: string; cli?: string }): Promise<ChildService> {
+  const port = await freePort();
+  return startCli({
+    name: options.name,
+    args: ['serve', 'guardian', '--addr', `127.0.0.1:${port}`, '--opa-url', options.opaUrl],
+    port,
+    env: { A2A_KEYS: options.keysJson },
+    ...(options.cli ? { cli: options.cli } : {}),
+  });
 }
 
 /** One decision-log event; every third a denial. */
