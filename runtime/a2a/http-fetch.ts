@@ -104,7 +104,7 @@ function requestOverNode<T>(
         settled = true;
         resolve(result);
       };
-      if (hasNoBody(status, init.method) || (!options.whole && isEventStream(response))) {
+      if (hasNoBody(status, init.method) || (!options.whole && isEventStream(response.headers['content-type']))) {
         answerWith(undefined);
         return;
       }
@@ -144,10 +144,9 @@ function hasNoBody(status: number, method: string): boolean {
   return NULL_BODY_STATUS.has(status) || method === 'HEAD';
 }
 
-/** Whether an answer is an event stream, whose body {@link httpFetch} hands over as it arrives (SSE events reach the caller one by one). */
-function isEventStream(response: http.IncomingMessage): boolean {
-  const type = response.headers['content-type'];
-  return type !== undefined && /^\s*text\/event-stream/i.test(type);
+/** Whether a content type is an event stream's, whose body {@link httpFetch} hands over as it arrives (SSE events reach the caller one by one). */
+function isEventStream(type: string | null | undefined): boolean {
+  return typeof type === 'string' && /^\s*text\/event-stream/i.test(type);
 }
 
 /**
@@ -292,7 +291,7 @@ export async function wholeText(response: Response, maxBytes: number): Promise<s
  * answers as `httpFetch` does.
  */
 export async function wholeUnlessStream(response: Response): Promise<Response> {
-  if (response.body === null || /^\s*text\/event-stream/i.test(response.headers.get('content-type') ?? '')) return response;
+  if (response.body === null || isEventStream(response.headers.get('content-type'))) return response;
   const body = await readStreamBytes(response.body, JSON_CALL_MAX_BYTES, () => lostMidAnswer(oversized(JSON_CALL_MAX_BYTES))).catch((error: unknown) => {
     // undici's "terminated" (the peer went away mid-answer) is marked as httpFetch marks it; an abort stays an abort.
     throw error instanceof TypeError && !isLostMidAnswer(error) ? lostMidAnswer(error.cause ?? error) : error;

@@ -1,4 +1,4 @@
-import { wholeText } from '../a2a/http-fetch.js';
+import { JSON_CALL_MAX_BYTES, wholeText } from '../a2a/http-fetch.js';
 import type { KeyRing } from '../a2a/signing/key-ring.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { CompiledPolicy } from '../policy/engine.js';
@@ -17,7 +17,7 @@ export interface BundleFollowerOptions {
   maxAgeMs?: number;
   /** Milliseconds to wait for one answer of the Guardian; default 5000. */
   timeoutMs?: number;
-  /** The largest answer read, in bytes; a larger one is refused as it arrives. Default 64 MiB. */
+  /** The largest answer read, in bytes; a larger one is refused as it arrives. Default 64 MiB, as every policy call. */
   maxBytes?: number;
   /**
    * The ring holding the key of the agent `guardian`: every bundle must be
@@ -41,8 +41,6 @@ export interface BundleFollowerOptions {
   poll?: boolean;
   logger?: Logger;
 }
-
-const DEFAULT_MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
 
 /** What a decision can use now: the compiled bundle, or why there is none. */
 export type BundleState = { policy: CompiledPolicy; revision: number } | { unavailable: string };
@@ -160,7 +158,7 @@ export class BundleFollower {
         await response.body?.cancel();
         throw new Error(`refused: HTTP ${response.status}, a redirect to ${JSON.stringify(location.slice(0, 200))}, which is not followed`);
       }
-      const text = await wholeText(response, this.#options.maxBytes ?? DEFAULT_MAX_BUNDLE_BYTES);
+      const text = await wholeText(response, this.#options.maxBytes ?? JSON_CALL_MAX_BYTES);
       if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 300)}`);
       const problem = bundleSignatureProblem({ body: text, keys: this.#options.verifyWith, header: (name) => response.headers.get(name) });
       if (problem !== undefined) throw new Error(`refused: ${problem}`);
